@@ -1,0 +1,66 @@
+/* Node-classification datasets in the Cora-style (LINQS) text layout.
+ *
+ * A dataset NAME is three files in one directory (datasets/README.md has the details):
+ *   NAME.content[.gz]  one line per node: <node-id> <feature>... <label>   (dense features)
+ *   NAME.cites         one line per edge: <a> <b>  (b -> a, i.e. citing -> cited)
+ *   NAME.split         optional; one line per node: <node-id> train|val|test
+ * Fields are separated by runs of spaces or tabs; node ids and labels are arbitrary strings
+ * without whitespace. Classes are numbered in the byte order of their names. */
+#ifndef GAT_DATASET_H
+#define GAT_DATASET_H
+
+#include "graph.h"
+#include "matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values of gat_dataset.split. */
+enum { GAT_SPLIT_NONE = 0, GAT_SPLIT_TRAIN = 1, GAT_SPLIT_VAL = 2, GAT_SPLIT_TEST = 3 };
+
+typedef struct gat_dataset {
+    gat_idx n;            /* nodes, in .content order */
+    gat_idx n_features;   /* F */
+    gat_idx n_classes;    /* C */
+    gat_csr x;            /* (n, F) features, sparse; row-normalised unless disabled */
+    gat_idx *labels;      /* (n) class index in [0, C) */
+    uint8_t *split;       /* (n) GAT_SPLIT_* of each node */
+    char **node_ids;      /* (n) node id strings, NUL-terminated */
+    char **class_names;   /* (C) class names, sorted */
+    gat_graph graph;      /* in-CSR over nodes 0..n-1, self-loops added */
+    gat_idx n_train, n_val, n_test; /* split sizes */
+} gat_dataset;
+
+typedef struct gat_dataset_options {
+    int normalize;        /* row-normalise features (default 1) */
+    int symmetrize;       /* treat .cites edges as undirected (default 1) */
+    /* Used only when there is no split file: a seeded random split with train_per_class nodes of
+     * every class for training, then n_val and n_test nodes drawn from the rest. */
+    gat_idx train_per_class; /* default 20 */
+    gat_idx n_val;           /* default 500 */
+    gat_idx n_test;          /* default 1000 */
+    uint64_t seed;           /* default 1 */
+    int ignore_split_file;   /* make the random split even if NAME.split exists (default 0) */
+} gat_dataset_options;
+
+/* Fills o with the defaults above. */
+GAT_API void gat_dataset_options_default(gat_dataset_options *o);
+
+/* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D) or
+ * a prefix P (files P.content[.gz], P.cites, P.split). ds: uninitialised; on failure it is zeroed
+ * and the message names the file, the line and what is wrong. opt may be NULL for defaults.
+ * Returns GAT_EIO (unreadable file), GAT_EFORMAT (malformed contents: wrong column count,
+ * non-numeric feature, unknown node id, duplicate id, empty file, bad split name, too few nodes
+ * for the requested random split), GAT_ENUMERIC (NaN/Inf feature), GAT_EINVAL, GAT_ENOMEM.
+ * Cost O(file size + E log E). */
+GAT_API gat_status gat_dataset_load(gat_dataset *ds, const char *path,
+                                    const gat_dataset_options *opt);
+
+/* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
+GAT_API void gat_dataset_destroy(gat_dataset *ds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

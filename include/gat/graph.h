@@ -1,0 +1,56 @@
+/* Graphs in compressed sparse row (CSR) form, oriented for attention.
+ *
+ * Row i of the CSR lists the in-neighbours of node i: the source nodes j whose messages node i
+ * aggregates (edge j -> i). Edges are numbered e = 0..nnz-1 in row order, columns ascending within
+ * a row; per-edge arrays (scores, attention coefficients) use this numbering. The transpose
+ * (out-CSR: row j lists the targets i of edges j -> i) is kept too, with t_edge mapping each of
+ * its positions back to the edge number, so that backward passes can gather over sources instead
+ * of scattering (no atomics). Graphs are read-only once built and may be shared between threads. */
+#ifndef GAT_GRAPH_H
+#define GAT_GRAPH_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gat_graph {
+    gat_idx n;         /* number of nodes */
+    gat_idx nnz;       /* number of edges E, self-loops included */
+    gat_idx *rowptr;   /* (n+1) in-CSR row pointers: edges into i are rowptr[i] .. rowptr[i+1]-1 */
+    gat_idx *col;      /* (E) source node j of each edge, ascending within a row */
+    gat_idx *t_rowptr; /* (n+1) out-CSR row pointers: edges out of j are t_rowptr[j] .. [j+1]-1 */
+    gat_idx *t_col;    /* (E) target node i of each out-edge, ascending within a row */
+    gat_idx *t_edge;   /* (E) edge number (index into col) of each out-CSR position */
+} gat_graph;
+
+/* Flags of gat_graph_from_edges. */
+enum {
+    GAT_GRAPH_SYMMETRIZE = 1u,    /* add the reverse of every edge (undirected input) */
+    GAT_GRAPH_NO_SELF_LOOPS = 2u  /* do not add a self-loop per node (default: exactly one) */
+};
+
+/* Builds g from m directed edges src[k] -> dst[k] over nodes 0..n-1.
+ * g: uninitialised, filled on success and zeroed on failure. src, dst: (m) borrowed; may be NULL
+ * when m == 0. Duplicate edges are merged and input self-loops dropped; unless
+ * GAT_GRAPH_NO_SELF_LOOPS, exactly one self-loop per node is added, so every node (isolated ones
+ * too) has a non-empty neighbourhood. n == 0 gives the empty graph.
+ * Returns GAT_EINVAL (n < 0, NULL arrays, a node id outside [0, n), too many edges for gat_idx),
+ * GAT_ENOMEM, GAT_EDEP (CXSparse failed). Cost O(n + m). */
+GAT_API gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
+                                        const gat_idx *dst, unsigned flags);
+
+/* In-degree of node i (self-loop included). No check of i. */
+static inline gat_idx gat_graph_degree(const gat_graph *g, gat_idx i)
+{
+    return g->rowptr[i + 1] - g->rowptr[i];
+}
+
+/* Frees g's arrays and zeroes it. Accepts NULL and a zeroed graph. */
+GAT_API void gat_graph_destroy(gat_graph *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,31 @@
+/* Adam (Kingma & Ba 2015) with L2 weight decay added to the gradient, as the GAT reference
+ * (TensorFlow) and PyTorch's Adam(weight_decay=...) do. */
+#ifndef GAT_OPTIM_H
+#define GAT_OPTIM_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gat_adam_config {
+    double lr;           /* learning rate (default 0.005) */
+    double beta1, beta2; /* moment decay rates (0.9, 0.999) */
+    double eps;          /* denominator guard (1e-8) */
+    double weight_decay; /* L2 coefficient lambda: gradient += lambda * param (5e-4) */
+} gat_adam_config;
+
+/* Fills c with the GAT paper's Cora values above. */
+GAT_API void gat_adam_config_default(gat_adam_config *c);
+
+/* One Adam step t (1, 2, ...) over n parameters p with gradients g and moments m, v (all (n),
+ * m and v zero before step 1): g' = g + wd p; m = b1 m + (1-b1) g'; v = b2 v + (1-b2) g'^2;
+ * p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps). g is not modified. */
+GAT_API void gat_adam_step(const gat_adam_config *c, long t, size_t n, gat_real *p,
+                           const gat_real *g, gat_real *m, gat_real *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

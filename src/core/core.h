@@ -1,0 +1,58 @@
+/* Private core services: error reporting, checked allocation with fault injection, RNGs. */
+#ifndef GAT_I_CORE_H
+#define GAT_I_CORE_H
+
+#include "gat/status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define GAT_I_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GAT_I_PRINTF(a, b)
+#endif
+
+/* Records the failure message for gat_last_error() and returns status, so that error paths
+ * read `return gat_i_error(GAT_EINVAL, "...", ...);`. */
+gat_status gat_i_error(gat_status status, const char *fmt, ...) GAT_I_PRINTF(2, 3);
+/* Clears the message (start of a public call that may fail). */
+void gat_i_clear_error(void);
+
+/* Heap memory: count * size is overflow-checked; a zero-size request returns a unique pointer.
+ * Failures return NULL and record a GAT_ENOMEM message. */
+void *gat_malloc(size_t count, size_t size);
+void *gat_calloc(size_t count, size_t size);
+void *gat_realloc(void *p, size_t count, size_t size);
+void gat_free(void *p);
+char *gat_strdup(const char *s);
+/* Test hook: the k-th allocation from now (0 = the next) fails; k < 0 disables. Returns how many
+ * allocations have been made since the last call (to size fault-injection loops). Not
+ * thread-safe: for single-threaded tests only. */
+long gat_i_alloc_fail_at(long k);
+
+/* splitmix64: a stateful 64-bit generator for initialisation and shuffling. */
+typedef struct gat_rng {
+    uint64_t s;
+} gat_rng;
+void gat_rng_seed(gat_rng *r, uint64_t seed);
+uint64_t gat_rng_next(gat_rng *r);
+/* Uniform in [0, 1) with 53 random bits. */
+double gat_rng_uniform(gat_rng *r);
+/* Uniform integer in [0, n), n > 0, without modulo bias. */
+uint64_t gat_rng_below(gat_rng *r, uint64_t n);
+
+/* A counter-based hash (splitmix64 finaliser): the dropout mask of element k in stream key is a
+ * function of (key, k) only, so masks do not depend on the thread count or the loop order. */
+static inline uint64_t gat_i_hash64(uint64_t key, uint64_t k)
+{
+    uint64_t z = key + (k + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Number of OpenMP threads to use for a request n (n <= 0: all cores). */
+int gat_i_threads(int n);
+
+#endif

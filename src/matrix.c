@@ -1,0 +1,94 @@
+/* Dense and CSR matrix helpers. */
+#include "gat/matrix.h"
+#include "core/core.h"
+
+#include <math.h>
+#include <string.h>
+
+gat_status gat_matrix_init(gat_matrix *m, gat_idx rows, gat_idx cols)
+{
+    if (!m) return gat_i_error(GAT_EINVAL, "gat_matrix_init: NULL matrix");
+    memset(m, 0, sizeof *m);
+    if (rows < 0 || cols < 0)
+        return gat_i_error(GAT_EINVAL, "gat_matrix_init: negative size %d x %d", rows, cols);
+    m->data = gat_calloc((size_t)rows * (size_t)cols, sizeof *m->data);
+    if (!m->data) return GAT_ENOMEM;
+    m->rows = rows;
+    m->cols = cols;
+    return GAT_OK;
+}
+
+void gat_matrix_destroy(gat_matrix *m)
+{
+    if (!m) return;
+    gat_free(m->data);
+    memset(m, 0, sizeof *m);
+}
+
+gat_status gat_csr_init(gat_csr *a, gat_idx rows, gat_idx cols, size_t nnz)
+{
+    if (!a) return gat_i_error(GAT_EINVAL, "gat_csr_init: NULL matrix");
+    memset(a, 0, sizeof *a);
+    if (rows < 0 || cols < 0)
+        return gat_i_error(GAT_EINVAL, "gat_csr_init: negative size %d x %d", rows, cols);
+    if (nnz > INT32_MAX)
+        return gat_i_error(GAT_EINVAL, "gat_csr_init: %zu non-zeros exceed the index type", nnz);
+    a->rowptr = gat_calloc((size_t)rows + 1, sizeof *a->rowptr);
+    a->col = gat_malloc(nnz, sizeof *a->col);
+    a->val = gat_malloc(nnz, sizeof *a->val);
+    if (!a->rowptr || !a->col || !a->val) {
+        gat_csr_destroy(a);
+        return GAT_ENOMEM;
+    }
+    a->rows = rows;
+    a->cols = cols;
+    return GAT_OK;
+}
+
+gat_status gat_csr_from_dense(gat_csr *a, gat_idx rows, gat_idx cols, const gat_real *dense)
+{
+    size_t nnz = 0, k = 0;
+    gat_status st;
+    if (!a) return gat_i_error(GAT_EINVAL, "gat_csr_from_dense: NULL matrix");
+    memset(a, 0, sizeof *a);
+    if (rows < 0 || cols < 0 || (!dense && rows > 0 && cols > 0))
+        return gat_i_error(GAT_EINVAL, "gat_csr_from_dense: bad size %d x %d or NULL data",
+                           rows, cols);
+    for (size_t i = 0; i < (size_t)rows * (size_t)cols; i++) {
+        if (!isfinite(dense[i]))
+            return gat_i_error(GAT_ENUMERIC, "gat_csr_from_dense: non-finite value at row %zu, "
+                               "column %zu", i / (size_t)cols, i % (size_t)cols);
+        nnz += dense[i] != 0;
+    }
+    if ((st = gat_csr_init(a, rows, cols, nnz)) != GAT_OK) return st;
+    for (gat_idx r = 0; r < rows; r++) {
+        for (gat_idx c = 0; c < cols; c++) {
+            gat_real v = dense[(size_t)r * cols + c];
+            if (v != 0) {
+                a->col[k] = c;
+                a->val[k++] = v;
+            }
+        }
+        a->rowptr[r + 1] = (gat_idx)k;
+    }
+    return GAT_OK;
+}
+
+void gat_csr_destroy(gat_csr *a)
+{
+    if (!a) return;
+    gat_free(a->rowptr);
+    gat_free(a->col);
+    gat_free(a->val);
+    memset(a, 0, sizeof *a);
+}
+
+void gat_csr_normalize_rows(gat_csr *a)
+{
+    for (gat_idx r = 0; r < a->rows; r++) {
+        double s = 0;
+        for (gat_idx k = a->rowptr[r]; k < a->rowptr[r + 1]; k++) s += a->val[k];
+        if (s == 0) continue;
+        for (gat_idx k = a->rowptr[r]; k < a->rowptr[r + 1]; k++) a->val[k] = (gat_real)(a->val[k] / s);
+    }
+}

@@ -1,0 +1,7 @@
+/* Library version. */
+#include "gat/gat.h"
+
+const char *gat_version(void)
+{
+    return GAT_VERSION_STRING;
+}

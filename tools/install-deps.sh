@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages libgat needs to build, test and benchmark (idempotent).
+set -euo pipefail
+pkgs=(build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev check
+      libopenblas-dev zlib1g-dev libcjson-dev python3 python3-numpy python3-scipy valgrind)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
