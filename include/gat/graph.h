@@ -36,8 +36,9 @@ enum {
  * when m == 0. Duplicate edges are merged and input self-loops dropped; unless
  * GAT_GRAPH_NO_SELF_LOOPS, exactly one self-loop per node is added, so every node (isolated ones
  * too) has a non-empty neighbourhood. n == 0 gives the empty graph.
- * Returns GAT_EINVAL (n < 0, NULL arrays, a node id outside [0, n), too many edges for gat_idx),
- * GAT_ENOMEM, GAT_EDEP (CXSparse failed). Cost O(n + m). */
+ * Returns GAT_EINVAL (n < 0 or n == INT32_MAX, NULL arrays, a node id outside [0, n), too many
+ * edges for gat_idx, unknown flag bits), GAT_ENOMEM (ours or CXSparse's allocations failed).
+ * Cost O(n + m). */
 GAT_API gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
                                         const gat_idx *dst, unsigned flags);
 
