@@ -1,1 +1,218 @@
-/* placeholder */
+/* Full-graph training loop: masked softmax cross-entropy, Adam, and the GAT reference's early
+ * stopping (a model is kept when validation loss and accuracy both reach their best so far). */
+#include "gat/train.h"
+#include "core/core.h"
+#include "model/model_i.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+void gat_train_config_default(gat_train_config *c)
+{
+    memset(c, 0, sizeof *c);
+    gat_adam_config_default(&c->adam);
+    c->max_epochs = 100000;
+    c->patience = 100;
+}
+
+gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
+                            const gat_idx *labels, const uint8_t *split, int which, double *loss,
+                            double *acc, gat_real *dlogits)
+{
+    gat_idx count = 0, correct = 0;
+    double total = 0;
+    if (!logits || !labels || !split || classes <= 0 || n < 0)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL argument or bad size");
+    for (gat_idx i = 0; i < n; i++) count += split[i] == which;
+    if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", which);
+    if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
+    for (gat_idx i = 0; i < n; i++) {
+        if (split[i] != which) continue;
+        const gat_real *z = logits + (size_t)i * classes;
+        const gat_idx y = labels[i];
+        if (y < 0 || y >= classes)
+            return gat_i_error(GAT_EINVAL, "node %d has label %d outside [0, %d)", i, y, classes);
+        gat_idx arg = 0;
+        double mx = z[0], sum = 0;
+        for (gat_idx c = 1; c < classes; c++)
+            if (z[c] > mx) mx = z[c], arg = c;
+        for (gat_idx c = 0; c < classes; c++) sum += exp(z[c] - mx);
+        total += log(sum) + mx - z[y];
+        correct += arg == y;
+        if (dlogits) {
+            gat_real *d = dlogits + (size_t)i * classes;
+            for (gat_idx c = 0; c < classes; c++)
+                d[c] = (gat_real)((exp(z[c] - mx) / sum - (c == y)) / count);
+        }
+    }
+    *loss = total / count;
+    *acc = (double)correct / count;
+    return GAT_OK;
+}
+
+/* Ascending list of the nodes of one split (caller frees). */
+static gat_idx *split_rows(const gat_dataset *ds, int which, gat_idx *count)
+{
+    gat_idx n = 0, *rows;
+    for (gat_idx i = 0; i < ds->n; i++) n += ds->split[i] == which;
+    if (!(rows = gat_malloc((size_t)n, sizeof *rows))) return NULL;
+    n = 0;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == which) rows[n++] = i;
+    *count = n;
+    return rows;
+}
+
+static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    if (ds->n_features != c->in_features)
+        return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
+                           ds->n_features, c->in_features);
+    if (ds->n_classes != c->classes)
+        return gat_i_error(GAT_EDIM, "the dataset has %d classes but the model predicts %d",
+                           ds->n_classes, c->classes);
+    return GAT_OK;
+}
+
+/* Inference restricted to the rows of one split, then its loss and accuracy. */
+static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_idx *rows,
+                                gat_idx n_rows, int which, double *loss, double *acc)
+{
+    const gat_real *logits;
+    gat_status st;
+    gat_i_model_set_output_rows(m, rows, n_rows);
+    st = gat_model_forward(m, &ds->graph, &ds->x, 0, &logits);
+    gat_i_model_set_output_rows(m, NULL, 0);
+    if (st != GAT_OK) return st;
+    return gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split, which, loss, acc,
+                            NULL);
+}
+
+gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int which, double *loss,
+                              double *acc)
+{
+    gat_idx *rows = NULL, n_rows = 0;
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !ds || !loss || !acc) return gat_i_error(GAT_EINVAL, "gat_model_evaluate: NULL argument");
+    if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
+    st = evaluate_rows(m, ds, rows, n_rows, which, loss, acc);
+    gat_free(rows);
+    return st;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
+                     gat_train_result *res)
+{
+    gat_idx *train = NULL, *val = NULL, *test = NULL, n_train = 0, n_val = 0, n_test = 0;
+    gat_real *dlogits = NULL, *best = NULL, *m1, *m2;
+    gat_status st = GAT_OK;
+    gat_train_result r = {0};
+    size_t P;
+    double acc_max = 0, loss_min = INFINITY;
+    int wait = 0;
+    const double t0 = now();
+
+    gat_i_clear_error();
+    if (!m || !ds || !cfg) return gat_i_error(GAT_EINVAL, "gat_train: NULL argument");
+    if (cfg->max_epochs < 1 || cfg->patience < 1 || !(cfg->adam.lr > 0))
+        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs (%d), patience (%d) and lr (%g) "
+                           "must be positive", cfg->max_epochs, cfg->patience, cfg->adam.lr);
+    if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    if (ds->n_train == 0 || ds->n_val == 0)
+        return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
+                           "nodes; both must be non-zero", ds->n_train, ds->n_val);
+    gat_real *params = gat_model_params(m, &P);
+    gat_real *grads = gat_model_grads(m, NULL);
+    gat_i_model_moments(m, &m1, &m2);
+    if (!(train = split_rows(ds, GAT_SPLIT_TRAIN, &n_train)) ||
+        !(val = split_rows(ds, GAT_SPLIT_VAL, &n_val)) ||
+        !(test = split_rows(ds, GAT_SPLIT_TEST, &n_test)) ||
+        !(dlogits = gat_malloc((size_t)ds->n * ds->n_classes, sizeof *dlogits)) ||
+        !(best = gat_malloc(P, sizeof *best))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    memcpy(best, params, P * sizeof *best);
+
+    for (int epoch = 1; epoch <= cfg->max_epochs; epoch++) {
+        gat_epoch_info info = {.epoch = epoch};
+        const gat_real *logits;
+        /* the loss reads only the training rows: the last layer computes just those */
+        gat_i_model_set_output_rows(m, train, n_train);
+        st = gat_model_forward(m, &ds->graph, &ds->x, 1, &logits);
+        gat_i_model_set_output_rows(m, NULL, 0);
+        if (st != GAT_OK) goto cleanup;
+        if ((st = gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split,
+                                   GAT_SPLIT_TRAIN, &info.train_loss, &info.train_acc,
+                                   dlogits)) != GAT_OK)
+            goto cleanup;
+        if (!isfinite(info.train_loss)) {
+            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the loss is %g "
+                             "(try a smaller learning rate); the best model so far is kept",
+                             epoch, info.train_loss);
+            goto restore;
+        }
+        gat_model_zero_grads(m);
+        if ((st = gat_model_backward(m, dlogits)) != GAT_OK) goto cleanup;
+        gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2);
+        if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
+                                &info.val_acc)) != GAT_OK)
+            goto cleanup;
+        if (!isfinite(info.val_loss)) {
+            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss is "
+                             "%g; the best model so far is kept", epoch, info.val_loss);
+            goto restore;
+        }
+        r.epochs = epoch;
+        if (info.val_acc >= acc_max || info.val_loss <= loss_min) {
+            if (info.val_acc >= acc_max && info.val_loss <= loss_min) {
+                memcpy(best, params, P * sizeof *best);
+                r.best_epoch = epoch;
+            }
+            acc_max = info.val_acc > acc_max ? info.val_acc : acc_max;
+            loss_min = info.val_loss < loss_min ? info.val_loss : loss_min;
+            wait = 0;
+        } else {
+            wait++;
+        }
+        info.best_epoch = r.best_epoch;
+        info.seconds = now() - t0;
+        if (cfg->progress && cfg->progress(&info, cfg->user)) {
+            st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d", epoch);
+            goto restore;
+        }
+        if (wait >= cfg->patience) break;
+    }
+
+restore:
+    memcpy(params, best, P * sizeof *best);
+    r.seconds = now() - t0;
+    {
+        /* keep the first failure's message: evaluate the restored model quietly */
+        gat_status est = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &r.val_loss, &r.val_acc);
+        if (est == GAT_OK && n_test > 0)
+            est = evaluate_rows(m, ds, test, n_test, GAT_SPLIT_TEST, &r.test_loss, &r.test_acc);
+        if (st == GAT_OK) st = est;
+    }
+    if (res) *res = r;
+
+cleanup:
+    gat_i_model_set_output_rows(m, NULL, 0);
+    gat_free(train);
+    gat_free(val);
+    gat_free(test);
+    gat_free(dlogits);
+    gat_free(best);
+    return st;
+}

@@ -1,0 +1,111 @@
+/* Private layer kernels. Shapes: N nodes, E edges (in-CSR order), H heads, Fo per-head width,
+ * (N, H, Fo) = row-major N x (H*Fo). Kernels check nothing and never allocate; backward kernels
+ * ADD into every gradient they write (+=), the caller zeroes. `nt` is the OpenMP thread count.
+ *
+ * ops.c holds the plain single-op reference kernels (used by the gradient checks and to test the
+ * fused kernels); gat_attention.c holds the fused, parallel kernels the model runs. */
+#ifndef GAT_I_LAYERS_H
+#define GAT_I_LAYERS_H
+
+#include "gat/graph.h"
+#include "gat/matrix.h"
+
+#include <stdint.h>
+
+/* ---- projections ---- */
+/* Z (N, M) = X (N, K) W (K, M), X dense row-major; row blocks over nt threads, BLAS inside. */
+void gat_i_gemm_nn(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
+                   gat_real *Z, int nt);
+/* dW (K, M) += X^T (K, N) dZ (N, M); column blocks of X over threads. */
+void gat_i_gemm_tn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *dZ,
+                       gat_real *dW, int nt);
+/* dX (N, K) = dZ (N, M) W^T (M, K) (overwrites). */
+void gat_i_gemm_nt(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
+                   gat_real *dX, int nt);
+/* Z (N, M) = X W with X sparse (N, K) whose values are `val` (nnz), W (K, M). */
+void gat_i_spmm(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W, gat_real *Z,
+                int nt);
+/* dW (K, M) += X^T dZ, X sparse given by its transpose xt (K, N) whose position p holds the
+ * value val[perm[p]] of x. Rows of dW are split over threads (race-free). */
+void gat_i_spmm_backward_w(const gat_csr *xt, const gat_idx *perm, const gat_real *val,
+                           gat_idx M, const gat_real *dZ, gat_real *dW, int nt);
+
+/* ---- reference single ops (serial) ---- */
+/* s (N, H) = per-head dot of Z (N, H, Fo) with a (H, Fo). */
+void gat_i_head_dot(gat_idx N, int H, gat_idx Fo, const gat_real *Z, const gat_real *a,
+                    gat_real *s);
+/* dZ += ds a; da += sum_i ds_i Z_i. */
+void gat_i_head_dot_backward(gat_idx N, int H, gat_idx Fo, const gat_real *Z, const gat_real *a,
+                             const gat_real *ds, gat_real *dZ, gat_real *da);
+/* e (E, H) = LeakyReLU(s_dst[i] + s_src[j]) for every edge j -> i. */
+void gat_i_edge_scores(const gat_graph *g, int H, double slope, const gat_real *s_dst,
+                       const gat_real *s_src, gat_real *e);
+void gat_i_edge_scores_backward(const gat_graph *g, int H, double slope, const gat_real *s_dst,
+                                const gat_real *s_src, const gat_real *de, gat_real *ds_dst,
+                                gat_real *ds_src);
+/* alpha (E, H) = softmax of e over each row (max subtracted); empty rows have no edges. */
+void gat_i_edge_softmax(const gat_graph *g, int H, const gat_real *e, gat_real *alpha);
+/* de += alpha (dalpha - sum_row alpha dalpha). */
+void gat_i_edge_softmax_backward(const gat_graph *g, int H, const gat_real *alpha,
+                                 const gat_real *dalpha, gat_real *de);
+/* out (N, H, Fo) = sum_j alpha_ij Z_j per head (overwrites). */
+void gat_i_aggregate(const gat_graph *g, int H, gat_idx Fo, const gat_real *alpha,
+                     const gat_real *Z, gat_real *out);
+/* dalpha += dout_i . Z_j; dZ_j += alpha_ij dout_i. */
+void gat_i_aggregate_backward(const gat_graph *g, int H, gat_idx Fo, const gat_real *alpha,
+                              const gat_real *Z, const gat_real *dout, gat_real *dalpha,
+                              gat_real *dZ);
+/* y = x * mask * scale (n). */
+void gat_i_dropout(size_t n, const gat_real *x, const uint8_t *mask, gat_real scale, gat_real *y);
+void gat_i_dropout_backward(size_t n, const uint8_t *mask, gat_real scale, const gat_real *dy,
+                            gat_real *dx);
+/* mask (n) = 1 with probability 1 - p, from the counter-based stream key. */
+void gat_i_dropout_mask(size_t n, double p, uint64_t key, uint8_t *mask, int nt);
+/* y = ELU(x) (in place allowed); backward from the output: dx += dy (y > 0 ? 1 : y + 1). */
+void gat_i_elu(size_t n, const gat_real *x, gat_real *y);
+void gat_i_elu_backward(size_t n, const gat_real *y, const gat_real *dy, gat_real *dx);
+/* y (N, M) += b (M); db += column sums of dy. */
+void gat_i_bias_add(gat_idx N, gat_idx M, const gat_real *b, gat_real *y);
+void gat_i_bias_backward(gat_idx N, gat_idx M, const gat_real *dy, gat_real *db);
+/* out (N, Fo) = mean over heads of in (N, H, Fo); backward din += dout / H. */
+void gat_i_head_mean(gat_idx N, int H, gat_idx Fo, const gat_real *in, gat_real *out);
+void gat_i_head_mean_backward(gat_idx N, int H, gat_idx Fo, const gat_real *dout, gat_real *din);
+
+/* ---- fused attention (gat_attention.c) ---- */
+typedef struct gat_i_att_args {
+    const gat_graph *g;
+    int H;
+    gat_idx Fo;
+    double slope;
+    const gat_real *z;       /* (N, H, Fo) projected features */
+    const gat_real *a_src;   /* (H, Fo) */
+    const gat_real *a_dst;   /* (H, Fo) */
+    gat_real *s_src, *s_dst; /* (N, H) cached per-node score halves */
+    gat_real *alpha;         /* (E, H) cached softmax coefficients (before attention dropout) */
+    const uint8_t *amask;    /* (E, H) attention dropout mask, or NULL for none */
+    gat_real ascale;         /* 1 / (1 - p) */
+    int mean;                /* 1: average heads into (N, Fo); 0: concatenate (N, H, Fo) */
+    const gat_idx *rows;     /* forward: compute only these output rows (ascending), or NULL */
+    gat_idx n_rows;
+    int nt;
+} gat_i_att_args;
+
+/* out = sum_j dropout(alpha_ij) z_j per head, concatenated or averaged, for every target row
+ * (or only args->rows; s_src/s_dst are computed for all nodes). One pass over each CSR row:
+ * scores, max, exponentials, normalisation and the weighted sum together. */
+void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out);
+
+/* Scratch of gat_i_attention_backward: dpre (E, H), ds_src and ds_dst (N, H), partial sums
+ * (nt, 2, H, Fo). */
+typedef struct gat_i_att_scratch {
+    gat_real *dpre, *ds_src, *ds_dst, *partial;
+} gat_i_att_scratch;
+
+/* Given dy (N, H, Fo) (the gradient of the concatenated output; for averaged heads pass
+ * dout / H expanded per head), adds dz (N, H, Fo), da_src and da_dst (H, Fo). Gathers over the
+ * transposed CSR, so each thread writes only its own rows. */
+void gat_i_attention_backward(const gat_i_att_args *a, const gat_real *dy,
+                              const gat_i_att_scratch *s, gat_real *dz, gat_real *da_src,
+                              gat_real *da_dst);
+
+#endif

@@ -1,0 +1,19 @@
+/* Private view of gat_model for the trainer, model files and tests. */
+#ifndef GAT_I_MODEL_H
+#define GAT_I_MODEL_H
+
+#include "gat/model.h"
+
+/* Adam's moment buffers (same layout as the parameters). */
+void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
+/* Dropout-step counter: the next training forward uses step + 1 (tests reuse masks with it). */
+uint64_t gat_i_model_step(const gat_model *m);
+void gat_i_model_set_step(gat_model *m, uint64_t step);
+/* Restrict the LAST layer of subsequent forwards to these output rows (ascending, borrowed,
+ * must outlive the forwards); NULL restores all rows. Rows not listed are left unspecified. */
+void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows);
+/* Dropout probabilities can be overridden (the gradient checks use 0 to compare with
+ * finite differences when masks are not reused). */
+void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);
+
+#endif

@@ -1,0 +1,124 @@
+/* Shared command-line parsing of the libgat tools. */
+#include "cli.h"
+
+#include "gat/gat.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis)
+{
+    fprintf(out, "usage: %s %s\n\noptions:\n", prog, synopsis);
+    for (const cli_option *o = opts; o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "  %-26s %s\n", left, o->help);
+    }
+    fprintf(out, "  %-26s %s\n  %-26s %s\n", "--help", "show this help and exit", "--version",
+            "show the libgat version and exit");
+}
+
+static int set_value(const cli_option *o, const char *prog, const char *v)
+{
+    char *end;
+    errno = 0;
+    if (o->type == CLI_STRING) {
+        *(const char **)o->dest = v;
+        return 0;
+    }
+    if (o->type == CLI_INT) {
+        long x = strtol(v, &end, 10);
+        if (*v == '\0' || *end != '\0' || errno || x < o->min || x > o->max) {
+            fprintf(stderr, "%s: --%s: expected an integer in [%.0f, %.0f], got '%s'\n", prog,
+                    o->name, o->min, o->max, v);
+            return 2;
+        }
+        *(int *)o->dest = (int)x;
+        return 0;
+    }
+    double x = strtod(v, &end);
+    if (*v == '\0' || *end != '\0' || errno || !isfinite(x) || x < o->min || x > o->max) {
+        fprintf(stderr, "%s: --%s: expected a number in [%g, %g], got '%s'\n", prog, o->name,
+                o->min, o->max, v);
+        return 2;
+    }
+    *(double *)o->dest = x;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, const char *synopsis,
+              int *exit_now)
+{
+    *exit_now = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            cli_usage(stdout, opts, prog, synopsis);
+            *exit_now = 1;
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("%s (libgat) %s\n", prog, gat_version());
+            *exit_now = 1;
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, a);
+            return 2;
+        }
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        const cli_option *o = opts;
+        while (o->name && (strlen(o->name) != len || strncmp(o->name, a + 2, len) != 0)) o++;
+        if (!o->name) {
+            fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
+            return 2;
+        }
+        if (o->type == CLI_FLAG) {
+            if (eq) {
+                fprintf(stderr, "%s: --%s takes no value\n", prog, o->name);
+                return 2;
+            }
+            *(int *)o->dest = 1;
+            continue;
+        }
+        const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
+        if (!v) {
+            fprintf(stderr, "%s: --%s needs a value\n", prog, o->name);
+            return 2;
+        }
+        int rc = set_value(o, prog, v);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+const char *cli_dataset_path(const char *prog, const char *name)
+{
+    static char buf[4096];
+    const char *dirs[] = {getenv("GAT_DATASETS"), GAT_SOURCE_DATASETS, GAT_INSTALL_DATASETS};
+    char probe[4200];
+    if (exists(name)) return name;
+    snprintf(probe, sizeof probe, "%s.content", name);
+    if (exists(probe)) return name;
+    snprintf(probe, sizeof probe, "%s.content.gz", name);
+    if (exists(probe)) return name;
+    if (!strchr(name, '/'))
+        for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+            if (!dirs[k]) continue;
+            snprintf(buf, sizeof buf, "%s/%s", dirs[k], name);
+            if (exists(buf)) return buf;
+        }
+    fprintf(stderr, "%s: no dataset '%s': not a path, and not a bundled dataset (cora, citeseer)\n",
+            prog, name);
+    return NULL;
+}

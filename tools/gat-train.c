@@ -1,0 +1,147 @@
+/* gat-train: trains a GAT on a Cora-style dataset and reports test accuracy. Option parsing and
+ * printing only; all numerics are libgat calls. */
+#include "cli.h"
+
+#include "gat/gat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct options {
+    const char *dataset;
+    int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
+    int train_per_class, val_size, test_size, random_split, no_normalize, directed, quiet;
+    int log_every;
+    double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
+} options;
+
+typedef struct progress {
+    const options *o;
+} progress;
+
+static int on_epoch(const gat_epoch_info *e, void *user)
+{
+    const progress *p = user;
+    if (p->o->quiet || e->epoch % p->o->log_every != 0) return 0;
+    printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  %.3f s\n",
+           e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
+           e->best_epoch, e->seconds);
+    return 0;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "gat-train: %s: %s\n", what, gat_last_error());
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.dataset = "cora", .layers = 2, .hidden = 8, .heads = 8, .out_heads = 1,
+                 .epochs = 100000, .patience = 100, .seed = 1, .threads = 0, .runs = 1,
+                 .train_per_class = 20, .val_size = 500, .test_size = 1000, .log_every = 1,
+                 .lr = 0.005, .weight_decay = 5e-4, .dropout = -1, .in_dropout = 0.6,
+                 .att_dropout = 0.6, .slope = 0.2};
+    const cli_option opts[] = {
+        {"dataset", CLI_STRING, &o.dataset, 0, 0, "NAME|PATH", "bundled dataset (cora, citeseer) or path (default cora)"},
+        {"layers", CLI_INT, &o.layers, 1, GAT_MAX_LAYERS, "L", "attention layers (default 2)"},
+        {"hidden", CLI_INT, &o.hidden, 1, 65536, "F", "units per head of hidden layers (default 8)"},
+        {"heads", CLI_INT, &o.heads, 1, 1024, "K", "heads of hidden layers, concatenated (default 8)"},
+        {"out-heads", CLI_INT, &o.out_heads, 1, 1024, "K", "heads of the output layer, averaged (default 1)"},
+        {"lr", CLI_REAL, &o.lr, 1e-12, 10, "X", "Adam learning rate (default 0.005)"},
+        {"weight-decay", CLI_REAL, &o.weight_decay, 0, 10, "X", "L2 weight decay (default 5e-4)"},
+        {"dropout", CLI_REAL, &o.dropout, 0, 0.99, "P", "set both dropouts below"},
+        {"in-dropout", CLI_REAL, &o.in_dropout, 0, 0.99, "P", "dropout on each layer's input (default 0.6)"},
+        {"att-dropout", CLI_REAL, &o.att_dropout, 0, 0.99, "P", "dropout on attention coefficients (default 0.6)"},
+        {"slope", CLI_REAL, &o.slope, 0, 1, "X", "LeakyReLU negative slope of the scores (default 0.2)"},
+        {"epochs", CLI_INT, &o.epochs, 1, 100000000, "N", "maximum epochs (default 100000)"},
+        {"patience", CLI_INT, &o.patience, 1, 100000000, "N", "early-stopping patience (default 100)"},
+        {"seed", CLI_INT, &o.seed, 0, 2147483647, "S", "random seed (default 1); run r uses seed S+r-1"},
+        {"runs", CLI_INT, &o.runs, 1, 10000, "N", "train N times and report mean and std (default 1)"},
+        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
+        {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
+        {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class (20)"},
+        {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes (500)"},
+        {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes (1000)"},
+        {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL, "do not row-normalise the features"},
+        {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep .cites edges directed (b -> a)"},
+        {"log-every", CLI_INT, &o.log_every, 1, 100000000, "N", "print progress every N epochs (default 1)"},
+        {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print only the summary"},
+        {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
+    int exit_now, rc;
+    if ((rc = cli_parse(argc, argv, opts, "gat-train", "[options]", &exit_now)) || exit_now) return rc;
+    if (o.dropout >= 0) o.in_dropout = o.att_dropout = o.dropout;
+
+    const char *path = cli_dataset_path("gat-train", o.dataset);
+    if (!path) return 1;
+    gat_dataset_options dopt;
+    gat_dataset_options_default(&dopt);
+    dopt.normalize = !o.no_normalize;
+    dopt.symmetrize = !o.directed;
+    dopt.ignore_split_file = o.random_split;
+    dopt.train_per_class = o.train_per_class;
+    dopt.n_val = o.val_size;
+    dopt.n_test = o.test_size;
+    dopt.seed = (uint64_t)o.seed;
+    gat_dataset ds;
+    if (gat_dataset_load(&ds, path, &dopt) != GAT_OK) return fail("cannot load dataset");
+    if (!o.quiet)
+        printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
+               "split %d/%d/%d\n", o.dataset, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,
+               ds.n_train, ds.n_val, ds.n_test);
+
+    double sum = 0, sum2 = 0, secs = 0;
+    rc = 0;
+    for (int r = 0; r < o.runs && rc == 0; r++) {
+        gat_model_config mc;
+        gat_model_config_default(&mc, ds.n_features, ds.n_classes);
+        mc.layers = o.layers;
+        mc.hidden = o.hidden;
+        mc.heads = o.heads;
+        mc.out_heads = o.out_heads;
+        mc.in_dropout = o.in_dropout;
+        mc.att_dropout = o.att_dropout;
+        mc.negative_slope = o.slope;
+        gat_model *m = NULL;
+        if (gat_model_create(&m, &mc, (uint64_t)o.seed + (uint64_t)r) != GAT_OK) {
+            rc = fail("cannot create the model");
+            break;
+        }
+        gat_model_set_threads(m, o.threads);
+        gat_train_config tc;
+        gat_train_config_default(&tc);
+        tc.adam.lr = o.lr;
+        tc.adam.weight_decay = o.weight_decay;
+        tc.max_epochs = o.epochs;
+        tc.patience = o.patience;
+        progress p = {&o};
+        tc.progress = on_epoch;
+        tc.user = &p;
+        gat_train_result res;
+        if (gat_train(m, &ds, &tc, &res) != GAT_OK) {
+            rc = fail("training failed");
+        } else {
+            sum += res.test_acc;
+            sum2 += res.test_acc * res.test_acc;
+            secs += res.seconds;
+            if (o.runs > 1 || !o.quiet)
+                printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
+                       "%.2f s (%.3f ms/epoch)\n", r + 1, o.seed + r, 100 * res.test_acc,
+                       100 * res.val_acc, res.best_epoch, res.epochs, res.seconds,
+                       1e3 * res.seconds / res.epochs);
+            if (o.runs == 1)
+                printf("test accuracy: %.2f%%  (best epoch %d, %.2f s)\n", 100 * res.test_acc,
+                       res.best_epoch, res.seconds);
+        }
+        gat_model_free(m);
+    }
+    if (rc == 0 && o.runs > 1) {
+        double mean = sum / o.runs, var = sum2 / o.runs - mean * mean;
+        printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", 100 * mean,
+               100 * sqrt(var > 0 ? var : 0), o.runs, o.seed, o.seed + o.runs - 1, secs);
+    }
+    gat_dataset_destroy(&ds);
+    return rc;
+}
