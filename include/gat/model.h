@@ -90,6 +90,23 @@ GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat
  * Returns GAT_EINVAL if the last forward was not a training forward. */
 GAT_API gat_status gat_model_backward(gat_model *m, const gat_real *dlogits);
 
+/* Number of attention layers and the output width of layer l (heads x hidden for hidden layers,
+ * classes for the last), or -1 if l is out of range. */
+GAT_API int gat_model_layer_count(const gat_model *m);
+GAT_API gat_idx gat_model_layer_width(const gat_model *m, int l);
+/* Heads of layer l, or -1 if l is out of range. */
+GAT_API int gat_model_layer_heads(const gat_model *m, int l);
+
+/* After a forward: *out = the output of layer l, (N, width) row-major (after ELU on hidden layers;
+ * the logits for the last), owned by m and valid until the next forward. Returns GAT_EINVAL
+ * (l out of range, or no forward yet). */
+GAT_API gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out);
+
+/* After a forward: *alpha = layer l's attention coefficients (E, heads), edge-major in the
+ * graph's in-CSR order, before attention dropout (each node's coefficients sum to 1 per head).
+ * Owned by m, valid until the next forward. Returns GAT_EINVAL as above. */
+GAT_API gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha);
+
 /* Sets all gradients to zero. */
 GAT_API void gat_model_zero_grads(gat_model *m);
 

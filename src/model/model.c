@@ -212,6 +212,44 @@ gat_real *gat_model_grads(gat_model *m, size_t *count)
     return m->blob + m->n_params;
 }
 
+int gat_model_layer_count(const gat_model *m)
+{
+    return m->n_layers;
+}
+
+gat_idx gat_model_layer_width(const gat_model *m, int l)
+{
+    return l >= 0 && l < m->n_layers ? m->L[l].width : -1;
+}
+
+int gat_model_layer_heads(const gat_model *m, int l)
+{
+    return l >= 0 && l < m->n_layers ? m->L[l].heads : -1;
+}
+
+static gat_status check_layer(const gat_model *m, int l)
+{
+    gat_i_clear_error();
+    if (l < 0 || l >= m->n_layers)
+        return gat_i_error(GAT_EINVAL, "layer %d out of range [0, %d)", l, m->n_layers);
+    if (!m->ws.block) return gat_i_error(GAT_EINVAL, "no forward has been run yet");
+    return GAT_OK;
+}
+
+gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out)
+{
+    gat_status st = check_layer(m, l);
+    if (st == GAT_OK) *out = m->ws.c[l].out;
+    return st;
+}
+
+gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha)
+{
+    gat_status st = check_layer(m, l);
+    if (st == GAT_OK) *alpha = m->ws.c[l].alpha;
+    return st;
+}
+
 void gat_model_zero_grads(gat_model *m)
 {
     memset(m->blob + m->n_params, 0, m->n_params * sizeof *m->blob);
