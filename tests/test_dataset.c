@@ -1,0 +1,656 @@
+/* Check suite of the dataset loader: the bundled Cora and Citeseer with their published statistics,
+ * the tests/data/tiny fixture (string ids and labels, messy separators), path forms, gzip, random
+ * splits, every malformed-file error (tests/data/bad) and allocation fault injection. */
+#include "testutil.h"
+#include "core/core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- Helpers ----------------------------------------------------------------------------- */
+
+static gat_dataset load_ok(const char *path, const gat_dataset_options *opt)
+{
+    gat_dataset ds;
+    gat_status st = gat_dataset_load(&ds, path, opt);
+    ck_assert_msg(st == GAT_OK, "loading %s: %s: %s", path, gat_strerror(st), gat_last_error());
+    return ds;
+}
+
+static int is_zeroed(const gat_dataset *ds)
+{
+    static const gat_dataset zero;
+    return memcmp(ds, &zero, sizeof zero) == 0;
+}
+
+/* Index of the node with the given id, failing the test if there is none. */
+static gat_idx node(const gat_dataset *ds, const char *id)
+{
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (strcmp(ds->node_ids[i], id) == 0) return i;
+    ck_abort_msg("no node '%s'", id);
+    return -1;
+}
+
+/* Whether the in-neighbourhood (graph row) of node i contains node j. */
+static int has_edge(const gat_dataset *ds, gat_idx j, gat_idx i)
+{
+    for (gat_idx e = ds->graph.rowptr[i]; e < ds->graph.rowptr[i + 1]; e++)
+        if (ds->graph.col[e] == j) return 1;
+    return 0;
+}
+
+static void assert_same(const gat_dataset *a, const gat_dataset *b)
+{
+    ck_assert_int_eq(a->n, b->n);
+    ck_assert_int_eq(a->n_features, b->n_features);
+    ck_assert_int_eq(a->n_classes, b->n_classes);
+    ck_assert_int_eq(a->n_train, b->n_train);
+    ck_assert_int_eq(a->n_val, b->n_val);
+    ck_assert_int_eq(a->n_test, b->n_test);
+    ck_assert_int_eq(a->x.rows, b->x.rows);
+    ck_assert_int_eq(a->x.cols, b->x.cols);
+    ck_assert_int_eq(a->graph.nnz, b->graph.nnz);
+    ck_assert_mem_eq(a->x.rowptr, b->x.rowptr, (a->n + 1) * sizeof *a->x.rowptr);
+    ck_assert_mem_eq(a->x.col, b->x.col, a->x.rowptr[a->n] * sizeof *a->x.col);
+    ck_assert_mem_eq(a->x.val, b->x.val, a->x.rowptr[a->n] * sizeof *a->x.val);
+    ck_assert_mem_eq(a->labels, b->labels, a->n * sizeof *a->labels);
+    ck_assert_mem_eq(a->split, b->split, a->n * sizeof *a->split);
+    ck_assert_mem_eq(a->graph.rowptr, b->graph.rowptr, (a->n + 1) * sizeof *a->graph.rowptr);
+    ck_assert_mem_eq(a->graph.col, b->graph.col, a->graph.nnz * sizeof *a->graph.col);
+    for (gat_idx i = 0; i < a->n; i++)
+        ck_assert_str_eq(a->node_ids[i], b->node_ids[i]);
+    for (gat_idx c = 0; c < a->n_classes; c++)
+        ck_assert_str_eq(a->class_names[c], b->class_names[c]);
+}
+
+/* Split sizes counted from ds->split agree with n_train/n_val/n_test. */
+static void assert_split_counts(const gat_dataset *ds)
+{
+    gat_idx count[4] = {0};
+    for (gat_idx i = 0; i < ds->n; i++) {
+        ck_assert_uint_le(ds->split[i], GAT_SPLIT_TEST);
+        count[ds->split[i]]++;
+    }
+    ck_assert_int_eq(count[GAT_SPLIT_TRAIN], ds->n_train);
+    ck_assert_int_eq(count[GAT_SPLIT_VAL], ds->n_val);
+    ck_assert_int_eq(count[GAT_SPLIT_TEST], ds->n_test);
+}
+
+/* Labels in range, class sizes as given, and class names sorted. */
+static void assert_classes(const gat_dataset *ds, const gat_idx *sizes)
+{
+    gat_idx count[16] = {0};
+    ck_assert_int_le(ds->n_classes, 16);
+    for (gat_idx i = 0; i < ds->n; i++) {
+        ck_assert_int_ge(ds->labels[i], 0);
+        ck_assert_int_lt(ds->labels[i], ds->n_classes);
+        count[ds->labels[i]]++;
+    }
+    for (gat_idx c = 0; c < ds->n_classes; c++) {
+        ck_assert_int_eq(count[c], sizes[c]);
+        if (c > 0) ck_assert_int_lt(strcmp(ds->class_names[c - 1], ds->class_names[c]), 0);
+    }
+}
+
+/* Every row of x sums to 1, or is empty; returns the number of empty rows. */
+static gat_idx assert_rows_normalised(const gat_dataset *ds)
+{
+    gat_idx empty = 0;
+    for (gat_idx i = 0; i < ds->n; i++) {
+        double s = 0;
+        for (gat_idx k = ds->x.rowptr[i]; k < ds->x.rowptr[i + 1]; k++) {
+            ck_assert(ds->x.val[k] > 0);
+            s += ds->x.val[k];
+        }
+        if (ds->x.rowptr[i] == ds->x.rowptr[i + 1])
+            empty++;
+        else
+            ck_assert_double_eq_tol(s, 1.0, 1e-5);
+    }
+    return empty;
+}
+
+/* Nodes whose neighbourhood is only their self-loop. */
+static gat_idx count_alone(const gat_dataset *ds)
+{
+    gat_idx alone = 0;
+    for (gat_idx i = 0; i < ds->n; i++)
+        alone += gat_graph_degree(&ds->graph, i) == 1;
+    return alone;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char buf[4096];
+    size_t got;
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+static void gzip_file(const char *from, const char *to)
+{
+    char buf[4096];
+    size_t got;
+    FILE *in = fopen(from, "rb");
+    gzFile out = gzopen(to, "wb9");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_int_eq(gzwrite(out, buf, (unsigned)got), (int)got);
+    fclose(in);
+    ck_assert_int_eq(gzclose(out), Z_OK);
+}
+
+/* dir/name/name.* made from the tiny fixture's files: the content plain or gzipped, the split
+ * file or not. Returns the dataset directory (static buffer). */
+static const char *make_tiny_copy(const char *dir, const char *name, int gz, int with_split)
+{
+    static const char *ext[3] = {"content", "cites", "split"};
+    static char ds_dir[2048];
+    snprintf(ds_dir, sizeof ds_dir, "%s/%s", dir, name);
+    ck_assert_int_eq(mkdir(ds_dir, 0700), 0);
+    for (int k = 0; k < 2 + with_split; k++) {
+        char rel[32], from[4096], to[4096];
+        int zip = gz && k == 0;
+        snprintf(rel, sizeof rel, "tiny/tiny.%s", ext[k]);
+        snprintf(from, sizeof from, "%s", tu_data(rel));
+        snprintf(to, sizeof to, "%s/%.64s.%s%s", ds_dir, name, ext[k], zip ? ".gz" : "");
+        if (zip)
+            gzip_file(from, to);
+        else
+            copy_file(from, to);
+    }
+    return ds_dir;
+}
+
+/* ---- Bundled datasets -------------------------------------------------------------------- */
+
+/* The split of the Planetoid conversions: train 0..n_train-1, val the next 500 (README). */
+static void assert_planetoid_split(const gat_dataset *ds, gat_idx n_train)
+{
+    char id[32];
+    ck_assert_int_eq(ds->n_train, n_train);
+    ck_assert_int_eq(ds->n_val, 500);
+    ck_assert_int_eq(ds->n_test, 1000);
+    assert_split_counts(ds);
+    for (gat_idx i = 0; i < n_train + 500; i++) {
+        snprintf(id, sizeof id, "%d", i);
+        ck_assert_str_eq(ds->node_ids[i], id);
+        ck_assert_int_eq(ds->split[i], i < n_train ? GAT_SPLIT_TRAIN : GAT_SPLIT_VAL);
+    }
+}
+
+START_TEST(test_cora)
+{
+    static const gat_idx sizes[7] = {351, 217, 418, 818, 426, 298, 180};
+    gat_dataset ds = load_ok(tu_dataset("cora"), NULL);
+    ck_assert_int_eq(ds.n, 2708);
+    ck_assert_int_eq(ds.n_features, 1433);
+    ck_assert_int_eq(ds.n_classes, 7);
+    ck_assert_int_eq(ds.x.rows, 2708);
+    ck_assert_int_eq(ds.x.cols, 1433);
+    ck_assert_int_eq(ds.x.rowptr[ds.n], 49216);
+    ck_assert_int_eq(ds.graph.n, 2708);
+    ck_assert_int_eq(ds.graph.nnz, 2 * 5278 + 2708);
+    ck_assert_int_eq(count_alone(&ds), 0);
+    assert_planetoid_split(&ds, 140);
+    assert_classes(&ds, sizes);
+    for (gat_idx c = 0; c < 7; c++) {
+        char name[8];
+        snprintf(name, sizeof name, "c%d", c);
+        ck_assert_str_eq(ds.class_names[c], name);
+    }
+    ck_assert_int_eq(assert_rows_normalised(&ds), 0);
+    /* Values read with Python from datasets/cora: node 0 is c3 with 9 words, the first at 19. */
+    ck_assert_int_eq(ds.labels[node(&ds, "0")], 3);
+    ck_assert_int_eq(ds.labels[node(&ds, "1")], 4);
+    ck_assert_int_eq(ds.labels[node(&ds, "2707")], 3);
+    ck_assert_int_eq(ds.x.rowptr[1] - ds.x.rowptr[0], 9);
+    ck_assert_int_eq(ds.x.col[0], 19);
+    ck_assert_float_eq_tol(ds.x.val[0], 1.0f / 9, 1e-7);
+    ck_assert_int_eq(gat_graph_degree(&ds.graph, 0), 3 + 1);
+    ck_assert(has_edge(&ds, node(&ds, "633"), 0));
+    ck_assert(has_edge(&ds, 0, node(&ds, "633")));
+    gat_dataset_destroy(&ds);
+    ck_assert(is_zeroed(&ds));
+}
+END_TEST
+
+START_TEST(test_citeseer)
+{
+    static const gat_idx sizes[6] = {264, 590, 668, 701, 596, 508};
+    static const char *zero_rows[] = {"2407", "2489", "2553", "2682", "2781",
+                                      "2953", "3042", "3063", "3212", "3214",
+                                      "3250", "3292", "3305", "3306", "3309"};
+    gat_dataset ds = load_ok(tu_dataset("citeseer"), NULL);
+    ck_assert_int_eq(ds.n, 3327);
+    ck_assert_int_eq(ds.n_features, 3703);
+    ck_assert_int_eq(ds.n_classes, 6);
+    ck_assert_int_eq(ds.x.rowptr[ds.n], 105165);
+    ck_assert_int_eq(ds.graph.nnz, 2 * 4552 + 3327);
+    ck_assert_int_eq(count_alone(&ds), 48);
+    assert_planetoid_split(&ds, 120);
+    assert_classes(&ds, sizes);
+    ck_assert_int_eq(assert_rows_normalised(&ds), 15);
+    for (size_t k = 0; k < sizeof zero_rows / sizeof *zero_rows; k++) {
+        gat_idx i = node(&ds, zero_rows[k]);
+        ck_assert_int_eq(ds.x.rowptr[i], ds.x.rowptr[i + 1]);
+        ck_assert_int_eq(ds.labels[i], 0);
+        ck_assert_int_eq(ds.split[i], GAT_SPLIT_NONE);
+    }
+    ck_assert_int_eq(ds.labels[node(&ds, "0")], 3);
+    ck_assert_int_eq(ds.labels[node(&ds, "1")], 1);
+    ck_assert_int_eq(ds.labels[node(&ds, "3326")], 5);
+    ck_assert_int_eq(ds.x.rowptr[1] - ds.x.rowptr[0], 31);
+    ck_assert_int_eq(ds.x.col[0], 184);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* normalize = 0 keeps the raw 0/1 bag-of-words values. */
+START_TEST(test_raw_features)
+{
+    static const char *names[] = {"cora", "citeseer"};
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_dataset_options_default(&o);
+    o.normalize = 0;
+    ds = load_ok(tu_dataset(names[_i]), &o);
+    for (gat_idx k = 0; k < ds.x.rowptr[ds.n]; k++)
+        ck_assert(ds.x.val[k] == 1);
+    for (gat_idx i = 0; i < ds.n; i++)
+        for (gat_idx k = ds.x.rowptr[i] + 1; k < ds.x.rowptr[i + 1]; k++)
+            ck_assert_int_lt(ds.x.col[k - 1], ds.x.col[k]);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* ---- Tiny fixture ------------------------------------------------------------------------ */
+
+/* tests/data/tiny: 16 nodes paper_a..paper_p, 5 features, classes (first seen) Neural_Networks,
+ * theory, Genetic_Algorithms, Case_Based repeating; tabs and space runs, a "\r\n" line, blank
+ * lines, trailing blanks, "0.0" and "2.5e-1" values, an all-zero row (paper_d), duplicate, reverse
+ * and self-loop citations, an isolated node (paper_p). */
+START_TEST(test_tiny)
+{
+    static const char *classes[4] = {"Case_Based", "Genetic_Algorithms", "Neural_Networks",
+                                     "theory"};
+    static const gat_idx label_cycle[4] = {2, 3, 1, 0};
+    static const gat_idx row_nnz[16] = {2, 2, 1, 0, 4, 2, 2, 1, 1, 1, 1, 1, 2, 2, 2, 2};
+    gat_dataset ds = load_ok(tu_data("tiny"), NULL);
+    char id[16];
+    ck_assert_int_eq(ds.n, 16);
+    ck_assert_int_eq(ds.n_features, 5);
+    ck_assert_int_eq(ds.n_classes, 4);
+    for (gat_idx c = 0; c < 4; c++)
+        ck_assert_str_eq(ds.class_names[c], classes[c]);
+    for (gat_idx i = 0; i < 16; i++) {
+        snprintf(id, sizeof id, "paper_%c", 'a' + i);
+        ck_assert_str_eq(ds.node_ids[i], id);
+        ck_assert_int_eq(ds.labels[i], label_cycle[i % 4]);
+        ck_assert_int_eq(ds.x.rowptr[i + 1] - ds.x.rowptr[i], row_nnz[i]);
+    }
+    ck_assert_int_eq(assert_rows_normalised(&ds), 1);
+    /* paper_f: "2.5e-1 0 0.0 0 0.75" -> columns 0 and 4, the "0.0" dropped. */
+    ck_assert_int_eq(ds.x.col[ds.x.rowptr[5]], 0);
+    ck_assert_int_eq(ds.x.col[ds.x.rowptr[5] + 1], 4);
+    ck_assert_float_eq_tol(ds.x.val[ds.x.rowptr[5]], 0.25f, 1e-7);
+    ck_assert_float_eq_tol(ds.x.val[ds.x.rowptr[5] + 1], 0.75f, 1e-7);
+    /* paper_g: "0 3 0 0 1" -> 0.75, 0.25. */
+    ck_assert_float_eq_tol(ds.x.val[ds.x.rowptr[6]], 0.75f, 1e-7);
+    /* 9 distinct undirected pairs besides the self-loop line, each both ways, plus 16 loops. */
+    ck_assert_int_eq(ds.graph.nnz, 2 * 9 + 16);
+    ck_assert_int_eq(gat_graph_degree(&ds.graph, node(&ds, "paper_p")), 1);
+    ck_assert_int_eq(gat_graph_degree(&ds.graph, node(&ds, "paper_c")), 3);
+    ck_assert(has_edge(&ds, node(&ds, "paper_o"), node(&ds, "paper_a")));
+    ck_assert(has_edge(&ds, node(&ds, "paper_a"), node(&ds, "paper_o")));
+    ck_assert_int_eq(ds.n_train, 3);
+    ck_assert_int_eq(ds.n_val, 2);
+    ck_assert_int_eq(ds.n_test, 3);
+    assert_split_counts(&ds);
+    ck_assert_int_eq(ds.split[node(&ds, "paper_c")], GAT_SPLIT_TRAIN);
+    ck_assert_int_eq(ds.split[node(&ds, "paper_d")], GAT_SPLIT_VAL);
+    ck_assert_int_eq(ds.split[node(&ds, "paper_h")], GAT_SPLIT_TEST);
+    ck_assert_int_eq(ds.split[node(&ds, "paper_i")], GAT_SPLIT_NONE);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* Without symmetrisation the line "a b" is the single edge b -> a (b in a's row). */
+START_TEST(test_tiny_directed)
+{
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_idx a, b, o_, n_;
+    gat_dataset_options_default(&o);
+    o.symmetrize = 0;
+    o.normalize = 0;
+    ds = load_ok(tu_data("tiny"), &o);
+    a = node(&ds, "paper_a");
+    b = node(&ds, "paper_b");
+    o_ = node(&ds, "paper_o");
+    n_ = node(&ds, "paper_n");
+    /* 10 distinct directed pairs (a b and b a both listed), plus 16 loops. */
+    ck_assert_int_eq(ds.graph.nnz, 10 + 16);
+    ck_assert(has_edge(&ds, o_, a));
+    ck_assert(!has_edge(&ds, a, o_));
+    ck_assert(has_edge(&ds, o_, n_));
+    ck_assert_int_eq(gat_graph_degree(&ds.graph, o_), 1);
+    ck_assert(has_edge(&ds, a, b) && has_edge(&ds, b, a));
+    ck_assert(has_edge(&ds, node(&ds, "paper_c"), node(&ds, "paper_e")));
+    ck_assert(!has_edge(&ds, node(&ds, "paper_e"), node(&ds, "paper_c")));
+    /* Raw values. */
+    ck_assert_float_eq(ds.x.val[ds.x.rowptr[node(&ds, "paper_c")]], 2.0f);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* ---- Paths and gzip ---------------------------------------------------------------------- */
+
+START_TEST(test_path_forms)
+{
+    gat_dataset ref = load_ok(tu_data("tiny"), NULL);
+    static const char *forms[] = {"tiny/", "tiny//", "tiny/tiny", "tiny/./tiny"};
+    for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+        gat_dataset ds = load_ok(tu_data(forms[k]), NULL);
+        assert_same(&ref, &ds);
+        gat_dataset_destroy(&ds);
+    }
+    gat_dataset_destroy(&ref);
+}
+END_TEST
+
+START_TEST(test_gzip)
+{
+    char *dir = tu_tmpdir();
+    gat_dataset ref = load_ok(tu_data("tiny"), NULL), ds;
+    char prefix[4200];
+    ds = load_ok(make_tiny_copy(dir, "zipped", 1, 1), NULL);
+    assert_same(&ref, &ds);
+    gat_dataset_destroy(&ds);
+    snprintf(prefix, sizeof prefix, "%s/zipped/zipped", dir);
+    ds = load_ok(prefix, NULL);
+    assert_same(&ref, &ds);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&ref);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A gzip file cut short must fail, not yield the nodes before the cut. */
+START_TEST(test_gzip_truncated)
+{
+    char *dir = tu_tmpdir();
+    char ds_dir[2048], gz[4200];
+    struct stat sb;
+    gat_dataset ds;
+    snprintf(ds_dir, sizeof ds_dir, "%s", make_tiny_copy(dir, "cut", 1, 1));
+    snprintf(gz, sizeof gz, "%s/cut.content.gz", ds_dir);
+    ck_assert_int_eq(stat(gz, &sb), 0);
+    ck_assert_int_eq(truncate(gz, sb.st_size / 2), 0);
+    ck_assert_int_eq(gat_dataset_load(&ds, ds_dir, NULL), GAT_EIO);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "cut.content.gz"));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "unexpected end of file"));
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---- Random splits ----------------------------------------------------------------------- */
+
+static void assert_random_split(const gat_dataset *ds, gat_idx per_class, gat_idx n_val,
+                                gat_idx n_test)
+{
+    gat_idx train[16] = {0};
+    ck_assert_int_eq(ds->n_train, per_class * ds->n_classes);
+    ck_assert_int_eq(ds->n_val, n_val);
+    ck_assert_int_eq(ds->n_test, n_test);
+    assert_split_counts(ds);
+    for (gat_idx i = 0; i < ds->n; i++)
+        train[ds->labels[i]] += ds->split[i] == GAT_SPLIT_TRAIN;
+    for (gat_idx c = 0; c < ds->n_classes; c++)
+        ck_assert_int_eq(train[c], per_class);
+}
+
+START_TEST(test_random_split_cora)
+{
+    gat_dataset_options o;
+    gat_dataset a, b, c;
+    gat_dataset_options_default(&o);
+    o.ignore_split_file = 1;
+    a = load_ok(tu_dataset("cora"), &o);
+    b = load_ok(tu_dataset("cora"), &o);
+    o.seed = 2;
+    c = load_ok(tu_dataset("cora"), &o);
+    assert_random_split(&a, 20, 500, 1000);
+    assert_random_split(&c, 20, 500, 1000);
+    ck_assert_mem_eq(a.split, b.split, (size_t)a.n);
+    ck_assert(memcmp(a.split, c.split, (size_t)a.n) != 0);
+    gat_dataset_destroy(&a);
+    gat_dataset_destroy(&b);
+    gat_dataset_destroy(&c);
+}
+END_TEST
+
+/* A missing split file and an ignored one give the same seeded split. */
+START_TEST(test_random_split_no_file)
+{
+    char *dir = tu_tmpdir();
+    gat_dataset_options o;
+    gat_dataset a, b;
+    gat_dataset_options_default(&o);
+    o.train_per_class = 2;
+    o.n_val = 3;
+    o.n_test = 4;
+    a = load_ok(make_tiny_copy(dir, "nosplit", 0, 0), &o);
+    assert_random_split(&a, 2, 3, 4);
+    ck_assert_int_eq(a.n - a.n_train - a.n_val - a.n_test, 1);
+    o.ignore_split_file = 1;
+    b = load_ok(tu_data("tiny"), &o);
+    ck_assert_mem_eq(a.split, b.split, (size_t)a.n);
+    gat_dataset_destroy(&a);
+    gat_dataset_destroy(&b);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_random_split_too_small)
+{
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_dataset_options_default(&o);
+    o.ignore_split_file = 1;
+    o.train_per_class = 5;
+    o.n_val = o.n_test = 0;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EFORMAT);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "tiny.content"));
+    ck_assert_ptr_nonnull(strstr(
+        gat_last_error(),
+        "class 'Case_Based' has 4 nodes, fewer than the 5 training nodes per class requested"));
+    o.train_per_class = 2;
+    o.n_val = 5;
+    o.n_test = 4;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EFORMAT);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "8 nodes remain"));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "fewer than the 5 validation + 4 test"));
+    o.n_val = 4; /* exactly enough */
+    ds = load_ok(tu_data("tiny"), &o);
+    assert_random_split(&ds, 2, 4, 4);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* ---- Malformed files --------------------------------------------------------------------- */
+
+static const struct bad_case {
+    const char *prefix; /* under tests/data/bad */
+    gat_status status;
+    const char *where; /* file:line the message must name */
+    const char *what;  /* and this fragment */
+} bad_cases[] = {
+    {"cols_missing", GAT_EFORMAT,
+     "cols_missing.content:3:", "expected 7 fields (id, 5 features, label), found 6"},
+    {"cols_extra", GAT_EFORMAT, "cols_extra.content:2:", "found 8"},
+    {"not_number", GAT_EFORMAT,
+     "not_number.content:2:", "field 4 (feature column 2) of node 'p2' is not a number: 'abc'"},
+    {"junk_number", GAT_EFORMAT, "junk_number.content:3:", "not a number: '1x'"},
+    {"nan", GAT_ENUMERIC,
+     "nan.content:2:", "field 3 (feature column 1) of node 'p2' is not finite: 'nan'"},
+    {"overflow", GAT_ENUMERIC, "overflow.content:3:", "out of range for gat_real: '1e300'"},
+    {"empty", GAT_EFORMAT, "empty.content", "empty file"},
+    {"blank", GAT_EFORMAT, "blank.content", "empty file"},
+    {"dup_id", GAT_EFORMAT, "dup_id.content:4:", "duplicate node id 'p2' (first on line 2)"},
+    {"cites_unknown", GAT_EFORMAT, "cites_unknown.cites:2:", "unknown node id 'p9'"},
+    {"cites_fields", GAT_EFORMAT, "cites_fields.cites:3:", "expected 2 fields"},
+    {"split_word", GAT_EFORMAT, "split_word.split:2:", "unknown split 'training'"},
+    {"split_twice", GAT_EFORMAT, "split_twice.split:3:", "'p1' is listed twice (first on line 1)"},
+    {"split_unknown", GAT_EFORMAT, "split_unknown.split:2:", "unknown node id 'nobody'"},
+    {"split_fields", GAT_EFORMAT, "split_fields.split:2:", "found 1"},
+    {"no_content", GAT_EIO, "no_content.content.gz", "No such file"},
+    {"no_cites", GAT_EIO, "no_cites.cites", "No such file"},
+};
+
+START_TEST(test_bad_file)
+{
+    const struct bad_case *b = &bad_cases[_i];
+    char path[4096];
+    gat_dataset ds;
+    gat_status st;
+    snprintf(path, sizeof path, "%s", tu_data("bad"));
+    snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", b->prefix);
+    memset(&ds, 0xab, sizeof ds);
+    st = gat_dataset_load(&ds, path, NULL);
+    ck_assert_msg(st == b->status, "%s: status %s, expected %s (%s)", b->prefix, gat_strerror(st),
+                  gat_strerror(b->status), gat_last_error());
+    ck_assert(is_zeroed(&ds));
+    ck_assert_msg(strstr(gat_last_error(), b->where) && strstr(gat_last_error(), b->what),
+                  "%s: message '%s' lacks '%s' or '%s'", b->prefix, gat_last_error(), b->where,
+                  b->what);
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    gat_dataset ds;
+    gat_dataset_options o;
+    ck_assert_int_eq(gat_dataset_load(NULL, tu_data("tiny"), NULL), GAT_EINVAL);
+    ck_assert_int_eq(gat_dataset_load(&ds, NULL, NULL), GAT_EINVAL);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_int_eq(gat_dataset_load(&ds, "", NULL), GAT_EINVAL);
+    ck_assert_int_eq(gat_dataset_load(&ds, "/", NULL), GAT_EINVAL);
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "dataset name"));
+    gat_dataset_options_default(&o);
+    o.n_val = -1;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EINVAL);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "n_val -1"));
+    gat_dataset_destroy(NULL);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&ds);
+    ck_assert(is_zeroed(&ds));
+}
+END_TEST
+
+START_TEST(test_options_default)
+{
+    gat_dataset_options o;
+    memset(&o, 0x5a, sizeof o);
+    gat_dataset_options_default(&o);
+    ck_assert_int_eq(o.normalize, 1);
+    ck_assert_int_eq(o.symmetrize, 1);
+    ck_assert_int_eq(o.train_per_class, 20);
+    ck_assert_int_eq(o.n_val, 500);
+    ck_assert_int_eq(o.n_test, 1000);
+    ck_assert_uint_eq(o.seed, 1);
+    ck_assert_int_eq(o.ignore_split_file, 0);
+}
+END_TEST
+
+/* ---- Allocation failures ----------------------------------------------------------------- */
+
+/* Fails allocation k = 0, 1, ... until the load succeeds; each failure must be GAT_ENOMEM with
+ * ds zeroed (leaks show under ASan). _i = 0: split file; _i = 1: random split. */
+START_TEST(test_alloc_failures)
+{
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_status st = GAT_ENOMEM;
+    long k;
+    gat_dataset_options_default(&o);
+    o.ignore_split_file = _i;
+    o.train_per_class = 2;
+    o.n_val = o.n_test = 3;
+    for (k = 0; k < 100000; k++) {
+        gat_i_alloc_fail_at(k);
+        st = gat_dataset_load(&ds, tu_data("tiny"), &o);
+        if (st == GAT_OK) break;
+        ck_assert_msg(st == GAT_ENOMEM, "failing allocation %ld: %s (%s)", k, gat_strerror(st),
+                      gat_last_error());
+        ck_assert(is_zeroed(&ds));
+    }
+    gat_i_alloc_fail_at(-1);
+    ck_assert_int_eq(st, GAT_OK);
+    ck_assert_int_gt(k, 10);
+    ck_assert_int_eq(ds.n, 16);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("dataset");
+    TCase *tc;
+
+    tc = tcase_create("bundled");
+    tcase_add_test(tc, test_cora);
+    tcase_add_test(tc, test_citeseer);
+    tcase_add_loop_test(tc, test_raw_features, 0, 2);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tiny");
+    tcase_add_test(tc, test_tiny);
+    tcase_add_test(tc, test_tiny_directed);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("paths");
+    tcase_add_test(tc, test_path_forms);
+    tcase_add_test(tc, test_gzip);
+    tcase_add_test(tc, test_gzip_truncated);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("random_split");
+    tcase_add_test(tc, test_random_split_cora);
+    tcase_add_test(tc, test_random_split_no_file);
+    tcase_add_test(tc, test_random_split_too_small);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("bad_files");
+    tcase_add_loop_test(tc, test_bad_file, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("arguments");
+    tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_options_default);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("alloc_failures");
+    tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
+    suite_add_tcase(s, tc);
+
+    return tu_run(s);
+}
