@@ -10,179 +10,205 @@
 #include <omp.h>
 #endif
 
-#ifdef GAT_REAL_DOUBLE
-#define EXP exp
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
 #else
-#define EXP expf
+#define INLINE static inline
 #endif
+
+/* The row bodies below take the head count H and per-head width Fo as parameters and are always
+ * inlined; DISPATCH instantiates them with both as compile-time constants for common shapes, so
+ * the loops over heads and features unroll and vectorise (several times faster than with
+ * run-time sizes). Per-edge arrays are edge-major, heads inner, so a row's loops over its edges
+ * run over contiguous memory with the heads in vector lanes. */
+#define DISPATCH_F(H_, FO, CALL)                                                                   \
+    switch (FO) {                                                                                  \
+    case 1: { const int Hc = H_; const gat_idx Fc = 1; CALL; } break;                              \
+    case 2: { const int Hc = H_; const gat_idx Fc = 2; CALL; } break;                              \
+    case 4: { const int Hc = H_; const gat_idx Fc = 4; CALL; } break;                              \
+    case 6: { const int Hc = H_; const gat_idx Fc = 6; CALL; } break;                              \
+    case 7: { const int Hc = H_; const gat_idx Fc = 7; CALL; } break;                              \
+    case 8: { const int Hc = H_; const gat_idx Fc = 8; CALL; } break;                              \
+    case 16: { const int Hc = H_; const gat_idx Fc = 16; CALL; } break;                            \
+    case 32: { const int Hc = H_; const gat_idx Fc = 32; CALL; } break;                            \
+    default: { const int Hc = H_; const gat_idx Fc = (FO); CALL; } break;                          \
+    }
+#define DISPATCH(H, FO, CALL)                                                                      \
+    switch (H) {                                                                                   \
+    case 1: DISPATCH_F(1, FO, CALL) break;                                                         \
+    case 4: DISPATCH_F(4, FO, CALL) break;                                                         \
+    case 8: DISPATCH_F(8, FO, CALL) break;                                                         \
+    default: DISPATCH_F((H), FO, CALL) break;                                                      \
+    }
 
 /* s_src (N, H), s_dst (N, H): the two halves of every edge score, computed once per node so an
  * edge costs one addition instead of two dot products. */
-static void score_halves(const gat_i_att_args *a)
+INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, gat_idx Fo)
 {
-    const gat_idx N = a->g->n, Fo = a->Fo;
-    const int H = a->H;
-#pragma omp parallel for num_threads(a->nt) schedule(static) if (a->nt > 1)
-    for (gat_idx i = 0; i < N; i++)
-        for (int h = 0; h < H; h++) {
-            const gat_real *z = a->z + ((size_t)i * H + h) * Fo;
-            const gat_real *as = a->a_src + (size_t)h * Fo, *ad = a->a_dst + (size_t)h * Fo;
-            gat_real ss = 0, sd = 0;
-            for (gat_idx f = 0; f < Fo; f++) {
-                ss += z[f] * as[f];
-                sd += z[f] * ad[f];
-            }
-            a->s_src[(size_t)i * H + h] = ss;
-            a->s_dst[(size_t)i * H + h] = sd;
+    const gat_real *restrict z = a->z + (size_t)i * H * Fo;
+    for (int h = 0; h < H; h++) {
+        const gat_real *as = a->a_src + (size_t)h * Fo, *ad = a->a_dst + (size_t)h * Fo;
+        gat_real ss = 0, sd = 0;
+        for (gat_idx f = 0; f < Fo; f++) {
+            ss += z[(size_t)h * Fo + f] * as[f];
+            sd += z[(size_t)h * Fo + f] * ad[f];
         }
+        a->s_src[(size_t)i * H + h] = ss;
+        a->s_dst[(size_t)i * H + h] = sd;
+    }
 }
 
-/* Attention weight actually applied on edge k, head h: alpha after dropout. */
-static inline gat_real applied(const gat_i_att_args *a, size_t kh)
+/* Factor that attention dropout applies to edge-head kh: 0 or 1 / (1 - p); 1 without dropout. */
+INLINE gat_real keep(const gat_i_att_args *a, size_t kh)
 {
-    if (!a->amask) return a->alpha[kh];
-    return a->amask[kh] ? a->alpha[kh] * a->ascale : 0;
+    return a->amask ? (gat_real)a->amask[kh] * a->ascale : 1;
 }
 
 /* Scores, stable softmax and weighted sum of row i; alpha of the row is written in place. */
-static void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out)
+INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out, int H, gat_idx Fo)
 {
     const gat_graph *g = a->g;
-    const int H = a->H;
-    const gat_idx Fo = a->Fo, k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const size_t W = (size_t)H * Fo;
     const gat_real slope = (gat_real)a->slope;
-    gat_real *al = a->alpha;
+    const gat_real *restrict sd = a->s_dst + (size_t)i * H;
+    gat_real *restrict al = a->alpha;
+    gat_real mx[GAT_I_MAX_HEADS], sum[GAT_I_MAX_HEADS];
 
-    for (int h = 0; h < H; h++) {
-        const gat_real sd = a->s_dst[(size_t)i * H + h];
-        gat_real mx = -INFINITY, sum = 0;
-        for (gat_idx k = k0; k < k1; k++) {
-            gat_real t = sd + a->s_src[(size_t)g->col[k] * H + h];
+    for (int h = 0; h < H; h++) mx[h] = -INFINITY, sum[h] = 0;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *restrict ss = a->s_src + (size_t)g->col[k] * H;
+        for (int h = 0; h < H; h++) {
+            gat_real t = sd[h] + ss[h];
             t = t > 0 ? t : slope * t;
             al[(size_t)k * H + h] = t;
-            mx = t > mx ? t : mx;
+            mx[h] = t > mx[h] ? t : mx[h];
         }
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real v = EXP(al[(size_t)k * H + h] - mx);
-            al[(size_t)k * H + h] = v;
-            sum += v;
-        }
-        const gat_real inv = 1 / sum;
-        for (gat_idx k = k0; k < k1; k++) al[(size_t)k * H + h] *= inv;
     }
-
-    if (a->mean) {
-        const gat_real invh = (gat_real)1 / H;
-        gat_real *o = out + (size_t)i * Fo;
-        memset(o, 0, (size_t)Fo * sizeof *o);
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *zj = a->z + (size_t)g->col[k] * W;
-            for (int h = 0; h < H; h++) {
-                const gat_real w = applied(a, (size_t)k * H + h) * invh;
-                for (gat_idx f = 0; f < Fo; f++) o[f] += w * zj[(size_t)h * Fo + f];
-            }
+    for (gat_idx k = k0; k < k1; k++)
+        for (int h = 0; h < H; h++) {
+            const gat_real v = gat_i_exp(al[(size_t)k * H + h] - mx[h]);
+            al[(size_t)k * H + h] = v;
+            sum[h] += v;
         }
-    } else {
-        gat_real *o = out + (size_t)i * W;
-        memset(o, 0, W * sizeof *o);
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *zj = a->z + (size_t)g->col[k] * W;
-            for (int h = 0; h < H; h++) {
-                const gat_real w = applied(a, (size_t)k * H + h);
-                for (gat_idx f = 0; f < Fo; f++) o[(size_t)h * Fo + f] += w * zj[(size_t)h * Fo + f];
-            }
+    for (int h = 0; h < H; h++) sum[h] = 1 / sum[h];
+
+    /* normalise and aggregate together: out_i = sum_k dropout(alpha_k) z_j */
+    const gat_real invh = a->mean ? (gat_real)1 / H : 1;
+    const size_t ow = a->mean ? (size_t)Fo : W;
+    gat_real *restrict o = out + (size_t)i * ow;
+    memset(o, 0, ow * sizeof *o);
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
+        for (int h = 0; h < H; h++) {
+            const size_t kh = (size_t)k * H + h;
+            const gat_real alpha = al[kh] * sum[h];
+            al[kh] = alpha;
+            const gat_real w = alpha * keep(a, kh) * invh;
+            gat_real *restrict oh = a->mean ? o : o + (size_t)h * Fo;
+            for (gat_idx f = 0; f < Fo; f++) oh[f] += w * zj[(size_t)h * Fo + f];
         }
     }
 }
 
 void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out)
 {
-    const gat_idx n_out = a->rows ? a->n_rows : a->g->n;
-    score_halves(a);
-#pragma omp parallel for num_threads(a->nt) schedule(static) if (a->nt > 1)
-    for (gat_idx r = 0; r < n_out; r++) forward_row(a, a->rows ? a->rows[r] : r, out);
+    const gat_idx N = a->g->n, n_out = a->rows ? a->n_rows : N;
+#pragma omp parallel num_threads(a->nt) if (a->nt > 1)
+    {
+#pragma omp for schedule(static)
+        for (gat_idx i = 0; i < N; i++) DISPATCH(a->H, a->Fo, score_halves_row(a, i, Hc, Fc));
+#pragma omp for schedule(static)
+        for (gat_idx r = 0; r < n_out; r++)
+            DISPATCH(a->H, a->Fo, forward_row(a, a->rows ? a->rows[r] : r, out, Hc, Fc));
+    }
 }
 
 /* Backward of row i's softmax and LeakyReLU: dpre[k, h] = d loss / d (s_dst_i + s_src_j) for the
  * row's edges, and ds_dst[i, h] = their sum. Differentiates aggregation (w.r.t. alpha), attention
  * dropout, softmax and LeakyReLU. */
-static void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_i_att_scratch *s,
-                         gat_idx i)
+INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_i_att_scratch *s,
+                         gat_idx i, int H, gat_idx Fo)
 {
     const gat_graph *g = a->g;
-    const int H = a->H;
-    const gat_idx Fo = a->Fo, k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const size_t W = (size_t)H * Fo;
     const gat_real slope = (gat_real)a->slope;
-    const gat_real *dyi = dy + (size_t)i * W;
+    const gat_real *restrict dyi = dy + (size_t)i * W;
+    const gat_real *restrict sd = a->s_dst + (size_t)i * H;
+    const gat_real *restrict al = a->alpha;
+    gat_real *restrict dpre = s->dpre;
+    gat_real dot[GAT_I_MAX_HEADS], sum[GAT_I_MAX_HEADS];
 
     /* out_i = sum_k alpha'_k z_j: d alpha'_k = dy_i . z_j, then through the dropout mask */
+    for (int h = 0; h < H; h++) dot[h] = 0, sum[h] = 0;
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *zj = a->z + (size_t)g->col[k] * W;
+        const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
         for (int h = 0; h < H; h++) {
             gat_real d = 0;
             for (gat_idx f = 0; f < Fo; f++) d += dyi[(size_t)h * Fo + f] * zj[(size_t)h * Fo + f];
-            if (a->amask) d = a->amask[(size_t)k * H + h] ? d * a->ascale : 0;
-            s->dpre[(size_t)k * H + h] = d;
+            d *= keep(a, (size_t)k * H + h);
+            dpre[(size_t)k * H + h] = d;
+            dot[h] += al[(size_t)k * H + h] * d;
         }
     }
-    for (int h = 0; h < H; h++) {
-        /* softmax: de = alpha (dalpha - sum alpha dalpha); LeakyReLU: times 1 or slope */
-        gat_real dot = 0, sum = 0;
-        for (gat_idx k = k0; k < k1; k++) dot += a->alpha[(size_t)k * H + h] * s->dpre[(size_t)k * H + h];
-        const gat_real sd = a->s_dst[(size_t)i * H + h];
-        for (gat_idx k = k0; k < k1; k++) {
+    /* softmax: de = alpha (dalpha - sum alpha dalpha); LeakyReLU: times 1 or slope */
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *restrict ss = a->s_src + (size_t)g->col[k] * H;
+        for (int h = 0; h < H; h++) {
             const size_t kh = (size_t)k * H + h;
-            const gat_real pre = sd + a->s_src[(size_t)g->col[k] * H + h];
-            const gat_real d = a->alpha[kh] * (s->dpre[kh] - dot) * (pre > 0 ? 1 : slope);
-            s->dpre[kh] = d;
-            sum += d;
+            const gat_real pre = sd[h] + ss[h];
+            const gat_real d = al[kh] * (dpre[kh] - dot[h]) * (pre > 0 ? 1 : slope);
+            dpre[kh] = d;
+            sum[h] += d;
         }
-        s->ds_dst[(size_t)i * H + h] = sum;
     }
+    for (int h = 0; h < H; h++) s->ds_dst[(size_t)i * H + h] = sum[h];
 }
 
 /* Gradient of source row j: the aggregation's dz_j = sum_i alpha'_ij dy_i over j's out-edges,
- * plus the score halves' ds_src_j a_src + ds_dst_j a_dst. Only row j is written: race-free. */
-static void backward_source(const gat_i_att_args *a, const gat_real *dy,
-                            const gat_i_att_scratch *s, gat_idx j, gat_real *dz)
+ * plus the score halves' ds_src_j a_src + ds_dst_j a_dst; then j's share of da_src and da_dst
+ * into the thread's partial sums ps, pd (H, Fo). Only row j of dz is written: race-free. */
+INLINE void backward_source(const gat_i_att_args *a, const gat_real *dy,
+                            const gat_i_att_scratch *s, gat_idx j, gat_real *dz, gat_real *ps,
+                            gat_real *pd, int H, gat_idx Fo)
 {
     const gat_graph *g = a->g;
-    const int H = a->H;
-    const gat_idx Fo = a->Fo;
     const size_t W = (size_t)H * Fo;
-    gat_real *dzj = dz + (size_t)j * W;
-    gat_real *dss = s->ds_src + (size_t)j * H;
-    const gat_real *dsd = s->ds_dst + (size_t)j * H;
+    gat_real *restrict dzj = dz + (size_t)j * W;
+    const gat_real *restrict zj = a->z + (size_t)j * W;
+    const gat_real *restrict dsd = s->ds_dst + (size_t)j * H;
+    gat_real dss[GAT_I_MAX_HEADS];
 
     for (int h = 0; h < H; h++) dss[h] = 0;
     for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
         const size_t k = (size_t)g->t_edge[p];
-        const gat_real *dyi = dy + (size_t)g->t_col[p] * W;
+        const gat_real *restrict dyi = dy + (size_t)g->t_col[p] * W;
         for (int h = 0; h < H; h++) {
-            const gat_real w = applied(a, k * H + h);
+            const gat_real w = a->alpha[k * H + h] * keep(a, k * H + h);
             dss[h] += s->dpre[k * H + h];
             for (gat_idx f = 0; f < Fo; f++) dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
         }
     }
-    for (int h = 0; h < H; h++)
-        for (gat_idx f = 0; f < Fo; f++)
-            dzj[(size_t)h * Fo + f] += dss[h] * a->a_src[(size_t)h * Fo + f] +
-                                       dsd[h] * a->a_dst[(size_t)h * Fo + f];
+    for (int h = 0; h < H; h++) {
+        const gat_real es = dss[h], ed = dsd[h];
+        const size_t o = (size_t)h * Fo;
+        s->ds_src[(size_t)j * H + h] = es;
+        for (gat_idx f = 0; f < Fo; f++) {
+            dzj[o + f] += es * a->a_src[o + f] + ed * a->a_dst[o + f];
+            ps[o + f] += es * zj[o + f];
+            pd[o + f] += ed * zj[o + f];
+        }
+    }
 }
 
 void gat_i_attention_backward(const gat_i_att_args *a, const gat_real *dy,
                               const gat_i_att_scratch *s, gat_real *dz, gat_real *da_src,
                               gat_real *da_dst)
 {
-    const gat_idx N = a->g->n, Fo = a->Fo;
-    const int H = a->H;
-    const size_t W = (size_t)H * Fo;
+    const gat_idx N = a->g->n;
+    const size_t W = (size_t)a->H * a->Fo;
     int T = 1;
-
-#pragma omp parallel for num_threads(a->nt) schedule(static) if (a->nt > 1)
-    for (gat_idx i = 0; i < N; i++) backward_row(a, dy, s, i);
 
 #pragma omp parallel num_threads(a->nt) if (a->nt > 1)
     {
@@ -192,22 +218,15 @@ void gat_i_attention_backward(const gat_i_att_args *a, const gat_real *dy,
 #pragma omp single
         T = omp_get_num_threads();
 #endif
-        /* da_src = sum_j ds_src_j z_j, da_dst likewise: per-thread partial sums over a static
-         * row partition, added in thread order, so a thread count always gives the same bits */
+        /* da_src, da_dst: per-thread partial sums over a static row partition, added in thread
+         * order below, so a thread count always gives the same bits */
         gat_real *ps = s->partial + (size_t)t * 2 * W, *pd = ps + W;
         memset(ps, 0, 2 * W * sizeof *ps);
 #pragma omp for schedule(static)
-        for (gat_idx j = 0; j < N; j++) {
-            backward_source(a, dy, s, j, dz);
-            const gat_real *zj = a->z + (size_t)j * W;
-            for (int h = 0; h < H; h++) {
-                const gat_real es = s->ds_src[(size_t)j * H + h], ed = s->ds_dst[(size_t)j * H + h];
-                for (gat_idx f = 0; f < Fo; f++) {
-                    ps[(size_t)h * Fo + f] += es * zj[(size_t)h * Fo + f];
-                    pd[(size_t)h * Fo + f] += ed * zj[(size_t)h * Fo + f];
-                }
-            }
-        }
+        for (gat_idx i = 0; i < N; i++) DISPATCH(a->H, a->Fo, backward_row(a, dy, s, i, Hc, Fc));
+#pragma omp for schedule(static)
+        for (gat_idx j = 0; j < N; j++)
+            DISPATCH(a->H, a->Fo, backward_source(a, dy, s, j, dz, ps, pd, Hc, Fc));
     }
     for (int t = 0; t < T; t++)
         for (size_t c = 0; c < W; c++) {

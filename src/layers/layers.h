@@ -10,7 +10,34 @@
 #include "gat/graph.h"
 #include "gat/matrix.h"
 
+#include <math.h>
 #include <stdint.h>
+
+/* Largest head count the fused kernels take (their per-head row state lives on the stack). */
+#define GAT_I_MAX_HEADS 256
+
+/* exp for the float kernels: Cephes' single-precision polynomial (max. relative error ~2 ulp),
+ * branch-free so that loops calling it vectorise, unlike libm's expf. x is clamped to the normal
+ * range. The double build (gradient checks) uses libm's exp. */
+#ifdef GAT_REAL_DOUBLE
+#define gat_i_exp(x) exp(x)
+#else
+static inline float gat_i_exp(float x)
+{
+    x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
+    const float n = __builtin_floorf(x * 1.44269504088896341f + 0.5f);
+    const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    union { int32_t i; float f; } u = {.i = ((int32_t)n + 127) << 23};
+    return p * u.f;
+}
+#endif
 
 /* ---- projections ---- */
 /* Z (N, M) = X (N, K) W (K, M), X dense row-major; row blocks over nt threads, BLAS inside. */
