@@ -5,6 +5,7 @@
 #include "model/model_i.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -199,11 +200,16 @@ restore:
     memcpy(params, best, P * sizeof *best);
     r.seconds = now() - t0;
     {
-        /* keep the first failure's message: evaluate the restored model quietly */
+        /* evaluate the restored model; a failure before this keeps its status and message */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", gat_last_error());
         gat_status est = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &r.val_loss, &r.val_acc);
         if (est == GAT_OK && n_test > 0)
             est = evaluate_rows(m, ds, test, n_test, GAT_SPLIT_TEST, &r.test_loss, &r.test_acc);
-        if (st == GAT_OK) st = est;
+        if (st == GAT_OK)
+            st = est;
+        else
+            gat_i_error(st, "%s", msg);
     }
     if (res) *res = r;
 
