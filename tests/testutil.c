@@ -1,6 +1,8 @@
 /* Shared helpers of the Check suites. */
 #include "testutil.h"
+#include "core/core.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,4 +54,103 @@ int tu_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void tu_uniform(gat_real *x, size_t n, double lo, double hi, uint64_t seed)
+{
+    gat_rng r;
+    gat_rng_seed(&r, seed);
+    for (size_t k = 0; k < n; k++) x[k] = (gat_real)(lo + (hi - lo) * gat_rng_uniform(&r));
+}
+
+void tu_graph_small(gat_graph *g, unsigned flags)
+{
+    const gat_idx src[] = {1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 2};
+    const gat_idx dst[] = {0, 0, 0, 0, 0, 5, 2, 3, 4, 1, 4};
+    ck_assert_int_eq(gat_graph_from_edges(g, 7, sizeof src / sizeof src[0], src, dst, flags),
+                     GAT_OK);
+}
+
+void tu_graph_small_random(gat_graph *g, unsigned flags, uint64_t seed)
+{
+    gat_idx src[12] = {1, 2, 3, 4, 5, 0}, dst[12] = {0, 0, 0, 0, 0, 5};
+    gat_rng r;
+    gat_rng_seed(&r, seed);
+    for (int e = 6; e < 12; e++) {
+        src[e] = 1 + (gat_idx)gat_rng_below(&r, 4);
+        dst[e] = 1 + (gat_idx)((src[e] - 1 + 1 + (gat_idx)gat_rng_below(&r, 3)) % 4);
+    }
+    ck_assert_int_eq(gat_graph_from_edges(g, 7, 12, src, dst, flags), GAT_OK);
+}
+
+void tu_graph_skewed(gat_graph *g, gat_idx hub, gat_idx n_other, unsigned flags, uint64_t seed)
+{
+    const gat_idx n = hub + n_other + 2, first = hub + 1;
+    const size_t m = 2 * (size_t)hub + 3 * (size_t)n_other;
+    gat_idx *src = malloc((m + 1) * sizeof *src), *dst = malloc((m + 1) * sizeof *dst);
+    size_t e = 0;
+    gat_rng r;
+    ck_assert(src && dst);
+    gat_rng_seed(&r, seed);
+    for (gat_idx j = 1; j <= hub; j++) {
+        src[e] = j, dst[e++] = 0;
+        src[e] = 0, dst[e++] = j;
+    }
+    for (gat_idx j = first; j < first + n_other; j++)
+        for (int k = 0; k < 3; k++) {
+            src[e] = j;
+            dst[e++] = first + (gat_idx)gat_rng_below(&r, (uint64_t)n_other);
+        }
+    ck_assert_int_eq(gat_graph_from_edges(g, n, e, src, dst, flags), GAT_OK);
+    free(src);
+    free(dst);
+}
+
+void tu_features(gat_csr *x, gat_idx rows, gat_idx cols, double density, uint64_t seed)
+{
+    gat_real *dense = calloc((size_t)rows * (size_t)cols + 1, sizeof *dense);
+    gat_rng r;
+    ck_assert_ptr_nonnull(dense);
+    gat_rng_seed(&r, seed);
+    for (gat_idx i = 0; i < rows; i++) {
+        gat_real *d = dense + (size_t)i * (size_t)cols;
+        for (gat_idx c = 0; c < cols; c++)
+            if (gat_rng_uniform(&r) < density) d[c] = (gat_real)(1 - gat_rng_uniform(&r));
+        d[gat_rng_below(&r, (uint64_t)cols)] = (gat_real)(1 - gat_rng_uniform(&r));
+    }
+    ck_assert_int_eq(gat_csr_from_dense(x, rows, cols, dense), GAT_OK);
+    free(dense);
+}
+
+double tu_rms(const gat_real *x, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; k++) s += (double)x[k] * x[k];
+    return n ? sqrt(s / (double)n) : 0;
+}
+
+double tu_max_abs(const gat_real *x, size_t n)
+{
+    double m = 0;
+    for (size_t k = 0; k < n; k++) m = fmax(m, fabs((double)x[k]));
+    return m;
+}
+
+double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, double floor,
+                      size_t *at)
+{
+    double worst = 0;
+    size_t where = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double w = fabs((double)want[k]), d = fabs((double)got[k] - (double)want[k]);
+        const double err = d == 0 ? 0 : d / (w > floor ? w : floor);
+        /* NaN compares false: count it as the worst */
+        if (!(err <= worst)) {
+            worst = isnan(err) ? INFINITY : err;
+            where = k;
+            if (isnan(err)) break;
+        }
+    }
+    if (at) *at = where;
+    return worst;
 }

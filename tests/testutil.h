@@ -19,4 +19,29 @@ const char *tu_write(const char *dir, const char *name, const char *text);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 
+/* ---- random data for the layer and model suites (gat_real follows the build: float, or
+ * double with GAT_REAL_DOUBLE) ---- */
+/* x (n) uniform in [lo, hi) from a splitmix64 stream seeded with seed. */
+void tu_uniform(gat_real *x, size_t n, double lo, double hi, uint64_t seed);
+/* The 7-node graph of the gradient checks, from the edges j -> 0 (j = 1..5), 0 -> 5, 1 -> 2,
+ * 2 -> 3, 3 -> 4, 4 -> 1, 2 -> 4: node 0 hears every other connected node, node 5 only node 0,
+ * node 6 is isolated. flags as gat_graph_from_edges. */
+void tu_graph_small(gat_graph *g, unsigned flags);
+/* A random variant of it: the same edges j -> 0 (j = 1..5) and 0 -> 5 and isolated node 6, but 6
+ * random edges among nodes 1..4 drawn from seed. */
+void tu_graph_small_random(gat_graph *g, unsigned flags, uint64_t seed);
+/* A skewed graph: hub 0 with edges to and from nodes 1..hub (in-degree 1 each, loops aside),
+ * n_other nodes after them with 3 random out-edges each among themselves, and a last isolated
+ * node: n = hub + n_other + 2. flags as gat_graph_from_edges. */
+void tu_graph_skewed(gat_graph *g, gat_idx hub, gat_idx n_other, unsigned flags, uint64_t seed);
+/* Sparse (rows, cols) features: each entry non-zero with probability density, values in
+ * (0, 1]; every row gets at least one non-zero. */
+void tu_features(gat_csr *x, gat_idx rows, gat_idx cols, double density, uint64_t seed);
+/* Root mean square and largest magnitude of x (n); 0 for n == 0. */
+double tu_rms(const gat_real *x, size_t n);
+double tu_max_abs(const gat_real *x, size_t n);
+/* Largest |got - want| / max(|want|, floor) over n values; *at (if not NULL) gets its index. */
+double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, double floor,
+                      size_t *at);
+
 #endif

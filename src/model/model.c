@@ -55,6 +55,7 @@ struct gat_model {
         gat_idx *xt_perm; /* (nnz(x)) x position of each xt position */
         gat_real *dcur, *dy, *dz; /* backward scratch, (N, max width) each */
         gat_i_att_scratch att;
+        int threads;      /* thread count att.partial is sized for */
         int trained;      /* the last forward was a training forward */
     } ws;
 };
@@ -84,8 +85,19 @@ gat_status gat_model_config_check(const gat_model_config *c)
     if (c->layers > 1 && (c->hidden <= 0 || c->heads <= 0))
         return gat_i_error(GAT_EINVAL, "hidden (%d) and heads (%d) must be > 0", c->hidden, c->heads);
     if (c->out_heads <= 0) return gat_i_error(GAT_EINVAL, "out_heads must be > 0, got %d", c->out_heads);
-    if ((int64_t)c->heads * c->hidden > (1 << 20) || (int64_t)c->out_heads * c->classes > (1 << 20))
-        return gat_i_error(GAT_EINVAL, "layer width heads x hidden too large");
+    /* the fused attention kernels keep per-head row state on the stack */
+    if (c->layers > 1 && c->heads > GAT_I_MAX_HEADS)
+        return gat_i_error(GAT_EINVAL, "heads must be at most %d, got %d", GAT_I_MAX_HEADS, c->heads);
+    if (c->out_heads > GAT_I_MAX_HEADS)
+        return gat_i_error(GAT_EINVAL, "out_heads must be at most %d, got %d", GAT_I_MAX_HEADS,
+                           c->out_heads);
+    if ((int64_t)c->heads * c->hidden > (1 << 20))
+        return gat_i_error(GAT_EINVAL, "hidden layer width heads x hidden = %d x %d exceeds %d",
+                           c->heads, c->hidden, 1 << 20);
+    if ((int64_t)c->out_heads * c->classes > (1 << 20))
+        return gat_i_error(GAT_EINVAL,
+                           "output layer width out_heads x classes = %d x %d exceeds %d",
+                           c->out_heads, c->classes, 1 << 20);
     if (!(c->in_dropout >= 0 && c->in_dropout < 1))
         return gat_i_error(GAT_EINVAL, "in_dropout must be in [0, 1), got %g", c->in_dropout);
     if (!(c->att_dropout >= 0 && c->att_dropout < 1))
@@ -367,7 +379,7 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
     const gat_idx xnnz = x->rowptr[x->rows];
     gat_status st;
     if (m->ws.block && m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
-        m->ws.xnnz == xnnz)
+        m->ws.xnnz == xnnz && m->ws.threads >= m->threads)
         return GAT_OK;
     drop_caches(m);
     size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
@@ -383,6 +395,7 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
     m->ws.n = g->n;
     m->ws.nnz = g->nnz;
     m->ws.xnnz = xnnz;
+    m->ws.threads = m->threads;
     return GAT_OK;
 }
 
@@ -488,6 +501,7 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
         const size_t hw = (size_t)L->heads * L->fo;
         gat_i_att_args a = att_args(m, l, 1);
         a.rows = NULL; /* rows outside the output subset carry zero gradient */
+        if (a.nt > m->ws.threads) a.nt = m->ws.threads; /* raised since the forward */
 
         /* out = ELU(agg + b) on hidden layers: back through ELU in place */
         if (l < m->n_layers - 1) {
