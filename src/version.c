@@ -5,3 +5,8 @@ const char *gat_version(void)
 {
     return GAT_VERSION_STRING;
 }
+
+int gat_version_number(void)
+{
+    return GAT_VERSION_NUMBER;
+}

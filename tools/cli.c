@@ -122,3 +122,57 @@ const char *cli_dataset_path(const char *prog, const char *name)
             prog, name);
     return NULL;
 }
+
+/* The first option of d that needs --graph, or NULL. */
+static const char *graph_only_option(const cli_data *d)
+{
+    if (d->graph_format) return "--graph-format";
+    if (d->features) return "--features";
+    if (d->labels) return "--labels";
+    if (d->split) return "--split";
+    return NULL;
+}
+
+int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
+                     int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
+                     const char **name)
+{
+    memset(ds, 0, sizeof *ds);
+    *name = d->graph ? d->graph : d->dataset ? d->dataset : default_name;
+    if (d->graph && d->dataset) {
+        fprintf(stderr, "%s: --dataset and --graph exclude each other (try --help)\n", prog);
+        return 2;
+    }
+    if (!d->graph && graph_only_option(d)) {
+        fprintf(stderr, "%s: %s needs --graph (try --help)\n", prog, graph_only_option(d));
+        return 2;
+    }
+    if (d->graph && need_labels && !d->labels) {
+        fprintf(stderr, "%s: training on --graph needs --labels (try --help)\n", prog);
+        return 2;
+    }
+    if (!*name) {
+        fprintf(stderr, "%s: no data: give --dataset or --graph (try --help)\n", prog);
+        return 2;
+    }
+    if (d->graph) {
+        gat_dataset_files files = {.graph = d->graph, .features = d->features,
+                                   .labels = d->labels, .split = d->split};
+        if (d->graph_format && gat_graph_format_from_name(d->graph_format, &files.format) != GAT_OK) {
+            fprintf(stderr, "%s: --graph-format: %s\n", prog, gat_last_error());
+            return 2;
+        }
+        if (gat_dataset_read(ds, &files, opt) != GAT_OK) {
+            fprintf(stderr, "%s: cannot read the dataset: %s\n", prog, gat_last_error());
+            return 1;
+        }
+        return 0;
+    }
+    const char *path = cli_dataset_path(prog, *name);
+    if (!path) return 1;
+    if (gat_dataset_load(ds, path, opt) != GAT_OK) {
+        fprintf(stderr, "%s: cannot load dataset: %s\n", prog, gat_last_error());
+        return 1;
+    }
+    return 0;
+}

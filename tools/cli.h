@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "gat/gat.h"
+
 typedef enum cli_type { CLI_FLAG, CLI_INT, CLI_REAL, CLI_STRING } cli_type;
 
 typedef struct cli_option {
@@ -27,5 +29,37 @@ void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *
  * looked up in the source tree's and the installed datasets directories. Returns a static
  * buffer, or NULL with a message on stderr. */
 const char *cli_dataset_path(const char *prog, const char *name);
+
+/* Where a tool's dataset comes from: a Cora-style dataset (--dataset), or a graph file read by
+ * igraph with node features, labels and split from text files (--graph ...; gat/graphfile.h). */
+typedef struct cli_data {
+    const char *dataset;      /* --dataset NAME|PATH, or NULL */
+    const char *graph;        /* --graph FILE, or NULL */
+    const char *graph_format; /* --graph-format F, or NULL: from the extension */
+    const char *features;     /* --features FILE, or NULL: one-hot node features */
+    const char *labels;       /* --labels FILE, or NULL */
+    const char *split;        /* --split FILE, or NULL: random split */
+} cli_data;
+
+/* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
+#define CLI_GRAPH_OPTIONS(d)                                                                       \
+    {"graph", CLI_STRING, &(d).graph, 0, 0, "FILE",                                                \
+     "graph file read by igraph, instead of --dataset"},                                          \
+    {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
+     "edgelist, ncol, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},        \
+    {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \
+     "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node (default one-hot)"}
+#define CLI_LABEL_OPTIONS(d)                                                                       \
+    {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
+    {"split", CLI_STRING, &(d).split, 0, 0, "FILE",                                                \
+     "with --graph: '<id> train|val|test' per node (default: random split)"}
+
+/* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
+ * gat_dataset_read, else --dataset or default_name through gat_dataset_load. need_labels: a
+ * --graph needs --labels. *name gets a name for messages (borrowed from d or default_name).
+ * Returns 0 (ds filled), 1 (failure; the error printed) or 2 (bad option combination; printed). */
+int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
+                     int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
+                     const char **name);
 
 #endif

@@ -5,7 +5,10 @@
  *   NAME.cites         one line per edge: <a> <b>  (b -> a, i.e. citing -> cited)
  *   NAME.split         optional; one line per node: <node-id> train|val|test
  * Fields are separated by runs of spaces or tabs; node ids and labels are arbitrary strings
- * without whitespace. Classes are numbered in the byte order of their names. */
+ * without whitespace. Classes are numbered in the byte order of their names.
+ * A dataset can also be assembled from parts in memory (gat_dataset_from_parts below), read from
+ * a graph file and text tables (gat/graphfile.h) or built on an igraph graph (gat/gat_igraph.h).
+ * Ownership: a gat_dataset owns all its arrays; release it with gat_dataset_destroy. */
 #ifndef GAT_DATASET_H
 #define GAT_DATASET_H
 
@@ -24,7 +27,8 @@ typedef struct gat_dataset {
     gat_idx n_features;   /* F */
     gat_idx n_classes;    /* C */
     gat_csr x;            /* (n, F) features, sparse; row-normalised unless disabled */
-    gat_idx *labels;      /* (n) class index in [0, C) */
+    gat_idx *labels;      /* (n) class index in [0, C), or -1 for an unlabelled node (only from
+                           * gat_dataset_from_parts and gat_dataset_read; never in a split) */
     uint8_t *split;       /* (n) GAT_SPLIT_* of each node */
     char **node_ids;      /* (n) node id strings, NUL-terminated */
     char **class_names;   /* (C) class names, sorted */
@@ -56,6 +60,33 @@ GAT_API void gat_dataset_options_default(gat_dataset_options *o);
  * Cost O(file size + E log E). */
 GAT_API gat_status gat_dataset_load(gat_dataset *ds, const char *path,
                                     const gat_dataset_options *opt);
+
+/* The pieces of a dataset held in memory, for gat_dataset_from_parts. Everything is borrowed for
+ * the call and copied: the caller keeps ownership and may free it afterwards. */
+typedef struct gat_dataset_parts {
+    const gat_graph *graph;         /* required: n nodes (e.g. from gat_graph_from_edges) */
+    const gat_csr *features;        /* required: (n, F) node features */
+    const gat_idx *labels;          /* (n) class in [0, n_classes) or -1 (unlabelled); NULL: all
+                                     * nodes unlabelled */
+    gat_idx n_classes;              /* C >= 0 (> every label) */
+    const uint8_t *split;           /* (n) GAT_SPLIT_* per node, only labelled nodes in a split;
+                                     * NULL: the seeded random split of the options over the
+                                     * labelled nodes (no split at all when none is labelled) */
+    const char *const *node_ids;    /* (n) distinct id strings, or NULL for "0", "1", ... */
+    const char *const *class_names; /* (C) class names, or NULL for "0", "1", ... */
+} gat_dataset_parts;
+
+/* Builds a dataset from parts held in memory (copies; see gat_dataset_parts), e.g. a graph built
+ * with gat_graph_from_edges and features with gat_csr_from_dense, so that gat_train can run on
+ * it. ds: uninitialised; filled on success, zeroed on failure. opt may be NULL for the defaults;
+ * its normalize (row-normalise the copied features) and random-split fields are used, symmetrize
+ * and ignore_split_file are not (the graph is already built).
+ * Returns GAT_EINVAL (NULL graph or features or a NULL id, a label outside [-1, C), a split value
+ * outside GAT_SPLIT_*, an unlabelled node in a split, duplicate node ids, a malformed graph or
+ * CSR), GAT_EDIM (features rows != graph nodes), GAT_ENUMERIC (a non-finite feature),
+ * GAT_EFORMAT (too few labelled nodes for the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
+GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
+                                          const gat_dataset_options *opt);
 
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);

@@ -42,6 +42,27 @@ enum {
 GAT_API gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
                                         const gat_idx *dst, unsigned flags);
 
+/* gat_graph_from_edges for 64-bit node ids (e.g. igraph_integer_t or int64 arrays from other
+ * libraries): n and every id are range-checked before narrowing to gat_idx. Same g, flags and
+ * edge rules. Returns GAT_EINVAL (n < 0 or n >= INT32_MAX, NULL arrays with m > 0, an id outside
+ * [0, n) naming the edge, too many edges, unknown flags), GAT_ENOMEM. Cost O(n + m). */
+GAT_API gat_status gat_graph_from_edges64(gat_graph *g, int64_t n, size_t m, const int64_t *src,
+                                          const int64_t *dst, unsigned flags);
+
+/* Builds g from a caller's in-neighbour CSR over nodes 0..n-1: row i, col[rowptr[i]] ..
+ * col[rowptr[i+1]-1], lists the sources j of the edges j -> i (any order; duplicates merged;
+ * self-loops per flags as in gat_graph_from_edges). rowptr (n+1) and col (rowptr[n]) are borrowed
+ * and COPIED: the caller keeps and frees them. g: uninitialised, zeroed on failure.
+ * Returns GAT_EINVAL (n < 0, NULL rowptr, or col NULL with edges, rowptr[0] != 0, rowptr
+ * decreasing, a column outside [0, n), unknown flags), GAT_ENOMEM. Cost O(n + E). */
+GAT_API gat_status gat_graph_from_csr(gat_graph *g, gat_idx n, const gat_idx *rowptr,
+                                      const gat_idx *col, unsigned flags);
+
+/* Deep copy of src (borrowed; checked to be a well-formed graph) into dst (uninitialised, zeroed
+ * on failure; owned by the caller, free with gat_graph_destroy). Returns GAT_EINVAL (NULL or
+ * malformed src: bad sizes, row pointers, indices or t_edge), GAT_ENOMEM. Cost O(n + E). */
+GAT_API gat_status gat_graph_copy(gat_graph *dst, const gat_graph *src);
+
 /* In-degree of node i (self-loop included). No check of i. */
 static inline gat_idx gat_graph_degree(const gat_graph *g, gat_idx i)
 {

@@ -34,6 +34,21 @@ GAT_API gat_status gat_csr_init(gat_csr *a, gat_idx rows, gat_idx cols, size_t n
  * Returns GAT_EINVAL (NULL, negative size), GAT_ENUMERIC (a NaN or Inf, named by row/column),
  * GAT_ENOMEM. */
 GAT_API gat_status gat_csr_from_dense(gat_csr *a, gat_idx rows, gat_idx cols, const gat_real *dense);
+/* Builds a by COPYING a caller's CSR arrays (borrowed; the caller keeps and frees them):
+ * rowptr (rows+1), col and val (rowptr[rows]); val may be NULL for all ones (a binary pattern).
+ * Checked: rowptr[0] == 0 and non-decreasing, columns in [0, cols) and strictly ascending within
+ * each row, values finite. a: uninitialised, zeroed on failure.
+ * Returns GAT_EINVAL (NULL array, negative size, a bad row pointer or column, naming the row),
+ * GAT_ENUMERIC (a NaN or Inf, named by row and column), GAT_ENOMEM. Cost O(rows + nnz). */
+GAT_API gat_status gat_csr_from_arrays(gat_csr *a, gat_idx rows, gat_idx cols,
+                                       const gat_idx *rowptr, const gat_idx *col,
+                                       const gat_real *val);
+/* Deep copy of src (borrowed; checked as in gat_csr_from_arrays) into dst (uninitialised).
+ * Returns as gat_csr_from_arrays. */
+GAT_API gat_status gat_csr_copy(gat_csr *dst, const gat_csr *src);
+/* The n x n identity: one-hot node features for graphs without any (each node learns its own
+ * input embedding). a: uninitialised. Returns GAT_EINVAL (n < 0), GAT_ENOMEM. Cost O(n). */
+GAT_API gat_status gat_csr_identity(gat_csr *a, gat_idx n);
 /* Frees a's arrays and zeroes a. Accepts NULL and a zeroed matrix. */
 GAT_API void gat_csr_destroy(gat_csr *a);
 /* Scales every row of a to sum 1 (rows summing to 0 are left as they are), as the GAT and GCN

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Test-only state: written by gat_i_alloc_fail_at from single-threaded tests. */
-static long fail_countdown = -1;
-static long alloc_count = 0;
+/* Test-only state, per thread so that concurrent trainings share no mutable global: the hook
+ * affects only the thread that set it. */
+static _Thread_local long fail_countdown = -1;
+static _Thread_local long alloc_count = 0;
 
 long gat_i_alloc_fail_at(long k)
 {

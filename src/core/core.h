@@ -26,9 +26,9 @@ void *gat_calloc(size_t count, size_t size);
 void *gat_realloc(void *p, size_t count, size_t size);
 void gat_free(void *p);
 char *gat_strdup(const char *s);
-/* Test hook: the k-th allocation from now (0 = the next) fails; k < 0 disables. Returns how many
- * allocations have been made since the last call (to size fault-injection loops). Not
- * thread-safe: for single-threaded tests only. */
+/* Test hook: the k-th allocation from now (0 = the next) in the calling thread fails; k < 0
+ * disables. Returns how many allocations this thread made since its last call (to size
+ * fault-injection loops). The state is thread-local: other threads are unaffected. */
 long gat_i_alloc_fail_at(long k);
 
 /* splitmix64: a stateful 64-bit generator for initialisation and shuffling. */

@@ -1,0 +1,87 @@
+/* Datasets from a graph file in a format igraph reads, plus plain-text node features, labels
+ * and split, so that an edge list and a feature table train without any conversion.
+ *
+ * Graph formats (igraph 0.10 readers): edgelist ("a b" per line, 0-based vertex numbers), ncol
+ * ("name1 name2 [weight]"), lgl ("# name" then neighbour lines), graphml, gml, pajek, dimacs
+ * (max-flow "p max" or "p edge" files). An undirected graph gives both directions of each edge;
+ * with gat_dataset_options.symmetrize == 0, edgelist, ncol, lgl and dimacs are read as directed,
+ * and directed files (all formats) keep each edge a -> b as the message direction a -> b.
+ *
+ * Node ids, matched against the first field of the text files: the vertex attribute "name" if
+ * the file gives one (ncol, lgl, pajek labels), else "id" (graphml node ids, gml ids), else the
+ * vertex number as the file counts it (0-based for edgelist, 1-based for pajek and dimacs).
+ * Nodes are numbered in igraph's vertex order. Vertices without edges: edgelist has 1 + the
+ * largest number in the graph or the features file vertices; for ncol and lgl, ids of the
+ * features file that the graph file lacks are added as isolated nodes (after the others, in the
+ * features file's order); graphml, gml, pajek and dimacs declare every vertex.
+ *
+ * Text files: fields separated by spaces or tabs, lines starting with '#' ignored, plain or gzip.
+ *   features, dense:  <node-id> <v1> ... <vF>            (every line F values)
+ *   features, sparse: <node-id> <col>:<val> ...          (0-based columns, ascending; F = the
+ *                     largest column + 1; chosen when the first value field holds a ':')
+ *   Every node needs exactly one features line. Without a features file the features are the
+ *   one-hot identity (gat_csr_identity).
+ *   labels: <node-id> <label>   labels are strings; classes are numbered by numeric order when
+ *                               every label is an integer, else by byte order; nodes not listed
+ *                               are unlabelled (label -1, in no split).
+ *   split:  <node-id> train|val|test   (labelled nodes only; without it, the seeded random split
+ *                               of the options over the labelled nodes)
+ * Numbers are read with '.' as the decimal point whatever the process locale.
+ * Threads: igraph is not thread-safe; call gat_dataset_read from one thread at a time. */
+#ifndef GAT_GRAPHFILE_H
+#define GAT_GRAPHFILE_H
+
+#include "dataset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gat_graph_format {
+    GAT_GRAPH_FORMAT_AUTO = 0, /* from the graph file's extension (gat_graph_format_from_path) */
+    GAT_GRAPH_FORMAT_EDGELIST = 1,
+    GAT_GRAPH_FORMAT_NCOL = 2,
+    GAT_GRAPH_FORMAT_LGL = 3,
+    GAT_GRAPH_FORMAT_GRAPHML = 4,
+    GAT_GRAPH_FORMAT_GML = 5,
+    GAT_GRAPH_FORMAT_PAJEK = 6,
+    GAT_GRAPH_FORMAT_DIMACS = 7
+} gat_graph_format;
+
+/* The format called name: "edgelist", "ncol", "lgl", "graphml", "gml", "pajek", "dimacs" or
+ * "auto". Returns GAT_EINVAL naming the accepted names. */
+GAT_API gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt);
+
+/* The format of path's extension (case-insensitive): .edgelist .edges .el .txt -> edgelist;
+ * .ncol; .lgl; .graphml .xml; .gml; .net .paj .pajek; .dimacs .max .col -> dimacs; a trailing
+ * .gz is not allowed. Returns GAT_EINVAL for any other extension. */
+GAT_API gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt);
+
+/* The lowercase name of fmt ("edgelist", ...), "auto", or "unknown". Never NULL. */
+GAT_API const char *gat_graph_format_name(gat_graph_format fmt);
+
+/* The files of a dataset (paths borrowed for the call). */
+typedef struct gat_dataset_files {
+    const char *graph;       /* required: the graph file */
+    gat_graph_format format; /* its format (GAT_GRAPH_FORMAT_AUTO: from the extension) */
+    const char *features;    /* features file, or NULL for one-hot identity features */
+    const char *labels;      /* labels file, or NULL: every node unlabelled, no classes */
+    const char *split;       /* split file, or NULL: random split of the labelled nodes */
+} gat_dataset_files;
+
+/* Reads a dataset from the files above. ds: uninitialised; filled on success, zeroed on
+ * failure. opt may be NULL for defaults (symmetrize, normalize and the random split apply).
+ * Returns GAT_EINVAL (NULL argument, unknown format), GAT_EIO (a file cannot be opened or read:
+ * the message names it and the system's reason), GAT_EFORMAT (igraph cannot parse the graph
+ * file: the message names it, the format and igraph's reason; a text file is malformed or names
+ * an unknown or repeated node: the message gives file:line; duplicate vertex ids; a node without
+ * a features line; too few labelled nodes for the random split), GAT_ENUMERIC (a NaN or Inf
+ * feature, with file:line), GAT_EDEP (igraph failed otherwise), GAT_ENOMEM.
+ * Cost O(file sizes + E log E). */
+GAT_API gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
+                                    const gat_dataset_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

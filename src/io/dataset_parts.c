@@ -1,0 +1,245 @@
+/* Datasets assembled from parts in memory (gat_dataset_from_parts), and the seeded random split
+ * that every dataset source shares. */
+#include "io/dataset_i.h"
+#include "core/core.h"
+#include "graph/graph_i.h"
+#include "io/text.h"
+#include "matrix_i.h"
+
+#include <stdio.h>
+#include <math.h>
+#include <string.h>
+
+uint8_t gat_i_split_value(const char *word)
+{
+    if (strcmp(word, "train") == 0) return GAT_SPLIT_TRAIN;
+    if (strcmp(word, "val") == 0) return GAT_SPLIT_VAL;
+    if (strcmp(word, "test") == 0) return GAT_SPLIT_TEST;
+    return GAT_SPLIT_NONE;
+}
+
+/* Checks that the labelled nodes suffice for o's random split. count: (C) labelled nodes per
+ * class; labelled: their total. */
+static gat_status check_split_sizes(const gat_dataset *ds, const gat_idx *count, gat_idx labelled,
+                                    const gat_dataset_options *o, const char *what)
+{
+    int64_t rest = labelled;
+    for (gat_idx c = 0; c < ds->n_classes; c++) {
+        if (count[c] < o->train_per_class)
+            return gat_i_error(GAT_EFORMAT,
+                               "random split of %s: class '%s' has %d nodes, fewer than the %d "
+                               "training nodes per class requested",
+                               what, ds->class_names[c], count[c], o->train_per_class);
+        rest -= o->train_per_class;
+    }
+    if (rest < (int64_t)o->n_val + o->n_test)
+        return gat_i_error(
+            GAT_EFORMAT,
+            "random split of %s: %lld %snodes remain after the %d training nodes of each of %d "
+            "classes, fewer than the %d validation + %d test nodes requested",
+            what, (long long)rest, labelled < ds->n ? "labelled " : "", o->train_per_class,
+            ds->n_classes, o->n_val, o->n_test);
+    return GAT_OK;
+}
+
+gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what)
+{
+    gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
+    gat_idx *count = gat_calloc((size_t)ds->n_classes, sizeof *count);
+    gat_idx val = 0, test = 0, labelled = 0;
+    gat_rng rng;
+    gat_status st = GAT_ENOMEM;
+
+    if (!perm || !count) goto cleanup;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0) {
+            count[ds->labels[i]]++;
+            labelled++;
+        }
+    if ((st = check_split_sizes(ds, count, labelled, o, what)) != GAT_OK) goto cleanup;
+    gat_rng_seed(&rng, o->seed);
+    for (gat_idx i = 0; i < ds->n; i++)
+        perm[i] = i;
+    for (gat_idx i = ds->n - 1; i > 0; i--) {
+        gat_idx j = (gat_idx)gat_rng_below(&rng, (uint64_t)i + 1), tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    memset(count, 0, (size_t)ds->n_classes * sizeof *count);
+    for (gat_idx k = 0; k < ds->n; k++) {
+        gat_idx i = perm[k];
+        if (ds->labels[i] >= 0 && count[ds->labels[i]] < o->train_per_class) {
+            count[ds->labels[i]]++;
+            ds->split[i] = GAT_SPLIT_TRAIN;
+        }
+    }
+    for (gat_idx k = 0; k < ds->n; k++) {
+        gat_idx i = perm[k];
+        if (ds->split[i] != GAT_SPLIT_NONE || ds->labels[i] < 0) continue;
+        if (val < o->n_val) {
+            ds->split[i] = GAT_SPLIT_VAL;
+            val++;
+        } else if (test < o->n_test) {
+            ds->split[i] = GAT_SPLIT_TEST;
+            test++;
+        }
+    }
+cleanup:
+    gat_free(perm);
+    gat_free(count);
+    return st;
+}
+
+void gat_i_count_split(gat_dataset *ds)
+{
+    ds->n_train = ds->n_val = ds->n_test = 0;
+    for (gat_idx i = 0; i < ds->n; i++) {
+        ds->n_train += ds->split[i] == GAT_SPLIT_TRAIN;
+        ds->n_val += ds->split[i] == GAT_SPLIT_VAL;
+        ds->n_test += ds->split[i] == GAT_SPLIT_TEST;
+    }
+}
+
+/* Checks labels, split and names of p against n nodes. */
+static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char *fn)
+{
+    static const char *const split_name[] = {"none", "train", "val", "test"};
+    gat_i_strmap ids = {0};
+    gat_status st = GAT_OK;
+
+    if (p->n_classes < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative class count %d", fn, p->n_classes);
+    for (gat_idx i = 0; p->labels && i < n; i++)
+        if (p->labels[i] < -1 || p->labels[i] >= p->n_classes)
+            return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
+                               p->labels[i], p->n_classes);
+    for (gat_idx i = 0; p->split && i < n; i++) {
+        if (p->split[i] > GAT_SPLIT_TEST)
+            return gat_i_error(GAT_EINVAL,
+                               "%s: node %d has split value %d, expected 0..3 "
+                               "(GAT_SPLIT_*)",
+                               fn, i, p->split[i]);
+        if (p->split[i] != GAT_SPLIT_NONE && (!p->labels || p->labels[i] < 0))
+            return gat_i_error(GAT_EINVAL, "%s: node %d is in the %s split but has no label", fn, i,
+                               split_name[p->split[i]]);
+    }
+    for (gat_idx c = 0; p->class_names && c < p->n_classes; c++)
+        if (!p->class_names[c])
+            return gat_i_error(GAT_EINVAL, "%s: class_names[%d] is NULL", fn, c);
+    if (!p->node_ids) return GAT_OK;
+    if (gat_i_strmap_init(&ids, (size_t)n) != GAT_OK) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < n && st == GAT_OK; i++) {
+        gat_idx *slot;
+        if (!p->node_ids[i]) {
+            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] is NULL", fn, i);
+            break;
+        }
+        /* the map only reads the names it is given */
+        slot = gat_i_strmap_slot(&ids, (char *const *)p->node_ids, p->node_ids[i]);
+        if (*slot >= 0)
+            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] = '%s' repeats node_ids[%d]", fn, i,
+                             p->node_ids[i], *slot);
+        *slot = i;
+    }
+    gat_i_strmap_free(&ids);
+    return st;
+}
+
+/* names (count) copies of given[k], or of the decimal k when given is NULL. */
+static gat_status copy_names(char ***names, gat_idx count, const char *const *given)
+{
+    if (!(*names = gat_calloc((size_t)count, sizeof **names))) return GAT_ENOMEM;
+    for (gat_idx k = 0; k < count; k++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", k);
+        if (!((*names)[k] = gat_strdup(given ? given[k] : num))) return GAT_ENOMEM;
+    }
+    return GAT_OK;
+}
+
+gat_status gat_i_normalize_checked(gat_dataset *ds, const char *what)
+{
+    const gat_csr *x = &ds->x;
+    gat_csr_normalize_rows(&ds->x);
+    for (gat_idx i = 0; i < x->rows; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++)
+            if (!isfinite(x->val[k]))
+                return gat_i_error(GAT_ENUMERIC,
+                                   "%s: the features of node '%s' nearly cancel (their sum is tiny "
+                                   "against their size), so row normalisation overflows at column "
+                                   "%d; read them without normalising",
+                                   what, ds->node_ids[i], x->col[k]);
+    return GAT_OK;
+}
+
+gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
+                                    const gat_dataset_options *opt, const char *fn,
+                                    const char *what)
+{
+    gat_dataset_options defaults;
+    gat_dataset out = {0};
+    gat_idx labelled = 0;
+    gat_status st;
+
+    if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
+    memset(ds, 0, sizeof *ds);
+    if (!p || !p->graph || !p->features)
+        return gat_i_error(GAT_EINVAL, "%s: NULL parts, graph or features", fn);
+    if (!opt) {
+        gat_dataset_options_default(&defaults);
+        opt = &defaults;
+    }
+    if (opt->train_per_class < 0 || opt->n_val < 0 || opt->n_test < 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d)", fn,
+                           opt->train_per_class, opt->n_val, opt->n_test);
+    const gat_idx n = p->graph->n;
+    const gat_csr *x = p->features;
+    if ((st = gat_i_graph_check(p->graph, fn)) != GAT_OK) return st;
+    if (x->rows != n)
+        return gat_i_error(GAT_EDIM, "%s: the features have %d rows but the graph has %d nodes", fn,
+                           x->rows, n);
+    if (x->rows > 0 && (!x->rowptr || (x->rowptr[x->rows] > 0 && !x->val)))
+        return gat_i_error(GAT_EINVAL, "%s: features with NULL arrays", fn);
+    if (x->rowptr &&
+        (st = gat_i_csr_check(fn, x->rows, x->cols, x->rowptr, x->col, x->val)) != GAT_OK)
+        return st;
+    if ((st = check_parts(p, n, fn)) != GAT_OK) return st;
+
+    out.n = n;
+    out.n_features = x->cols;
+    out.n_classes = p->n_classes;
+    if ((st = gat_graph_copy(&out.graph, p->graph)) != GAT_OK ||
+        (st = gat_csr_copy(&out.x, x)) != GAT_OK ||
+        (st = copy_names(&out.node_ids, n, p->node_ids)) != GAT_OK ||
+        (st = copy_names(&out.class_names, p->n_classes, p->class_names)) != GAT_OK)
+        goto cleanup;
+    out.labels = gat_malloc((size_t)n, sizeof *out.labels);
+    out.split = gat_calloc((size_t)n, sizeof *out.split);
+    if (!out.labels || !out.split) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (gat_idx i = 0; i < n; i++) {
+        out.labels[i] = p->labels ? p->labels[i] : -1;
+        labelled += out.labels[i] >= 0;
+    }
+    if (p->split)
+        memcpy(out.split, p->split, (size_t)n * sizeof *out.split);
+    else if (labelled > 0 && (st = gat_i_random_split(&out, opt, what)) != GAT_OK)
+        goto cleanup;
+    gat_i_count_split(&out);
+    if (opt->normalize && (st = gat_i_normalize_checked(&out, fn)) != GAT_OK) goto cleanup;
+    *ds = out;
+    return GAT_OK;
+cleanup:
+    gat_dataset_destroy(&out);
+    return st;
+}
+
+gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
+                                  const gat_dataset_options *opt)
+{
+    gat_i_clear_error();
+    return gat_i_dataset_from_parts(ds, parts, opt, "gat_dataset_from_parts", "the labelled nodes");
+}

@@ -1,0 +1,29 @@
+/* The one door to igraph: every igraph call of libgat runs inside a body passed to
+ * gat_i_igraph_call, which swaps in silent error and warning handlers (igraph aborts on errors
+ * and prints warnings by default), runs the body, restores the caller's handlers and turns a
+ * failure into a gat_status with igraph's reason. */
+#ifndef GAT_I_IGRAPH_H
+#define GAT_I_IGRAPH_H
+
+#include "gat/status.h"
+
+#include <igraph.h>
+
+/* A body: igraph calls only (plus copying their results into memory the caller prepared, or
+ * gat allocations reported as IGRAPH_ENOMEM). It returns the first failing call's code, having
+ * released the igraph objects it made, or IGRAPH_SUCCESS. */
+typedef igraph_error_t gat_i_igraph_body(void *ctx);
+
+/* Runs body(ctx) as above. On failure returns GAT_ENOMEM for IGRAPH_ENOMEM and `fail` for any
+ * other code (GAT_EDEP; GAT_EFORMAT for a file igraph cannot parse), with the message
+ * "<what>: <igraph's first reason> (igraph: <igraph_strerror>)". Not thread-safe: igraph's
+ * handlers are process-wide. */
+gat_status gat_i_igraph_call(gat_i_igraph_body *body, void *ctx, gat_status fail, const char *what);
+
+/* For use inside a body: type[k] = the IGRAPH_ATTRIBUTE_* type of vertex attribute names[k] of
+ * graph, or -1 if it has none; graph's attributes must come from igraph's C attribute handler,
+ * which must be installed. */
+igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
+                                              gat_idx count, int *type);
+
+#endif

@@ -1,0 +1,52 @@
+/* Private text plumbing of the src/io readers: a file (plain or gzip) read whole and cut into
+ * lines and fields in place, and a string -> index hash table over a caller's array of names. */
+#ifndef GAT_I_TEXT_H
+#define GAT_I_TEXT_H
+
+#include "gat/status.h"
+
+/* A capacity of at least need elements: cap doubled (from 64) until it fits. */
+size_t gat_i_next_cap(size_t cap, size_t need);
+
+/* A text file held in memory. Fields are separated by runs of spaces and tabs; blank lines are
+ * skipped; a trailing '\r' is dropped. */
+typedef struct gat_i_text {
+    const char *path; /* borrowed, for messages */
+    char *buf;        /* (len + 1) the file's bytes, NUL-terminated; fields are cut in place */
+    size_t len;
+    size_t pos;   /* offset of the first unread line */
+    long line;    /* 1-based number of the current line */
+    char *start;  /* first byte of the current line, for column numbers */
+    char **field; /* (n_fields) fields of the current line, NUL-terminated */
+    size_t n_fields, cap_fields;
+} gat_i_text;
+
+/* Reads the file at path (borrowed; must outlive t) whole into t (uninitialised; zeroed on
+ * failure). gzip files are inflated, plain ones passed through. Returns GAT_EIO naming path (on
+ * a failed open *errnum holds its errno, else 0), GAT_ENOMEM. */
+gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum);
+/* Frees t's buffers and zeroes it; accepts a zeroed t. */
+void gat_i_text_free(gat_i_text *t);
+/* Lines in t: an upper bound on the records it holds (blank lines count too). */
+size_t gat_i_text_count_lines(const gat_i_text *t);
+/* Advances to the next non-blank line and splits it into t->field; t->n_fields == 0 at the end
+ * of the file. Returns GAT_ENOMEM. */
+gat_status gat_i_text_next(gat_i_text *t);
+/* 1-based byte column of field k of the current line. */
+long gat_i_text_column(const gat_i_text *t, size_t k);
+
+/* Open addressing with linear probing. The keys live in a caller's array of names; a slot holds
+ * an index into it, or -1. Sized once for the most keys it will hold, at most half full. */
+typedef struct gat_i_strmap {
+    gat_idx *slot; /* (mask + 1) */
+    size_t mask;
+} gat_i_strmap;
+
+/* m: uninitialised. Returns GAT_ENOMEM (m is then destroy-safe). */
+gat_status gat_i_strmap_init(gat_i_strmap *m, size_t max_keys);
+/* Frees m and zeroes it; accepts a zeroed m. */
+void gat_i_strmap_free(gat_i_strmap *m);
+/* The slot of key: it holds key's index into names, or -1 where key would be stored. */
+gat_idx *gat_i_strmap_slot(const gat_i_strmap *m, char *const *names, const char *key);
+
+#endif

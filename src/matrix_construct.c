@@ -1,0 +1,90 @@
+/* CSR matrices from caller arrays (checked copies), copies and the identity. */
+#include "matrix_i.h"
+#include "core/core.h"
+
+#include <math.h>
+#include <string.h>
+
+gat_status gat_i_csr_check(const char *fn, gat_idx rows, gat_idx cols, const gat_idx *rowptr,
+                           const gat_idx *col, const gat_real *val)
+{
+    if (rows < 0 || cols < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative size %d x %d", fn, rows, cols);
+    if (!rowptr) return gat_i_error(GAT_EINVAL, "%s: NULL rowptr", fn);
+    if (rowptr[0] != 0)
+        return gat_i_error(GAT_EINVAL, "%s: rowptr[0] is %d, expected 0", fn, rowptr[0]);
+    for (gat_idx r = 0; r < rows; r++)
+        if (rowptr[r + 1] < rowptr[r])
+            return gat_i_error(GAT_EINVAL, "%s: rowptr decreases at row %d (%d then %d)", fn, r,
+                               rowptr[r], rowptr[r + 1]);
+    if (rowptr[rows] > 0 && !col)
+        return gat_i_error(GAT_EINVAL, "%s: col is NULL with %d non-zeros", fn, rowptr[rows]);
+    for (gat_idx r = 0; r < rows; r++)
+        for (gat_idx p = rowptr[r]; p < rowptr[r + 1]; p++) {
+            if (col[p] < 0 || col[p] >= cols)
+                return gat_i_error(GAT_EINVAL, "%s: row %d has column %d outside [0, %d)", fn, r,
+                                   col[p], cols);
+            if (p > rowptr[r] && col[p] <= col[p - 1])
+                return gat_i_error(GAT_EINVAL,
+                                   "%s: row %d lists column %d after column %d "
+                                   "(columns must be strictly ascending)",
+                                   fn, r, col[p], col[p - 1]);
+            if (val && !isfinite(val[p]))
+                return gat_i_error(GAT_ENUMERIC, "%s: non-finite value at row %d, column %d", fn, r,
+                                   col[p]);
+        }
+    return GAT_OK;
+}
+
+/* Fills a (uninitialised) with checked copies; fn names the caller in messages. */
+static gat_status from_arrays(const char *fn, gat_csr *a, gat_idx rows, gat_idx cols,
+                              const gat_idx *rowptr, const gat_idx *col, const gat_real *val)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if (!a) return gat_i_error(GAT_EINVAL, "%s: NULL matrix", fn);
+    memset(a, 0, sizeof *a);
+    if ((st = gat_i_csr_check(fn, rows, cols, rowptr, col, val)) != GAT_OK) return st;
+    const size_t nnz = (size_t)rowptr[rows];
+    if ((st = gat_csr_init(a, rows, cols, nnz)) != GAT_OK) return st;
+    memcpy(a->rowptr, rowptr, ((size_t)rows + 1) * sizeof *rowptr);
+    if (nnz) memcpy(a->col, col, nnz * sizeof *col);
+    for (size_t p = 0; p < nnz; p++)
+        a->val[p] = val ? val[p] : 1;
+    return GAT_OK;
+}
+
+gat_status gat_csr_from_arrays(gat_csr *a, gat_idx rows, gat_idx cols, const gat_idx *rowptr,
+                               const gat_idx *col, const gat_real *val)
+{
+    return from_arrays("gat_csr_from_arrays", a, rows, cols, rowptr, col, val);
+}
+
+gat_status gat_csr_copy(gat_csr *dst, const gat_csr *src)
+{
+    static const gat_idx zero_row[1] = {0};
+    if (!src || (src->rowptr && src->rows >= 0 && src->rowptr[src->rows] > 0 && !src->val)) {
+        gat_i_clear_error();
+        if (dst) memset(dst, 0, sizeof *dst);
+        return gat_i_error(GAT_EINVAL, "gat_csr_copy: NULL source or NULL values");
+    }
+    /* a zeroed matrix is a valid empty one */
+    const gat_idx *rowptr = !src->rowptr && src->rows == 0 ? zero_row : src->rowptr;
+    return from_arrays("gat_csr_copy", dst, src->rows, src->cols, rowptr, src->col, src->val);
+}
+
+gat_status gat_csr_identity(gat_csr *a, gat_idx n)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if (!a) return gat_i_error(GAT_EINVAL, "gat_csr_identity: NULL matrix");
+    memset(a, 0, sizeof *a);
+    if (n < 0) return gat_i_error(GAT_EINVAL, "gat_csr_identity: negative size %d", n);
+    if ((st = gat_csr_init(a, n, n, (size_t)n)) != GAT_OK) return st;
+    for (gat_idx i = 0; i < n; i++) {
+        a->rowptr[i + 1] = i + 1;
+        a->col[i] = i;
+        a->val[i] = 1;
+    }
+    return GAT_OK;
+}

@@ -1,0 +1,32 @@
+/* Class predictions into caller buffers: argmax of the logits and its softmax probability
+ * p = 1 / sum_c exp(l_c - l_max). */
+#include "gat/model.h"
+#include "core/core.h"
+
+#include <math.h>
+
+gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x, gat_idx *classes,
+                             gat_real *probability)
+{
+    const gat_real *logits;
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !g || !x || !classes)
+        return gat_i_error(GAT_EINVAL, "gat_model_predict: NULL argument");
+    if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
+    const gat_idx C = gat_model_get_config(m)->classes;
+    for (gat_idx i = 0; i < g->n; i++) {
+        const gat_real *z = logits + (size_t)i * (size_t)C;
+        gat_idx best = 0;
+        for (gat_idx c = 1; c < C; c++)
+            if (z[c] > z[best]) best = c;
+        classes[i] = best;
+        if (probability) {
+            double sum = 0;
+            for (gat_idx c = 0; c < C; c++)
+                sum += exp((double)z[c] - (double)z[best]);
+            probability[i] = (gat_real)(1.0 / sum);
+        }
+    }
+    return GAT_OK;
+}
