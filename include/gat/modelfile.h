@@ -1,0 +1,72 @@
+/* Model files: a trained gat_model and what is needed to use it again, in the safetensors layout.
+ *
+ * The file is: an unsigned 64-bit little-endian header length N; N bytes of UTF-8 JSON (padded
+ * with spaces so that the data starts at a multiple of 8); then the data. The JSON maps each
+ * tensor name of gat_model_tensors ("layer0.weight", "layer0.att_src", ...) to
+ * {"dtype": "F32", "shape": [...], "data_offsets": [begin, end]} (byte offsets into the data),
+ * and "__metadata__" to a string -> string map holding the configuration:
+ *   format_version "1"; libgat_version; in_features, classes, layers, hidden, heads, out_heads
+ *   (decimal integers); negative_slope, in_dropout, att_dropout (the shortest decimal that reads
+ *   back exactly); score (gat_score_name: "gat", "gatv2", ...); activation ("elu"); residual
+ *   ("0"/"1"); hidden_heads (the heads of each hidden layer as a JSON array, in a string);
+ *   normalize, symmetrize ("0"/"1": how the dataset was read); class_names (the class names as a
+ *   JSON array, in a string); dataset (free-form). Unknown keys are ignored; unknown score or
+ *   activation values are rejected. The tensors are those of gat_model_tensors for the
+ *   configuration (which differ between score functions).
+ * Tensors are written in table order, so the data is the parameter buffer as it is (little-endian
+ * F32; F64 in double builds). Python's `safetensors.numpy.load_file` reads the file.
+ *
+ * Loading checks the header length against the file size, the JSON, every dtype (F32 or F64),
+ * shape (against the shapes the metadata's configuration implies), offset range and overlap,
+ * and that every value is finite. Saving is atomic: the file is written under a temporary name
+ * in the same directory, synced and renamed over PATH, so a crash, a full disk or an unwritable
+ * directory leave any previous file at PATH as it was. */
+#ifndef GAT_MODELFILE_H
+#define GAT_MODELFILE_H
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a model file records besides the configuration and the parameters. For gat_model_save
+ * the fields are borrowed from the caller; gat_model_load fills them with copies owned by the
+ * meta, released by gat_model_meta_destroy. */
+typedef struct gat_model_meta {
+    gat_idx n_classes;  /* entries of class_names: 0 (none) or the model's classes C */
+    char **class_names; /* (n_classes) name of each output column, UTF-8, or NULL */
+    int normalize;      /* features were row-normalised for training (1) or not (0) */
+    int symmetrize;     /* the graph's edges were made undirected (1) or kept directed (0) */
+    char *dataset;      /* free-form name or path of the training data (UTF-8), or NULL */
+    char *version;      /* load: libgat version that wrote the file, or NULL; save: ignored */
+} gat_model_meta;
+
+/* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings. */
+GAT_API void gat_model_meta_init(gat_model_meta *meta);
+
+/* Frees what gat_model_load put in meta and re-initialises it (gat_model_meta_init). Accepts
+ * NULL. Only for a meta filled by gat_model_load or gat_model_meta_init. */
+GAT_API void gat_model_meta_destroy(gat_model_meta *meta);
+
+/* Writes m's configuration and parameters, with meta (borrowed; NULL for the defaults), to path.
+ * Returns GAT_EINVAL (NULL m or path, n_classes neither 0 nor C, a NULL or non-UTF-8 string),
+ * GAT_ENUMERIC (a parameter is NaN or Inf; such a model would not load), GAT_EIO (the file could
+ * not be created, written or renamed into place; any old file at path is intact), GAT_ENOMEM.
+ * Cost O(parameters). */
+GAT_API gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const char *path);
+
+/* Reads a model file. *out: set to a new model (free with gat_model_free) on success, NULL on
+ * failure. meta: may be NULL; otherwise uninitialised, filled on success (free with
+ * gat_model_meta_destroy) and left initialised-empty on failure. Returns GAT_EIO (cannot read),
+ * GAT_EFORMAT (not a valid model file: truncated, header length past the end, JSON syntax error,
+ * unknown dtype, shape not matching the configuration, offsets outside the data or overlapping,
+ * missing or unknown tensor, missing or malformed metadata, unknown score function or
+ * activation; the message names the file and the fault), GAT_ENUMERIC (a NaN or Inf
+ * parameter), GAT_EINVAL (NULL out or path), GAT_ENOMEM. Cost O(file size). */
+GAT_API gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,231 @@
+/* Private file plumbing of src/io: atomic file replacement (O_EXCL temporary beside the target,
+ * fsync, rename, directory fsync), whole-file reads, a thread-local C numeric locale. */
+#include "io/fileio.h"
+#include "core/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Longest part of the target's base name kept in the temporary name (NAME_MAX is 255). */
+#define TMP_BASE_MAX 200
+
+void gat_i_afile_abort(gat_i_afile *a)
+{
+    if (!a) return;
+    if (a->f) fclose(a->f);
+    if (a->tmp) unlink(a->tmp);
+    gat_free(a->tmp);
+    gat_free(a->path);
+    memset(a, 0, sizeof *a);
+}
+
+gat_status gat_i_afile_open(gat_i_afile *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with the '/' */
+    const char *base = path + dir_len;
+    size_t base_len = strlen(base);
+    struct timespec ts;
+    struct stat sb;
+    gat_status st = GAT_OK;
+    int fd = -1;
+
+    memset(a, 0, sizeof *a);
+    if (!*path) return gat_i_error(GAT_EINVAL, "output path is empty");
+    if (!*base) return gat_i_error(GAT_EINVAL, "output path %s names a directory", path);
+    if (base_len > TMP_BASE_MAX) base_len = TMP_BASE_MAX;
+    /* dir + "." + base + ".tmp-" + 16 hex digits + NUL */
+    if (!(a->path = gat_strdup(path)) || !(a->tmp = gat_malloc(dir_len + base_len + 24, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    /* Names need only be unlikely to collide; O_EXCL settles the rest. No global counter. */
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t key = gat_i_hash64((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+                                      (uint64_t)getpid() ^ (uint64_t)(uintptr_t)a);
+    for (uint64_t attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        snprintf(a->tmp, dir_len + base_len + 24, "%.*s.%.*s.tmp-%016llx", (int)dir_len, path,
+                 (int)base_len, base, (unsigned long long)gat_i_hash64(key, attempt));
+        errno = 0;
+        fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        const int e = errno;
+        gat_free(a->tmp); /* nothing was created: abort must not unlink someone else's file */
+        a->tmp = NULL;
+        st = gat_i_error(GAT_EIO, "cannot create a temporary file for %s in %.*s: %s", path,
+                         dir_len ? (int)dir_len : 1, dir_len ? path : ".", strerror(e));
+        goto cleanup;
+    }
+    /* Replacing a file keeps its permissions, as rewriting it in place would. */
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) (void)fchmod(fd, sb.st_mode & 07777);
+    if (!(a->f = fdopen(fd, "wb"))) {
+        st = gat_i_error(GAT_EIO, "cannot open %s: %s", a->tmp, strerror(errno));
+        close(fd);
+        goto cleanup;
+    }
+    return GAT_OK;
+
+cleanup:
+    gat_i_afile_abort(a);
+    return st;
+}
+
+gat_status gat_i_afile_write_error(const gat_i_afile *a)
+{
+    return gat_i_error(GAT_EIO, "cannot write %s: %s", a->path,
+                       errno ? strerror(errno) : "write error");
+}
+
+/* fsync of the directory makes the rename durable; some file systems refuse it, and the new
+ * file is in place either way, so failures are ignored. */
+static void sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = NULL;
+    int fd;
+    if (slash) {
+        const size_t n = (size_t)(slash - path) + 1;
+        if (!(dir = gat_malloc(n + 1, 1))) return;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    fd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    gat_free(dir);
+}
+
+gat_status gat_i_afile_commit(gat_i_afile *a)
+{
+    gat_status st = GAT_OK;
+    FILE *f = a->f;
+    int failed;
+
+    a->f = NULL;
+    errno = 0;
+    failed = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    if (failed) st = gat_i_afile_write_error(a);
+    errno = 0;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        st = gat_i_afile_write_error(a);
+    }
+    if (!failed && rename(a->tmp, a->path) != 0) {
+        failed = 1;
+        st = gat_i_error(GAT_EIO, "cannot replace %s: %s", a->path, strerror(errno));
+    }
+    if (!failed) {
+        sync_dir(a->path);
+        gat_free(a->tmp); /* renamed: nothing left to remove */
+        a->tmp = NULL;
+    }
+    gat_i_afile_abort(a);
+    return st;
+}
+
+int gat_i_write_le(FILE *f, const gat_real *x, size_t n)
+{
+    unsigned char buf[4096];
+    const size_t per = sizeof buf / sizeof *x;
+    while (n > 0) {
+        const size_t k = n < per ? n : per;
+        for (size_t i = 0; i < k; i++) {
+#ifdef GAT_REAL_DOUBLE
+            uint64_t u;
+#else
+            uint32_t u;
+#endif
+            memcpy(&u, &x[i], sizeof u);
+            for (size_t b = 0; b < sizeof u; b++)
+                buf[i * sizeof u + b] = (unsigned char)(u >> (8 * b));
+        }
+        if (fwrite(buf, sizeof *x, k, f) != k) return -1;
+        x += k;
+        n -= k;
+    }
+    return 0;
+}
+
+gat_status gat_i_read_file(const char *path, unsigned char **buf, size_t *len)
+{
+    FILE *f = NULL;
+    unsigned char *b = NULL;
+    size_t n = 0, cap = 65536;
+    struct stat sb;
+    gat_status st = GAT_OK;
+
+    *buf = NULL;
+    *len = 0;
+    errno = 0;
+    if (!(f = fopen(path, "rb")))
+        return gat_i_error(GAT_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            st = gat_i_error(GAT_EIO, "cannot read %s: it is a directory", path);
+            goto cleanup;
+        }
+        /* room for the whole file, so that the first short read meets the end */
+        if (S_ISREG(sb.st_mode) && sb.st_size >= 0 && (uintmax_t)sb.st_size < SIZE_MAX - 2)
+            cap = (size_t)sb.st_size + 2;
+    }
+    if (!(b = gat_malloc(cap, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (;;) {
+        if (cap - n < 2) { /* a file that grew, or a pipe */
+            unsigned char *nb;
+            if (cap > SIZE_MAX / 2 || !(nb = gat_realloc(b, cap * 2, 1))) {
+                st = gat_i_error(GAT_ENOMEM, "%s is too large to read into memory", path);
+                goto cleanup;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        const size_t want = cap - 1 - n, got = fread(b + n, 1, want, f);
+        n += got;
+        if (got < want) {
+            if (ferror(f)) {
+                st = gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno));
+                goto cleanup;
+            }
+            break;
+        }
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    b = NULL;
+
+cleanup:
+    gat_free(b);
+    fclose(f);
+    return st;
+}
+
+gat_status gat_i_clocale_enter(gat_i_clocale *l)
+{
+    l->old = (locale_t)0;
+    l->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (l->c == (locale_t)0) return gat_i_error(GAT_ENOMEM, "cannot create the C locale");
+    l->old = uselocale(l->c);
+    return GAT_OK;
+}
+
+void gat_i_clocale_leave(gat_i_clocale *l)
+{
+    if (l->c != (locale_t)0) {
+        uselocale(l->old);
+        freelocale(l->c);
+    }
+    l->c = l->old = (locale_t)0;
+}

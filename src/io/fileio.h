@@ -1,0 +1,57 @@
+/* Private file plumbing of src/io: atomic replacement of a file (temporary file in the same
+ * directory, fsync, rename), whole-file reads, and a C-locale scope so that numbers are printed
+ * and parsed with '.' whatever locale the host program has set. */
+#ifndef GAT_I_FILEIO_H
+#define GAT_I_FILEIO_H
+
+#include "gat/status.h"
+
+#include <locale.h>
+#include <stdio.h>
+
+/* A file being written under a temporary name beside its target. Committing renames it over the
+ * target, so that readers (and a crash at any moment) see either the old file or the complete new
+ * one, never a partial one. */
+typedef struct gat_i_afile {
+    FILE *f;    /* write the contents here */
+    char *tmp;  /* temporary path, owned */
+    char *path; /* target path, owned copy */
+} gat_i_afile;
+
+/* Creates the temporary file (mode 0666 less the umask, or the existing target's mode) in path's
+ * directory. a: uninitialised; zeroed on failure. Returns GAT_EINVAL (empty path or a path ending
+ * in '/'), GAT_EIO (the directory is missing or not writable; the message names it and the
+ * system's reason), GAT_ENOMEM. */
+gat_status gat_i_afile_open(gat_i_afile *a, const char *path);
+
+/* GAT_EIO "cannot write PATH: <strerror(errno)>"; call right after a failed write on a->f. */
+gat_status gat_i_afile_write_error(const gat_i_afile *a);
+
+/* Flushes, fsyncs and closes the temporary file and renames it over the target, then fsyncs the
+ * directory (best effort: the rename has happened by then). On any failure the temporary file is
+ * removed, the target is left as it was and GAT_EIO names the path and the reason. Zeroes a
+ * either way. */
+gat_status gat_i_afile_commit(gat_i_afile *a);
+
+/* Closes and removes the temporary file, leaving the target untouched; zeroes a. Accepts a zeroed
+ * a, so cleanup paths may call it unconditionally after a commit. */
+void gat_i_afile_abort(gat_i_afile *a);
+
+/* Writes the n values of x little-endian (F32, or F64 in double builds), whatever the host's byte
+ * order. Returns 0, or -1 with errno set by the failed write. */
+int gat_i_write_le(FILE *f, const gat_real *x, size_t n);
+
+/* Reads the file at path whole into *buf (owned, gat_free; one spare NUL byte after the *len
+ * bytes). Returns GAT_EIO (cannot open or read, or path is a directory), GAT_ENOMEM. */
+gat_status gat_i_read_file(const char *path, unsigned char **buf, size_t *len);
+
+/* Switches the calling thread to the "C" LC_NUMERIC until gat_i_clocale_leave. */
+typedef struct gat_i_clocale {
+    locale_t c, old;
+} gat_i_clocale;
+/* Returns GAT_ENOMEM if the locale object cannot be made. */
+gat_status gat_i_clocale_enter(gat_i_clocale *l);
+/* Restores the thread's previous locale; accepts a zeroed l. */
+void gat_i_clocale_leave(gat_i_clocale *l);
+
+#endif

@@ -1,0 +1,777 @@
+/* Model files in the safetensors layout (gat/modelfile.h): u64 little-endian header length, a
+ * JSON header (tensor entries and "__metadata__" strings, built and parsed with cJSON), then the
+ * parameter buffer in table order, little-endian. The loader trusts no length, offset or name. */
+/* cJSON allocates with malloc: its allocation hooks are process-wide, so they are left to the
+ * host program, and only libgat's own buffers go through gat_malloc (and its fault injection).
+ * A failed cJSON parse also records its position in a cJSON global, which nothing here reads. */
+#include "gat/gat.h"
+#include "core/core.h"
+#include "io/fileio.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT_VERSION "1"
+/* The reference implementation's limit; a larger header is not a model of ours. */
+#define MAX_HEADER 100000000u
+/* Largest integer a JSON number (a double) holds exactly. */
+#define MAX_JSON_INT 9007199254740992.0
+#define MAX_TENSORS (4 * GAT_MAX_LAYERS)
+
+#ifdef GAT_REAL_DOUBLE
+#define DTYPE_NAME "F64"
+#else
+#define DTYPE_NAME "F32"
+#endif
+
+void gat_model_meta_init(gat_model_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    meta->normalize = 1;
+    meta->symmetrize = 1;
+}
+
+void gat_model_meta_destroy(gat_model_meta *meta)
+{
+    if (!meta) return;
+    if (meta->class_names)
+        for (gat_idx c = 0; c < meta->n_classes; c++)
+            gat_free(meta->class_names[c]);
+    gat_free(meta->class_names);
+    gat_free(meta->dataset);
+    gat_free(meta->version);
+    gat_model_meta_init(meta);
+}
+
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF);
+ * *at gets the offset of the first bad byte. */
+static int utf8_valid(const unsigned char *s, size_t n, size_t *at)
+{
+    size_t i = 0;
+    while (i < n) {
+        const unsigned c = s[i];
+        size_t k;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0)
+            k = 1, cp = c & 0x1F, min = 0x80;
+        else if ((c & 0xF0) == 0xE0)
+            k = 2, cp = c & 0x0F, min = 0x800;
+        else if ((c & 0xF8) == 0xF0)
+            k = 3, cp = c & 0x07, min = 0x10000;
+        else
+            break;
+        if (n - i <= k) break;
+        size_t j = 1;
+        while (j <= k && (s[i + j] & 0xC0) == 0x80)
+            cp = cp << 6 | (s[i + j++] & 0x3F);
+        if (j <= k || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) break;
+        i += k + 1;
+    }
+    *at = i;
+    return i == n;
+}
+
+/* ---- Saving ------------------------------------------------------------------------------ */
+
+static gat_status check_text(const char *s, const char *what)
+{
+    size_t at;
+    if (!s) return gat_i_error(GAT_EINVAL, "gat_model_save: %s is NULL", what);
+    if (!utf8_valid((const unsigned char *)s, strlen(s), &at))
+        return gat_i_error(GAT_EINVAL, "gat_model_save: %s is not valid UTF-8 (byte %zu)", what,
+                           at);
+    return GAT_OK;
+}
+
+static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
+{
+    const gat_model_config *cfg = gat_model_get_config(m);
+    gat_status st;
+    char what[64];
+    if (meta->n_classes != 0 && meta->n_classes != cfg->classes)
+        return gat_i_error(GAT_EINVAL, "gat_model_save: meta names %d classes but the model has %d",
+                           meta->n_classes, cfg->classes);
+    if (meta->n_classes > 0 && !meta->class_names)
+        return gat_i_error(GAT_EINVAL, "gat_model_save: meta class_names is NULL");
+    for (gat_idx c = 0; c < meta->n_classes; c++) {
+        snprintf(what, sizeof what, "class name %d", c);
+        if ((st = check_text(meta->class_names[c], what)) != GAT_OK) return st;
+    }
+    if (meta->dataset && (st = check_text(meta->dataset, "the dataset name")) != GAT_OK) return st;
+    if (!gat_score_name(cfg->score))
+        return gat_i_error(GAT_EINVAL, "gat_model_save: score function %d has no name",
+                           (int)cfg->score);
+
+    /* The data section is the parameter buffer only if the table tiles it in order. */
+    int nt;
+    size_t n_params, next = 0;
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    const gat_real *p = gat_model_params((gat_model *)m, &n_params);
+    for (int k = 0; k < nt; next += t[k].size, k++)
+        if (t[k].offset != next)
+            return gat_i_error(GAT_EINTERNAL, "tensor %s is not at offset %zu", t[k].name, next);
+    if (next != n_params)
+        return gat_i_error(GAT_EINTERNAL, "tensor table does not cover the parameters");
+    for (int k = 0; k < nt; k++)
+        for (size_t i = 0; i < t[k].size; i++)
+            if (!isfinite(p[t[k].offset + i]))
+                return gat_i_error(GAT_ENUMERIC, "gat_model_save: tensor %s holds %g at index %zu",
+                                   t[k].name, (double)p[t[k].offset + i], i);
+    return GAT_OK;
+}
+
+static int add_string(cJSON *obj, const char *key, const char *value)
+{
+    return cJSON_AddStringToObject(obj, key, value) != NULL;
+}
+
+static int add_int(cJSON *obj, const char *key, long v)
+{
+    char s[32];
+    snprintf(s, sizeof s, "%ld", v);
+    return add_string(obj, key, s);
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as v ("0.2", not "0.20000000000000001";
+ * the caller has switched to the C locale). */
+static int add_real(cJSON *obj, const char *key, double v)
+{
+    char s[40];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(s, sizeof s, "%.*g", digits, v);
+        if (strtod(s, NULL) == v) break;
+    }
+    return add_string(obj, key, s);
+}
+
+/* A JSON array of numbers, attached to obj under key; 0 if an allocation failed. */
+static int add_numbers(cJSON *obj, const char *key, const double *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    if (!a) return 0;
+    for (int k = 0; k < n; k++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]))) {
+            cJSON_Delete(a);
+            return 0;
+        }
+    if (cJSON_AddItemToObject(obj, key, a)) return 1;
+    cJSON_Delete(a);
+    return 0;
+}
+
+/* The header object: metadata first, then the tensors in table order. NULL if out of memory. */
+static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    cJSON *root = cJSON_CreateObject(), *md = NULL, *names = NULL, *heads = NULL;
+    char *names_json = NULL, *heads_json = NULL;
+    int nt, ok = root && (md = cJSON_AddObjectToObject(root, "__metadata__"));
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    int hidden_heads[GAT_MAX_LAYERS];
+    for (int l = 0; l + 1 < c->layers; l++)
+        hidden_heads[l] = gat_model_layer_heads(m, l);
+
+    ok = ok && add_string(md, "format_version", FORMAT_VERSION) &&
+         add_string(md, "libgat_version", gat_version()) &&
+         add_int(md, "in_features", c->in_features) && add_int(md, "classes", c->classes) &&
+         add_int(md, "layers", c->layers) && add_int(md, "hidden", c->hidden) &&
+         add_int(md, "heads", c->heads) && add_int(md, "out_heads", c->out_heads) &&
+         add_real(md, "negative_slope", c->negative_slope) &&
+         add_real(md, "in_dropout", c->in_dropout) && add_real(md, "att_dropout", c->att_dropout) &&
+         add_string(md, "score", gat_score_name(c->score)) && add_string(md, "activation", "elu") &&
+         add_int(md, "residual", c->residual) &&
+         (heads = cJSON_CreateIntArray(hidden_heads, c->layers - 1)) &&
+         (heads_json = cJSON_PrintUnformatted(heads)) &&
+         add_string(md, "hidden_heads", heads_json) &&
+         add_int(md, "normalize", meta->normalize != 0) &&
+         add_int(md, "symmetrize", meta->symmetrize != 0);
+    if (ok && meta->n_classes > 0) {
+        ok = (names = cJSON_CreateStringArray((const char *const *)meta->class_names,
+                                              meta->n_classes)) &&
+             (names_json = cJSON_PrintUnformatted(names)) &&
+             add_string(md, "class_names", names_json);
+    }
+    if (ok && meta->dataset) ok = add_string(md, "dataset", meta->dataset);
+    for (int k = 0; ok && k < nt; k++) {
+        cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
+        double shape[3], span[2];
+        for (int d = 0; d < t[k].ndim; d++)
+            shape[d] = t[k].shape[d];
+        span[0] = (double)(t[k].offset * sizeof(gat_real));
+        span[1] = (double)((t[k].offset + t[k].size) * sizeof(gat_real));
+        ok = e && add_string(e, "dtype", DTYPE_NAME) && add_numbers(e, "shape", shape, t[k].ndim) &&
+             add_numbers(e, "data_offsets", span, 2);
+    }
+    cJSON_Delete(names);
+    cJSON_free(names_json);
+    cJSON_Delete(heads);
+    cJSON_free(heads_json);
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const char *path)
+{
+    gat_model_meta defaults;
+    gat_i_clocale loc = {0};
+    gat_i_afile af;
+    cJSON *root = NULL;
+    char *json = NULL;
+    unsigned char len8[8];
+    size_t n_params;
+    gat_status st;
+
+    gat_i_clear_error();
+    memset(&af, 0, sizeof af);
+    if (!m || !path) return gat_i_error(GAT_EINVAL, "gat_model_save: NULL argument");
+    if (!meta) {
+        gat_model_meta_init(&defaults);
+        meta = &defaults;
+    }
+    if ((st = check_save(m, meta)) != GAT_OK) return st;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
+    if (!(root = build_header(m, meta)) || !(json = cJSON_PrintUnformatted(root))) {
+        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
+        goto cleanup;
+    }
+    /* spaces after the JSON so that the data starts 8-byte aligned, as the reference writer does */
+    const size_t json_len = strlen(json), pad = (8 - json_len % 8) % 8;
+    const uint64_t hlen = json_len + pad;
+    for (int b = 0; b < 8; b++)
+        len8[b] = (unsigned char)(hlen >> (8 * b));
+    const gat_real *p = gat_model_params((gat_model *)m, &n_params); /* read only */
+    if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
+    errno = 0;
+    if (fwrite(len8, 1, 8, af.f) != 8 || fwrite(json, 1, json_len, af.f) != json_len ||
+        fprintf(af.f, "%*s", (int)pad, "") < 0 || gat_i_write_le(af.f, p, n_params) != 0) {
+        st = gat_i_afile_write_error(&af);
+        goto cleanup;
+    }
+    st = gat_i_afile_commit(&af);
+
+cleanup:
+    gat_i_afile_abort(&af);
+    cJSON_free(json);
+    cJSON_Delete(root);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
+
+/* ---- Loading ------------------------------------------------------------------------------ */
+
+/* Parses the header of the file (file, size) into *root and sets *data_at to the data section's
+ * offset. */
+static gat_status parse_header(const char *path, const unsigned char *file, size_t size,
+                               cJSON **root, size_t *data_at)
+{
+    uint64_t hlen = 0;
+    size_t at;
+    const char *end = NULL;
+
+    if (size < 8)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: truncated: %zu bytes, too short for the 8-byte header "
+                           "length of a safetensors file",
+                           path, size);
+    for (int b = 7; b >= 0; b--)
+        hlen = hlen << 8 | file[b];
+    if (hlen > size - 8)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the header length %llu runs past the end of the file "
+                           "(%zu bytes): truncated or not a safetensors file",
+                           path, (unsigned long long)hlen, size);
+    if (hlen > MAX_HEADER)
+        return gat_i_error(GAT_EFORMAT, "%s: the header length %llu exceeds the limit of %u bytes",
+                           path, (unsigned long long)hlen, MAX_HEADER);
+    const char *h = (const char *)file + 8;
+    if (hlen < 2 || h[0] != '{')
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the header does not start with a JSON object: not a "
+                           "safetensors file",
+                           path);
+    if (memchr(h, '\0', hlen) || !utf8_valid((const unsigned char *)h, hlen, &at)) {
+        if (memchr(h, '\0', hlen)) at = (size_t)((const char *)memchr(h, '\0', hlen) - h);
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the header is not UTF-8 JSON text (bad byte at file "
+                           "offset %zu)",
+                           path, 8 + at);
+    }
+    if (!(*root = cJSON_ParseWithLengthOpts(h, hlen, &end, 0)))
+        return gat_i_error(GAT_EFORMAT, "%s: JSON syntax error in the header at file offset %zu",
+                           path, 8 + (size_t)(end ? end - h : 0));
+    for (const char *q = end; q < h + hlen; q++)
+        if (!strchr(" \t\r\n", *q)) {
+            cJSON_Delete(*root);
+            *root = NULL;
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: unexpected bytes after the header's JSON object "
+                               "at file offset %zu",
+                               path, 8 + (size_t)(q - h));
+        }
+    *data_at = 8 + (size_t)hlen;
+    return GAT_OK;
+}
+
+/* The metadata string under key, or NULL if absent (a missing required key is an error). */
+static gat_status meta_get(const char *path, const cJSON *md, const char *key, int required,
+                           const char **v)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(md, key);
+    *v = it ? it->valuestring : NULL; /* every value was checked to be a string */
+    if (!it && required)
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ lacks \"%s\"", path, key);
+    return GAT_OK;
+}
+
+static gat_status meta_int(const char *path, const cJSON *md, const char *key, long lo, long hi,
+                           int required, long *out)
+{
+    const char *s;
+    char *end;
+    gat_status st = meta_get(path, md, key, required, &s);
+    if (st != GAT_OK || !s) return st;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (!(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))) || *end ||
+        errno || v < lo || v > hi)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"%s\" is \"%s\", not an integer in "
+                           "[%ld, %ld]",
+                           path, key, s, lo, hi);
+    *out = v;
+    return GAT_OK;
+}
+
+static gat_status meta_real(const char *path, const cJSON *md, const char *key, int required,
+                            double *out)
+{
+    const char *s;
+    char *end;
+    gat_status st = meta_get(path, md, key, required, &s);
+    if (st != GAT_OK || !s) return st;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (!*s || isspace((unsigned char)s[0]) || *end || !isfinite(v))
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"%s\" is \"%s\", not a finite number",
+                           path, key, s);
+    *out = v;
+    return GAT_OK;
+}
+
+/* The score function named by "score", and the activation, which must be "elu". */
+static gat_status meta_functions(const char *path, const cJSON *md, gat_score *score)
+{
+    const char *s;
+    char known[256] = "";
+    gat_status st = meta_get(path, md, "score", 1, &s);
+    if (st != GAT_OK) return st;
+    if (gat_score_from_name(s, score) != GAT_OK) {
+        for (int k = 0; k < GAT_SCORE_COUNT; k++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+                     gat_score_name((gat_score)k));
+        return gat_i_error(GAT_EFORMAT, "%s: unknown score function \"%s\" (libgat %s knows %s)",
+                           path, s, gat_version(), known);
+    }
+    if ((st = meta_get(path, md, "activation", 1, &s)) != GAT_OK) return st;
+    if (strcmp(s, "elu") != 0)
+        return gat_i_error(GAT_EFORMAT, "%s: unknown activation \"%s\" (libgat %s knows elu)", path,
+                           s, gat_version());
+    return GAT_OK;
+}
+
+/* "hidden_heads": a JSON array with the heads of each hidden layer (optional; else `heads`). */
+static gat_status meta_hidden_heads(const char *path, const cJSON *md, gat_model_config *cfg)
+{
+    const char *s;
+    const cJSON *it;
+    cJSON *a = NULL;
+    int l = 0;
+    gat_status st = meta_get(path, md, "hidden_heads", 0, &s);
+    if (st != GAT_OK || !s) return st;
+    if (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != cfg->layers - 1) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: __metadata__ \"hidden_heads\" is \"%s\", not a JSON "
+                         "array of the %d hidden layers' heads",
+                         path, s, cfg->layers - 1);
+        goto cleanup;
+    }
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > INT32_MAX ||
+            floor(it->valuedouble) != it->valuedouble) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: __metadata__ \"hidden_heads\" entry %d is not a "
+                             "positive integer",
+                             path, l);
+            goto cleanup;
+        }
+        /* kept at 0 ("use heads") where it agrees, so that a configuration reads back as saved */
+        const int k = (int)it->valuedouble;
+        cfg->hidden_heads[l++] = k == cfg->heads ? 0 : k;
+    }
+
+cleanup:
+    cJSON_Delete(a);
+    return st;
+}
+
+static gat_status meta_strdup(const char *path, const cJSON *md, const char *key, char **out)
+{
+    const char *s;
+    gat_status st = meta_get(path, md, key, 0, &s);
+    if (st != GAT_OK || !s) return st;
+    return (*out = gat_strdup(s)) ? GAT_OK : GAT_ENOMEM;
+}
+
+static gat_status read_class_names(const char *path, const cJSON *md, gat_idx classes,
+                                   gat_model_meta *meta)
+{
+    const char *s;
+    const cJSON *it;
+    cJSON *a = NULL;
+    gat_status st = meta_get(path, md, "class_names", 0, &s);
+    if (st != GAT_OK || !s) return st;
+    if (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a)) {
+        st = gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"class_names\" is not a JSON array", path);
+        goto cleanup;
+    }
+    if (cJSON_GetArraySize(a) != classes) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: __metadata__ \"class_names\" lists %d names for %d "
+                         "classes",
+                         path, cJSON_GetArraySize(a), classes);
+        goto cleanup;
+    }
+    if (!(meta->class_names = gat_calloc((size_t)classes, sizeof *meta->class_names))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    meta->n_classes = classes;
+    gat_idx c = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsString(it)) {
+            st = gat_i_error(GAT_EFORMAT, "%s: class name %d in __metadata__ is not a string", path,
+                             c);
+            goto cleanup;
+        }
+        if (!(meta->class_names[c++] = gat_strdup(it->valuestring))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+    }
+
+cleanup:
+    cJSON_Delete(a);
+    return st;
+}
+
+/* The configuration and the meta from "__metadata__". */
+static gat_status read_meta(const char *path, const cJSON *root, gat_model_config *cfg,
+                            gat_model_meta *meta)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__"), *it;
+    const char *s;
+    char why[256];
+    long v[9];
+    gat_status st;
+
+    int n_md = 0;
+    cJSON_ArrayForEach(it, root) n_md += !strcmp(it->string, "__metadata__");
+    if (n_md > 1) return gat_i_error(GAT_EFORMAT, "%s: the header holds __metadata__ twice", path);
+    if (!md)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the header has no __metadata__ with a model "
+                           "configuration: not a libgat model file",
+                           path);
+    if (!cJSON_IsObject(md))
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ is not a JSON object", path);
+    cJSON_ArrayForEach(it, md)
+    {
+        if (!cJSON_IsString(it))
+            return gat_i_error(GAT_EFORMAT, "%s: __metadata__ value \"%s\" is not a string", path,
+                               it->string);
+    }
+    if ((st = meta_get(path, md, "format_version", 0, &s)) != GAT_OK) return st;
+    if (s && strcmp(s, FORMAT_VERSION) != 0)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: format_version \"%s\" is not supported (this libgat "
+                           "reads " FORMAT_VERSION ")",
+                           path, s);
+    gat_model_config_default(cfg, 1, 1);
+    v[2] = cfg->layers, v[3] = cfg->hidden, v[4] = cfg->heads, v[5] = cfg->out_heads;
+    v[6] = v[7] = 1; /* normalize, symmetrize */
+    v[8] = 0;        /* residual */
+    if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
+        (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
+        (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
+        (st = meta_int(path, md, "hidden", 0, INT32_MAX - 1, 1, &v[3])) != GAT_OK ||
+        (st = meta_int(path, md, "heads", 0, INT32_MAX - 1, 1, &v[4])) != GAT_OK ||
+        (st = meta_int(path, md, "out_heads", 1, INT32_MAX - 1, 1, &v[5])) != GAT_OK ||
+        (st = meta_int(path, md, "normalize", 0, 1, 0, &v[6])) != GAT_OK ||
+        (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[7])) != GAT_OK ||
+        (st = meta_int(path, md, "residual", 0, 1, 0, &v[8])) != GAT_OK ||
+        (st = meta_real(path, md, "negative_slope", 1, &cfg->negative_slope)) != GAT_OK ||
+        (st = meta_real(path, md, "in_dropout", 0, &cfg->in_dropout)) != GAT_OK ||
+        (st = meta_real(path, md, "att_dropout", 0, &cfg->att_dropout)) != GAT_OK ||
+        (st = meta_functions(path, md, &cfg->score)) != GAT_OK)
+        return st;
+    cfg->in_features = (gat_idx)v[0];
+    cfg->classes = (gat_idx)v[1];
+    cfg->layers = (int)v[2];
+    cfg->hidden = (gat_idx)v[3];
+    cfg->heads = (int)v[4];
+    cfg->out_heads = (int)v[5];
+    cfg->residual = (int)v[8];
+    meta->normalize = (int)v[6];
+    meta->symmetrize = (int)v[7];
+    if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;
+    if (gat_model_config_check(cfg) != GAT_OK) {
+        snprintf(why, sizeof why, "%s", gat_last_error());
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,
+                           why);
+    }
+    if ((st = read_class_names(path, md, cfg->classes, meta)) != GAT_OK ||
+        (st = meta_strdup(path, md, "dataset", &meta->dataset)) != GAT_OK ||
+        (st = meta_strdup(path, md, "libgat_version", &meta->version)) != GAT_OK)
+        return st;
+    return GAT_OK;
+}
+
+/* A JSON number that is an integer in [0, 2^53], as *v. */
+static int json_size(const cJSON *it, size_t *v)
+{
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= MAX_JSON_INT) ||
+        floor(it->valuedouble) != it->valuedouble)
+        return 0;
+    *v = (size_t)it->valuedouble;
+    return 1;
+}
+
+/* "[d0, d1]" of a table shape. */
+static const char *shape_str(char *buf, size_t cap, const gat_model_tensor *t)
+{
+    int n = snprintf(buf, cap, "[");
+    for (int d = 0; d < t->ndim && n > 0 && (size_t)n < cap; d++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%d", d ? ", " : "", t->shape[d]);
+    if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "]");
+    return buf;
+}
+
+/* One tensor entry of the header, checked against table entry t; its data bytes go to *span. */
+static gat_status read_entry(const char *path, const cJSON *e, const gat_model_tensor *t,
+                             size_t data_len, size_t span[2], size_t *dsize)
+{
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(e, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
+    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets"), *it;
+    char want[64];
+    size_t d = 0, dim;
+
+    if (!cJSON_IsObject(e) || !cJSON_IsString(dtype) || !cJSON_IsArray(shape) ||
+        !cJSON_IsArray(offs))
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" is not an object with a string "
+                           "\"dtype\" and arrays \"shape\" and \"data_offsets\"",
+                           path, t->name);
+    if (!strcmp(dtype->valuestring, "F32"))
+        *dsize = 4;
+    else if (!strcmp(dtype->valuestring, "F64"))
+        *dsize = 8;
+    else
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" has dtype \"%s\"; libgat reads F32 and "
+                           "F64",
+                           path, t->name, dtype->valuestring);
+    int ok = cJSON_GetArraySize(shape) == t->ndim;
+    cJSON_ArrayForEach(it, shape)
+    {
+        if (!json_size(it, &dim))
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: the shape of tensor \"%s\" holds a value that is "
+                               "not a non-negative integer",
+                               path, t->name);
+        ok = ok && dim == (size_t)t->shape[d++];
+    }
+    if (!ok) {
+        char *got = cJSON_PrintUnformatted(shape);
+        gat_status st =
+            gat_i_error(GAT_EFORMAT,
+                        "%s: tensor \"%s\" has shape %s but the "
+                        "configuration in __metadata__ implies %s",
+                        path, t->name, got ? got : "?", shape_str(want, sizeof want, t));
+        cJSON_free(got);
+        return st;
+    }
+    if (cJSON_GetArraySize(offs) != 2 || !json_size(cJSON_GetArrayItem(offs, 0), &span[0]) ||
+        !json_size(cJSON_GetArrayItem(offs, 1), &span[1]) || span[0] > span[1])
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" has malformed data_offsets: expected "
+                           "[begin, end] with 0 <= begin <= end",
+                           path, t->name);
+    if (span[1] > data_len)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" bytes [%zu, %zu) lie past the end of the "
+                           "data (%zu bytes): truncated file?",
+                           path, t->name, span[0], span[1], data_len);
+    /* t->size values exist in memory, so t->size * 8 cannot overflow */
+    if (span[1] - span[0] != t->size * *dsize)
+        return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" spans %zu bytes but %s %s needs %zu",
+                           path, t->name, span[1] - span[0], dtype->valuestring,
+                           shape_str(want, sizeof want, t), t->size * *dsize);
+    return GAT_OK;
+}
+
+/* Reads element i of a little-endian F32 (dsize 4) or F64 array at p. */
+static double get_le(const unsigned char *p, size_t dsize, size_t i)
+{
+    uint64_t u = 0;
+    p += i * dsize;
+    for (size_t b = dsize; b-- > 0;)
+        u = u << 8 | p[b];
+    if (dsize == 4) {
+        const uint32_t u32 = (uint32_t)u;
+        float f;
+        memcpy(&f, &u32, sizeof f);
+        return f;
+    }
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* Matches every header entry but the metadata with the model's tensor table and copies the data
+ * into the parameters. */
+static gat_status read_tensors(const char *path, const cJSON *root, gat_model *m,
+                               const unsigned char *data, size_t data_len)
+{
+    int nt, order[MAX_TENSORS];
+    size_t span[MAX_TENSORS][2], dsize[MAX_TENSORS];
+    unsigned char seen[MAX_TENSORS] = {0};
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    gat_real *p = gat_model_params(m, NULL);
+    const cJSON *e;
+    gat_status st;
+
+    cJSON_ArrayForEach(e, root)
+    {
+        if (!strcmp(e->string, "__metadata__")) continue; /* read_meta checked it is unique */
+        int k = 0;
+        while (k < nt && strcmp(e->string, t[k].name) != 0)
+            k++;
+        if (k == nt)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: unexpected tensor \"%s\": the configuration in "
+                               "__metadata__ (score %s, %d layers) has no such tensor",
+                               path, e->string, gat_score_name(gat_model_get_config(m)->score),
+                               gat_model_layer_count(m));
+        if (seen[k])
+            return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" appears twice in the header", path,
+                               t[k].name);
+        seen[k] = 1;
+        if ((st = read_entry(path, e, &t[k], data_len, span[k], &dsize[k])) != GAT_OK) return st;
+    }
+    for (int k = 0; k < nt; k++)
+        if (!seen[k])
+            return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" is missing", path, t[k].name);
+
+    /* sorted by start, each tensor must begin at or after the previous one's end */
+    for (int k = 0; k < nt; k++) {
+        int j = k;
+        for (; j > 0 && span[order[j - 1]][0] > span[k][0]; j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    for (int k = 1; k < nt; k++)
+        if (span[order[k]][0] < span[order[k - 1]][1])
+            return gat_i_error(GAT_EFORMAT, "%s: the data of tensors \"%s\" and \"%s\" overlap",
+                               path, t[order[k - 1]].name, t[order[k]].name);
+
+    for (int k = 0; k < nt; k++)
+        for (size_t i = 0; i < t[k].size; i++) {
+            const double v = get_le(data + span[k][0], dsize[k], i);
+            if (!isfinite(v))
+                return gat_i_error(GAT_ENUMERIC, "%s: tensor \"%s\" holds %g at index %zu", path,
+                                   t[k].name, v, i);
+            p[t[k].offset + i] = (gat_real)v;
+        }
+    return GAT_OK;
+}
+
+/* A lower bound on the parameters cfg (checked) implies: every layer l has a weight
+ * (F_l, heads_l F'_l), whatever the score function. Widths are at most 2^20 and F_0 < 2^31, so
+ * the sum fits in 64 bits. */
+static uint64_t min_params(const gat_model_config *c)
+{
+    uint64_t total = 0, fin = (uint64_t)c->in_features;
+    for (int l = 0; l < c->layers; l++) {
+        const int last = l == c->layers - 1;
+        const uint64_t heads = (uint64_t)(last ? c->out_heads
+                                               : (c->hidden_heads[l] > 0 ? c->hidden_heads[l]
+                                                                         : c->heads));
+        const uint64_t fo = (uint64_t)(last ? c->classes : c->hidden);
+        total += fin * heads * fo;
+        fin = last ? fo : heads * fo;
+    }
+    return total;
+}
+
+gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *path)
+{
+    unsigned char *file = NULL;
+    size_t size = 0, data_at = 0;
+    cJSON *root = NULL;
+    gat_model *m = NULL;
+    gat_model_meta mt;
+    gat_model_config cfg;
+    gat_i_clocale loc = {0};
+    gat_status st;
+
+    gat_i_clear_error();
+    gat_model_meta_init(&mt);
+    if (out) *out = NULL;
+    if (meta) gat_model_meta_init(meta);
+    if (!out || !path) return gat_i_error(GAT_EINVAL, "gat_model_load: NULL argument");
+    if ((st = gat_i_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
+    if ((st = parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
+    if ((st = read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;
+    /* the sizes come from the file: check them against it before allocating the model */
+    const uint64_t need = min_params(&cfg);
+    if (need > (size - data_at) / 4) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: the configuration in __metadata__ needs at least %llu parameters "
+                         "(%llu bytes as F32) but the data section holds %zu bytes: truncated or "
+                         "inconsistent file",
+                         path, (unsigned long long)need, (unsigned long long)need * 4,
+                         size - data_at);
+        goto cleanup;
+    }
+    if ((st = gat_model_create(&m, &cfg, 0)) != GAT_OK) goto cleanup;
+    if ((st = read_tensors(path, root, m, file + data_at, size - data_at)) != GAT_OK) goto cleanup;
+    *out = m;
+    m = NULL;
+    if (meta) {
+        *meta = mt;
+        gat_model_meta_init(&mt);
+    }
+
+cleanup:
+    gat_model_free(m);
+    gat_model_meta_destroy(&mt);
+    cJSON_Delete(root);
+    gat_free(file);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
