@@ -1,0 +1,521 @@
+/* Gradient checks of the attention family in the double build: the reference edge-score kernel
+ * and the fused kernel of every score function (queries, keys, values, gatv2's att, cosine's beta,
+ * gaussian's log sigma) against central differences, on the 7-node graph with an isolated and a
+ * degree-1 node, heads concatenated and averaged, with a fixed attention-dropout mask, 1 and 2
+ * threads; the fused kernel against the composition of reference ops; and whole 3-layer models
+ * with residual connections and per-layer heads for every score, gat included. */
+#include "testutil.h"
+#include "core/core.h"
+#include "layers/layers.h"
+#include "layers/scores.h"
+#include "model/model_i.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GAT_REAL_DOUBLE
+#error "the gradient checks need the double build (-DGAT_REAL_DOUBLE)"
+#endif
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { MAX_VARS = 8 * GAT_MAX_LAYERS, MAX_BUFS = 48 };
+static const double STEP = 1e-6; /* central-difference step of the kernels */
+/* The models' multiplicative scores saturate the softmax: second-order differences there need
+ * h ~ 3e-6, where rounding already shows; the five-point stencil at 1e-4 has both errors small. */
+static const double MODEL_STEP = 1e-4;
+static const double TOL = 1e-6;   /* relative error allowed */
+static const double FLOOR = 1e-3; /* gradients below this are compared absolutely */
+static const double KINK = 1e-4;  /* gatv2's LeakyReLU inputs stay this far from 0 */
+static const double SLOPE = 0.2;
+
+/* The family: every score but gat (the model checks add gat with residual connections). */
+static const gat_score family[] = {GAT_SCORE_GATV2,    GAT_SCORE_DOT,    GAT_SCORE_SCALED_DOT,
+                                   GAT_SCORE_BILINEAR, GAT_SCORE_COSINE, GAT_SCORE_GAUSSIAN};
+enum { N_FAMILY = 6 };
+
+/* Undirected with self-loops (node 6 isolated: its neighbourhood is its loop) and directed
+ * without them (node 6's neighbourhood is empty, node 5 hears only node 0). */
+static const unsigned graph_flags[] = {GAT_GRAPH_SYMMETRIZE, GAT_GRAPH_NO_SELF_LOOPS};
+
+/* ---- the checker (as test_gradcheck.c's) ---- */
+
+typedef struct gc_var {
+    const char *name;
+    gat_real *x, *grad;
+    size_t n;
+} gc_var;
+
+typedef struct gc_op {
+    char name[96];
+    void (*forward)(void *ctx, gat_real *out);
+    void (*backward)(void *ctx, const gat_real *dout);
+    void *ctx;
+    size_t n_out;
+    gc_var v[MAX_VARS];
+    int nv;
+    double step;
+    int order4; /* five-point stencil: error O(h^4) (the saturated multi-layer models) */
+} gc_op;
+
+typedef struct pool {
+    void *p[MAX_BUFS];
+    int n;
+} pool;
+
+static void *take(pool *pl, size_t count, size_t size)
+{
+    ck_assert_int_lt(pl->n, MAX_BUFS);
+    void *p = calloc(count + 1, size);
+    ck_assert_ptr_nonnull(p);
+    return pl->p[pl->n++] = p;
+}
+
+static gat_real *reals(pool *pl, size_t n)
+{
+    return take(pl, n, sizeof(gat_real));
+}
+
+static void pool_free(pool *pl)
+{
+    for (int k = 0; k < pl->n; k++)
+        free(pl->p[k]);
+    pl->n = 0;
+}
+
+static void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n)
+{
+    ck_assert_int_lt(op->nv, MAX_VARS);
+    op->v[op->nv++] = (gc_var){name, x, grad, n};
+}
+
+static double rel_err(double a, double b)
+{
+    return fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), FLOOR);
+}
+
+/* sum((f(x + s h) - f(x - s h)) * r): the output differences first, less cancellation. */
+static double diff_at(gc_op *op, gc_var *var, size_t k, double s, double h, const gat_real *r,
+                      gat_real *op_, gat_real *om)
+{
+    const gat_real x0 = var->x[k];
+    double diff = 0;
+    var->x[k] = (gat_real)(x0 + s * h);
+    op->forward(op->ctx, op_);
+    var->x[k] = (gat_real)(x0 - s * h);
+    op->forward(op->ctx, om);
+    var->x[k] = x0;
+    for (size_t o = 0; o < op->n_out; o++)
+        diff += ((double)op_[o] - om[o]) * r[o];
+    return diff;
+}
+
+/* Forward and backward at the current point; a second backward must double every gradient (all
+ * backward kernels add); then every coordinate against (L(x + h) - L(x - h)) / 2h with
+ * L = sum(out * r), or the five-point (8 D(h) - D(2h)) / 12h. Variables sharing a gradient
+ * buffer (aliased inputs) are listed once. */
+static void gradcheck(gc_op *op, uint64_t seed)
+{
+    pool pl = {0};
+    gat_real *r = reals(&pl, op->n_out), *out = reals(&pl, op->n_out);
+    gat_real *op_ = reals(&pl, op->n_out), *om = reals(&pl, op->n_out);
+    gat_real *first[MAX_VARS];
+    double worst = 0, worst_a = 0, worst_n = 0;
+    const char *worst_name = "-";
+    size_t worst_k = 0, checked = 0;
+    const double h = op->step > 0 ? op->step : STEP;
+
+    tu_uniform(r, op->n_out, -1, 1, seed);
+    for (int v = 0; v < op->nv; v++)
+        memset(op->v[v].grad, 0, op->v[v].n * sizeof(gat_real));
+    op->forward(op->ctx, out);
+    for (size_t o = 0; o < op->n_out; o++)
+        ck_assert_msg(isfinite(out[o]), "%s: output %zu is %g", op->name, o, out[o]);
+    op->backward(op->ctx, r);
+    for (int v = 0; v < op->nv; v++) {
+        first[v] = reals(&pl, op->v[v].n);
+        memcpy(first[v], op->v[v].grad, op->v[v].n * sizeof(gat_real));
+    }
+    op->backward(op->ctx, r);
+    for (int v = 0; v < op->nv; v++) {
+        const gc_var *var = &op->v[v];
+        for (size_t k = 0; k < var->n; k++)
+            ck_assert_msg(rel_err(var->grad[k], 2 * first[v][k]) <= 1e-10,
+                          "%s: second backward gives d%s[%zu] = %.17g, want %.17g", op->name,
+                          var->name, k, var->grad[k], 2 * first[v][k]);
+        memcpy(var->grad, first[v], var->n * sizeof(gat_real));
+    }
+    for (int v = 0; v < op->nv; v++) {
+        const gc_var *var = &op->v[v];
+        for (size_t k = 0; k < var->n; k++) {
+            gc_var *vk = &op->v[v];
+            const double d1 = diff_at(op, vk, k, 1, h, r, op_, om);
+            const double num = op->order4
+                                   ? (8 * d1 - diff_at(op, vk, k, 2, h, r, op_, om)) / (12 * h)
+                                   : d1 / (2 * h);
+            const double a = var->grad[k], e = rel_err(a, num);
+            ck_assert_msg(isfinite(a) && isfinite(num), "%s: d%s[%zu] analytic %g numeric %g",
+                          op->name, var->name, k, a, num);
+            if (e > worst || checked == 0)
+                worst = e, worst_a = a, worst_n = num, worst_name = var->name, worst_k = k;
+            checked++;
+        }
+    }
+    printf("gradcheck %-58s %4zu coords, worst rel err %.2e (d%s[%zu]: %.9g vs %.9g)\n", op->name,
+           checked, worst, worst_name, worst_k, worst_a, worst_n);
+    fflush(stdout);
+    ck_assert_msg(worst <= TOL, "%s: d%s[%zu] analytic %.12g vs numeric %.12g, rel err %.3g > %g",
+                  op->name, worst_name, worst_k, worst_a, worst_n, worst, TOL);
+    pool_free(&pl);
+}
+
+/* ---- kernel fixtures ---- */
+
+/* Which inputs alias: as the model runs each score (dot, cosine, gaussian: q = k = z; gatv2:
+ * k = z; scaled-dot, bilinear: all separate), or all separate. */
+enum { ALIAS_MODEL = 0, ALIAS_NONE = 1 };
+
+typedef struct score_ctx {
+    gat_graph g;
+    gat_i_score_args a;
+    gat_i_score_scratch s;
+    gat_real *z, *q, *k, *att, *theta;
+    gat_real *dz, *dq, *dk, *datt, *dtheta, *dy;
+    int alias_q, alias_k; /* q (k) is z */
+} score_ctx;
+
+static const int H = 3;
+static const gat_idx FO = 4;
+
+/* Draws everything for score S on the graph of `flags`; gatv2's LeakyReLU inputs q_i + k_j stay
+ * KINK away from 0 on every edge. */
+static void score_setup(score_ctx *d, pool *pl, gat_score S, int alias, unsigned flags, int mean,
+                        int masked, int nt, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    tu_graph_small(&d->g, flags);
+    const gat_idx N = d->g.n;
+    const size_t nz = (size_t)N * H * FO, eh = (size_t)d->g.nnz * H;
+    const int same_qk = S == GAT_SCORE_DOT || S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
+    d->alias_q = alias == ALIAS_MODEL && same_qk;
+    d->alias_k = alias == ALIAS_MODEL && (same_qk || S == GAT_SCORE_GATV2);
+    d->z = reals(pl, nz), d->dz = reals(pl, nz), d->dy = reals(pl, nz);
+    d->q = d->alias_q ? d->z : reals(pl, nz), d->dq = d->alias_q ? d->dz : reals(pl, nz);
+    d->k = d->alias_k ? d->z : reals(pl, nz), d->dk = d->alias_k ? d->dz : reals(pl, nz);
+    d->att = reals(pl, (size_t)H * FO), d->datt = reals(pl, (size_t)H * FO);
+    d->theta = reals(pl, H), d->dtheta = reals(pl, H);
+    d->s.de = reals(pl, eh);
+    d->s.partial = reals(pl, gat_i_score_partial_size(nt, H, FO));
+    uint8_t *amask = take(pl, eh, 1);
+    gat_i_dropout_mask(eh, 0.5, seed, amask, 1);
+    tu_uniform(d->att, (size_t)H * FO, -1, 1, seed + 1);
+    if (S == GAT_SCORE_COSINE) tu_uniform(d->theta, H, 0.5, 2, seed + 2);
+    if (S == GAT_SCORE_GAUSSIAN) tu_uniform(d->theta, H, -0.5, 0.5, seed + 2);
+    d->a = (gat_i_score_args){.g = &d->g,
+                              .score = S,
+                              .H = H,
+                              .Fo = FO,
+                              .D = FO,
+                              .slope = SLOPE,
+                              .z = d->z,
+                              .q = d->q,
+                              .k = d->k,
+                              .att = d->att,
+                              .theta = d->theta,
+                              .qinv = reals(pl, (size_t)N * H),
+                              .kinv = reals(pl, (size_t)N * H),
+                              .alpha = reals(pl, eh),
+                              .amask = masked ? amask : NULL,
+                              .ascale = 2,
+                              .mean = mean,
+                              .nt = nt};
+    for (int tries = 0;; tries++) {
+        ck_assert_int_lt(tries, 1000);
+        const uint64_t s = seed + 10 + 3 * (uint64_t)tries;
+        tu_uniform(d->z, nz, -1, 1, s);
+        if (!d->alias_q) tu_uniform(d->q, nz, -1, 1, s + 1);
+        if (!d->alias_k) tu_uniform(d->k, nz, -1, 1, s + 2);
+        if (S != GAT_SCORE_GATV2) break;
+        double margin = INFINITY;
+        for (gat_idx i = 0; i < N; i++)
+            for (gat_idx e = d->g.rowptr[i]; e < d->g.rowptr[i + 1]; e++)
+                for (size_t f = 0; f < (size_t)H * FO; f++)
+                    margin = fmin(margin, fabs(d->q[(size_t)i * H * FO + f] +
+                                               d->k[(size_t)d->g.col[e] * H * FO + f]));
+        if (margin >= KINK) break;
+    }
+}
+
+/* The variables of score S: z, the separate q and k, and the score's parameters. */
+static void score_vars(gc_op *op, score_ctx *d)
+{
+    const size_t nz = (size_t)d->g.n * H * FO;
+    gat_score S = d->a.score;
+    add_var(op, d->alias_q && d->alias_k ? "z=q=k" : d->alias_k ? "z=k" : "z", d->z, d->dz, nz);
+    if (!d->alias_q) add_var(op, "q", d->q, d->dq, nz);
+    if (!d->alias_k) add_var(op, "k", d->k, d->dk, nz);
+    if (S == GAT_SCORE_GATV2) add_var(op, "att", d->att, d->datt, (size_t)H * FO);
+    if (S == GAT_SCORE_COSINE) add_var(op, "beta", d->theta, d->dtheta, H);
+    if (S == GAT_SCORE_GAUSSIAN) add_var(op, "log_sigma", d->theta, d->dtheta, H);
+}
+
+static gat_real *theta_grad(score_ctx *d)
+{
+    return d->a.score == GAT_SCORE_COSINE || d->a.score == GAT_SCORE_GAUSSIAN ? d->dtheta : NULL;
+}
+
+/* ---- reference edge scores ---- */
+
+static void edges_fwd(void *c, gat_real *out)
+{
+    score_ctx *d = c;
+    gat_i_score_edges(&d->a, out);
+}
+
+static void edges_bwd(void *c, const gat_real *de)
+{
+    score_ctx *d = c;
+    gat_i_score_edges_backward(&d->a, de, d->dq, d->dk, d->datt, theta_grad(d));
+}
+
+/* Loop index: score (6) x graph flags (2). Inputs all separate. */
+START_TEST(test_edges)
+{
+    pool pl = {0};
+    score_ctx d;
+    const gat_score S = family[_i % N_FAMILY];
+    const unsigned flags = graph_flags[_i / N_FAMILY];
+    score_setup(&d, &pl, S, ALIAS_NONE, flags, 0, 0, 1, 200 + (uint64_t)_i);
+    gc_op op = {
+        .forward = edges_fwd, .backward = edges_bwd, .ctx = &d, .n_out = (size_t)d.g.nnz * H};
+    snprintf(op.name, sizeof op.name, "edge scores %s flags=%u", gat_score_name(S), flags);
+    add_var(&op, "q", d.q, d.dq, (size_t)d.g.n * H * FO);
+    add_var(&op, "k", d.k, d.dk, (size_t)d.g.n * H * FO);
+    if (S == GAT_SCORE_GATV2) add_var(&op, "att", d.att, d.datt, (size_t)H * FO);
+    if (theta_grad(&d)) add_var(&op, "theta", d.theta, d.dtheta, H);
+    gradcheck(&op, 300 + (uint64_t)_i);
+    gat_graph_destroy(&d.g);
+    pool_free(&pl);
+}
+END_TEST
+
+/* ---- fused kernel ---- */
+
+static void fused_fwd(void *c, gat_real *out)
+{
+    score_ctx *d = c;
+    gat_i_score_forward(&d->a, out);
+}
+
+/* Averaged heads: every head receives dout / H. */
+static const gat_real *expand_dy(score_ctx *d, const gat_real *dout)
+{
+    if (!d->a.mean) return dout;
+    for (gat_idx i = 0; i < d->g.n; i++)
+        for (int h = 0; h < H; h++)
+            for (gat_idx f = 0; f < FO; f++)
+                d->dy[((size_t)i * H + h) * FO + f] = dout[(size_t)i * FO + f] / H;
+    return d->dy;
+}
+
+static void fused_bwd(void *c, const gat_real *dout)
+{
+    score_ctx *d = c;
+    gat_i_score_backward(&d->a, expand_dy(d, dout), &d->s, d->dz, d->dq, d->dk,
+                         d->a.score == GAT_SCORE_GATV2 ? d->datt : NULL, theta_grad(d));
+}
+
+/* Loop index: score (6) x bits: 1 averaged heads, 2 dropout mask, 4 directed without
+ * self-loops, 8 two threads, 16 inputs all separate. */
+START_TEST(test_fused)
+{
+    pool pl = {0};
+    score_ctx d;
+    const int v = _i / N_FAMILY, mean = v & 1, masked = (v >> 1) & 1, nt = 1 + ((v >> 3) & 1);
+    const gat_score S = family[_i % N_FAMILY];
+    const unsigned flags = graph_flags[(v >> 2) & 1];
+    const int alias = (v >> 4) & 1;
+    score_setup(&d, &pl, S, alias, flags, mean, masked, nt, 400 + (uint64_t)_i);
+    gc_op op = {.forward = fused_fwd,
+                .backward = fused_bwd,
+                .ctx = &d,
+                .n_out = (size_t)d.g.n * (mean ? 1 : H) * FO};
+    snprintf(op.name, sizeof op.name, "fused %s %s%s flags=%u nt=%d%s", gat_score_name(S),
+             mean ? "mean" : "concat", masked ? " +mask" : "", flags, nt, alias ? " separate" : "");
+    score_vars(&op, &d);
+    gradcheck(&op, 500 + (uint64_t)_i);
+    gat_graph_destroy(&d.g);
+    pool_free(&pl);
+}
+END_TEST
+
+/* The fused kernel against the plain composition: reference scores, edge softmax, dropout,
+ * aggregation (and head mean), forward and backward. Loop index: score (6) x bits: 1 averaged
+ * heads, 2 directed without self-loops. Always masked. */
+START_TEST(test_fused_vs_reference)
+{
+    pool pl = {0};
+    score_ctx d;
+    const int v = _i / N_FAMILY, mean = v & 1;
+    const gat_score S = family[_i % N_FAMILY];
+    score_setup(&d, &pl, S, ALIAS_MODEL, graph_flags[(v >> 1) & 1], mean, 1, 2, 600 + (uint64_t)_i);
+    const gat_idx N = d.g.n;
+    const size_t eh = (size_t)d.g.nnz * H, nz = (size_t)N * H * FO;
+    const size_t n_out = (size_t)N * (mean ? 1 : H) * FO;
+    gat_real *out = reals(&pl, n_out), *ref = reals(&pl, n_out), *full = reals(&pl, nz);
+    gat_real *e = reals(&pl, eh), *alpha = reals(&pl, eh), *dropped = reals(&pl, eh);
+    gat_real *dout = reals(&pl, n_out), *dfull = reals(&pl, nz);
+    gat_real *dalpha_d = reals(&pl, eh), *dalpha = reals(&pl, eh), *de = reals(&pl, eh);
+
+    gat_i_score_forward(&d.a, out);
+    gat_i_score_edges(&d.a, e);
+    gat_i_edge_softmax(&d.g, H, e, alpha);
+    gat_i_dropout(eh, alpha, d.a.amask, d.a.ascale, dropped);
+    gat_i_aggregate(&d.g, H, FO, dropped, d.z, full);
+    if (mean)
+        gat_i_head_mean(N, H, FO, full, ref);
+    else
+        memcpy(ref, full, nz * sizeof *ref);
+    const double e_out = tu_max_rel_err(out, ref, n_out, 1e-3, NULL);
+    const double e_alpha = tu_max_rel_err(d.a.alpha, alpha, eh, 1e-3, NULL);
+
+    /* backward: the fused gradients into d.d*, the reference ones into copies */
+    tu_uniform(dout, n_out, -1, 1, 700 + (uint64_t)_i);
+    gat_i_score_backward(&d.a, expand_dy(&d, dout), &d.s, d.dz, d.dq, d.dk,
+                         S == GAT_SCORE_GATV2 ? d.datt : NULL, theta_grad(&d));
+    gat_real *rz = reals(&pl, nz), *rq = d.alias_q ? rz : reals(&pl, nz);
+    gat_real *rk = d.alias_k ? rz : reals(&pl, nz);
+    gat_real *ratt = reals(&pl, (size_t)H * FO), *rth = reals(&pl, H);
+    if (mean)
+        gat_i_head_mean_backward(N, H, FO, dout, dfull);
+    else
+        memcpy(dfull, dout, nz * sizeof *dfull);
+    gat_i_aggregate_backward(&d.g, H, FO, dropped, d.z, dfull, dalpha_d, rz);
+    gat_i_dropout_backward(eh, d.a.amask, d.a.ascale, dalpha_d, dalpha);
+    gat_i_edge_softmax_backward(&d.g, H, alpha, dalpha, de);
+    gat_i_score_edges_backward(&d.a, de, rq, rk, ratt, theta_grad(&d) ? rth : NULL);
+    double e_grad = tu_max_rel_err(d.dz, rz, nz, 1e-3, NULL);
+    if (!d.alias_q) e_grad = fmax(e_grad, tu_max_rel_err(d.dq, rq, nz, 1e-3, NULL));
+    if (!d.alias_k) e_grad = fmax(e_grad, tu_max_rel_err(d.dk, rk, nz, 1e-3, NULL));
+    if (S == GAT_SCORE_GATV2)
+        e_grad = fmax(e_grad, tu_max_rel_err(d.datt, ratt, (size_t)H * FO, 1e-3, NULL));
+    if (theta_grad(&d)) e_grad = fmax(e_grad, tu_max_rel_err(d.dtheta, rth, H, 1e-3, NULL));
+    printf("fused vs reference %-10s %s flags=%u: out %.1e alpha %.1e grads %.1e\n",
+           gat_score_name(S), mean ? "mean  " : "concat", graph_flags[(v >> 1) & 1], e_out, e_alpha,
+           e_grad);
+    ck_assert_msg(e_out <= 1e-12 && e_alpha <= 1e-12 && e_grad <= 1e-12,
+                  "%s: fused differs from the reference", gat_score_name(S));
+    gat_graph_destroy(&d.g);
+    pool_free(&pl);
+}
+END_TEST
+
+/* ---- whole models ---- */
+
+typedef struct model_ctx {
+    gat_model *m;
+    gat_graph g;
+    gat_csr x;
+    uint64_t step;
+    size_t n_out;
+} model_ctx;
+
+static void model_fwd(void *c, gat_real *out)
+{
+    model_ctx *d = c;
+    const gat_real *logits = NULL;
+    gat_i_model_set_step(d->m, d->step); /* the same dropout masks for every evaluation */
+    ck_assert_int_eq(gat_model_forward(d->m, &d->g, &d->x, 1, &logits), GAT_OK);
+    memcpy(out, logits, d->n_out * sizeof *out);
+}
+
+static void model_bwd(void *c, const gat_real *dlogits)
+{
+    model_ctx *d = c;
+    ck_assert_int_eq(gat_model_backward(d->m, dlogits), GAT_OK);
+}
+
+/* 3 layers, residual connections, dropout on. Loop index: score (7, gat first) x bits: 1 widths
+ * equal (identity residuals: 6 inputs, hidden layers of 3 heads x 2; the output layer projects)
+ * else all projected (5 inputs, hidden layers of 3 then 2 heads x 4), 2 directed without
+ * self-loops, 4 two threads. Output layer: 2 averaged heads. */
+START_TEST(test_model)
+{
+    model_ctx d = {.step = 41};
+    gat_model_config cfg;
+    const int v = _i / GAT_SCORE_COUNT, identity = v & 1, nt = 1 + ((v >> 2) & 1);
+    const gat_score S = (gat_score)(_i % GAT_SCORE_COUNT);
+    const unsigned flags = graph_flags[(v >> 1) & 1];
+    const gat_idx F = identity ? 6 : 5, C = 3;
+    gat_model_config_default(&cfg, F, C);
+    cfg.score = S;
+    cfg.residual = 1;
+    cfg.layers = 3;
+    cfg.hidden = identity ? 2 : 4;
+    cfg.heads = 3;
+    cfg.hidden_heads[1] = identity ? 3 : 2;
+    cfg.out_heads = 2;
+    cfg.in_dropout = 0.3;
+    cfg.att_dropout = 0.3;
+    tu_graph_small(&d.g, flags);
+    tu_features(&d.x, d.g.n, F, 0.5, 131);
+    ck_assert_int_eq(gat_model_create(&d.m, &cfg, 132), GAT_OK);
+    gat_model_set_threads(d.m, nt);
+    d.n_out = (size_t)d.g.n * C;
+    ck_assert_int_eq(gat_model_layer_heads(d.m, 1), identity ? 3 : 2);
+
+    /* parameters away from their initial values (positive cosine temperatures) */
+    size_t P = 0;
+    gat_real *params = gat_model_params(d.m, &P), *grads = gat_model_grads(d.m, NULL);
+    tu_uniform(params, P, -1, 1, 133);
+    int n_t = 0, n_res = 0;
+    const gat_model_tensor *t = gat_model_tensors(d.m, &n_t);
+    for (int k = 0; k < n_t; k++) {
+        if (strstr(t[k].name, ".beta")) tu_uniform(params + t[k].offset, t[k].size, 0.5, 2, 134);
+        n_res += strstr(t[k].name, ".res") != NULL;
+    }
+    ck_assert_int_eq(n_res, identity ? 1 : 3);
+
+    gc_op op = {.forward = model_fwd,
+                .backward = model_bwd,
+                .ctx = &d,
+                .n_out = d.n_out,
+                .step = MODEL_STEP,
+                .order4 = 1};
+    snprintf(op.name, sizeof op.name, "model %s residual %s flags=%u nt=%d", gat_score_name(S),
+             identity ? "identity" : "projected", flags, nt);
+    for (int k = 0; k < n_t; k++)
+        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size);
+    gradcheck(&op, 135 + (uint64_t)_i);
+    gat_model_free(d.m);
+    gat_csr_destroy(&d.x);
+    gat_graph_destroy(&d.g);
+}
+END_TEST
+
+static Suite *scores_suite(void)
+{
+    Suite *s = suite_create("scores");
+    struct {
+        const char *name;
+        const TTest *test;
+        int loops;
+    } cases[] = {
+        {"edges", test_edges, 2 * N_FAMILY},
+        {"fused", test_fused, 32 * N_FAMILY},
+        {"fused_vs_reference", test_fused_vs_reference, 4 * N_FAMILY},
+        {"model", test_model, 8 * GAT_SCORE_COUNT},
+    };
+    for (size_t c = 0; c < LEN(cases); c++) {
+        TCase *tc = tcase_create(cases[c].name);
+        tcase_add_loop_test(tc, cases[c].test, 0, cases[c].loops);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(scores_suite());
+}
