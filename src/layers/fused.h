@@ -1,0 +1,123 @@
+/* Private kernels of the fused GAT path (fused.c): per layer, a projection pass (dropout of the
+ * input, Z = X_d W and the two score halves), one forward pass over the in-CSR rows (scores,
+ * stable softmax, attention dropout, weighted sum, bias and ELU or head mean), and two backward
+ * passes (over targets, then over sources through the transposed CSR, which also does the
+ * projection's backward). Each kernel is one OpenMP loop over fixed row chunks; every reduction
+ * goes through per-chunk partial sums added in chunk order, so results are bit-identical for any
+ * thread count. fused.c is compiled once per instruction set and gat_i_fused() picks one.
+ *
+ * Internal layout: per-head width Fo is padded to Fp (zeros) so that Fp * H is a multiple of 8,
+ * and node rows of z, dy, dz are (Fp, H), heads inner ("fh" order), so the H = 8 kernels run
+ * heads in vector lanes; the model's (H, Fo) tensors are permuted on entry and exit. Per-edge
+ * arrays are (E, H) in in-CSR order as everywhere else. */
+#ifndef GAT_I_FUSED_H
+#define GAT_I_FUSED_H
+
+#include "layers.h"
+#include "core/core.h"
+
+#include <stdint.h>
+
+/* Row chunks: chunk c covers rows bound[c] .. bound[c + 1] - 1. */
+typedef struct gat_i_chunks {
+    int n;
+    const gat_idx *bound; /* (n + 1) */
+} gat_i_chunks;
+
+/* Dropout of one stream: element k is kept iff gat_i_keep16(key, k) >= cut; kept values are
+ * scaled by 1 / (1 - p). on == 0: nothing dropped. */
+typedef struct gat_i_drop {
+    int on;
+    uint64_t key;
+    uint32_t cut;
+    gat_real scale;
+} gat_i_drop;
+
+/* One attention layer of the fused path. Borrowed pointers; sizes in the comments. */
+typedef struct gat_i_fl {
+    const gat_graph *g;
+    int H;
+    gat_idx Fo, Fp, hw;  /* per-head width, padded width, hw = Fp * H */
+    gat_idx fin, width;  /* input width; output width H * Fo (hidden) or Fo (output) */
+    int mean;            /* 1: output layer (heads averaged, no ELU); 0: hidden (concat + ELU) */
+    gat_real slope;
+    const gat_real *W;   /* (fin, Fp, H) weights, fh columns (zero padding) */
+    const gat_real *a_src, *a_dst; /* (Fp, H) */
+    const gat_real *b;   /* (width) bias, model order */
+    /* input: layer 0 reads sparse x (rows = N); later layers the previous output (N, fin) */
+    const gat_csr *x;
+    const gat_real *xin;
+    gat_i_drop in, att;
+    /* caches written by the forward kernels */
+    uint8_t *xkeep;      /* layer 0: (nnz(x)) 0/1; later: (N, ceil(fin / 8)) bits */
+    gat_real *z;         /* (N, Fp, H) */
+    gat_real *s_src, *s_dst; /* (N, H) */
+    gat_real *alpha;     /* (E, H) before attention dropout */
+    uint8_t *pos;        /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
+    uint8_t *akeep;      /* (E, ceil(H / 8)) bits: attention dropout keeps */
+    gat_real *out;       /* (N, width) model order: after bias and ELU, or the logits */
+    const gat_idx *rows; /* forward: only these attention rows (ascending), or NULL for all */
+    gat_idx n_rows;
+    const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
+    gat_idx n_prows;
+    gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
+    int nt;
+} gat_i_fl;
+
+/* Backward buffers of one layer. */
+typedef struct gat_i_fbw {
+    const gat_real *dlogits; /* output layer: (N, Fo) gradient of the logits, else NULL */
+    gat_real *dy;        /* (N, Fp, H) gradient of the attention output: hidden layers read it
+                          * (written by the next layer); the output layer's targets pass fills
+                          * it from dlogits */
+    gat_real *dpre;      /* (E, H) scratch: d loss / d LeakyReLU input */
+    gat_real *ds_dst;    /* (N, H) scratch */
+    uint8_t *active;     /* (N) scratch: target row has a non-zero gradient */
+    gat_real *pt;        /* (tc.n, hw) partial bias gradients per target chunk (fh order) */
+    gat_real *ps;        /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
+                          * for l > 0 dW (fin, hw), for layer 0 with dz == NULL dW (F, hw) */
+    size_t ps_stride;
+    gat_real *dz;        /* layer 0: (N, Fp, H) to store dz for gat_i_fused_ops.dw_sparse, or NULL
+                          * to accumulate dW into ps */
+    const gat_real *Wt;  /* l > 0: (hw, fin) transpose of l->W */
+    /* l > 0: the previous (hidden) layer, whose output is this layer's input */
+    gat_idx prev_Fo, prev_Fp;
+    int prev_H;
+    gat_real *dy_prev;   /* (N, prev_Fp, prev_H) written: gradient before the previous ELU */
+} gat_i_fbw;
+
+typedef struct gat_i_fused_ops {
+    const char *isa;
+    /* layer 0: z = dropout(x) W, s_src, s_dst, xkeep; over xc chunks */
+    void (*proj_sparse)(const gat_i_fl *l);
+    /* l > 0: z = dropout(xin) W, s_src, s_dst, xkeep; over tc chunks */
+    void (*proj_dense)(const gat_i_fl *l);
+    /* out, alpha, pos, akeep for every row (or l->rows) */
+    void (*att_forward)(const gat_i_fl *l);
+    /* dpre, ds_dst, active, pt */
+    void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
+    /* ps, and dz (layer 0) or dy_prev (l > 0) */
+    void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);
+    /* layer 0 from a stored dz: dW (F, hw) += X_d^T dz, over the features of xt (x's transpose,
+     * position p holding x's position perm[p]); rows of dW split over threads */
+    void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
+                      const gat_real *dz, gat_real *dW);
+    /* dst (n, Fp, H) = src (n, H, Fo) rows with zero padding (the weights' layout change) */
+    void (*to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_idx Fo, gat_idx Fp,
+                  int nt);
+} gat_i_fused_ops;
+
+/* The kernels for this CPU (AVX-512, AVX2 or baseline builds of fused.c). */
+const gat_i_fused_ops *gat_i_fused(void);
+/* A named build ("base", "avx2", "avx512") if this CPU runs it, else NULL (tests, benchmarks). */
+const gat_i_fused_ops *gat_i_fused_named(const char *isa);
+
+/* Fp for a layer: Fo padded so that Fp * H is a multiple of 8 (H * Fo if H is a multiple of 8). */
+static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)
+{
+    gat_idx fp = Fo;
+    while (((size_t)fp * (size_t)H) % 8 != 0) fp++;
+    return fp;
+}
+
+#endif

@@ -1,0 +1,515 @@
+/* The fused path of a GAT model: caches in one allocation, fixed row chunks balanced by edges,
+ * the layer loop over the fused kernels (layers/fused.c) with the parameters permuted to their
+ * (Fp, H) layout, and the per-chunk partial gradients summed in chunk order. */
+#define _DEFAULT_SOURCE /* madvise */
+#include "fast.h"
+#include "core/core.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Fused-path limits: per-head state and row accumulators live on the stack. */
+#define MAX_HEADS 64
+#define MAX_HW 1024
+
+/* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
+ * cost more than this fraction of the sparse product; then store dz and gather per feature. */
+#define DW_FUSED_RATIO 4
+
+/* Thread-count governor. Results do not depend on the thread count, so each call may pick one:
+ * all threads unless timing shows them slower than one (an oversubscribed machine, where
+ * spinning OpenMP waits make a preempted thread stall everyone). Calls are timed per kind; the
+ * other setting is probed now and then, with the interval doubling while the probes lose. */
+enum { K_TRAIN, K_EVAL_ROWS, K_EVAL, K_BACKWARD, N_KINDS };
+typedef struct governor {
+    double t[2][N_KINDS];     /* running mean seconds per call: [0 one thread, 1 all][kind] */
+    int seen[2][N_KINDS];     /* samples */
+    int warm[N_KINDS];        /* calls of each kind (the first is a warm-up and dropped) */
+    int all;                  /* the setting in use */
+    long calls, next_probe, interval;
+} governor;
+
+typedef struct flayer {
+    gat_i_fl fl;
+    gat_real *Wp, *asp, *adp; /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
+} flayer;
+
+struct gat_i_fast {
+    const gat_i_fused_ops *ops;
+    int n_layers;
+    gat_i_fast_layer L[GAT_MAX_LAYERS];
+    flayer f[GAT_MAX_LAYERS];
+    const gat_graph *g;
+    const gat_csr *x;
+    gat_idx N, E, xnnz;
+    gat_i_chunks tc, sc, xc;
+    gat_idx *bounds;          /* tc, sc, xc bounds, one allocation */
+    void *block;              /* every cache and scratch buffer */
+    /* backward scratch */
+    gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt;
+    uint8_t *active;
+    size_t ps_stride;
+    int dw_fused;             /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
+    /* a restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
+     * rows; layer l - 1 what layer l aggregates), its projection prj[l] = in-neighbours of att[l];
+     * NULL means all rows. Recomputed when the listed rows change. */
+    gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS], n_prj[GAT_MAX_LAYERS];
+    gat_idx *lists, *rows_copy, rows_n;
+    const gat_idx *rows_ptr;
+    uint8_t *mark;
+    gat_csr xt;               /* transpose of x (dw_fused == 0) */
+    gat_idx *xt_perm;
+    int trained;
+    governor gov;
+    int probe;                /* this call runs the other setting */
+    double t0;
+};
+
+int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L)
+{
+    for (int l = 0; l < n_layers; l++) {
+        const int H = L[l].heads;
+        if (!(H == 1 || H == 2 || H == 4 || (H % 8 == 0 && H <= MAX_HEADS))) return 0;
+        if ((size_t)gat_i_fused_fp(H, L[l].fo) * (size_t)H > MAX_HW) return 0;
+        if (L[l].mean != (l == n_layers - 1)) return 0;
+    }
+    return 1;
+}
+
+/* ---- chunks ---- */
+
+/* nch chunk bounds of rows 0..n-1 with equal shares of rowptr[i + 1] - rowptr[i] + 2 (edges
+ * plus a per-row overhead); nch depends only on the sizes: about one chunk per `per` of cost, at
+ * most `most` (the source pass keeps partial sums per chunk, so it has fewer). */
+static int chunk_count(gat_idx n, gat_idx nnz, int64_t per, int64_t most)
+{
+    const int64_t cost = 2 * (int64_t)n + nnz;
+    int64_t c = cost / per;
+    if (c > most) c = most;
+    if (c > n) c = n;
+    return c < 1 ? 1 : (int)c;
+}
+
+static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
+{
+    const int64_t total = 2 * (int64_t)n + rowptr[n];
+    gat_idx i = 0;
+    bound[0] = 0;
+    for (int c = 1; c < nch; c++) {
+        const int64_t target = total * c / nch;
+        while (i < n && 2 * (int64_t)i + rowptr[i] < target) i++;
+        bound[c] = i;
+    }
+    bound[nch] = n;
+}
+
+/* ---- allocation ---- */
+
+static void *carve(char *base, size_t *off, size_t count, size_t size)
+{
+    size_t at = (*off + 63) & ~(size_t)63;
+    *off = at + count * size;
+    return base ? base + at : NULL;
+}
+
+static size_t layout(gat_i_fast *f, char *base)
+{
+    const size_t N = (size_t)f->N, E = (size_t)f->E;
+    size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0;
+    for (int l = 0; l < f->n_layers; l++) {
+        const gat_i_fast_layer *L = &f->L[l];
+        gat_i_fl *fl = &f->f[l].fl;
+        const int H = L->heads;
+        const gat_idx Fp = gat_i_fused_fp(H, L->fo);
+        const size_t hw = (size_t)Fp * H, ab = (size_t)(H + 7) / 8;
+        fl->xkeep = carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
+        fl->z = carve(base, &off, N * hw, sizeof(gat_real));
+        fl->s_src = carve(base, &off, N * H, sizeof(gat_real));
+        fl->s_dst = carve(base, &off, N * H, sizeof(gat_real));
+        fl->alpha = carve(base, &off, E * H, sizeof(gat_real));
+        fl->pos = carve(base, &off, E * ab, 1);
+        fl->akeep = carve(base, &off, E * ab, 1);
+        fl->out = carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
+        f->f[l].Wp = carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
+        f->f[l].asp = carve(base, &off, hw, sizeof(gat_real));
+        f->f[l].adp = carve(base, &off, hw, sizeof(gat_real));
+        maxh = (size_t)H > maxh ? (size_t)H : maxh;
+        maxhw = hw > maxhw ? hw : maxhw;
+        maxdy[l % 2] = hw > maxdy[l % 2] ? hw : maxdy[l % 2];
+        if (l > 0) maxwt = (size_t)L->fin * hw > maxwt ? (size_t)L->fin * hw : maxwt;
+        const size_t s = 2 * hw + (l > 0 ? (size_t)L->fin * hw
+                                         : f->dw_fused ? (size_t)f->x->cols * hw : 0);
+        stride = s > stride ? s : stride;
+    }
+    f->ps_stride = stride;
+    f->dpre = carve(base, &off, E * maxh, sizeof(gat_real));
+    f->ds_dst = carve(base, &off, N * maxh, sizeof(gat_real));
+    f->active = carve(base, &off, N, 1);
+    f->pt = carve(base, &off, (size_t)f->tc.n * maxhw, sizeof(gat_real));
+    f->ps = carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
+    for (int k = 0; k < 2; k++) f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
+    f->Wt = carve(base, &off, maxwt, sizeof(gat_real));
+    f->lists = carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
+    f->rows_copy = carve(base, &off, N, sizeof(gat_idx));
+    f->mark = carve(base, &off, N, 1);
+    f->dz = carve(base, &off, f->dw_fused ? 0 : N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
+                  sizeof(gat_real));
+    return off;
+}
+
+/* Asks for transparent huge pages on the caches: the kernels gather rows of z, dy and alpha at
+ * random, and with 4 KiB pages nearly every gather of a large graph also misses the TLB (random
+ * 256-byte gathers ran 3.7 times faster here). Advice only: ignored where unsupported. */
+static void advise_huge_pages(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t e = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (bytes >= ((size_t)8 << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+/* x's transpose with the position map, for the per-feature weight gradient. */
+static gat_status transpose_x(gat_i_fast *f)
+{
+    const gat_csr *x = f->x;
+    const gat_idx nnz = x->rowptr[x->rows];
+    gat_csr *t = &f->xt;
+    gat_idx *next = NULL;
+    gat_status st;
+    if ((st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz)) != GAT_OK) return st;
+    if (!(f->xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx))) ||
+        !(next = gat_malloc((size_t)x->cols + 1, sizeof *next)))
+        return GAT_ENOMEM;
+    for (gat_idx k = 0; k < nnz; k++) t->rowptr[x->col[k] + 1]++;
+    for (gat_idx c = 0; c < x->cols; c++) t->rowptr[c + 1] += t->rowptr[c];
+    memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
+    for (gat_idx i = 0; i < x->rows; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
+            const gat_idx p = next[x->col[k]]++;
+            t->col[p] = i;
+            t->val[p] = x->val[k];
+            f->xt_perm[p] = k;
+        }
+    gat_free(next);
+    return GAT_OK;
+}
+
+void gat_i_fast_free(gat_i_fast *f)
+{
+    if (!f) return;
+    gat_free(f->block);
+    gat_free(f->bounds);
+    gat_csr_destroy(&f->xt);
+    gat_free(f->xt_perm);
+    gat_free(f);
+}
+
+gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
+                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x)
+{
+    gat_i_fast *f = NULL;
+    gat_status st = GAT_ENOMEM;
+    *out = NULL;
+    if (!(f = gat_calloc(1, sizeof *f))) return GAT_ENOMEM;
+    f->ops = ops;
+    f->n_layers = n_layers;
+    memcpy(f->L, L, (size_t)n_layers * sizeof *L);
+    f->g = g;
+    f->x = x;
+    f->N = g->n;
+    f->E = g->nnz;
+    f->xnnz = x->rowptr[x->rows];
+    /* start with all threads unless the machine is already busy (the 1-minute load average,
+     * as a prior only; the timings decide from the first probe on) */
+    {
+        double la = 0;
+        f->gov.all = !(getloadavg(&la, 1) == 1 && la >= 0.5);
+    }
+    f->gov.interval = 32;
+    f->gov.next_probe = 2 * N_KINDS;
+
+    f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
+    f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
+    f->xc.n = chunk_count(x->rows, f->xnnz, 512, 512);
+    if (!(f->bounds = gat_malloc((size_t)f->tc.n + f->sc.n + f->xc.n + 3, sizeof(gat_idx))))
+        goto cleanup;
+    gat_idx *b = f->bounds;
+    partition(g->rowptr, g->n, f->tc.n, b);
+    f->tc.bound = b;
+    b += f->tc.n + 1;
+    partition(g->t_rowptr, g->n, f->sc.n, b);
+    f->sc.bound = b;
+    b += f->sc.n + 1;
+    partition(x->rowptr, x->rows, f->xc.n, b);
+    f->xc.bound = b;
+
+    /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt */
+    f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
+    const size_t bytes = layout(f, NULL);
+    if (!(f->block = gat_calloc(bytes, 1))) goto cleanup;
+    advise_huge_pages(f->block, bytes);
+    layout(f, f->block);
+    if (!f->dw_fused && (st = transpose_x(f)) != GAT_OK) goto cleanup;
+    *out = f;
+    return GAT_OK;
+cleanup:
+    gat_i_fast_free(f);
+    return st;
+}
+
+const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
+{
+    return f->f[l].fl.out;
+}
+
+const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l)
+{
+    return f->f[l].fl.alpha;
+}
+
+/* ---- thread governor ---- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Threads for this call (out of nt_max). */
+static int gov_begin(gat_i_fast *f, int nt_max)
+{
+    governor *g = &f->gov;
+    if (nt_max <= 1) return 1;
+    f->probe = ++g->calls >= g->next_probe;
+    f->t0 = now();
+    return (g->all ^ f->probe) ? nt_max : 1;
+}
+
+static void gov_end(gat_i_fast *f, int kind, int nt_max)
+{
+    governor *g = &f->gov;
+    if (nt_max <= 1) return;
+    const double t = now() - f->t0;
+    const int s = g->all ^ f->probe;
+    if (g->warm[kind]++ == 0) return; /* a first call (page faults of fresh caches): dropped */
+    g->t[s][kind] = g->seen[s][kind]++ == 0 ? t : 0.75 * g->t[s][kind] + 0.25 * t;
+    if (!g->seen[!s][kind]) {
+        /* no reference yet: probe again once the usual setting has samples of every kind */
+        if (f->probe) g->next_probe = g->calls + N_KINDS;
+        return;
+    }
+    /* all threads must beat one by 5% over the kinds timed both ways */
+    double t1 = 0, tn = 0;
+    for (int k = 0; k < N_KINDS; k++)
+        if (g->seen[0][k] && g->seen[1][k]) t1 += g->t[0][k], tn += g->t[1][k];
+    const int all = tn < 0.95 * t1;
+    if (f->probe) {
+        g->interval = all == g->all ? (g->interval < 4096 ? 2 * g->interval : g->interval) : 32;
+        g->next_probe = g->calls + g->interval;
+    }
+    if (all != g->all) {
+        g->all = all;
+        g->interval = 32;
+        g->next_probe = g->calls + g->interval;
+    }
+}
+
+int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)
+{
+    return f->gov.all || nt_max <= 1 ? nt_max : 1;
+}
+
+/* ---- forward ---- */
+
+static gat_i_drop drop(int on, double p, uint64_t key)
+{
+    gat_i_drop d = {0};
+    d.on = on && p > 0;
+    d.key = key;
+    d.cut = gat_i_drop_cut(p);
+    d.scale = (gat_real)(1 / (1 - p));
+    return d;
+}
+
+/* Rows each layer must compute for the listed output rows (see gat_i_fast.att): exact, since a
+ * row of layer l depends only on layer l - 1's rows in its in-neighbourhood. Lists covering most
+ * rows are dropped (all rows, in edge-balanced chunks). */
+static void plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
+{
+    const int L = f->n_layers;
+    const gat_graph *g = f->g;
+    const gat_idx N = f->N;
+    if (!rows) {
+        for (int l = 0; l < L; l++) f->att[l] = f->prj[l] = NULL, f->n_att[l] = f->n_prj[l] = 0;
+        f->rows_ptr = NULL;
+        return;
+    }
+    if (rows == f->rows_ptr && n == f->rows_n &&
+        !memcmp(rows, f->rows_copy, (size_t)n * sizeof *rows))
+        return;
+    memcpy(f->rows_copy, rows, (size_t)n * sizeof *rows);
+    f->rows_ptr = rows;
+    f->rows_n = n;
+    const gat_idx *cur = rows;
+    gat_idx ncur = n;
+    for (int l = L - 1; l >= 0; l--) {
+        f->att[l] = (gat_idx *)cur;
+        f->n_att[l] = ncur;
+        if (!cur) { /* all rows from here down */
+            f->prj[l] = NULL, f->n_prj[l] = 0;
+            continue;
+        }
+        memset(f->mark, 0, (size_t)N);
+        for (gat_idx r = 0; r < ncur; r++)
+            for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++) f->mark[g->col[k]] = 1;
+        gat_idx *list = f->lists + (size_t)l * N, m = 0;
+        for (gat_idx j = 0; j < N; j++)
+            if (f->mark[j]) list[m++] = j;
+        if ((int64_t)m * 4 >= (int64_t)N * 3) list = NULL, m = 0;
+        f->prj[l] = list;
+        f->n_prj[l] = m;
+        cur = list;
+        ncur = m;
+    }
+}
+
+void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
+{
+    const int nt = gov_begin(f, run->nt);
+    plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    for (int l = 0; l < f->n_layers; l++) {
+        const gat_i_fast_layer *L = &f->L[l];
+        flayer *fy = &f->f[l];
+        gat_i_fl *fl = &fy->fl;
+        const int H = L->heads;
+        const gat_idx Fp = gat_i_fused_fp(H, L->fo);
+        const uint64_t lkey = gat_i_hash64(run->key, 4u * (uint64_t)l);
+        f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
+        f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
+        f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+        fl->g = f->g;
+        fl->H = H;
+        fl->Fo = L->fo;
+        fl->Fp = Fp;
+        fl->hw = Fp * H;
+        fl->fin = L->fin;
+        fl->width = L->width;
+        fl->mean = L->mean;
+        fl->slope = (gat_real)run->slope;
+        fl->W = fy->Wp;
+        fl->a_src = fy->asp;
+        fl->a_dst = fy->adp;
+        fl->b = params + L->b;
+        fl->x = f->x;
+        fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
+        fl->in = drop(run->training, run->in_p, lkey);
+        fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
+        fl->rows = f->att[l];
+        fl->n_rows = f->n_att[l];
+        fl->prows = f->prj[l];
+        fl->n_prows = f->n_prj[l];
+        fl->tc = f->tc;
+        fl->sc = f->sc;
+        fl->xc = f->xc;
+        fl->nt = nt;
+        if (l == 0)
+            f->ops->proj_sparse(fl);
+        else
+            f->ops->proj_dense(fl);
+        f->ops->att_forward(fl);
+    }
+    f->trained = run->training;
+    gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, run->nt);
+}
+
+/* ---- backward ---- */
+
+/* grad (rows, H, Fo) model order += the sum over the n chunks' partials (rows, Fp, H) at p,
+ * p + stride, ..., added in chunk order; heads_sum: grad (rows, Fo) gets the sum over heads. Rows
+ * are split over threads; sums run over contiguous rows of the partials. */
+static void reduce(const gat_real *p, size_t stride, int n, size_t rows, int H, gat_idx Fo,
+                   gat_idx Fp, int heads_sum, gat_real *grad, int nt)
+{
+    const size_t hw = (size_t)Fp * H, RB = 16;
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && rows * n * hw > 65536)
+    for (size_t r0 = 0; r0 < rows; r0 += RB) {
+        gat_real acc[16 * MAX_HW];
+        const size_t r1 = r0 + RB < rows ? r0 + RB : rows, len = (r1 - r0) * hw;
+        memset(acc, 0, len * sizeof *acc);
+        for (int c = 0; c < n; c++) {
+            const gat_real *q = p + (size_t)c * stride + r0 * hw;
+            for (size_t e = 0; e < len; e++) acc[e] += q[e];
+        }
+        for (size_t r = r0; r < r1; r++)
+            for (int h = 0; h < H; h++)
+                for (gat_idx fo = 0; fo < Fo; fo++) {
+                    const gat_real v = acc[(r - r0) * hw + (size_t)fo * H + h];
+                    if (heads_sum)
+                        grad[r * (size_t)Fo + fo] += v;
+                    else
+                        grad[(r * (size_t)H + h) * Fo + fo] += v;
+                }
+    }
+}
+
+void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
+                         const gat_real *dlogits, int nt_max)
+{
+    const int nt = gov_begin(f, nt_max);
+    (void)params;
+    for (int l = f->n_layers - 1; l >= 0; l--) {
+        const gat_i_fast_layer *L = &f->L[l];
+        gat_i_fl *fl = &f->f[l].fl;
+        const int H = L->heads;
+        const gat_idx Fo = L->fo, Fp = fl->Fp;
+        const size_t hw = (size_t)fl->hw;
+        fl->nt = nt;
+        gat_i_fbw b = {0};
+        b.dlogits = L->mean ? dlogits : NULL;
+        b.dy = f->dy[l % 2];
+        b.dpre = f->dpre;
+        b.ds_dst = f->ds_dst;
+        b.active = f->active;
+        b.pt = f->pt;
+        b.ps = f->ps;
+        b.ps_stride = 2 * hw + (l > 0 ? (size_t)L->fin * hw : f->dw_fused ? (size_t)f->x->cols * hw : 0);
+        if (l > 0) {
+            const gat_i_fast_layer *P = &f->L[l - 1];
+            for (gat_idx r = 0; r < L->fin; r++)
+                for (size_t e = 0; e < hw; e++) f->Wt[e * (size_t)L->fin + (size_t)r] = fl->W[(size_t)r * hw + e];
+            b.Wt = f->Wt;
+            b.prev_H = P->heads;
+            b.prev_Fo = P->fo;
+            b.prev_Fp = gat_i_fused_fp(P->heads, P->fo);
+            b.dy_prev = f->dy[(l - 1) % 2];
+        } else if (!f->dw_fused) {
+            b.dz = f->dz;
+        }
+        f->ops->att_backward_targets(fl, &b);
+        f->ops->att_backward_sources(fl, &b);
+
+        /* per-chunk partials, in chunk order */
+        reduce(f->pt, hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
+        reduce(f->ps, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
+        reduce(f->ps + hw, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
+        const gat_idx rows = l > 0 ? L->fin : f->dw_fused ? f->x->cols : 0;
+        gat_real *dW = grads + L->w;
+        reduce(f->ps + 2 * hw, b.ps_stride, f->sc.n, (size_t)rows, H, Fo, Fp, 0, dW, nt);
+        if (l == 0 && !f->dw_fused) f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz, dW);
+    }
+    gov_end(f, K_BACKWARD, nt_max);
+}

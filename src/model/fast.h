@@ -1,0 +1,55 @@
+/* Private: the fused path of a GAT model (fast.c), used for the GAT score without residual
+ * connections. It owns the caches for one graph and feature matrix, runs the layer loop on the
+ * fused kernels (layers/fused.h) and sums their per-chunk partial gradients. Results do not depend
+ * on the thread count; dropout masks are the same streams as the layer-by-layer path's. */
+#ifndef GAT_I_FAST_H
+#define GAT_I_FAST_H
+
+#include "gat/model.h"
+#include "layers/fused.h"
+
+/* One layer's shape and where its tensors sit in the parameter (and gradient) buffer. */
+typedef struct gat_i_fast_layer {
+    gat_idx fin, fo, width;   /* input width, per-head width, output width */
+    int heads, mean;          /* mean: output layer (heads averaged, no ELU) */
+    size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src, a_dst (heads, fo), b */
+} gat_i_fast_layer;
+
+/* What one forward does. */
+typedef struct gat_i_fast_run {
+    int training;             /* dropout on, caches kept for backward */
+    uint64_t key;             /* dropout key of this step (layer l uses hash(key, 4 l)) */
+    double in_p, att_p, slope;
+    const gat_idx *rows;      /* last layer: only these rows (ascending), or NULL */
+    gat_idx n_rows;
+    int nt;                   /* threads */
+} gat_i_fast_run;
+
+typedef struct gat_i_fast gat_i_fast;
+
+/* Whether the fused kernels take these layers: heads 1, 2, 4 or a multiple of 8 up to 64, and
+ * padded widths up to 1024. */
+int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L);
+
+/* Caches for graph g and features x (both borrowed; must outlive f). *out: NULL on failure.
+ * ops: the kernel set (gat_i_fused() or a named one). Returns GAT_ENOMEM. */
+gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
+                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x);
+void gat_i_fast_free(gat_i_fast *f);
+
+/* Forward with params (the model's buffer); the logits are gat_i_fast_output(f, last). run->nt
+ * (and backward's nt) is the most threads to use: a call runs one thread instead when timing
+ * shows that faster (oversubscribed machine); results are the same either way. */
+void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run);
+/* Backward of the last (training) forward from dlogits (N, C): ADDS into grads. */
+void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
+                         const gat_real *dlogits, int nt);
+
+/* Threads the next call would use, of nt_max. */
+int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
+
+/* Layer l's output (N, width) in the model's order, and its alpha (E, heads). */
+const gat_real *gat_i_fast_output(const gat_i_fast *f, int l);
+const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l);
+
+#endif

@@ -1,0 +1,306 @@
+/* Check suite of the fused path (src/model/fast.c, src/layers/fused.c) in the float build: every
+ * instruction-set build of the fused kernels against the layer-by-layer reference path (logits,
+ * layer outputs, attention, gradients, with and without dropout) on graphs with a hub of 10^4
+ * neighbours and many degree-1 nodes, for the specialised and the generic shapes; bit-identical
+ * results across thread counts and repeats; restricted rows; and the thread governor. */
+#include "testutil.h"
+#include "core/core.h"
+#include "layers/fused.h"
+#include "model/model_i.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const double TOL = 2e-4; /* fused versus reference, relative to the largest value */
+static const char *const ISAS[] = {"base", "avx2", "avx512"};
+
+/* Model shapes: the paper's (8 heads of 8, one output head: the specialised kernels), and
+ * generic ones (2 heads with padded widths, 16 heads of 4 over three layers, 1 head of 16). */
+typedef struct shape {
+    const char *name;
+    int layers, heads, hidden, out_heads;
+    gat_idx F, C;
+} shape;
+static const shape SHAPES[] = {
+    {"8x8 / 1x7", 2, 8, 8, 1, 50, 7},
+    {"2x5 / 2x5", 2, 2, 5, 2, 30, 5},
+    {"16x4 x2 / 1x16", 3, 16, 4, 1, 20, 16},
+    {"1x16 / 4x3", 2, 1, 16, 4, 24, 3},
+};
+
+typedef struct fixture {
+    gat_graph g;
+    gat_csr x;
+    gat_model_config cfg;
+    size_t nc;
+} fixture;
+
+/* Hub 0 with 10^4 leaves of degree 1, then 300 nodes with random edges, an isolated node. */
+static void fixture_init(fixture *f, const shape *s, uint64_t seed)
+{
+    tu_graph_skewed(&f->g, 10000, 300, GAT_GRAPH_SYMMETRIZE, seed);
+    tu_features(&f->x, f->g.n, s->F, 0.15, seed + 1);
+    gat_csr_normalize_rows(&f->x);
+    gat_model_config_default(&f->cfg, s->F, s->C);
+    f->cfg.layers = s->layers;
+    f->cfg.heads = s->heads;
+    f->cfg.hidden = s->hidden;
+    f->cfg.out_heads = s->out_heads;
+    f->nc = (size_t)f->g.n * (size_t)s->C;
+}
+
+static void fixture_free(fixture *f)
+{
+    gat_graph_destroy(&f->g);
+    gat_csr_destroy(&f->x);
+}
+
+/* Everything one run produces: logits of an inference and a training forward, every layer's
+ * output and attention after the training forward, and the gradients. */
+typedef struct outputs {
+    gat_real *infer, *train, *grads, *out[GAT_MAX_LAYERS], *alpha[GAT_MAX_LAYERS];
+    size_t n_out[GAT_MAX_LAYERS], n_alpha[GAT_MAX_LAYERS], P;
+    int layers;
+} outputs;
+
+static gat_real *copy(const gat_real *p, size_t n)
+{
+    gat_real *c = malloc((n + 1) * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    memcpy(c, p, n * sizeof *c);
+    return c;
+}
+
+/* isa: a fused build or "none"; rows: restrict the training forward (NULL: all); dlogits are
+ * zeroed off the listed rows. */
+static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, gat_idx n_rows,
+               double dropout, outputs *o)
+{
+    gat_model *m = NULL;
+    const gat_real *logits;
+    memset(o, 0, sizeof *o);
+    ck_assert_int_eq(gat_model_create(&m, &f->cfg, 5), GAT_OK);
+    if (gat_i_model_set_fused(m, isa) != 0) {
+        gat_model_free(m);
+        return -1; /* this CPU cannot run it */
+    }
+    gat_model_set_threads(m, nt);
+    gat_i_model_set_dropout(m, dropout, dropout);
+    gat_real *params = gat_model_params(m, &o->P);
+    for (size_t k = 0; k < o->P; k++) /* non-zero biases too */
+        if (params[k] == 0) params[k] = (gat_real)(0.02 * (double)(k % 5) - 0.04);
+    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, 0, &logits), GAT_OK);
+    o->infer = copy(logits, f->nc);
+    if (isa && strcmp(isa, "none")) ck_assert_str_eq(gat_i_model_fused_isa(m), isa);
+    if (!isa) ck_assert_ptr_nonnull(gat_i_model_fused_isa(m));
+    gat_i_model_set_step(m, 41);
+    gat_i_model_set_output_rows(m, rows, n_rows);
+    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, 1, &logits), GAT_OK);
+    gat_i_model_set_output_rows(m, NULL, 0);
+    o->train = copy(logits, f->nc);
+    o->layers = gat_model_layer_count(m);
+    for (int l = 0; l < o->layers; l++) {
+        const gat_real *p;
+        o->n_out[l] = (size_t)f->g.n * (size_t)gat_model_layer_width(m, l);
+        o->n_alpha[l] = (size_t)f->g.nnz * (size_t)gat_model_layer_heads(m, l);
+        ck_assert_int_eq(gat_model_layer_output(m, l, &p), GAT_OK);
+        o->out[l] = copy(p, o->n_out[l]);
+        ck_assert_int_eq(gat_model_attention(m, l, &p), GAT_OK);
+        o->alpha[l] = copy(p, o->n_alpha[l]);
+    }
+    gat_real *d = malloc(f->nc * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    tu_uniform(d, f->nc, -1, 1, 77);
+    if (rows) {
+        const gat_idx C = f->cfg.classes;
+        for (gat_idx i = 0, r = 0; i < f->g.n; i++) {
+            if (r < n_rows && rows[r] == i) {
+                r++;
+                continue;
+            }
+            for (gat_idx c = 0; c < C; c++) d[(size_t)i * C + c] = 0;
+        }
+    }
+    gat_model_zero_grads(m);
+    ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
+    o->grads = copy(gat_model_grads(m, NULL), o->P);
+    free(d);
+    gat_model_free(m);
+    return 0;
+}
+
+static void outputs_free(outputs *o)
+{
+    free(o->infer);
+    free(o->train);
+    free(o->grads);
+    for (int l = 0; l < o->layers; l++) free(o->out[l]), free(o->alpha[l]);
+}
+
+static double compare(const char *what, const gat_real *got, const gat_real *want, size_t n)
+{
+    size_t at = 0;
+    const double err = tu_max_rel_err(got, want, n, tu_max_abs(want, n), &at);
+    printf("%-56s max err / max |ref| %.2e\n", what, err);
+    fflush(stdout);
+    return err;
+}
+
+/* Loop index: shape * 2 + dropout. Every ISA this CPU runs against the reference path. */
+START_TEST(test_fused_vs_reference)
+{
+    const shape *s = &SHAPES[_i / 2];
+    const double dropout = _i % 2 ? 0.6 : 0;
+    fixture f;
+    outputs ref, got;
+    char what[128];
+    fixture_init(&f, s, 100 + (uint64_t)_i);
+    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
+    ck_assert(tu_rms(ref.grads, ref.P) > 0);
+    int tested = 0;
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        if (run(&f, ISAS[k], 2, NULL, 0, dropout, &got)) continue;
+        tested++;
+#define CLOSE(label, a, b, n)                                                                      \
+    snprintf(what, sizeof what, "%s %s p=%.1f %s", s->name, ISAS[k], dropout, label);              \
+    ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
+        CLOSE("inference logits", got.infer, ref.infer, f.nc);
+        CLOSE("training logits", got.train, ref.train, f.nc);
+        for (int l = 0; l < ref.layers; l++) {
+            CLOSE("layer output", got.out[l], ref.out[l], ref.n_out[l]);
+            CLOSE("attention", got.alpha[l], ref.alpha[l], ref.n_alpha[l]);
+        }
+        CLOSE("gradients", got.grads, ref.grads, ref.P);
+#undef CLOSE
+        outputs_free(&got);
+    }
+    ck_assert_int_ge(tested, 1);
+    outputs_free(&ref);
+    fixture_free(&f);
+}
+END_TEST
+
+static void assert_same(const char *what, const gat_real *a, const gat_real *b, size_t n)
+{
+    ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "%s differ", what);
+}
+
+/* Loop index: shape. One, two and three threads, twice: bit-identical. */
+START_TEST(test_threads_bit_identical)
+{
+    const shape *s = &SHAPES[_i];
+    fixture f;
+    outputs one, other;
+    fixture_init(&f, s, 200 + (uint64_t)_i);
+    ck_assert_int_eq(run(&f, NULL, 1, NULL, 0, 0.6, &one), 0);
+    for (int nt = 1; nt <= 3; nt++) {
+        ck_assert_int_eq(run(&f, NULL, nt, NULL, 0, 0.6, &other), 0);
+        assert_same("inference logits", other.infer, one.infer, f.nc);
+        assert_same("training logits", other.train, one.train, f.nc);
+        assert_same("gradients", other.grads, one.grads, one.P);
+        outputs_free(&other);
+    }
+    outputs_free(&one);
+    fixture_free(&f);
+}
+END_TEST
+
+/* Loop index: shape. A restricted training forward gives the listed logits and, with dlogits
+ * zero elsewhere, the gradients of the full one, bit for bit. */
+START_TEST(test_restricted_rows)
+{
+    const shape *s = &SHAPES[_i];
+    fixture f;
+    outputs full, part;
+    fixture_init(&f, s, 300 + (uint64_t)_i);
+    gat_idx *rows = malloc((size_t)f.g.n * sizeof *rows), n_rows = 0;
+    ck_assert_ptr_nonnull(rows);
+    /* the hub, a few leaves, a run of the random nodes, the isolated node */
+    for (gat_idx i = 0; i < f.g.n; i++)
+        if (i == 0 || i % 997 == 5 || (i > 10050 && i % 3 == 0) || i == f.g.n - 1) rows[n_rows++] = i;
+    ck_assert_int_eq(run(&f, NULL, 2, rows, n_rows, 0.6, &part), 0);
+    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &full), 0);
+    /* the full run's gradients are for dense dlogits: rerun with the same zeros */
+    outputs full_z;
+    ck_assert_int_eq(run(&f, NULL, 1, rows, n_rows, 0.6, &full_z), 0);
+    const gat_idx C = f.cfg.classes;
+    for (gat_idx r = 0; r < n_rows; r++)
+        ck_assert_msg(memcmp(part.train + (size_t)rows[r] * C, full.train + (size_t)rows[r] * C,
+                             (size_t)C * sizeof(gat_real)) == 0,
+                      "row %d differs when restricted", rows[r]);
+    assert_same("restricted gradients, 2 vs 1 threads", part.grads, full_z.grads, part.P);
+    outputs_free(&full_z);
+    outputs_free(&full);
+    outputs_free(&part);
+    free(rows);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The restricted gradients equal those of a full forward with the same zeros in dlogits: the
+ * reference path computes every row. */
+START_TEST(test_restricted_vs_reference)
+{
+    const shape *s = &SHAPES[0];
+    fixture f;
+    outputs ref, got;
+    fixture_init(&f, s, 400);
+    gat_idx *rows = malloc((size_t)f.g.n * sizeof *rows), n_rows = 0;
+    ck_assert_ptr_nonnull(rows);
+    for (gat_idx i = 0; i < f.g.n; i += 7) rows[n_rows++] = i;
+    ck_assert_int_eq(run(&f, "none", 1, rows, n_rows, 0.6, &ref), 0);
+    ck_assert_int_eq(run(&f, NULL, 2, rows, n_rows, 0.6, &got), 0);
+    ck_assert(compare("restricted gradients vs reference", got.grads, ref.grads, ref.P) <= TOL);
+    outputs_free(&got);
+    outputs_free(&ref);
+    free(rows);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The ISA builds run the same kernels: each named build is either unavailable or reports its
+ * name, and the default is one of them. */
+START_TEST(test_dispatch)
+{
+    const gat_i_fused_ops *best = gat_i_fused();
+    ck_assert_ptr_nonnull(best);
+    int found = 0;
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
+        if (!ops) continue;
+        ck_assert_str_eq(ops->isa, ISAS[k]);
+        found += ops == best;
+    }
+    ck_assert_ptr_nonnull(gat_i_fused_named("base"));
+    ck_assert_ptr_null(gat_i_fused_named("sse9"));
+    ck_assert_int_eq(found, 1);
+    printf("fused kernels for this CPU: %s\n", best->isa);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("kernels");
+    TCase *t = tcase_create("fused vs reference");
+    tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
+    suite_add_tcase(s, t);
+    t = tcase_create("threads");
+    tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));
+    suite_add_tcase(s, t);
+    t = tcase_create("restricted rows");
+    tcase_add_loop_test(t, test_restricted_rows, 0, (int)LEN(SHAPES));
+    tcase_add_test(t, test_restricted_vs_reference);
+    suite_add_tcase(s, t);
+    t = tcase_create("dispatch");
+    tcase_add_test(t, test_dispatch);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}

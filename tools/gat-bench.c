@@ -1,0 +1,318 @@
+/* gat-bench: times GAT training and inference on Cora, Citeseer and synthetic graphs (tools/synth.c)
+ * for a sweep of thread counts, and prints a table and one JSON line per run. Each run is a child
+ * process, so its peak resident memory is its own. A benchmark, not a test: run it on a quiet
+ * machine (`ninja -C build bench`). Uses the library's private restricted-rows hook, as the
+ * trainer does, so an epoch is exactly gat_train's step without the validation pass. */
+#define _DEFAULT_SOURCE /* wait4 */
+#include "cli.h"
+#include "synth.h"
+
+#include "gat/gat.h"
+#include "model/model_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define MAX_EPOCHS 1000
+
+typedef struct result {
+    int ok;
+    int threads_used;
+    char isa[16];
+    int epochs, infer_runs;
+    double epoch[MAX_EPOCHS], infer[64];
+    double train_acc; /* of the last epoch, a sanity check that it learns */
+} result;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One run in the child: the paper's model, `warmup` + `epochs` training epochs (forward with the
+ * last layer on the training rows, cross-entropy, backward, Adam), then inference forwards. */
+static void run(const gat_dataset *ds, int threads, int warmup, int epochs, int infer, result *r)
+{
+    gat_model_config mc;
+    gat_model *m = NULL;
+    gat_train_config tc;
+    gat_real *dlogits = NULL, *m1, *m2;
+    gat_idx *train = NULL, n_train = 0;
+    const gat_real *logits;
+    double loss, acc;
+    size_t P;
+    memset(r, 0, sizeof *r);
+    gat_model_config_default(&mc, ds->n_features, ds->n_classes);
+    gat_train_config_default(&tc);
+    if (gat_model_create(&m, &mc, 1) != GAT_OK) return;
+    gat_model_set_threads(m, threads);
+    gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
+    gat_i_model_moments(m, &m1, &m2);
+    if (!(dlogits = malloc((size_t)ds->n * ds->n_classes * sizeof *dlogits)) ||
+        !(train = malloc((size_t)ds->n * sizeof *train)))
+        goto out;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
+    for (int e = 0; e < warmup + epochs; e++) {
+        const double t0 = now();
+        gat_i_model_set_output_rows(m, train, n_train);
+        if (gat_model_forward(m, &ds->graph, &ds->x, 1, &logits) != GAT_OK) goto out;
+        gat_i_model_set_output_rows(m, NULL, 0);
+        if (gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split, GAT_SPLIT_TRAIN,
+                             &loss, &acc, dlogits) != GAT_OK)
+            goto out;
+        gat_model_zero_grads(m);
+        if (gat_model_backward(m, dlogits) != GAT_OK) goto out;
+        gat_adam_step(&tc.adam, e + 1, P, params, grads, m1, m2);
+        if (e >= warmup) r->epoch[r->epochs++] = now() - t0;
+        r->train_acc = acc;
+    }
+    for (int k = 0; k < infer + 1; k++) {
+        const double t0 = now();
+        if (gat_model_forward(m, &ds->graph, &ds->x, 0, &logits) != GAT_OK) goto out;
+        if (k > 0) r->infer[r->infer_runs++] = now() - t0;
+    }
+    r->threads_used = threads;
+    const char *isa = gat_i_model_fused_isa(m);
+    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
+    r->ok = 1;
+out:
+    if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
+    free(dlogits);
+    free(train);
+    gat_model_free(m);
+}
+
+/* Runs `run` in a child; *rss_kib gets the child's peak resident set. */
+static int run_child(const gat_dataset *ds, int threads, int warmup, int epochs, int infer,
+                     result *r, long *rss_kib)
+{
+    int fd[2];
+    if (pipe(fd)) return -1;
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        close(fd[0]);
+        result *mine = calloc(1, sizeof *mine);
+        if (mine) run(ds, threads, warmup, epochs, infer, mine);
+        const char *p = (const char *)mine;
+        size_t left = mine ? sizeof *mine : 0;
+        while (left > 0) {
+            const ssize_t w = write(fd[1], p, left);
+            if (w <= 0) break;
+            p += w, left -= (size_t)w;
+        }
+        _exit(mine && mine->ok ? 0 : 1);
+    }
+    close(fd[1]);
+    char *p = (char *)r;
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof *r && (n = read(fd[0], p + got, sizeof *r - got)) > 0) got += (size_t)n;
+    close(fd[0]);
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid) return -1;
+    *rss_kib = ru.ru_maxrss;
+    return got == sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->ok ? 0 : -1;
+}
+
+/* Wall time of `gat-train --dataset NAME --quiet --threads T` (loading included); -1 if it fails. */
+static double run_cli(const char *exe, const char *dataset, int threads)
+{
+    char t[16];
+    snprintf(t, sizeof t, "%d", threads);
+    const double t0 = now();
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout)) _exit(127);
+        execl(exe, exe, "--dataset", dataset, "--quiet", "--threads", t, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    return now() - t0;
+}
+
+static void machine(char *cpu, size_t len, int *cores)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(cpu, len, "unknown CPU");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+                snprintf(cpu, len, "%s", strchr(line, ':') + 2);
+                cpu[strcspn(cpu, "\n")] = '\0';
+                break;
+            }
+        fclose(f);
+    }
+    *cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Loads a bundled dataset or draws a synthetic one ("synth-1e5": 10^5 nodes). */
+static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
+{
+    const double t0 = now();
+    if (!strncmp(name, "synth-", 6)) {
+        synth_opts so;
+        synth_data d;
+        char err[256];
+        synth_defaults(&so);
+        so.nodes = (gat_idx)atof(name + 6);
+        if (so.nodes < 100) {
+            fprintf(stderr, "gat-bench: bad workload '%s' (synth-N, N >= 100)\n", name);
+            return -1;
+        }
+        if (synth_generate(&so, &d, err, sizeof err)) {
+            fprintf(stderr, "gat-bench: %s: %s\n", name, err);
+            return -1;
+        }
+        const gat_status st = synth_dataset(&d, so.classes, ds);
+        synth_free(&d);
+        if (st != GAT_OK) {
+            fprintf(stderr, "gat-bench: %s: %s\n", name, gat_last_error());
+            return -1;
+        }
+    } else {
+        const char *path = cli_dataset_path("gat-bench", name);
+        if (!path || gat_dataset_load(ds, path, NULL) != GAT_OK) {
+            if (path) fprintf(stderr, "gat-bench: %s: %s\n", name, gat_last_error());
+            return -1;
+        }
+    }
+    *build_s = now() - t0;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
+    const char *cli = NULL;
+    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3;
+    const cli_option opts[] = {
+        {"workloads", CLI_STRING, &workloads, 0, 0, "LIST", "comma-separated: cora, citeseer, synth-N (default cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
+        {"threads", CLI_STRING, &threads_s, 0, 0, "LIST", "thread counts to sweep (default 1,<all cores>)"},
+        {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N", "timed epochs (default: about 10 s worth, 5..200)"},
+        {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
+        {"infer", CLI_INT, &infer, 0, 64, "N", "timed inference forwards (default: 3..20)"},
+        {"gat-train", CLI_STRING, &cli, 0, 0, "PATH", "also time this gat-train end to end on the bundled datasets"},
+        {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
+        {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
+    int exit_now, rc;
+    if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now) return rc;
+
+    char cpu[256], list[256];
+    int cores, th[16], n_th = 0;
+    machine(cpu, sizeof cpu, &cores);
+    if (threads_s) {
+        snprintf(list, sizeof list, "%s", threads_s);
+        for (char *t = strtok(list, ","); t && n_th < 16; t = strtok(NULL, ","))
+            if (atoi(t) > 0) th[n_th++] = atoi(t);
+    } else {
+        th[n_th++] = 1;
+        if (cores > 1) th[n_th++] = cores;
+    }
+    if (n_th == 0) {
+        fprintf(stderr, "gat-bench: --threads: expected positive counts\n");
+        return 2;
+    }
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *js = open_memstream(&json, &json_len);
+    if (!js) return 1;
+    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output head\n",
+           gat_version(), cpu, cores);
+    printf("%-11s %8s %9s %3s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes", "edges",
+           "thr", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB", "Medge/s",
+           "cli s");
+
+    snprintf(list, sizeof list, "%s", workloads);
+    char *save = NULL;
+    for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        gat_dataset ds;
+        double build_s;
+        if (make_dataset(w, &ds, &build_s)) {
+            rc = 1;
+            continue;
+        }
+        const double work = (double)ds.graph.nnz + (double)ds.x.rowptr[ds.n];
+        /* about 10 s of timed epochs at ~150 ns per edge or feature non-zero */
+        int ne = epochs ? epochs : (int)(10 / (work * 150e-9));
+        int ni = infer ? infer : (int)(3 / (work * 60e-9));
+        ne = ne < 5 ? 5 : ne > 200 ? 200 : ne;
+        ni = ni < 3 ? 3 : ni > 20 ? 20 : ni;
+        for (int t = 0; t < n_th; t++) {
+            result *r = calloc(1, sizeof *r);
+            long rss = 0;
+            if (!r || run_child(&ds, th[t], warmup, ne, ni, r, &rss)) {
+                fprintf(stderr, "gat-bench: %s with %d threads failed\n", w, th[t]);
+                free(r);
+                rc = 1;
+                continue;
+            }
+            double cli_s = -1;
+            if (cli && strncmp(w, "synth-", 6) != 0) {
+                double v[100];
+                int k = 0;
+                for (int q = 0; q < cli_runs; q++)
+                    if ((v[k] = run_cli(cli, w, th[t])) > 0) k++;
+                if (k) cli_s = median(v, k);
+            }
+            double e[MAX_EPOCHS];
+            memcpy(e, r->epoch, (size_t)r->epochs * sizeof *e);
+            const double emed = median(e, r->epochs), emin = e[0], emax = e[r->epochs - 1];
+            const double imed = median(r->infer, r->infer_runs);
+            const double mib = (double)rss / 1024;
+            char clis[16] = "-";
+            if (cli_s > 0) snprintf(clis, sizeof clis, "%.3f", cli_s);
+            printf("%-11s %8d %9d %3d %7s | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f | %8.1f | %7s\n",
+                   w, ds.n, ds.graph.nnz, th[t], r->isa, 1e3 * emed, 1e3 * emin, 1e3 * emax,
+                   1e3 * imed, mib, (double)ds.graph.nnz / emed / 1e6, clis);
+            fflush(stdout);
+            fprintf(js, "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "
+                        "\"feature_nnz\": %d, \"classes\": %d, \"threads\": %d, \"isa\": \"%s\", "
+                        "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
+                        "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
+                        "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
+                        "\"cli_s\": %.4f, \"dataset_build_s\": %.3f}\n",
+                    w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
+                    r->isa, r->epochs, 1e3 * emed, 1e3 * emin, 1e3 * emax, 1e3 * imed, mib,
+                    (double)ds.graph.nnz / emed, r->train_acc, cli_s, build_s);
+            free(r);
+        }
+        gat_dataset_destroy(&ds);
+    }
+    fclose(js);
+    printf("\n%s", json ? json : "");
+    free(json);
+    return rc;
+}
