@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SIGINT / SIGTERM during gat-train: the epoch under way finishes, the best model so far is saved
+# (atomically) when --save is given, the message says where training stopped, and the exit code
+# is 130 / 143; the saved model loads (gat-embed runs on it). A second signal ends the process at
+# once and leaves no partial file. Usage: test_interrupt.sh GAT_TRAIN GAT_EMBED
+set -u
+train=$1 embed=$2
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | tail -8; }
+
+# Starts a training that would run for hours; waits for its first progress lines (stdout is a
+# file, so they come in blocks of a few kB), at most 120 s.
+start() {
+  "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 1200); do
+    grep -q '^epoch' "$tmp/out" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# Waits up to 120 s for $pid; sets rc.
+finish() {
+  for _ in $(seq 1200); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
+  wait "$pid"
+  rc=$?
+}
+
+for sig in INT TERM; do
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  rm -f "$tmp/m.gat"
+  if ! start --save "$tmp/m.gat"; then bad "sig$sig-start"; continue; fi
+  sleep 1
+  kill -$sig "$pid"
+  finish
+  name=sig$sig-save
+  if [ "$rc" -eq "$want" ] &&
+     grep -Eq "^gat-train: interrupted at epoch [0-9]+; best model \(epoch [0-9]+\) saved to $tmp/m.gat$" "$tmp/err" &&
+     "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
+    ok "$name (exit $rc)"
+  else
+    echo "  exit $rc, want $want"; bad "$name"
+  fi
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "$name-no-temporary"; }
+done
+
+# without --save: the message, the exit code, nothing written
+if start; then
+  sleep 1
+  kill -INT "$pid"
+  finish
+  if [ "$rc" -eq 130 ] && grep -Eq '^gat-train: interrupted at epoch [0-9]+; best epoch [0-9]+ \(no --save' "$tmp/err"; then
+    ok "sigINT-no-save"
+  else
+    echo "  exit $rc"; bad "sigINT-no-save"
+  fi
+else
+  bad "sigINT-no-save-start"
+fi
+
+# a second signal kills at once (during the first epoch, before any save): the existing model
+# file still loads
+cp "$tmp/m.gat" "$tmp/old.gat" 2>/dev/null || true
+if [ -f "$tmp/old.gat" ] && start --save "$tmp/m.gat"; then
+  kill -INT "$pid"; kill -INT "$pid"
+  finish
+  if [ "$rc" -eq 130 ] && "$embed" --model "$tmp/m.gat" --out "$tmp/e2.npy" >/dev/null 2>&1; then
+    ok "second-signal (exit $rc)"
+  else
+    echo "  exit $rc"; bad "second-signal"
+  fi
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "second-signal-no-temporary"; }
+else
+  bad "second-signal-start"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets tests/fuzz/fuzz_*.c into OUTDIR with clang, ASan and UBSan:
+#   tests/fuzz/build.sh OUTDIR
+# Each target is its harness plus the library sources (the list of src/meson.build) compiled
+# directly, so meson never needs clang. OpenMP is off: the kernels run serially, as fuzzing wants.
+# Run one: OUTDIR/fuzz_dataset -max_total_time=60 CORPUS_DIR tests/fuzz/corpus/dataset
+set -euo pipefail
+out=${1:?usage: tests/fuzz/build.sh OUTDIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+CC=${CC:-clang}
+command -v "$CC" >/dev/null || { echo "build.sh: $CC not found (tools/install-deps.sh installs clang)" >&2; exit 1; }
+mkdir -p "$out/obj"
+
+# the library's sources, as meson compiles them
+mapfile -t srcs < <(sed -n '/^gat_sources = files(/,/^)/p' "$root/src/meson.build" |
+                    grep -o "'[^']*\.c'" | tr -d "'")
+[ ${#srcs[@]} -gt 0 ] || { echo "build.sh: no sources found in src/meson.build" >&2; exit 1; }
+
+san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+cflags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wno-unknown-pragmas
+        -I"$root/include" -I"$root/src" $(pkg-config --cflags igraph libcjson zlib openblas))
+libs=($(pkg-config --libs igraph libcjson zlib openblas) -lcxsparse -lm)
+
+# compile each source once (in parallel, 2 jobs), instrumented for coverage and the sanitizers
+objs=()
+pids=()
+for s in "${srcs[@]}" ../tools/cli.c; do
+  o="$out/obj/$(echo "$s" | tr '/.' '__').o"
+  objs+=("$o")
+  "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link \
+        -DGAT_SOURCE_DATASETS='""' -DGAT_INSTALL_DATASETS='""' -c "$root/src/$s" -o "$o" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+# the fused kernels, built per instruction set by meson: here the portable copy only (no
+# -DGAT_I_FUSED_X86, so the dispatcher picks it). They use GCC vector builtins that clang may not
+# know; then gcc compiles them without instrumentation (gcc's sanitizers cannot mix with clang's).
+if grep -q "'layers/fused.c'" "$root/src/meson.build"; then
+  o="$out/obj/layers_fused_base.o"
+  objs+=("$o")
+  if ! "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -DGAT_I_ISA=base \
+       -c "$root/src/layers/fused.c" -o "$o" 2>/dev/null; then
+    echo "build.sh: $CC cannot compile src/layers/fused.c; using gcc, uninstrumented" >&2
+    gcc "${cflags[@]}" -O2 -DGAT_I_ISA=base -c "$root/src/layers/fused.c" -o "$o"
+  fi
+fi
+for p in "${pids[@]}"; do wait "$p"; done
+
+for h in "$root"/tests/fuzz/fuzz_*.c; do
+  t=$(basename "$h" .c)
+  "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer "$h" "${objs[@]}" "${libs[@]}" -o "$out/$t"
+  echo "built $out/$t"
+done
