@@ -1,16 +1,21 @@
-/* gat-train: trains a GAT on a Cora-style dataset and reports test accuracy. Option parsing and
- * printing only; all numerics are libgat calls. */
+/* gat-train: trains a GAT on a Cora-style dataset, or on a graph file with feature and label
+ * files, and reports test accuracy. Option parsing and printing only; all numerics are libgat
+ * calls. */
 #include "cli.h"
 
 #include "gat/gat.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct options {
-    const char *dataset;
+    cli_data data;
+    const char *save;
+    const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
+    int residual;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size, random_split, no_normalize, directed, quiet;
     int log_every;
@@ -21,13 +26,53 @@ typedef struct progress {
     const options *o;
 } progress;
 
+/* SIGINT or SIGTERM once received, else 0. The first one lets the epoch under way finish, then
+ * training stops and the best model is saved; the handler restores the default actions, so a
+ * second signal ends the process at once (saves are atomic: no file is left half-written). */
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}
+
 static int on_epoch(const gat_epoch_info *e, void *user)
 {
     const progress *p = user;
-    if (p->o->quiet || e->epoch % p->o->log_every != 0) return 0;
-    printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  %.3f s\n",
-           e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
-           e->best_epoch, e->seconds);
+    if (!p->o->quiet && (e->epoch % p->o->log_every == 0 || stop_signal))
+        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  %.3f s\n",
+               e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
+               e->best_epoch, e->seconds);
+    return stop_signal != 0;
+}
+
+/* Fills heads[l] for the hidden layers 0..layers-2 from "K[,K...]" (the last value repeats).
+ * Returns 0, or 2 after a message. */
+static int parse_heads(const char *list, int layers, int *heads)
+{
+    const char *p = list;
+    int n = 0;
+    while (1) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 1 || k > 1024 || (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "gat-train: --hidden-heads: expected K[,K...] with each K in [1, 1024], "
+                            "got '%s'\n", list);
+            return 2;
+        }
+        if (n >= layers - 1) {
+            fprintf(stderr, "gat-train: --hidden-heads: %d value%s for %d hidden layer%s "
+                            "(--layers %d)\n", n + 1, n ? "s" : "", layers - 1,
+                    layers == 2 ? "" : "s", layers);
+            return 2;
+        }
+        heads[n++] = (int)k;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    for (int l = n; l < layers - 1; l++) heads[l] = heads[n - 1];
     return 0;
 }
 
@@ -39,17 +84,22 @@ static int fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    options o = {.dataset = "cora", .layers = 2, .hidden = 8, .heads = 8, .out_heads = 1,
+    options o = {.layers = 2, .hidden = 8, .heads = 8, .out_heads = 1,
                  .epochs = 100000, .patience = 100, .seed = 1, .threads = 0, .runs = 1,
                  .train_per_class = 20, .val_size = 500, .test_size = 1000, .log_every = 1,
                  .lr = 0.005, .weight_decay = 5e-4, .dropout = -1, .in_dropout = 0.6,
                  .att_dropout = 0.6, .slope = 0.2};
     const cli_option opts[] = {
-        {"dataset", CLI_STRING, &o.dataset, 0, 0, "NAME|PATH", "bundled dataset (cora, citeseer) or path (default cora)"},
+        {"dataset", CLI_STRING, &o.data.dataset, 0, 0, "NAME|PATH", "bundled dataset (cora, citeseer) or path (default cora)"},
+        CLI_GRAPH_OPTIONS(o.data),
+        CLI_LABEL_OPTIONS(o.data),
         {"layers", CLI_INT, &o.layers, 1, GAT_MAX_LAYERS, "L", "attention layers (default 2)"},
         {"hidden", CLI_INT, &o.hidden, 1, 65536, "F", "units per head of hidden layers (default 8)"},
         {"heads", CLI_INT, &o.heads, 1, 1024, "K", "heads of hidden layers, concatenated (default 8)"},
         {"out-heads", CLI_INT, &o.out_heads, 1, 1024, "K", "heads of the output layer, averaged (default 1)"},
+        {"hidden-heads", CLI_STRING, &o.hidden_heads, 0, 0, "K[,K...]", "heads of each hidden layer, the last repeating (default --heads)"},
+        {"attention", CLI_STRING, &o.attention, 0, 0, "NAME", "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
+        {"residual", CLI_FLAG, &o.residual, 0, 0, NULL, "residual connection per layer, projected where widths differ"},
         {"lr", CLI_REAL, &o.lr, 1e-12, 10, "X", "Adam learning rate (default 0.005)"},
         {"weight-decay", CLI_REAL, &o.weight_decay, 0, 10, "X", "L2 weight decay (default 5e-4)"},
         {"dropout", CLI_REAL, &o.dropout, 0, 0.99, "P", "set both dropouts below"},
@@ -66,16 +116,26 @@ int main(int argc, char **argv)
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes (500)"},
         {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes (1000)"},
         {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL, "do not row-normalise the features"},
-        {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep .cites edges directed (b -> a)"},
+        {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep edges directed (.cites: b -> a; --graph: as the file says)"},
         {"log-every", CLI_INT, &o.log_every, 1, 100000000, "N", "print progress every N epochs (default 1)"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print only the summary"},
+        {"save", CLI_STRING, &o.save, 0, 0, "MODEL", "write the trained (best) model to MODEL; needs --runs 1"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-train", "[options]", &exit_now)) || exit_now) return rc;
     if (o.dropout >= 0) o.in_dropout = o.att_dropout = o.dropout;
+    gat_score score = GAT_SCORE_GAT;
+    int hidden_heads[GAT_MAX_LAYERS] = {0};
+    if (o.attention && gat_score_from_name(o.attention, &score) != GAT_OK) {
+        fprintf(stderr, "gat-train: --attention: %s\n", gat_last_error());
+        return 2;
+    }
+    if (o.hidden_heads && (rc = parse_heads(o.hidden_heads, o.layers, hidden_heads)) != 0) return rc;
+    if (o.save && o.runs > 1) {
+        fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
+        return 2;
+    }
 
-    const char *path = cli_dataset_path("gat-train", o.dataset);
-    if (!path) return 1;
     gat_dataset_options dopt;
     gat_dataset_options_default(&dopt);
     dopt.normalize = !o.no_normalize;
@@ -86,15 +146,24 @@ int main(int argc, char **argv)
     dopt.n_test = o.test_size;
     dopt.seed = (uint64_t)o.seed;
     gat_dataset ds;
-    if (gat_dataset_load(&ds, path, &dopt) != GAT_OK) return fail("cannot load dataset");
+    const char *name;
+    if ((rc = cli_load_dataset("gat-train", &o.data, "cora", 1, &dopt, &ds, &name)) != 0) return rc;
     if (!o.quiet)
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
-               "split %d/%d/%d\n", o.dataset, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,
+               "split %d/%d/%d\n", name, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,
                ds.n_train, ds.n_val, ds.n_test);
 
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
     double sum = 0, sum2 = 0, secs = 0;
+    int interrupted = 0;
     rc = 0;
-    for (int r = 0; r < o.runs && rc == 0; r++) {
+    for (int r = 0; r < o.runs && rc == 0 && !interrupted && !stop_signal; r++) {
         gat_model_config mc;
         gat_model_config_default(&mc, ds.n_features, ds.n_classes);
         mc.layers = o.layers;
@@ -104,6 +173,9 @@ int main(int argc, char **argv)
         mc.in_dropout = o.in_dropout;
         mc.att_dropout = o.att_dropout;
         mc.negative_slope = o.slope;
+        mc.score = score;
+        mc.residual = o.residual;
+        memcpy(mc.hidden_heads, hidden_heads, sizeof mc.hidden_heads);
         gat_model *m = NULL;
         if (gat_model_create(&m, &mc, (uint64_t)o.seed + (uint64_t)r) != GAT_OK) {
             rc = fail("cannot create the model");
@@ -120,7 +192,14 @@ int main(int argc, char **argv)
         tc.progress = on_epoch;
         tc.user = &p;
         gat_train_result res;
-        if (gat_train(m, &ds, &tc, &res) != GAT_OK) {
+        const gat_status tst = gat_train(m, &ds, &tc, &res);
+        if (tst == GAT_EINTERRUPTED) {
+            /* the best model so far is restored: it is saved below like a finished one */
+            interrupted = 1;
+            if (!o.save)
+                fprintf(stderr, "gat-train: interrupted at epoch %d; best epoch %d (no --save: "
+                                "nothing written)\n", res.epochs, res.best_epoch);
+        } else if (tst != GAT_OK) {
             rc = fail("training failed");
         } else {
             sum += res.test_acc;
@@ -135,8 +214,28 @@ int main(int argc, char **argv)
                 printf("test accuracy: %.2f%%  (best epoch %d, %.2f s)\n", 100 * res.test_acc,
                        res.best_epoch, res.seconds);
         }
+        if (rc == 0 && o.save) {
+            gat_model_meta meta;
+            gat_model_meta_init(&meta);
+            meta.n_classes = ds.n_classes;
+            meta.class_names = ds.class_names;
+            meta.normalize = dopt.normalize;
+            meta.symmetrize = dopt.symmetrize;
+            /* borrowed for the call; a --graph dataset has no name gat-embed could load */
+            meta.dataset = o.data.graph ? NULL : (char *)name;
+            if (gat_model_save(m, &meta, o.save) != GAT_OK)
+                rc = fail("cannot save the model");
+            else if (interrupted)
+                fprintf(stderr, "gat-train: interrupted at epoch %d; best model (epoch %d) saved "
+                                "to %s\n", res.epochs, res.best_epoch, o.save);
+            else if (!o.quiet)
+                printf("saved the model to %s\n", o.save);
+        }
         gat_model_free(m);
     }
+    if (rc == 0 && stop_signal && !interrupted)
+        fprintf(stderr, "gat-train: interrupted after training finished\n");
+    if (rc == 0 && stop_signal) rc = 128 + stop_signal; /* 130 for SIGINT, 143 for SIGTERM */
     if (rc == 0 && o.runs > 1) {
         double mean = sum / o.runs, var = sum2 / o.runs - mean * mean;
         printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", 100 * mean,

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages libgat needs to build, test and benchmark (idempotent).
 set -euo pipefail
 pkgs=(build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-dev check
-      libopenblas-dev zlib1g-dev libcjson-dev python3 python3-numpy python3-scipy valgrind)
+      libopenblas-dev zlib1g-dev libcjson-dev python3 python3-numpy python3-scipy valgrind
+      clang libclang-rt-14-dev llvm)  # clang + libFuzzer runtime: tests/fuzz; llvm: symbolizer
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,19 @@
  * while training. All parameters live in one contiguous buffer described by a table of named
  * tensors (gat_model_tensor), which model files and optimizers use as it is.
  *
+ * The score e_ij can be any of the attention family (gat_score): per head, from a query q_i and
+ * a key k_j of the layer input; every layer of a model uses the same one. With `residual`, a
+ * layer adds its input (or, where the widths differ, the input times a learned projection R_l,
+ * tensor "layer<l>.res") to the aggregate before the ELU. Tensors per layer, in table order:
+ *   gat         weight (F_l, K F'), att_src (K, F'), att_dst (K, F'), bias
+ *   gatv2       weight (= W_src, the keys and values), weight_dst (F_l, K F'), att (K, F'), bias
+ *   dot         weight, bias
+ *   scaled-dot  weight (values), query (F_l, K F'), key (F_l, K F'), bias
+ *   bilinear    weight (values), query (F_l, K F'), key (F_l, K F'), bias
+ *   cosine      weight, beta (K), bias
+ *   gaussian    weight, log_sigma (K), bias
+ * then res (F_l, width) if residual and F_l != width.
+ *
  * A model is not thread-safe: use one model per thread. Graphs and features passed in are
  * borrowed for the call; the model keeps activation caches sized for the last graph it saw. */
 #ifndef GAT_MODEL_H
@@ -21,10 +34,29 @@ extern "C" {
 
 #define GAT_MAX_LAYERS 16
 
-/* How an edge j -> i is scored before the softmax. Only GAT_SCORE_GAT exists so far. */
+/* How an edge j -> i is scored, per head, before the neighbourhood softmax. z = W h are the
+ * values every score aggregates; |v| = sqrt(v.v + 1e-8). */
 typedef enum gat_score {
-    GAT_SCORE_GAT = 0 /* LeakyReLU(a_dst . W h_i + a_src . W h_j), the GAT paper's */
+    GAT_SCORE_GAT = 0,        /* "gat": LeakyReLU(a_dst . z_i + a_src . z_j), the GAT paper's */
+    GAT_SCORE_GATV2 = 1,      /* "gatv2": a . LeakyReLU(W_dst h_i + W h_j) (GATv2; aggregates z) */
+    GAT_SCORE_DOT = 2,        /* "dot": z_i . z_j */
+    GAT_SCORE_SCALED_DOT = 3, /* "scaled-dot": (Q h_i) . (K h_j) / sqrt(F'), the Transformer's */
+    GAT_SCORE_BILINEAR = 4,   /* "bilinear": h_i^T W_q^T W_k h_j = (W_q h_i) . (W_k h_j), Luong's
+                               * "general" score: scaled-dot without the 1 / sqrt(F') */
+    GAT_SCORE_COSINE = 5,     /* "cosine": beta cos(z_i, z_j), beta learned per head (init 1),
+                               * as in AGNN */
+    GAT_SCORE_GAUSSIAN = 6    /* "gaussian": -|z_i - z_j|^2 / (2 sigma^2), log sigma learned per
+                               * head (init sigma = sqrt(F')): Nadaraya-Watson kernel regression */
 } gat_score;
+#define GAT_SCORE_COUNT 7
+
+/* The score's name ("gat", "gatv2", "dot", "scaled-dot", "bilinear", "cosine", "gaussian"), or
+ * NULL if s is not a gat_score. The string is static. */
+GAT_API const char *gat_score_name(gat_score s);
+
+/* The score called name (as gat_score_name gives it, case-sensitive). *out: set on success.
+ * Returns GAT_EINVAL (NULL argument, unknown name; the message lists the names). */
+GAT_API gat_status gat_score_from_name(const char *name, gat_score *out);
 
 typedef struct gat_model_config {
     gat_idx in_features;     /* F: width of the input features (> 0) */
@@ -37,6 +69,10 @@ typedef struct gat_model_config {
     double in_dropout;       /* dropout on every layer's input, in [0, 1) (default 0.6) */
     double att_dropout;      /* dropout on attention coefficients, in [0, 1) (default 0.6) */
     gat_score score;         /* default GAT_SCORE_GAT */
+    /* Fields added with the attention family; zero (as gat_model_config_default leaves them)
+     * means the model as before. */
+    int residual;            /* 1: residual connection in every layer (default 0) */
+    int hidden_heads[GAT_MAX_LAYERS]; /* heads of hidden layer l if > 0, else `heads` (default 0) */
 } gat_model_config;
 
 /* One named parameter tensor: params + offset, `size` values, row-major `shape`. */
@@ -109,6 +145,14 @@ GAT_API gat_status gat_model_attention(const gat_model *m, int l, const gat_real
 
 /* Sets all gradients to zero. */
 GAT_API void gat_model_zero_grads(gat_model *m);
+
+/* Runs an inference forward of m on graph g and features x (borrowed) and writes each node's
+ * predicted class, the largest logit (the first on ties), to classes ((g->n), caller-owned) and,
+ * if probability is not NULL, that class's softmax probability to it ((g->n), caller-owned).
+ * Returns GAT_EINVAL (NULL argument), GAT_EDIM (x, g and the model disagree), GAT_ENOMEM.
+ * Cost: one forward + O(N C). */
+GAT_API gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                     gat_idx *classes, gat_real *probability);
 
 #ifdef __cplusplus
 }

@@ -34,10 +34,19 @@ static inline float gat_i_exp(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    union { int32_t i; float f; } u = {.i = ((int32_t)n + 127) << 23};
+    /* NaN in, NaN out (through p), without converting NaN to an integer (undefined behaviour) */
+    union { int32_t i; float f; } u = {.i = ((int32_t)(n == n ? n : 0.0f) + 127) << 23};
     return p * u.f;
 }
 #endif
+
+/* Dropout streams: element k of stream `key` is kept iff gat_i_keep16(key, k) >= the cut of p
+ * (p quantised to 1/65536); four elements share one 64-bit hash. */
+static inline uint32_t gat_i_drop_cut(double p)
+{
+    const double c = p * 65536.0 + 0.5;
+    return c >= 65535.0 ? 65535u : (uint32_t)c;
+}
 
 /* ---- projections ---- */
 /* Z (N, M) = X (N, K) W (K, M), X dense row-major; row blocks over nt threads, BLAS inside. */
@@ -86,7 +95,7 @@ void gat_i_aggregate_backward(const gat_graph *g, int H, gat_idx Fo, const gat_r
 void gat_i_dropout(size_t n, const gat_real *x, const uint8_t *mask, gat_real scale, gat_real *y);
 void gat_i_dropout_backward(size_t n, const uint8_t *mask, gat_real scale, const gat_real *dy,
                             gat_real *dx);
-/* mask (n) = 1 with probability 1 - p, from the counter-based stream key. */
+/* mask (n) = 1 with probability 1 - p, from the counter-based stream key (gat_i_drop_cut). */
 void gat_i_dropout_mask(size_t n, double p, uint64_t key, uint8_t *mask, int nt);
 /* y = ELU(x) (in place allowed); backward from the output: dx += dy (y > 0 ? 1 : y + 1). */
 void gat_i_elu(size_t n, const gat_real *x, gat_real *y);

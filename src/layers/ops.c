@@ -240,10 +240,15 @@ void gat_i_dropout_backward(size_t n, const uint8_t *mask, gat_real scale, const
 
 void gat_i_dropout_mask(size_t n, double p, uint64_t key, uint8_t *mask, int nt)
 {
-    /* keep iff the top 32 bits of hash(key, k) >= p * 2^32 */
-    const uint64_t cut = (uint64_t)(p * 4294967296.0);
+    /* element k keeps iff its 16 bits of hash(key, k / 4) reach p * 2^16 (gat_i_drop_cut) */
+    const uint32_t cut = gat_i_drop_cut(p);
+    const size_t nb = (n + 3) / 4;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
-    for (size_t k = 0; k < n; k++) mask[k] = (gat_i_hash64(key, k) >> 32) >= cut;
+    for (size_t b = 0; b < nb; b++) {
+        const uint64_t hv = gat_i_hash64(key, b);
+        for (size_t t = 0; t < 4 && 4 * b + t < n; t++)
+            mask[4 * b + t] = ((hv >> (16 * t)) & 0xFFFFu) >= cut;
+    }
 }
 
 void gat_i_elu(size_t n, const gat_real *x, gat_real *y)

@@ -3,6 +3,8 @@
 #include "model_i.h"
 #include "core/core.h"
 #include "layers/layers.h"
+#include "layers/scores.h"
+#include "fast.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -15,6 +17,11 @@ typedef struct layer {
     int heads, mean;  /* mean: output layer, heads averaged */
     gat_idx width;    /* output width: heads * fo (concat) or fo (mean) */
     size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src/a_dst (heads, fo), b (width) */
+    /* the attention family (scores other than gat) and residual connections: offsets of the
+     * query projection (gatv2's W_dst, or Q / W_q) and the key projection (K / W_k), both
+     * (fin, heads*fo); gatv2's att (heads, fo); beta or log sigma (heads); R (fin, width) */
+    size_t wq, wk, att, theta, res;
+    int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
 } layer;
 
 /* Activations and caches of one layer for the current graph (pointers into ws.block). */
@@ -27,14 +34,16 @@ typedef struct cache {
     gat_real *alpha; /* (E, heads) */
     uint8_t *amask;  /* (E, heads) or unused */
     gat_real *out;   /* (N, width): after bias and ELU; the next layer's input / the logits */
+    gat_real *q, *k; /* attention family: separate queries, keys (N, heads*fo), if the score has them */
+    gat_real *qinv, *kinv; /* cosine: inverse norms (N, heads) */
 } cache;
 
 struct gat_model {
     gat_model_config cfg;
     int n_layers;
     layer L[GAT_MAX_LAYERS];
-    gat_model_tensor tensors[4 * GAT_MAX_LAYERS];
-    char names[4 * GAT_MAX_LAYERS][32];
+    gat_model_tensor tensors[6 * GAT_MAX_LAYERS];
+    char names[6 * GAT_MAX_LAYERS][32];
     int n_tensors;
     size_t n_params;
     gat_real *blob; /* params | grads | Adam m | Adam v, each n_params */
@@ -43,6 +52,7 @@ struct gat_model {
     double in_p, att_p;
     const gat_idx *out_rows;
     gat_idx n_out_rows;
+    const gat_i_fused_ops *fused; /* kernels of the fused path, or NULL: layer by layer */
 
     /* caches for the last graph and features seen */
     struct {
@@ -55,8 +65,11 @@ struct gat_model {
         gat_idx *xt_perm; /* (nnz(x)) x position of each xt position */
         gat_real *dcur, *dy, *dz; /* backward scratch, (N, max width) each */
         gat_i_att_scratch att;
+        gat_i_score_scratch sc;   /* attention family: de (E, max heads), partial sums */
+        gat_real *dq, *dk, *dres; /* attention family, residual: (N, max width) each */
         int threads;      /* thread count att.partial is sized for */
         int trained;      /* the last forward was a training forward */
+        gat_i_fast *fast; /* the fused path's caches (instead of block) */
     } ws;
 };
 
@@ -104,8 +117,45 @@ gat_status gat_model_config_check(const gat_model_config *c)
         return gat_i_error(GAT_EINVAL, "att_dropout must be in [0, 1), got %g", c->att_dropout);
     if (!isfinite(c->negative_slope) || c->negative_slope < 0)
         return gat_i_error(GAT_EINVAL, "negative_slope must be finite and >= 0, got %g", c->negative_slope);
-    if (c->score != GAT_SCORE_GAT) return gat_i_error(GAT_EINVAL, "unknown score function %d", (int)c->score);
+    if ((unsigned)c->score >= GAT_SCORE_COUNT)
+        return gat_i_error(GAT_EINVAL, "unknown score function %d (expected 0..%d)", (int)c->score,
+                           GAT_SCORE_COUNT - 1);
+    if (c->residual != 0 && c->residual != 1)
+        return gat_i_error(GAT_EINVAL, "residual must be 0 or 1, got %d", c->residual);
+    for (int l = 0; l < GAT_MAX_LAYERS; l++) {
+        const int k = c->hidden_heads[l];
+        if (k != 0 && l >= c->layers - 1)
+            return gat_i_error(GAT_EINVAL, "hidden_heads[%d] must be 0: layer %d of %d is not a "
+                               "hidden layer, got %d", l, l, c->layers, k);
+        if (k < 0 || k > GAT_I_MAX_HEADS)
+            return gat_i_error(GAT_EINVAL, "hidden_heads[%d] must be in 0..%d, got %d", l,
+                               GAT_I_MAX_HEADS, k);
+        if ((int64_t)k * c->hidden > (1 << 20))
+            return gat_i_error(GAT_EINVAL, "hidden layer %d width hidden_heads x hidden = %d x %d "
+                               "exceeds %d", l, k, c->hidden, 1 << 20);
+    }
     return GAT_OK;
+}
+
+static const char *const score_names[GAT_SCORE_COUNT] = {
+    "gat", "gatv2", "dot", "scaled-dot", "bilinear", "cosine", "gaussian"};
+
+const char *gat_score_name(gat_score s)
+{
+    return (unsigned)s < GAT_SCORE_COUNT ? score_names[s] : NULL;
+}
+
+gat_status gat_score_from_name(const char *name, gat_score *out)
+{
+    gat_i_clear_error();
+    if (!name || !out) return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL argument");
+    for (int s = 0; s < GAT_SCORE_COUNT; s++)
+        if (!strcmp(name, score_names[s])) {
+            *out = (gat_score)s;
+            return GAT_OK;
+        }
+    return gat_i_error(GAT_EINVAL, "unknown score function '%s' (expected gat, gatv2, dot, "
+                       "scaled-dot, bilinear, cosine or gaussian)", name);
 }
 
 static void add_tensor(gat_model *m, const char *fmt, int l, int ndim, gat_idx d0, gat_idx d1,
@@ -132,6 +182,62 @@ static void glorot(gat_rng *r, gat_real *p, size_t n, double fan_in, double fan_
     for (size_t k = 0; k < n; k++) p[k] = (gat_real)((2 * gat_rng_uniform(r) - 1) * lim);
 }
 
+/* Per-head Glorot of a projection (fin, heads*fo), drawn as W is. */
+static void glorot_heads(gat_rng *r, gat_real *p, const layer *L)
+{
+    for (int h = 0; h < L->heads; h++)
+        for (gat_idx row = 0; row < L->fin; row++)
+            glorot(r, p + (size_t)row * L->heads * L->fo + (size_t)h * L->fo, (size_t)L->fo, L->fin,
+                   L->fo);
+}
+
+/* The tensors a score other than gat adds between weight and bias (see gat/model.h). */
+static void add_score_tensors(gat_model *m, int l, size_t *off)
+{
+    layer *L = &m->L[l];
+    const gat_idx hw = L->heads * L->fo;
+    switch (m->cfg.score) {
+    case GAT_SCORE_GATV2:
+        L->has_q = 1, L->wq = *off;
+        add_tensor(m, "layer%d.weight_dst", l, 2, L->fin, hw, off);
+        L->att = *off;
+        add_tensor(m, "layer%d.att", l, 2, L->heads, L->fo, off);
+        break;
+    case GAT_SCORE_SCALED_DOT:
+    case GAT_SCORE_BILINEAR:
+        L->has_q = 1, L->wq = *off;
+        add_tensor(m, "layer%d.query", l, 2, L->fin, hw, off);
+        L->has_k = 1, L->wk = *off;
+        add_tensor(m, "layer%d.key", l, 2, L->fin, hw, off);
+        break;
+    case GAT_SCORE_COSINE:
+        L->theta = *off;
+        add_tensor(m, "layer%d.beta", l, 1, L->heads, 0, off);
+        break;
+    case GAT_SCORE_GAUSSIAN:
+        L->theta = *off;
+        add_tensor(m, "layer%d.log_sigma", l, 1, L->heads, 0, off);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Initial values of add_score_tensors' tensors: projections like W, gatv2's att like a_src,
+ * beta = 1, and sigma = sqrt(fo) so that unit-variance values score O(1). */
+static void init_score_tensors(gat_model *m, const layer *L, gat_rng *r)
+{
+    gat_real *p = m->blob;
+    if (L->has_q) glorot_heads(r, p + L->wq, L);
+    if (L->has_k) glorot_heads(r, p + L->wk, L);
+    if (m->cfg.score == GAT_SCORE_GATV2) glorot(r, p + L->att, (size_t)L->heads * L->fo, L->fo, 1);
+    for (int h = 0; h < L->heads; h++) {
+        if (m->cfg.score == GAT_SCORE_COSINE) p[L->theta + (size_t)h] = 1;
+        if (m->cfg.score == GAT_SCORE_GAUSSIAN)
+            p[L->theta + (size_t)h] = (gat_real)(0.5 * log((double)L->fo));
+    }
+}
+
 gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed)
 {
     gat_model *m = NULL;
@@ -150,22 +256,32 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     m->threads = gat_i_threads(0);
     m->in_p = cfg->in_dropout;
     m->att_p = cfg->att_dropout;
+    m->fused = gat_i_fused();
     for (int l = 0; l < m->n_layers; l++) {
         layer *L = &m->L[l];
         const int last = l == m->n_layers - 1;
         L->fin = l == 0 ? cfg->in_features : m->L[l - 1].width;
         L->fo = last ? cfg->classes : cfg->hidden;
-        L->heads = last ? cfg->out_heads : cfg->heads;
+        L->heads = last ? cfg->out_heads
+                        : (cfg->hidden_heads[l] > 0 ? cfg->hidden_heads[l] : cfg->heads);
         L->mean = last;
         L->width = last ? L->fo : L->heads * L->fo;
         L->w = off;
         add_tensor(m, "layer%d.weight", l, 2, L->fin, L->heads * L->fo, &off);
-        L->a_src = off;
-        add_tensor(m, "layer%d.att_src", l, 2, L->heads, L->fo, &off);
-        L->a_dst = off;
-        add_tensor(m, "layer%d.att_dst", l, 2, L->heads, L->fo, &off);
+        if (cfg->score == GAT_SCORE_GAT) {
+            L->a_src = off;
+            add_tensor(m, "layer%d.att_src", l, 2, L->heads, L->fo, &off);
+            L->a_dst = off;
+            add_tensor(m, "layer%d.att_dst", l, 2, L->heads, L->fo, &off);
+        } else {
+            add_score_tensors(m, l, &off);
+        }
         L->b = off;
         add_tensor(m, "layer%d.bias", l, 1, L->width, 0, &off);
+        if (cfg->residual && L->fin != L->width) {
+            L->has_res = 1, L->res = off;
+            add_tensor(m, "layer%d.res", l, 2, L->fin, L->width, &off);
+        }
     }
     m->n_params = off;
     if (!(m->blob = gat_calloc(4 * off, sizeof *m->blob))) {
@@ -179,8 +295,13 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             for (gat_idx r = 0; r < L->fin; r++)
                 glorot(&rng, m->blob + L->w + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
                        (size_t)L->fo, L->fin, L->fo);
-        glorot(&rng, m->blob + L->a_src, (size_t)L->heads * L->fo, L->fo, 1);
-        glorot(&rng, m->blob + L->a_dst, (size_t)L->heads * L->fo, L->fo, 1);
+        if (cfg->score == GAT_SCORE_GAT) {
+            glorot(&rng, m->blob + L->a_src, (size_t)L->heads * L->fo, L->fo, 1);
+            glorot(&rng, m->blob + L->a_dst, (size_t)L->heads * L->fo, L->fo, 1);
+        } else {
+            init_score_tensors(m, L, &rng);
+        }
+        if (L->has_res) glorot(&rng, m->blob + L->res, (size_t)L->fin * L->width, L->fin, L->width);
     }
     *out = m;
     return GAT_OK;
@@ -190,6 +311,7 @@ void gat_model_free(gat_model *m)
 {
     if (!m) return;
     gat_free(m->ws.block);
+    gat_i_fast_free(m->ws.fast);
     gat_csr_destroy(&m->ws.xt);
     gat_free(m->ws.xt_perm);
     gat_free(m->blob);
@@ -244,21 +366,21 @@ static gat_status check_layer(const gat_model *m, int l)
     gat_i_clear_error();
     if (l < 0 || l >= m->n_layers)
         return gat_i_error(GAT_EINVAL, "layer %d out of range [0, %d)", l, m->n_layers);
-    if (!m->ws.block) return gat_i_error(GAT_EINVAL, "no forward has been run yet");
+    if (!m->ws.block && !m->ws.fast) return gat_i_error(GAT_EINVAL, "no forward has been run yet");
     return GAT_OK;
 }
 
 gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out)
 {
     gat_status st = check_layer(m, l);
-    if (st == GAT_OK) *out = m->ws.c[l].out;
+    if (st == GAT_OK) *out = m->ws.fast ? gat_i_fast_output(m->ws.fast, l) : m->ws.c[l].out;
     return st;
 }
 
 gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha)
 {
     gat_status st = check_layer(m, l);
-    if (st == GAT_OK) *alpha = m->ws.c[l].alpha;
+    if (st == GAT_OK) *alpha = m->ws.fast ? gat_i_fast_alpha(m->ws.fast, l) : m->ws.c[l].alpha;
     return st;
 }
 
@@ -295,6 +417,38 @@ void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p)
     m->att_p = att_p;
 }
 
+int gat_i_model_set_fused(gat_model *m, const char *isa)
+{
+    const gat_i_fused_ops *ops = !isa ? gat_i_fused() : strcmp(isa, "none") ? gat_i_fused_named(isa) : NULL;
+    if (isa && strcmp(isa, "none") && !ops) return -1;
+    m->fused = ops;
+    gat_free(m->ws.block); /* caches of the other path */
+    gat_i_fast_free(m->ws.fast);
+    gat_csr_destroy(&m->ws.xt);
+    gat_free(m->ws.xt_perm);
+    memset(&m->ws, 0, sizeof m->ws);
+    return 0;
+}
+
+const char *gat_i_model_fused_isa(const gat_model *m)
+{
+    return m->fused && m->ws.fast ? m->fused->isa : NULL;
+}
+
+/* The fused path (model/fast.c) runs GAT scores without residual connections, for the shapes
+ * its kernels take; everything else goes layer by layer. */
+static int fast_layers(const gat_model *m, gat_i_fast_layer *FL)
+{
+    if (!m->fused || m->cfg.score != GAT_SCORE_GAT || m->cfg.residual) return 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        const layer *L = &m->L[l];
+        FL[l] = (gat_i_fast_layer){.fin = L->fin, .fo = L->fo, .width = L->width,
+                                   .heads = L->heads, .mean = L->mean, .w = L->w,
+                                   .a_src = L->a_src, .a_dst = L->a_dst, .b = L->b};
+    }
+    return gat_i_fast_supports(m->n_layers, FL);
+}
+
 /* ---- caches ---- */
 
 /* Carves n bytes (64-byte aligned) from a running offset; with base NULL it only measures. */
@@ -326,6 +480,12 @@ static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
         c->alpha = carve(base, &off, (size_t)E * L->heads, sizeof(gat_real));
         c->amask = carve(base, &off, (size_t)E * L->heads, 1);
         c->out = carve(base, &off, (size_t)N * L->width, sizeof(gat_real));
+        /* attention family: only what the score uses (nothing for gat) */
+        const size_t nh = m->cfg.score == GAT_SCORE_COSINE ? (size_t)N * L->heads : 0;
+        c->q = carve(base, &off, L->has_q ? (size_t)N * hw : 0, sizeof(gat_real));
+        c->k = carve(base, &off, L->has_k ? (size_t)N * hw : 0, sizeof(gat_real));
+        c->qinv = carve(base, &off, nh, sizeof(gat_real));
+        c->kinv = carve(base, &off, nh, sizeof(gat_real));
         maxw = hw > maxw ? hw : maxw;
         maxw = (size_t)L->fin > maxw && l > 0 ? (size_t)L->fin : maxw;
         maxh = (size_t)L->heads > maxh ? (size_t)L->heads : maxh;
@@ -337,6 +497,15 @@ static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
     m->ws.att.ds_src = carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
     m->ws.att.ds_dst = carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
     m->ws.att.partial = carve(base, &off, (size_t)m->threads * 2 * maxw, sizeof(gat_real));
+    {
+        const int family = m->cfg.score != GAT_SCORE_GAT;
+        m->ws.sc.de = carve(base, &off, family ? (size_t)E * maxh : 0, sizeof(gat_real));
+        m->ws.sc.partial = carve(base, &off, family ? (size_t)m->threads * (maxw + maxh) : 0,
+                                 sizeof(gat_real));
+        m->ws.dq = carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
+        m->ws.dk = carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
+        m->ws.dres = carve(base, &off, m->cfg.residual ? (size_t)N * maxw : 0, sizeof(gat_real));
+    }
     return off;
 }
 
@@ -368,6 +537,7 @@ static gat_status transpose_features(gat_model *m, const gat_csr *x)
 static void drop_caches(gat_model *m)
 {
     gat_free(m->ws.block);
+    gat_i_fast_free(m->ws.fast);
     gat_csr_destroy(&m->ws.xt);
     gat_free(m->ws.xt_perm);
     memset(&m->ws, 0, sizeof m->ws);
@@ -378,10 +548,23 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     const gat_idx xnnz = x->rowptr[x->rows];
     gat_status st;
-    if (m->ws.block && m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
-        m->ws.xnnz == xnnz && m->ws.threads >= m->threads)
-        return GAT_OK;
+    gat_i_fast_layer FL[GAT_MAX_LAYERS];
+    const int fast = fast_layers(m, FL);
+    const int same = m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
+                     m->ws.xnnz == xnnz;
+    if (fast && m->ws.fast && same) return GAT_OK;
+    if (!fast && m->ws.block && same && m->ws.threads >= m->threads) return GAT_OK;
     drop_caches(m);
+    if (fast) { /* the fused path keeps its own caches, sized for any thread count */
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK)
+            return st;
+        m->ws.g = g;
+        m->ws.x = x;
+        m->ws.n = g->n;
+        m->ws.nnz = g->nnz;
+        m->ws.xnnz = xnnz;
+        return GAT_OK;
+    }
     size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
     /* zeroed: rows a restricted forward skips must hold finite values for backward */
     if (!(m->ws.block = gat_calloc(bytes, 1))) return GAT_ENOMEM;
@@ -429,6 +612,137 @@ static void add_bias_act(const layer *L, const gat_real *b, gat_real *out, gat_i
     }
 }
 
+/* ---- the attention family (scores other than gat, layers/scores.c) and residual connections.
+ * The gat path above does not come here: these run only for other scores or with residual. */
+
+static gat_i_score_args score_args(gat_model *m, int l, int training)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const int last = l == m->n_layers - 1;
+    gat_i_score_args a = {
+        .g = m->ws.g, .score = m->cfg.score, .H = L->heads, .Fo = L->fo, .D = L->fo,
+        .slope = m->cfg.negative_slope, .z = c->z,
+        .q = L->has_q ? c->q : c->z, .k = L->has_k ? c->k : c->z,
+        .att = m->blob + L->att, .theta = m->blob + L->theta, .qinv = c->qinv, .kinv = c->kinv,
+        .alpha = c->alpha, .amask = training && m->att_p > 0 ? c->amask : NULL,
+        .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
+        .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
+        .nt = m->threads};
+    return a;
+}
+
+/* Queries q = X_d W_q and keys k = X_d W_k of the scores that project them separately. */
+static void score_project(gat_model *m, int l, const gat_csr *x)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_idx hw = L->heads * L->fo;
+    for (int s = 0; s < 2; s++) {
+        if (!(s ? L->has_k : L->has_q)) continue;
+        gat_real *dst = s ? c->k : c->q;
+        const gat_real *w = m->blob + (s ? L->wk : L->wq);
+        if (l == 0)
+            gat_i_spmm(x, c->xin, hw, w, dst, m->threads);
+        else
+            gat_i_gemm_nn(m->ws.g->n, L->fin, hw, c->xin, w, dst, m->threads);
+    }
+}
+
+/* out += X_d (identity, fin == width) or X_d R, before bias and ELU, on the rows the layer
+ * computed. */
+static void residual_forward(gat_model *m, int l, const gat_csr *x)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const int last = l == m->n_layers - 1, nt = m->threads;
+    const gat_idx *rows = last ? m->out_rows : NULL, n = rows ? m->n_out_rows : m->ws.g->n;
+    const gat_real *R = L->has_res ? m->blob + L->res : NULL;
+    const gat_idx M = L->width;
+    if (l == 0) {
+        gat_i_spmm_acc(x, c->xin, M, R, rows, n, c->out, nt);
+        return;
+    }
+    if (R && !rows) {
+        gat_i_gemm_nn_acc(n, L->fin, M, c->xin, R, c->out, nt);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (gat_idx r = 0; r < n; r++) {
+        const gat_idx i = rows ? rows[r] : r;
+        const gat_real *xi = c->xin + (size_t)i * L->fin;
+        gat_real *o = c->out + (size_t)i * M;
+        if (!R) {
+            for (gat_idx f = 0; f < M; f++) o[f] += xi[f];
+            continue;
+        }
+        for (gat_idx f = 0; f < L->fin; f++)
+            for (gat_idx k = 0; k < M; k++) o[k] += xi[f] * R[(size_t)f * M + k];
+    }
+}
+
+/* Back through the family's fused kernel: dz (zeroed by the caller), dq and dk (ws.dq, ws.dk
+ * where the score has separate projections, else dz itself), and the score's parameters. */
+static void score_backward(gat_model *m, int l, const gat_real *dy, gat_real *grad)
+{
+    const layer *L = &m->L[l];
+    const size_t n = (size_t)m->ws.g->n * L->heads * L->fo;
+    const gat_score S = m->cfg.score;
+    gat_i_score_args a = score_args(m, l, 1);
+    a.rows = NULL; /* rows outside the output subset carry zero gradient */
+    if (a.nt > m->ws.threads) a.nt = m->ws.threads;
+    gat_real *dq = L->has_q ? m->ws.dq : m->ws.dz, *dk = L->has_k ? m->ws.dk : m->ws.dz;
+    if (L->has_q) memset(dq, 0, n * sizeof *dq);
+    if (L->has_k) memset(dk, 0, n * sizeof *dk);
+    gat_i_score_backward(&a, dy, &m->ws.sc, m->ws.dz, dq, dk,
+                         S == GAT_SCORE_GATV2 ? grad + L->att : NULL,
+                         S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN ? grad + L->theta : NULL);
+}
+
+/* Residual, given d pre-activation dpre (N, width): dR += X_d^T dpre, and for l > 0 the input's
+ * share ws.dres = dpre (identity) or dpre R^T, added by extra_backward once ws.dcur is written. */
+static void residual_backward(gat_model *m, int l, const gat_real *dpre, gat_real *grad)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_idx N = m->ws.g->n;
+    const int nt = m->threads;
+    if (L->has_res && l == 0)
+        gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, L->width, dpre, grad + L->res, nt);
+    if (l == 0) return;
+    if (L->has_res) {
+        gat_i_gemm_tn_acc(N, L->fin, L->width, c->xin, dpre, grad + L->res, nt);
+        gat_i_gemm_nt(N, L->fin, L->width, dpre, m->blob + L->res, m->ws.dres, nt);
+    } else {
+        memcpy(m->ws.dres, dpre, (size_t)N * L->fin * sizeof *dpre);
+    }
+}
+
+/* After W's backward (ws.dcur = dz W^T for l > 0): the query and key projections' weight
+ * gradients and input shares, and the residual's input share. Nothing for gat without residual. */
+static void extra_backward(gat_model *m, int l, gat_real *grad)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_idx N = m->ws.g->n, hw = L->heads * L->fo;
+    const int nt = m->threads;
+    for (int s = 0; s < 2; s++) {
+        if (!(s ? L->has_k : L->has_q)) continue;
+        const gat_real *d = s ? m->ws.dk : m->ws.dq;
+        const size_t w = s ? L->wk : L->wq;
+        if (l == 0) {
+            gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, hw, d, grad + w, nt);
+        } else {
+            gat_i_gemm_tn_acc(N, L->fin, hw, c->xin, d, grad + w, nt);
+            gat_i_gemm_nt_acc(N, L->fin, hw, d, m->blob + w, m->ws.dcur, nt);
+        }
+    }
+    if (l > 0 && m->cfg.residual) {
+        const size_t n = (size_t)N * L->fin;
+        for (size_t k = 0; k < n; k++) m->ws.dcur[k] += m->ws.dres[k];
+    }
+}
+
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,
                              const gat_real **logits)
 {
@@ -446,6 +760,15 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
     const int nt = m->threads;
     const gat_idx N = g->n;
     const uint64_t key = gat_i_hash64(m->seed, m->step);
+    if (m->ws.fast) {
+        const gat_i_fast_run run = {.training = training, .key = key, .in_p = m->in_p,
+                                    .att_p = m->att_p, .slope = m->cfg.negative_slope,
+                                    .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = nt};
+        gat_i_fast_forward(m->ws.fast, m->blob, &run);
+        m->ws.trained = training;
+        *logits = gat_i_fast_output(m->ws.fast, m->n_layers - 1);
+        return GAT_OK;
+    }
     for (int l = 0; l < m->n_layers; l++) {
         const layer *L = &m->L[l];
         cache *c = &m->ws.c[l];
@@ -471,11 +794,18 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
             }
             gat_i_gemm_nn(N, L->fin, L->heads * L->fo, c->xin, m->blob + L->w, c->z, nt);
         }
+        if (m->cfg.score != GAT_SCORE_GAT) score_project(m, l, x);
         if (training && m->att_p > 0)
             gat_i_dropout_mask((size_t)g->nnz * L->heads, m->att_p, gat_i_hash64(lkey, 1),
                                c->amask, nt);
-        gat_i_att_args a = att_args(m, l, training);
-        gat_i_attention_forward(&a, c->out);
+        if (m->cfg.score == GAT_SCORE_GAT) {
+            gat_i_att_args a = att_args(m, l, training);
+            gat_i_attention_forward(&a, c->out);
+        } else {
+            gat_i_score_args a = score_args(m, l, training);
+            gat_i_score_forward(&a, c->out);
+        }
+        if (m->cfg.residual) residual_forward(m, l, x);
         add_bias_act(L, m->blob + L->b, c->out, N, l < m->n_layers - 1, nt);
     }
     m->ws.trained = training;
@@ -487,8 +817,12 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
 {
     gat_i_clear_error();
     if (!m || !dlogits) return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL argument");
-    if (!m->ws.block || !m->ws.trained)
+    if ((!m->ws.block && !m->ws.fast) || !m->ws.trained)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
+    if (m->ws.fast) {
+        gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads);
+        return GAT_OK;
+    }
     const gat_graph *g = m->ws.g;
     const gat_idx N = g->n;
     const int nt = m->threads;
@@ -527,15 +861,21 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
             dy = m->ws.dy;
         }
         memset(m->ws.dz, 0, (size_t)N * hw * sizeof *m->ws.dz);
-        gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
+        if (m->cfg.score == GAT_SCORE_GAT)
+            gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
+        else
+            score_backward(m, l, dy, grad);
+        if (m->cfg.residual) residual_backward(m, l, dcur, grad);
 
         /* Z = X_d W */
         if (l == 0) {
             gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, (gat_idx)hw, m->ws.dz,
                                   grad + L->w, nt);
+            extra_backward(m, l, grad);
         } else {
             gat_i_gemm_tn_acc(N, L->fin, (gat_idx)hw, c->xin, m->ws.dz, grad + L->w, nt);
             gat_i_gemm_nt(N, L->fin, (gat_idx)hw, m->ws.dz, m->blob + L->w, m->ws.dcur, nt);
+            extra_backward(m, l, grad);
             if (c->xin == c->xbuf) { /* input dropout */
                 const gat_real scale = (gat_real)(1 / (1 - m->in_p));
                 const size_t n = (size_t)N * L->fin;

@@ -9,11 +9,18 @@ void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
 /* Dropout-step counter: the next training forward uses step + 1 (tests reuse masks with it). */
 uint64_t gat_i_model_step(const gat_model *m);
 void gat_i_model_set_step(gat_model *m, uint64_t step);
-/* Restrict the LAST layer of subsequent forwards to these output rows (ascending, borrowed,
- * must outlive the forwards); NULL restores all rows. Rows not listed are left unspecified. */
+/* Restrict subsequent forwards to these output rows (ascending, borrowed, must outlive the
+ * forwards); NULL restores all rows. The listed logits are exact; other rows of the logits (and,
+ * on the fused path, rows of hidden layers they do not depend on) are left unspecified. */
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows);
 /* Dropout probabilities can be overridden (the gradient checks use 0 to compare with
  * finite differences when masks are not reused). */
 void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);
+/* Kernels of the fused path: NULL the best for this CPU, "base", "avx2" or "avx512" a given
+ * build (-1 if this CPU cannot run it), "none" the layer-by-layer path (the reference the fused
+ * path is tested against). Drops the caches. */
+int gat_i_model_set_fused(gat_model *m, const char *isa);
+/* The instruction set of the fused kernels the last forward ran, or NULL (layer by layer). */
+const char *gat_i_model_fused_isa(const gat_model *m);
 
 #endif

@@ -3,6 +3,13 @@
 
 #include <math.h>
 
+/* the square root in the precision of gat_real, so that the loop vectorises in float */
+#ifdef GAT_REAL_DOUBLE
+#define SQRT sqrt
+#else
+#define SQRT sqrtf
+#endif
+
 void gat_adam_config_default(gat_adam_config *c)
 {
     c->lr = 0.005;
@@ -24,6 +31,6 @@ void gat_adam_step(const gat_adam_config *c, long t, size_t n, gat_real *p, cons
         const gat_real gk = g[k] + wd * p[k];
         m[k] = b1 * m[k] + (1 - b1) * gk;
         v[k] = b2 * v[k] + (1 - b2) * gk * gk;
-        p[k] -= lr * m[k] / (sqrt(v[k]) * s2 + eps);
+        p[k] -= lr * m[k] / (SQRT(v[k]) * s2 + eps);
     }
 }

@@ -112,6 +112,26 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* GAT_ENUMERIC naming the tensor if a value of (P) v, the gradients or the parameters (what), is
+ * NaN or Inf. */
+static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, int epoch,
+                               const char *what)
+{
+    int nt;
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    for (size_t k = 0; k < P; k++)
+        if (!isfinite(v[k])) {
+            const char *name = "?";
+            for (int j = 0; j < nt; j++)
+                if (k >= t[j].offset && k < t[j].offset + t[j].size) name = t[j].name;
+            return gat_i_error(GAT_ENUMERIC,
+                               "training diverged at epoch %d: a %s of %s is %g (try a smaller "
+                               "learning rate); the best model so far is kept",
+                               epoch, what, name, (double)v[k]);
+        }
+    return GAT_OK;
+}
+
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                      gat_train_result *res)
 {
@@ -166,7 +186,10 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         }
         gat_model_zero_grads(m);
         if ((st = gat_model_backward(m, dlogits)) != GAT_OK) goto cleanup;
+        /* a non-finite gradient would poison the parameters and the Adam moments for good */
+        if ((st = check_finite(m, grads, P, epoch, "gradient")) != GAT_OK) goto restore;
         gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2);
+        if ((st = check_finite(m, params, P, epoch, "parameter")) != GAT_OK) goto restore;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
             goto cleanup;
