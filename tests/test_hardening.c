@@ -24,17 +24,19 @@ static const char *write_model(const char *dir, const char *json, size_t data)
     snprintf(path, sizeof path, "%s/m.gat", dir);
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
-    for (int b = 0; b < 8; b++) len8[b] = (unsigned char)((len + pad) >> (8 * b));
+    for (int b = 0; b < 8; b++)
+        len8[b] = (unsigned char)((len + pad) >> (8 * b));
     ck_assert_uint_eq(fwrite(len8, 1, 8, f), 8);
     ck_assert_uint_eq(fwrite(json, 1, len, f), len);
-    for (size_t k = 0; k < pad + data; k++) fputc(k < pad ? ' ' : 0, f);
+    for (size_t k = 0; k < pad + data; k++)
+        fputc(k < pad ? ' ' : 0, f);
     ck_assert_int_eq(fclose(f), 0);
     return path;
 }
 
 #define META(in, hidden, heads)                                                                    \
     "{\"__metadata__\":{\"in_features\":\"" in "\",\"classes\":\"2\",\"layers\":\"2\","            \
-    "\"hidden\":\"" hidden "\",\"heads\":\"" heads "\",\"out_heads\":\"1\","                      \
+    "\"hidden\":\"" hidden "\",\"heads\":\"" heads "\",\"out_heads\":\"1\","                       \
     "\"negative_slope\":\"0.2\",\"score\":\"gat\",\"activation\":\"elu\"}}"
 
 /* A model file whose configuration implies petabytes of parameters is rejected by its size
@@ -95,7 +97,8 @@ START_TEST(nan_features_everywhere)
     files.graph = g;
     files.features = f;
     snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", "0 1 2\n1 -nan 2\n"));
-    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_ENUMERIC, "field 2 of node '1' is not finite");
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_ENUMERIC,
+                 "field 2 of node '1' is not finite");
     snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", "0 0:1 3:2\n1 2:1e39\n"));
     ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_ENUMERIC, "out of range");
     /* arrays from memory */
@@ -142,7 +145,8 @@ START_TEST(huge_features_softmax)
     gat_real dense[6 * 4];
     gat_graph g;
     gat_csr x;
-    for (int k = 0; k < n * F; k++) dense[k] = (gat_real)((k % 3 ? 1 : -1) * 1e30 * (1 + k % 5));
+    for (int k = 0; k < n * F; k++)
+        dense[k] = (gat_real)((k % 3 ? 1 : -1) * 1e30 * (1 + k % 5));
     ck_assert_int_eq(gat_graph_from_edges(&g, n, 6, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
     ck_assert_int_eq(gat_csr_from_dense(&x, n, F, dense), GAT_OK);
     const gat_score score[] = {GAT_SCORE_GAT, GAT_SCORE_GATV2, GAT_SCORE_GAUSSIAN};
@@ -172,10 +176,11 @@ START_TEST(huge_features_softmax)
                 }
         }
         for (int k = 0; k < n * 3; k++)
-            ck_assert_msg(isfinite(logits[k]), "score %s: logit %d is %g",
-                          gat_score_name(score[s]), k, (double)logits[k]);
+            ck_assert_msg(isfinite(logits[k]), "score %s: logit %d is %g", gat_score_name(score[s]),
+                          k, (double)logits[k]);
         ck_assert_int_eq(gat_model_predict(m, &g, &x, cls, prob), GAT_OK);
-        for (gat_idx i = 0; i < n; i++) ck_assert(isfinite(prob[i]) && prob[i] > 0 && prob[i] <= 1);
+        for (gat_idx i = 0; i < n; i++)
+            ck_assert(isfinite(prob[i]) && prob[i] > 0 && prob[i] <= 1);
         gat_model_free(m);
     }
     gat_csr_destroy(&x);
@@ -203,8 +208,8 @@ START_TEST(divergence_keeps_finite_model)
     size_t P;
     ck_assert_int_eq(gat_graph_from_edges(&g, n, 5, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
     ck_assert_int_eq(gat_csr_from_dense(&x, n, F, dense), GAT_OK);
-    gat_dataset_parts parts = {.graph = &g, .features = &x, .labels = labels, .n_classes = 2,
-                               .split = split};
+    gat_dataset_parts parts = {
+        .graph = &g, .features = &x, .labels = labels, .n_classes = 2, .split = split};
     gat_dataset_options_default(&o);
     o.normalize = 0;
     ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_OK);
@@ -217,7 +222,8 @@ START_TEST(divergence_keeps_finite_model)
     ck_assert_int_eq(st, GAT_ENUMERIC);
     ck_assert_ptr_nonnull(strstr(gat_last_error(), "diverged"));
     const gat_real *p = gat_model_params(m, &P);
-    for (size_t k = 0; k < P; k++) ck_assert(isfinite(p[k]));
+    for (size_t k = 0; k < P; k++)
+        ck_assert(isfinite(p[k]));
     gat_model_free(m);
     gat_dataset_destroy(&ds);
     gat_csr_destroy(&x);

@@ -29,6 +29,7 @@ static const shape SHAPES[] = {
     {"2x5 / 2x5", 2, 2, 5, 2, 30, 5},
     {"16x4 x2 / 1x16", 3, 16, 4, 1, 20, 16},
     {"1x16 / 4x3", 2, 1, 16, 4, 24, 3},
+    {"8x8 / 1x7, 2000 sparse inputs", 2, 8, 8, 1, 2000, 7}, /* dW by feature (as Cora) */
 };
 
 typedef struct fixture {
@@ -38,11 +39,11 @@ typedef struct fixture {
     size_t nc;
 } fixture;
 
-/* Hub 0 with 10^4 leaves of degree 1, then 300 nodes with random edges, an isolated node. */
-static void fixture_init(fixture *f, const shape *s, uint64_t seed)
+/* Hub 0 with 10^4 leaves of degree 1, then `others` nodes with random edges, an isolated node. */
+static void fixture_init_n(fixture *f, const shape *s, gat_idx others, uint64_t seed)
 {
-    tu_graph_skewed(&f->g, 10000, 300, GAT_GRAPH_SYMMETRIZE, seed);
-    tu_features(&f->x, f->g.n, s->F, 0.15, seed + 1);
+    tu_graph_skewed(&f->g, 10000, others, GAT_GRAPH_SYMMETRIZE, seed);
+    tu_features(&f->x, f->g.n, s->F, s->F > 100 ? 12.0 / s->F : 0.15, seed + 1);
     gat_csr_normalize_rows(&f->x);
     gat_model_config_default(&f->cfg, s->F, s->C);
     f->cfg.layers = s->layers;
@@ -50,6 +51,11 @@ static void fixture_init(fixture *f, const shape *s, uint64_t seed)
     f->cfg.hidden = s->hidden;
     f->cfg.out_heads = s->out_heads;
     f->nc = (size_t)f->g.n * (size_t)s->C;
+}
+
+static void fixture_init(fixture *f, const shape *s, uint64_t seed)
+{
+    fixture_init_n(f, s, 300, seed);
 }
 
 static void fixture_free(fixture *f)
@@ -183,6 +189,26 @@ START_TEST(test_fused_vs_reference)
 }
 END_TEST
 
+/* A graph big enough (z over 8 MiB) for the large-graph code: software prefetch, keep flags
+ * recomputed in the sources pass. The best build against the reference, with dropout. */
+START_TEST(test_fused_large)
+{
+    const shape *s = &SHAPES[0];
+    fixture f;
+    outputs ref, got;
+    fixture_init_n(&f, s, 30000, 500);
+    ck_assert((size_t)f.g.n * 64 * sizeof(gat_real) > ((size_t)8 << 20));
+    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, 0.6, &ref), 0);
+    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &got), 0);
+    ck_assert(compare("large graph: inference logits", got.infer, ref.infer, f.nc) <= TOL);
+    ck_assert(compare("large graph: training logits", got.train, ref.train, f.nc) <= TOL);
+    ck_assert(compare("large graph: gradients", got.grads, ref.grads, ref.P) <= TOL);
+    outputs_free(&got);
+    outputs_free(&ref);
+    fixture_free(&f);
+}
+END_TEST
+
 static void assert_same(const char *what, const gat_real *a, const gat_real *b, size_t n)
 {
     ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "%s differ", what);
@@ -286,6 +312,7 @@ static Suite *suite(void)
     Suite *s = suite_create("kernels");
     TCase *t = tcase_create("fused vs reference");
     tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
+    tcase_add_test(t, test_fused_large);
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));

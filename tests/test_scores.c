@@ -339,6 +339,9 @@ START_TEST(test_fused)
     /* GAT_TEST_QUICK (the sanitizer run of .ci/run): four variants that still set every bit
      * both ways */
     if (getenv("GAT_TEST_QUICK") && v != 0 && v != 7 && v != 25 && v != 30) return;
+    /* two threads only for concatenated heads with the mask (and v = 25): on a loaded machine
+     * every 2-thread parallel region waits for a core, and a check runs hundreds of them */
+    if (nt == 2 && !(masked && !mean) && v != 25) return;
     score_setup(&d, &pl, S, alias, flags, mean, masked, nt, 400 + (uint64_t)_i);
     gc_op op = {.forward = fused_fwd,
                 .backward = fused_bwd,
@@ -452,6 +455,7 @@ START_TEST(test_model)
     const unsigned flags = graph_flags[(v >> 1) & 1];
     const gat_idx F = identity ? 6 : 5, C = 3;
     if (getenv("GAT_TEST_QUICK") && v != 0 && v != 7) return; /* as in test_fused */
+    if (nt == 2 && !identity) return; /* as in test_fused: the smaller models only */
     gat_model_config_default(&cfg, F, C);
     cfg.score = S;
     cfg.residual = 1;

@@ -42,8 +42,8 @@ static int on_epoch(const gat_epoch_info *e, void *user)
 {
     const progress *p = user;
     if (!p->o->quiet && (e->epoch % p->o->log_every == 0 || stop_signal))
-        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  %.3f s\n",
-               e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
+        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  "
+               "%.3f s\n", e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
                e->best_epoch, e->seconds);
     return stop_signal != 0;
 }

@@ -8,6 +8,7 @@
 #include "io/igraph_i.h"
 #include "io/text.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -428,7 +429,8 @@ static int64_t id_value(const char *s)
     int64_t best = -1;
     char *end;
     const double d = strtod(s, &end);
-    if (end != s && !*end && d >= 0) best = d < (double)(INT64_MAX / 10) ? (int64_t)d : INT64_MAX / 10;
+    if (end != s && !*end && d >= 0)
+        best = d < (double)(INT64_MAX / 10) ? (int64_t)d : INT64_MAX / 10;
     for (const char *p = s; *p;) {
         if (*p < '0' || *p > '9') {
             p++;
@@ -442,28 +444,89 @@ static int64_t id_value(const char *s)
     return best;
 }
 
+/* scanf's %ld on b[*at..len): white space skipped, an optional sign, digits; the value saturates
+ * at INT64_MAX / 10. Returns 0 (nothing read: scanf would fail) or 1. */
+static int scan_long(const char *b, size_t len, size_t *at, int64_t *v)
+{
+    size_t p = *at;
+    int neg = 0;
+    while (p < len && isspace((unsigned char)b[p]))
+        p++;
+    if (p < len && (b[p] == '+' || b[p] == '-')) neg = b[p++] == '-';
+    if (p >= len || b[p] < '0' || b[p] > '9') return 0;
+    int64_t x = 0;
+    for (; p < len && b[p] >= '0' && b[p] <= '9'; p++)
+        x = x < INT64_MAX / 100 ? x * 10 + (b[p] - '0') : INT64_MAX / 10;
+    *v = neg ? -x : x;
+    *at = p;
+    return 1;
+}
+
+/* The vertex count of a DIMACS file as igraph 0.10 reads it: per line, two characters, then
+ * ("p") a word and the counts N M, ("n") a vertex, ("a", "e") two vertices, each through scanf's
+ * %ld (which crosses line ends); then the rest of the line is skipped. Vertices count from 1.
+ * igraph trusts the vertex numbers and allocates up to the largest, so they are bounded too. */
+static int64_t dimacs_vertices(const char *b, size_t len)
+{
+    int64_t n = -1, v;
+    size_t at = 0;
+    while (at + 2 <= len) {
+        const char kind = b[at];
+        int want = kind == 'p' ? 2 : kind == 'n' ? 1 : kind == 'a' || kind == 'e' ? 2 : 0;
+        at += 2;
+        if (kind == 'p') { /* %20s: the problem's name */
+            while (at < len && isspace((unsigned char)b[at]))
+                at++;
+            for (int k = 0; k < 20 && at < len && !isspace((unsigned char)b[at]); k++)
+                at++;
+            if (scan_long(b, len, &at, &v) && v > n) n = v; /* N; M is not a vertex */
+            want = 1;
+        } else if (kind != 'c' && !want) {
+            break; /* igraph stops at an unknown line type */
+        }
+        for (int k = kind == 'p' ? 1 : 0; k < want; k++) {
+            if (!scan_long(b, len, &at, &v)) break;
+            if (v > n) n = v;
+        }
+        while (at < len && b[at++] != '\n')
+            continue;
+    }
+    return n;
+}
+
 /* Pajek sections, from the "*word" line that opens them. */
 enum { PAJEK_OTHER, PAJEK_VERTICES, PAJEK_PAIRS, PAJEK_LISTS };
 
 /* The vertex count that the graph file declares or implies through its vertex numbers (edgelist:
- * every number; pajek: "*Vertices N", vertex lines and edge/arc endpoints; dimacs: "p KIND N M"
- * and the vertex fields of "n", "a" and "e" lines; both number vertices from 1), read before igraph allocates that many
- * vertices; -1 for formats that list their vertices (ncol, lgl, graphml, gml), whose count the
- * file's size bounds. */
+ * every number, from 0; pajek: "*Vertices N", vertex lines and edge/arc endpoints, from 1;
+ * dimacs: dimacs_vertices), read before igraph allocates that many vertices; -1 for formats that
+ * list their vertices (ncol, lgl, graphml, gml), whose count the file's size bounds. */
 static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t *n)
 {
-    gat_i_text t;
-    int errnum, section = PAJEK_OTHER;
-    const int base0 = c->fmt == GAT_GRAPH_FORMAT_EDGELIST; /* pajek and dimacs count from 1 */
+    gat_i_text t = {0};
+    unsigned char *raw;
+    int section = PAJEK_OTHER;
+    const int base0 = c->fmt == GAT_GRAPH_FORMAT_EDGELIST; /* pajek counts from 1 */
     gat_status st;
     *n = -1;
     if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST && c->fmt != GAT_GRAPH_FORMAT_PAJEK &&
         c->fmt != GAT_GRAPH_FORMAT_DIMACS)
         return GAT_OK;
-    if ((st = gat_i_text_load(&t, path, &errnum)) != GAT_OK) return st;
+    /* the bytes as igraph sees them (no gzip inflation), cut into fields by the text reader */
+    if ((st = gat_i_read_file(path, &raw, &t.len)) != GAT_OK) return st;
+    t.path = path;
+    t.buf = (char *)raw;
+    if (c->fmt == GAT_GRAPH_FORMAT_DIMACS) {
+        *n = dimacs_vertices(t.buf, t.len);
+        gat_i_text_free(&t);
+        return GAT_OK;
+    }
+    /* igraph reads past NUL bytes and splits at any white space: so do we, here */
+    for (size_t k = 0; k < t.len; k++)
+        if ((unsigned char)t.buf[k] < 0x20 && t.buf[k] != '\n') t.buf[k] = ' ';
     while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        size_t first = 0, last = 0; /* fields [first, last) hold vertex numbers (+1 each) */
-        int64_t count = -1;         /* a declared count */
+        size_t last = 0;    /* fields [0, last) hold vertex numbers */
+        int64_t count = -1; /* a declared count */
         const char *f0 = t.field[0];
         if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
             last = t.n_fields;
@@ -478,14 +541,9 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
                    : section == PAJEK_PAIRS  ? 2
                    : section == PAJEK_LISTS  ? t.n_fields
                                              : 0;
-        } else if (!strcmp(f0, "p") && t.n_fields >= 3) {
-            count = id_value(t.field[2]);
-        } else if (!strcmp(f0, "n") || !strcmp(f0, "a") || !strcmp(f0, "e")) {
-            first = 1;
-            last = f0[0] == 'n' ? 2 : 3;
         }
         if (last > t.n_fields) last = t.n_fields;
-        for (size_t k = first; k < last; k++) {
+        for (size_t k = 0; k < last; k++) {
             const int64_t v = id_value(t.field[k]) + base0; /* vertices 0..v or 1..v */
             if (v >= 0 && v > count) count = v;
         }

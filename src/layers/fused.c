@@ -372,8 +372,15 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
         for (int v = 0; v < NV; v++) acc[v] = bc(0);
         dropout_row(&l->in, l->xin + (size_t)i * fin, fin, (uint64_t)i * fin, xd,
                     l->xkeep + (size_t)i * fb);
-#pragma GCC unroll 8
-        for (size_t c = 0; c < fin; c++) {
+        size_t c = 0;
+        if (NV <= 2) { /* narrow rows: four independent sums, not one chain of fin FMAs */
+            V8 a[4][2] = {{bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}};
+            for (; c + 4 <= fin; c += 4)
+                for (int u = 0; u < 4; u++)
+                    for (int v = 0; v < NV; v++) a[u][v] += xd[c + u] * ld(l->W + (c + u) * hw + 8 * v);
+            for (int v = 0; v < NV; v++) acc[v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
+        }
+        for (; c < fin; c++) {
             const gat_real *w = l->W + c * hw;
             for (int v = 0; v < NV; v++) acc[v] += xd[c] * ld(w + 8 * v);
         }
@@ -407,7 +414,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         for (int q = 0; q < P; q++) M[q] = bc(-INFINITY);
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            if (l->prefetch && k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             for (int q = 0; q < P; q++) {
                 V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
                 const VI pos = t > 0;
@@ -422,7 +429,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         for (int h = 0; h < H; h++) mx[h] = -INFINITY;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            if (l->prefetch && k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
@@ -459,7 +466,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         for (int q = 0; q < P; q++) M[q] = ld(sum + 8 * q); /* M: 1 / row sums now */
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             for (int q = 0; q < P; q++) {
                 const size_t kh = (size_t)k * H + 8 * q;
                 const V8 a = ld(al + kh) * M[q];
@@ -477,7 +484,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         uint64_t hv = 0, blk = UINT64_MAX;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             gat_real *a = al + (size_t)k * H;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
@@ -567,7 +574,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (int q = 0; q < P; q++) D[q] = bc(0);
             for (gat_idx k = k0; k < k1; k++) {
                 const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-                if (k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+                if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
                 for (int q = 0; q < P; q++) S[q] = bc(0);
                 for (int v = 0; v < NV; v++) S[v % P] += dy[v] * ld(zj + 8 * v);
                 for (int q = 0; q < P; q++) {
@@ -593,7 +600,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         for (int h = 0; h < H; h++) dot[h] = 0, sum[h] = 0;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             S[0] = bc(0);
             for (int v = 0; v < NV; v++) S[0] += dy[v] * ld(zj + 8 * v);
             fold(S, H, gk);
@@ -696,14 +703,14 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         for (int h = 0; h < H; h++) dss[h] = 0;
         for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
             const gat_idx i = g->t_col[p];
-            if (p + AHEAD < g->nnz) {
+            if (l->prefetch && p + AHEAD < g->nnz) {
                 const gat_idx ia = g->t_col[p + AHEAD];
                 const size_t ka = (size_t)g->t_edge[p + AHEAD];
                 __builtin_prefetch(b->active + ia, 0, 3);
                 prefetch_row(b->dy + (size_t)ia * hw, hw);
                 __builtin_prefetch(l->alpha + ka * H, 0, 3);
                 __builtin_prefetch(b->dpre + ka * H, 0, 3);
-                __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+                if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
             }
             if (!b->active[i]) continue;
             const size_t k = (size_t)g->t_edge[p];
@@ -711,7 +718,11 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (H % 8 == 0) {
                 for (int q = 0; q < P; q++) {
                     const V8 a = ld(l->alpha + k * H + 8 * q);
-                    W[q] = l->att.on ? a * keep_pat(l->akeep + k * AB, H, q, as) : a;
+                    /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
+                     * more random cache line per edge */
+                    W[q] = !l->att.on ? a
+                         : l->prefetch ? a * (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
+                                       : a * keep_pat(l->akeep + k * AB, H, q, as);
                     ES[q] += ld(b->dpre + k * H + 8 * q);
                 }
             } else {
@@ -742,13 +753,14 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 const size_t pw = (size_t)b->prev_Fp * b->prev_H;
                 memset(b->dy_prev + (size_t)j * pw, 0, pw * sizeof(gat_real));
             } else if (b->dz) {
-                memset(b->dz + (size_t)j * hw, 0, hw * sizeof(gat_real));
+                b->dz_nonzero[j] = 0;
             }
             continue;
         }
         if (l->xin) {
             proj_dense_backward(l, b, j, acc, dW, H, Fp);
         } else if (b->dz) {
+            b->dz_nonzero[j] = 1;
             store_row(b->dz + (size_t)j * hw, acc, NV);
         } else {
             const gat_csr *x = l->x;
@@ -769,22 +781,33 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
         bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1, s_.h2, Hc, Fc))));
 }
 
-/* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration. */
+/* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the
+ * entries dropped or on a zero row of dz are skipped (compacted first, branch-free). */
 INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                           const gat_real *dz, gat_real *dW, gat_idx f0, gat_idx f1, V8 *acc,
-                           int H, gat_idx Fp)
+                           const gat_real *dz, const uint8_t *nz, gat_real *dW, gat_idx f0,
+                           gat_idx f1, V8 *acc, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H;
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
-    gat_real y[MAXV * 8];
+    const gat_real sc = l->in.on ? l->in.scale : 1;
+    gat_real y[MAXV * 8], val[SEG];
+    gat_idx row[SEG];
     for (gat_idx f = f0; f < f1; f++) {
         for (int v = 0; v < NV; v++) acc[v] = bc(0);
-        for (gat_idx p = xt->rowptr[f]; p < xt->rowptr[f + 1]; p++) {
-            const gat_real xv = !l->in.on ? xt->val[p]
-                              : l->xkeep[perm[p]] ? xt->val[p] * l->in.scale : 0;
-            const gat_real *d = dz + (size_t)xt->col[p] * hw;
-            for (int v = 0; v < NV; v++) acc[v] += xv * ld(d + 8 * v);
+        for (gat_idx p0 = xt->rowptr[f]; p0 < xt->rowptr[f + 1]; p0 += SEG) {
+            const gat_idx p1 = xt->rowptr[f + 1] - p0 < SEG ? xt->rowptr[f + 1] : p0 + SEG;
+            int n = 0;
+            for (gat_idx p = p0; p < p1; p++) {
+                const gat_idx i = xt->col[p];
+                row[n] = i;
+                val[n] = xt->val[p] * sc;
+                n += nz[i] & (l->in.on ? l->xkeep[perm[p]] : 1);
+            }
+            for (int t = 0; t < n; t++) {
+                const gat_real *d = dz + (size_t)row[t] * hw;
+                for (int v = 0; v < NV; v++) acc[v] += val[t] * ld(d + 8 * v);
+            }
         }
         gat_real *w = dW + (size_t)f * H * Fo;
         fh_to_model(acc, y, H, Fp, Fo);
@@ -795,7 +818,7 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
 }
 
 static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                          const gat_real *dz, gat_real *dW)
+                          const gat_real *dz, const uint8_t *dz_nonzero, gat_real *dW)
 {
     const int nt = l->nt;
     const gat_idx F = xt->rows;
@@ -803,7 +826,24 @@ static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *p
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int c = 0; c < nch; c++) {
         const gat_idx f0 = (gat_idx)((int64_t)F * c / nch), f1 = (gat_idx)((int64_t)F * (c + 1) / nch);
-        SHAPES(l->H, l->Fp, WITH_SCRATCH(dw_sparse_rows(l, xt, perm, dz, dW, f0, f1, s_.acc, Hc, Fc)));
+        SHAPES(l->H, l->Fp, WITH_SCRATCH(
+            dw_sparse_rows(l, xt, perm, dz, dz_nonzero, dW, f0, f1, s_.acc, Hc, Fc)));
+    }
+}
+
+/* Adam's loop as gat_adam_step has it (that function calls this build for floats). */
+static void FN(adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v,
+                     gat_real b1, gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps)
+{
+    for (size_t k = 0; k < n; k++) {
+        const gat_real gk = g[k] + wd * p[k];
+        m[k] = b1 * m[k] + (1 - b1) * gk;
+        v[k] = b2 * v[k] + (1 - b2) * gk * gk;
+#ifdef GAT_REAL_DOUBLE
+        p[k] -= lr * m[k] / (sqrt(v[k]) * s2 + eps);
+#else
+        p[k] -= lr * m[k] / (sqrtf(v[k]) * s2 + eps);
+#endif
     }
 }
 
@@ -837,5 +877,6 @@ const gat_i_fused_ops FN(gat_i_fused_ops) = {
     .att_backward_targets = FN(att_backward_targets),
     .att_backward_sources = FN(att_backward_sources),
     .dw_sparse = FN(dw_sparse),
+    .adam = FN(adam),
     .to_fh = FN(to_fh),
 };

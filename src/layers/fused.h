@@ -61,6 +61,7 @@ typedef struct gat_i_fl {
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
     gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
+    int prefetch;        /* gathered rows outgrow the caches: prefetch them ahead */
     int nt;
 } gat_i_fl;
 
@@ -79,6 +80,7 @@ typedef struct gat_i_fbw {
     size_t ps_stride;
     gat_real *dz;        /* layer 0: (N, Fp, H) to store dz for gat_i_fused_ops.dw_sparse, or NULL
                           * to accumulate dW into ps */
+    uint8_t *dz_nonzero; /* layer 0 with dz: (N) row j of dz is not all zero */
     const gat_real *Wt;  /* l > 0: (hw, fin) transpose of l->W */
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
@@ -101,7 +103,10 @@ typedef struct gat_i_fused_ops {
     /* layer 0 from a stored dz: dW (F, hw) += X_d^T dz, over the features of xt (x's transpose,
      * position p holding x's position perm[p]); rows of dW split over threads */
     void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                      const gat_real *dz, gat_real *dW);
+                      const gat_real *dz, const uint8_t *dz_nonzero, gat_real *dW);
+    /* Adam's update (gat_adam_step's loop) with the bias corrections folded into lr and s2 */
+    void (*adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v, gat_real b1,
+                 gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps);
     /* dst (n, Fp, H) = src (n, H, Fo) rows with zero padding (the weights' layout change) */
     void (*to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_idx Fo, gat_idx Fp,
                   int nt);

@@ -43,6 +43,17 @@ typedef struct flayer {
     gat_real *Wp, *asp, *adp; /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
 } flayer;
 
+/* A restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
+ * rows; layer l - 1 what layer l aggregates), its projection prj[l] = in-neighbours of att[l];
+ * NULL means all rows. */
+typedef struct plan {
+    const gat_idx *ptr;       /* the caller's list it was made for, and its length */
+    gat_idx n;
+    long used;                /* for replacing the least recently used plan */
+    gat_idx *copy, *lists;    /* (N) the list's contents; (layers, N) the lists below */
+    gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS], n_prj[GAT_MAX_LAYERS];
+} plan;
+
 struct gat_i_fast {
     const gat_i_fused_ops *ops;
     int n_layers;
@@ -56,15 +67,13 @@ struct gat_i_fast {
     void *block;              /* every cache and scratch buffer */
     /* backward scratch */
     gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt;
-    uint8_t *active;
+    uint8_t *active, *dz_nonzero;
     size_t ps_stride;
     int dw_fused;             /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
-    /* a restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
-     * rows; layer l - 1 what layer l aggregates), its projection prj[l] = in-neighbours of att[l];
-     * NULL means all rows. Recomputed when the listed rows change. */
-    gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS], n_prj[GAT_MAX_LAYERS];
-    gat_idx *lists, *rows_copy, rows_n;
-    const gat_idx *rows_ptr;
+    /* restricted forwards: the plans of the last two row lists (the trainer alternates the
+     * training and the validation rows) */
+    plan plans[2];
+    long plan_clock;
     uint8_t *mark;
     gat_csr xt;               /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
@@ -154,12 +163,15 @@ static size_t layout(gat_i_fast *f, char *base)
     f->dpre = carve(base, &off, E * maxh, sizeof(gat_real));
     f->ds_dst = carve(base, &off, N * maxh, sizeof(gat_real));
     f->active = carve(base, &off, N, 1);
+    f->dz_nonzero = carve(base, &off, f->dw_fused ? 0 : N, 1);
     f->pt = carve(base, &off, (size_t)f->tc.n * maxhw, sizeof(gat_real));
     f->ps = carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++) f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
     f->Wt = carve(base, &off, maxwt, sizeof(gat_real));
-    f->lists = carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
-    f->rows_copy = carve(base, &off, N, sizeof(gat_idx));
+    for (int k = 0; k < 2; k++) {
+        f->plans[k].lists = carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
+        f->plans[k].copy = carve(base, &off, N, sizeof(gat_idx));
+    }
     f->mark = carve(base, &off, N, 1);
     f->dz = carve(base, &off, f->dw_fused ? 0 : N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
                   sizeof(gat_real));
@@ -344,52 +356,56 @@ static gat_i_drop drop(int on, double p, uint64_t key)
     return d;
 }
 
-/* Rows each layer must compute for the listed output rows (see gat_i_fast.att): exact, since a
+/* The plan of the listed output rows (see plan), made or reused: exact, since a
  * row of layer l depends only on layer l - 1's rows in its in-neighbourhood. Lists covering most
  * rows are dropped (all rows, in edge-balanced chunks). */
-static void plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
+static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
 {
     const int L = f->n_layers;
     const gat_graph *g = f->g;
     const gat_idx N = f->N;
-    if (!rows) {
-        for (int l = 0; l < L; l++) f->att[l] = f->prj[l] = NULL, f->n_att[l] = f->n_prj[l] = 0;
-        f->rows_ptr = NULL;
-        return;
+    if (!rows) return NULL;
+    f->plan_clock++;
+    for (int k = 0; k < 2; k++) {
+        plan *p = &f->plans[k];
+        if (p->ptr == rows && p->n == n && !memcmp(rows, p->copy, (size_t)n * sizeof *rows)) {
+            p->used = f->plan_clock;
+            return p;
+        }
     }
-    if (rows == f->rows_ptr && n == f->rows_n &&
-        !memcmp(rows, f->rows_copy, (size_t)n * sizeof *rows))
-        return;
-    memcpy(f->rows_copy, rows, (size_t)n * sizeof *rows);
-    f->rows_ptr = rows;
-    f->rows_n = n;
-    const gat_idx *cur = rows;
+    plan *p = f->plans[0].used <= f->plans[1].used ? &f->plans[0] : &f->plans[1];
+    memcpy(p->copy, rows, (size_t)n * sizeof *rows);
+    p->ptr = rows;
+    p->n = n;
+    p->used = f->plan_clock;
+    const gat_idx *cur = p->copy;
     gat_idx ncur = n;
     for (int l = L - 1; l >= 0; l--) {
-        f->att[l] = (gat_idx *)cur;
-        f->n_att[l] = ncur;
+        p->att[l] = (gat_idx *)cur;
+        p->n_att[l] = ncur;
         if (!cur) { /* all rows from here down */
-            f->prj[l] = NULL, f->n_prj[l] = 0;
+            p->prj[l] = NULL, p->n_prj[l] = 0;
             continue;
         }
         memset(f->mark, 0, (size_t)N);
         for (gat_idx r = 0; r < ncur; r++)
             for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++) f->mark[g->col[k]] = 1;
-        gat_idx *list = f->lists + (size_t)l * N, m = 0;
+        gat_idx *list = p->lists + (size_t)l * N, m = 0;
         for (gat_idx j = 0; j < N; j++)
             if (f->mark[j]) list[m++] = j;
         if ((int64_t)m * 4 >= (int64_t)N * 3) list = NULL, m = 0;
-        f->prj[l] = list;
-        f->n_prj[l] = m;
+        p->prj[l] = list;
+        p->n_prj[l] = m;
         cur = list;
         ncur = m;
     }
+    return p;
 }
 
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
 {
     const int nt = gov_begin(f, run->nt);
-    plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
         flayer *fy = &f->f[l];
@@ -417,10 +433,12 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
-        fl->rows = f->att[l];
-        fl->n_rows = f->n_att[l];
-        fl->prows = f->prj[l];
-        fl->n_prows = f->n_prj[l];
+        fl->rows = pl ? pl->att[l] : NULL;
+        fl->n_rows = pl ? pl->n_att[l] : 0;
+        fl->prows = pl ? pl->prj[l] : NULL;
+        fl->n_prows = pl ? pl->n_prj[l] : 0;
+        /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
+        fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
         fl->tc = f->tc;
         fl->sc = f->sc;
         fl->xc = f->xc;
@@ -498,6 +516,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             b.dy_prev = f->dy[(l - 1) % 2];
         } else if (!f->dw_fused) {
             b.dz = f->dz;
+            b.dz_nonzero = f->dz_nonzero;
         }
         f->ops->att_backward_targets(fl, &b);
         f->ops->att_backward_sources(fl, &b);
@@ -509,7 +528,8 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         const gat_idx rows = l > 0 ? L->fin : f->dw_fused ? f->x->cols : 0;
         gat_real *dW = grads + L->w;
         reduce(f->ps + 2 * hw, b.ps_stride, f->sc.n, (size_t)rows, H, Fo, Fp, 0, dW, nt);
-        if (l == 0 && !f->dw_fused) f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz, dW);
+        if (l == 0 && !f->dw_fused)
+            f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz, f->dz_nonzero, dW);
     }
     gov_end(f, K_BACKWARD, nt_max);
 }

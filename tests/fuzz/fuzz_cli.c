@@ -25,18 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *save = NULL;
     int layers = 2, heads = 8, quiet = 0, seed = 1;
     double lr = 0.005, dropout = -1;
-    const cli_option opts[] = {
-        {"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH", "dataset"},
-        CLI_GRAPH_OPTIONS(d),
-        CLI_LABEL_OPTIONS(d),
-        {"layers", CLI_INT, &layers, 1, GAT_MAX_LAYERS, "L", "layers"},
-        {"heads", CLI_INT, &heads, 1, 1024, "K", "heads"},
-        {"seed", CLI_INT, &seed, 0, 2147483647, "S", "seed"},
-        {"lr", CLI_REAL, &lr, 1e-12, 10, "X", "learning rate"},
-        {"dropout", CLI_REAL, &dropout, 0, 0.99, "P", "dropout"},
-        {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "quiet"},
-        {"save", CLI_STRING, &save, 0, 0, "MODEL", "save"},
-        {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
+    const cli_option opts[] = {{"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH", "dataset"},
+                               CLI_GRAPH_OPTIONS(d),
+                               CLI_LABEL_OPTIONS(d),
+                               {"layers", CLI_INT, &layers, 1, GAT_MAX_LAYERS, "L", "layers"},
+                               {"heads", CLI_INT, &heads, 1, 1024, "K", "heads"},
+                               {"seed", CLI_INT, &seed, 0, 2147483647, "S", "seed"},
+                               {"lr", CLI_REAL, &lr, 1e-12, 10, "X", "learning rate"},
+                               {"dropout", CLI_REAL, &dropout, 0, 0.99, "P", "dropout"},
+                               {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "quiet"},
+                               {"save", CLI_STRING, &save, 0, 0, "MODEL", "save"},
+                               {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const int rc = cli_parse(argc, argv, opts, "gat-fuzz", "[options]", &exit_now);
     FUZZ_CHECK(rc == 0 || rc == 2);
     FUZZ_CHECK(layers >= 1 && layers <= GAT_MAX_LAYERS && heads >= 1 && heads <= 1024 && seed >= 0);

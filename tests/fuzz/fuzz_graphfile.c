@@ -11,8 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const name[8] = {"g.edges", "g.edges", "g.ncol",  "g.lgl",
-                                        "g.graphml", "g.gml", "g.net", "g.dimacs"};
+    static const char *const name[8] = {"g.edges",   "g.edges", "g.ncol", "g.lgl",
+                                        "g.graphml", "g.gml",   "g.net",  "g.dimacs"};
     const uint8_t *part[4];
     size_t len[4];
     gat_dataset_options o;

@@ -62,7 +62,8 @@ static inline void fuzz_write(const char *path, const uint8_t *data, size_t n)
 
 /* Splits data at FUZZ_SEP into at most max parts: part[k], len[k]; returns the number of parts
  * (at least 1; the last part keeps any further separators). */
-static inline int fuzz_split(const uint8_t *data, size_t size, int max, const uint8_t **part, size_t *len)
+static inline int fuzz_split(const uint8_t *data, size_t size, int max, const uint8_t **part,
+                             size_t *len)
 {
     int n = 0;
     while (n < max - 1) {
@@ -86,7 +87,6 @@ static inline int fuzz_split(const uint8_t *data, size_t size, int max, const ui
             abort();                                                                               \
         }                                                                                          \
     } while (0)
-
 
 /* ---- Checks of what libgat promises, shared by the dataset harnesses ----------------------- */
 #include "gat/gat.h"
