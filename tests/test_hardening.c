@@ -57,6 +57,45 @@ START_TEST(model_file_sizes_checked)
 }
 END_TEST
 
+/* Graph files whose vertex numbers or declared counts exceed the features file's lines fail
+ * before igraph allocates the vertices (every vertex needs a features line). */
+START_TEST(graph_file_counts_checked)
+{
+    static const struct {
+        const char *ext, *graph, *features, *message;
+    } cases[] = {
+        {"edges", "0 1\n1 2000000000\n", "0 1\n1 1\n2 1\n", "no line for node '3'"},
+        {"edges", "0 1\n", "0 1\n1 1\n2000000000 1\n", "no line for node '2'"},
+        {"net", "*Vertices 2000000000\n*Edges\n1 2\n", "1 1\n2 1\n",
+         "declares 2000000000 vertices but"},
+        {"net", "*Vertices 2\n*Arcs\n1 3000000000\n", "1 1\n2 1\n", "declares 3000000000"},
+        {"dimacs", "p max 2000000000 1\nn 1 s\n", "1 1\n2 1\n", "declares 2000000000"},
+        {"dimacs", "c x\np max 2 1\na 1 3000000000 1\n", "1 1\n2 1\n", "declares 3000000000"},
+        {"dimacs", "p max 2 1\na04000000000 1 1\n", "1 1\n2 1\n", "declares 4000000000"},
+    };
+    char *dir = tu_tmpdir();
+    char g[4200], f[4200];
+    gat_dataset ds;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "g.%s", cases[k].ext);
+        snprintf(g, sizeof g, "%s", tu_write(dir, name, cases[k].graph));
+        snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", cases[k].features));
+        gat_dataset_files files = {.graph = g, .features = f};
+        ASSERT_FAILS(gat_dataset_read(&ds, &files, NULL), GAT_EFORMAT, cases[k].message);
+    }
+    /* within bounds, the same shapes read */
+    snprintf(g, sizeof g, "%s", tu_write(dir, "g.dimacs", "p max 2 1\na 1 2 7\n"));
+    snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", "1 1\n2 1\n"));
+    gat_dataset_files files = {.graph = g, .features = f};
+    ck_assert_int_eq(gat_dataset_read(&ds, &files, NULL), GAT_OK);
+    ck_assert_int_eq(ds.n, 2);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Configurations too large for memory fail cleanly: widths past the limit with GAT_EINVAL, a
  * valid configuration whose parameters cannot be allocated with GAT_ENOMEM. */
 START_TEST(huge_model_config)
@@ -236,6 +275,7 @@ static Suite *suite(void)
     Suite *s = suite_create("hardening");
     TCase *tc = tcase_create("hardening");
     tcase_add_test(tc, model_file_sizes_checked);
+    tcase_add_test(tc, graph_file_counts_checked);
     tcase_add_test(tc, huge_model_config);
     tcase_add_test(tc, nan_features_everywhere);
     tcase_add_test(tc, normalization_overflow);

@@ -40,9 +40,10 @@ typedef struct fixture {
 } fixture;
 
 /* Hub 0 with 10^4 leaves of degree 1, then `others` nodes with random edges, an isolated node. */
-static void fixture_init_n(fixture *f, const shape *s, gat_idx others, uint64_t seed)
+static void fixture_init_flags(fixture *f, const shape *s, gat_idx others, unsigned flags,
+                               uint64_t seed)
 {
-    tu_graph_skewed(&f->g, 10000, others, GAT_GRAPH_SYMMETRIZE, seed);
+    tu_graph_skewed(&f->g, 10000, others, flags, seed);
     tu_features(&f->x, f->g.n, s->F, s->F > 100 ? 12.0 / s->F : 0.15, seed + 1);
     gat_csr_normalize_rows(&f->x);
     gat_model_config_default(&f->cfg, s->F, s->C);
@@ -51,6 +52,11 @@ static void fixture_init_n(fixture *f, const shape *s, gat_idx others, uint64_t 
     f->cfg.hidden = s->hidden;
     f->cfg.out_heads = s->out_heads;
     f->nc = (size_t)f->g.n * (size_t)s->C;
+}
+
+static void fixture_init_n(fixture *f, const shape *s, gat_idx others, uint64_t seed)
+{
+    fixture_init_flags(f, s, others, GAT_GRAPH_SYMMETRIZE, seed);
 }
 
 static void fixture_init(fixture *f, const shape *s, uint64_t seed)
@@ -127,7 +133,8 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
                 r++;
                 continue;
             }
-            for (gat_idx c = 0; c < C; c++) d[(size_t)i * C + c] = 0;
+            for (gat_idx c = 0; c < C; c++)
+                d[(size_t)i * C + c] = 0;
         }
     }
     gat_model_zero_grads(m);
@@ -143,7 +150,8 @@ static void outputs_free(outputs *o)
     free(o->infer);
     free(o->train);
     free(o->grads);
-    for (int l = 0; l < o->layers; l++) free(o->out[l]), free(o->alpha[l]);
+    for (int l = 0; l < o->layers; l++)
+        free(o->out[l]), free(o->alpha[l]);
 }
 
 static double compare(const char *what, const gat_real *got, const gat_real *want, size_t n)
@@ -209,6 +217,26 @@ START_TEST(test_fused_large)
 }
 END_TEST
 
+/* Loop index: shape. A directed graph without self-loops: empty neighbourhoods (the isolated
+ * node, nodes without in-edges) give the bias alone, as on the reference path. */
+START_TEST(test_empty_neighbourhoods)
+{
+    const shape *s = &SHAPES[_i];
+    fixture f;
+    outputs ref, got;
+    fixture_init_flags(&f, s, 300, GAT_GRAPH_NO_SELF_LOOPS, 600 + (uint64_t)_i);
+    ck_assert_int_eq(gat_graph_degree(&f.g, f.g.n - 1), 0);
+    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, 0.6, &ref), 0);
+    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &got), 0);
+    ck_assert(compare("no self-loops: inference logits", got.infer, ref.infer, f.nc) <= TOL);
+    ck_assert(compare("no self-loops: training logits", got.train, ref.train, f.nc) <= TOL);
+    ck_assert(compare("no self-loops: gradients", got.grads, ref.grads, ref.P) <= TOL);
+    outputs_free(&got);
+    outputs_free(&ref);
+    fixture_free(&f);
+}
+END_TEST
+
 static void assert_same(const char *what, const gat_real *a, const gat_real *b, size_t n)
 {
     ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "%s differ", what);
@@ -246,7 +274,8 @@ START_TEST(test_restricted_rows)
     ck_assert_ptr_nonnull(rows);
     /* the hub, a few leaves, a run of the random nodes, the isolated node */
     for (gat_idx i = 0; i < f.g.n; i++)
-        if (i == 0 || i % 997 == 5 || (i > 10050 && i % 3 == 0) || i == f.g.n - 1) rows[n_rows++] = i;
+        if (i == 0 || i % 997 == 5 || (i > 10050 && i % 3 == 0) || i == f.g.n - 1)
+            rows[n_rows++] = i;
     ck_assert_int_eq(run(&f, NULL, 2, rows, n_rows, 0.6, &part), 0);
     ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &full), 0);
     /* the full run's gradients are for dense dlogits: rerun with the same zeros */
@@ -276,7 +305,8 @@ START_TEST(test_restricted_vs_reference)
     fixture_init(&f, s, 400);
     gat_idx *rows = malloc((size_t)f.g.n * sizeof *rows), n_rows = 0;
     ck_assert_ptr_nonnull(rows);
-    for (gat_idx i = 0; i < f.g.n; i += 7) rows[n_rows++] = i;
+    for (gat_idx i = 0; i < f.g.n; i += 7)
+        rows[n_rows++] = i;
     ck_assert_int_eq(run(&f, "none", 1, rows, n_rows, 0.6, &ref), 0);
     ck_assert_int_eq(run(&f, NULL, 2, rows, n_rows, 0.6, &got), 0);
     ck_assert(compare("restricted gradients vs reference", got.grads, ref.grads, ref.P) <= TOL);
@@ -313,6 +343,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("fused vs reference");
     tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
     tcase_add_test(t, test_fused_large);
+    tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));

@@ -36,8 +36,14 @@ static uint64_t next(uint64_t *s)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static double unif(uint64_t *s) { return (double)(next(s) >> 11) * 0x1.0p-53; }
-static uint64_t below(uint64_t *s, uint64_t n) { return (uint64_t)(unif(s) * (double)n) % n; }
+static double unif(uint64_t *s)
+{
+    return (double)(next(s) >> 11) * 0x1.0p-53;
+}
+static uint64_t below(uint64_t *s, uint64_t n)
+{
+    return (uint64_t)(unif(s) * (double)n) % n;
+}
 static double normal(uint64_t *s)
 {
     const double u = 1 - unif(s), v = unif(s);
@@ -105,19 +111,21 @@ static int features(const synth_opts *o, const gat_idx *block, const gat_idx *id
      * dense: class means in {-1, 1}^F */
     const gat_idx tsize = F / C * 2 > 0 ? F / C * 2 : 1;
     if (!(topic = malloc((size_t)C * (size_t)(o->dense ? F : tsize) * sizeof *topic)) ||
-        !(rowptr = calloc((size_t)N + 1, sizeof *rowptr)) || !(words = malloc((size_t)F * sizeof *words)) ||
-        !(seen = calloc((size_t)F, 1)))
+        !(rowptr = calloc((size_t)N + 1, sizeof *rowptr)) ||
+        !(words = malloc((size_t)F * sizeof *words)) || !(seen = calloc((size_t)F, 1)))
         goto out;
     for (int c = 0; c < C; c++)
         for (gat_idx t = 0; t < (o->dense ? F : tsize); t++)
             topic[(size_t)c * (size_t)(o->dense ? F : tsize) + (size_t)t] =
-                o->dense ? (next(rng) & 1 ? 1 : -1) : (gat_idx)(((size_t)c * F / C + (size_t)t) % (size_t)F);
+                o->dense ? (next(rng) & 1 ? 1 : -1)
+                         : (gat_idx)(((size_t)c * F / C + (size_t)t) % (size_t)F);
     cap = o->dense ? (size_t)N * F : (size_t)((double)N * F * o->density * 1.2) + (size_t)N + 16;
     if (!(col = malloc(cap * sizeof *col)) || !(val = malloc(cap * sizeof *val))) goto out;
     /* rows in output order: row id[v] of generator node v */
     gat_idx *inv = malloc((size_t)N * sizeof *inv);
     if (!inv) goto out;
-    for (gat_idx v = 0; v < N; v++) inv[id[v]] = v;
+    for (gat_idx v = 0; v < N; v++)
+        inv[id[v]] = v;
     for (gat_idx r = 0; r < N; r++) {
         const gat_idx v = inv[r], c = block[v];
         rowptr[r] = (gat_idx)nnz;
@@ -134,8 +142,9 @@ static int features(const synth_opts *o, const gat_idx *block, const gat_idx *id
         if (k < 1) k = 1;
         if (k > F) k = F;
         for (gat_idx t = 0; t < 3 * k && n < k; t++) {
-            const gat_idx wd = unif(rng) < o->signal ? topic[(size_t)c * tsize + below(rng, (uint64_t)tsize)]
-                                                     : (gat_idx)below(rng, (uint64_t)F);
+            const gat_idx wd = unif(rng) < o->signal
+                                   ? topic[(size_t)c * tsize + below(rng, (uint64_t)tsize)]
+                                   : (gat_idx)below(rng, (uint64_t)F);
             if (!seen[wd]) seen[wd] = 1, words[n++] = wd;
         }
         if (nnz + (size_t)n > cap) {
@@ -183,14 +192,16 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
     err[0] = '\0';
     if (N < 2 || C < 1 || C > N || o->features < 1 || !(o->exponent > 2) || !(o->degree > 0) ||
         !(o->homophily >= 0 && o->homophily <= 1) || o->train + o->val + o->test > 1) {
-        snprintf(err, errlen, "bad options: need nodes >= 2, 1 <= classes <= nodes, features >= 1, "
+        snprintf(err, errlen,
+                 "bad options: need nodes >= 2, 1 <= classes <= nodes, features >= 1, "
                  "exponent > 2, degree > 0, homophily in [0, 1], train + val + test <= 1");
         return -1;
     }
     const size_t m = (size_t)((double)N * o->degree / 2 + 0.5);
     if (!(w = malloc((size_t)N * sizeof *w)) || !(wb = malloc((size_t)N * sizeof *wb)) ||
         !(block = malloc((size_t)N * sizeof *block)) || !(id = malloc((size_t)N * sizeof *id)) ||
-        !(ids = malloc((size_t)N * sizeof *ids)) || !(start = malloc(((size_t)C + 1) * sizeof *start)) ||
+        !(ids = malloc((size_t)N * sizeof *ids)) ||
+        !(start = malloc(((size_t)C + 1) * sizeof *start)) ||
         !(d->src = malloc(m * sizeof *d->src)) || !(d->dst = malloc(m * sizeof *d->dst)) ||
         !(d->labels = malloc((size_t)N * sizeof *d->labels)) || !(d->split = calloc((size_t)N, 1)))
         goto out;
@@ -199,7 +210,8 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
      * (exponent - 1) / (exponent - 2)), capped so that expected degrees stay below 8 sqrt(N) */
     const double cap = sqrt((double)N) * 8 / o->degree * (o->exponent - 1) / (o->exponent - 2);
     double wsum = 0;
-    for (int c = 0; c <= C; c++) start[c] = (gat_idx)((int64_t)N * c / C);
+    for (int c = 0; c <= C; c++)
+        start[c] = (gat_idx)((int64_t)N * c / C);
     for (gat_idx v = 0; v < N; v++) {
         block[v] = (gat_idx)((int64_t)v * C / N);
         double x = pow(1 - unif(&rng), -1 / (o->exponent - 1));
@@ -207,20 +219,23 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
         wsum += w[v];
     }
     /* output ids: a random permutation unless ordered */
-    for (gat_idx v = 0; v < N; v++) id[v] = v;
+    for (gat_idx v = 0; v < N; v++)
+        id[v] = v;
     if (!o->ordered)
         for (gat_idx v = N - 1; v > 0; v--) {
             const gat_idx u = (gat_idx)below(&rng, (uint64_t)v + 1), t = id[v];
             id[v] = id[u], id[u] = t;
         }
-    for (gat_idx v = 0; v < N; v++) d->labels[id[v]] = block[v];
+    for (gat_idx v = 0; v < N; v++)
+        d->labels[id[v]] = block[v];
     d->n = N;
     /* inside blocks: each block's share of homophily * m by its weight */
     size_t m_in = 0;
     for (int c = 0; c < C; c++) {
         double sb = 0;
         const gat_idx n_b = start[c + 1] - start[c];
-        for (gat_idx t = 0; t < n_b; t++) sb += w[start[c] + t], wb[t] = w[start[c] + t], ids[t] = id[start[c] + t];
+        for (gat_idx t = 0; t < n_b; t++)
+            sb += w[start[c] + t], wb[t] = w[start[c] + t], ids[t] = id[start[c] + t];
         size_t mb = (size_t)(o->homophily * (double)m * sb / wsum + 0.5);
         if (m_in + mb > m) mb = m - m_in;
         if (draw_edges(wb, ids, n_b, mb, d, err, errlen)) goto out;
@@ -229,7 +244,8 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
     if (draw_edges(w, id, N, m - d->m, d, err, errlen)) goto out;
     /* split: a random order of the nodes, cut by the shares */
     {
-        for (gat_idx v = 0; v < N; v++) ids[v] = v;
+        for (gat_idx v = 0; v < N; v++)
+            ids[v] = v;
         for (gat_idx v = N - 1; v > 0; v--) {
             const gat_idx u = (gat_idx)below(&rng, (uint64_t)v + 1), t = ids[v];
             ids[v] = ids[u], ids[u] = t;
@@ -260,8 +276,11 @@ gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds)
     gat_graph g;
     gat_status st = gat_graph_from_edges(&g, d->n, d->m, d->src, d->dst, GAT_GRAPH_SYMMETRIZE);
     if (st != GAT_OK) return st;
-    gat_dataset_parts p = {.graph = &g, .features = &d->x, .labels = d->labels,
-                           .n_classes = classes, .split = d->split};
+    gat_dataset_parts p = {.graph = &g,
+                           .features = &d->x,
+                           .labels = d->labels,
+                           .n_classes = classes,
+                           .split = d->split};
     gat_dataset_options opt;
     gat_dataset_options_default(&opt);
     st = gat_dataset_from_parts(ds, &p, &opt);

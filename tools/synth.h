@@ -10,28 +10,28 @@
 #include "gat/gat.h"
 
 typedef struct synth_opts {
-    gat_idx nodes;      /* N */
-    double degree;      /* mean undirected degree (before duplicates are merged) */
-    int classes;        /* C blocks = classes */
-    int features;       /* F */
-    double density;     /* sparse features: mean share of the F words a node has */
-    int dense;          /* 1: dense Gaussian features instead of sparse words */
-    double homophily;   /* share of edges drawn inside blocks */
-    double exponent;    /* power-law exponent of the expected degrees (> 2) */
-    double signal;      /* sparse: share of a node's words from its class's topic; dense: class
-                         * mean scale */
+    gat_idx nodes;           /* N */
+    double degree;           /* mean undirected degree (before duplicates are merged) */
+    int classes;             /* C blocks = classes */
+    int features;            /* F */
+    double density;          /* sparse features: mean share of the F words a node has */
+    int dense;               /* 1: dense Gaussian features instead of sparse words */
+    double homophily;        /* share of edges drawn inside blocks */
+    double exponent;         /* power-law exponent of the expected degrees (> 2) */
+    double signal;           /* sparse: share of a node's words from its class's topic; dense: class
+                              * mean scale */
     double train, val, test; /* split shares of the nodes */
-    int ordered;        /* keep nodes in block order (default: a random order) */
+    int ordered;             /* keep nodes in block order (default: a random order) */
     uint64_t seed;
 } synth_opts;
 
 typedef struct synth_data {
     gat_idx n;
-    size_t m;           /* undirected edges src[k] -- dst[k], each once (duplicates possible) */
+    size_t m; /* undirected edges src[k] -- dst[k], each once (duplicates possible) */
     gat_idx *src, *dst;
-    gat_idx *labels;    /* (n) */
-    uint8_t *split;     /* (n) GAT_SPLIT_* */
-    gat_csr x;          /* (n, F) raw features (binary words, or dense values) */
+    gat_idx *labels; /* (n) */
+    uint8_t *split;  /* (n) GAT_SPLIT_* */
+    gat_csr x;       /* (n, F) raw features (binary words, or dense values) */
 } synth_data;
 
 void synth_defaults(synth_opts *o);

@@ -41,9 +41,18 @@ typedef int32_t VI __attribute__((vector_size(8 * sizeof(gat_real))));
 #endif
 typedef uint16_t V8h __attribute__((vector_size(16)));
 
-INLINE V8 ld(const gat_real *p) { return *(const V8u *)p; }
-INLINE void st(gat_real *p, V8 v) { *(V8u *)p = v; }
-INLINE V8 bc(gat_real x) { return (V8){0} + x; }
+INLINE V8 ld(const gat_real *p)
+{
+    return *(const V8u *)p;
+}
+INLINE void st(gat_real *p, V8 v)
+{
+    *(V8u *)p = v;
+}
+INLINE V8 bc(gat_real x)
+{
+    return (V8){0} + x;
+}
 /* m ? a : b lane-wise, m from a comparison (all bits set or clear) */
 INLINE V8 sel(VI m, V8 a, V8 b)
 {
@@ -62,9 +71,10 @@ INLINE unsigned movemask(VI m)
 {
 #ifdef HAVE_AVX
     return (unsigned)_mm256_movemask_ps((__m256)m);
-#endif
+#else
     const VI b = m & (VI){1, 2, 4, 8, 16, 32, 64, 128};
     return (unsigned)((b[0] | b[1]) | (b[2] | b[3])) | (unsigned)((b[4] | b[5]) | (b[6] | b[7]));
+#endif
 }
 /* lanes of byte `bits` as a comparison mask */
 INLINE VI expand(unsigned bits)
@@ -72,12 +82,13 @@ INLINE VI expand(unsigned bits)
     return (((VI){0} + (int)bits) & (VI){1, 2, 4, 8, 16, 32, 64, 128}) != 0;
 }
 
-/* Prefetch of a gathered row of hw values (n_lines cache lines) some edges ahead: the gathers
- * of z_j, dy_i and alpha follow the CSR's columns, which the hardware cannot predict. */
+/* Prefetch of a gathered row of hw values, AHEAD edges early: the gathers of z_j, dy_i and alpha
+ * follow the CSR's columns, which the hardware prefetchers cannot predict. */
 #define AHEAD 8
 INLINE void prefetch_row(const gat_real *p, size_t hw)
 {
-    for (size_t o = 0; o < hw * sizeof(gat_real); o += 64) __builtin_prefetch((const char *)p + o, 0, 3);
+    for (size_t o = 0; o < hw * sizeof(gat_real); o += 64)
+        __builtin_prefetch((const char *)p + o, 0, 3);
 }
 
 /* 8x8 transpose: out[c][r] = in[r][c] */
@@ -90,8 +101,10 @@ INLINE void transpose8(const V8 *in, V8 *out)
     }
     for (int r = 0; r < 8; r += 4)
         for (int s = 0; s < 2; s++) {
-            u[r + 2 * s] = __builtin_shuffle(t[r + s], t[r + s + 2], (VI){0, 1, 8, 9, 4, 5, 12, 13});
-            u[r + 2 * s + 1] = __builtin_shuffle(t[r + s], t[r + s + 2], (VI){2, 3, 10, 11, 6, 7, 14, 15});
+            u[r + 2 * s] =
+                __builtin_shuffle(t[r + s], t[r + s + 2], (VI){0, 1, 8, 9, 4, 5, 12, 13});
+            u[r + 2 * s + 1] =
+                __builtin_shuffle(t[r + s], t[r + s + 2], (VI){2, 3, 10, 11, 6, 7, 14, 15});
         }
     for (int r = 0; r < 4; r++) {
         out[r] = __builtin_shuffle(u[r], u[r + 4], (VI){0, 1, 2, 3, 8, 9, 10, 11});
@@ -104,7 +117,8 @@ INLINE V8 vexp(V8 x)
 {
 #ifdef GAT_REAL_DOUBLE
     V8 r;
-    for (int k = 0; k < 8; k++) r[k] = exp(x[k]);
+    for (int k = 0; k < 8; k++)
+        r[k] = exp(x[k]);
     return r;
 #else
     x = sel(x < -87.3f, bc(-87.3f), x);
@@ -126,8 +140,14 @@ INLINE V8 vexp(V8 x)
 }
 
 /* ELU (exp(x) - 1 below zero, as gat_i_elu) */
-INLINE V8 velu(V8 x) { return sel(x > 0, x, vexp(x) - 1); }
-INLINE gat_real elu1(gat_real x) { return x > 0 ? x : vexp(bc(x))[0] - 1; }
+INLINE V8 velu(V8 x)
+{
+    return sel(x > 0, x, vexp(x) - 1);
+}
+INLINE gat_real elu1(gat_real x)
+{
+    return x > 0 ? x : vexp(bc(x))[0] - 1;
+}
 
 /* Per-lane values of per-head quantities for vector q of an (Fp, H) row: lane c holds head
  * (8q + c) mod H (H divides 8, or is a multiple of it). */
@@ -135,7 +155,8 @@ INLINE V8 pat(const gat_real *w, int H, int q)
 {
     if (H % 8 == 0) return ld(w + 8 * q);
     V8 r;
-    for (int c = 0; c < 8; c++) r[c] = w[c % H];
+    for (int c = 0; c < 8; c++)
+        r[c] = w[c % H];
     return r;
 }
 
@@ -143,15 +164,18 @@ INLINE V8 pat(const gat_real *w, int H, int q)
 INLINE void fold(const V8 *S, int H, gat_real *g)
 {
     if (H % 8 == 0) {
-        for (int q = 0; q < H / 8; q++) st(g + 8 * q, S[q]);
+        for (int q = 0; q < H / 8; q++)
+            st(g + 8 * q, S[q]);
         return;
     }
     if (H == 1) {
         g[0] = hsum(S[0]);
         return;
     }
-    for (int h = 0; h < H; h++) g[h] = 0;
-    for (int c = 0; c < 8; c++) g[c % H] += S[0][c];
+    for (int h = 0; h < H; h++)
+        g[h] = 0;
+    for (int c = 0; c < 8; c++)
+        g[c % H] += S[0][c];
 }
 
 /* ---- dropout streams: element k keeps iff its 16 bits of hash(key, k / 4) reach the cut ---- */
@@ -176,15 +200,17 @@ INLINE unsigned keep1(const gat_i_drop *d, uint64_t k, uint64_t *blk, uint64_t *
 INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
 {
     VI lane_bit;
-    for (int c = 0; c < 8; c++) lane_bit[c] = (H % 8 == 0) ? 1 << c : 1 << (c % H);
+    for (int c = 0; c < 8; c++)
+        lane_bit[c] = (H % 8 == 0) ? 1 << c : 1 << (c % H);
     const VI b = (VI){0} + (H % 8 == 0 ? kb[q] : kb[0]);
     return (V8)((VI)bc(scale) & ((b & lane_bit) != 0));
 }
 
 /* ---- chunked loops ---- */
 
-/* for every chunk c of ch, the body (...) with rows r0 .. r1 - 1, on nt threads, dynamically (chunks are
- * fixed by the problem, so results do not depend on which thread runs which) */
+/* For every chunk c of ch, the body (...) with rows r0 .. r1 - 1, on nt threads, dynamically:
+ * chunks are fixed by the problem, so results do not depend on which thread runs which. */
+/* clang-format off */
 #define FOR_CHUNKS(ch, nt, ...)                                                                    \
     do {                                                                                           \
         const gat_idx *bound_ = (ch).bound;                                                        \
@@ -212,6 +238,7 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
             __VA_ARGS__;                                                                           \
         }                                                                                          \
     } while (0)
+/* clang-format on */
 
 /* Instantiates CALL with compile-time H (Hc) and Fp (Fc) for the common shapes: 8 heads of 8
  * (hidden layers), one head of 8 or 16 (output layers up to 16 classes), 4 of 8; others run
@@ -221,17 +248,25 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
 #define SHAPES(H, FP, CALL)                                                                        \
     do {                                                                                           \
         if ((H) == 8 && (FP) == 8) {                                                               \
-            enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 }; CALL;                                       \
+            enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 };                                             \
+            CALL;                                                                                  \
         } else if ((H) == 1 && (FP) == 8) {                                                        \
-            enum { Hc = 1, Fc = 8, NVc = 1, HSc = 8 }; CALL;                                       \
+            enum { Hc = 1, Fc = 8, NVc = 1, HSc = 8 };                                             \
+            CALL;                                                                                  \
         } else if ((H) == 1 && (FP) == 16) {                                                       \
-            enum { Hc = 1, Fc = 16, NVc = 2, HSc = 8 }; CALL;                                      \
+            enum { Hc = 1, Fc = 16, NVc = 2, HSc = 8 };                                            \
+            CALL;                                                                                  \
         } else if ((H) == 8 && (FP) == 16) {                                                       \
-            enum { Hc = 8, Fc = 16, NVc = 16, HSc = 8 }; CALL;                                     \
+            enum { Hc = 8, Fc = 16, NVc = 16, HSc = 8 };                                           \
+            CALL;                                                                                  \
         } else if ((H) == 4 && (FP) == 8) {                                                        \
-            enum { Hc = 4, Fc = 8, NVc = 4, HSc = 8 }; CALL;                                       \
+            enum { Hc = 4, Fc = 8, NVc = 4, HSc = 8 };                                             \
+            CALL;                                                                                  \
         } else {                                                                                   \
-            enum { NVc = MAXV, HSc = MAXH }; const int Hc = (H); const gat_idx Fc = (FP); CALL;   \
+            enum { NVc = MAXV, HSc = MAXH };                                                       \
+            const int Hc = (H);                                                                    \
+            const gat_idx Fc = (FP);                                                               \
+            CALL;                                                                                  \
         }                                                                                          \
     } while (0)
 
@@ -255,7 +290,8 @@ INLINE void fh_to_model(const V8 *y, gat_real *out, int H, gat_idx Fp, gat_idx F
     if (H == 8 && Fp == 8) {
         V8 t[8];
         transpose8(y, t);
-        for (int h = 0; h < 8; h++) st(out + 8 * h, t[h]);
+        for (int h = 0; h < 8; h++)
+            st(out + 8 * h, t[h]);
         return;
     }
     for (int h = 0; h < H; h++)
@@ -270,7 +306,8 @@ INLINE void fh_to_model(const V8 *y, gat_real *out, int H, gat_idx Fp, gat_idx F
 INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
-    for (int q = 0; q < P; q++) S[q] = D[q] = bc(0);
+    for (int q = 0; q < P; q++)
+        S[q] = D[q] = bc(0);
     for (int v = 0; v < NV; v++) {
         S[v % P] += acc[v] * ld(l->a_src + 8 * v);
         D[v % P] += acc[v] * ld(l->a_dst + 8 * v);
@@ -281,7 +318,8 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
 
 INLINE void store_row(gat_real *z, const V8 *acc, int NV)
 {
-    for (int v = 0; v < NV; v++) st(z + 8 * v, acc[v]);
+    for (int v = 0; v < NV; v++)
+        st(z + 8 * v, acc[v]);
 }
 
 /* kept entries of a sparse row, compacted (dropout decided branch-free) */
@@ -298,7 +336,8 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
     gat_real val[SEG];
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
-        for (int v = 0; v < NV; v++) acc[v] = bc(0);
+        for (int v = 0; v < NV; v++)
+            acc[v] = bc(0);
         uint64_t hv = 0, blk = UINT64_MAX;
         for (gat_idx p0 = x->rowptr[i]; p0 < x->rowptr[i + 1]; p0 += SEG) {
             const gat_idx p1 = x->rowptr[i + 1] - p0 < SEG ? x->rowptr[i + 1] : p0 + SEG;
@@ -312,11 +351,13 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
                     n += (int)keep;
                 }
             } else {
-                for (gat_idx p = p0; p < p1; p++) col[n] = x->col[p], val[n++] = x->val[p];
+                for (gat_idx p = p0; p < p1; p++)
+                    col[n] = x->col[p], val[n++] = x->val[p];
             }
             for (int t = 0; t < n; t++) {
                 const gat_real *w = l->W + (size_t)col[t] * hw;
-                for (int v = 0; v < NV; v++) acc[v] += val[t] * ld(w + 8 * v);
+                for (int v = 0; v < NV; v++)
+                    acc[v] += val[t] * ld(w + 8 * v);
             }
         }
         store_row(l->z + (size_t)i * hw, acc, NV);
@@ -327,8 +368,9 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
 static void FN(proj_sparse)(const gat_i_fl *l)
 {
     const int nt = l->nt;
-    FOR_ROWS(l->xc, l->prows, l->n_prows, nt, SHAPES(l->H, l->Fp, WITH_SCRATCH(
-        proj_sparse_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
+    FOR_ROWS(
+        l->xc, l->prows, l->n_prows, nt,
+        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_sparse_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
 }
 
 /* One input row of a dense layer after dropout: xd (fin) and its keep bytes. Elements
@@ -361,15 +403,16 @@ INLINE void dropout_row(const gat_i_drop *in, const gat_real *xi, size_t fin, ui
 
 #define MAXFIN 4096
 
-INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D,
-                            int H, gat_idx Fp)
+INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D, int H,
+                            gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin, fb = (fin + 7) / 8;
     gat_real xd[MAXFIN];
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
-        for (int v = 0; v < NV; v++) acc[v] = bc(0);
+        for (int v = 0; v < NV; v++)
+            acc[v] = bc(0);
         dropout_row(&l->in, l->xin + (size_t)i * fin, fin, (uint64_t)i * fin, xd,
                     l->xkeep + (size_t)i * fb);
         size_t c = 0;
@@ -377,12 +420,15 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
             V8 a[4][2] = {{bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}};
             for (; c + 4 <= fin; c += 4)
                 for (int u = 0; u < 4; u++)
-                    for (int v = 0; v < NV; v++) a[u][v] += xd[c + u] * ld(l->W + (c + u) * hw + 8 * v);
-            for (int v = 0; v < NV; v++) acc[v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
+                    for (int v = 0; v < NV; v++)
+                        a[u][v] += xd[c + u] * ld(l->W + (c + u) * hw + 8 * v);
+            for (int v = 0; v < NV; v++)
+                acc[v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
         }
         for (; c < fin; c++) {
             const gat_real *w = l->W + c * hw;
-            for (int v = 0; v < NV; v++) acc[v] += xd[c] * ld(w + 8 * v);
+            for (int v = 0; v < NV; v++)
+                acc[v] += xd[c] * ld(w + 8 * v);
         }
         store_row(l->z + (size_t)i * hw, acc, NV);
         halves(l, i, acc, S, D, H, Fp);
@@ -392,8 +438,9 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
 static void FN(proj_dense)(const gat_i_fl *l)
 {
     const int nt = l->nt;
-    FOR_ROWS(l->tc, l->prows, l->n_prows, nt, SHAPES(l->H, l->Fp, WITH_SCRATCH(
-        proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
+    FOR_ROWS(
+        l->tc, l->prows, l->n_prows, nt,
+        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
 }
 
 /* ---- attention forward: one pass per target row ---- */
@@ -411,10 +458,12 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
 
     /* scores e = LeakyReLU(s_dst_i + s_src_j) into alpha's slots, their signs, row maxima */
     if (H % 8 == 0) {
-        for (int q = 0; q < P; q++) M[q] = bc(-INFINITY);
+        for (int q = 0; q < P; q++)
+            M[q] = bc(-INFINITY);
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (l->prefetch && k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            if (l->prefetch && k + AHEAD < g->nnz)
+                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             for (int q = 0; q < P; q++) {
                 V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
                 const VI pos = t > 0;
@@ -424,12 +473,15 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 M[q] = sel(t > M[q], t, M[q]);
             }
         }
-        for (int q = 0; q < P; q++) st(mx + 8 * q, M[q]);
+        for (int q = 0; q < P; q++)
+            st(mx + 8 * q, M[q]);
     } else {
-        for (int h = 0; h < H; h++) mx[h] = -INFINITY;
+        for (int h = 0; h < H; h++)
+            mx[h] = -INFINITY;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (l->prefetch && k + AHEAD < g->nnz) __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            if (l->prefetch && k + AHEAD < g->nnz)
+                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
@@ -440,11 +492,14 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             }
             l->pos[k] = (uint8_t)bits;
         }
-        for (int q = 0; q < P; q++) M[q] = pat(mx, H, q);
+        for (int q = 0; q < P; q++)
+            M[q] = pat(mx, H, q);
     }
     /* exponentials and their sums: the row's (k, h) values are contiguous, 8 at a time */
-    for (int q = 0; q < P; q++) S[q] = bc(0);
-    for (int h = 0; h < H; h++) sum[h] = 0;
+    for (int q = 0; q < P; q++)
+        S[q] = bc(0);
+    for (int h = 0; h < H; h++)
+        sum[h] = 0;
     const size_t e1 = (size_t)k1 * H;
     size_t e = (size_t)k0 * H;
     for (int q = 0; e + 8 <= e1; e += 8, q = q + 1 == P ? 0 : q + 1) {
@@ -454,19 +509,25 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     }
     if (e < e1) { /* H < 8 only: the row's last (k1 - k0) H mod 8 values, in one vector */
         V8 t = bc(0);
-        for (size_t u = e; u < e1; u++) t[u - e] = al[u] - mx[u % (size_t)H];
+        for (size_t u = e; u < e1; u++)
+            t[u - e] = al[u] - mx[u % (size_t)H];
         t = vexp(t);
-        for (size_t u = e; u < e1; u++) al[u] = t[u - e], sum[u % (size_t)H] += t[u - e];
+        for (size_t u = e; u < e1; u++)
+            al[u] = t[u - e], sum[u % (size_t)H] += t[u - e];
     }
     fold(S, H, w);
-    for (int h = 0; h < H; h++) sum[h] = 1 / (sum[h] + w[h]);
+    for (int h = 0; h < H; h++)
+        sum[h] = 1 / (sum[h] + w[h]);
     /* normalise, attention dropout, weighted sum of the z_j */
-    for (int v = 0; v < NV; v++) acc[v] = bc(0);
+    for (int v = 0; v < NV; v++)
+        acc[v] = bc(0);
     if (H % 8 == 0) {
-        for (int q = 0; q < P; q++) M[q] = ld(sum + 8 * q); /* M: 1 / row sums now */
+        for (int q = 0; q < P; q++)
+            M[q] = ld(sum + 8 * q); /* M: 1 / row sums now */
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz)
+                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             for (int q = 0; q < P; q++) {
                 const size_t kh = (size_t)k * H + 8 * q;
                 const V8 a = ld(al + kh) * M[q];
@@ -478,13 +539,15 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                     S[q] = a * (V8)((VI)bc(l->att.scale) & m);
                 }
             }
-            for (int v = 0; v < NV; v++) acc[v] += S[v % P] * ld(zj + 8 * v);
+            for (int v = 0; v < NV; v++)
+                acc[v] += S[v % P] * ld(zj + 8 * v);
         }
     } else {
         uint64_t hv = 0, blk = UINT64_MAX;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz)
+                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             gat_real *a = al + (size_t)k * H;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
@@ -498,7 +561,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             }
             if (l->att.on) l->akeep[k] = (uint8_t)bits;
             const V8 wv = pat(w, H, 0);
-            for (int v = 0; v < NV; v++) acc[v] += wv * ld(zj + 8 * v);
+            for (int v = 0; v < NV; v++)
+                acc[v] += wv * ld(zj + 8 * v);
         }
     }
     /* epilogue in the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
@@ -508,21 +572,24 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         fh_to_model(acc, o, H, Fp, Fo);
         const gat_idx n = H * Fo;
         gat_idx c = 0;
-        for (; c + 8 <= n; c += 8) st(o + c, velu(ld(o + c) + ld(l->b + c)));
-        for (; c < n; c++) o[c] = elu1(o[c] + l->b[c]);
+        for (; c + 8 <= n; c += 8)
+            st(o + c, velu(ld(o + c) + ld(l->b + c)));
+        for (; c < n; c++)
+            o[c] = elu1(o[c] + l->b[c]);
     } else {
         gat_real *o = l->out + (size_t)i * Fo;
         const gat_real invh = (gat_real)1 / H;
         for (gat_idx f = 0; f < Fo; f++) {
             gat_real s = 0;
-            for (int h = 0; h < H; h++) s += acc[((size_t)f * H + h) / 8][((size_t)f * H + h) % 8];
+            for (int h = 0; h < H; h++)
+                s += acc[((size_t)f * H + h) / 8][((size_t)f * H + h) % 8];
             o[f] = (H == 1 ? s : s * invh) + l->b[f];
         }
     }
 }
 
-INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S,
-                     gat_real *mx, gat_real *sum, gat_real *w, int H, gat_idx Fp)
+INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
+                     gat_real *sum, gat_real *w, int H, gat_idx Fp)
 {
     for (gat_idx r = r0; r < r1; r++)
         fwd_row(l, l->rows ? l->rows[r] : r, acc, M, S, mx, sum, w, H, Fp);
@@ -550,7 +617,8 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const size_t hw = (size_t)Fp * H;
     const gat_real slope = l->slope, as = l->att.on ? l->att.scale : 1;
     const gat_real *al = l->alpha;
-    for (int v = 0; v < NV; v++) db[v] = bc(0);
+    for (int v = 0; v < NV; v++)
+        db[v] = bc(0);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
         gat_real *dyi = b->dy + (size_t)i * hw;
@@ -558,10 +626,12 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             const gat_real *d = b->dlogits + (size_t)i * l->Fo;
             const gat_real s = H == 1 ? 1 : (gat_real)1 / H;
             for (gat_idx f = 0; f < Fp; f++)
-                for (int h = 0; h < H; h++) dyi[(size_t)f * H + h] = f < l->Fo ? d[f] * s : 0;
+                for (int h = 0; h < H; h++)
+                    dyi[(size_t)f * H + h] = f < l->Fo ? d[f] * s : 0;
         }
         V8 any = bc(0);
-        for (int v = 0; v < NV; v++) dy[v] = ld(dyi + 8 * v), db[v] += dy[v], any += dy[v] * dy[v];
+        for (int v = 0; v < NV; v++)
+            dy[v] = ld(dyi + 8 * v), db[v] += dy[v], any += dy[v] * dy[v];
         gat_real *dp = b->dpre + (size_t)k0 * H;
         if (hsum(any) == 0) { /* rows the loss does not read: no gradient */
             b->active[i] = 0;
@@ -571,21 +641,26 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         b->active[i] = 1;
         if (H % 8 == 0) {
-            for (int q = 0; q < P; q++) D[q] = bc(0);
+            for (int q = 0; q < P; q++)
+                D[q] = bc(0);
             for (gat_idx k = k0; k < k1; k++) {
                 const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-                if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-                for (int q = 0; q < P; q++) S[q] = bc(0);
-                for (int v = 0; v < NV; v++) S[v % P] += dy[v] * ld(zj + 8 * v);
+                if (l->prefetch && k + AHEAD < g->nnz)
+                    prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+                for (int q = 0; q < P; q++)
+                    S[q] = bc(0);
+                for (int v = 0; v < NV; v++)
+                    S[v % P] += dy[v] * ld(zj + 8 * v);
                 for (int q = 0; q < P; q++) {
                     const size_t kh = (size_t)(k - k0) * H + 8 * q;
-                    const V8 d = l->att.on ? S[q] * keep_pat(l->akeep + (size_t)k * AB, H, q, as)
-                                           : S[q];
+                    const V8 d =
+                        l->att.on ? S[q] * keep_pat(l->akeep + (size_t)k * AB, H, q, as) : S[q];
                     st(dp + kh, d);
                     D[q] += ld(al + (size_t)k0 * H + kh) * d;
                 }
             }
-            for (int q = 0; q < P; q++) S[q] = bc(0);
+            for (int q = 0; q < P; q++)
+                S[q] = bc(0);
             for (gat_idx k = k0; k < k1; k++)
                 for (int q = 0; q < P; q++) {
                     const size_t kh = (size_t)(k - k0) * H + 8 * q;
@@ -594,15 +669,19 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     st(dp + kh, d);
                     S[q] += d;
                 }
-            for (int q = 0; q < P; q++) st(b->ds_dst + (size_t)i * H + 8 * q, S[q]);
+            for (int q = 0; q < P; q++)
+                st(b->ds_dst + (size_t)i * H + 8 * q, S[q]);
             continue;
         }
-        for (int h = 0; h < H; h++) dot[h] = 0, sum[h] = 0;
+        for (int h = 0; h < H; h++)
+            dot[h] = 0, sum[h] = 0;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (l->prefetch && k + AHEAD < g->nnz) prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            if (l->prefetch && k + AHEAD < g->nnz)
+                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             S[0] = bc(0);
-            for (int v = 0; v < NV; v++) S[0] += dy[v] * ld(zj + 8 * v);
+            for (int v = 0; v < NV; v++)
+                S[0] += dy[v] * ld(zj + 8 * v);
             fold(S, H, gk);
             for (int h = 0; h < H; h++) {
                 const gat_real d = !l->att.on ? gk[h] : ((l->akeep[k] >> h) & 1) ? gk[h] * as : 0;
@@ -618,17 +697,21 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 dp[kh - (size_t)k0 * H] = d;
                 sum[h] += d;
             }
-        for (int h = 0; h < H; h++) b->ds_dst[(size_t)i * H + h] = sum[h];
+        for (int h = 0; h < H; h++)
+            b->ds_dst[(size_t)i * H + h] = sum[h];
     }
     gat_real *pt = b->pt + (size_t)c * hw;
-    for (int v = 0; v < NV; v++) st(pt + 8 * v, db[v]);
+    for (int v = 0; v < NV; v++)
+        st(pt + 8 * v, db[v]);
 }
 
 static void FN(att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(l->tc, nt, SHAPES(l->H, l->Fp, WITH_SCRATCH(
-        bwd_target_rows(l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E, s_.h1, s_.h2, s_.h3, Hc, Fc))));
+    FOR_CHUNKS(l->tc, nt,
+               SHAPES(l->H, l->Fp,
+                      WITH_SCRATCH(bwd_target_rows(l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E, s_.h1,
+                                                   s_.h2, s_.h3, Hc, Fc))));
 }
 
 /* l > 0, source row j with dz_j in acc: dW += x_d_j dz_j and the input's gradient
@@ -649,21 +732,25 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
         const V8 kf = l->in.on ? (V8)((VI)bc(sc) & expand(kb[c / 8])) : bc(1);
         const V8 xd = y * kf;
         V8 dx = bc(0);
-        for (size_t e = 0; e < hw; e++) dx += acc[e / 8][e % 8] * ld(b->Wt + e * fin + c);
+        for (size_t e = 0; e < hw; e++)
+            dx += acc[e / 8][e % 8] * ld(b->Wt + e * fin + c);
         st(d + c, dx * kf * sel(y > 0, bc(1), y + 1));
         for (int t = 0; t < 8; t++) {
             gat_real *w = dW + (c + (size_t)t) * hw;
-            for (int v = 0; v < NV; v++) st(w + 8 * v, ld(w + 8 * v) + xd[t] * acc[v]);
+            for (int v = 0; v < NV; v++)
+                st(w + 8 * v, ld(w + 8 * v) + xd[t] * acc[v]);
         }
     }
     for (; c < fin; c++) {
         const int kept = !l->in.on || ((kb[c / 8] >> (c % 8)) & 1);
         const gat_real y = xj[c], kf = kept ? sc : 0;
         gat_real dx = 0;
-        for (size_t e = 0; e < hw; e++) dx += acc[e / 8][e % 8] * b->Wt[e * fin + c];
+        for (size_t e = 0; e < hw; e++)
+            dx += acc[e / 8][e % 8] * b->Wt[e * fin + c];
         d[c] = dx * kf * (y > 0 ? 1 : y + 1);
         gat_real *w = dW + c * hw;
-        for (int v = 0; v < NV; v++) st(w + 8 * v, ld(w + 8 * v) + (y * kf) * acc[v]);
+        for (int v = 0; v < NV; v++)
+            st(w + 8 * v, ld(w + 8 * v) + (y * kf) * acc[v]);
     }
     /* model order (h, f) of the previous layer -> its (Fp, H) rows, zero padding */
     const int pH = b->prev_H;
@@ -671,9 +758,11 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     gat_real *dyp = b->dy_prev + (size_t)j * pFp * pH;
     if (pH == 8 && pFp == 8) {
         V8 in[8], out[8];
-        for (int h = 0; h < 8; h++) in[h] = ld(d + 8 * h);
+        for (int h = 0; h < 8; h++)
+            in[h] = ld(d + 8 * h);
         transpose8(in, out);
-        for (int f = 0; f < 8; f++) st(dyp + 8 * f, out[f]);
+        for (int f = 0; f < 8; f++)
+            st(dyp + 8 * f, out[f]);
         return;
     }
     for (gat_idx f = 0; f < pFp; f++)
@@ -685,8 +774,8 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
  * + ds_dst_j a_dst (score halves); da_src, da_dst; then the projection's backward. Only row j of
  * dz / dy_prev and chunk c's partial sums are written: race-free. */
 INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
-                            V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w,
-                            gat_real *dss, int H, gat_idx Fp)
+                            V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
+                            int H, gat_idx Fp)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
@@ -694,13 +783,17 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const gat_real as = l->att.on ? l->att.scale : 1;
     gat_real *ps = b->ps + (size_t)c * b->ps_stride;
     gat_real *dW = ps + 2 * hw;
-    for (int v = 0; v < NV; v++) das[v] = dad[v] = bc(0);
+    for (int v = 0; v < NV; v++)
+        das[v] = dad[v] = bc(0);
     memset(ps, 0, b->ps_stride * sizeof *ps);
 
     for (gat_idx j = r0; j < r1; j++) {
-        for (int v = 0; v < NV; v++) acc[v] = bc(0);
-        for (int q = 0; q < P; q++) ES[q] = bc(0);
-        for (int h = 0; h < H; h++) dss[h] = 0;
+        for (int v = 0; v < NV; v++)
+            acc[v] = bc(0);
+        for (int q = 0; q < P; q++)
+            ES[q] = bc(0);
+        for (int h = 0; h < H; h++)
+            dss[h] = 0;
         for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
             const gat_idx i = g->t_col[p];
             if (l->prefetch && p + AHEAD < g->nnz) {
@@ -721,8 +814,9 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
                      * more random cache line per edge */
                     W[q] = !l->att.on ? a
-                         : l->prefetch ? a * (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
-                                       : a * keep_pat(l->akeep + k * AB, H, q, as);
+                           : l->prefetch
+                               ? a * (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
+                               : a * keep_pat(l->akeep + k * AB, H, q, as);
                     ES[q] += ld(b->dpre + k * H + 8 * q);
                 }
             } else {
@@ -733,10 +827,12 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 }
                 W[0] = pat(w, H, 0);
             }
-            for (int v = 0; v < NV; v++) acc[v] += W[v % P] * ld(dyi + 8 * v);
+            for (int v = 0; v < NV; v++)
+                acc[v] += W[v % P] * ld(dyi + 8 * v);
         }
         if (H % 8 == 0)
-            for (int q = 0; q < P; q++) st(dss + 8 * q, ES[q]);
+            for (int q = 0; q < P; q++)
+                st(dss + 8 * q, ES[q]);
         const gat_real *zj = l->z + (size_t)j * hw, *dsd = b->ds_dst + (size_t)j * H;
         for (int v = 0; v < NV; v++) {
             const V8 es = pat(dss, H, v % P), ed = pat(dsd, H, v % P), zv = ld(zj + 8 * v);
@@ -747,7 +843,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         /* acc = dz_j: the projection's backward; nothing to add for a zero row (no out-edge to
          * a row with a gradient, and ds_dst_j = 0) */
         V8 any = bc(0);
-        for (int v = 0; v < NV; v++) any += acc[v] * acc[v];
+        for (int v = 0; v < NV; v++)
+            any += acc[v] * acc[v];
         if (hsum(any) == 0) {
             if (l->xin) {
                 const size_t pw = (size_t)b->prev_Fp * b->prev_H;
@@ -765,20 +862,26 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         } else {
             const gat_csr *x = l->x;
             for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
-                const gat_real xv = !l->in.on ? x->val[q] : l->xkeep[q] ? x->val[q] * l->in.scale : 0;
+                const gat_real xv = !l->in.on     ? x->val[q]
+                                    : l->xkeep[q] ? x->val[q] * l->in.scale
+                                                  : 0;
                 gat_real *wr = dW + (size_t)x->col[q] * hw;
-                for (int v = 0; v < NV; v++) st(wr + 8 * v, ld(wr + 8 * v) + xv * acc[v]);
+                for (int v = 0; v < NV; v++)
+                    st(wr + 8 * v, ld(wr + 8 * v) + xv * acc[v]);
             }
         }
     }
-    for (int v = 0; v < NV; v++) st(ps + 8 * v, das[v]), st(ps + hw + 8 * v, dad[v]);
+    for (int v = 0; v < NV; v++)
+        st(ps + 8 * v, das[v]), st(ps + hw + 8 * v, dad[v]);
 }
 
 static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(l->sc, nt, SHAPES(l->H, l->Fp, WITH_SCRATCH(
-        bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1, s_.h2, Hc, Fc))));
+    FOR_CHUNKS(l->sc, nt,
+               SHAPES(l->H, l->Fp,
+                      WITH_SCRATCH(bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F,
+                                                   s_.h1, s_.h2, Hc, Fc))));
 }
 
 /* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the
@@ -794,7 +897,8 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
     gat_real y[MAXV * 8], val[SEG];
     gat_idx row[SEG];
     for (gat_idx f = f0; f < f1; f++) {
-        for (int v = 0; v < NV; v++) acc[v] = bc(0);
+        for (int v = 0; v < NV; v++)
+            acc[v] = bc(0);
         for (gat_idx p0 = xt->rowptr[f]; p0 < xt->rowptr[f + 1]; p0 += SEG) {
             const gat_idx p1 = xt->rowptr[f + 1] - p0 < SEG ? xt->rowptr[f + 1] : p0 + SEG;
             int n = 0;
@@ -806,14 +910,17 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
             }
             for (int t = 0; t < n; t++) {
                 const gat_real *d = dz + (size_t)row[t] * hw;
-                for (int v = 0; v < NV; v++) acc[v] += val[t] * ld(d + 8 * v);
+                for (int v = 0; v < NV; v++)
+                    acc[v] += val[t] * ld(d + 8 * v);
             }
         }
         gat_real *w = dW + (size_t)f * H * Fo;
         fh_to_model(acc, y, H, Fp, Fo);
         size_t e = 0;
-        for (; e + 8 <= (size_t)H * Fo; e += 8) st(w + e, ld(w + e) + ld(y + e));
-        for (; e < (size_t)H * Fo; e++) w[e] += y[e];
+        for (; e + 8 <= (size_t)H * Fo; e += 8)
+            st(w + e, ld(w + e) + ld(y + e));
+        for (; e < (size_t)H * Fo; e++)
+            w[e] += y[e];
     }
 }
 
@@ -825,9 +932,11 @@ static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *p
     const int nch = F < 64 ? (int)F : 64;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int c = 0; c < nch; c++) {
-        const gat_idx f0 = (gat_idx)((int64_t)F * c / nch), f1 = (gat_idx)((int64_t)F * (c + 1) / nch);
-        SHAPES(l->H, l->Fp, WITH_SCRATCH(
-            dw_sparse_rows(l, xt, perm, dz, dz_nonzero, dW, f0, f1, s_.acc, Hc, Fc)));
+        const gat_idx f0 = (gat_idx)((int64_t)F * c / nch),
+                      f1 = (gat_idx)((int64_t)F * (c + 1) / nch);
+        SHAPES(
+            l->H, l->Fp,
+            WITH_SCRATCH(dw_sparse_rows(l, xt, perm, dz, dz_nonzero, dW, f0, f1, s_.acc, Hc, Fc)));
     }
 }
 
@@ -858,13 +967,16 @@ static void FN(to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_i
         gat_real *d = dst + r * hw;
         if (H == 8 && Fo == 8) {
             V8 in[8], out[8];
-            for (int h = 0; h < 8; h++) in[h] = ld(s + 8 * h);
+            for (int h = 0; h < 8; h++)
+                in[h] = ld(s + 8 * h);
             transpose8(in, out);
-            for (int f = 0; f < 8; f++) st(d + 8 * f, out[f]);
+            for (int f = 0; f < 8; f++)
+                st(d + 8 * f, out[f]);
             continue;
         }
         for (gat_idx f = 0; f < Fp; f++)
-            for (int h = 0; h < H; h++) d[(size_t)f * H + h] = f < Fo ? s[(size_t)h * Fo + f] : 0;
+            for (int h = 0; h < H; h++)
+                d[(size_t)f * H + h] = f < Fo ? s[(size_t)h * Fo + f] : 0;
     }
 }
 

@@ -37,46 +37,46 @@ typedef struct gat_i_drop {
 typedef struct gat_i_fl {
     const gat_graph *g;
     int H;
-    gat_idx Fo, Fp, hw;  /* per-head width, padded width, hw = Fp * H */
-    gat_idx fin, width;  /* input width; output width H * Fo (hidden) or Fo (output) */
-    int mean;            /* 1: output layer (heads averaged, no ELU); 0: hidden (concat + ELU) */
+    gat_idx Fo, Fp, hw; /* per-head width, padded width, hw = Fp * H */
+    gat_idx fin, width; /* input width; output width H * Fo (hidden) or Fo (output) */
+    int mean;           /* 1: output layer (heads averaged, no ELU); 0: hidden (concat + ELU) */
     gat_real slope;
-    const gat_real *W;   /* (fin, Fp, H) weights, fh columns (zero padding) */
+    const gat_real *W;             /* (fin, Fp, H) weights, fh columns (zero padding) */
     const gat_real *a_src, *a_dst; /* (Fp, H) */
-    const gat_real *b;   /* (width) bias, model order */
+    const gat_real *b;             /* (width) bias, model order */
     /* input: layer 0 reads sparse x (rows = N); later layers the previous output (N, fin) */
     const gat_csr *x;
     const gat_real *xin;
     gat_i_drop in, att;
     /* caches written by the forward kernels */
-    uint8_t *xkeep;      /* layer 0: (nnz(x)) 0/1; later: (N, ceil(fin / 8)) bits */
-    gat_real *z;         /* (N, Fp, H) */
+    uint8_t *xkeep;          /* layer 0: (nnz(x)) 0/1; later: (N, ceil(fin / 8)) bits */
+    gat_real *z;             /* (N, Fp, H) */
     gat_real *s_src, *s_dst; /* (N, H) */
-    gat_real *alpha;     /* (E, H) before attention dropout */
-    uint8_t *pos;        /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
-    uint8_t *akeep;      /* (E, ceil(H / 8)) bits: attention dropout keeps */
-    gat_real *out;       /* (N, width) model order: after bias and ELU, or the logits */
-    const gat_idx *rows; /* forward: only these attention rows (ascending), or NULL for all */
+    gat_real *alpha;         /* (E, H) before attention dropout */
+    uint8_t *pos;            /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
+    uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps */
+    gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
+    const gat_idx *rows;     /* forward: only these attention rows (ascending), or NULL for all */
     gat_idx n_rows;
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
     gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
-    int prefetch;        /* gathered rows outgrow the caches: prefetch them ahead */
+    int prefetch;            /* gathered rows outgrow the caches: prefetch them ahead */
     int nt;
 } gat_i_fl;
 
 /* Backward buffers of one layer. */
 typedef struct gat_i_fbw {
     const gat_real *dlogits; /* output layer: (N, Fo) gradient of the logits, else NULL */
-    gat_real *dy;        /* (N, Fp, H) gradient of the attention output: hidden layers read it
-                          * (written by the next layer); the output layer's targets pass fills
-                          * it from dlogits */
-    gat_real *dpre;      /* (E, H) scratch: d loss / d LeakyReLU input */
-    gat_real *ds_dst;    /* (N, H) scratch */
-    uint8_t *active;     /* (N) scratch: target row has a non-zero gradient */
-    gat_real *pt;        /* (tc.n, hw) partial bias gradients per target chunk (fh order) */
-    gat_real *ps;        /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
-                          * for l > 0 dW (fin, hw), for layer 0 with dz == NULL dW (F, hw) */
+    gat_real *dy;            /* (N, Fp, H) gradient of the attention output: hidden layers read it
+                              * (written by the next layer); the output layer's targets pass fills
+                              * it from dlogits */
+    gat_real *dpre;          /* (E, H) scratch: d loss / d LeakyReLU input */
+    gat_real *ds_dst;        /* (N, H) scratch */
+    uint8_t *active;         /* (N) scratch: target row has a non-zero gradient */
+    gat_real *pt;            /* (tc.n, hw) partial bias gradients per target chunk (fh order) */
+    gat_real *ps;            /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
+                              * for l > 0 dW (fin, hw), for layer 0 with dz == NULL dW (F, hw) */
     size_t ps_stride;
     gat_real *dz;        /* layer 0: (N, Fp, H) to store dz for gat_i_fused_ops.dw_sparse, or NULL
                           * to accumulate dW into ps */
@@ -85,7 +85,7 @@ typedef struct gat_i_fbw {
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
     int prev_H;
-    gat_real *dy_prev;   /* (N, prev_Fp, prev_H) written: gradient before the previous ELU */
+    gat_real *dy_prev; /* (N, prev_Fp, prev_H) written: gradient before the previous ELU */
 } gat_i_fbw;
 
 typedef struct gat_i_fused_ops {
@@ -102,8 +102,8 @@ typedef struct gat_i_fused_ops {
     void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);
     /* layer 0 from a stored dz: dW (F, hw) += X_d^T dz, over the features of xt (x's transpose,
      * position p holding x's position perm[p]); rows of dW split over threads */
-    void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                      const gat_real *dz, const uint8_t *dz_nonzero, gat_real *dW);
+    void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, const gat_real *dz,
+                      const uint8_t *dz_nonzero, gat_real *dW);
     /* Adam's update (gat_adam_step's loop) with the bias corrections folded into lr and s2 */
     void (*adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v, gat_real b1,
                  gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps);
@@ -121,7 +121,8 @@ const gat_i_fused_ops *gat_i_fused_named(const char *isa);
 static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)
 {
     gat_idx fp = Fo;
-    while (((size_t)fp * (size_t)H) % 8 != 0) fp++;
+    while (((size_t)fp * (size_t)H) % 8 != 0)
+        fp++;
     return fp;
 }
 

@@ -1,5 +1,6 @@
 /* Picks the build of fused.c for this CPU: AVX-512 (x86-64-v4), AVX2 + FMA (x86-64-v3), or the
- * baseline. Builds without GAT_I_FUSED_X86 (other CPUs, the double build) have the baseline only. */
+ * baseline. Builds without GAT_I_FUSED_X86 (other CPUs, the double build) have the baseline only.
+ */
 #include "fused.h"
 
 #include <string.h>

@@ -13,10 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 /* Fused-path limits: per-head state and row accumulators live on the stack. */
 #define MAX_HEADS 64
 #define MAX_HW 1024
@@ -31,10 +27,10 @@
  * other setting is probed now and then, with the interval doubling while the probes lose. */
 enum { K_TRAIN, K_EVAL_ROWS, K_EVAL, K_BACKWARD, N_KINDS };
 typedef struct governor {
-    double t[2][N_KINDS];     /* running mean seconds per call: [0 one thread, 1 all][kind] */
-    int seen[2][N_KINDS];     /* samples */
-    int warm[N_KINDS];        /* calls of each kind (the first is a warm-up and dropped) */
-    int all;                  /* the setting in use */
+    double t[2][N_KINDS]; /* running mean seconds per call: [0 one thread, 1 all][kind] */
+    int seen[2][N_KINDS]; /* samples */
+    int warm[N_KINDS];    /* calls of each kind (the first is a warm-up and dropped) */
+    int all;              /* the setting in use */
     long calls, next_probe, interval;
 } governor;
 
@@ -47,11 +43,12 @@ typedef struct flayer {
  * rows; layer l - 1 what layer l aggregates), its projection prj[l] = in-neighbours of att[l];
  * NULL means all rows. */
 typedef struct plan {
-    const gat_idx *ptr;       /* the caller's list it was made for, and its length */
+    const gat_idx *ptr; /* the caller's list it was made for, and its length */
     gat_idx n;
-    long used;                /* for replacing the least recently used plan */
-    gat_idx *copy, *lists;    /* (N) the list's contents; (layers, N) the lists below */
-    gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS], n_prj[GAT_MAX_LAYERS];
+    long used;             /* for replacing the least recently used plan */
+    gat_idx *copy, *lists; /* (N) the list's contents; (layers, N) the lists below */
+    gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS],
+        n_prj[GAT_MAX_LAYERS];
 } plan;
 
 struct gat_i_fast {
@@ -63,23 +60,23 @@ struct gat_i_fast {
     const gat_csr *x;
     gat_idx N, E, xnnz;
     gat_i_chunks tc, sc, xc;
-    gat_idx *bounds;          /* tc, sc, xc bounds, one allocation */
-    void *block;              /* every cache and scratch buffer */
+    gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
+    void *block;     /* every cache and scratch buffer */
     /* backward scratch */
     gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt;
     uint8_t *active, *dz_nonzero;
     size_t ps_stride;
-    int dw_fused;             /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
+    int dw_fused; /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
     /* restricted forwards: the plans of the last two row lists (the trainer alternates the
      * training and the validation rows) */
     plan plans[2];
     long plan_clock;
     uint8_t *mark;
-    gat_csr xt;               /* transpose of x (dw_fused == 0) */
+    gat_csr xt; /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
     governor gov;
-    int probe;                /* this call runs the other setting */
+    int probe; /* this call runs the other setting */
     double t0;
 };
 
@@ -115,7 +112,8 @@ static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
     bound[0] = 0;
     for (int c = 1; c < nch; c++) {
         const int64_t target = total * c / nch;
-        while (i < n && 2 * (int64_t)i + rowptr[i] < target) i++;
+        while (i < n && 2 * (int64_t)i + rowptr[i] < target)
+            i++;
         bound[c] = i;
     }
     bound[nch] = n;
@@ -155,8 +153,9 @@ static size_t layout(gat_i_fast *f, char *base)
         maxhw = hw > maxhw ? hw : maxhw;
         maxdy[l % 2] = hw > maxdy[l % 2] ? hw : maxdy[l % 2];
         if (l > 0) maxwt = (size_t)L->fin * hw > maxwt ? (size_t)L->fin * hw : maxwt;
-        const size_t s = 2 * hw + (l > 0 ? (size_t)L->fin * hw
-                                         : f->dw_fused ? (size_t)f->x->cols * hw : 0);
+        const size_t s = 2 * hw + (l > 0         ? (size_t)L->fin * hw
+                                   : f->dw_fused ? (size_t)f->x->cols * hw
+                                                 : 0);
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
@@ -166,15 +165,18 @@ static size_t layout(gat_i_fast *f, char *base)
     f->dz_nonzero = carve(base, &off, f->dw_fused ? 0 : N, 1);
     f->pt = carve(base, &off, (size_t)f->tc.n * maxhw, sizeof(gat_real));
     f->ps = carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
-    for (int k = 0; k < 2; k++) f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
+    for (int k = 0; k < 2; k++)
+        f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
     f->Wt = carve(base, &off, maxwt, sizeof(gat_real));
     for (int k = 0; k < 2; k++) {
         f->plans[k].lists = carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
         f->plans[k].copy = carve(base, &off, N, sizeof(gat_idx));
     }
     f->mark = carve(base, &off, N, 1);
-    f->dz = carve(base, &off, f->dw_fused ? 0 : N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
-                  sizeof(gat_real));
+    f->dz = carve(
+        base, &off,
+        f->dw_fused ? 0 : N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
+        sizeof(gat_real));
     return off;
 }
 
@@ -204,8 +206,10 @@ static gat_status transpose_x(gat_i_fast *f)
     if (!(f->xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx))) ||
         !(next = gat_malloc((size_t)x->cols + 1, sizeof *next)))
         return GAT_ENOMEM;
-    for (gat_idx k = 0; k < nnz; k++) t->rowptr[x->col[k] + 1]++;
-    for (gat_idx c = 0; c < x->cols; c++) t->rowptr[c + 1] += t->rowptr[c];
+    for (gat_idx k = 0; k < nnz; k++)
+        t->rowptr[x->col[k] + 1]++;
+    for (gat_idx c = 0; c < x->cols; c++)
+        t->rowptr[c + 1] += t->rowptr[c];
     memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
     for (gat_idx i = 0; i < x->rows; i++)
         for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
@@ -389,7 +393,8 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
         }
         memset(f->mark, 0, (size_t)N);
         for (gat_idx r = 0; r < ncur; r++)
-            for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++) f->mark[g->col[k]] = 1;
+            for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++)
+                f->mark[g->col[k]] = 1;
         gat_idx *list = p->lists + (size_t)l * N, m = 0;
         for (gat_idx j = 0; j < N; j++)
             if (f->mark[j]) list[m++] = j;
@@ -470,7 +475,8 @@ static void reduce(const gat_real *p, size_t stride, int n, size_t rows, int H, 
         memset(acc, 0, len * sizeof *acc);
         for (int c = 0; c < n; c++) {
             const gat_real *q = p + (size_t)c * stride + r0 * hw;
-            for (size_t e = 0; e < len; e++) acc[e] += q[e];
+            for (size_t e = 0; e < len; e++)
+                acc[e] += q[e];
         }
         for (size_t r = r0; r < r1; r++)
             for (int h = 0; h < H; h++)
@@ -504,11 +510,14 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         b.active = f->active;
         b.pt = f->pt;
         b.ps = f->ps;
-        b.ps_stride = 2 * hw + (l > 0 ? (size_t)L->fin * hw : f->dw_fused ? (size_t)f->x->cols * hw : 0);
+        b.ps_stride = 2 * hw + (l > 0         ? (size_t)L->fin * hw
+                                : f->dw_fused ? (size_t)f->x->cols * hw
+                                              : 0);
         if (l > 0) {
             const gat_i_fast_layer *P = &f->L[l - 1];
             for (gat_idx r = 0; r < L->fin; r++)
-                for (size_t e = 0; e < hw; e++) f->Wt[e * (size_t)L->fin + (size_t)r] = fl->W[(size_t)r * hw + e];
+                for (size_t e = 0; e < hw; e++)
+                    f->Wt[e * (size_t)L->fin + (size_t)r] = fl->W[(size_t)r * hw + e];
             b.Wt = f->Wt;
             b.prev_H = P->heads;
             b.prev_Fo = P->fo;

@@ -10,19 +10,19 @@
 
 /* One layer's shape and where its tensors sit in the parameter (and gradient) buffer. */
 typedef struct gat_i_fast_layer {
-    gat_idx fin, fo, width;   /* input width, per-head width, output width */
-    int heads, mean;          /* mean: output layer (heads averaged, no ELU) */
+    gat_idx fin, fo, width;    /* input width, per-head width, output width */
+    int heads, mean;           /* mean: output layer (heads averaged, no ELU) */
     size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src, a_dst (heads, fo), b */
 } gat_i_fast_layer;
 
 /* What one forward does. */
 typedef struct gat_i_fast_run {
-    int training;             /* dropout on, caches kept for backward */
-    uint64_t key;             /* dropout key of this step (layer l uses hash(key, 4 l)) */
+    int training; /* dropout on, caches kept for backward */
+    uint64_t key; /* dropout key of this step (layer l uses hash(key, 4 l)) */
     double in_p, att_p, slope;
-    const gat_idx *rows;      /* last layer: only these rows (ascending), or NULL */
+    const gat_idx *rows; /* last layer: only these rows (ascending), or NULL */
     gat_idx n_rows;
-    int nt;                   /* threads */
+    int nt; /* threads */
 } gat_i_fast_run;
 
 typedef struct gat_i_fast gat_i_fast;
