@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -142,6 +144,33 @@ static int run_child(const gat_dataset *ds, int threads, int warmup, int epochs,
     return got == sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->ok ? 0 : -1;
 }
 
+/* Starts n CPU-bound processes (the "shared machine" setting); returns how many started. */
+static int start_load(int n, pid_t *pids)
+{
+    int k = 0;
+    for (; k < n; k++) {
+        fflush(stdout);
+        const pid_t pid = fork();
+        if (pid < 0) break;
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the benchmark */
+            volatile unsigned long x = 0;
+            for (;;)
+                x++;
+        }
+        pids[k] = pid;
+    }
+    return k;
+}
+
+static void stop_load(int n, const pid_t *pids)
+{
+    for (int k = 0; k < n; k++) {
+        kill(pids[k], SIGKILL);
+        waitpid(pids[k], NULL, 0);
+    }
+}
+
 /* Wall time of `gat-train --dataset NAME --quiet --threads T` (loading included); -1 if it fails. */
 static double run_cli(const char *exe, const char *dataset, int threads)
 {
@@ -217,7 +246,7 @@ int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
     const char *cli = NULL;
-    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3;
+    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST", "comma-separated: cora, citeseer, synth-N (default cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
         {"threads", CLI_STRING, &threads_s, 0, 0, "LIST", "thread counts to sweep (default 1,<all cores>)"},
@@ -226,6 +255,7 @@ int main(int argc, char **argv)
         {"infer", CLI_INT, &infer, 0, 64, "N", "timed inference forwards (default: 3..20)"},
         {"gat-train", CLI_STRING, &cli, 0, 0, "PATH", "also time this gat-train end to end on the bundled datasets"},
         {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
+        {"load", CLI_INT, &load, 0, 64, "N", "run N CPU-bound processes meanwhile: a shared machine (default 0)"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now) return rc;
@@ -249,8 +279,8 @@ int main(int argc, char **argv)
     size_t json_len = 0;
     FILE *js = open_memstream(&json, &json_len);
     if (!js) return 1;
-    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output head\n",
-           gat_version(), cpu, cores);
+    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output head%s\n",
+           gat_version(), cpu, cores, load ? "; other CPU-bound processes running: see 'load'" : "");
     printf("%-11s %8s %9s %3s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes", "edges",
            "thr", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB", "Medge/s",
            "cli s");
@@ -273,8 +303,12 @@ int main(int argc, char **argv)
         for (int t = 0; t < n_th; t++) {
             result *r = calloc(1, sizeof *r);
             long rss = 0;
-            if (!r || run_child(&ds, th[t], warmup, ne, ni, r, &rss)) {
+            pid_t hogs[64];
+            const int n_hogs = start_load(load, hogs);
+            const int failed = !r || run_child(&ds, th[t], warmup, ne, ni, r, &rss);
+            if (failed) {
                 fprintf(stderr, "gat-bench: %s with %d threads failed\n", w, th[t]);
+                stop_load(n_hogs, hogs);
                 free(r);
                 rc = 1;
                 continue;
@@ -287,6 +321,7 @@ int main(int argc, char **argv)
                     if ((v[k] = run_cli(cli, w, th[t])) > 0) k++;
                 if (k) cli_s = median(v, k);
             }
+            stop_load(n_hogs, hogs);
             double e[MAX_EPOCHS];
             memcpy(e, r->epoch, (size_t)r->epochs * sizeof *e);
             const double emed = median(e, r->epochs), emin = e[0], emax = e[r->epochs - 1];
@@ -303,10 +338,10 @@ int main(int argc, char **argv)
                         "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
                         "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
                         "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
-                        "\"cli_s\": %.4f, \"dataset_build_s\": %.3f}\n",
+                        "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
                     r->isa, r->epochs, 1e3 * emed, 1e3 * emin, 1e3 * emax, 1e3 * imed, mib,
-                    (double)ds.graph.nnz / emed, r->train_acc, cli_s, build_s);
+                    (double)ds.graph.nnz / emed, r->train_acc, cli_s, build_s, n_hogs);
             free(r);
         }
         gat_dataset_destroy(&ds);

@@ -23,14 +23,20 @@
 
 /* Thread-count governor. Results do not depend on the thread count, so each call may pick one:
  * all threads unless timing shows them slower than one (an oversubscribed machine, where
- * spinning OpenMP waits make a preempted thread stall everyone). Calls are timed per kind; the
- * other setting is probed now and then, with the interval doubling while the probes lose. */
+ * spinning OpenMP waits make a preempted thread stall everyone). Calls are timed per kind. Now
+ * and then a probe episode runs PROBE_CALLS consecutive calls (every kind, as callers alternate
+ * forward and backward) with the other setting; the first call of each kind after a switch is
+ * dropped (sleeping threads, caches of the other core), the rest give that setting fresh means,
+ * and the faster setting is kept. The interval between probes doubles while they lose. */
 enum { K_TRAIN, K_EVAL_ROWS, K_EVAL, K_BACKWARD, N_KINDS };
+#define PROBE_CALLS 12
+#define PROBE_ABORT 2.5
 typedef struct governor {
-    double t[2][N_KINDS]; /* running mean seconds per call: [0 one thread, 1 all][kind] */
-    int seen[2][N_KINDS]; /* samples */
-    int warm[N_KINDS];    /* calls of each kind (the first is a warm-up and dropped) */
-    int all;              /* the setting in use */
+    double t[2][N_KINDS]; /* mean seconds per call: [0 one thread, 1 all][kind] */
+    int seen[2][N_KINDS]; /* samples behind t */
+    int fresh[N_KINDS];   /* no call of this kind since the last switch: drop the next one */
+    int all;              /* the usual setting */
+    int probing;          /* calls left in the current probe episode (0: none) */
     long calls, next_probe, interval;
 } governor;
 
@@ -255,6 +261,8 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     }
     f->gov.interval = 32;
     f->gov.next_probe = 2 * N_KINDS;
+    for (int k = 0; k < N_KINDS; k++)
+        f->gov.fresh[k] = 1;
 
     f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
     f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
@@ -304,14 +312,26 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static void gov_switched(governor *g)
+{
+    for (int k = 0; k < N_KINDS; k++)
+        g->fresh[k] = 1;
+}
+
 /* Threads for this call (out of nt_max). */
 static int gov_begin(gat_i_fast *f, int nt_max)
 {
     governor *g = &f->gov;
     if (nt_max <= 1) return 1;
-    f->probe = ++g->calls >= g->next_probe;
+    if (!g->probing && ++g->calls >= g->next_probe) {
+        const int s = !g->all;
+        g->probing = PROBE_CALLS;
+        for (int k = 0; k < N_KINDS; k++)
+            g->seen[s][k] = 0;
+        gov_switched(g);
+    }
     f->t0 = now();
-    return (g->all ^ f->probe) ? nt_max : 1;
+    return (g->all ^ (g->probing > 0)) ? nt_max : 1;
 }
 
 static void gov_end(gat_i_fast *f, int kind, int nt_max)
@@ -319,28 +339,34 @@ static void gov_end(gat_i_fast *f, int kind, int nt_max)
     governor *g = &f->gov;
     if (nt_max <= 1) return;
     const double t = now() - f->t0;
-    const int s = g->all ^ f->probe;
-    if (g->warm[kind]++ == 0) return; /* a first call (page faults of fresh caches): dropped */
-    g->t[s][kind] = g->seen[s][kind]++ == 0 ? t : 0.75 * g->t[s][kind] + 0.25 * t;
-    if (!g->seen[!s][kind]) {
-        /* no reference yet: probe again once the usual setting has samples of every kind */
-        if (f->probe) g->next_probe = g->calls + N_KINDS;
-        return;
-    }
-    /* all threads must beat one by 5% over the kinds timed both ways */
+    const int s = g->all ^ (g->probing > 0);
+    if (g->fresh[kind])
+        g->fresh[kind] = 0;
+    else if (g->probing) /* the probed setting: a plain mean of this episode */
+        g->t[s][kind] = (g->t[s][kind] * g->seen[s][kind] + t) / (g->seen[s][kind] + 1),
+        g->seen[s][kind]++;
+    else /* the usual setting: a running mean */
+        g->t[s][kind] = g->seen[s][kind]++ == 0 ? t : 0.75 * g->t[s][kind] + 0.25 * t;
+    if (!g->probing) return;
+    /* a probe call far slower than the usual setting (threads preempted by other processes,
+     * spinning at barriers) ends the episode at once: it lost, and waiting longer costs time */
+    const int lost = g->seen[g->all][kind] && t > PROBE_ABORT * g->t[g->all][kind];
+    if (!lost && --g->probing > 0) return;
+    g->probing = 0;
+    /* episode over: all threads must beat one by 5% over the kinds timed both ways */
     double t1 = 0, tn = 0;
+    int both = 0;
     for (int k = 0; k < N_KINDS; k++)
-        if (g->seen[0][k] && g->seen[1][k]) t1 += g->t[0][k], tn += g->t[1][k];
-    const int all = tn < 0.95 * t1;
-    if (f->probe) {
-        g->interval = all == g->all ? (g->interval < 4096 ? 2 * g->interval : g->interval) : 32;
-        g->next_probe = g->calls + g->interval;
-    }
-    if (all != g->all) {
+        if (g->seen[0][k] && g->seen[1][k]) t1 += g->t[0][k], tn += g->t[1][k], both = 1;
+    const int all = lost || !both ? g->all : tn < 0.95 * t1;
+    if (all == g->all) {
+        if (g->interval < 4096) g->interval *= 2;
+    } else {
         g->all = all;
         g->interval = 32;
-        g->next_probe = g->calls + g->interval;
     }
+    g->next_probe = g->calls + g->interval;
+    gov_switched(g);
 }
 
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)
