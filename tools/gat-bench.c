@@ -11,6 +11,7 @@
 #include "model/model_i.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,51 @@ static int run_child(const gat_dataset *ds, int threads, int warmup, int epochs,
     return got == sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->ok ? 0 : -1;
 }
 
+/* Random gathers of 256-byte rows (one 8 x 8 hidden row of z or dy) from a table of `rows` rows
+ * on `threads` threads, summed so nothing is optimised away: millions of rows per second, the
+ * memory-bound floor of the attention kernels (each epoch gathers such rows a few times per
+ * edge). A table that fits the last-level cache gathers far faster than one that does not. */
+static double gather_rate(size_t rows, int threads)
+{
+    enum { W = 64 };
+    const size_t n_idx = 1 << 24;
+    float *table = malloc(rows * W * sizeof *table);
+    uint32_t *idx = malloc(n_idx * sizeof *idx);
+    if (!table || !idx) {
+        free(table);
+        free(idx);
+        return -1;
+    }
+    uint64_t st = 88172645463325252ull;
+    for (size_t k = 0; k < rows * W; k++)
+        table[k] = (float)(k % 7);
+    for (size_t k = 0; k < n_idx; k++) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        idx[k] = (uint32_t)(st % rows);
+    }
+    double best = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        float total = 0;
+        const double t0 = now();
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : total)
+        for (size_t k = 0; k < n_idx; k++) {
+            const float *r = table + (size_t)idx[k] * W;
+            if (k + 16 < n_idx) /* as the kernels do on large graphs */
+                for (int c = 0; c < W; c += 16)
+                    __builtin_prefetch(table + (size_t)idx[k + 16] * W + c, 0, 3);
+            float s = 0;
+            for (int c = 0; c < W; c++)
+                s += r[c];
+            total += s;
+        }
+        const double rate = (double)n_idx / (now() - t0) / 1e6;
+        if (rate > best && total > 0) best = rate;
+    }
+    free(table);
+    free(idx);
+    return best;
+}
+
 /* Starts n CPU-bound processes (the "shared machine" setting); returns how many started. */
 static int start_load(int n, pid_t *pids)
 {
@@ -246,7 +292,7 @@ int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
     const char *cli = NULL;
-    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0;
+    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST", "comma-separated: cora, citeseer, synth-N (default cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
         {"threads", CLI_STRING, &threads_s, 0, 0, "LIST", "thread counts to sweep (default 1,<all cores>)"},
@@ -255,6 +301,7 @@ int main(int argc, char **argv)
         {"infer", CLI_INT, &infer, 0, 64, "N", "timed inference forwards (default: 3..20)"},
         {"gat-train", CLI_STRING, &cli, 0, 0, "PATH", "also time this gat-train end to end on the bundled datasets"},
         {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
+        {"gather", CLI_FLAG, &gather, 0, 0, NULL, "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
         {"load", CLI_INT, &load, 0, 64, "N", "run N CPU-bound processes meanwhile: a shared machine (default 0)"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
@@ -345,6 +392,17 @@ int main(int argc, char **argv)
             free(r);
         }
         gat_dataset_destroy(&ds);
+    }
+    if (gather) {
+        printf("\nrandom 256-byte row gathers (the attention kernels' memory-bound floor):\n");
+        for (size_t rows = 100000; rows <= 1000000; rows *= 10)
+            for (int t = 0; t < n_th; t++) {
+                const double r = gather_rate(rows, th[t]);
+                printf("  %7zu rows (%4.0f MiB) %2d thr: %6.1f M rows/s\n", rows,
+                       (double)rows * 256 / 1048576, th[t], r);
+                fprintf(js, "{\"gather_rows\": %zu, \"threads\": %d, \"mrows_per_s\": %.2f}\n",
+                        rows, th[t], r);
+            }
     }
     fclose(js);
     printf("\n%s", json ? json : "");
