@@ -197,22 +197,33 @@ START_TEST(test_fused_vs_reference)
 }
 END_TEST
 
+/* The best build on 2 threads against the reference path on one, with dropout 0.6: inference
+ * and training logits and the gradients. */
+static void best_matches_reference(fixture *f, const char *what)
+{
+    outputs ref, got;
+    char label[128];
+    ck_assert_int_eq(run(f, "none", 1, NULL, 0, 0.6, &ref), 0);
+    ck_assert_int_eq(run(f, NULL, 2, NULL, 0, 0.6, &got), 0);
+    snprintf(label, sizeof label, "%s: inference logits", what);
+    ck_assert(compare(label, got.infer, ref.infer, f->nc) <= TOL);
+    snprintf(label, sizeof label, "%s: training logits", what);
+    ck_assert(compare(label, got.train, ref.train, f->nc) <= TOL);
+    snprintf(label, sizeof label, "%s: gradients", what);
+    ck_assert(compare(label, got.grads, ref.grads, ref.P) <= TOL);
+    outputs_free(&got);
+    outputs_free(&ref);
+}
+
 /* A graph big enough (z over 8 MiB) for the large-graph code: software prefetch, keep flags
  * recomputed in the sources pass. The best build against the reference, with dropout. */
 START_TEST(test_fused_large)
 {
     const shape *s = &SHAPES[0];
     fixture f;
-    outputs ref, got;
     fixture_init_n(&f, s, 30000, 500);
     ck_assert((size_t)f.g.n * 64 * sizeof(gat_real) > ((size_t)8 << 20));
-    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, 0.6, &ref), 0);
-    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &got), 0);
-    ck_assert(compare("large graph: inference logits", got.infer, ref.infer, f.nc) <= TOL);
-    ck_assert(compare("large graph: training logits", got.train, ref.train, f.nc) <= TOL);
-    ck_assert(compare("large graph: gradients", got.grads, ref.grads, ref.P) <= TOL);
-    outputs_free(&got);
-    outputs_free(&ref);
+    best_matches_reference(&f, "large graph");
     fixture_free(&f);
 }
 END_TEST
@@ -223,16 +234,9 @@ START_TEST(test_empty_neighbourhoods)
 {
     const shape *s = &SHAPES[_i];
     fixture f;
-    outputs ref, got;
     fixture_init_flags(&f, s, 300, GAT_GRAPH_NO_SELF_LOOPS, 600 + (uint64_t)_i);
     ck_assert_int_eq(gat_graph_degree(&f.g, f.g.n - 1), 0);
-    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, 0.6, &ref), 0);
-    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0.6, &got), 0);
-    ck_assert(compare("no self-loops: inference logits", got.infer, ref.infer, f.nc) <= TOL);
-    ck_assert(compare("no self-loops: training logits", got.train, ref.train, f.nc) <= TOL);
-    ck_assert(compare("no self-loops: gradients", got.grads, ref.grads, ref.P) <= TOL);
-    outputs_free(&got);
-    outputs_free(&ref);
+    best_matches_reference(&f, "no self-loops");
     fixture_free(&f);
 }
 END_TEST
