@@ -7,7 +7,8 @@
 set -euo pipefail
 build=$1 src=$2 meson=$3 sanitize=${4:-none}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gat-install-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --no-rebuild: meson test has built everything; installing must not re-enter ninja

@@ -17,15 +17,19 @@
 #define GAT_I_MAX_HEADS 256
 
 /* exp for the float kernels: Cephes' single-precision polynomial (max. relative error ~2 ulp),
- * branch-free so that loops calling it vectorise, unlike libm's expf. x is clamped to the normal
- * range. The double build (gradient checks) uses libm's exp. */
+ * branch-free so that loops calling it vectorise, unlike libm's expf (the rounding of x log2(e)
+ * is a truncation of t +- 0.5, which SSE2 has, not floorf, which it lacks). x is clamped to the
+ * normal range; NaN stays NaN. The double build (gradient checks) uses libm's exp. */
 #ifdef GAT_REAL_DOUBLE
 #define gat_i_exp(x) exp(x)
 #else
 static inline float gat_i_exp(float x)
 {
     x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
-    const float n = __builtin_floorf(x * 1.44269504088896341f + 0.5f);
+    float t = x * 1.44269504088896341f;
+    t = t == t ? t : 0.0f; /* no NaN into the integer conversion (undefined behaviour) */
+    const int32_t ni = (int32_t)(t + (t >= 0 ? 0.5f : -0.5f));
+    const float n = (float)ni;
     const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
@@ -34,8 +38,7 @@ static inline float gat_i_exp(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    /* NaN in, NaN out (through p), without converting NaN to an integer (undefined behaviour) */
-    union { int32_t i; float f; } u = {.i = ((int32_t)(n == n ? n : 0.0f) + 127) << 23};
+    union { int32_t i; float f; } u = {.i = (ni + 127) << 23};
     return p * u.f;
 }
 #endif

@@ -255,7 +255,11 @@ void gat_i_elu(size_t n, const gat_real *x, gat_real *y)
 {
     /* exp(x) - 1 rather than expm1: it vectorises, and its absolute error (what ELU's use
      * needs) stays within a few float ulps of 1 */
-    for (size_t k = 0; k < n; k++) y[k] = x[k] > 0 ? x[k] : gat_i_exp(x[k]) - 1;
+    for (size_t k = 0; k < n; k++) {
+        /* both sides computed, so the loop has no branch (exp's argument keeps a NaN) */
+        const gat_real e = gat_i_exp(x[k] > 0 ? 0 : x[k]) - 1;
+        y[k] = x[k] > 0 ? x[k] : e;
+    }
 }
 
 void gat_i_elu_backward(size_t n, const gat_real *y, const gat_real *dy, gat_real *dx)

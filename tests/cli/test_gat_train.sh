@@ -5,7 +5,8 @@ set -u
 bin=$1 data=$2
 pass=0 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 
 # check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
 check() {

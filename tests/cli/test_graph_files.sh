@@ -8,7 +8,8 @@ train=$1 embed=$2 data=$3
 g=$data/graphs
 pass=0 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 
 # check NAME BIN WANT_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
 check() {

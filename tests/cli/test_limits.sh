@@ -8,7 +8,8 @@ set -u
 train=$1 sanitize=${2:-none}
 pass=0 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 # check NAME WANT_EXIT STDERR_REGEX ULIMIT_KB -- ARGS...

@@ -9,7 +9,8 @@ train=$1 embed=$2 data=$3 sanitize=${4:-none}
 command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 77; }
 [ "$sanitize" = none ] || { echo "skip: built with -Db_sanitize=$sanitize"; exit 77; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 pass=0 fail=0
 # vg NAME WANT_EXIT ARGS...: memcheck errors exit 99; error paths (WANT_EXIT 1) are checked too
