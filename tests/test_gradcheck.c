@@ -1,7 +1,7 @@
 /* Finite-difference gradient checks in the double build: for every backward kernel, the fused
  * attention and the whole model, loss = sum(out * r) (so dout = r) and every input and parameter
  * coordinate's analytic gradient against a central difference; two backward calls double it. */
-#include "testutil.h"
+#include "gradcheck.h"
 #include "core/core.h"
 #include "layers/layers.h"
 #include "model/model_i.h"
@@ -10,19 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef GAT_REAL_DOUBLE
-#error "the gradient checks need the double build (-DGAT_REAL_DOUBLE)"
-#endif
-
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-enum { MAX_VARS = 4 * GAT_MAX_LAYERS, MAX_BUFS = 40 };
-static const double STEP = 1e-6; /* central-difference step (model: MODEL_STEP) */
 /* The 3-layer model's rounding noise divided by 2h reaches ~1e-9 at h = 1e-6, too near
  * TOL * FLOOR; at 1e-5 rounding and truncation (h^2) errors both stay near 1e-10. */
 static const double MODEL_STEP = 1e-5;
-static const double TOL = 1e-6;   /* relative error allowed */
-static const double FLOOR = 1e-3; /* gradients below this are compared absolutely */
 static const double KINK = 1e-4;  /* LeakyReLU / ELU inputs stay this far from 0 */
 static const double SLOPE = 0.2;
 
@@ -40,135 +32,6 @@ static void small_graph(gat_graph *g, unsigned flags, uint64_t seed)
     ck_assert_int_eq(gat_graph_degree(g, 0), 5 + loop);
     ck_assert_int_eq(gat_graph_degree(g, 5), 1 + loop);
     ck_assert_int_eq(gat_graph_degree(g, 6), loop);
-}
-
-/* ---- the checker ---- */
-
-typedef struct gc_var {
-    const char *name;
-    gat_real *x;    /* input or parameter, perturbed in place */
-    gat_real *grad; /* its analytic gradient, filled by backward */
-    size_t n;
-    int adds; /* backward adds into grad; otherwise it overwrites */
-} gc_var;
-
-typedef struct gc_op {
-    char name[80];
-    void (*forward)(void *ctx, gat_real *out);
-    void (*backward)(void *ctx, const gat_real *dout);
-    void *ctx;
-    size_t n_out;
-    gc_var v[MAX_VARS];
-    int nv;
-    double step; /* 0: STEP */
-} gc_op;
-
-/* Buffers of one test, freed together. */
-typedef struct pool {
-    void *p[MAX_BUFS];
-    int n;
-} pool;
-
-static void *take(pool *pl, size_t count, size_t size)
-{
-    ck_assert_int_lt(pl->n, MAX_BUFS);
-    void *p = calloc(count + 1, size);
-    ck_assert_ptr_nonnull(p);
-    return pl->p[pl->n++] = p;
-}
-
-static gat_real *reals(pool *pl, size_t n)
-{
-    return take(pl, n, sizeof(gat_real));
-}
-
-static void pool_free(pool *pl)
-{
-    for (int k = 0; k < pl->n; k++)
-        free(pl->p[k]);
-    pl->n = 0;
-}
-
-static void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n, int adds)
-{
-    ck_assert_int_lt(op->nv, MAX_VARS);
-    op->v[op->nv++] = (gc_var){name, x, grad, n, adds};
-}
-
-static double rel_err(double a, double b)
-{
-    const double s = fmax(fmax(fabs(a), fabs(b)), FLOOR);
-    return fabs(a - b) / s;
-}
-
-/* Runs forward and backward at the current point, checks that a second backward doubles the
- * accumulated gradients (and repeats the overwritten ones), then compares every coordinate with
- * (L(x + h) - L(x - h)) / 2h. Prints and returns the worst relative error. */
-static double gradcheck(gc_op *op, uint64_t seed)
-{
-    pool pl = {0};
-    gat_real *r = reals(&pl, op->n_out), *out = reals(&pl, op->n_out);
-    gat_real *op_ = reals(&pl, op->n_out), *om = reals(&pl, op->n_out);
-    gat_real *first[MAX_VARS];
-    double worst = 0, worst_a = 0, worst_n = 0, worst_twice = 0;
-    const char *worst_name = "-";
-    size_t worst_k = 0, checked = 0;
-    const double h = op->step > 0 ? op->step : STEP;
-
-    tu_uniform(r, op->n_out, -1, 1, seed);
-    for (int v = 0; v < op->nv; v++)
-        memset(op->v[v].grad, 0, op->v[v].n * sizeof(gat_real));
-    op->forward(op->ctx, out);
-    op->backward(op->ctx, r);
-    for (int v = 0; v < op->nv; v++) {
-        first[v] = reals(&pl, op->v[v].n);
-        memcpy(first[v], op->v[v].grad, op->v[v].n * sizeof(gat_real));
-    }
-    op->backward(op->ctx, r);
-    for (int v = 0; v < op->nv; v++) {
-        const gc_var *var = &op->v[v];
-        for (size_t k = 0; k < var->n; k++) {
-            const double want = var->adds ? 2 * first[v][k] : first[v][k];
-            const double e = rel_err(var->grad[k], want);
-            ck_assert_msg(e <= 1e-10, "%s: second backward gives d%s[%zu] = %.17g, want %.17g",
-                          op->name, var->name, k, var->grad[k], want);
-            worst_twice = fmax(worst_twice, e);
-        }
-        memcpy(var->grad, first[v], var->n * sizeof(gat_real));
-    }
-
-    for (int v = 0; v < op->nv; v++) {
-        const gc_var *var = &op->v[v];
-        for (size_t k = 0; k < var->n; k++) {
-            const gat_real x0 = var->x[k], xp = x0 + h, xm = x0 - h;
-            double diff = 0;
-            var->x[k] = xp;
-            op->forward(op->ctx, op_);
-            var->x[k] = xm;
-            op->forward(op->ctx, om);
-            var->x[k] = x0;
-            /* differences of outputs first: less cancellation than L(x+h) - L(x-h) */
-            for (size_t o = 0; o < op->n_out; o++)
-                diff += ((double)op_[o] - om[o]) * r[o];
-            const double num = diff / ((double)xp - xm), a = var->grad[k];
-            const double e = rel_err(a, num);
-            ck_assert_msg(isfinite(a) && isfinite(num), "%s: d%s[%zu] analytic %g numeric %g",
-                          op->name, var->name, k, a, num);
-            if (e > worst || checked == 0) {
-                worst = e, worst_a = a, worst_n = num, worst_name = var->name, worst_k = k;
-            }
-            checked++;
-        }
-    }
-    printf(
-        "gradcheck %-42s h=%.0e %4zu coords, worst rel err %.2e (d%s[%zu]: analytic %.9g, numeric "
-        "%.9g); twice %.1e\n",
-        op->name, h, checked, worst, worst_name, worst_k, worst_a, worst_n, worst_twice);
-    fflush(stdout);
-    ck_assert_msg(worst <= TOL, "%s: d%s[%zu] analytic %.12g vs numeric %.12g, rel err %.3g > %g",
-                  op->name, worst_name, worst_k, worst_a, worst_n, worst, TOL);
-    pool_free(&pl);
-    return worst;
 }
 
 /* Draws s_dst and s_src (n * H each) until no edge's LeakyReLU input is within KINK of 0. */

@@ -4,7 +4,7 @@
  * degree-1 node, heads concatenated and averaged, with a fixed attention-dropout mask, 1 and 2
  * threads; the fused kernel against the composition of reference ops; and whole 3-layer models
  * with residual connections and per-layer heads for every score, gat included. */
-#include "testutil.h"
+#include "gradcheck.h"
 #include "core/core.h"
 #include "layers/layers.h"
 #include "layers/scores.h"
@@ -14,19 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef GAT_REAL_DOUBLE
-#error "the gradient checks need the double build (-DGAT_REAL_DOUBLE)"
-#endif
-
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-enum { MAX_VARS = 8 * GAT_MAX_LAYERS, MAX_BUFS = 48 };
-static const double STEP = 1e-6; /* central-difference step of the kernels */
 /* The models' multiplicative scores saturate the softmax: second-order differences there need
  * h ~ 3e-6, where rounding already shows; the five-point stencil at 1e-4 has both errors small. */
 static const double MODEL_STEP = 1e-4;
-static const double TOL = 1e-6;   /* relative error allowed */
-static const double FLOOR = 1e-3; /* gradients below this are compared absolutely */
 static const double KINK = 1e-4;  /* gatv2's LeakyReLU inputs stay this far from 0 */
 static const double SLOPE = 0.2;
 
@@ -38,137 +30,6 @@ enum { N_FAMILY = 6 };
 /* Undirected with self-loops (node 6 isolated: its neighbourhood is its loop) and directed
  * without them (node 6's neighbourhood is empty, node 5 hears only node 0). */
 static const unsigned graph_flags[] = {GAT_GRAPH_SYMMETRIZE, GAT_GRAPH_NO_SELF_LOOPS};
-
-/* ---- the checker (as test_gradcheck.c's) ---- */
-
-typedef struct gc_var {
-    const char *name;
-    gat_real *x, *grad;
-    size_t n;
-} gc_var;
-
-typedef struct gc_op {
-    char name[96];
-    void (*forward)(void *ctx, gat_real *out);
-    void (*backward)(void *ctx, const gat_real *dout);
-    void *ctx;
-    size_t n_out;
-    gc_var v[MAX_VARS];
-    int nv;
-    double step;
-    int order4; /* five-point stencil: error O(h^4) (the saturated multi-layer models) */
-} gc_op;
-
-typedef struct pool {
-    void *p[MAX_BUFS];
-    int n;
-} pool;
-
-static void *take(pool *pl, size_t count, size_t size)
-{
-    ck_assert_int_lt(pl->n, MAX_BUFS);
-    void *p = calloc(count + 1, size);
-    ck_assert_ptr_nonnull(p);
-    return pl->p[pl->n++] = p;
-}
-
-static gat_real *reals(pool *pl, size_t n)
-{
-    return take(pl, n, sizeof(gat_real));
-}
-
-static void pool_free(pool *pl)
-{
-    for (int k = 0; k < pl->n; k++)
-        free(pl->p[k]);
-    pl->n = 0;
-}
-
-static void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n)
-{
-    ck_assert_int_lt(op->nv, MAX_VARS);
-    op->v[op->nv++] = (gc_var){name, x, grad, n};
-}
-
-static double rel_err(double a, double b)
-{
-    return fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), FLOOR);
-}
-
-/* sum((f(x + s h) - f(x - s h)) * r): the output differences first, less cancellation. */
-static double diff_at(gc_op *op, gc_var *var, size_t k, double s, double h, const gat_real *r,
-                      gat_real *op_, gat_real *om)
-{
-    const gat_real x0 = var->x[k];
-    double diff = 0;
-    var->x[k] = (gat_real)(x0 + s * h);
-    op->forward(op->ctx, op_);
-    var->x[k] = (gat_real)(x0 - s * h);
-    op->forward(op->ctx, om);
-    var->x[k] = x0;
-    for (size_t o = 0; o < op->n_out; o++)
-        diff += ((double)op_[o] - om[o]) * r[o];
-    return diff;
-}
-
-/* Forward and backward at the current point; a second backward must double every gradient (all
- * backward kernels add); then every coordinate against (L(x + h) - L(x - h)) / 2h with
- * L = sum(out * r), or the five-point (8 D(h) - D(2h)) / 12h. Variables sharing a gradient
- * buffer (aliased inputs) are listed once. */
-static void gradcheck(gc_op *op, uint64_t seed)
-{
-    pool pl = {0};
-    gat_real *r = reals(&pl, op->n_out), *out = reals(&pl, op->n_out);
-    gat_real *op_ = reals(&pl, op->n_out), *om = reals(&pl, op->n_out);
-    gat_real *first[MAX_VARS];
-    double worst = 0, worst_a = 0, worst_n = 0;
-    const char *worst_name = "-";
-    size_t worst_k = 0, checked = 0;
-    const double h = op->step > 0 ? op->step : STEP;
-
-    tu_uniform(r, op->n_out, -1, 1, seed);
-    for (int v = 0; v < op->nv; v++)
-        memset(op->v[v].grad, 0, op->v[v].n * sizeof(gat_real));
-    op->forward(op->ctx, out);
-    for (size_t o = 0; o < op->n_out; o++)
-        ck_assert_msg(isfinite(out[o]), "%s: output %zu is %g", op->name, o, out[o]);
-    op->backward(op->ctx, r);
-    for (int v = 0; v < op->nv; v++) {
-        first[v] = reals(&pl, op->v[v].n);
-        memcpy(first[v], op->v[v].grad, op->v[v].n * sizeof(gat_real));
-    }
-    op->backward(op->ctx, r);
-    for (int v = 0; v < op->nv; v++) {
-        const gc_var *var = &op->v[v];
-        for (size_t k = 0; k < var->n; k++)
-            ck_assert_msg(rel_err(var->grad[k], 2 * first[v][k]) <= 1e-10,
-                          "%s: second backward gives d%s[%zu] = %.17g, want %.17g", op->name,
-                          var->name, k, var->grad[k], 2 * first[v][k]);
-        memcpy(var->grad, first[v], var->n * sizeof(gat_real));
-    }
-    for (int v = 0; v < op->nv; v++) {
-        const gc_var *var = &op->v[v];
-        for (size_t k = 0; k < var->n; k++) {
-            gc_var *vk = &op->v[v];
-            const double d1 = diff_at(op, vk, k, 1, h, r, op_, om);
-            const double num = op->order4
-                                   ? (8 * d1 - diff_at(op, vk, k, 2, h, r, op_, om)) / (12 * h)
-                                   : d1 / (2 * h);
-            const double a = var->grad[k], e = rel_err(a, num);
-            ck_assert_msg(isfinite(a) && isfinite(num), "%s: d%s[%zu] analytic %g numeric %g",
-                          op->name, var->name, k, a, num);
-            if (e > worst || checked == 0)
-                worst = e, worst_a = a, worst_n = num, worst_name = var->name, worst_k = k;
-            checked++;
-        }
-    }
-    printf("gradcheck %-58s %4zu coords, worst rel err %.2e (d%s[%zu]: %.9g vs %.9g)\n", op->name,
-           checked, worst, worst_name, worst_k, worst_a, worst_n);
-    fflush(stdout);
-    ck_assert_msg(worst <= TOL, "%s: d%s[%zu] analytic %.12g vs numeric %.12g, rel err %.3g > %g",
-                  op->name, worst_name, worst_k, worst_a, worst_n, worst, TOL);
-    pool_free(&pl);
-}
 
 /* ---- kernel fixtures ---- */
 
@@ -252,12 +113,13 @@ static void score_vars(gc_op *op, score_ctx *d)
 {
     const size_t nz = (size_t)d->g.n * H * FO;
     gat_score S = d->a.score;
-    add_var(op, d->alias_q && d->alias_k ? "z=q=k" : d->alias_k ? "z=k" : "z", d->z, d->dz, nz);
-    if (!d->alias_q) add_var(op, "q", d->q, d->dq, nz);
-    if (!d->alias_k) add_var(op, "k", d->k, d->dk, nz);
-    if (S == GAT_SCORE_GATV2) add_var(op, "att", d->att, d->datt, (size_t)H * FO);
-    if (S == GAT_SCORE_COSINE) add_var(op, "beta", d->theta, d->dtheta, H);
-    if (S == GAT_SCORE_GAUSSIAN) add_var(op, "log_sigma", d->theta, d->dtheta, H);
+    add_var(op, d->alias_q && d->alias_k ? "z=q=k" : d->alias_k ? "z=k" : "z", d->z, d->dz, nz,
+            1);
+    if (!d->alias_q) add_var(op, "q", d->q, d->dq, nz, 1);
+    if (!d->alias_k) add_var(op, "k", d->k, d->dk, nz, 1);
+    if (S == GAT_SCORE_GATV2) add_var(op, "att", d->att, d->datt, (size_t)H * FO, 1);
+    if (S == GAT_SCORE_COSINE) add_var(op, "beta", d->theta, d->dtheta, H, 1);
+    if (S == GAT_SCORE_GAUSSIAN) add_var(op, "log_sigma", d->theta, d->dtheta, H, 1);
 }
 
 static gat_real *theta_grad(score_ctx *d)
@@ -290,10 +152,10 @@ START_TEST(test_edges)
     gc_op op = {
         .forward = edges_fwd, .backward = edges_bwd, .ctx = &d, .n_out = (size_t)d.g.nnz * H};
     snprintf(op.name, sizeof op.name, "edge scores %s flags=%u", gat_score_name(S), flags);
-    add_var(&op, "q", d.q, d.dq, (size_t)d.g.n * H * FO);
-    add_var(&op, "k", d.k, d.dk, (size_t)d.g.n * H * FO);
-    if (S == GAT_SCORE_GATV2) add_var(&op, "att", d.att, d.datt, (size_t)H * FO);
-    if (theta_grad(&d)) add_var(&op, "theta", d.theta, d.dtheta, H);
+    add_var(&op, "q", d.q, d.dq, (size_t)d.g.n * H * FO, 1);
+    add_var(&op, "k", d.k, d.dk, (size_t)d.g.n * H * FO, 1);
+    if (S == GAT_SCORE_GATV2) add_var(&op, "att", d.att, d.datt, (size_t)H * FO, 1);
+    if (theta_grad(&d)) add_var(&op, "theta", d.theta, d.dtheta, H, 1);
     gradcheck(&op, 300 + (uint64_t)_i);
     gat_graph_destroy(&d.g);
     pool_free(&pl);
@@ -494,7 +356,7 @@ START_TEST(test_model)
     snprintf(op.name, sizeof op.name, "model %s residual %s flags=%u nt=%d", gat_score_name(S),
              identity ? "identity" : "projected", flags, nt);
     for (int k = 0; k < n_t; k++)
-        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size);
+        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size, 1);
     gradcheck(&op, 135 + (uint64_t)_i);
     gat_model_free(d.m);
     gat_csr_destroy(&d.x);

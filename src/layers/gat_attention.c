@@ -61,7 +61,7 @@ INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, gat_idx 
 /* Factor that attention dropout applies to edge-head kh: 0 or 1 / (1 - p); 1 without dropout. */
 INLINE gat_real keep(const gat_i_att_args *a, size_t kh)
 {
-    return a->amask ? (gat_real)a->amask[kh] * a->ascale : 1;
+    return gat_i_att_keep(a->amask, a->ascale, kh);
 }
 
 /* Scores, stable softmax and weighted sum of row i; alpha of the row is written in place. */
@@ -69,13 +69,12 @@ INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out, int H
 {
     const gat_graph *g = a->g;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
-    const size_t W = (size_t)H * Fo;
     const gat_real slope = (gat_real)a->slope;
     const gat_real *restrict sd = a->s_dst + (size_t)i * H;
     gat_real *restrict al = a->alpha;
-    gat_real mx[GAT_I_MAX_HEADS], sum[GAT_I_MAX_HEADS];
+    gat_real mx[GAT_I_MAX_HEADS];
 
-    for (int h = 0; h < H; h++) mx[h] = -INFINITY, sum[h] = 0;
+    for (int h = 0; h < H; h++) mx[h] = -INFINITY;
     for (gat_idx k = k0; k < k1; k++) {
         const gat_real *restrict ss = a->s_src + (size_t)g->col[k] * H;
         for (int h = 0; h < H; h++) {
@@ -85,30 +84,7 @@ INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out, int H
             mx[h] = t > mx[h] ? t : mx[h];
         }
     }
-    for (gat_idx k = k0; k < k1; k++)
-        for (int h = 0; h < H; h++) {
-            const gat_real v = gat_i_exp(al[(size_t)k * H + h] - mx[h]);
-            al[(size_t)k * H + h] = v;
-            sum[h] += v;
-        }
-    for (int h = 0; h < H; h++) sum[h] = 1 / sum[h];
-
-    /* normalise and aggregate together: out_i = sum_k dropout(alpha_k) z_j */
-    const gat_real invh = a->mean ? (gat_real)1 / H : 1;
-    const size_t ow = a->mean ? (size_t)Fo : W;
-    gat_real *restrict o = out + (size_t)i * ow;
-    memset(o, 0, ow * sizeof *o);
-    for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
-        for (int h = 0; h < H; h++) {
-            const size_t kh = (size_t)k * H + h;
-            const gat_real alpha = al[kh] * sum[h];
-            al[kh] = alpha;
-            const gat_real w = alpha * keep(a, kh) * invh;
-            gat_real *restrict oh = a->mean ? o : o + (size_t)h * Fo;
-            for (gat_idx f = 0; f < Fo; f++) oh[f] += w * zj[(size_t)h * Fo + f];
-        }
-    }
+    gat_i_softmax_aggregate_row(g, i, H, Fo, a->z, al, mx, a->amask, a->ascale, a->mean, out);
 }
 
 void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out)

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Largest head count the fused kernels take (their per-head row state lives on the stack). */
 #define GAT_I_MAX_HEADS 256
@@ -43,6 +44,55 @@ static inline float gat_i_exp(float x)
 }
 #endif
 
+/* Attention dropout's factor for edge-head kh: 0 or 1 / (1 - p); 1 without a mask. */
+static inline gat_real gat_i_att_keep(const uint8_t *amask, gat_real ascale, size_t kh)
+{
+    return amask ? (gat_real)amask[kh] * ascale : 1;
+}
+
+/* The end of target row i's edge softmax, shared by the GAT and the score-family kernels. On
+ * entry al[k H + h] (k over the row's edges) holds the scores and mx (H) their row maxima; on
+ * return al holds the softmax coefficients (before attention dropout) and out_i = sum_k
+ * dropout(alpha_k) z_j per head, concatenated (H Fo) or head-averaged (Fo, `mean`). Always
+ * inlined, so H and Fo stay compile-time constants where the caller's are. */
+static inline __attribute__((always_inline)) void
+gat_i_softmax_aggregate_row(const gat_graph *g, gat_idx i, int H, gat_idx Fo,
+                            const gat_real *restrict z, gat_real *restrict al, const gat_real *mx,
+                            const uint8_t *amask, gat_real ascale, int mean, gat_real *out)
+{
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const size_t W = (size_t)H * Fo;
+    gat_real sum[GAT_I_MAX_HEADS];
+    for (int h = 0; h < H; h++)
+        sum[h] = 0;
+    for (gat_idx k = k0; k < k1; k++)
+        for (int h = 0; h < H; h++) {
+            const gat_real v = gat_i_exp(al[(size_t)k * H + h] - mx[h]);
+            al[(size_t)k * H + h] = v;
+            sum[h] += v;
+        }
+    for (int h = 0; h < H; h++)
+        sum[h] = 1 / sum[h];
+
+    /* normalise and aggregate together: out_i = sum_k dropout(alpha_k) z_j */
+    const gat_real invh = mean ? (gat_real)1 / H : 1;
+    const size_t ow = mean ? (size_t)Fo : W;
+    gat_real *restrict o = out + (size_t)i * ow;
+    memset(o, 0, ow * sizeof *o);
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *restrict zj = z + (size_t)g->col[k] * W;
+        for (int h = 0; h < H; h++) {
+            const size_t kh = (size_t)k * H + h;
+            const gat_real alpha = al[kh] * sum[h];
+            al[kh] = alpha;
+            const gat_real w = alpha * gat_i_att_keep(amask, ascale, kh) * invh;
+            gat_real *restrict oh = mean ? o : o + (size_t)h * Fo;
+            for (gat_idx f = 0; f < Fo; f++)
+                oh[f] += w * zj[(size_t)h * Fo + f];
+        }
+    }
+}
+
 /* Dropout streams: element k of stream `key` is kept iff gat_i_keep16(key, k) >= the cut of p
  * (p quantised to 1/65536); four elements share one 64-bit hash. */
 static inline uint32_t gat_i_drop_cut(double p)
@@ -61,6 +111,12 @@ void gat_i_gemm_tn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const
 /* dX (N, K) = dZ (N, M) W^T (M, K) (overwrites). */
 void gat_i_gemm_nt(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
                    gat_real *dX, int nt);
+/* Z (N, M) += X (N, K) W (K, M), dense X; row blocks over threads. */
+void gat_i_gemm_nn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
+                       gat_real *Z, int nt);
+/* dX (N, K) += dZ (N, M) W^T; row blocks over threads. */
+void gat_i_gemm_nt_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
+                       gat_real *dX, int nt);
 /* Z (N, M) = X W with X sparse (N, K) whose values are `val` (nnz), W (K, M). */
 void gat_i_spmm(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W, gat_real *Z,
                 int nt);

@@ -26,9 +26,11 @@ static void block(gat_idx n, int t, int nt, gat_idx *lo, gat_idx *hi)
 }
 
 /* Tall, skinny products: one BLAS call per thread on its row block beat OpenBLAS's own
- * threading (which the model turns off) and keep each thread's output rows disjoint. */
-void gat_i_gemm_nn(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
-                   gat_real *Z, int nt)
+ * threading (which the model turns off) and keep each thread's output rows disjoint.
+ * C (N, cols) = A (N, inner) op(B) + beta C, op(B) = B (inner, cols) or, with trans_b, B^T for
+ * B (cols, inner); an empty inner dimension leaves beta C (zero rows for beta 0). */
+static void gemm_row_blocks(int trans_b, gat_idx N, gat_idx inner, gat_idx cols, const gat_real *A,
+                            const gat_real *B, gat_real beta, gat_real *C, int nt)
 {
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -39,10 +41,25 @@ void gat_i_gemm_nn(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat
 #endif
         gat_idx lo, hi;
         block(N, t, T, &lo, &hi);
-        if (hi > lo)
-            GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, hi - lo, M, K, 1, X + (size_t)lo * K, K,
-                 W, M, 0, Z + (size_t)lo * M, M);
+        if (hi > lo && inner > 0)
+            GEMM(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, hi - lo, cols,
+                 inner, 1, A + (size_t)lo * inner, inner, B, trans_b ? inner : cols, beta,
+                 C + (size_t)lo * cols, cols);
+        else if (hi > lo && beta == 0)
+            memset(C + (size_t)lo * cols, 0, (size_t)(hi - lo) * cols * sizeof *C);
     }
+}
+
+void gat_i_gemm_nn(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
+                   gat_real *Z, int nt)
+{
+    gemm_row_blocks(0, N, K, M, X, W, 0, Z, nt);
+}
+
+void gat_i_gemm_nn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
+                       gat_real *Z, int nt)
+{
+    gemm_row_blocks(0, N, K, M, X, W, 1, Z, nt);
 }
 
 void gat_i_gemm_tn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *dZ,
@@ -66,19 +83,13 @@ void gat_i_gemm_tn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const
 void gat_i_gemm_nt(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
                    gat_real *dX, int nt)
 {
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, T = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        T = omp_get_num_threads();
-#endif
-        gat_idx lo, hi;
-        block(N, t, T, &lo, &hi);
-        if (hi > lo)
-            GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, hi - lo, K, M, 1, dZ + (size_t)lo * M, M,
-                 W, M, 0, dX + (size_t)lo * K, K);
-    }
+    gemm_row_blocks(1, N, M, K, dZ, W, 0, dX, nt);
+}
+
+void gat_i_gemm_nt_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
+                       gat_real *dX, int nt)
+{
+    gemm_row_blocks(1, N, M, K, dZ, W, 1, dX, nt);
 }
 
 void gat_i_spmm(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W, gat_real *Z,

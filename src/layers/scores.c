@@ -3,18 +3,11 @@
  * serial reference edge-score kernel; accumulating projections for queries, keys and residuals. */
 #include "scores.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-#ifdef GAT_REAL_DOUBLE
-#define GEMM cblas_dgemm
-#else
-#define GEMM cblas_sgemm
 #endif
 
 #if defined(__GNUC__)
@@ -205,7 +198,7 @@ INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, gat_id
 /* Factor that attention dropout applies to edge-head kh: 0 or 1 / (1 - p); 1 without dropout. */
 INLINE gat_real keep(const gat_i_score_args *a, size_t kh)
 {
-    return a->amask ? (gat_real)a->amask[kh] * a->ascale : 1;
+    return gat_i_att_keep(a->amask, a->ascale, kh);
 }
 
 /* Smoothed inverse norms inv (N, H) of v (N, H, D). */
@@ -228,43 +221,18 @@ INLINE void forward_row(const gat_i_score_args *a, const gat_real *coef, gat_sco
     const gat_graph *g = a->g;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1], Fo = a->Fo;
     const int H = a->H;
-    const size_t W = (size_t)H * Fo;
     gat_real *restrict al = a->alpha;
-    gat_real mx[GAT_I_MAX_HEADS], sum[GAT_I_MAX_HEADS];
+    gat_real mx[GAT_I_MAX_HEADS];
 
     for (int h = 0; h < H; h++)
-        mx[h] = -INFINITY, sum[h] = 0;
+        mx[h] = -INFINITY;
     for (gat_idx k = k0; k < k1; k++)
         for (int h = 0; h < H; h++) {
             const gat_real t = score_of(a, S, h, i, g->col[k], coef[h]);
             al[(size_t)k * H + h] = t;
             mx[h] = t > mx[h] ? t : mx[h];
         }
-    for (gat_idx k = k0; k < k1; k++)
-        for (int h = 0; h < H; h++) {
-            const gat_real v = gat_i_exp(al[(size_t)k * H + h] - mx[h]);
-            al[(size_t)k * H + h] = v;
-            sum[h] += v;
-        }
-    for (int h = 0; h < H; h++)
-        sum[h] = 1 / sum[h];
-
-    const gat_real invh = a->mean ? (gat_real)1 / H : 1;
-    const size_t ow = a->mean ? (size_t)Fo : W;
-    gat_real *restrict o = out + (size_t)i * ow;
-    memset(o, 0, ow * sizeof *o);
-    for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
-        for (int h = 0; h < H; h++) {
-            const size_t kh = (size_t)k * H + h;
-            const gat_real alpha = al[kh] * sum[h];
-            al[kh] = alpha;
-            const gat_real w = alpha * keep(a, kh) * invh;
-            gat_real *restrict oh = a->mean ? o : o + (size_t)h * Fo;
-            for (gat_idx f = 0; f < Fo; f++)
-                oh[f] += w * zj[(size_t)h * Fo + f];
-        }
-    }
+    gat_i_softmax_aggregate_row(g, i, H, Fo, a->z, al, mx, a->amask, a->ascale, a->mean, out);
 }
 
 void gat_i_score_forward(const gat_i_score_args *a, gat_real *out)
@@ -489,49 +457,6 @@ void gat_i_score_edges_backward(const gat_i_score_args *a, const gat_real *de, g
 }
 
 /* ---- accumulating projections ---- */
-
-/* Contiguous block [*lo, *hi) of n items for part t of nt. */
-static void block(gat_idx n, int t, int nt, gat_idx *lo, gat_idx *hi)
-{
-    *lo = (gat_idx)((int64_t)n * t / nt);
-    *hi = (gat_idx)((int64_t)n * (t + 1) / nt);
-}
-
-void gat_i_gemm_nn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
-                       gat_real *Z, int nt)
-{
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, T = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        T = omp_get_num_threads();
-#endif
-        gat_idx lo, hi;
-        block(N, t, T, &lo, &hi);
-        if (hi > lo && K > 0)
-            GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, hi - lo, M, K, 1, X + (size_t)lo * K, K,
-                 W, M, 1, Z + (size_t)lo * M, M);
-    }
-}
-
-void gat_i_gemm_nt_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
-                       gat_real *dX, int nt)
-{
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, T = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        T = omp_get_num_threads();
-#endif
-        gat_idx lo, hi;
-        block(N, t, T, &lo, &hi);
-        if (hi > lo && M > 0)
-            GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, hi - lo, K, M, 1, dZ + (size_t)lo * M, M,
-                 W, M, 1, dX + (size_t)lo * K, K);
-    }
-}
 
 void gat_i_spmm_acc(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W,
                     const gat_idx *rows, gat_idx n_rows, gat_real *Z, int nt)

@@ -75,12 +75,7 @@ void gat_i_score_edges_backward(const gat_i_score_args *a, const gat_real *de, g
                                 gat_real *dk, gat_real *datt, gat_real *dtheta);
 
 /* ---- accumulating projections for the extra tensors (queries, keys, residuals) ---- */
-/* Z (N, M) += X (N, K) W (K, M), dense X; row blocks over threads. */
-void gat_i_gemm_nn_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
-                       gat_real *Z, int nt);
-/* dX (N, K) += dZ (N, M) W^T; row blocks over threads. */
-void gat_i_gemm_nt_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, const gat_real *W,
-                       gat_real *dX, int nt);
+/* (gat_i_gemm_nn_acc and gat_i_gemm_nt_acc: layers.h) */
 /* Rows of Z (N, M) += X W for X sparse with values val (nnz(x)), only the listed rows (ascending)
  * or all rows if rows == NULL; W NULL means the identity (requires M == x->cols). */
 void gat_i_spmm_acc(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W,
