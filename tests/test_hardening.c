@@ -96,6 +96,56 @@ START_TEST(graph_file_counts_checked)
 }
 END_TEST
 
+/* A DIMACS header's edge count is checked against the file's size before igraph reserves room
+ * for that many edges ("p max 4 444444441", 18 bytes, asked igraph for 10 GB), with or without
+ * a features file; and vertex numbers are found where igraph's scanf reads them, also when a
+ * field sits on the next line (an arc's capacity there used to hide the next arc's endpoints). */
+START_TEST(dimacs_header_counts_checked)
+{
+    static const struct {
+        const char *graph, *features; /* features NULL: one-hot */
+        const char *message;          /* after "<graph path>:" */
+    } cases[] = {
+        {"p max 4 444444441\n", "1 1\n2 1\n3 1\n4 1\n",
+         "1: header declares 444444441 edges, more than a file of 18 bytes can hold"},
+        {"p max 4 444444441\n", NULL,
+         "1: header declares 444444441 edges, more than a file of 18 bytes can hold"},
+        {"c a comment\np edge 2 6\ne 1 2\n", NULL,
+         "2: header declares 6 edges, more than a file of 29 bytes can hold"},
+        {"p max\n2\n9000000000\n", NULL,
+         "1: header declares 9000000000 edges, more than a file of 19 bytes can hold"},
+        {"p max 3 2\nn 1 s\nn 2 t\na 1 2\n3\na 1 3000000000 1\n", "1 1\n2 1\n3 1\n",
+         " declares 3000000000 vertices but "},
+    };
+    char *dir = tu_tmpdir();
+    char g[4200], f[4200], want[8400];
+    gat_dataset ds;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        snprintf(g, sizeof g, "%s", tu_write(dir, "g.dimacs", cases[k].graph));
+        if (cases[k].features)
+            snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", cases[k].features));
+        gat_dataset_files files = {.graph = g, .features = cases[k].features ? f : NULL};
+        snprintf(want, sizeof want, "%s:%s", g, cases[k].message);
+        ck_assert_int_eq(gat_dataset_read(&ds, &files, NULL), GAT_EFORMAT);
+        if (cases[k].message[0] == ' ')
+            ASSERT_FAILS(gat_dataset_read(&ds, &files, NULL), GAT_EFORMAT, cases[k].message);
+        else
+            ck_assert_str_eq(gat_last_error(), want);
+    }
+    /* a header that fits, and as many edges as the smallest lines allow: read */
+    const char *fits[] = {"p max 2 2\na 1 2 7\na 2 1 7\n", "p edge 2 3\ne 1 2\ne 2 1\ne 1 1"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(g, sizeof g, "%s", tu_write(dir, "g.dimacs", fits[k]));
+        gat_dataset_files files = {.graph = g};
+        ck_assert_msg(gat_dataset_read(&ds, &files, NULL) == GAT_OK, "%s", gat_last_error());
+        ck_assert_int_eq(ds.n, 2);
+        gat_dataset_destroy(&ds);
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Configurations too large for memory fail cleanly: widths past the limit with GAT_EINVAL, a
  * valid configuration whose parameters cannot be allocated with GAT_ENOMEM. */
 START_TEST(huge_model_config)
@@ -276,6 +326,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("hardening");
     tcase_add_test(tc, model_file_sizes_checked);
     tcase_add_test(tc, graph_file_counts_checked);
+    tcase_add_test(tc, dimacs_header_counts_checked);
     tcase_add_test(tc, huge_model_config);
     tcase_add_test(tc, nan_features_everywhere);
     tcase_add_test(tc, normalization_overflow);

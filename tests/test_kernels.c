@@ -325,7 +325,7 @@ END_TEST
  * name, and the default is one of them. */
 START_TEST(test_dispatch)
 {
-    const gat_i_fused_ops *best = gat_i_fused();
+    const gat_i_fused_ops *best = gat_i_fused_select(NULL);
     ck_assert_ptr_nonnull(best);
     int found = 0;
     for (size_t k = 0; k < LEN(ISAS); k++) {
@@ -338,6 +338,40 @@ START_TEST(test_dispatch)
     ck_assert_ptr_null(gat_i_fused_named("sse9"));
     ck_assert_int_eq(found, 1);
     printf("fused kernels for this CPU: %s\n", best->isa);
+}
+END_TEST
+
+/* GAT_ISA: a build this CPU runs is taken; an unknown, unsupported or empty name falls back to
+ * the widest build; the models of this process run the build its GAT_ISA selects (.ci/run runs
+ * this suite again with GAT_ISA=base). */
+START_TEST(test_isa_variable)
+{
+    const gat_i_fused_ops *best = gat_i_fused_select(NULL);
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
+        ck_assert_ptr_eq(gat_i_fused_select(ISAS[k]), ops ? ops : best);
+    }
+    ck_assert_str_eq(gat_i_fused_select("base")->isa, "base");
+    ck_assert_ptr_eq(gat_i_fused_select("sse9"), best);
+    ck_assert_ptr_eq(gat_i_fused_select(""), best);
+    ck_assert_ptr_eq(gat_i_fused_select("BASE"), best);
+    const char *env = getenv("GAT_ISA");
+    const gat_i_fused_ops *used = gat_i_fused();
+    ck_assert_ptr_eq(used, gat_i_fused_select(env));
+    ck_assert_ptr_eq(gat_i_fused(), used); /* read once */
+    if (env && !strcmp(env, "base")) ck_assert_str_eq(used->isa, "base");
+
+    /* a model runs it */
+    fixture f;
+    fixture_init_n(&f, &SHAPES[0], 50, 700);
+    gat_model *m = NULL;
+    const gat_real *logits;
+    ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
+    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
+    ck_assert_str_eq(gat_i_model_fused_isa(m), used->isa);
+    printf("GAT_ISA=%s: models run the %s kernels\n", env ? env : "(unset)", used->isa);
+    gat_model_free(m);
+    fixture_free(&f);
 }
 END_TEST
 
@@ -358,6 +392,7 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("dispatch");
     tcase_add_test(t, test_dispatch);
+    tcase_add_test(t, test_isa_variable);
     suite_add_tcase(s, t);
     return s;
 }

@@ -444,8 +444,9 @@ static int64_t id_value(const char *s)
     return best;
 }
 
-/* scanf's %ld on b[*at..len): white space skipped, an optional sign, digits; the value saturates
- * at INT64_MAX / 10. Returns 0 (nothing read: scanf would fail) or 1. */
+/* scanf's %ld on b[*at..len) as glibc does it: white space skipped (across line ends), an
+ * optional sign, digits; the value saturates at INT64_MAX / 10. On failure the white space and
+ * the sign stay consumed. Returns 0 (nothing converted: scanf would fail) or 1. */
 static int scan_long(const char *b, size_t len, size_t *at, int64_t *v)
 {
     size_t p = *at;
@@ -453,6 +454,7 @@ static int scan_long(const char *b, size_t len, size_t *at, int64_t *v)
     while (p < len && isspace((unsigned char)b[p]))
         p++;
     if (p < len && (b[p] == '+' || b[p] == '-')) neg = b[p++] == '-';
+    *at = p;
     if (p >= len || b[p] < '0' || b[p] > '9') return 0;
     int64_t x = 0;
     for (; p < len && b[p] >= '0' && b[p] <= '9'; p++)
@@ -462,46 +464,95 @@ static int scan_long(const char *b, size_t len, size_t *at, int64_t *v)
     return 1;
 }
 
-/* The vertex count of a DIMACS file as igraph 0.10 reads it: per line, two characters, then
- * ("p") a word and the counts N M, ("n") a vertex, ("a", "e") two vertices, each through scanf's
- * %ld (which crosses line ends); then the rest of the line is skipped. Vertices count from 1.
- * igraph trusts the vertex numbers and allocates up to the largest, so they are bounded too. */
-static int64_t dimacs_vertices(const char *b, size_t len)
+/* scanf's %Ns (max == N) or %lf, as far as where it stops matters: white space skipped (across
+ * line ends), then up to max characters of the next word (a number's conversion stops inside
+ * the word at the latest; igraph then skips to the line end, which is the same line end).
+ * Returns 0 at the end of the input. */
+static int scan_word(const char *b, size_t len, size_t *at, size_t max, const char **word,
+                     size_t *n)
 {
-    int64_t n = -1, v;
+    size_t p = *at;
+    while (p < len && isspace((unsigned char)b[p]))
+        p++;
+    *word = b + p;
+    for (*n = 0; *n < max && p < len && !isspace((unsigned char)b[p]); p++)
+        ++*n;
+    *at = p;
+    return *n > 0;
+}
+
+/* What igraph 0.10's DIMACS reader (igraph_read_graph_dimacs_flow) takes from a file, found by
+ * repeating its scanf calls on the bytes: per line, two characters ("%2c"), then by the first:
+ * "p" the problem ("%20s %ld %ld": name, vertex count N, edge count M), "n" a node ("%ld %1s"
+ * in max problems, "%ld %ld" else), "a" an arc ("%ld %ld %lf"), "e" an edge ("%ld %ld"), "c"
+ * nothing; then the rest of the line is skipped. Conversions skip white space across line ends,
+ * so a field may sit on the next line, and then igraph skips the rest of that line. The scan
+ * stops where igraph surely fails (unknown line type, a missing field, a second "p" line) and
+ * goes on where it may not, so it never misses what igraph reads. igraph creates max(N, the
+ * largest arc or edge endpoint) vertices (numbered from 1) and reserves room for M edges. */
+typedef struct dimacs_counts {
+    int64_t vertices; /* that vertex count; -1 if the file gives none */
+    int64_t edges;    /* M of the "p" line; -1 without one */
+    long edges_line;  /* the line of the "p" line */
+} dimacs_counts;
+
+static void dimacs_scan(const char *b, size_t len, dimacs_counts *out)
+{
+    enum { NONE, EDGE, MAX } problem = NONE;
     size_t at = 0;
+    out->vertices = out->edges = -1;
+    out->edges_line = 0;
     while (at + 2 <= len) {
+        const size_t start = at;
         const char kind = b[at];
-        int want = kind == 'p' ? 2 : kind == 'n' ? 1 : kind == 'a' || kind == 'e' ? 2 : 0;
+        const char *w;
+        size_t wn;
+        int64_t v[2];
         at += 2;
-        if (kind == 'p') { /* %20s: the problem's name */
-            while (at < len && isspace((unsigned char)b[at]))
-                at++;
-            for (int k = 0; k < 20 && at < len && !isspace((unsigned char)b[at]); k++)
-                at++;
-            if (scan_long(b, len, &at, &v) && v > n) n = v; /* N; M is not a vertex */
-            want = 1;
-        } else if (kind != 'c' && !want) {
-            break; /* igraph stops at an unknown line type */
-        }
-        for (int k = kind == 'p' ? 1 : 0; k < want; k++) {
-            if (!scan_long(b, len, &at, &v)) break;
-            if (v > n) n = v;
+        if (kind == 'p') {
+            if (problem != NONE || !scan_word(b, len, &at, 20, &w, &wn) ||
+                !scan_long(b, len, &at, &v[0]) || !scan_long(b, len, &at, &v[1]))
+                return;
+            if (v[0] > out->vertices) out->vertices = v[0];
+            out->edges = v[1];
+            out->edges_line = 1;
+            for (size_t k = 0; k < start; k++)
+                out->edges_line += b[k] == '\n';
+            problem = wn == 3 && !memcmp(w, "max", 3) ? MAX : EDGE;
+        } else if (kind == 'n') {
+            if (!scan_long(b, len, &at, &v[0])) return;
+            if (problem == MAX) {
+                if (!scan_word(b, len, &at, 1, &w, &wn)) return;
+            } else {
+                scan_long(b, len, &at, &v[1]); /* optional: only the first must convert */
+            }
+        } else if (kind == 'a' || kind == 'e') {
+            if (!scan_long(b, len, &at, &v[0]) || !scan_long(b, len, &at, &v[1])) return;
+            if (kind == 'a' && !scan_word(b, len, &at, SIZE_MAX, &w, &wn)) return;
+            for (int k = 0; k < 2; k++)
+                if (v[k] > out->vertices) out->vertices = v[k];
+        } else if (kind != 'c') {
+            return;
         }
         while (at < len && b[at++] != '\n')
             continue;
     }
-    return n;
 }
+
+/* The shortest text an edge of a DIMACS file takes: an "e" line ("e", a separator, two numbers
+ * with white space between them, a line end) has at least 6 bytes, an "a" line more. */
+#define DIMACS_MIN_EDGE_BYTES 6
 
 /* Pajek sections, from the "*word" line that opens them. */
 enum { PAJEK_OTHER, PAJEK_VERTICES, PAJEK_PAIRS, PAJEK_LISTS };
 
 /* The vertex count that the graph file declares or implies through its vertex numbers (edgelist:
  * every number, from 0; pajek: "*Vertices N", vertex lines and edge/arc endpoints, from 1;
- * dimacs: dimacs_vertices), read before igraph allocates that many vertices; -1 for formats that
- * list their vertices (ncol, lgl, graphml, gml), whose count the file's size bounds. */
-static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t *n)
+ * dimacs: dimacs_scan), read before igraph allocates that many vertices; -1 for formats that
+ * list their vertices (ncol, lgl, graphml, gml), whose count the file's size bounds. For dimacs
+ * also *dc, the counts of its header, and *bytes, the file's size. */
+static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t *n,
+                                    dimacs_counts *dc, size_t *bytes)
 {
     gat_i_text t = {0};
     unsigned char *raw;
@@ -516,8 +567,10 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
     if ((st = gat_i_read_file(path, &raw, &t.len)) != GAT_OK) return st;
     t.path = path;
     t.buf = (char *)raw;
+    *bytes = t.len;
     if (c->fmt == GAT_GRAPH_FORMAT_DIMACS) {
-        *n = dimacs_vertices(t.buf, t.len);
+        dimacs_scan(t.buf, t.len, dc);
+        *n = dc->vertices;
         gat_i_text_free(&t);
         return GAT_OK;
     }
@@ -553,14 +606,26 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
     return st;
 }
 
-/* Every vertex needs a features line, so a graph file declaring more vertices than the features
- * file F has lines fails here, before igraph allocates them (a few bytes of "*Vertices
- * 2000000000" would otherwise ask for gigabytes). */
-static gat_status check_vertex_count(const read_ctx *c, const features *F, const char *path)
+/* The counts a graph file declares, checked before igraph allocates for them. A DIMACS header's
+ * edge count must fit the file's size (igraph reserves room for that many edges: "p max 4
+ * 444444441" would ask for gigabytes). With a features file F, every vertex needs a features
+ * line, so a graph file declaring more vertices than F has lines fails (a few bytes of
+ * "*Vertices 2000000000" would otherwise ask for gigabytes); without one, many vertices are a
+ * legitimate request for as many one-hot nodes. */
+static gat_status check_counts(const read_ctx *c, const features *F, const char *path)
 {
     int64_t n;
-    gat_status st = declared_vertices(c, path, &n);
+    dimacs_counts dc = {.vertices = -1, .edges = -1};
+    size_t bytes = 0;
+    if (!F && c->fmt != GAT_GRAPH_FORMAT_DIMACS) return GAT_OK;
+    gat_status st = declared_vertices(c, path, &n, &dc, &bytes);
     if (st != GAT_OK) return st;
+    if (dc.edges > 0 && (uint64_t)dc.edges > (bytes + 1) / DIMACS_MIN_EDGE_BYTES)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s:%ld: header declares %lld edges, more than a file of %zu bytes "
+                           "can hold",
+                           path, dc.edges_line, (long long)dc.edges, bytes);
+    if (!F) return GAT_OK;
     if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST && c->min_n > n) n = c->min_n;
     if (n <= F->x.rows) return GAT_OK;
     if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST)
@@ -866,7 +931,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if (files->features && (st = read_features(&F, files->features)) != GAT_OK) goto cleanup;
     c.directed = !opt->symmetrize;
     c.min_n = F.max_number + 1;
-    if (files->features && (st = check_vertex_count(&c, &F, files->graph)) != GAT_OK)
+    if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
     const int named = c.fmt == GAT_GRAPH_FORMAT_NCOL || c.fmt == GAT_GRAPH_FORMAT_LGL;

@@ -112,8 +112,14 @@ typedef struct gat_i_fused_ops {
                   int nt);
 } gat_i_fused_ops;
 
-/* The kernels for this CPU (AVX-512, AVX2 or baseline builds of fused.c). */
+/* The kernels every model of the process runs: the build named by the environment variable
+ * GAT_ISA ("base", "avx2" or "avx512"; read once, at the first call) if this CPU runs it, else
+ * the widest build it runs (AVX-512, AVX2 or baseline); gat_i_fused_select(getenv("GAT_ISA")).
+ * Forcing "base" runs the baseline copy on any CPU (tests of the portable arithmetic). */
 const gat_i_fused_ops *gat_i_fused(void);
+/* The build named isa if this CPU runs it; else (isa NULL, unknown or unsupported) the widest
+ * build it runs. Never NULL. */
+const gat_i_fused_ops *gat_i_fused_select(const char *isa);
 /* A named build ("base", "avx2", "avx512") if this CPU runs it, else NULL (tests, benchmarks). */
 const gat_i_fused_ops *gat_i_fused_named(const char *isa);
 
