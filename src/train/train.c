@@ -11,6 +11,7 @@
 
 void gat_train_config_default(gat_train_config *c)
 {
+    if (!c) return;
     memset(c, 0, sizeof *c);
     gat_adam_config_default(&c->adam);
     c->max_epochs = 100000;
@@ -146,9 +147,13 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
 
     gat_i_clear_error();
     if (!m || !ds || !cfg) return gat_i_error(GAT_EINVAL, "gat_train: NULL argument");
-    if (cfg->max_epochs < 1 || cfg->patience < 1 || !(cfg->adam.lr > 0))
-        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs (%d), patience (%d) and lr (%g) "
-                           "must be positive", cfg->max_epochs, cfg->patience, cfg->adam.lr);
+    if (cfg->max_epochs < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
+                           cfg->max_epochs);
+    if (cfg->patience < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
+                           cfg->patience);
+    if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
@@ -188,7 +193,8 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         if ((st = gat_model_backward(m, dlogits)) != GAT_OK) goto cleanup;
         /* a non-finite gradient would poison the parameters and the Adam moments for good */
         if ((st = check_finite(m, grads, P, epoch, "gradient")) != GAT_OK) goto restore;
-        gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2);
+        if ((st = gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2)) != GAT_OK)
+            goto cleanup;
         if ((st = check_finite(m, params, P, epoch, "parameter")) != GAT_OK) goto restore;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
