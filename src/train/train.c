@@ -24,8 +24,14 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
 {
     gat_idx count = 0, correct = 0;
     double total = 0;
-    if (!logits || !labels || !split || classes <= 0 || n < 0)
-        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL argument or bad size");
+    gat_i_clear_error();
+    if (!logits || !labels || !split || !loss || !acc)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL %s",
+                           !logits ? "logits" : !labels ? "labels" : !split ? "split"
+                                              : !loss ? "loss" : "acc");
+    if (classes <= 0 || n < 0)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: bad size n = %d, classes = %d", n,
+                           classes);
     for (gat_idx i = 0; i < n; i++) count += split[i] == which;
     if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", which);
     if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
