@@ -479,12 +479,16 @@ START_TEST(test_null_status_functions)
     ASSERT_FAILS(gat_model_create(NULL, &cfg, 1), GAT_EINVAL, "NULL");
     ASSERT_FAILS(gat_model_create(&none, NULL, 1), GAT_EINVAL, "NULL");
     ASSERT_FAILS(gat_model_config_check(NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_forward(NULL, &g, &x, 0, &out), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_forward(m, NULL, &x, 0, &out), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_forward(m, &g, NULL, 0, &out), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_forward(m, &g, &x, 0, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_backward(NULL, buf), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_backward(m, NULL), GAT_EINVAL, "NULL");
+    ASSERT_FAILS(gat_model_forward(NULL, &g, &x, 0, &out), GAT_EINVAL,
+                 "gat_model_forward: NULL model m");
+    ASSERT_FAILS(gat_model_forward(m, NULL, &x, 0, &out), GAT_EINVAL,
+                 "gat_model_forward: NULL graph g");
+    ASSERT_FAILS(gat_model_forward(m, &g, NULL, 0, &out), GAT_EINVAL,
+                 "gat_model_forward: NULL features x");
+    ASSERT_FAILS(gat_model_forward(m, &g, &x, 0, NULL), GAT_EINVAL,
+                 "gat_model_forward: NULL logits");
+    ASSERT_FAILS(gat_model_backward(NULL, buf), GAT_EINVAL, "gat_model_backward: NULL model m");
+    ASSERT_FAILS(gat_model_backward(m, NULL), GAT_EINVAL, "gat_model_backward: NULL dlogits");
     ASSERT_FAILS(gat_model_layer_output(NULL, 0, &out), GAT_EINVAL,
                  "gat_model_layer_output: NULL model m");
     ASSERT_FAILS(gat_model_layer_output(m, 0, NULL), GAT_EINVAL,
@@ -492,17 +496,22 @@ START_TEST(test_null_status_functions)
     ASSERT_FAILS(gat_model_attention(NULL, 0, &out), GAT_EINVAL,
                  "gat_model_attention: NULL model m");
     ASSERT_FAILS(gat_model_attention(m, 0, NULL), GAT_EINVAL, "gat_model_attention: NULL output");
-    ASSERT_FAILS(gat_model_predict(NULL, &g, &x, cls, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_predict(m, NULL, &x, cls, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_predict(m, &g, NULL, cls, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_predict(m, &g, &x, NULL, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_embed(NULL, &g, &x, 0, buf), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_embed(m, &g, &x, 0, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_attention_copy(m, NULL, &x, 0, buf), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_save(NULL, NULL, "/tmp/x"), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_save(m, NULL, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_load(NULL, NULL, "/tmp/x"), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_load(&none, NULL, NULL), GAT_EINVAL, "NULL");
+    ASSERT_FAILS(gat_model_predict(NULL, &g, &x, cls, NULL), GAT_EINVAL,
+                 "gat_model_predict: NULL model m");
+    ASSERT_FAILS(gat_model_predict(m, NULL, &x, cls, NULL), GAT_EINVAL,
+                 "gat_model_predict: NULL graph g");
+    ASSERT_FAILS(gat_model_predict(m, &g, NULL, cls, NULL), GAT_EINVAL,
+                 "gat_model_predict: NULL features x");
+    ASSERT_FAILS(gat_model_predict(m, &g, &x, NULL, NULL), GAT_EINVAL,
+                 "gat_model_predict: NULL classes");
+    ASSERT_FAILS(gat_model_embed(NULL, &g, &x, 0, buf), GAT_EINVAL, "gat_model_embed: NULL model m");
+    ASSERT_FAILS(gat_model_embed(m, &g, &x, 0, NULL), GAT_EINVAL, "gat_model_embed: NULL output");
+    ASSERT_FAILS(gat_model_attention_copy(m, NULL, &x, 0, buf), GAT_EINVAL,
+                 "gat_model_attention_copy: NULL graph g");
+    ASSERT_FAILS(gat_model_save(NULL, NULL, "/tmp/x"), GAT_EINVAL, "gat_model_save: NULL model m");
+    ASSERT_FAILS(gat_model_save(m, NULL, NULL), GAT_EINVAL, "gat_model_save: NULL path");
+    ASSERT_FAILS(gat_model_load(NULL, NULL, "/tmp/x"), GAT_EINVAL, "gat_model_load: NULL out");
+    ASSERT_FAILS(gat_model_load(&none, NULL, NULL), GAT_EINVAL, "gat_model_load: NULL path");
     ASSERT_FAILS(gat_adam_config_check(NULL), GAT_EINVAL, "gat_adam: NULL config");
     ASSERT_FAILS(gat_adam_step(NULL, 1, 4, buf, buf, buf, buf), GAT_EINVAL, "gat_adam: NULL config");
     ASSERT_FAILS(gat_adam_step(&ac, 1, 4, buf, NULL, buf, buf), GAT_EINVAL,
@@ -511,16 +520,17 @@ START_TEST(test_null_status_functions)
                  "gat_adam: step t = 0, expected t >= 1");
     ck_assert_int_eq(gat_adam_step(&ac, 1, 0, NULL, NULL, NULL, NULL), GAT_OK);
     ASSERT_FAILS(gat_softmax_xent(NULL, N, C, ds.labels, ds.split, 1, &loss, &acc, NULL),
-                 GAT_EINVAL, "NULL");
+                 GAT_EINVAL, "gat_softmax_xent: NULL logits");
     ASSERT_FAILS(gat_softmax_xent(buf, N, C, ds.labels, ds.split, 1, NULL, &acc, NULL),
                  GAT_EINVAL, "gat_softmax_xent: NULL loss");
     ASSERT_FAILS(gat_softmax_xent(buf, N, C, ds.labels, ds.split, 1, &loss, NULL, NULL),
                  GAT_EINVAL, "gat_softmax_xent: NULL acc");
-    ASSERT_FAILS(gat_model_evaluate(m, NULL, 1, &loss, &acc), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_model_evaluate(m, &ds, 1, NULL, &acc), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_train(NULL, &ds, &tc, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_train(m, NULL, &tc, NULL), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_train(m, &ds, NULL, NULL), GAT_EINVAL, "NULL");
+    ASSERT_FAILS(gat_model_evaluate(m, NULL, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_model_evaluate: NULL dataset ds");
+    ASSERT_FAILS(gat_model_evaluate(m, &ds, 1, NULL, &acc), GAT_EINVAL, "gat_model_evaluate: NULL loss");
+    ASSERT_FAILS(gat_train(NULL, &ds, &tc, NULL), GAT_EINVAL, "gat_train: NULL model m");
+    ASSERT_FAILS(gat_train(m, NULL, &tc, NULL), GAT_EINVAL, "gat_train: NULL dataset ds");
+    ASSERT_FAILS(gat_train(m, &ds, NULL, NULL), GAT_EINVAL, "gat_train: NULL config cfg");
     ASSERT_FAILS(gat_dataset_load(NULL, "cora", NULL), GAT_EINVAL, "NULL");
     ASSERT_FAILS(gat_dataset_load(&ds, NULL, NULL), GAT_EINVAL, "NULL");
     small_dataset(&ds, &g, &x); /* a failed load zeroed it */
@@ -541,14 +551,16 @@ START_TEST(test_null_status_functions)
     ASSERT_FAILS(gat_matrix_save(NULL, GAT_FORMAT_NPY, 1, 1, buf, NULL, 0), GAT_EINVAL, "NULL");
     ASSERT_FAILS(gat_matrix_save("/tmp/x.npy", GAT_FORMAT_NPY, 1, 1, NULL, NULL, 0), GAT_EINVAL,
                  "NULL");
-    ASSERT_FAILS(gat_attention_save(NULL, m, &g, &x, NULL, 0), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_predictions_save(NULL, m, &g, &x, NULL, NULL, 0), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_score_from_name(NULL, &cfg.score), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_score_from_name("gat", NULL), GAT_EINVAL, "NULL");
+    ASSERT_FAILS(gat_attention_save(NULL, m, &g, &x, NULL, 0), GAT_EINVAL,
+                 "gat_attention_save: NULL path");
+    ASSERT_FAILS(gat_predictions_save(NULL, m, &g, &x, NULL, NULL, 0), GAT_EINVAL,
+                 "gat_predictions_save: NULL path");
+    ASSERT_FAILS(gat_score_from_name(NULL, &cfg.score), GAT_EINVAL, "gat_score_from_name: NULL name");
+    ASSERT_FAILS(gat_score_from_name("gat", NULL), GAT_EINVAL, "gat_score_from_name: NULL out");
     gat_file_format fmt;
-    ASSERT_FAILS(gat_file_format_from_name(NULL, &fmt), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_file_format_from_path(NULL, &fmt), GAT_EINVAL, "NULL");
-    ASSERT_FAILS(gat_file_format_from_name("npy", NULL), GAT_EINVAL, "NULL");
+    ASSERT_FAILS(gat_file_format_from_name(NULL, &fmt), GAT_EINVAL, "from_name: NULL name");
+    ASSERT_FAILS(gat_file_format_from_path(NULL, &fmt), GAT_EINVAL, "from_path: NULL path");
+    ASSERT_FAILS(gat_file_format_from_name("npy", NULL), GAT_EINVAL, "from_name: NULL fmt");
     gat_graph_format gfmt;
     ASSERT_FAILS(gat_graph_format_from_name(NULL, &gfmt), GAT_EINVAL, "NULL");
     ASSERT_FAILS(gat_graph_format_from_path(NULL, &gfmt), GAT_EINVAL, "NULL");

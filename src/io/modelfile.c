@@ -245,7 +245,8 @@ gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const 
 
     gat_i_clear_error();
     memset(&af, 0, sizeof af);
-    if (!m || !path) return gat_i_error(GAT_EINVAL, "gat_model_save: NULL argument");
+    if (!m || !path)
+        return gat_i_error(GAT_EINVAL, "gat_model_save: NULL %s", !m ? "model m" : "path");
     if (!meta) {
         gat_model_meta_init(&defaults);
         meta = &defaults;
@@ -759,7 +760,8 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
     gat_model_meta_init(&mt);
     if (out) *out = NULL;
     if (meta) gat_model_meta_init(meta);
-    if (!out || !path) return gat_i_error(GAT_EINVAL, "gat_model_load: NULL argument");
+    if (!out || !path)
+        return gat_i_error(GAT_EINVAL, "gat_model_load: NULL %s", !out ? "out" : "path");
     if ((st = gat_i_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
     if ((st = parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;

@@ -152,7 +152,8 @@ const char *gat_score_name(gat_score s)
 gat_status gat_score_from_name(const char *name, gat_score *out)
 {
     gat_i_clear_error();
-    if (!name || !out) return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL argument");
+    if (!name || !out)
+        return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL %s", !name ? "name" : "out");
     for (int s = 0; s < GAT_SCORE_COUNT; s++)
         if (!strcmp(name, score_names[s])) {
             *out = (gat_score)s;
@@ -780,7 +781,10 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
 {
     gat_status st;
     gat_i_clear_error();
-    if (!m || !g || !x || !logits) return gat_i_error(GAT_EINVAL, "gat_model_forward: NULL argument");
+    if ((st = gat_i_check_args("gat_model_forward", 4, (const void *[]){m, g, x, logits},
+                               (const char *[]){"model m", "graph g", "features x", "logits"})) !=
+        GAT_OK)
+        return st;
     if (x->rows != g->n)
         return gat_i_error(GAT_EDIM, "features have %d rows but the graph has %d nodes", x->rows, g->n);
     if (x->cols != m->cfg.in_features)
@@ -848,7 +852,8 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
 gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
 {
     gat_i_clear_error();
-    if (!m || !dlogits) return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL argument");
+    if (!m || !dlogits)
+        return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
     if ((!m->ws.block && !m->ws.fast) || !m->ws.trained)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
     if (m->ws.fast) {

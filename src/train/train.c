@@ -104,7 +104,9 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int which, do
     gat_idx *rows = NULL, n_rows = 0;
     gat_status st;
     gat_i_clear_error();
-    if (!m || !ds || !loss || !acc) return gat_i_error(GAT_EINVAL, "gat_model_evaluate: NULL argument");
+    if ((st = gat_i_check_args("gat_model_evaluate", 4, (const void *[]){m, ds, loss, acc},
+                               (const char *[]){"model m", "dataset ds", "loss", "acc"})) != GAT_OK)
+        return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
     st = evaluate_rows(m, ds, rows, n_rows, which, loss, acc);
@@ -152,7 +154,9 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     const double t0 = now();
 
     gat_i_clear_error();
-    if (!m || !ds || !cfg) return gat_i_error(GAT_EINVAL, "gat_train: NULL argument");
+    if ((st = gat_i_check_args("gat_train", 3, (const void *[]){m, ds, cfg},
+                               (const char *[]){"model m", "dataset ds", "config cfg"})) != GAT_OK)
+        return st;
     if (cfg->max_epochs < 1)
         return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
                            cfg->max_epochs);
