@@ -637,6 +637,36 @@ START_TEST(test_adam_fields)
 }
 END_TEST
 
+/* A dataset's caller-visible sizes and arrays must agree before gat_train reads them. */
+START_TEST(test_dataset_fields)
+{
+    gat_graph gr;
+    gat_csr x;
+    gat_dataset ds;
+    gat_train_config tc;
+    double loss, acc;
+    tu_graph_small(&gr, 0);
+    tu_features(&x, N, F, 0.5, 11);
+    small_dataset(&ds, &gr, &x);
+    gat_model *m = small_model(GAT_SCORE_GAT);
+    gat_train_config_default(&tc);
+    ds.n = N + 5;
+    ASSERT_FAILS(gat_train(m, &ds, &tc, NULL), GAT_EDIM,
+                 "the dataset has n = 12 nodes but its graph has 7 and its features 7 rows");
+    ASSERT_FAILS(gat_model_evaluate(m, &ds, GAT_SPLIT_VAL, &loss, &acc), GAT_EDIM,
+                 "the dataset has n = 12 nodes");
+    ds.n = N;
+    uint8_t *split = ds.split;
+    ds.split = NULL;
+    ASSERT_FAILS(gat_train(m, &ds, &tc, NULL), GAT_EINVAL, "has n = 7 nodes but NULL split");
+    ds.split = split;
+    gat_model_free(m);
+    gat_dataset_destroy(&ds);
+    gat_graph_destroy(&gr);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
 START_TEST(test_train_config_fields)
 {
     gat_graph gr;
@@ -860,6 +890,7 @@ Suite *boundary_suite(void)
     tc = tcase_create("settings");
     tcase_add_loop_test(tc, test_adam_fields, 0, (int)(sizeof bad_adam / sizeof *bad_adam));
     tcase_add_test(tc, test_train_config_fields);
+    tcase_add_test(tc, test_dataset_fields);
     suite_add_tcase(s, tc);
     tc = tcase_create("model_meta");
     tcase_add_test(tc, test_meta_caller_filled);

@@ -68,6 +68,6 @@ tail -n 1 "$tmp/gat-communities.out"
 dsdir=$(pkg-config --variable=datasetsdir gat) || fail "pkg-config --variable=datasetsdir gat"
 [ "$dsdir" = "$tmp/root$prefix/share/libgat/datasets" ] ||
   fail "datasetsdir is '$dsdir', expected $tmp/root$prefix/share/libgat/datasets"
-[ -e "$dsdir/cora/cora.content" ] || fail "no cora in datasetsdir $dsdir"
+[ -e "$dsdir/cora/cora.cites" ] || fail "no cora in datasetsdir $dsdir"
 [ -e "$tmp/root$prefix/share/libgat/libgat.supp" ] || fail "valgrind suppressions not installed"
 echo "install test passed"

@@ -75,6 +75,14 @@ static gat_idx *split_rows(const gat_dataset *ds, int which, gat_idx *count)
 static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
 {
     const gat_model_config *c = gat_model_get_config(m);
+    /* the dataset's fields are caller-visible: its sizes must agree before any array is read
+     * (the graph and the features themselves are checked by the forward) */
+    if (ds->graph.n != ds->n || ds->x.rows != ds->n)
+        return gat_i_error(GAT_EDIM, "the dataset has n = %d nodes but its graph has %d and its "
+                           "features %d rows", ds->n, ds->graph.n, ds->x.rows);
+    if (ds->n > 0 && (!ds->labels || !ds->split))
+        return gat_i_error(GAT_EINVAL, "the dataset has n = %d nodes but NULL %s", ds->n,
+                           !ds->labels ? "labels" : "split");
     if (ds->n_features != c->in_features)
         return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
                            ds->n_features, c->in_features);
