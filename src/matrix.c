@@ -42,6 +42,7 @@ gat_status gat_csr_init(gat_csr *a, gat_idx rows, gat_idx cols, size_t nnz)
     }
     a->rows = rows;
     a->cols = cols;
+    a->capacity = nnz;
     return GAT_OK;
 }
 
@@ -85,6 +86,7 @@ void gat_csr_destroy(gat_csr *a)
 
 void gat_csr_normalize_rows(gat_csr *a)
 {
+    if (!a || !a->rowptr || !a->val) return;
     for (gat_idx r = 0; r < a->rows; r++) {
         double s = 0;
         for (gat_idx k = a->rowptr[r]; k < a->rowptr[r + 1]; k++) s += a->val[k];

@@ -4,10 +4,18 @@
 
 #include "gat/matrix.h"
 
-/* GAT_OK if rowptr (rows+1), col and val (rowptr[rows]; val NULL = ones) form a CSR: rowptr[0]
- * == 0 and non-decreasing, columns in [0, cols) strictly ascending within a row, values finite.
- * Otherwise GAT_EINVAL or GAT_ENUMERIC with a message starting with fn. */
+/* GAT_OK if rowptr (rows+1), col and val (rowptr[rows] <= cap; val NULL = ones) form a CSR:
+ * rowptr[0] == 0 and non-decreasing, columns in [0, cols) strictly ascending within a row, values
+ * finite. Otherwise GAT_EINVAL or GAT_ENUMERIC with a message starting with fn (naming the row,
+ * the column and the value). cap: length of col and val (SIZE_MAX if the caller cannot know).
+ * Reads nothing past rowptr[rows] once rowptr is monotone and within cap. Cost O(rows + nnz). */
 gat_status gat_i_csr_check(const char *fn, gat_idx rows, gat_idx cols, const gat_idx *rowptr,
-                           const gat_idx *col, const gat_real *val);
+                           const gat_idx *col, const gat_real *val, size_t cap);
+
+/* The same check on a caller-filled gat_csr (a zeroed one is the empty matrix): sizes, rowptr,
+ * rowptr[rows] <= a->capacity, NULL arrays, columns and values. fn prefixes messages, e.g.
+ * "gat_model_forward: features x". This is gat_csr_check's checker, shared by every entry that
+ * takes features. */
+gat_status gat_i_csr_check_matrix(const gat_csr *a, const char *fn);
 
 #endif

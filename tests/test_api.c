@@ -200,7 +200,7 @@ START_TEST(dataset_from_parts_rejects_bad_input)
     ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_EDIM, "3 rows but the graph has 4");
     q = p, q.features = &xnan;
     ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_ENUMERIC,
-                 "non-finite value at row 2, column 1");
+                 "non-finite value nan at row 2, column 1");
     q = p, q.labels = labels_bad;
     ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_EINVAL,
                  "node 1 has label 2 outside [-1, 2)");

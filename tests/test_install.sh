@@ -64,4 +64,10 @@ tail -n 1 "$tmp/gat-communities.out"
 # the installed tools and data
 [ -x "$tmp/root$prefix/bin/gat-train" ] || fail "gat-train not installed"
 [ -e "$tmp/root$prefix/share/libgat/datasets/cora/cora.cites" ] || fail "datasets not installed"
+# the datasets folder gat_dataset_load looks in, as pkg-config reports it (relocated prefix)
+dsdir=$(pkg-config --variable=datasetsdir gat) || fail "pkg-config --variable=datasetsdir gat"
+[ "$dsdir" = "$tmp/root$prefix/share/libgat/datasets" ] ||
+  fail "datasetsdir is '$dsdir', expected $tmp/root$prefix/share/libgat/datasets"
+[ -e "$dsdir/cora/cora.cites" ] || fail "no cora in datasetsdir $dsdir"
+[ -e "$tmp/root$prefix/share/libgat/libgat.supp" ] || fail "valgrind suppressions not installed"
 echo "install test passed"

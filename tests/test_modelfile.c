@@ -147,7 +147,7 @@ static void assert_same_outputs(gat_model *a, gat_model *b, const fixture *f)
 START_TEST(roundtrip_bit_identical)
 {
     char *dir = tu_tmpdir(), *path = join(dir, "m.gat");
-    char *names[] = {"alpha", "b\"q,uote\\", "\xc3\xbcnicode"};
+    const char *names[] = {"alpha", "b\"q,uote\\", "\xc3\xbcnicode"};
     gat_model_meta meta, got;
     gat_model *m = make_model(3, 2, 5), *r = NULL;
     fixture f;
@@ -366,7 +366,7 @@ START_TEST(save_errors)
     char *dir = tu_tmpdir(), *path = join(dir, "m.gat");
     gat_model *m = make_model(2, 1, 3), *r = (gat_model *)1;
     gat_model_meta meta, got;
-    char *names[] = {"a", "b", "c"}, *bad[] = {"a", "\xff", "c"};
+    const char *names[] = {"a", "b", "c"}, *bad[] = {"a", "\xff", "c"};
     size_t n;
 
     gat_model_meta_init(&meta);
@@ -417,7 +417,7 @@ typedef struct good_file {
 
 static void good_file_init(good_file *gf)
 {
-    char *names[] = {"x", "y", "z"};
+    const char *names[] = {"x", "y", "z"};
     gat_model_meta meta;
     gat_model *m = make_model(2, 1, 4);
     gf->dir = tu_tmpdir();
@@ -975,7 +975,7 @@ END_TEST
 START_TEST(alloc_failures)
 {
     char *dir = tu_tmpdir(), *path = join(dir, "m.gat"), *out = join(dir, "o.tsv");
-    char *names[] = {"a", "b", "c"};
+    const char *names[] = {"a", "b", "c"};
     gat_model_meta meta;
     gat_model *m = make_model(2, 1, 6), *r = NULL;
     const gat_real v[4] = {1, 2, 3, 4};

@@ -96,30 +96,11 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
     return 0;
 }
 
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 const char *cli_dataset_path(const char *prog, const char *name)
 {
     static char buf[4096];
-    const char *dirs[] = {getenv("GAT_DATASETS"), GAT_SOURCE_DATASETS, GAT_INSTALL_DATASETS};
-    char probe[4200];
-    if (exists(name)) return name;
-    snprintf(probe, sizeof probe, "%s.content", name);
-    if (exists(probe)) return name;
-    snprintf(probe, sizeof probe, "%s.content.gz", name);
-    if (exists(probe)) return name;
-    if (!strchr(name, '/'))
-        for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
-            if (!dirs[k]) continue;
-            snprintf(buf, sizeof buf, "%s/%s", dirs[k], name);
-            if (exists(buf)) return buf;
-        }
-    fprintf(stderr, "%s: no dataset '%s': not a path, and not a bundled dataset (cora, citeseer)\n",
-            prog, name);
+    if (gat_dataset_locate(name, buf, sizeof buf) == GAT_OK) return buf;
+    fprintf(stderr, "%s: %s\n", prog, gat_last_error());
     return NULL;
 }
 

@@ -25,8 +25,8 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
               int *exit_now);
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis);
 
-/* Resolves --dataset: an existing path is used as it is; otherwise a bundled dataset name is
- * looked up in the source tree's and the installed datasets directories. Returns a static
+/* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
+ * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */
 const char *cli_dataset_path(const char *prog, const char *name);
 

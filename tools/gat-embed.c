@@ -141,7 +141,7 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    const char *const *ids = (const char *const *)ds.node_ids;
+    const char *const *ids = ds.node_ids;
 
     if (o.out) {
         const gat_idx w = gat_model_embed_width(m, layer);
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     }
     if (o.predict) {
         /* class names from the model: the dataset may be another graph with other labels */
-        const char *const *classes = (const char *const *)meta.class_names;
+        const char *const *classes = meta.class_names;
         if (gat_predictions_save(o.predict, m, &ds.graph, &ds.x, ids, classes, flags) != GAT_OK) {
             rc = fail("cannot write the predictions");
             goto done;

@@ -222,7 +222,7 @@ int main(int argc, char **argv)
             meta.normalize = dopt.normalize;
             meta.symmetrize = dopt.symmetrize;
             /* borrowed for the call; a --graph dataset has no name gat-embed could load */
-            meta.dataset = o.data.graph ? NULL : (char *)name;
+            meta.dataset = o.data.graph ? NULL : name;
             if (gat_model_save(m, &meta, o.save) != GAT_OK)
                 rc = fail("cannot save the model");
             else if (interrupted)

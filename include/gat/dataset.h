@@ -30,8 +30,10 @@ typedef struct gat_dataset {
     gat_idx *labels;      /* (n) class index in [0, C), or -1 for an unlabelled node (only from
                            * gat_dataset_from_parts and gat_dataset_read; never in a split) */
     uint8_t *split;       /* (n) GAT_SPLIT_* of each node */
-    char **node_ids;      /* (n) node id strings, NUL-terminated */
-    char **class_names;   /* (C) class names, sorted */
+    /* Strings owned by the dataset, read-only for the caller; const so that they pass as they
+     * are to every API taking names (gat_model_meta.class_names, gat_matrix_save's ids, ...). */
+    const char *const *node_ids;    /* (n) node id strings, NUL-terminated */
+    const char *const *class_names; /* (C) class names, sorted */
     gat_graph graph;      /* in-CSR over nodes 0..n-1, self-loops added */
     gat_idx n_train, n_val, n_test; /* split sizes */
 } gat_dataset;
@@ -51,10 +53,22 @@ typedef struct gat_dataset_options {
 /* Fills o with the defaults above. */
 GAT_API void gat_dataset_options_default(gat_dataset_options *o);
 
-/* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D) or
- * a prefix P (files P.content[.gz], P.cites, P.split). ds: uninitialised; on failure it is zeroed
- * and the message names the file, the line and what is wrong. opt may be NULL for defaults.
- * Returns GAT_EIO (unreadable file), GAT_EFORMAT (malformed contents: wrong column count,
+/* Where the dataset called name is, as gat_dataset_load and gat-train --dataset find it:
+ *   1. name itself if it exists as a directory or file, or name.content[.gz] does (a prefix);
+ *   2. otherwise, for a bare name (no '/'), DIR/name in the first of these folders that has it:
+ *      $GAT_DATASETS (if set and not empty), the installed datasets folder
+ *      (PREFIX/share/libgat/datasets, fixed at build time; `pkg-config --variable=datasetsdir gat`
+ *      prints it), then the build's source tree datasets/ (so an uninstalled build finds them).
+ * path: caller's buffer of size bytes, receives the path on success. Returns GAT_EIO (not
+ * found; the message lists where it looked), GAT_EINVAL (NULL or empty name, NULL path, a
+ * buffer too small), GAT_ENOMEM. Cost: a few stat calls. */
+GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size);
+
+/* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D), a
+ * prefix P (files P.content[.gz], P.cites, P.split), or the bare name of a bundled dataset
+ * ("cora", "citeseer") found as gat_dataset_locate says. ds: uninitialised; on failure it is
+ * zeroed and the message names the file, the line and what is wrong. opt may be NULL for defaults.
+ * Returns GAT_EIO (unreadable file, unknown bare name), GAT_EFORMAT (malformed contents: wrong column count,
  * non-numeric feature, unknown node id, duplicate id, empty file, bad split name, too few nodes
  * for the requested random split), GAT_ENUMERIC (NaN/Inf feature), GAT_EINVAL, GAT_ENOMEM.
  * Cost O(file size + E log E). */

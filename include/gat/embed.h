@@ -33,14 +33,15 @@ extern "C" {
 #define GAT_LAYER_LOGITS (-1) /* the output layer's logits (the same as L-1) */
 #define GAT_LAYER_PROBS (-2)  /* softmax of the logits */
 
-/* Width of representation `layer` (see above), or -1 if there is no such layer. */
+/* Width of representation `layer` (see above), or -1 if there is no such layer or m is NULL. */
 GAT_API gat_idx gat_model_embed_width(const gat_model *m, int layer);
 
 /* Runs an inference forward of m on graph g and features x (borrowed; x->rows == g->n,
  * x->cols == in_features) and copies representation `layer` into out, (g->n,
  * gat_model_embed_width(m, layer)) row-major, caller-owned. Returns GAT_EINVAL (NULL argument,
- * no such layer), GAT_EDIM (x and g or the model disagree; the message names both sizes),
- * GAT_ENOMEM. Cost: one forward, O(nnz(x) K F' + E K F'). */
+ * no such layer, malformed g or x as gat_model_forward checks them), GAT_ENUMERIC (a NaN or Inf
+ * in x), GAT_EDIM (x and g or the model disagree; the message names both sizes), GAT_ENOMEM.
+ * Cost: one forward, O(nnz(x) K F' + E K F'). */
 GAT_API gat_status gat_model_embed(gat_model *m, const gat_graph *g, const gat_csr *x, int layer,
                                    gat_real *out);
 

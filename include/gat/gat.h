@@ -3,6 +3,9 @@
  *
  * Conventions of every header: fallible calls return a gat_status (GAT_OK == 0) and leave a
  * one-sentence message for gat_last_error(), kept per thread; nothing prints, exits or aborts.
+ * NULL arguments follow one rule, stated in status.h: status-returning calls refuse them with
+ * GAT_EINVAL naming the argument, the others do nothing and return 0, -1 or NULL. Graphs and
+ * features a caller filled or edited are checked before use (gat_graph_check, gat_csr_check).
  * Data the caller reads (gat_graph, gat_csr, gat_matrix, gat_dataset) are structs with documented
  * fields, filled by an init/build call and released by the matching *_destroy; engines (gat_model)
  * are opaque, made by *_create and released by *_free. Pointer arguments are borrowed for the call

@@ -5,7 +5,15 @@
  * a row; per-edge arrays (scores, attention coefficients) use this numbering. The transpose
  * (out-CSR: row j lists the targets i of edges j -> i) is kept too, with t_edge mapping each of
  * its positions back to the edge number, so that backward passes can gather over sources instead
- * of scattering (no atomics). Graphs are read-only once built and may be shared between threads. */
+ * of scattering (no atomics). Graphs are read-only once built and may be shared between threads.
+ *
+ * No field is caller-writable: build graphs with the gat_graph_from_* calls. The fields are
+ * visible for reading, and a caller who fills or edits them anyway gets checked: every function
+ * that takes a graph (gat_model_forward and all that run it, gat_dataset_from_parts,
+ * gat_graph_copy) runs gat_graph_check on it once (a model: when it first sees the graph) and
+ * refuses a malformed one with GAT_EINVAL, before reading past any array. What the check cannot
+ * see: arrays shorter than n and nnz claim, and edits made after a model has checked the graph
+ * (rebuild the graph, or pass another, to have it checked again). */
 #ifndef GAT_GRAPH_H
 #define GAT_GRAPH_H
 
@@ -62,6 +70,15 @@ GAT_API gat_status gat_graph_from_csr(gat_graph *g, gat_idx n, const gat_idx *ro
  * on failure; owned by the caller, free with gat_graph_destroy). Returns GAT_EINVAL (NULL or
  * malformed src: bad sizes, row pointers, indices or t_edge), GAT_ENOMEM. Cost O(n + E). */
 GAT_API gat_status gat_graph_copy(gat_graph *dst, const gat_graph *src);
+
+/* GAT_OK if g (borrowed) is well-formed: 0 <= n < INT32_MAX, nnz >= 0; rowptr and t_rowptr
+ * (n+1) start at 0, never decrease and end at nnz (checked before col, t_col, t_edge are read);
+ * col and t_col (nnz) in [0, n); t_edge (nnz) a permutation mapping each out-CSR position
+ * (j, t_col[p]) to the in-CSR edge j -> t_col[p]. Self-loops and column order are not required
+ * (the engine needs neither). A zeroed graph is the empty graph. Returns GAT_EINVAL (NULL g or
+ * the first fault, naming the array, the position or row and the value), GAT_ENOMEM.
+ * Cost O(n + E). */
+GAT_API gat_status gat_graph_check(const gat_graph *g);
 
 /* In-degree of node i (self-loop included). No check of i. */
 static inline gat_idx gat_graph_degree(const gat_graph *g, gat_idx i)

@@ -1,5 +1,12 @@
 /* Dense row-major and CSR sparse matrices of gat_real, with caller-visible fields.
- * Storage is owned by the struct and released with the matching destroy call. */
+ * Storage is owned by the struct and released with the matching destroy call.
+ *
+ * Which fields a caller may write: the constructors set rows, cols, capacity and the array
+ * pointers, and those stay theirs. After gat_csr_init the caller fills the contents: rowptr (rows+1
+ * entries) and, for the first rowptr[rows] <= capacity positions, col and val. Every function
+ * that takes a gat_csr as input checks that filling once (gat_csr_check: GAT_EINVAL naming the
+ * row and the bad pointer or column, GAT_ENUMERIC naming a NaN or Inf value) before reading the
+ * arrays; a model checks features when it first sees them (see gat_model_forward). */
 #ifndef GAT_MATRIX_H
 #define GAT_MATRIX_H
 
@@ -17,8 +24,9 @@ typedef struct gat_matrix {
 typedef struct gat_csr {
     gat_idx rows, cols;
     gat_idx *rowptr; /* (rows+1); nnz = rowptr[rows] */
-    gat_idx *col;    /* (nnz) column of each stored value, ascending within a row */
-    gat_real *val;   /* (nnz) */
+    gat_idx *col;    /* (nnz) column of each stored value, strictly ascending within a row */
+    gat_real *val;   /* (nnz), finite */
+    size_t capacity; /* length of the col and val arrays (set by the constructors; nnz <= it) */
 } gat_csr;
 
 /* Allocates a zero-filled rows x cols matrix into m (uninitialised; zeroed on failure).
@@ -27,8 +35,9 @@ GAT_API gat_status gat_matrix_init(gat_matrix *m, gat_idx rows, gat_idx cols);
 /* Frees m's data and zeroes m. Accepts NULL and a zeroed matrix. */
 GAT_API void gat_matrix_destroy(gat_matrix *m);
 
-/* Allocates a CSR matrix with room for nnz values, rowptr zero-filled (uninitialised -> owned).
- * Returns GAT_EINVAL, GAT_ENOMEM. */
+/* Allocates a CSR matrix with room for nnz values (capacity = nnz), rowptr zero-filled
+ * (uninitialised -> owned); the caller then fills rowptr, col and val (see above).
+ * Returns GAT_EINVAL (NULL a, negative size, nnz > INT32_MAX), GAT_ENOMEM. */
 GAT_API gat_status gat_csr_init(gat_csr *a, gat_idx rows, gat_idx cols, size_t nnz);
 /* Builds a CSR copy of the dense row-major (rows, cols) array, keeping the non-zeros.
  * Returns GAT_EINVAL (NULL, negative size), GAT_ENUMERIC (a NaN or Inf, named by row/column),
@@ -49,10 +58,18 @@ GAT_API gat_status gat_csr_copy(gat_csr *dst, const gat_csr *src);
 /* The n x n identity: one-hot node features for graphs without any (each node learns its own
  * input embedding). a: uninitialised. Returns GAT_EINVAL (n < 0), GAT_ENOMEM. Cost O(n). */
 GAT_API gat_status gat_csr_identity(gat_csr *a, gat_idx n);
+/* GAT_OK if a (borrowed) is a well-formed CSR: rows, cols >= 0; rowptr[0] == 0, non-decreasing,
+ * rowptr[rows] <= capacity; col and val not NULL when there are values; every column in
+ * [0, cols), strictly ascending within its row; every value finite. A zeroed matrix is the empty
+ * one. The check every function taking features runs. Returns GAT_EINVAL (NULL a, or the first
+ * fault, naming the row and the value), GAT_ENUMERIC (a NaN or Inf value, naming row, column and
+ * value). Cost O(rows + nnz). */
+GAT_API gat_status gat_csr_check(const gat_csr *a);
 /* Frees a's arrays and zeroes a. Accepts NULL and a zeroed matrix. */
 GAT_API void gat_csr_destroy(gat_csr *a);
 /* Scales every row of a to sum 1 (rows summing to 0 are left as they are), as the GAT and GCN
- * reference code preprocess bag-of-words features. */
+ * reference code preprocess bag-of-words features. a must be well-formed (gat_csr_check); a NULL
+ * or zeroed a is left alone (the no-op rule of status.h). Cost O(nnz). */
 GAT_API void gat_csr_normalize_rows(gat_csr *a);
 
 #ifdef __cplusplus

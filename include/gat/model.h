@@ -85,10 +85,11 @@ typedef struct gat_model_tensor {
 
 typedef struct gat_model gat_model;
 
-/* The GAT paper's Cora setup for F inputs and C classes. */
+/* The GAT paper's Cora setup for F inputs and C classes. NULL cfg: nothing (the rule of status.h;
+ * it applies to every function of this header that returns no status). */
 GAT_API void gat_model_config_default(gat_model_config *cfg, gat_idx in_features, gat_idx classes);
 
-/* Checks cfg; returns GAT_EINVAL with a message naming the bad field. */
+/* Checks cfg; returns GAT_EINVAL with a message naming the bad field (or NULL cfg). */
 GAT_API gat_status gat_model_config_check(const gat_model_config *cfg);
 
 /* Creates a model with Glorot-uniform weights and zero biases drawn from seed. *out: set on
@@ -98,25 +99,34 @@ GAT_API gat_status gat_model_create(gat_model **out, const gat_model_config *cfg
 /* Frees the model and its caches. Accepts NULL. */
 GAT_API void gat_model_free(gat_model *m);
 
-/* The model's configuration (borrowed, valid while m lives). */
+/* The model's configuration (borrowed, valid while m lives); NULL for NULL m. */
 GAT_API const gat_model_config *gat_model_get_config(const gat_model *m);
 
 /* Threads used by the kernels (OpenMP); n <= 0 means all cores. Results repeat bit for bit for a
- * given thread count. */
+ * given thread count. NULL m: nothing. */
 GAT_API void gat_model_set_threads(gat_model *m, int n);
 
-/* Parameter table: *count tensors (borrowed, valid while m lives). */
+/* Parameter table: *count tensors (borrowed, valid while m lives). NULL m: NULL, *count = 0; count
+ * may be NULL (also for the two below). */
 GAT_API const gat_model_tensor *gat_model_tensors(const gat_model *m, int *count);
-/* The parameter buffer and its length (borrowed; writable, e.g. to load weights). */
+/* The parameter buffer and its length (borrowed; writable, e.g. to load weights). NULL m: NULL. */
 GAT_API gat_real *gat_model_params(gat_model *m, size_t *count);
-/* The gradient buffer, same layout as the parameters, filled by gat_model_backward. */
+/* The gradient buffer, same layout as the parameters, filled by gat_model_backward. NULL m: NULL. */
 GAT_API gat_real *gat_model_grads(gat_model *m, size_t *count);
 
 /* Runs the model on graph g with features x (x->rows == g->n, x->cols == in_features).
  * training != 0 applies dropout with fresh masks (drawn from the model's seed and a step counter
  * advanced by every training forward) and keeps what gat_model_backward needs; training == 0 is
  * inference. *logits: set to the (N, C) output, owned by m, valid until the next call on m.
- * Returns GAT_EDIM (sizes disagree), GAT_EINVAL, GAT_ENOMEM (first call on a graph allocates its
+ * The first call on a graph and features (other structs, arrays or sizes than the last call's)
+ * checks them, O(n + E + nnz(x)), before anything reads them: g as gat_graph_check, x as
+ * gat_csr_check (and neither may be a zeroed struct with a NULL rowptr). Later calls on the
+ * same inputs (every epoch of training) skip the check, so edit neither between calls.
+ * Every function that runs a forward (gat_model_predict, gat_model_embed, gat_train, ...) checks
+ * its inputs here; the messages start "gat_model_forward: graph ..." or "gat_model_forward:
+ * features x: ..." and name the row or position and the value.
+ * Returns GAT_EDIM (sizes disagree), GAT_EINVAL (NULL argument, malformed graph or features),
+ * GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM (first call on a graph allocates its
  * caches). Cost O(nnz(x) F' K + E K F' + N K F' C). */
 GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
                                      int training, const gat_real **logits);
@@ -126,16 +136,16 @@ GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat
  * Returns GAT_EINVAL if the last forward was not a training forward. */
 GAT_API gat_status gat_model_backward(gat_model *m, const gat_real *dlogits);
 
-/* Number of attention layers and the output width of layer l (heads x hidden for hidden layers,
- * classes for the last), or -1 if l is out of range. */
+/* Number of attention layers (0 for NULL m) and the output width of layer l (heads x hidden for
+ * hidden layers, classes for the last), or -1 if l is out of range or m is NULL. */
 GAT_API int gat_model_layer_count(const gat_model *m);
 GAT_API gat_idx gat_model_layer_width(const gat_model *m, int l);
-/* Heads of layer l, or -1 if l is out of range. */
+/* Heads of layer l, or -1 if l is out of range or m is NULL. */
 GAT_API int gat_model_layer_heads(const gat_model *m, int l);
 
 /* After a forward: *out = the output of layer l, (N, width) row-major (after ELU on hidden layers;
  * the logits for the last), owned by m and valid until the next forward. Returns GAT_EINVAL
- * (l out of range, or no forward yet). */
+ * (NULL m or out, l out of range, or no forward yet). */
 GAT_API gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out);
 
 /* After a forward: *alpha = layer l's attention coefficients (E, heads), edge-major in the
@@ -143,14 +153,14 @@ GAT_API gat_status gat_model_layer_output(const gat_model *m, int l, const gat_r
  * Owned by m, valid until the next forward. Returns GAT_EINVAL as above. */
 GAT_API gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha);
 
-/* Sets all gradients to zero. */
+/* Sets all gradients to zero. NULL m: nothing. */
 GAT_API void gat_model_zero_grads(gat_model *m);
 
 /* Runs an inference forward of m on graph g and features x (borrowed) and writes each node's
  * predicted class, the largest logit (the first on ties), to classes ((g->n), caller-owned) and,
  * if probability is not NULL, that class's softmax probability to it ((g->n), caller-owned).
- * Returns GAT_EINVAL (NULL argument), GAT_EDIM (x, g and the model disagree), GAT_ENOMEM.
- * Cost: one forward + O(N C). */
+ * Returns GAT_EINVAL (NULL argument, malformed g or x), GAT_ENUMERIC (a NaN or Inf in x),
+ * GAT_EDIM (x, g and the model disagree), GAT_ENOMEM. Cost: one forward + O(N C). */
 GAT_API gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x,
                                      gat_idx *classes, gat_real *probability);
 

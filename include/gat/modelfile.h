@@ -30,23 +30,32 @@
 extern "C" {
 #endif
 
-/* What a model file records besides the configuration and the parameters. For gat_model_save
- * the fields are borrowed from the caller; gat_model_load fills them with copies owned by the
- * meta, released by gat_model_meta_destroy. */
+/* What a model file records besides the configuration and the parameters.
+ * Two uses, one type:
+ * - saving: start from gat_model_meta_init (or `= {0}`) and point the fields at strings the
+ *   caller owns; they are borrowed (read) by gat_model_save only. Any array of names fits
+ *   without a cast: a gat_dataset's class_names, or `const char *names[]`.
+ * - loading: gat_model_load points the fields into copies it allocates and records them in the
+ *   private `storage`; the caller reads them and releases them with gat_model_meta_destroy.
+ * gat_model_meta_destroy frees only `storage`, so it is safe on both kinds (on a caller-filled
+ * meta it frees nothing and re-initialises it). Do not set `storage`, and do not destroy two
+ * copies of one loaded meta. */
 typedef struct gat_model_meta {
-    gat_idx n_classes;  /* entries of class_names: 0 (none) or the model's classes C */
-    char **class_names; /* (n_classes) name of each output column, UTF-8, or NULL */
-    int normalize;      /* features were row-normalised for training (1) or not (0) */
-    int symmetrize;     /* the graph's edges were made undirected (1) or kept directed (0) */
-    char *dataset;      /* free-form name or path of the training data (UTF-8), or NULL */
-    char *version;      /* load: libgat version that wrote the file, or NULL; save: ignored */
+    gat_idx n_classes;              /* entries of class_names: 0 (none) or the model's classes C */
+    const char *const *class_names; /* (n_classes) name of each output column, UTF-8, or NULL */
+    int normalize;          /* features were row-normalised for training (1) or not (0) */
+    int symmetrize;         /* the graph's edges were made undirected (1) or kept directed (0) */
+    const char *dataset;    /* free-form name or path of the training data (UTF-8), or NULL */
+    const char *version;    /* load: libgat version that wrote the file, or NULL; save: ignored */
+    void *storage;          /* private: what gat_model_load allocated (NULL otherwise) */
 } gat_model_meta;
 
-/* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings. */
+/* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings, no
+ * storage. NULL meta: nothing (the rule of status.h). */
 GAT_API void gat_model_meta_init(gat_model_meta *meta);
 
-/* Frees what gat_model_load put in meta and re-initialises it (gat_model_meta_init). Accepts
- * NULL. Only for a meta filled by gat_model_load or gat_model_meta_init. */
+/* Frees what gat_model_load allocated for meta (nothing for a meta the caller filled) and
+ * re-initialises it (gat_model_meta_init). Accepts NULL. */
 GAT_API void gat_model_meta_destroy(gat_model_meta *meta);
 
 /* Writes m's configuration and parameters, with meta (borrowed; NULL for the defaults), to path.

@@ -1,6 +1,15 @@
 /* Status codes and the thread-local last-error message.
  * Every fallible libgat call returns a gat_status; on failure it leaves one sentence describing
- * what went wrong (which argument, file:line, expected versus found) for gat_last_error(). */
+ * what went wrong (which argument, file:line, expected versus found) for gat_last_error().
+ *
+ * NULL pointers, one rule for the whole API ("the rule of status.h" in the other headers):
+ * - a function returning gat_status returns GAT_EINVAL for a NULL argument it needs, with a
+ *   message naming that argument; it never dereferences it;
+ * - a function returning nothing or a value (void, a count, a pointer) accepts NULL for every
+ *   pointer argument: with a NULL object it does nothing and returns the "nothing" value of its
+ *   type (0 for counts, -1 where -1 already means "no such layer", NULL for pointers), and sets
+ *   a non-NULL count out-parameter to 0; a NULL out-parameter is simply not written. The
+ *   *_destroy and *_free calls follow it too (NULL or a zeroed object is a no-op). */
 #ifndef GAT_STATUS_H
 #define GAT_STATUS_H
 

@@ -41,7 +41,8 @@ typedef struct gat_train_result {
     double seconds;           /* wall time of the training loop */
 } gat_train_result;
 
-/* The GAT paper's settings (lr 0.005, weight decay 5e-4, patience 100). */
+/* The GAT paper's settings (lr 0.005, weight decay 5e-4, patience 100). NULL c: nothing (the
+ * rule of status.h). */
 GAT_API void gat_train_config_default(gat_train_config *c);
 
 /* Mean softmax cross-entropy and accuracy of logits (n, C) over the nodes whose split equals
@@ -56,6 +57,9 @@ GAT_API gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int w
                                       double *loss, double *acc);
 
 /* Trains m on ds (borrowed) and leaves the restored best model in m. res may be NULL.
+ * cfg is checked first: max_epochs >= 1, patience >= 1 and the Adam fields as
+ * gat_adam_config_check; the message names the one bad field and its value. ds's graph and
+ * features are checked as gat_model_forward does.
  * Returns GAT_EINVAL (config or dataset unusable, e.g. no training node), GAT_EDIM (model and
  * dataset widths disagree), GAT_ENUMERIC (the loss or the parameters became NaN/Inf; the best
  * model so far is restored), GAT_EINTERRUPTED (the callback asked to stop), GAT_ENOMEM. */

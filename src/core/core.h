@@ -19,6 +19,11 @@ gat_status gat_i_error(gat_status status, const char *fmt, ...) GAT_I_PRINTF(2, 
 /* Clears the message (start of a public call that may fail). */
 void gat_i_clear_error(void);
 
+/* GAT_EINVAL "fn: NULL NAME" for the first NULL of the n pointers ptr, named by name (e.g.
+ * "graph g"), else GAT_OK: the status.h rule that a NULL argument is named. */
+gat_status gat_i_check_args(const char *fn, size_t n, const void *const ptr[],
+                            const char *const name[]);
+
 /* Heap memory: count * size is overflow-checked; a zero-size request returns a unique pointer.
  * Failures return NULL and record a GAT_ENOMEM message. */
 void *gat_malloc(size_t count, size_t size);

@@ -41,3 +41,11 @@ const char *gat_strerror(gat_status status)
     }
     return "unknown status";
 }
+
+gat_status gat_i_check_args(const char *fn, size_t n, const void *const ptr[],
+                            const char *const name[])
+{
+    for (size_t k = 0; k < n; k++)
+        if (!ptr[k]) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, name[k]);
+    return GAT_OK;
+}

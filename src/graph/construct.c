@@ -47,9 +47,10 @@ cleanup:
     return st;
 }
 
-/* GAT_OK if rowptr (n+1) and col (rowptr[n]) form a CSR with indices in [0, n_cols). */
+/* GAT_OK if rowptr (n+1) and col (rowptr[n]) form a CSR with indices in [0, n_cols); nnz >= 0
+ * (the length of col) must equal rowptr[n], checked before col is read; nnz < 0: unknown. */
 static gat_status check_csr(const char *fn, const char *what, gat_idx n, gat_idx n_cols,
-                            const gat_idx *rowptr, const gat_idx *col)
+                            const gat_idx *rowptr, const gat_idx *col, gat_idx nnz)
 {
     if (rowptr[0] != 0)
         return gat_i_error(GAT_EINVAL, "%s: %srowptr[0] is %d, expected 0", fn, what, rowptr[0]);
@@ -57,6 +58,9 @@ static gat_status check_csr(const char *fn, const char *what, gat_idx n, gat_idx
         if (rowptr[i + 1] < rowptr[i])
             return gat_i_error(GAT_EINVAL, "%s: %srowptr decreases at row %d (%d then %d)", fn,
                                what, i, rowptr[i], rowptr[i + 1]);
+    if (nnz >= 0 && rowptr[n] != nnz)
+        return gat_i_error(GAT_EINVAL, "%s: %srowptr[%d] = %d, expected nnz = %d", fn, what, n,
+                           rowptr[n], nnz);
     if (rowptr[n] > 0 && !col)
         return gat_i_error(GAT_EINVAL, "%s: %scol is NULL with %d entries", fn, what, rowptr[n]);
     for (gat_idx i = 0; i < n; i++)
@@ -80,7 +84,7 @@ gat_status gat_graph_from_csr(gat_graph *g, gat_idx n, const gat_idx *rowptr, co
     if (n < 0 || n == INT32_MAX)
         return gat_i_error(GAT_EINVAL, "%s: node count n = %d outside [0, %d)", fn, n, INT32_MAX);
     if (!rowptr) return gat_i_error(GAT_EINVAL, "%s: NULL rowptr", fn);
-    if ((st = check_csr(fn, "", n, n, rowptr, col)) != GAT_OK) return st;
+    if ((st = check_csr(fn, "", n, n, rowptr, col, -1)) != GAT_OK) return st;
     if (!(dst = gat_malloc((size_t)rowptr[n], sizeof *dst))) return GAT_ENOMEM;
     for (gat_idx i = 0; i < n; i++)
         for (gat_idx p = rowptr[i]; p < rowptr[i + 1]; p++)
@@ -104,31 +108,35 @@ gat_status gat_i_graph_check(const gat_graph *g, const char *fn)
     if (!g->rowptr || !g->t_rowptr || (g->nnz > 0 && (!g->col || !g->t_col || !g->t_edge)))
         return gat_i_error(GAT_EINVAL, "%s: graph with n = %d, nnz = %d has NULL arrays", fn, g->n,
                            g->nnz);
-    if ((st = check_csr(fn, "graph ", g->n, g->n, g->rowptr, g->col)) != GAT_OK ||
-        (st = check_csr(fn, "graph t_", g->n, g->n, g->t_rowptr, g->t_col)) != GAT_OK)
+    if ((st = check_csr(fn, "graph ", g->n, g->n, g->rowptr, g->col, g->nnz)) != GAT_OK ||
+        (st = check_csr(fn, "graph t_", g->n, g->n, g->t_rowptr, g->t_col, g->nnz)) != GAT_OK)
         return st;
-    if (g->rowptr[g->n] != g->nnz || g->t_rowptr[g->n] != g->nnz)
-        return gat_i_error(GAT_EINVAL,
-                           "%s: graph rowptr[n] = %d and t_rowptr[n] = %d, expected "
-                           "nnz = %d",
-                           fn, g->rowptr[g->n], g->t_rowptr[g->n], g->nnz);
     if (!(row_of = gat_malloc((size_t)g->nnz, sizeof *row_of))) return GAT_ENOMEM;
     for (gat_idx i = 0; i < g->n; i++)
         for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
             row_of[e] = i;
+    /* t_edge must be a permutation: each edge, once named, gets row -1 so that a second out-
+     * position naming it fails (the backward gathers would count it twice and miss another) */
     for (gat_idx j = 0; j < g->n && st == GAT_OK; j++)
         for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
             const gat_idx e = g->t_edge[p];
             if (e < 0 || e >= g->nnz || g->col[e] != j || row_of[e] != g->t_col[p]) {
                 st = gat_i_error(GAT_EINVAL,
                                  "%s: graph t_edge[%d] = %d does not name the edge "
-                                 "%d -> %d of the in-CSR",
+                                 "%d -> %d of the in-CSR (or names it twice)",
                                  fn, p, e, j, g->t_col[p]);
                 break;
             }
+            row_of[e] = -1;
         }
     gat_free(row_of);
     return st;
+}
+
+gat_status gat_graph_check(const gat_graph *g)
+{
+    gat_i_clear_error();
+    return gat_i_graph_check(g, "gat_graph_check");
 }
 
 /* A copy of a (len) gat_idx values; a == NULL (an empty array) gives an allocated empty one. */

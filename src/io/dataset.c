@@ -41,6 +41,83 @@ static char *concat(const char *a, size_t alen, const char *b)
     return s;
 }
 
+/* ---- Dataset names ------------------------------------------------------------------------ */
+
+#ifndef GAT_INSTALL_DATASETS
+#define GAT_INSTALL_DATASETS "/usr/local/share/libgat/datasets"
+#endif
+#ifndef GAT_SOURCE_DATASETS
+#define GAT_SOURCE_DATASETS ""
+#endif
+
+static int exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* Whether path names dataset files as it is: a directory or file, or a prefix P of P.content or
+ * P.content.gz (out of memory reads as "no": the caller's next allocation fails too). */
+static int exists_as_dataset(const char *path)
+{
+    size_t len = strlen(path);
+    char *probe = NULL;
+    int yes = exists(path);
+    if (!yes && (probe = concat(path, len, ".content"))) yes = exists(probe);
+    gat_free(probe);
+    probe = NULL;
+    if (!yes && (probe = concat(path, len, ".content.gz"))) yes = exists(probe);
+    gat_free(probe);
+    return yes;
+}
+
+/* Resolves name as gat_dataset_locate documents it; *out: allocated path on success. */
+static gat_status locate(const char *fn, const char *name, char **out)
+{
+    const char *env = getenv("GAT_DATASETS");
+    const char *dirs[3] = {env && *env ? env : NULL, GAT_INSTALL_DATASETS, GAT_SOURCE_DATASETS};
+    *out = NULL;
+    if (exists_as_dataset(name)) return (*out = concat(name, strlen(name), "")) ? GAT_OK : GAT_ENOMEM;
+    if (strchr(name, '/'))
+        return gat_i_error(GAT_EIO,
+                           "%s: no dataset '%s': neither it nor %s.content[.gz] exists", fn,
+                           name, name);
+    for (int k = 0; k < 3; k++) {
+        if (!dirs[k] || !*dirs[k]) continue;
+        char *dir = concat(dirs[k], strlen(dirs[k]), "/"), *p = NULL;
+        if (dir) p = concat(dir, strlen(dir), name);
+        gat_free(dir);
+        if (!p) return GAT_ENOMEM;
+        if (exists_as_dataset(p)) {
+            *out = p;
+            return GAT_OK;
+        }
+        gat_free(p);
+    }
+    return gat_i_error(GAT_EIO,
+                       "%s: no dataset '%s': not a path, and not in $GAT_DATASETS (%s), the "
+                       "installed datasets (%s) or the source tree's (%s)",
+                       fn, name, dirs[0] ? dirs[0] : "unset", GAT_INSTALL_DATASETS,
+                       *GAT_SOURCE_DATASETS ? GAT_SOURCE_DATASETS : "none");
+}
+
+gat_status gat_dataset_locate(const char *name, char *path, size_t size)
+{
+    char *found = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if (!name || !*name) return gat_i_error(GAT_EINVAL, "gat_dataset_locate: empty or NULL name");
+    if (!path) return gat_i_error(GAT_EINVAL, "gat_dataset_locate: NULL path buffer");
+    if ((st = locate("gat_dataset_locate", name, &found)) != GAT_OK) return st;
+    if (strlen(found) >= size)
+        st = gat_i_error(GAT_EINVAL, "gat_dataset_locate: the path '%s' needs %zu bytes, the buffer "
+                         "has %zu", found, strlen(found) + 1, size);
+    else
+        memcpy(path, found, strlen(found) + 1);
+    gat_free(found);
+    return st;
+}
+
 /* The prefix of the dataset files: D/NAME for a directory D (NAME its last component, trailing
  * slashes ignored), else path itself. */
 static gat_status dataset_base(const char *path, char **base)
@@ -74,7 +151,7 @@ static gat_status dataset_base(const char *path, char **base)
 /* Index of the node named by field k of t's current line; an unknown id is a format error. */
 static gat_status lookup_node(const loader *L, const gat_i_text *t, size_t k, gat_idx *i)
 {
-    *i = *gat_i_strmap_slot(&L->ids, L->ds->node_ids, t->field[k]);
+    *i = *gat_i_strmap_slot(&L->ids, gat_i_strv(L->ds->node_ids), t->field[k]);
     if (*i < 0)
         return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: unknown node id '%s' (not in %s)", t->path,
                            t->line, gat_i_text_column(t, k), t->field[k], L->content_path);
@@ -155,7 +232,7 @@ static gat_status content_row(gat_csr *x, size_t *cap, const gat_i_text *t)
         x->col = col;
         if (!(val = gat_realloc(x->val, c, sizeof *val))) return GAT_ENOMEM;
         x->val = val;
-        *cap = c;
+        *cap = x->capacity = c;
     }
     for (size_t f = 0; f < F; f++) {
         gat_real v = 0;
@@ -193,11 +270,12 @@ static gat_status content_shape(gat_csr *x, const gat_i_text *t, int first)
 static gat_status content_id(loader *L, const gat_i_text *t)
 {
     gat_dataset *ds = L->ds;
-    gat_idx *slot = gat_i_strmap_slot(&L->ids, ds->node_ids, t->field[0]);
+    char **ids = gat_i_strv(ds->node_ids);
+    gat_idx *slot = gat_i_strmap_slot(&L->ids, ids, t->field[0]);
     if (*slot >= 0)
         return gat_i_error(GAT_EFORMAT, "%s:%ld: duplicate node id '%s' (first on line %ld)",
                            t->path, t->line, t->field[0], L->line_of[*slot]);
-    if (!(ds->node_ids[ds->n] = gat_strdup(t->field[0]))) return GAT_ENOMEM;
+    if (!(ids[ds->n] = gat_strdup(t->field[0]))) return GAT_ENOMEM;
     L->line_of[ds->n] = t->line;
     *slot = ds->n++;
     return GAT_OK;
@@ -236,9 +314,10 @@ static gat_status number_classes(gat_dataset *ds, char **names, gat_idx C,
         rank[*gat_i_strmap_slot(map, names, sorted[k])] = k;
     for (gat_idx i = 0; i < ds->n; i++)
         ds->labels[i] = rank[ds->labels[i]];
-    if (!(ds->class_names = gat_calloc((size_t)C, sizeof *ds->class_names))) goto cleanup;
+    char **out = gat_calloc((size_t)C, sizeof *out);
+    if (!(ds->class_names = (const char *const *)out)) goto cleanup;
     for (; ds->n_classes < C; ds->n_classes++)
-        if (!(ds->class_names[ds->n_classes] = gat_strdup(sorted[ds->n_classes]))) goto cleanup;
+        if (!(out[ds->n_classes] = gat_strdup(sorted[ds->n_classes]))) goto cleanup;
     st = GAT_OK;
 cleanup:
     gat_free(sorted);
@@ -264,7 +343,7 @@ static gat_status read_content(loader *L, const char *base)
             gat_i_error(GAT_EFORMAT, "%s: %zu lines exceed the node index type", t.path, max_nodes);
         goto cleanup;
     }
-    ds->node_ids = gat_calloc(max_nodes, sizeof *ds->node_ids);
+    ds->node_ids = (const char *const *)gat_calloc(max_nodes, sizeof(char *));
     ds->labels = gat_malloc(max_nodes, sizeof *ds->labels);
     ds->x.rowptr = gat_calloc(max_nodes + 1, sizeof *ds->x.rowptr);
     L->line_of = gat_malloc(max_nodes, sizeof *L->line_of);
@@ -396,7 +475,7 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
 {
     gat_dataset_options defaults;
     loader L = {0};
-    char *base = NULL, *cites = NULL, *split = NULL;
+    char *base = NULL, *cites = NULL, *split = NULL, *found = NULL;
     int absent = 1;
     gat_status st;
 
@@ -414,6 +493,11 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
             "gat_dataset_load: negative split size (train_per_class %d, n_val %d, n_test %d)",
             opt->train_per_class, opt->n_val, opt->n_test);
     L.ds = ds;
+    /* a bare name that is no file here: a bundled dataset (a path keeps the readers' messages) */
+    if (!exists_as_dataset(path) && !strchr(path, '/')) {
+        if ((st = locate("gat_dataset_load", path, &found)) != GAT_OK) goto cleanup;
+        path = found;
+    }
     if ((st = dataset_base(path, &base)) != GAT_OK || (st = read_content(&L, base)) != GAT_OK)
         goto cleanup;
     if (!(cites = concat(base, strlen(base), ".cites")) ||
@@ -434,6 +518,7 @@ cleanup:
     gat_free(base);
     gat_free(cites);
     gat_free(split);
+    gat_free(found);
     if (st != GAT_OK) gat_dataset_destroy(ds);
     return st;
 }
@@ -443,14 +528,15 @@ void gat_dataset_destroy(gat_dataset *ds)
     if (!ds) return;
     gat_csr_destroy(&ds->x);
     gat_graph_destroy(&ds->graph);
-    if (ds->node_ids)
+    char **ids = gat_i_strv(ds->node_ids), **names = gat_i_strv(ds->class_names);
+    if (ids)
         for (gat_idx i = 0; i < ds->n; i++)
-            gat_free(ds->node_ids[i]);
-    if (ds->class_names)
+            gat_free(ids[i]);
+    if (names)
         for (gat_idx c = 0; c < ds->n_classes; c++)
-            gat_free(ds->class_names[c]);
-    gat_free(ds->node_ids);
-    gat_free(ds->class_names);
+            gat_free(names[c]);
+    gat_free(ids);
+    gat_free(names);
     gat_free(ds->labels);
     gat_free(ds->split);
     memset(ds, 0, sizeof *ds);

@@ -6,6 +6,13 @@
 
 #include "gat/dataset.h"
 
+/* The dataset's own string arrays (node_ids, class_names), writable by the builders that
+ * allocated them: the public fields are const for the caller. */
+static inline char **gat_i_strv(const char *const *v)
+{
+    return (char **)(uintptr_t)v;
+}
+
 /* GAT_SPLIT_* value of "train", "val" or "test", or GAT_SPLIT_NONE for any other word. */
 uint8_t gat_i_split_value(const char *word);
 

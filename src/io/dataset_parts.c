@@ -146,13 +146,14 @@ static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char 
 }
 
 /* names (count) copies of given[k], or of the decimal k when given is NULL. */
-static gat_status copy_names(char ***names, gat_idx count, const char *const *given)
+static gat_status copy_names(const char *const **names, gat_idx count, const char *const *given)
 {
-    if (!(*names = gat_calloc((size_t)count, sizeof **names))) return GAT_ENOMEM;
+    char **out = gat_calloc((size_t)count, sizeof *out);
+    if (!(*names = (const char *const *)out)) return GAT_ENOMEM;
     for (gat_idx k = 0; k < count; k++) {
         char num[16];
         snprintf(num, sizeof num, "%d", k);
-        if (!((*names)[k] = gat_strdup(given ? given[k] : num))) return GAT_ENOMEM;
+        if (!(out[k] = gat_strdup(given ? given[k] : num))) return GAT_ENOMEM;
     }
     return GAT_OK;
 }
@@ -199,11 +200,7 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
     if (x->rows != n)
         return gat_i_error(GAT_EDIM, "%s: the features have %d rows but the graph has %d nodes", fn,
                            x->rows, n);
-    if (x->rows > 0 && (!x->rowptr || (x->rowptr[x->rows] > 0 && !x->val)))
-        return gat_i_error(GAT_EINVAL, "%s: features with NULL arrays", fn);
-    if (x->rowptr &&
-        (st = gat_i_csr_check(fn, x->rows, x->cols, x->rowptr, x->col, x->val)) != GAT_OK)
-        return st;
+    if ((st = gat_i_csr_check_matrix(x, fn)) != GAT_OK) return st;
     if ((st = check_parts(p, n, fn)) != GAT_OK) return st;
 
     out.n = n;

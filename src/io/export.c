@@ -41,7 +41,8 @@ static const struct {
 gat_status gat_file_format_from_name(const char *name, gat_file_format *fmt)
 {
     gat_i_clear_error();
-    if (!name || !fmt) return gat_i_error(GAT_EINVAL, "gat_file_format_from_name: NULL argument");
+    if (!name || !fmt)
+        return gat_i_error(GAT_EINVAL, "gat_file_format_from_name: NULL %s", !name ? "name" : "fmt");
     for (size_t k = 0; k < sizeof format_names / sizeof *format_names; k++)
         if (!strcasecmp(name, format_names[k].name)) {
             *fmt = format_names[k].fmt;
@@ -53,7 +54,8 @@ gat_status gat_file_format_from_name(const char *name, gat_file_format *fmt)
 gat_status gat_file_format_from_path(const char *path, gat_file_format *fmt)
 {
     gat_i_clear_error();
-    if (!path || !fmt) return gat_i_error(GAT_EINVAL, "gat_file_format_from_path: NULL argument");
+    if (!path || !fmt)
+        return gat_i_error(GAT_EINVAL, "gat_file_format_from_path: NULL %s", !path ? "path" : "fmt");
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     if (dot && (!slash || dot > slash))
         for (size_t k = 0; k < sizeof format_exts / sizeof *format_exts; k++)
@@ -273,8 +275,10 @@ gat_status gat_attention_save(const char *path, gat_model *m, const gat_graph *g
     out o;
 
     gat_i_clear_error();
-    if (!path || !m || !g || !x)
-        return gat_i_error(GAT_EINVAL, "gat_attention_save: NULL argument");
+    if ((st = gat_i_check_args("gat_attention_save", 4, (const void *[]){path, m, g, x},
+                               (const char *[]){"path", "model m", "graph g", "features x"})) !=
+        GAT_OK)
+        return st;
     if (flags & ~(unsigned)GAT_WRITE_NO_HEADER)
         return gat_i_error(GAT_EINVAL, "gat_attention_save: unknown flag bits 0x%x", flags);
     if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
@@ -308,8 +312,10 @@ gat_status gat_predictions_save(const char *path, gat_model *m, const gat_graph 
     out o;
 
     gat_i_clear_error();
-    if (!path || !m || !g || !x)
-        return gat_i_error(GAT_EINVAL, "gat_predictions_save: NULL argument");
+    if ((st = gat_i_check_args("gat_predictions_save", 4, (const void *[]){path, m, g, x},
+                               (const char *[]){"path", "model m", "graph g", "features x"})) !=
+        GAT_OK)
+        return st;
     if (flags & ~(unsigned)GAT_WRITE_NO_HEADER)
         return gat_i_error(GAT_EINVAL, "gat_predictions_save: unknown flag bits 0x%x", flags);
     if ((st = check_ids(ids, g->n, GAT_FORMAT_TSV, "node id")) != GAT_OK ||

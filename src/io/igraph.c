@@ -446,7 +446,9 @@ gat_status gat_model_embed_igraph(gat_model *m, const gat_graph *g, const gat_cs
     gat_real *buf = NULL;
     gat_status st;
     gat_i_clear_error();
-    if (!m || !g || !x || !res) return gat_i_error(GAT_EINVAL, "%s: NULL argument", fn);
+    if ((st = gat_i_check_args(fn, 4, (const void *[]){m, g, x, res},
+                               (const char *[]){"model m", "graph g", "features x", "res"})) != GAT_OK)
+        return st;
     const gat_idx w = gat_model_embed_width(m, layer);
     if (w < 0)
         return gat_i_error(GAT_EINVAL,
@@ -471,7 +473,10 @@ gat_status gat_model_predict_igraph(gat_model *m, const gat_graph *g, const gat_
     gat_real *prob = NULL;
     gat_status st;
     gat_i_clear_error();
-    if (!m || !g || !x || !classes) return gat_i_error(GAT_EINVAL, "%s: NULL argument", fn);
+    if ((st = gat_i_check_args(fn, 4, (const void *[]){m, g, x, classes},
+                               (const char *[]){"model m", "graph g", "features x", "classes"})) !=
+        GAT_OK)
+        return st;
     if (g->n < 0) return gat_i_error(GAT_EINVAL, "%s: negative node count %d", fn, g->n);
     if (!(cls = gat_malloc((size_t)g->n, sizeof *cls)) ||
         (probability && !(prob = gat_malloc((size_t)g->n, sizeof *prob)))) {

@@ -30,20 +30,32 @@
 
 void gat_model_meta_init(gat_model_meta *meta)
 {
+    if (!meta) return;
     memset(meta, 0, sizeof *meta);
     meta->normalize = 1;
     meta->symmetrize = 1;
 }
 
+/* What gat_model_load allocates for a meta (its private `storage`): the strings its public
+ * fields point to. A meta the caller filled has none, so destroying it frees nothing. */
+typedef struct meta_storage {
+    gat_idx n_classes;
+    char **class_names; /* (n_classes) */
+    char *dataset, *version;
+} meta_storage;
+
 void gat_model_meta_destroy(gat_model_meta *meta)
 {
     if (!meta) return;
-    if (meta->class_names)
-        for (gat_idx c = 0; c < meta->n_classes; c++)
-            gat_free(meta->class_names[c]);
-    gat_free(meta->class_names);
-    gat_free(meta->dataset);
-    gat_free(meta->version);
+    meta_storage *own = meta->storage;
+    if (own) {
+        for (gat_idx c = 0; own->class_names && c < own->n_classes; c++)
+            gat_free(own->class_names[c]);
+        gat_free(own->class_names);
+        gat_free(own->dataset);
+        gat_free(own->version);
+        gat_free(own);
+    }
     gat_model_meta_init(meta);
 }
 
@@ -194,8 +206,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
          add_int(md, "normalize", meta->normalize != 0) &&
          add_int(md, "symmetrize", meta->symmetrize != 0);
     if (ok && meta->n_classes > 0) {
-        ok = (names = cJSON_CreateStringArray((const char *const *)meta->class_names,
-                                              meta->n_classes)) &&
+        ok = (names = cJSON_CreateStringArray(meta->class_names, meta->n_classes)) &&
              (names_json = cJSON_PrintUnformatted(names)) &&
              add_string(md, "class_names", names_json);
     }
@@ -234,7 +245,8 @@ gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const 
 
     gat_i_clear_error();
     memset(&af, 0, sizeof af);
-    if (!m || !path) return gat_i_error(GAT_EINVAL, "gat_model_save: NULL argument");
+    if (!m || !path)
+        return gat_i_error(GAT_EINVAL, "gat_model_save: NULL %s", !m ? "model m" : "path");
     if (!meta) {
         gat_model_meta_init(&defaults);
         meta = &defaults;
@@ -435,7 +447,7 @@ static gat_status meta_strdup(const char *path, const cJSON *md, const char *key
 }
 
 static gat_status read_class_names(const char *path, const cJSON *md, gat_idx classes,
-                                   gat_model_meta *meta)
+                                   meta_storage *meta)
 {
     const char *s;
     const cJSON *it;
@@ -542,10 +554,16 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,
                            why);
     }
-    if ((st = read_class_names(path, md, cfg->classes, meta)) != GAT_OK ||
-        (st = meta_strdup(path, md, "dataset", &meta->dataset)) != GAT_OK ||
-        (st = meta_strdup(path, md, "libgat_version", &meta->version)) != GAT_OK)
+    meta_storage *own = gat_calloc(1, sizeof *own);
+    if (!(meta->storage = own)) return GAT_ENOMEM;
+    if ((st = read_class_names(path, md, cfg->classes, own)) != GAT_OK ||
+        (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
+        (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK)
         return st;
+    meta->n_classes = own->n_classes;
+    meta->class_names = (const char *const *)own->class_names;
+    meta->dataset = own->dataset;
+    meta->version = own->version;
     return GAT_OK;
 }
 
@@ -742,7 +760,8 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
     gat_model_meta_init(&mt);
     if (out) *out = NULL;
     if (meta) gat_model_meta_init(meta);
-    if (!out || !path) return gat_i_error(GAT_EINVAL, "gat_model_load: NULL argument");
+    if (!out || !path)
+        return gat_i_error(GAT_EINVAL, "gat_model_load: NULL %s", !out ? "out" : "path");
     if ((st = gat_i_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
     if ((st = parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;

@@ -20,8 +20,9 @@ static gat_status infer(gat_model *m, const gat_graph *g, const gat_csr *x, cons
 {
     const gat_real *logits;
     gat_i_clear_error();
-    if (!m || !g || !x || !out) return gat_i_error(GAT_EINVAL, "%s: NULL argument", fn);
-    return gat_model_forward(m, g, x, 0, &logits);
+    gat_status st = gat_i_check_args(fn, 4, (const void *[]){m, g, x, out},
+                                     (const char *[]){"model m", "graph g", "features x", "output"});
+    return st != GAT_OK ? st : gat_model_forward(m, g, x, 0, &logits);
 }
 
 gat_status gat_model_embed(gat_model *m, const gat_graph *g, const gat_csr *x, int layer,

@@ -2,6 +2,8 @@
  * dropout streams, the layer loop (projection -> fused attention -> bias -> ELU / head mean). */
 #include "model_i.h"
 #include "core/core.h"
+#include "graph/graph_i.h"
+#include "matrix_i.h"
 #include "layers/layers.h"
 #include "layers/scores.h"
 #include "fast.h"
@@ -59,6 +61,7 @@ struct gat_model {
         const gat_graph *g;
         const gat_csr *x;
         gat_idx n, nnz, xnnz;
+        const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when checked */
         void *block;
         cache c[GAT_MAX_LAYERS];
         gat_csr xt;       /* transpose of x, for the sparse weight gradient */
@@ -75,6 +78,7 @@ struct gat_model {
 
 void gat_model_config_default(gat_model_config *cfg, gat_idx in_features, gat_idx classes)
 {
+    if (!cfg) return;
     memset(cfg, 0, sizeof *cfg);
     cfg->in_features = in_features;
     cfg->classes = classes;
@@ -148,7 +152,8 @@ const char *gat_score_name(gat_score s)
 gat_status gat_score_from_name(const char *name, gat_score *out)
 {
     gat_i_clear_error();
-    if (!name || !out) return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL argument");
+    if (!name || !out)
+        return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL %s", !name ? "name" : "out");
     for (int s = 0; s < GAT_SCORE_COUNT; s++)
         if (!strcmp(name, score_names[s])) {
             *out = (gat_score)s;
@@ -320,50 +325,51 @@ void gat_model_free(gat_model *m)
 
 const gat_model_config *gat_model_get_config(const gat_model *m)
 {
-    return &m->cfg;
+    return m ? &m->cfg : NULL;
 }
 
 void gat_model_set_threads(gat_model *m, int n)
 {
-    m->threads = gat_i_threads(n);
+    if (m) m->threads = gat_i_threads(n);
 }
 
 const gat_model_tensor *gat_model_tensors(const gat_model *m, int *count)
 {
-    if (count) *count = m->n_tensors;
-    return m->tensors;
+    if (count) *count = m ? m->n_tensors : 0;
+    return m ? m->tensors : NULL;
 }
 
 gat_real *gat_model_params(gat_model *m, size_t *count)
 {
-    if (count) *count = m->n_params;
-    return m->blob;
+    if (count) *count = m ? m->n_params : 0;
+    return m ? m->blob : NULL;
 }
 
 gat_real *gat_model_grads(gat_model *m, size_t *count)
 {
-    if (count) *count = m->n_params;
-    return m->blob + m->n_params;
+    if (count) *count = m ? m->n_params : 0;
+    return m ? m->blob + m->n_params : NULL;
 }
 
 int gat_model_layer_count(const gat_model *m)
 {
-    return m->n_layers;
+    return m ? m->n_layers : 0;
 }
 
 gat_idx gat_model_layer_width(const gat_model *m, int l)
 {
-    return l >= 0 && l < m->n_layers ? m->L[l].width : -1;
+    return m && l >= 0 && l < m->n_layers ? m->L[l].width : -1;
 }
 
 int gat_model_layer_heads(const gat_model *m, int l)
 {
-    return l >= 0 && l < m->n_layers ? m->L[l].heads : -1;
+    return m && l >= 0 && l < m->n_layers ? m->L[l].heads : -1;
 }
 
-static gat_status check_layer(const gat_model *m, int l)
+static gat_status check_layer(const gat_model *m, int l, const void *out, const char *fn)
 {
     gat_i_clear_error();
+    if (!m || !out) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !m ? "model m" : "output");
     if (l < 0 || l >= m->n_layers)
         return gat_i_error(GAT_EINVAL, "layer %d out of range [0, %d)", l, m->n_layers);
     if (!m->ws.block && !m->ws.fast) return gat_i_error(GAT_EINVAL, "no forward has been run yet");
@@ -372,20 +378,21 @@ static gat_status check_layer(const gat_model *m, int l)
 
 gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out)
 {
-    gat_status st = check_layer(m, l);
+    gat_status st = check_layer(m, l, out, "gat_model_layer_output");
     if (st == GAT_OK) *out = m->ws.fast ? gat_i_fast_output(m->ws.fast, l) : m->ws.c[l].out;
     return st;
 }
 
 gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha)
 {
-    gat_status st = check_layer(m, l);
+    gat_status st = check_layer(m, l, alpha, "gat_model_attention");
     if (st == GAT_OK) *alpha = m->ws.fast ? gat_i_fast_alpha(m->ws.fast, l) : m->ws.c[l].alpha;
     return st;
 }
 
 void gat_model_zero_grads(gat_model *m)
 {
+    if (!m) return;
     memset(m->blob + m->n_params, 0, m->n_params * sizeof *m->blob);
 }
 
@@ -543,26 +550,56 @@ static void drop_caches(gat_model *m)
     memset(&m->ws, 0, sizeof m->ws);
 }
 
-/* (Re)allocates the caches when the graph or the features change. */
+/* Whether g and x are the inputs the caches were built for: the same structs, arrays and sizes.
+ * Reading x->rowptr[x->rows] is safe then: that rowptr was checked with that row count. */
+static int same_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x)
+{
+    return m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
+           m->ws.arrays[0] == g->rowptr && m->ws.arrays[1] == g->col &&
+           m->ws.arrays[2] == x->rowptr && m->ws.arrays[3] == x->col &&
+           m->ws.arrays[4] == x->val && m->ws.xnnz == x->rowptr[x->rows];
+}
+
+static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
+{
+    m->ws.g = g;
+    m->ws.x = x;
+    m->ws.n = g->n;
+    m->ws.nnz = g->nnz;
+    m->ws.xnnz = x->rowptr[x->rows];
+    m->ws.arrays[0] = g->rowptr;
+    m->ws.arrays[1] = g->col;
+    m->ws.arrays[2] = x->rowptr;
+    m->ws.arrays[3] = x->col;
+    m->ws.arrays[4] = x->val;
+}
+
+/* (Re)allocates the caches when the graph or the features change. New inputs are checked first
+ * (O(n + E + nnz(x)), once per input: training epochs on the same inputs skip it). */
 static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
-    const gat_idx xnnz = x->rowptr[x->rows];
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
     const int fast = fast_layers(m, FL);
-    const int same = m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
-                     m->ws.xnnz == xnnz;
+    const int same = (m->ws.block || m->ws.fast) && same_inputs(m, g, x);
     if (fast && m->ws.fast && same) return GAT_OK;
     if (!fast && m->ws.block && same && m->ws.threads >= m->threads) return GAT_OK;
+    if (!same) {
+        /* a zeroed graph or matrix is a valid empty one, but the kernels read rowptr[0] */
+        if (!g->rowptr || !x->rowptr)
+            return gat_i_error(GAT_EINVAL, "gat_model_forward: %s has a NULL rowptr (build it "
+                               "with a gat_graph_from_* or gat_csr_* call)",
+                               !g->rowptr ? "graph g" : "features x");
+        if ((st = gat_i_graph_check(g, "gat_model_forward")) != GAT_OK ||
+            (st = gat_i_csr_check_matrix(x, "gat_model_forward: features x")) != GAT_OK)
+            return st;
+    }
+    const gat_idx xnnz = x->rowptr[x->rows];
     drop_caches(m);
     if (fast) { /* the fused path keeps its own caches, sized for any thread count */
         if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK)
             return st;
-        m->ws.g = g;
-        m->ws.x = x;
-        m->ws.n = g->n;
-        m->ws.nnz = g->nnz;
-        m->ws.xnnz = xnnz;
+        key_inputs(m, g, x);
         return GAT_OK;
     }
     size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
@@ -573,11 +610,7 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
         drop_caches(m);
         return st;
     }
-    m->ws.g = g;
-    m->ws.x = x;
-    m->ws.n = g->n;
-    m->ws.nnz = g->nnz;
-    m->ws.xnnz = xnnz;
+    key_inputs(m, g, x);
     m->ws.threads = m->threads;
     return GAT_OK;
 }
@@ -748,7 +781,10 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
 {
     gat_status st;
     gat_i_clear_error();
-    if (!m || !g || !x || !logits) return gat_i_error(GAT_EINVAL, "gat_model_forward: NULL argument");
+    if ((st = gat_i_check_args("gat_model_forward", 4, (const void *[]){m, g, x, logits},
+                               (const char *[]){"model m", "graph g", "features x", "logits"})) !=
+        GAT_OK)
+        return st;
     if (x->rows != g->n)
         return gat_i_error(GAT_EDIM, "features have %d rows but the graph has %d nodes", x->rows, g->n);
     if (x->cols != m->cfg.in_features)
@@ -816,7 +852,8 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
 gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
 {
     gat_i_clear_error();
-    if (!m || !dlogits) return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL argument");
+    if (!m || !dlogits)
+        return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
     if ((!m->ws.block && !m->ws.fast) || !m->ws.trained)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
     if (m->ws.fast) {

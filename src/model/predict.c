@@ -11,8 +11,10 @@ gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x,
     const gat_real *logits;
     gat_status st;
     gat_i_clear_error();
-    if (!m || !g || !x || !classes)
-        return gat_i_error(GAT_EINVAL, "gat_model_predict: NULL argument");
+    if ((st = gat_i_check_args("gat_model_predict", 4, (const void *[]){m, g, x, classes},
+                               (const char *[]){"model m", "graph g", "features x", "classes"})) !=
+        GAT_OK)
+        return st;
     if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
     const gat_idx C = gat_model_get_config(m)->classes;
     for (gat_idx i = 0; i < g->n; i++) {

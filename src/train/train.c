@@ -11,6 +11,7 @@
 
 void gat_train_config_default(gat_train_config *c)
 {
+    if (!c) return;
     memset(c, 0, sizeof *c);
     gat_adam_config_default(&c->adam);
     c->max_epochs = 100000;
@@ -23,8 +24,14 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
 {
     gat_idx count = 0, correct = 0;
     double total = 0;
-    if (!logits || !labels || !split || classes <= 0 || n < 0)
-        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL argument or bad size");
+    gat_i_clear_error();
+    if (!logits || !labels || !split || !loss || !acc)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL %s",
+                           !logits ? "logits" : !labels ? "labels" : !split ? "split"
+                                              : !loss ? "loss" : "acc");
+    if (classes <= 0 || n < 0)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: bad size n = %d, classes = %d", n,
+                           classes);
     for (gat_idx i = 0; i < n; i++) count += split[i] == which;
     if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", which);
     if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
@@ -68,6 +75,14 @@ static gat_idx *split_rows(const gat_dataset *ds, int which, gat_idx *count)
 static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
 {
     const gat_model_config *c = gat_model_get_config(m);
+    /* the dataset's fields are caller-visible: its sizes must agree before any array is read
+     * (the graph and the features themselves are checked by the forward) */
+    if (ds->graph.n != ds->n || ds->x.rows != ds->n)
+        return gat_i_error(GAT_EDIM, "the dataset has n = %d nodes but its graph has %d and its "
+                           "features %d rows", ds->n, ds->graph.n, ds->x.rows);
+    if (ds->n > 0 && (!ds->labels || !ds->split))
+        return gat_i_error(GAT_EINVAL, "the dataset has n = %d nodes but NULL %s", ds->n,
+                           !ds->labels ? "labels" : "split");
     if (ds->n_features != c->in_features)
         return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
                            ds->n_features, c->in_features);
@@ -97,7 +112,9 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int which, do
     gat_idx *rows = NULL, n_rows = 0;
     gat_status st;
     gat_i_clear_error();
-    if (!m || !ds || !loss || !acc) return gat_i_error(GAT_EINVAL, "gat_model_evaluate: NULL argument");
+    if ((st = gat_i_check_args("gat_model_evaluate", 4, (const void *[]){m, ds, loss, acc},
+                               (const char *[]){"model m", "dataset ds", "loss", "acc"})) != GAT_OK)
+        return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
     st = evaluate_rows(m, ds, rows, n_rows, which, loss, acc);
@@ -145,10 +162,16 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     const double t0 = now();
 
     gat_i_clear_error();
-    if (!m || !ds || !cfg) return gat_i_error(GAT_EINVAL, "gat_train: NULL argument");
-    if (cfg->max_epochs < 1 || cfg->patience < 1 || !(cfg->adam.lr > 0))
-        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs (%d), patience (%d) and lr (%g) "
-                           "must be positive", cfg->max_epochs, cfg->patience, cfg->adam.lr);
+    if ((st = gat_i_check_args("gat_train", 3, (const void *[]){m, ds, cfg},
+                               (const char *[]){"model m", "dataset ds", "config cfg"})) != GAT_OK)
+        return st;
+    if (cfg->max_epochs < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
+                           cfg->max_epochs);
+    if (cfg->patience < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
+                           cfg->patience);
+    if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
@@ -188,7 +211,8 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         if ((st = gat_model_backward(m, dlogits)) != GAT_OK) goto cleanup;
         /* a non-finite gradient would poison the parameters and the Adam moments for good */
         if ((st = check_finite(m, grads, P, epoch, "gradient")) != GAT_OK) goto restore;
-        gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2);
+        if ((st = gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2)) != GAT_OK)
+            goto cleanup;
         if ((st = check_finite(m, params, P, epoch, "parameter")) != GAT_OK) goto restore;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
