@@ -217,8 +217,11 @@ START_TEST(dataset_from_parts_rejects_bad_input)
     ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_EINVAL, "node_ids[2] = 'a' repeats");
     q = p, q.node_ids = ids_null;
     ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_EINVAL, "node_ids[1] is NULL");
-    q = p, q.split = NULL; /* random split: 20 per class by default, far too many */
-    ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, NULL), GAT_EFORMAT,
+    q = p, q.split = NULL; /* random split: 20 per class, far too many when it must be met */
+    gat_dataset_options strict;
+    gat_dataset_options_default(&strict);
+    strict.split_strict = GAT_SPLIT_STRICT_TRAIN;
+    ASSERT_FAILS(gat_dataset_from_parts(&ds, &q, &strict), GAT_EFORMAT,
                  "random split of the labelled nodes: class '0' has 1 nodes");
     gat_graph bad = g;
     bad.n = 3;
@@ -841,8 +844,8 @@ START_TEST(graph_files_in_every_format)
     gat_dataset ref, raw, ds;
     gat_dataset_options opt;
     char *dir = tu_tmpdir(), gpath[4096], fpath[4096];
-    read_reference(&ref, 1);
-    read_reference(&raw, 0);
+    read_reference(&ref, GAT_NORMALIZE_AUTO); /* signed features: not normalised */
+    read_reference(&raw, GAT_NORMALIZE_OFF);
     ck_assert_int_eq(ref.n, 60); /* node 59 has no edge: the features file declares it */
     ck_assert_int_eq(ref.n_classes, 3);
     ck_assert_str_eq(ref.class_names[2], "c2");
@@ -928,6 +931,7 @@ START_TEST(labels_split_and_class_order)
     gat_dataset_options_default(&opt);
     opt.train_per_class = 1;
     opt.n_val = opt.n_test = 0;
+    opt.split_strict = GAT_SPLIT_STRICT_TRAIN; /* one node per class although classes have one */
     ck_assert_int_eq(gat_dataset_read(&ds, &files, &opt), GAT_OK);
     ck_assert_str_eq(ds.class_names[0], "a10"); /* byte order */
     ck_assert_str_eq(ds.class_names[2], "b");
@@ -950,6 +954,7 @@ static void assert_read_fails(const char *graph, const char *ext, const char *fe
     gat_dataset_options_default(&opt);
     opt.train_per_class = 2;
     opt.n_val = opt.n_test = 0;
+    opt.split_strict = GAT_SPLIT_STRICT_ALL;
     snprintf(name, sizeof name, "g.%s", ext);
     snprintf(g, sizeof g, "%s", graph ? tu_write(dir, name, graph) : "/nonexistent/g.edges");
     if (features) snprintf(f, sizeof f, "%s", tu_write(dir, "g.features", features));

@@ -473,6 +473,7 @@ START_TEST(test_random_split_too_small)
     gat_dataset ds;
     gat_dataset_options_default(&o);
     o.ignore_split_file = 1;
+    o.split_strict = GAT_SPLIT_STRICT_ALL; /* sizes that must be met */
     o.train_per_class = 5;
     o.n_val = o.n_test = 0;
     ck_assert_int_eq(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EFORMAT);
@@ -492,6 +493,314 @@ START_TEST(test_random_split_too_small)
     ds = load_ok(tu_data("tiny"), &o);
     assert_random_split(&ds, 2, 4, 4);
     gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* ---- Sizes adapted to small classes ------------------------------------------------------ */
+
+/* Training nodes of each class (C <= 16) of ds into train. */
+static void count_train(const gat_dataset *ds, gat_idx *train)
+{
+    memset(train, 0, (size_t)ds->n_classes * sizeof *train);
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == GAT_SPLIT_TRAIN) train[ds->labels[i]]++;
+}
+
+/* Fails unless the last error is exactly "random split of <tests/data/small/small.content>: " +
+ * rest. */
+static void assert_small_error(const char *rest)
+{
+    char want[8192];
+    snprintf(want, sizeof want, "random split of %s/small.content: %s", tu_data("small"), rest);
+    ck_assert_str_eq(gat_last_error(), want);
+}
+
+/* tests/data/small (make_small.py): classes course 36, faculty 42, project 19, staff 25,
+ * student 83, no split file. The default split (20 per class, 500, 1000, none strict) takes half
+ * of each class under 40 nodes and splits the 126 nodes left 1 : 2. */
+START_TEST(test_small_default_split)
+{
+    static const gat_idx sizes[5] = {36, 42, 19, 25, 83}, want[5] = {18, 20, 9, 12, 20};
+    gat_idx train[5];
+    gat_dataset ds = load_ok(tu_data("small"), NULL);
+    ck_assert_int_eq(ds.n, 205);
+    ck_assert_int_eq(ds.n_classes, 5);
+    ck_assert_str_eq(ds.class_names[2], "project");
+    assert_classes(&ds, sizes);
+    count_train(&ds, train);
+    for (int c = 0; c < 5; c++)
+        ck_assert_int_eq(train[c], want[c]);
+    ck_assert_int_eq(ds.n_train, 79);
+    ck_assert_int_eq(ds.n_val, 42);
+    ck_assert_int_eq(ds.n_test, 84);
+    assert_split_counts(&ds);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_ALL);
+    /* binary bag-of-words: row-normalised by default, no negative feature to report */
+    ck_assert_int_eq(ds.normalized, 1);
+    ck_assert_int_eq(ds.negative_node, -1);
+    ck_assert_int_eq(ds.negative_column, -1);
+    ck_assert(ds.negative_value == 0);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* Strict sizes are met exactly or fail with the messages of the old loader; the sizes that are
+ * not strict take what the strict ones leave. */
+START_TEST(test_small_strict_split)
+{
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_idx train[5];
+    gat_dataset_options_default(&o);
+    o.split_strict = GAT_SPLIT_STRICT_TRAIN;
+    memset(&ds, 0xab, sizeof ds);
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    ck_assert(is_zeroed(&ds));
+    assert_small_error("class 'project' has 19 nodes, fewer than the 20 training nodes per class "
+                       "requested");
+    o.split_strict = GAT_SPLIT_STRICT_VAL;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    assert_small_error("126 nodes remain after the 79 training nodes, fewer than the 500 "
+                       "validation nodes requested");
+    o.split_strict = GAT_SPLIT_STRICT_TEST;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    assert_small_error("126 nodes remain after the 79 training nodes, fewer than the 1000 test "
+                       "nodes requested");
+    o.split_strict = GAT_SPLIT_STRICT_ALL;
+    o.train_per_class = 9;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    assert_small_error("160 nodes remain after the 9 training nodes of each of 5 classes, fewer "
+                       "than the 500 validation + 1000 test nodes requested");
+
+    /* strict training count, adapted validation and test: 160 left, split 1 : 2 (rounded) */
+    o.split_strict = GAT_SPLIT_STRICT_TRAIN;
+    ds = load_ok(tu_data("small"), &o);
+    count_train(&ds, train);
+    for (int c = 0; c < 5; c++)
+        ck_assert_int_eq(train[c], 9);
+    ck_assert_int_eq(ds.n_val, 53);
+    ck_assert_int_eq(ds.n_test, 107);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST);
+    gat_dataset_destroy(&ds);
+    /* strict test size: validation takes the rest */
+    o.train_per_class = 20;
+    o.n_test = 100;
+    o.split_strict = GAT_SPLIT_STRICT_TEST;
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_train, 79);
+    ck_assert_int_eq(ds.n_val, 26);
+    ck_assert_int_eq(ds.n_test, 100);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
+    gat_dataset_destroy(&ds);
+    /* strict validation size: test takes the rest */
+    o.n_val = 30;
+    o.n_test = 1000;
+    o.split_strict = GAT_SPLIT_STRICT_VAL;
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_val, 30);
+    ck_assert_int_eq(ds.n_test, 96);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_TEST);
+    gat_dataset_destroy(&ds);
+    /* sizes the data can give are kept, strict or not: nothing adapted */
+    o.train_per_class = 5;
+    o.n_val = 50;
+    o.n_test = 100;
+    for (unsigned strict = 0; strict <= GAT_SPLIT_STRICT_ALL; strict += GAT_SPLIT_STRICT_ALL) {
+        o.split_strict = strict;
+        ds = load_ok(tu_data("small"), &o);
+        ck_assert_int_eq(ds.n_train, 25);
+        ck_assert_int_eq(ds.n_val, 50);
+        ck_assert_int_eq(ds.n_test, 100);
+        ck_assert_uint_eq(ds.split_adapted, 0);
+        gat_dataset_destroy(&ds);
+    }
+}
+END_TEST
+
+/* The rules on the smallest classes and remainders, through gat_dataset_from_parts: a class of
+ * 1 node gives none, of 2 or 3 one, of 5 two; the rest splits n_val : n_test rounded, with one
+ * node for each while at least 2 remain. */
+START_TEST(test_split_rules)
+{
+    static const struct {
+        gat_idx sizes[4]; /* class sizes, 0-terminated */
+        gat_idx n_val, n_test;
+        gat_idx train, val, test;
+        unsigned adapted;
+    } cases[] = {
+        {{1, 2, 3, 5}, 500, 1000, 4, 2, 5, GAT_SPLIT_STRICT_ALL},
+        {{2}, 500, 1000, 1, 1, 0, GAT_SPLIT_STRICT_ALL},     /* 1 left: validation first */
+        {{4}, 500, 1000, 2, 1, 1, GAT_SPLIT_STRICT_ALL},     /* 2 left: one each */
+        {{4}, 1, 1000, 2, 1, 1, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_TEST},
+        {{4}, 1000, 1, 2, 1, 1, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL},
+        {{9}, 500, 0, 4, 5, 0, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL},
+        {{1}, 500, 1000, 0, 1, 0, GAT_SPLIT_STRICT_ALL},     /* nothing to train on */
+        {{40, 41}, 10, 20, 40, 10, 20, 0},                   /* fits: as requested */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        gat_idx labels[128], n = 0, src = 0, dst = 0;
+        for (int c = 0; c < 4 && cases[k].sizes[c]; c++)
+            for (gat_idx j = 0; j < cases[k].sizes[c]; j++)
+                labels[n++] = c;
+        gat_idx C = labels[n - 1] + 1;
+        gat_graph g;
+        gat_csr x;
+        gat_dataset ds;
+        gat_dataset_options o;
+        ck_assert_int_eq(gat_graph_from_edges(&g, n, 1, &src, &dst, 0), GAT_OK);
+        ck_assert_int_eq(gat_csr_identity(&x, n), GAT_OK);
+        gat_dataset_parts parts = {.graph = &g, .features = &x, .labels = labels, .n_classes = C};
+        gat_dataset_options_default(&o);
+        o.n_val = cases[k].n_val;
+        o.n_test = cases[k].n_test;
+        ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_OK);
+        ck_assert_msg(ds.n_train == cases[k].train && ds.n_val == cases[k].val &&
+                          ds.n_test == cases[k].test && ds.split_adapted == cases[k].adapted,
+                      "case %zu: split %d/%d/%d adapted %u, expected %d/%d/%d adapted %u", k,
+                      ds.n_train, ds.n_val, ds.n_test, ds.split_adapted, cases[k].train,
+                      cases[k].val, cases[k].test, cases[k].adapted);
+        assert_split_counts(&ds);
+        gat_dataset_destroy(&ds);
+        gat_csr_destroy(&x);
+        gat_graph_destroy(&g);
+    }
+}
+END_TEST
+
+/* ---- Row normalisation: automatic, explicit, off ----------------------------------------- */
+
+/* Signed features: left as they are by default and reported; an explicit request is an error
+ * naming the first negative value; off keeps them and still reports it. */
+START_TEST(test_normalize_signed)
+{
+    char *dir = tu_tmpdir(), base[4200], want[8400];
+    gat_dataset_options o;
+    gat_dataset ds, raw;
+    tu_write(dir, "d.content", "a 1 0 2 x\nb 0.5 -0.25 0 y\nc -3 1 0 x\nd 0 0 1 y\n");
+    tu_write(dir, "d.cites", "a b\nc d\n");
+    snprintf(base, sizeof base, "%s/d", dir);
+    gat_dataset_options_default(&o);
+    ds = load_ok(base, &o);
+    ck_assert_int_eq(ds.normalized, 0);
+    ck_assert_str_eq(ds.node_ids[ds.negative_node], "b");
+    ck_assert_int_eq(ds.negative_column, 1);
+    ck_assert_float_eq(ds.negative_value, -0.25f);
+    o.normalize = GAT_NORMALIZE_OFF;
+    raw = load_ok(base, &o);
+    ck_assert_int_eq(raw.normalized, 0);
+    ck_assert_int_eq(raw.negative_node, ds.negative_node);
+    assert_same(&ds, &raw); /* the automatic mode kept the values as read */
+    ck_assert_float_eq(raw.x.val[0], 1.0f);
+    ck_assert_float_eq(raw.x.val[1], 2.0f);
+    gat_dataset_destroy(&raw);
+    gat_dataset_destroy(&ds);
+
+    o.normalize = GAT_NORMALIZE_ON;
+    memset(&ds, 0xab, sizeof ds);
+    ck_assert_int_eq(gat_dataset_load(&ds, base, &o), GAT_EINVAL);
+    ck_assert(is_zeroed(&ds));
+    snprintf(want, sizeof want,
+             "gat_dataset_load: row normalisation was requested (GAT_NORMALIZE_ON) but %s.content "
+             "has a negative feature: node 'b', column 1 is -0.25 (the first one); row sums of "
+             "signed features can cancel, so only non-negative features are row-normalised "
+             "(GAT_NORMALIZE_AUTO keeps signed ones as they are)",
+             base);
+    ck_assert_str_eq(gat_last_error(), want);
+    o.normalize = 3;
+    ck_assert_int_eq(gat_dataset_load(&ds, base, &o), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(),
+                     "gat_dataset_load: normalize is 3, expected GAT_NORMALIZE_OFF (0), "
+                     "GAT_NORMALIZE_ON (1) or GAT_NORMALIZE_AUTO (2)");
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Non-negative features: the automatic mode and an explicit request both row-normalise; off
+ * reports no negative value either. */
+START_TEST(test_normalize_nonnegative)
+{
+    gat_dataset_options o;
+    gat_dataset ds, on;
+    gat_dataset_options_default(&o);
+    ds = load_ok(tu_data("tiny"), &o);
+    ck_assert_int_eq(ds.normalized, 1);
+    ck_assert_int_eq(ds.negative_node, -1);
+    ck_assert_int_eq(assert_rows_normalised(&ds), 1);
+    o.normalize = GAT_NORMALIZE_ON;
+    on = load_ok(tu_data("tiny"), &o);
+    ck_assert_int_eq(on.normalized, 1);
+    assert_same(&ds, &on);
+    gat_dataset_destroy(&on);
+    o.normalize = GAT_NORMALIZE_OFF;
+    on = load_ok(tu_data("tiny"), &o);
+    ck_assert_int_eq(on.normalized, 0);
+    ck_assert_int_eq(on.negative_node, -1);
+    ck_assert_int_eq(on.negative_column, -1);
+    ck_assert_float_eq(on.x.val[on.x.rowptr[6]], 3.0f); /* paper_g: "0 3 0 0 1" */
+    gat_dataset_destroy(&on);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* The same modes in gat_dataset_from_parts and gat_dataset_read (one shared function). */
+START_TEST(test_normalize_parts_and_files)
+{
+    const gat_real dense[6] = {1, 3, 0, 2, 4, -1};
+    const gat_idx src = 0, dst = 1;
+    gat_graph g;
+    gat_csr x;
+    gat_dataset ds;
+    gat_dataset_options o;
+    char *dir = tu_tmpdir(), want[8400], feat[4200];
+    ck_assert_int_eq(gat_graph_from_edges(&g, 3, 1, &src, &dst, 0), GAT_OK);
+    ck_assert_int_eq(gat_csr_from_dense(&x, 3, 2, dense), GAT_OK);
+    gat_dataset_parts parts = {.graph = &g, .features = &x};
+    gat_dataset_options_default(&o);
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_OK);
+    ck_assert_int_eq(ds.normalized, 0);
+    ck_assert_int_eq(ds.negative_node, 2);
+    ck_assert_int_eq(ds.negative_column, 1);
+    ck_assert_mem_eq(ds.x.val, x.val, 4 * sizeof *x.val);
+    gat_dataset_destroy(&ds);
+    o.normalize = GAT_NORMALIZE_ON;
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_EINVAL);
+    ck_assert_ptr_nonnull(strstr(gat_last_error(),
+                                 "gat_dataset_from_parts: row normalisation was requested "
+                                 "(GAT_NORMALIZE_ON) but the features argument has a negative "
+                                 "feature: node '2', column 1 is -1 (the first one)"));
+    /* the first two rows alone are non-negative: normalised in both modes */
+    x.rows = 2;
+    g.n = 2;
+    o.normalize = GAT_NORMALIZE_AUTO;
+    gat_graph_destroy(&g);
+    ck_assert_int_eq(gat_graph_from_edges(&g, 2, 1, &src, &dst, 0), GAT_OK);
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_OK);
+    ck_assert_int_eq(ds.normalized, 1);
+    ck_assert_float_eq_tol(ds.x.val[0], 0.25f, 1e-7);
+    ck_assert_float_eq_tol(ds.x.val[1], 0.75f, 1e-7);
+    ck_assert_float_eq_tol(ds.x.val[2], 1.0f, 1e-7);
+    gat_dataset_destroy(&ds);
+    x.rows = 3;
+
+    snprintf(feat, sizeof feat, "%s", tu_write(dir, "g.features", "0 1 3\n1 0 2\n2 4 -1\n"));
+    gat_dataset_files files = {.graph = tu_write(dir, "g.edges", "0 1\n1 2\n"),
+                               .features = feat};
+    o.normalize = GAT_NORMALIZE_ON;
+    ck_assert_int_eq(gat_dataset_read(&ds, &files, &o), GAT_EINVAL);
+    snprintf(want, sizeof want,
+             "gat_dataset_read: row normalisation was requested (GAT_NORMALIZE_ON) but %s has a "
+             "negative feature: node '2', column 1 is -1 (the first one)", feat);
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), want));
+    o.normalize = GAT_NORMALIZE_AUTO;
+    ck_assert_int_eq(gat_dataset_read(&ds, &files, &o), GAT_OK);
+    ck_assert_int_eq(ds.normalized, 0);
+    ck_assert_str_eq(ds.node_ids[ds.negative_node], "2");
+    gat_dataset_destroy(&ds);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+    tu_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -571,13 +880,14 @@ START_TEST(test_options_default)
     gat_dataset_options o;
     memset(&o, 0x5a, sizeof o);
     gat_dataset_options_default(&o);
-    ck_assert_int_eq(o.normalize, 1);
+    ck_assert_int_eq(o.normalize, GAT_NORMALIZE_AUTO);
     ck_assert_int_eq(o.symmetrize, 1);
     ck_assert_int_eq(o.train_per_class, 20);
     ck_assert_int_eq(o.n_val, 500);
     ck_assert_int_eq(o.n_test, 1000);
     ck_assert_uint_eq(o.seed, 1);
     ck_assert_int_eq(o.ignore_split_file, 0);
+    ck_assert_uint_eq(o.split_strict, 0);
 }
 END_TEST
 
@@ -637,6 +947,15 @@ int main(void)
     tcase_add_test(tc, test_random_split_cora);
     tcase_add_test(tc, test_random_split_no_file);
     tcase_add_test(tc, test_random_split_too_small);
+    tcase_add_test(tc, test_small_default_split);
+    tcase_add_test(tc, test_small_strict_split);
+    tcase_add_test(tc, test_split_rules);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("normalize");
+    tcase_add_test(tc, test_normalize_signed);
+    tcase_add_test(tc, test_normalize_nonnegative);
+    tcase_add_test(tc, test_normalize_parts_and_files);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad_files");

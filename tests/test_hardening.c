@@ -198,8 +198,8 @@ START_TEST(nan_features_everywhere)
 }
 END_TEST
 
-/* Finite features whose row sum nearly cancels would normalise to Inf: a load error unless
- * normalisation is off. */
+/* Finite features whose row sum nearly cancels would normalise to Inf: signed features are not
+ * row-normalised by default, and an explicit request is an error naming the first negative one. */
 START_TEST(normalization_overflow)
 {
     char *dir = tu_tmpdir();
@@ -214,10 +214,13 @@ START_TEST(normalization_overflow)
     o.train_per_class = 1;
     o.n_val = 0;
     o.n_test = 0;
-    ASSERT_FAILS(gat_dataset_load(&ds, base, &o), GAT_ENUMERIC, "node 'b' nearly cancel");
-    o.normalize = 0;
     ck_assert_int_eq(gat_dataset_load(&ds, base, &o), GAT_OK);
+    ck_assert_int_eq(ds.normalized, 0);
+    ck_assert_float_eq(ds.x.val[ds.x.rowptr[1]], 1e30f);
     gat_dataset_destroy(&ds);
+    o.normalize = GAT_NORMALIZE_ON;
+    ASSERT_FAILS(gat_dataset_load(&ds, base, &o), GAT_EINVAL,
+                 "d.content has a negative feature: node 'b', column 1 is -1e+30 (the first one)");
     tu_rmtree(dir);
     free(dir);
 }

@@ -111,26 +111,23 @@ int main(int argc, char **argv)
     if (igraph_cattribute_VANV(&graph, label, igraph_vss_all(), &value) != IGRAPH_SUCCESS ||
         igraph_vector_int_resize(&labels, n) != IGRAPH_SUCCESS)
         goto done;
-    igraph_integer_t labelled = 0, classes = 0;
+    igraph_integer_t labelled = 0;
     for (igraph_integer_t v = 0; v < n; v++) {
         const double y = VECTOR(value)[v];
         VECTOR(labels)[v] = isfinite(y) && y >= 0 ? (igraph_integer_t)y : -1;
         labelled += VECTOR(labels)[v] >= 0;
-        if (VECTOR(labels)[v] >= classes) classes = VECTOR(labels)[v] + 1;
     }
 
-    /* a dataset on the igraph graph: a quarter of each class's share trains, the rest splits
-     * evenly into validation and test */
-    gat_dataset_options opt;
-    gat_dataset_options_default(&opt);
-    opt.normalize = 0; /* attribute features may be negative: keep them as they are */
-    opt.train_per_class = classes ? (gat_idx)(labelled / (4 * classes)) : 0;
-    opt.n_val = (gat_idx)(labelled - opt.train_per_class * classes) / 2;
-    opt.n_test = (gat_idx)(labelled - opt.train_per_class * classes) - opt.n_val;
-    if (gat_dataset_from_igraph(&ds, &graph, 0, &x, &labels, NULL, &opt) != GAT_OK) {
+    /* a dataset on the igraph graph with the default options: a seeded random split of the
+     * labelled vertices (20 per class train, 500 validate, 1000 test, fewer on small graphs), and
+     * features row-normalised only if none is negative */
+    if (gat_dataset_from_igraph(&ds, &graph, 0, &x, &labels, NULL, NULL) != GAT_OK) {
         rc = fail("dataset");
         goto done;
     }
+    fprintf(stderr, "split %d/%d/%d of %lld labelled vertices; features %s\n", ds.n_train,
+            ds.n_val, ds.n_test, (long long)labelled,
+            ds.normalized ? "row-normalised" : "as given (some are negative)");
 
     /* train a GAT (the GAT paper's Cora settings), printing progress through the callback */
     gat_model_config mc;

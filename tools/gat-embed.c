@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         {"no-header", CLI_FLAG, &o.no_header, 0, 0, NULL,
          "omit the header line of TSV/CSV outputs"},
         {"normalize", CLI_FLAG, &o.normalize, 0, 0, NULL,
-         "row-normalise the features (default: as trained)"},
+         "row-normalise the features; an error if one is negative (default: as trained)"},
         {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL,
          "do not row-normalise the features"},
         {"directed", CLI_FLAG, &o.directed, 0, 0, NULL,
@@ -128,13 +128,27 @@ int main(int argc, char **argv)
     /* no split is needed: ignore split files and draw an empty random split */
     gat_dataset_options dopt;
     gat_dataset_options_default(&dopt);
-    dopt.normalize = o.normalize ? 1 : o.no_normalize ? 0 : meta.normalize;
+    /* as trained: normalised training features were non-negative, so signed ones here are an
+     * error (AUTO then checked, for a message that names the model) */
+    dopt.normalize = o.normalize      ? GAT_NORMALIZE_ON
+                     : o.no_normalize ? GAT_NORMALIZE_OFF
+                     : meta.normalize ? GAT_NORMALIZE_AUTO
+                                      : GAT_NORMALIZE_OFF;
     dopt.symmetrize = o.undirected ? 1 : o.directed ? 0 : meta.symmetrize;
     dopt.ignore_split_file = 1;
     dopt.train_per_class = dopt.n_val = dopt.n_test = 0;
     const char *name;
     if ((rc = cli_load_dataset("gat-embed", &o.data, meta.dataset, 0, &dopt, &ds, &name)) != 0)
         goto done;
+    if (dopt.normalize == GAT_NORMALIZE_AUTO && !ds.normalized) {
+        fprintf(stderr, "gat-embed: model %s was trained on row-normalised features, but dataset %s "
+                        "has a negative feature (node '%s', column %d, %g) and signed features "
+                        "are not row-normalised (--no-normalize to use them as they are)\n",
+                o.model, name, ds.node_ids[ds.negative_node], ds.negative_column,
+                (double)ds.negative_value);
+        rc = 1;
+        goto done;
+    }
     if (ds.n_features != cfg->in_features) {
         fprintf(stderr, "gat-embed: dataset %s has %d features per node but model %s expects %d\n",
                 name, ds.n_features, o.model, cfg->in_features);

@@ -17,7 +17,8 @@ typedef struct options {
     const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
     int residual;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
-    int train_per_class, val_size, test_size, random_split, no_normalize, directed, quiet;
+    int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
+    int random_split, normalize, no_normalize, directed, quiet;
     int log_every;
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
 } options;
@@ -76,6 +77,49 @@ static int parse_heads(const char *list, int layers, int *heads)
     return 0;
 }
 
+/* Says on stderr how the random split was adapted to the data (ds->split_adapted != 0) against
+ * the sizes o asked for, e.g. "9-20 training nodes per class (classes of fewer than 40 nodes give
+ * half: 'project' 19 -> 9), 42 validation and 84 test nodes (500 and 1000 requested)". */
+static void split_note(const gat_dataset *ds, const gat_dataset_options *o)
+{
+    gat_idx *count = calloc(2 * (size_t)ds->n_classes + 1, sizeof *count);
+    if (!count) return;
+    gat_idx *train = count + ds->n_classes, lo = -1, hi = 0;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0) {
+            count[ds->labels[i]]++;
+            train[ds->labels[i]] += ds->split[i] == GAT_SPLIT_TRAIN;
+        }
+    for (gat_idx c = 0; c < ds->n_classes; c++) {
+        if (lo < 0 || train[c] < lo) lo = train[c];
+        if (train[c] > hi) hi = train[c];
+    }
+    fprintf(stderr, "gat-train: random split adapted to the data: ");
+    if (lo == hi)
+        fprintf(stderr, "%d training nodes per class", lo);
+    else
+        fprintf(stderr, "%d-%d training nodes per class", lo, hi);
+    if (ds->split_adapted & GAT_SPLIT_STRICT_TRAIN) {
+        int listed = 0;
+        fprintf(stderr, " (classes of fewer than %d nodes give half:", 2 * o->train_per_class);
+        for (gat_idx c = 0; c < ds->n_classes; c++) {
+            if (train[c] >= o->train_per_class) continue;
+            if (listed++ == 8) {
+                fprintf(stderr, " ...");
+                break;
+            }
+            fprintf(stderr, "%s '%s' %d -> %d", listed > 1 ? "," : "", ds->class_names[c],
+                    count[c], train[c]);
+        }
+        fprintf(stderr, ")");
+    }
+    fprintf(stderr, ", %d validation and %d test nodes", ds->n_val, ds->n_test);
+    if (ds->split_adapted & (GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST))
+        fprintf(stderr, " (%d and %d requested)", o->n_val, o->n_test);
+    fprintf(stderr, "\n");
+    free(count);
+}
+
 static int fail(const char *what)
 {
     fprintf(stderr, "gat-train: %s: %s\n", what, gat_last_error());
@@ -86,7 +130,7 @@ int main(int argc, char **argv)
 {
     options o = {.layers = 2, .hidden = 8, .heads = 8, .out_heads = 1,
                  .epochs = 100000, .patience = 100, .seed = 1, .threads = 0, .runs = 1,
-                 .train_per_class = 20, .val_size = 500, .test_size = 1000, .log_every = 1,
+                 .train_per_class = -1, .val_size = -1, .test_size = -1, .log_every = 1,
                  .lr = 0.005, .weight_decay = 5e-4, .dropout = -1, .in_dropout = 0.6,
                  .att_dropout = 0.6, .slope = 0.2};
     const cli_option opts[] = {
@@ -112,9 +156,10 @@ int main(int argc, char **argv)
         {"runs", CLI_INT, &o.runs, 1, 10000, "N", "train N times and report mean and std (default 1)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
-        {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class (20)"},
-        {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes (500)"},
-        {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes (1000)"},
+        {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
+        {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
+        {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes, exactly (default: 1000, or fewer to fit)"},
+        {"normalize", CLI_FLAG, &o.normalize, 0, 0, NULL, "row-normalise the features; an error if one is negative (default: when none is)"},
         {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL, "do not row-normalise the features"},
         {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep edges directed (.cites: b -> a; --graph: as the file says)"},
         {"log-every", CLI_INT, &o.log_every, 1, 100000000, "N", "print progress every N epochs (default 1)"},
@@ -131,6 +176,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.hidden_heads && (rc = parse_heads(o.hidden_heads, o.layers, hidden_heads)) != 0) return rc;
+    if (o.normalize && o.no_normalize) {
+        fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
+        return 2;
+    }
     if (o.save && o.runs > 1) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
@@ -138,16 +187,27 @@ int main(int argc, char **argv)
 
     gat_dataset_options dopt;
     gat_dataset_options_default(&dopt);
-    dopt.normalize = !o.no_normalize;
+    dopt.normalize = o.normalize      ? GAT_NORMALIZE_ON
+                     : o.no_normalize ? GAT_NORMALIZE_OFF
+                                      : GAT_NORMALIZE_AUTO;
     dopt.symmetrize = !o.directed;
     dopt.ignore_split_file = o.random_split;
-    dopt.train_per_class = o.train_per_class;
-    dopt.n_val = o.val_size;
-    dopt.n_test = o.test_size;
+    /* sizes given on the command line must be met; the defaults adapt to small data */
+    if (o.train_per_class >= 0) dopt.train_per_class = o.train_per_class;
+    if (o.val_size >= 0) dopt.n_val = o.val_size;
+    if (o.test_size >= 0) dopt.n_test = o.test_size;
+    dopt.split_strict = (o.train_per_class >= 0 ? GAT_SPLIT_STRICT_TRAIN : 0u) |
+                        (o.val_size >= 0 ? GAT_SPLIT_STRICT_VAL : 0u) |
+                        (o.test_size >= 0 ? GAT_SPLIT_STRICT_TEST : 0u);
     dopt.seed = (uint64_t)o.seed;
     gat_dataset ds;
     const char *name;
     if ((rc = cli_load_dataset("gat-train", &o.data, "cora", 1, &dopt, &ds, &name)) != 0) return rc;
+    if (!o.quiet && dopt.normalize == GAT_NORMALIZE_AUTO && ds.negative_value < 0)
+        fprintf(stderr, "gat-train: features have negative values (first: node '%s', column %d, "
+                        "%g): not row-normalised (use --no-normalize to silence this)\n",
+                ds.node_ids[ds.negative_node], ds.negative_column, (double)ds.negative_value);
+    if (!o.quiet && ds.split_adapted) split_note(&ds, &dopt);
     if (!o.quiet)
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
                "split %d/%d/%d\n", name, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,
@@ -219,7 +279,7 @@ int main(int argc, char **argv)
             gat_model_meta_init(&meta);
             meta.n_classes = ds.n_classes;
             meta.class_names = ds.class_names;
-            meta.normalize = dopt.normalize;
+            meta.normalize = ds.normalized; /* what was done, for gat-embed to repeat */
             meta.symmetrize = dopt.symmetrize;
             /* borrowed for the call; a --graph dataset has no name gat-embed could load */
             meta.dataset = o.data.graph ? NULL : name;

@@ -22,11 +22,28 @@ extern "C" {
 /* Values of gat_dataset.split. */
 enum { GAT_SPLIT_NONE = 0, GAT_SPLIT_TRAIN = 1, GAT_SPLIT_VAL = 2, GAT_SPLIT_TEST = 3 };
 
+/* Values of gat_dataset_options.normalize (existing callers' 0 and 1 keep their meaning). */
+enum {
+    GAT_NORMALIZE_OFF = 0,  /* keep the features as given */
+    GAT_NORMALIZE_ON = 1,   /* row-normalise; GAT_EINVAL if any feature is negative */
+    GAT_NORMALIZE_AUTO = 2  /* row-normalise when every feature is >= 0 (bag-of-words, as in the
+                             * GAT paper), else keep them as given (the default) */
+};
+
+/* Bits of gat_dataset_options.split_strict and gat_dataset.split_adapted: the three sizes of the
+ * random split. */
+enum {
+    GAT_SPLIT_STRICT_TRAIN = 1, /* train_per_class */
+    GAT_SPLIT_STRICT_VAL = 2,   /* n_val */
+    GAT_SPLIT_STRICT_TEST = 4,  /* n_test */
+    GAT_SPLIT_STRICT_ALL = 7
+};
+
 typedef struct gat_dataset {
     gat_idx n;            /* nodes, in .content order */
     gat_idx n_features;   /* F */
     gat_idx n_classes;    /* C */
-    gat_csr x;            /* (n, F) features, sparse; row-normalised unless disabled */
+    gat_csr x;            /* (n, F) features, sparse; row-normalised if `normalized` */
     gat_idx *labels;      /* (n) class index in [0, C), or -1 for an unlabelled node (only from
                            * gat_dataset_from_parts and gat_dataset_read; never in a split) */
     uint8_t *split;       /* (n) GAT_SPLIT_* of each node */
@@ -36,10 +53,17 @@ typedef struct gat_dataset {
     const char *const *class_names; /* (C) class names, sorted */
     gat_graph graph;      /* in-CSR over nodes 0..n-1, self-loops added */
     gat_idx n_train, n_val, n_test; /* split sizes */
+    /* What the loader did, for the caller to report (gat_train does not read these): */
+    int normalized;          /* 1: x was row-normalised; 0: x holds the features as given */
+    gat_real negative_value; /* the first negative feature as given (in node order, then column
+                              * order), or 0 when every feature is >= 0 */
+    gat_idx negative_node, negative_column; /* where that feature is, or -1, -1 when none */
+    unsigned split_adapted;  /* GAT_SPLIT_STRICT_* bits of the random split's sizes that were
+                              * reduced to fit the data (0: as requested, or a given split) */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
-    int normalize;        /* row-normalise features (default 1) */
+    int normalize;        /* GAT_NORMALIZE_AUTO (default), _ON or _OFF: row normalisation */
     int symmetrize;       /* treat .cites edges as undirected (default 1) */
     /* Used only when there is no split file: a seeded random split with train_per_class nodes of
      * every class for training, then n_val and n_test nodes drawn from the rest. */
@@ -48,6 +72,14 @@ typedef struct gat_dataset_options {
     gat_idx n_test;          /* default 1000 */
     uint64_t seed;           /* default 1 */
     int ignore_split_file;   /* make the random split even if NAME.split exists (default 0) */
+    /* GAT_SPLIT_STRICT_* bits of the sizes above that must be met exactly (default 0: none).
+     * A strict size the data cannot give is a GAT_EFORMAT error. A size that is not strict is
+     * an upper bound: a class with fewer than 2 * train_per_class labelled nodes gives half of
+     * them, rounded down (at least 1 from 2 nodes; none from 1); when fewer than n_val + n_test
+     * labelled nodes remain, the sizes that are not strict shrink to what remains: both, in the
+     * ratio n_val : n_test (at least 1 each while there are 2), or the one that is not strict
+     * takes what the strict one leaves. gat_dataset.split_adapted says which sizes shrank. */
+    unsigned split_strict;
 } gat_dataset_options;
 
 /* Fills o with the defaults above. */
@@ -70,8 +102,10 @@ GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size)
  * zeroed and the message names the file, the line and what is wrong. opt may be NULL for defaults.
  * Returns GAT_EIO (unreadable file, unknown bare name), GAT_EFORMAT (malformed contents: wrong column count,
  * non-numeric feature, unknown node id, duplicate id, empty file, bad split name, too few nodes
- * for the requested random split), GAT_ENUMERIC (NaN/Inf feature), GAT_EINVAL, GAT_ENOMEM.
- * Cost O(file size + E log E). */
+ * for a strict size of the random split), GAT_ENUMERIC (NaN/Inf feature), GAT_EINVAL (NULL or
+ * empty argument, negative split size, normalize not a GAT_NORMALIZE_* value, or
+ * GAT_NORMALIZE_ON with a negative feature: the message names the .content file, the node, the
+ * column and the value of the first one), GAT_ENOMEM. Cost O(file size + E log E). */
 GAT_API gat_status gat_dataset_load(gat_dataset *ds, const char *path,
                                     const gat_dataset_options *opt);
 
@@ -97,8 +131,10 @@ typedef struct gat_dataset_parts {
  * and ignore_split_file are not (the graph is already built).
  * Returns GAT_EINVAL (NULL graph or features or a NULL id, a label outside [-1, C), a split value
  * outside GAT_SPLIT_*, an unlabelled node in a split, duplicate node ids, a malformed graph or
- * CSR), GAT_EDIM (features rows != graph nodes), GAT_ENUMERIC (a non-finite feature),
- * GAT_EFORMAT (too few labelled nodes for the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
+ * CSR, a negative split size, normalize not a GAT_NORMALIZE_* value, GAT_NORMALIZE_ON with a
+ * negative feature: the message names its node, column and value), GAT_EDIM (features rows !=
+ * graph nodes), GAT_ENUMERIC (a non-finite feature), GAT_EFORMAT (too few labelled nodes for a
+ * strict size of the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
 GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
                                           const gat_dataset_options *opt);
 

@@ -70,13 +70,16 @@ typedef struct gat_dataset_files {
 } gat_dataset_files;
 
 /* Reads a dataset from the files above. ds: uninitialised; filled on success, zeroed on
- * failure. opt may be NULL for defaults (symmetrize, normalize and the random split apply).
+ * failure. opt may be NULL for defaults (symmetrize, normalize and the random split apply; see
+ * gat_dataset_options and the report fields of gat_dataset).
  * Returns GAT_EINVAL (NULL argument, unknown format), GAT_EIO (a file cannot be opened or read:
  * the message names it and the system's reason), GAT_EFORMAT (igraph cannot parse the graph
  * file: the message names it, the format and igraph's reason; a text file is malformed or names
  * an unknown or repeated node: the message gives file:line; duplicate vertex ids; a node without
- * a features line; too few labelled nodes for the random split), GAT_ENUMERIC (a NaN or Inf
- * feature, with file:line), GAT_EDEP (igraph failed otherwise), GAT_ENOMEM.
+ * a features line; too few labelled nodes for a strict size of the random split), GAT_ENUMERIC
+ * (a NaN or Inf feature, with file:line), GAT_EINVAL (also: normalize = GAT_NORMALIZE_ON with a
+ * negative feature; the message names the features file, the node, the column and the value),
+ * GAT_EDEP (igraph failed otherwise), GAT_ENOMEM.
  * Cost O(file sizes + E log E). */
 GAT_API gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
                                     const gat_dataset_options *opt);

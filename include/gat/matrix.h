@@ -68,8 +68,10 @@ GAT_API gat_status gat_csr_check(const gat_csr *a);
 /* Frees a's arrays and zeroes a. Accepts NULL and a zeroed matrix. */
 GAT_API void gat_csr_destroy(gat_csr *a);
 /* Scales every row of a to sum 1 (rows summing to 0 are left as they are), as the GAT and GCN
- * reference code preprocess bag-of-words features. a must be well-formed (gat_csr_check); a NULL
- * or zeroed a is left alone (the no-op rule of status.h). Cost O(nnz). */
+ * reference code preprocess bag-of-words features. Meant for non-negative rows (the results then
+ * lie in [0, 1]); a row of signed values whose sum nearly cancels is blown up or flipped in sign
+ * (the dataset loaders leave signed features alone: GAT_NORMALIZE_AUTO). a must be well-formed
+ * (gat_csr_check); a NULL or zeroed a is left alone (the no-op rule of status.h). Cost O(nnz). */
 GAT_API void gat_csr_normalize_rows(gat_csr *a);
 
 #ifdef __cplusplus

@@ -462,13 +462,14 @@ void gat_dataset_options_default(gat_dataset_options *o)
 {
     if (!o) return;
     memset(o, 0, sizeof *o);
-    o->normalize = 1;
+    o->normalize = GAT_NORMALIZE_AUTO;
     o->symmetrize = 1;
     o->train_per_class = 20;
     o->n_val = 500;
     o->n_test = 1000;
     o->seed = 1;
     o->ignore_split_file = 0;
+    o->split_strict = 0;
 }
 
 gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
@@ -487,11 +488,7 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
         gat_dataset_options_default(&defaults);
         opt = &defaults;
     }
-    if (opt->train_per_class < 0 || opt->n_val < 0 || opt->n_test < 0)
-        return gat_i_error(
-            GAT_EINVAL,
-            "gat_dataset_load: negative split size (train_per_class %d, n_val %d, n_test %d)",
-            opt->train_per_class, opt->n_val, opt->n_test);
+    if ((st = gat_i_check_options(opt, "gat_dataset_load")) != GAT_OK) return st;
     L.ds = ds;
     /* a bare name that is no file here: a bundled dataset (a path keeps the readers' messages) */
     if (!exists_as_dataset(path) && !strchr(path, '/')) {
@@ -510,7 +507,7 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     if (!opt->ignore_split_file && (st = read_split(&L, split, &absent)) != GAT_OK) goto cleanup;
     if (absent && (st = gat_i_random_split(ds, opt, L.content_path)) != GAT_OK) goto cleanup;
     gat_i_count_split(ds);
-    if (opt->normalize) st = gat_i_normalize_checked(ds, L.content_path);
+    st = gat_i_normalize_checked(ds, opt->normalize, "gat_dataset_load", L.content_path);
 cleanup:
     gat_i_strmap_free(&L.ids);
     gat_free(L.line_of);

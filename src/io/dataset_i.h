@@ -19,22 +19,31 @@ uint8_t gat_i_split_value(const char *word);
 /* Fills ds->split (zeroed, (n)) at random from ds->labels: after a seeded Fisher-Yates shuffle
  * of the nodes, the first train_per_class labelled nodes of each class train, then the next
  * n_val other labelled nodes validate and the next n_test test; unlabelled nodes (label -1) stay
- * GAT_SPLIT_NONE. what names the data in messages ("random split of WHAT: ..."). Returns
- * GAT_EFORMAT (a class or the rest too small for o), GAT_ENOMEM. */
+ * GAT_SPLIT_NONE. Sizes that are not in o->split_strict shrink to fit the data as
+ * gat_dataset_options says; ds->split_adapted gets the bits of those that did. what names the
+ * data in messages ("random split of WHAT: ..."). Returns GAT_EFORMAT (a strict size the data
+ * cannot give), GAT_ENOMEM. */
 gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what);
+
+/* Checks the option fields every dataset source reads (split sizes, normalize); GAT_EINVAL
+ * naming fn and the field. */
+gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn);
 
 /* Sets ds->n_train, n_val, n_test from ds->split. */
 void gat_i_count_split(gat_dataset *ds);
 
-/* Row-normalises ds->x (gat_csr_normalize_rows) and checks the result: a row whose values
- * nearly cancel (1e30, -1e30, 1e-10) would overflow to Inf. Returns GAT_ENUMERIC naming the node
- * and `what` (the data, for messages). */
-gat_status gat_i_normalize_checked(gat_dataset *ds, const char *what);
+/* Applies the normalisation mode (GAT_NORMALIZE_*) to ds->x: records the first negative
+ * feature in ds->negative_value/_node/_column, then row-normalises (gat_csr_normalize_rows) with
+ * GAT_NORMALIZE_ON, or with GAT_NORMALIZE_AUTO when no feature is negative, and sets
+ * ds->normalized. Returns GAT_EINVAL for GAT_NORMALIZE_ON with a negative feature, naming fn,
+ * `what` (the features, for messages), the node id, the column and the value. O(nnz). */
+gat_status gat_i_normalize_checked(gat_dataset *ds, int mode, const char *fn, const char *what);
 
-/* gat_dataset_from_parts with the random split's messages naming `what` and `fn` naming the
- * public function in argument errors. */
+/* gat_dataset_from_parts with the random split's messages naming `what`, normalisation
+ * messages naming `features` (NULL: "the features") and `fn` naming the public function in
+ * argument errors. */
 gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                                     const gat_dataset_options *opt, const char *fn,
-                                    const char *what);
+                                    const char *what, const char *features);
 
 #endif

@@ -7,7 +7,6 @@
 #include "matrix_i.h"
 
 #include <stdio.h>
-#include <math.h>
 #include <string.h>
 
 uint8_t gat_i_split_value(const char *word)
@@ -18,27 +17,72 @@ uint8_t gat_i_split_value(const char *word)
     return GAT_SPLIT_NONE;
 }
 
-/* Checks that the labelled nodes suffice for o's random split. count: (C) labelled nodes per
- * class; labelled: their total. */
-static gat_status check_split_sizes(const gat_dataset *ds, const gat_idx *count, gat_idx labelled,
-                                    const gat_dataset_options *o, const char *what)
+/* The sizes of o's random split over count (C) labelled nodes per class, labelled in all:
+ * train[c] training nodes of class c, *val and *test; ds->split_adapted gets the bits of the
+ * sizes that shrank (rules in gat_dataset_options). Returns GAT_EFORMAT for a strict size the
+ * data cannot give. */
+static gat_status plan_split(gat_dataset *ds, const gat_idx *count, gat_idx labelled,
+                             const gat_dataset_options *o, const char *what, gat_idx *train,
+                             gat_idx *val, gat_idx *test)
 {
+    const gat_idx T = o->train_per_class, V = o->n_val, X = o->n_test;
+    const unsigned strict = o->split_strict;
     int64_t rest = labelled;
+    unsigned adapted = 0;
     for (gat_idx c = 0; c < ds->n_classes; c++) {
-        if (count[c] < o->train_per_class)
-            return gat_i_error(GAT_EFORMAT,
-                               "random split of %s: class '%s' has %d nodes, fewer than the %d "
-                               "training nodes per class requested",
-                               what, ds->class_names[c], count[c], o->train_per_class);
-        rest -= o->train_per_class;
+        if (strict & GAT_SPLIT_STRICT_TRAIN) {
+            if (count[c] < T)
+                return gat_i_error(GAT_EFORMAT,
+                                   "random split of %s: class '%s' has %d nodes, fewer than the %d "
+                                   "training nodes per class requested",
+                                   what, ds->class_names[c], count[c], T);
+            train[c] = T;
+        } else {
+            train[c] = count[c] / 2 < T ? count[c] / 2 : T;
+            if (train[c] < T) adapted |= GAT_SPLIT_STRICT_TRAIN;
+        }
+        rest -= train[c];
     }
-    if (rest < (int64_t)o->n_val + o->n_test)
-        return gat_i_error(
-            GAT_EFORMAT,
-            "random split of %s: %lld %snodes remain after the %d training nodes of each of %d "
-            "classes, fewer than the %d validation + %d test nodes requested",
-            what, (long long)rest, labelled < ds->n ? "labelled " : "", o->train_per_class,
-            ds->n_classes, o->n_val, o->n_test);
+    const int strict_val = (strict & GAT_SPLIT_STRICT_VAL) != 0;
+    const int strict_test = (strict & GAT_SPLIT_STRICT_TEST) != 0;
+    *val = V;
+    *test = X;
+    if (rest < (int64_t)V + X) {
+        /* "after the 20 training nodes of each of 7 classes", or the total when classes differ */
+        char after[96];
+        if (adapted & GAT_SPLIT_STRICT_TRAIN)
+            snprintf(after, sizeof after, "%lld training nodes", (long long)(labelled - rest));
+        else
+            snprintf(after, sizeof after, "%d training nodes of each of %d classes", T,
+                     ds->n_classes);
+        const char *lab = labelled < ds->n ? "labelled " : "";
+        if (strict_val && strict_test)
+            return gat_i_error(GAT_EFORMAT,
+                               "random split of %s: %lld %snodes remain after the %s, fewer than "
+                               "the %d validation + %d test nodes requested",
+                               what, (long long)rest, lab, after, V, X);
+        if ((strict_val && rest < V) || (strict_test && rest < X))
+            return gat_i_error(GAT_EFORMAT,
+                               "random split of %s: %lld %snodes remain after the %s, fewer than "
+                               "the %d %s nodes requested",
+                               what, (long long)rest, lab, after, strict_val ? V : X,
+                               strict_val ? "validation" : "test");
+        if (strict_val) {
+            *test = (gat_idx)(rest - V);
+        } else if (strict_test) {
+            *val = (gat_idx)(rest - X);
+        } else {
+            /* rest in the ratio V : X, rounded, keeping one node for each asked-for set */
+            int64_t v = (2 * rest * V + V + X) / (2 * ((int64_t)V + X));
+            if (V > 0 && v == 0 && rest > 0) v = 1;
+            if (X > 0 && v == rest && rest >= 2) v = rest - 1;
+            *val = (gat_idx)v;
+            *test = (gat_idx)(rest - v);
+        }
+        if (*val < V) adapted |= GAT_SPLIT_STRICT_VAL;
+        if (*test < X) adapted |= GAT_SPLIT_STRICT_TEST;
+    }
+    ds->split_adapted = adapted;
     return GAT_OK;
 }
 
@@ -46,17 +90,19 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
 {
     gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
     gat_idx *count = gat_calloc((size_t)ds->n_classes, sizeof *count);
-    gat_idx val = 0, test = 0, labelled = 0;
+    gat_idx *train = gat_calloc((size_t)ds->n_classes, sizeof *train);
+    gat_idx n_val = 0, n_test = 0, val = 0, test = 0, labelled = 0;
     gat_rng rng;
     gat_status st = GAT_ENOMEM;
 
-    if (!perm || !count) goto cleanup;
+    if (!perm || !count || !train) goto cleanup;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->labels[i] >= 0) {
             count[ds->labels[i]]++;
             labelled++;
         }
-    if ((st = check_split_sizes(ds, count, labelled, o, what)) != GAT_OK) goto cleanup;
+    if ((st = plan_split(ds, count, labelled, o, what, train, &n_val, &n_test)) != GAT_OK)
+        goto cleanup;
     gat_rng_seed(&rng, o->seed);
     for (gat_idx i = 0; i < ds->n; i++)
         perm[i] = i;
@@ -68,7 +114,7 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
     memset(count, 0, (size_t)ds->n_classes * sizeof *count);
     for (gat_idx k = 0; k < ds->n; k++) {
         gat_idx i = perm[k];
-        if (ds->labels[i] >= 0 && count[ds->labels[i]] < o->train_per_class) {
+        if (ds->labels[i] >= 0 && count[ds->labels[i]] < train[ds->labels[i]]) {
             count[ds->labels[i]]++;
             ds->split[i] = GAT_SPLIT_TRAIN;
         }
@@ -76,10 +122,10 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
     for (gat_idx k = 0; k < ds->n; k++) {
         gat_idx i = perm[k];
         if (ds->split[i] != GAT_SPLIT_NONE || ds->labels[i] < 0) continue;
-        if (val < o->n_val) {
+        if (val < n_val) {
             ds->split[i] = GAT_SPLIT_VAL;
             val++;
-        } else if (test < o->n_test) {
+        } else if (test < n_test) {
             ds->split[i] = GAT_SPLIT_TEST;
             test++;
         }
@@ -87,7 +133,23 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
 cleanup:
     gat_free(perm);
     gat_free(count);
+    gat_free(train);
     return st;
+}
+
+gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
+{
+    if (o->train_per_class < 0 || o->n_val < 0 || o->n_test < 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d)", fn,
+                           o->train_per_class, o->n_val, o->n_test);
+    if (o->normalize != GAT_NORMALIZE_OFF && o->normalize != GAT_NORMALIZE_ON &&
+        o->normalize != GAT_NORMALIZE_AUTO)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: normalize is %d, expected GAT_NORMALIZE_OFF (0), GAT_NORMALIZE_ON "
+                           "(1) or GAT_NORMALIZE_AUTO (2)",
+                           fn, o->normalize);
+    return GAT_OK;
 }
 
 void gat_i_count_split(gat_dataset *ds)
@@ -158,24 +220,39 @@ static gat_status copy_names(const char *const **names, gat_idx count, const cha
     return GAT_OK;
 }
 
-gat_status gat_i_normalize_checked(gat_dataset *ds, const char *what)
+gat_status gat_i_normalize_checked(gat_dataset *ds, int mode, const char *fn, const char *what)
 {
     const gat_csr *x = &ds->x;
-    gat_csr_normalize_rows(&ds->x);
-    for (gat_idx i = 0; i < x->rows; i++)
+    ds->normalized = 0;
+    ds->negative_value = 0;
+    ds->negative_node = ds->negative_column = -1;
+    for (gat_idx i = 0; i < x->rows && ds->negative_node < 0; i++)
         for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++)
-            if (!isfinite(x->val[k]))
-                return gat_i_error(GAT_ENUMERIC,
-                                   "%s: the features of node '%s' nearly cancel (their sum is tiny "
-                                   "against their size), so row normalisation overflows at column "
-                                   "%d; read them without normalising",
-                                   what, ds->node_ids[i], x->col[k]);
+            if (x->val[k] < 0) {
+                ds->negative_value = x->val[k];
+                ds->negative_node = i;
+                ds->negative_column = x->col[k];
+                break;
+            }
+    if (mode == GAT_NORMALIZE_ON && ds->negative_node >= 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: row normalisation was requested (GAT_NORMALIZE_ON) but %s has a "
+                           "negative feature: node '%s', column %d is %g (the first one); row "
+                           "sums of signed features can cancel, so only non-negative features "
+                           "are row-normalised (GAT_NORMALIZE_AUTO keeps signed ones as they are)",
+                           fn, what, ds->node_ids[ds->negative_node], ds->negative_column,
+                           (double)ds->negative_value);
+    if (mode == GAT_NORMALIZE_OFF || ds->negative_node >= 0) return GAT_OK;
+    /* every value is >= 0, so each row sum is at least its largest value: the results lie in
+     * [0, 1] */
+    gat_csr_normalize_rows(&ds->x);
+    ds->normalized = 1;
     return GAT_OK;
 }
 
 gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                                     const gat_dataset_options *opt, const char *fn,
-                                    const char *what)
+                                    const char *what, const char *features)
 {
     gat_dataset_options defaults;
     gat_dataset out = {0};
@@ -190,10 +267,7 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
         gat_dataset_options_default(&defaults);
         opt = &defaults;
     }
-    if (opt->train_per_class < 0 || opt->n_val < 0 || opt->n_test < 0)
-        return gat_i_error(GAT_EINVAL,
-                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d)", fn,
-                           opt->train_per_class, opt->n_val, opt->n_test);
+    if ((st = gat_i_check_options(opt, fn)) != GAT_OK) return st;
     const gat_idx n = p->graph->n;
     const gat_csr *x = p->features;
     if ((st = gat_i_graph_check(p->graph, fn)) != GAT_OK) return st;
@@ -226,7 +300,9 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
     else if (labelled > 0 && (st = gat_i_random_split(&out, opt, what)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(&out);
-    if (opt->normalize && (st = gat_i_normalize_checked(&out, fn)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_normalize_checked(&out, opt->normalize, fn,
+                                      features ? features : "the features argument")) != GAT_OK)
+        goto cleanup;
     *ds = out;
     return GAT_OK;
 cleanup:
@@ -238,5 +314,6 @@ gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *part
                                   const gat_dataset_options *opt)
 {
     gat_i_clear_error();
-    return gat_i_dataset_from_parts(ds, parts, opt, "gat_dataset_from_parts", "the labelled nodes");
+    return gat_i_dataset_from_parts(ds, parts, opt, "gat_dataset_from_parts", "the labelled nodes",
+                                    NULL);
 }

@@ -965,7 +965,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.node_ids = (const char *const *)c.ids;
     parts.class_names = (const char *const *)L.names;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
-                                  files->labels ? files->labels : files->graph);
+                                  files->labels ? files->labels : files->graph, files->features);
 cleanup:
     gat_i_clocale_leave(&loc);
     features_free(&F);

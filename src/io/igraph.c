@@ -383,7 +383,7 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
     parts.labels = lab;
     parts.n_classes = (gat_idx)(max_label + 1);
     parts.split = split8;
-    st = gat_i_dataset_from_parts(ds, &parts, opt, fn, "the labelled vertices");
+    st = gat_i_dataset_from_parts(ds, &parts, opt, fn, "the labelled vertices", NULL);
 cleanup:
     gat_graph_destroy(&g);
     gat_free(lab);
