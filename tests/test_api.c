@@ -13,17 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* call returns status and the message holds substr. */
-#define ASSERT_FAILS(call, status, substr)                                                         \
-    do {                                                                                           \
-        gat_status st_ = (call);                                                                   \
-        ck_assert_msg(st_ == (status), "%s returned %d (%s), expected %d", #call, st_,             \
-                      gat_last_error(), (status));                                                 \
-        ck_assert_msg(strstr(gat_last_error(), (substr)) != NULL, "message '%s' lacks '%s'",       \
-                      gat_last_error(), (substr));                                                 \
-    } while (0)
 
 static void assert_graph_zeroed(const gat_graph *g)
 {

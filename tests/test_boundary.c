@@ -10,16 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* call returns status and the message holds substr. */
-#define ASSERT_FAILS(call, status, substr)                                                         \
-    do {                                                                                           \
-        gat_status st_ = (call);                                                                   \
-        ck_assert_msg(st_ == (status), "%s returned %d (%s), expected %d", #call, st_,             \
-                      gat_last_error(), (status));                                                 \
-        ck_assert_msg(strstr(gat_last_error(), (substr)) != NULL, "message '%s' lacks '%s'",       \
-                      gat_last_error(), (substr));                                                 \
-    } while (0)
-
 enum { N = 7, F = 5, C = 3 };
 
 static gat_model *small_model(gat_score score)

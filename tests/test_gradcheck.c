@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The 3-layer model's rounding noise divided by 2h reaches ~1e-9 at h = 1e-6, too near
  * TOL * FLOOR; at 1e-5 rounding and truncation (h^2) errors both stay near 1e-10. */

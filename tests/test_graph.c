@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static void assert_zeroed(const gat_graph *g)
 {

@@ -8,13 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ASSERT_FAILS(call, status, text)                                                           \
-    do {                                                                                           \
-        ck_assert_int_eq((call), (status));                                                        \
-        ck_assert_msg(strstr(gat_last_error(), (text)) != NULL, "message '%s' lacks '%s'",         \
-                      gat_last_error(), (text));                                                   \
-    } while (0)
-
 /* Writes a safetensors file: the header JSON (padded to 8 bytes), then `data` zero bytes. */
 static const char *write_model(const char *dir, const char *json, size_t data)
 {

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const double TOL = 2e-4; /* fused versus reference, relative to the largest value */
 static const char *const ISAS[] = {"base", "avx2", "avx512"};

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const gat_idx F = 40, C = 5;
 static const double TOL = 1e-5;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const double SLOPE = 0.2;
 static const double TOL = 1e-5;  /* fused versus reference, nt = 2 versus nt = 1 */

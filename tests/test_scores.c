@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The models' multiplicative scores saturate the softmax: second-order differences there need
  * h ~ 3e-6, where rounding already shows; the five-point stencil at 1e-4 has both errors small. */

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- the `gat` path against a double-precision reference ---- */
 

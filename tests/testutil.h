@@ -7,6 +7,22 @@
 
 #include "gat/gat.h"
 
+#include <string.h>
+
+/* Number of elements of an array. */
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* call returns status and gat_last_error() holds substr (the exact-status error-path check). */
+#define ASSERT_FAILS(call, status, substr)                                                         \
+    do {                                                                                           \
+        gat_status st_ = (call);                                                                   \
+        ck_assert_msg(st_ == (status), "%s returned %d (%s), expected %d", #call, st_,             \
+                      gat_last_error(), (status));                                                 \
+        ck_assert_msg(strstr(gat_last_error(), (substr)) != NULL, "message '%s' lacks '%s'",       \
+                      gat_last_error(), (substr));                                                 \
+    } while (0)
+
+
 /* Path of a file under tests/data (static buffer, overwritten by the next call). */
 const char *tu_data(const char *rel);
 /* Path of a bundled dataset directory (datasets/NAME). */
