@@ -22,7 +22,6 @@
                       gat_last_error(), (substr));                                                 \
     } while (0)
 
-
 /* Path of a file under tests/data (static buffer, overwritten by the next call). */
 const char *tu_data(const char *rel);
 /* Path of a bundled dataset directory (datasets/NAME). */
