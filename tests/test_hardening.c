@@ -139,6 +139,43 @@ START_TEST(dimacs_header_counts_checked)
 }
 END_TEST
 
+/* Without a features file every vertex becomes a one-hot node: a vertex count the file's size
+ * cannot justify (a few bytes asking for 2e9 vertices took 20 GiB and minutes) is refused in every
+ * format that numbers its vertices, and a count that fits is read. */
+START_TEST(one_hot_vertex_count_bounded)
+{
+    static const struct {
+        const char *name, *graph;
+        size_t bytes;
+    } cases[] = {
+        {"g.edges", "0 1999999999\n", 13},
+        {"g.net", "*Vertices 2000000000\n*Edges\n1 2\n", 32},
+        {"g.dimacs", "p max 2000000000 1\na 1 2 3\n", 27},
+    };
+    char *dir = tu_tmpdir();
+    char g[4200], want[4400];
+    gat_dataset ds;
+    for (size_t k = 0; k < LEN(cases); k++) {
+        snprintf(g, sizeof g, "%s", tu_write(dir, cases[k].name, cases[k].graph));
+        gat_dataset_files files = {.graph = g};
+        snprintf(want, sizeof want,
+                 "%s: implies 2000000000 vertices, more than a file of %zu bytes can name (each "
+                 "would become a one-hot node); give a features file to declare isolated vertices",
+                 g, cases[k].bytes);
+        ck_assert_int_eq(gat_dataset_read(&ds, &files, NULL), GAT_EFORMAT);
+        ck_assert_str_eq(gat_last_error(), want);
+    }
+    /* isolated vertices the file can name: 0..9 from a 12-byte edge list */
+    snprintf(g, sizeof g, "%s", tu_write(dir, "g.edges", "0 1\n1 2\n2 9\n"));
+    gat_dataset_files files = {.graph = g};
+    ck_assert_msg(gat_dataset_read(&ds, &files, NULL) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(ds.n, 10);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Configurations too large for memory fail cleanly: widths past the limit with GAT_EINVAL, a
  * valid configuration whose parameters cannot be allocated with GAT_ENOMEM. */
 START_TEST(huge_model_config)
@@ -323,6 +360,7 @@ static Suite *suite(void)
     tcase_add_test(tc, model_file_sizes_checked);
     tcase_add_test(tc, graph_file_counts_checked);
     tcase_add_test(tc, dimacs_header_counts_checked);
+    tcase_add_test(tc, one_hot_vertex_count_bounded);
     tcase_add_test(tc, huge_model_config);
     tcase_add_test(tc, nan_features_everywhere);
     tcase_add_test(tc, normalization_overflow);

@@ -610,14 +610,16 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
  * edge count must fit the file's size (igraph reserves room for that many edges: "p max 4
  * 444444441" would ask for gigabytes). With a features file F, every vertex needs a features
  * line, so a graph file declaring more vertices than F has lines fails (a few bytes of
- * "*Vertices 2000000000" would otherwise ask for gigabytes); without one, many vertices are a
- * legitimate request for as many one-hot nodes. */
+ * "*Vertices 2000000000" would otherwise ask for gigabytes). Without one, every vertex becomes a
+ * one-hot node, and a vertex count the file's own size cannot justify is refused: more vertices
+ * than the file has bytes (a real graph names nearly all its vertices, each in two bytes or more;
+ * "0 1999999999" alone asked for 20 GiB and minutes). Isolated vertices beyond that need a
+ * features file, whose lines declare them. */
 static gat_status check_counts(const read_ctx *c, const features *F, const char *path)
 {
     int64_t n;
     dimacs_counts dc = {.vertices = -1, .edges = -1};
     size_t bytes = 0;
-    if (!F && c->fmt != GAT_GRAPH_FORMAT_DIMACS) return GAT_OK;
     gat_status st = declared_vertices(c, path, &n, &dc, &bytes);
     if (st != GAT_OK) return st;
     if (dc.edges > 0 && (uint64_t)dc.edges > (bytes + 1) / DIMACS_MIN_EDGE_BYTES)
@@ -625,7 +627,14 @@ static gat_status check_counts(const read_ctx *c, const features *F, const char 
                            "%s:%ld: header declares %lld edges, more than a file of %zu bytes "
                            "can hold",
                            path, dc.edges_line, (long long)dc.edges, bytes);
-    if (!F) return GAT_OK;
+    if (!F) {
+        if (n <= (int64_t)bytes) return GAT_OK;
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: implies %lld vertices, more than a file of %zu bytes can name "
+                           "(each would become a one-hot node); give a features file to declare "
+                           "isolated vertices",
+                           path, (long long)n, bytes);
+    }
     if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST && c->min_n > n) n = c->min_n;
     if (n <= F->x.rows) return GAT_OK;
     if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST)
