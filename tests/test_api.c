@@ -1033,7 +1033,32 @@ START_TEST(format_names_and_extensions)
     ck_assert_int_eq(f, GAT_GRAPH_FORMAT_DIMACS);
     ASSERT_FAILS(gat_graph_format_from_path("dir.ncol/graph", &f), GAT_EINVAL, "dir.ncol/graph");
     ck_assert_str_eq(gat_graph_format_name(GAT_GRAPH_FORMAT_LGL), "lgl");
-    ck_assert_str_eq(gat_graph_format_name((gat_graph_format)42), "unknown");
+    ck_assert_ptr_null(gat_graph_format_name((gat_graph_format)42));
+    ck_assert_ptr_null(gat_graph_format_name((gat_graph_format)-1));
+    /* every value's name maps back to it, in any ASCII case */
+    for (int v = GAT_GRAPH_FORMAT_AUTO; v <= GAT_GRAPH_FORMAT_DIMACS; v++) {
+        const char *name = gat_graph_format_name((gat_graph_format)v);
+        char upper[32];
+        ck_assert_ptr_nonnull(name);
+        ck_assert_int_eq(gat_graph_format_from_name(name, &f), GAT_OK);
+        ck_assert_int_eq(f, v);
+        for (size_t k = 0; k <= strlen(name); k++)
+            upper[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 32 : name[k]);
+        f = (gat_graph_format)-1;
+        ck_assert_int_eq(gat_graph_format_from_name(upper, &f), GAT_OK);
+        ck_assert_int_eq(f, v);
+    }
+    ck_assert_int_eq(gat_graph_format_from_name("GraphML", &f), GAT_OK);
+    ck_assert_int_eq(f, GAT_GRAPH_FORMAT_GRAPHML);
+    f = GAT_GRAPH_FORMAT_GML;
+    ASSERT_FAILS(gat_graph_format_from_name("edge list", &f), GAT_EINVAL,
+                 "unknown graph format 'edge list' (expected auto, edgelist, ncol, lgl, graphml, "
+                 "gml, pajek or dimacs)");
+    ck_assert_int_eq(f, GAT_GRAPH_FORMAT_GML); /* untouched on failure */
+    ASSERT_FAILS(gat_graph_format_from_name(NULL, &f), GAT_EINVAL,
+                 "gat_graph_format_from_name: NULL name");
+    ASSERT_FAILS(gat_graph_format_from_name("gml", NULL), GAT_EINVAL,
+                 "gat_graph_format_from_name: NULL fmt");
     gat_dataset ds;
     ASSERT_FAILS(gat_dataset_read(&ds, NULL, NULL), GAT_EINVAL, "NULL files");
     gat_dataset_files files = {.graph = "g.edges", .format = (gat_graph_format)99};

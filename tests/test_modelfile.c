@@ -852,9 +852,26 @@ START_TEST(writers_text)
     ck_assert_int_eq(gat_file_format_from_name("W2V", &f), GAT_OK);
     ck_assert_int_eq(f, GAT_FORMAT_WORD2VEC);
     ck_assert_error(gat_file_format_from_name("parquet", &f), GAT_EINVAL,
-                    "unknown format 'parquet': expected npy, tsv, csv or word2vec");
+                    "unknown file format 'parquet' (expected auto, npy, tsv, csv, word2vec or w2v)");
+    ck_assert_int_eq(f, GAT_FORMAT_WORD2VEC); /* untouched on failure */
     ck_assert_str_eq(gat_file_format_name(GAT_FORMAT_CSV), "csv");
-    ck_assert_str_eq(gat_file_format_name((gat_file_format)42), "unknown");
+    ck_assert_ptr_null(gat_file_format_name((gat_file_format)42));
+    ck_assert_ptr_null(gat_file_format_name((gat_file_format)-1));
+    /* every value's name maps back to it, in any ASCII case */
+    for (int v = GAT_FORMAT_AUTO; v <= GAT_FORMAT_WORD2VEC; v++) {
+        const char *name = gat_file_format_name((gat_file_format)v);
+        char upper[32];
+        ck_assert_ptr_nonnull(name);
+        ck_assert_int_eq(gat_file_format_from_name(name, &f), GAT_OK);
+        ck_assert_int_eq(f, v);
+        for (size_t k = 0; k <= strlen(name); k++)
+            upper[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 32 : name[k]);
+        f = (gat_file_format)-1;
+        ck_assert_int_eq(gat_file_format_from_name(upper, &f), GAT_OK);
+        ck_assert_int_eq(f, v);
+    }
+    ck_assert_int_eq(gat_file_format_from_name("Auto", &f), GAT_OK);
+    ck_assert_int_eq(f, GAT_FORMAT_AUTO);
     tu_rmtree(dir);
     free(tsv);
     free(csv);

@@ -469,10 +469,17 @@ START_TEST(test_names)
     ck_assert_ptr_null(gat_score_name((gat_score)GAT_SCORE_COUNT));
     ck_assert_ptr_null(gat_score_name((gat_score)-1));
     gat_score s = GAT_SCORE_DOT;
-    ck_assert_int_eq(gat_score_from_name("GAT", &s), GAT_EINVAL);
-    assert_message("'GAT'");
-    assert_message("scaled-dot");
-    ck_assert_int_eq(s, GAT_SCORE_DOT); /* untouched on failure */
+    /* the rule of every *_from_name: ASCII case-insensitive, nothing else folded */
+    ck_assert_int_eq(gat_score_from_name("GAT", &s), GAT_OK);
+    ck_assert_int_eq(s, GAT_SCORE_GAT);
+    ck_assert_int_eq(gat_score_from_name("Scaled-DOT", &s), GAT_OK);
+    ck_assert_int_eq(s, GAT_SCORE_SCALED_DOT);
+    ck_assert_int_eq(gat_score_from_name("gat ", &s), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(), "unknown score function 'gat ' (expected gat, gatv2, dot, "
+                                       "scaled-dot, bilinear, cosine or gaussian)");
+    ck_assert_int_eq(gat_score_from_name("scaled_dot", &s), GAT_EINVAL);
+    assert_message("'scaled_dot'");
+    ck_assert_int_eq(s, GAT_SCORE_SCALED_DOT); /* untouched on failure */
     ck_assert_int_eq(gat_score_from_name("", &s), GAT_EINVAL);
     ck_assert_int_eq(gat_score_from_name(NULL, &s), GAT_EINVAL);
     assert_message("NULL");

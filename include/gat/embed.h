@@ -64,15 +64,18 @@ typedef enum gat_file_format {
 /* Flags of the writers. */
 enum { GAT_WRITE_NO_HEADER = 1u /* tsv, csv, attention, predictions: omit the header line */ };
 
-/* The format named "npy", "tsv", "csv" or "word2vec" (also "w2v"). Returns GAT_EINVAL naming
- * the accepted names. */
+/* The format named "auto", "npy", "tsv", "csv" or "word2vec" (also "w2v"); ASCII letters match
+ * case-insensitively ("NPY" too), as in every *_from_name function of libgat. *fmt: set on
+ * success. Returns GAT_EINVAL (NULL argument; an unknown name, the message "unknown file format
+ * 'NAME' (expected auto, npy, tsv, csv, word2vec or w2v)"). Cost O(1). */
 GAT_API gat_status gat_file_format_from_name(const char *name, gat_file_format *fmt);
 
 /* The format of path's extension: .npy; .tsv, .tab; .csv; .w2v, .vec, .word2vec (case
  * insensitive). Returns GAT_EINVAL if the extension is none of these. */
 GAT_API gat_status gat_file_format_from_path(const char *path, gat_file_format *fmt);
 
-/* The lowercase name of fmt ("npy", ...), or "auto"/"unknown". Never NULL. */
+/* The lowercase name of fmt ("auto", "npy", "tsv", "csv", "word2vec"; static), which
+ * gat_file_format_from_name maps back to fmt, or NULL if fmt is not a gat_file_format. */
 GAT_API const char *gat_file_format_name(gat_file_format fmt);
 
 /* Writes the (rows, cols) row-major matrix data (borrowed) to path in format fmt (AUTO: from the

@@ -48,8 +48,10 @@ typedef enum gat_graph_format {
     GAT_GRAPH_FORMAT_DIMACS = 7
 } gat_graph_format;
 
-/* The format called name: "edgelist", "ncol", "lgl", "graphml", "gml", "pajek", "dimacs" or
- * "auto". Returns GAT_EINVAL naming the accepted names. */
+/* The format called name: "auto", "edgelist", "ncol", "lgl", "graphml", "gml", "pajek" or
+ * "dimacs"; ASCII letters match case-insensitively ("GraphML" too), as in every *_from_name
+ * function of libgat. *fmt: set on success. Returns GAT_EINVAL (NULL argument; an unknown name,
+ * the message "unknown graph format 'NAME' (expected auto, edgelist, ... or dimacs)"). */
 GAT_API gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt);
 
 /* The format of path's extension (case-insensitive): .edgelist .edges .el .txt -> edgelist;
@@ -57,7 +59,8 @@ GAT_API gat_status gat_graph_format_from_name(const char *name, gat_graph_format
  * .gz is not allowed. Returns GAT_EINVAL for any other extension. */
 GAT_API gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt);
 
-/* The lowercase name of fmt ("edgelist", ...), "auto", or "unknown". Never NULL. */
+/* The lowercase name of fmt ("auto", "edgelist", ...; static), which gat_graph_format_from_name
+ * maps back to fmt, or NULL if fmt is not a gat_graph_format. */
 GAT_API const char *gat_graph_format_name(gat_graph_format fmt);
 
 /* The files of a dataset (paths borrowed for the call). */

@@ -54,8 +54,10 @@ typedef enum gat_score {
  * NULL if s is not a gat_score. The string is static. */
 GAT_API const char *gat_score_name(gat_score s);
 
-/* The score called name (as gat_score_name gives it, case-sensitive). *out: set on success.
- * Returns GAT_EINVAL (NULL argument, unknown name; the message lists the names). */
+/* The score called name (as gat_score_name gives it). ASCII letters match case-insensitively
+ * ("GATv2" too), as in every *_from_name function of libgat. *out: set on success.
+ * Returns GAT_EINVAL (NULL argument; an unknown name, the message "unknown score function 'NAME'
+ * (expected gat, gatv2, ... or gaussian)"). Cost O(1). */
 GAT_API gat_status gat_score_from_name(const char *name, gat_score *out);
 
 typedef struct gat_model_config {

@@ -24,6 +24,13 @@ void gat_i_clear_error(void);
 gat_status gat_i_check_args(const char *fn, size_t n, const void *const ptr[],
                             const char *const name[]);
 
+/* The value of name (not NULL) in a table of (names[k], values[k]), k < count, for the public
+ * *_from_name functions: ASCII letters match case-insensitively (whatever the locale), nothing
+ * else is folded. *out: set on success. Returns GAT_EINVAL for an unknown name, with the message
+ * "unknown WHAT 'NAME' (expected a, b or c)" listing every name of the table. */
+gat_status gat_i_name_lookup(const char *what, const char *name, const char *const names[],
+                             const int values[], int count, int *out);
+
 /* Heap memory: count * size is overflow-checked; a zero-size request returns a unique pointer.
  * Failures return NULL and record a GAT_ENOMEM message. */
 void *gat_malloc(size_t count, size_t size);

@@ -21,14 +21,13 @@
 
 /* ---- Formats ------------------------------------------------------------------------------ */
 
-static const struct {
-    const char *name;
-    gat_file_format fmt;
-} format_names[] = {{"npy", GAT_FORMAT_NPY},
-                    {"tsv", GAT_FORMAT_TSV},
-                    {"csv", GAT_FORMAT_CSV},
-                    {"word2vec", GAT_FORMAT_WORD2VEC},
-                    {"w2v", GAT_FORMAT_WORD2VEC}};
+/* Every name gat_file_format_from_name takes; the first of each value is its gat_file_format_name. */
+static const char *const format_names[] = {"auto", "npy", "tsv", "csv", "word2vec", "w2v"};
+static const int format_values[] = {GAT_FORMAT_AUTO, GAT_FORMAT_NPY, GAT_FORMAT_TSV,
+                                    GAT_FORMAT_CSV, GAT_FORMAT_WORD2VEC, GAT_FORMAT_WORD2VEC};
+#define N_FORMAT_NAMES ((int)(sizeof format_names / sizeof *format_names))
+_Static_assert(sizeof format_values / sizeof *format_values == N_FORMAT_NAMES,
+               "one value per format name");
 
 static const struct {
     const char *ext;
@@ -40,15 +39,15 @@ static const struct {
 
 gat_status gat_file_format_from_name(const char *name, gat_file_format *fmt)
 {
+    int v;
+    gat_status st;
     gat_i_clear_error();
     if (!name || !fmt)
         return gat_i_error(GAT_EINVAL, "gat_file_format_from_name: NULL %s", !name ? "name" : "fmt");
-    for (size_t k = 0; k < sizeof format_names / sizeof *format_names; k++)
-        if (!strcasecmp(name, format_names[k].name)) {
-            *fmt = format_names[k].fmt;
-            return GAT_OK;
-        }
-    return gat_i_error(GAT_EINVAL, "unknown format '%s': expected npy, tsv, csv or word2vec", name);
+    if ((st = gat_i_name_lookup("file format", name, format_names, format_values, N_FORMAT_NAMES,
+                                &v)) == GAT_OK)
+        *fmt = (gat_file_format)v;
+    return st;
 }
 
 gat_status gat_file_format_from_path(const char *path, gat_file_format *fmt)
@@ -71,19 +70,9 @@ gat_status gat_file_format_from_path(const char *path, gat_file_format *fmt)
 
 const char *gat_file_format_name(gat_file_format fmt)
 {
-    switch (fmt) {
-    case GAT_FORMAT_AUTO:
-        return "auto";
-    case GAT_FORMAT_NPY:
-        return "npy";
-    case GAT_FORMAT_TSV:
-        return "tsv";
-    case GAT_FORMAT_CSV:
-        return "csv";
-    case GAT_FORMAT_WORD2VEC:
-        return "word2vec";
-    }
-    return "unknown";
+    for (int k = 0; k < N_FORMAT_NAMES; k++)
+        if (format_values[k] == (int)fmt) return format_names[k];
+    return NULL;
 }
 
 /* ---- Output with sticky errors -------------------------------------------------------------- */

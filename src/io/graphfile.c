@@ -31,22 +31,21 @@ static const char *const format_names[] = {"auto",    "edgelist", "ncol",  "lgl"
 
 const char *gat_graph_format_name(gat_graph_format fmt)
 {
-    return (int)fmt >= 0 && (int)fmt < N_FORMATS ? format_names[fmt] : "unknown";
+    return (int)fmt >= 0 && (int)fmt < N_FORMATS ? format_names[fmt] : NULL;
 }
 
 gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt)
 {
+    static const int values[N_FORMATS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int v;
+    gat_status st;
     gat_i_clear_error();
-    if (!name || !fmt) return gat_i_error(GAT_EINVAL, "gat_graph_format_from_name: NULL argument");
-    for (int k = 0; k < N_FORMATS; k++)
-        if (strcmp(name, format_names[k]) == 0) {
-            *fmt = (gat_graph_format)k;
-            return GAT_OK;
-        }
-    return gat_i_error(GAT_EINVAL,
-                       "unknown graph format '%s' (expected edgelist, ncol, lgl, "
-                       "graphml, gml, pajek, dimacs or auto)",
-                       name);
+    if (!name || !fmt)
+        return gat_i_error(GAT_EINVAL, "gat_graph_format_from_name: NULL %s", !name ? "name" : "fmt");
+    if ((st = gat_i_name_lookup("graph format", name, format_names, values, N_FORMATS, &v)) ==
+        GAT_OK)
+        *fmt = (gat_graph_format)v;
+    return st;
 }
 
 gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt)

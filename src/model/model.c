@@ -151,16 +151,16 @@ const char *gat_score_name(gat_score s)
 
 gat_status gat_score_from_name(const char *name, gat_score *out)
 {
+    static const int values[GAT_SCORE_COUNT] = {0, 1, 2, 3, 4, 5, 6};
+    int v;
+    gat_status st;
     gat_i_clear_error();
     if (!name || !out)
         return gat_i_error(GAT_EINVAL, "gat_score_from_name: NULL %s", !name ? "name" : "out");
-    for (int s = 0; s < GAT_SCORE_COUNT; s++)
-        if (!strcmp(name, score_names[s])) {
-            *out = (gat_score)s;
-            return GAT_OK;
-        }
-    return gat_i_error(GAT_EINVAL, "unknown score function '%s' (expected gat, gatv2, dot, "
-                       "scaled-dot, bilinear, cosine or gaussian)", name);
+    if ((st = gat_i_name_lookup("score function", name, score_names, values, GAT_SCORE_COUNT,
+                                &v)) == GAT_OK)
+        *out = (gat_score)v;
+    return st;
 }
 
 static void add_tensor(gat_model *m, const char *fmt, int l, int ndim, gat_idx d0, gat_idx d1,
