@@ -20,8 +20,29 @@
  *   gaussian    weight, log_sigma (K), bias
  * then res (F_l, width) if residual and F_l != width.
  *
- * A model is not thread-safe: use one model per thread. Graphs and features passed in are
- * borrowed for the call; the model keeps activation caches sized for the last graph it saw. */
+ * A model is not thread-safe: use one model per thread. Counts (layers, heads, widths, rows) are
+ * gat_idx throughout the API; lengths of buffers are size_t.
+ *
+ * Binding. A model runs on one *bound* graph and feature matrix at a time: gat_model_bind(m, g,
+ * x, 0) checks them and builds everything the model derives from them (activation caches sized
+ * for g's N and E and x's non-zeros, the transpose of x for the weight gradient, the fused
+ * kernels' row partitions). The model keeps pointers to g and x (borrowed: they must outlive the
+ * binding, i.e. stay valid until the next bind or forward on other inputs, or gat_model_free).
+ * Forwards on the bound g and x use the binding as it is, without checking or reading them for
+ * anything but the computation. The rules:
+ *  - A forward on other inputs (other structs, arrays or sizes) binds them first, implicitly, as
+ *    if gat_model_bind(m, g, x, 0) had been called: code that only ever calls gat_model_forward
+ *    works as before.
+ *  - After editing the bound graph or features in place (values, structure, even at the same
+ *    addresses and sizes), call gat_model_bind again before the next forward: the model cannot
+ *    see such an edit, and the derived data (the transpose of x) would otherwise be stale.
+ *    Rebinding rebuilds all of it from the inputs as they are now.
+ *  - Rebinding reuses the memory already allocated when the new inputs fit in it (a sampled
+ *    block or a partition with halo rows no larger than an earlier one allocates nothing) and
+ *    grows it otherwise; GAT_BIND_EXACT sizes it to these inputs instead (to give back the room
+ *    a one-off large graph took).
+ *  - Binding invalidates the last forward's outputs and caches: run a forward before
+ *    gat_model_backward, gat_model_layer_output or gat_model_attention. */
 #ifndef GAT_MODEL_H
 #define GAT_MODEL_H
 
@@ -63,10 +84,10 @@ GAT_API gat_status gat_score_from_name(const char *name, gat_score *out);
 typedef struct gat_model_config {
     gat_idx in_features;     /* F: width of the input features (> 0) */
     gat_idx classes;         /* C: number of classes = output width (> 0) */
-    int layers;              /* attention layers (>= 1; default 2) */
+    gat_idx layers;          /* attention layers (>= 1; default 2) */
     gat_idx hidden;          /* per-head width of each hidden layer (default 8) */
-    int heads;               /* heads of each hidden layer, concatenated (default 8) */
-    int out_heads;           /* heads of the output layer, averaged (default 1) */
+    gat_idx heads;           /* heads of each hidden layer, concatenated (default 8) */
+    gat_idx out_heads;       /* heads of the output layer, averaged (default 1) */
     double negative_slope;   /* LeakyReLU slope of the scores (default 0.2) */
     double in_dropout;       /* dropout on every layer's input, in [0, 1) (default 0.6) */
     double att_dropout;      /* dropout on attention coefficients, in [0, 1) (default 0.6) */
@@ -74,13 +95,14 @@ typedef struct gat_model_config {
     /* Fields added with the attention family; zero (as gat_model_config_default leaves them)
      * means the model as before. */
     int residual;            /* 1: residual connection in every layer (default 0) */
-    int hidden_heads[GAT_MAX_LAYERS]; /* heads of hidden layer l if > 0, else `heads` (default 0) */
+    gat_idx hidden_heads[GAT_MAX_LAYERS]; /* heads of hidden layer l if > 0, else `heads`
+                                           * (default 0) */
 } gat_model_config;
 
 /* One named parameter tensor: params + offset, `size` values, row-major `shape`. */
 typedef struct gat_model_tensor {
     const char *name;        /* e.g. "layer0.weight" */
-    int ndim;
+    int ndim;                /* 1 or 2 */
     gat_idx shape[3];
     size_t offset, size;
 } gat_model_tensor;
@@ -116,20 +138,39 @@ GAT_API gat_real *gat_model_params(gat_model *m, size_t *count);
 /* The gradient buffer, same layout as the parameters, filled by gat_model_backward. NULL m: NULL. */
 GAT_API gat_real *gat_model_grads(gat_model *m, size_t *count);
 
+/* Flags of gat_model_bind. */
+enum {
+    GAT_BIND_EXACT = 1u /* size the caches to exactly these inputs, even if they fit in less */
+};
+
+/* Binds graph g and features x (both borrowed; must outlive the binding, see "Binding" above) to
+ * m and (re)builds everything derived from them. Checks first, O(n + E + nnz(x)): x->rows ==
+ * g->n and x->cols == in_features (GAT_EDIM), g as gat_graph_check, x as gat_csr_check (neither
+ * may be a zeroed struct with a NULL rowptr); the messages start "gat_model_bind: ". A failed
+ * check leaves the previous binding as it was; a failure after it (GAT_ENOMEM) leaves m unbound
+ * (the next forward binds again). flags: 0 or GAT_BIND_EXACT. Reuses the caches' memory when
+ * the inputs fit in it (no allocation on the model's own path; the fused kernels' caches, for the
+ * gat score, are rebuilt), grows it otherwise.
+ * Returns GAT_EINVAL (NULL argument, unknown flag bits, malformed g or x), GAT_ENUMERIC (a NaN or
+ * Inf feature), GAT_EDIM (sizes disagree), GAT_ENOMEM. Cost O(n + E + nnz(x) + F) plus zeroing the
+ * caches, O(N K F' + E K) per layer. */
+GAT_API gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                  unsigned flags);
+
 /* Runs the model on graph g with features x (x->rows == g->n, x->cols == in_features).
  * training != 0 applies dropout with fresh masks (drawn from the model's seed and a step counter
  * advanced by every training forward) and keeps what gat_model_backward needs; training == 0 is
  * inference. *logits: set to the (N, C) output, owned by m, valid until the next call on m.
- * The first call on a graph and features (other structs, arrays or sizes than the last call's)
- * checks them, O(n + E + nnz(x)), before anything reads them: g as gat_graph_check, x as
- * gat_csr_check (and neither may be a zeroed struct with a NULL rowptr). Later calls on the
- * same inputs (every epoch of training) skip the check, so edit neither between calls.
- * Every function that runs a forward (gat_model_predict, gat_model_embed, gat_train, ...) checks
- * its inputs here; the messages start "gat_model_forward: graph ..." or "gat_model_forward:
- * features x: ..." and name the row or position and the value.
+ * If g and x are the bound inputs (the same structs, arrays and sizes as the last bind or
+ * forward), the binding is used as it is: nothing is checked or rebuilt, so after editing them
+ * in place call gat_model_bind first (see "Binding" above). Other inputs are bound first,
+ * implicitly, with the checks of gat_model_bind, O(n + E + nnz(x)); those messages start
+ * "gat_model_forward: graph ..." or "gat_model_forward: features x: ..." and name the row or
+ * position and the value. Every function that runs a forward (gat_model_predict,
+ * gat_model_embed, gat_train, gat_train_step, ...) binds its inputs here.
  * Returns GAT_EDIM (sizes disagree), GAT_EINVAL (NULL argument, malformed graph or features),
- * GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM (first call on a graph allocates its
- * caches). Cost O(nnz(x) F' K + E K F' + N K F' C). */
+ * GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM (binding new inputs may allocate).
+ * Cost O(nnz(x) F' K + E K F' + N K F' C). */
 GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
                                      int training, const gat_real **logits);
 
@@ -140,20 +181,26 @@ GAT_API gat_status gat_model_backward(gat_model *m, const gat_real *dlogits);
 
 /* Number of attention layers (0 for NULL m) and the output width of layer l (heads x hidden for
  * hidden layers, classes for the last), or -1 if l is out of range or m is NULL. */
-GAT_API int gat_model_layer_count(const gat_model *m);
-GAT_API gat_idx gat_model_layer_width(const gat_model *m, int l);
+GAT_API gat_idx gat_model_layer_count(const gat_model *m);
+GAT_API gat_idx gat_model_layer_width(const gat_model *m, gat_idx l);
 /* Heads of layer l, or -1 if l is out of range or m is NULL. */
-GAT_API int gat_model_layer_heads(const gat_model *m, int l);
+GAT_API gat_idx gat_model_layer_heads(const gat_model *m, gat_idx l);
+
+/* Which kernels m runs on its bound inputs: the instruction set of the fused kernels ("avx512",
+ * "avx2", "base"; static strings), or "none" for the model's own layer-by-layer path (scores
+ * other than gat, residual connections, shapes the fused kernels do not take). NULL if m is NULL
+ * or nothing is bound. For benchmarks and reports. Cost O(1). */
+GAT_API const char *gat_model_kernels(const gat_model *m);
 
 /* After a forward: *out = the output of layer l, (N, width) row-major (after ELU on hidden layers;
  * the logits for the last), owned by m and valid until the next forward. Returns GAT_EINVAL
  * (NULL m or out, l out of range, or no forward yet). */
-GAT_API gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out);
+GAT_API gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real **out);
 
 /* After a forward: *alpha = layer l's attention coefficients (E, heads), edge-major in the
  * graph's in-CSR order, before attention dropout (each node's coefficients sum to 1 per head).
  * Owned by m, valid until the next forward. Returns GAT_EINVAL as above. */
-GAT_API gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha);
+GAT_API gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha);
 
 /* Sets all gradients to zero. NULL m: nothing. */
 GAT_API void gat_model_zero_grads(gat_model *m);

@@ -55,6 +55,8 @@ struct gat_model {
     const gat_idx *out_rows;
     gat_idx n_out_rows;
     const gat_i_fused_ops *fused; /* kernels of the fused path, or NULL: layer by layer */
+    gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
+    size_t dlogits_cap; /* its length */
 
     /* caches for the last graph and features seen */
     struct {
@@ -64,14 +66,17 @@ struct gat_model {
         const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when checked */
         void *block;
         cache c[GAT_MAX_LAYERS];
-        gat_csr xt;       /* transpose of x, for the sparse weight gradient */
-        gat_idx *xt_perm; /* (nnz(x)) x position of each xt position */
+        size_t cap_bytes; /* length of block: inputs whose layout fits reuse it */
+        gat_csr xt;       /* transpose of x, for the sparse weight gradient (capacity: nnz(x)) */
+        gat_idx *xt_perm; /* (xt.capacity) x position of each xt position */
+        gat_idx *xt_next; /* (in_features + 1) scratch of the transpose */
         gat_real *dcur, *dy, *dz; /* backward scratch, (N, max width) each */
         gat_i_att_scratch att;
         gat_i_score_scratch sc;   /* attention family: de (E, max heads), partial sums */
         gat_real *dq, *dk, *dres; /* attention family, residual: (N, max width) each */
         int threads;      /* thread count att.partial is sized for */
         int trained;      /* the last forward was a training forward */
+        int ran;          /* a forward ran since the inputs were bound */
         gat_i_fast *fast; /* the fused path's caches (instead of block) */
     } ws;
 };
@@ -312,13 +317,13 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     return GAT_OK;
 }
 
+static void drop_caches(gat_model *m);
+
 void gat_model_free(gat_model *m)
 {
     if (!m) return;
-    gat_free(m->ws.block);
-    gat_i_fast_free(m->ws.fast);
-    gat_csr_destroy(&m->ws.xt);
-    gat_free(m->ws.xt_perm);
+    drop_caches(m);
+    gat_free(m->dlogits);
     gat_free(m->blob);
     gat_free(m);
 }
@@ -351,39 +356,40 @@ gat_real *gat_model_grads(gat_model *m, size_t *count)
     return m ? m->blob + m->n_params : NULL;
 }
 
-int gat_model_layer_count(const gat_model *m)
+gat_idx gat_model_layer_count(const gat_model *m)
 {
     return m ? m->n_layers : 0;
 }
 
-gat_idx gat_model_layer_width(const gat_model *m, int l)
+gat_idx gat_model_layer_width(const gat_model *m, gat_idx l)
 {
     return m && l >= 0 && l < m->n_layers ? m->L[l].width : -1;
 }
 
-int gat_model_layer_heads(const gat_model *m, int l)
+gat_idx gat_model_layer_heads(const gat_model *m, gat_idx l)
 {
     return m && l >= 0 && l < m->n_layers ? m->L[l].heads : -1;
 }
 
-static gat_status check_layer(const gat_model *m, int l, const void *out, const char *fn)
+static gat_status check_layer(const gat_model *m, gat_idx l, const void *out, const char *fn)
 {
     gat_i_clear_error();
     if (!m || !out) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !m ? "model m" : "output");
     if (l < 0 || l >= m->n_layers)
         return gat_i_error(GAT_EINVAL, "layer %d out of range [0, %d)", l, m->n_layers);
-    if (!m->ws.block && !m->ws.fast) return gat_i_error(GAT_EINVAL, "no forward has been run yet");
+    if ((!m->ws.block && !m->ws.fast) || !m->ws.ran)
+        return gat_i_error(GAT_EINVAL, "%s: no forward has been run yet on the bound inputs", fn);
     return GAT_OK;
 }
 
-gat_status gat_model_layer_output(const gat_model *m, int l, const gat_real **out)
+gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real **out)
 {
     gat_status st = check_layer(m, l, out, "gat_model_layer_output");
     if (st == GAT_OK) *out = m->ws.fast ? gat_i_fast_output(m->ws.fast, l) : m->ws.c[l].out;
     return st;
 }
 
-gat_status gat_model_attention(const gat_model *m, int l, const gat_real **alpha)
+gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha)
 {
     gat_status st = check_layer(m, l, alpha, "gat_model_attention");
     if (st == GAT_OK) *alpha = m->ws.fast ? gat_i_fast_alpha(m->ws.fast, l) : m->ws.c[l].alpha;
@@ -418,6 +424,18 @@ void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_ro
     m->n_out_rows = rows ? n_rows : 0;
 }
 
+gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n)
+{
+    const size_t need = (size_t)n * (size_t)m->cfg.classes;
+    if (need > m->dlogits_cap || !m->dlogits) {
+        gat_real *d = gat_realloc(m->dlogits, need, sizeof *d);
+        if (!d) return NULL;
+        m->dlogits = d;
+        m->dlogits_cap = need;
+    }
+    return m->dlogits;
+}
+
 void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p)
 {
     m->in_p = in_p;
@@ -429,17 +447,19 @@ int gat_i_model_set_fused(gat_model *m, const char *isa)
     const gat_i_fused_ops *ops = !isa ? gat_i_fused() : strcmp(isa, "none") ? gat_i_fused_named(isa) : NULL;
     if (isa && strcmp(isa, "none") && !ops) return -1;
     m->fused = ops;
-    gat_free(m->ws.block); /* caches of the other path */
-    gat_i_fast_free(m->ws.fast);
-    gat_csr_destroy(&m->ws.xt);
-    gat_free(m->ws.xt_perm);
-    memset(&m->ws, 0, sizeof m->ws);
+    drop_caches(m); /* caches of the other path */
     return 0;
 }
 
 const char *gat_i_model_fused_isa(const gat_model *m)
 {
     return m->fused && m->ws.fast ? m->fused->isa : NULL;
+}
+
+const char *gat_model_kernels(const gat_model *m)
+{
+    if (!m || (!m->ws.block && !m->ws.fast)) return NULL;
+    return m->ws.fast ? m->fused->isa : "none";
 }
 
 /* The fused path (model/fast.c) runs GAT scores without residual connections, for the shapes
@@ -516,17 +536,28 @@ static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
     return off;
 }
 
-/* Transpose of x with the position map, for the sparse weight gradient (gathers per feature). */
-static gat_status transpose_features(gat_model *m, const gat_csr *x)
+/* Transpose of x with the position map, for the sparse weight gradient (gathers per feature).
+ * Reuses the arrays of the last transpose when x's non-zeros fit in them (and flags lacks
+ * GAT_BIND_EXACT); every entry up to nnz(x) is rewritten from x as it is now. */
+static gat_status transpose_features(gat_model *m, const gat_csr *x, unsigned flags)
 {
     const gat_idx nnz = x->rowptr[x->rows];
     gat_status st;
     gat_csr *t = &m->ws.xt;
-    gat_idx *next = NULL;
-    if ((st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz)) != GAT_OK) return st;
-    if (!(m->ws.xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx))) ||
-        !(next = gat_malloc((size_t)x->cols + 1, sizeof *next)))
+    const int fits = t->rowptr && t->rows == x->cols && (size_t)nnz <= t->capacity &&
+                     !((flags & GAT_BIND_EXACT) && (size_t)nnz != t->capacity);
+    if (!fits) {
+        gat_csr_destroy(t);
+        gat_free(m->ws.xt_perm);
+        m->ws.xt_perm = NULL;
+        if ((st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz)) != GAT_OK) return st;
+        if (!(m->ws.xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx)))) return GAT_ENOMEM;
+    }
+    if (!m->ws.xt_next && !(m->ws.xt_next = gat_malloc((size_t)x->cols + 1, sizeof(gat_idx))))
         return GAT_ENOMEM;
+    gat_idx *next = m->ws.xt_next;
+    t->cols = x->rows;
+    memset(t->rowptr, 0, ((size_t)x->cols + 1) * sizeof *t->rowptr);
     for (gat_idx k = 0; k < nnz; k++) t->rowptr[x->col[k] + 1]++;
     for (gat_idx f = 0; f < x->cols; f++) t->rowptr[f + 1] += t->rowptr[f];
     memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
@@ -537,7 +568,6 @@ static gat_status transpose_features(gat_model *m, const gat_csr *x)
             t->val[p] = x->val[k];
             m->ws.xt_perm[p] = k;
         }
-    gat_free(next);
     return GAT_OK;
 }
 
@@ -547,6 +577,7 @@ static void drop_caches(gat_model *m)
     gat_i_fast_free(m->ws.fast);
     gat_csr_destroy(&m->ws.xt);
     gat_free(m->ws.xt_perm);
+    gat_free(m->ws.xt_next);
     memset(&m->ws, 0, sizeof m->ws);
 }
 
@@ -574,45 +605,103 @@ static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
     m->ws.arrays[4] = x->val;
 }
 
-/* (Re)allocates the caches when the graph or the features change. New inputs are checked first
- * (O(n + E + nnz(x)), once per input: training epochs on the same inputs skip it). */
-static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
+/* The checks of a binding (fn names the public call in the messages): sizes against each other
+ * and the model, then g and x themselves, O(n + E + nnz(x)), before anything reads them. */
+static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x,
+                               const char *fn)
+{
+    gat_status st;
+    char what[64];
+    if (x->rows != g->n)
+        return gat_i_error(GAT_EDIM, "%s: features have %d rows but the graph has %d nodes", fn,
+                           x->rows, g->n);
+    if (x->cols != m->cfg.in_features)
+        return gat_i_error(GAT_EDIM, "%s: features have %d columns but the model expects %d", fn,
+                           x->cols, m->cfg.in_features);
+    /* a zeroed graph or matrix is a valid empty one, but the kernels read rowptr[0] */
+    if (!g->rowptr || !x->rowptr)
+        return gat_i_error(GAT_EINVAL, "%s: %s has a NULL rowptr (build it with a gat_graph_from_* "
+                           "or gat_csr_* call)", fn, !g->rowptr ? "graph g" : "features x");
+    snprintf(what, sizeof what, "%s: features x", fn);
+    if ((st = gat_i_graph_check(g, fn)) != GAT_OK || (st = gat_i_csr_check_matrix(x, what)) != GAT_OK)
+        return st;
+    return GAT_OK;
+}
+
+/* Builds every cache derived from checked inputs g and x, in the memory already allocated when
+ * their layout fits in it (zeroed: rows a restricted forward skips must hold finite values for
+ * backward, and nothing of earlier inputs may remain), else in a new allocation. On failure m is
+ * left unbound. */
+static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags)
 {
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
-    const int fast = fast_layers(m, FL);
-    const int same = (m->ws.block || m->ws.fast) && same_inputs(m, g, x);
-    if (fast && m->ws.fast && same) return GAT_OK;
-    if (!fast && m->ws.block && same && m->ws.threads >= m->threads) return GAT_OK;
-    if (!same) {
-        /* a zeroed graph or matrix is a valid empty one, but the kernels read rowptr[0] */
-        if (!g->rowptr || !x->rowptr)
-            return gat_i_error(GAT_EINVAL, "gat_model_forward: %s has a NULL rowptr (build it "
-                               "with a gat_graph_from_* or gat_csr_* call)",
-                               !g->rowptr ? "graph g" : "features x");
-        if ((st = gat_i_graph_check(g, "gat_model_forward")) != GAT_OK ||
-            (st = gat_i_csr_check_matrix(x, "gat_model_forward: features x")) != GAT_OK)
-            return st;
-    }
     const gat_idx xnnz = x->rowptr[x->rows];
-    drop_caches(m);
-    if (fast) { /* the fused path keeps its own caches, sized for any thread count */
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK)
+    m->ws.g = NULL; /* unbound until the end */
+    m->ws.x = NULL;
+    m->ws.trained = m->ws.ran = 0;
+    if (fast_layers(m, FL)) {
+        /* the fused path derives its row partitions, plans and transpose inside its own object,
+         * which has no call to rebuild them in place: it is recreated on every bind */
+        gat_i_fast_free(m->ws.fast);
+        m->ws.fast = NULL;
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK) {
+            drop_caches(m);
             return st;
+        }
         key_inputs(m, g, x);
         return GAT_OK;
     }
-    size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
-    /* zeroed: rows a restricted forward skips must hold finite values for backward */
-    if (!(m->ws.block = gat_calloc(bytes, 1))) return GAT_ENOMEM;
+    const size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
+    if (!m->ws.block || bytes > m->ws.cap_bytes ||
+        ((flags & GAT_BIND_EXACT) && bytes != m->ws.cap_bytes)) {
+        gat_free(m->ws.block);
+        m->ws.cap_bytes = 0;
+        if (!(m->ws.block = gat_calloc(bytes, 1))) {
+            drop_caches(m);
+            return GAT_ENOMEM;
+        }
+        m->ws.cap_bytes = bytes;
+    } else {
+        memset(m->ws.block, 0, bytes);
+    }
     layout(m, m->ws.block, g->n, g->nnz, xnnz);
-    if ((st = transpose_features(m, x)) != GAT_OK) {
+    if ((st = transpose_features(m, x, flags)) != GAT_OK) {
         drop_caches(m);
         return st;
     }
     key_inputs(m, g, x);
     m->ws.threads = m->threads;
     return GAT_OK;
+}
+
+gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_model_bind", 3, (const void *[]){m, g, x},
+                               (const char *[]){"model m", "graph g", "features x"})) != GAT_OK)
+        return st;
+    if (flags & ~(unsigned)GAT_BIND_EXACT)
+        return gat_i_error(GAT_EINVAL, "gat_model_bind: unknown flags 0x%x (expected 0 or "
+                           "GAT_BIND_EXACT)", flags);
+    if ((st = check_inputs(m, g, x, "gat_model_bind")) != GAT_OK) return st;
+    return rebuild(m, g, x, flags);
+}
+
+/* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or
+ * rebuilt: every training epoch on the same inputs), and re-lays the model path's caches out
+ * when the thread count rose since (its per-thread scratch grows). */
+static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
+{
+    gat_status st = GAT_OK;
+    const int same = (m->ws.block || m->ws.fast) && same_inputs(m, g, x);
+    if (!same)
+        st = check_inputs(m, g, x, "gat_model_forward");
+    if (st == GAT_OK && (!same || (!m->ws.fast && m->ws.threads < m->threads)))
+        st = rebuild(m, g, x, 0);
+    if (st == GAT_OK) m->ws.ran = 1;
+    return st;
 }
 
 /* ---- forward / backward ---- */

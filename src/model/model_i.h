@@ -13,6 +13,9 @@ void gat_i_model_set_step(gat_model *m, uint64_t step);
  * forwards); NULL restores all rows. The listed logits are exact; other rows of the logits (and,
  * on the fused path, rows of hidden layers they do not depend on) are left unspecified. */
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows);
+/* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
+ * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
+gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
 /* Dropout probabilities can be overridden (the gradient checks use 0 to compare with
  * finite differences when masks are not reused). */
 void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);

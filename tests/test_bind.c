@@ -1,0 +1,398 @@
+/* Check suite "bind": explicit binding of graph and features (gat_model_bind): checks and
+ * messages, rebinding after in-place edits (nothing derived stays stale), reuse of the caches'
+ * memory for inputs that fit (allocation counts) and growth for larger ones, implicit binding by
+ * forwards on other inputs, allocation failures; gat_model_kernels. */
+#include "testutil.h"
+#include "core/core.h"
+#include "model/model_i.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const gat_idx F = 24, C = 4;
+
+/* A model of the small test shape: 2 layers, 4 heads x 8, 2 output heads, no dropout (so that
+ * models with different step counters compute the same function), one thread. */
+static gat_model *make_model(gat_score score, int residual)
+{
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    gat_model_config_default(&cfg, F, C);
+    cfg.heads = 4;
+    cfg.hidden = 8;
+    cfg.out_heads = 2;
+    cfg.in_dropout = cfg.att_dropout = 0;
+    cfg.score = score;
+    cfg.residual = residual;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 11), GAT_OK);
+    gat_model_set_threads(m, 1);
+    return m;
+}
+
+/* The configurations the rebinding tests run: the fused path (gat) and the model's own path
+ * (another score, and gat with residual connections). */
+static const struct {
+    gat_score score;
+    int residual;
+} configs[] = {{GAT_SCORE_GAT, 0}, {GAT_SCORE_DOT, 0}, {GAT_SCORE_GATV2, 0}, {GAT_SCORE_GAT, 1}};
+
+/* Logits (n, C) and gradients after one training forward and backward of m on (g, x) with
+ * dlogits = a fixed pattern; out buffers caller-owned. */
+static void forward_backward(gat_model *m, const gat_graph *g, const gat_csr *x, gat_real *logits,
+                             gat_real *grads)
+{
+    const gat_real *lg;
+    size_t P;
+    const size_t n = (size_t)g->n * C;
+    gat_real *d = malloc(n * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    tu_uniform(d, n, -1, 1, 3);
+    ck_assert_int_eq(gat_model_forward(m, g, x, 1, &lg), GAT_OK);
+    memcpy(logits, lg, n * sizeof *lg);
+    gat_model_zero_grads(m);
+    ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
+    const gat_real *gm = gat_model_grads(m, &P);
+    memcpy(grads, gm, P * sizeof *grads);
+    free(d);
+}
+
+/* A fresh model's logits and gradients on (g, x), compared with got_* (tolerance: the same
+ * kernels on the same inputs, up to summation order). */
+static void assert_like_fresh(gat_score score, int residual, const gat_graph *g, const gat_csr *x,
+                              const gat_real *got_logits, const gat_real *got_grads,
+                              const char *what)
+{
+    gat_model *fresh = make_model(score, residual);
+    size_t P;
+    gat_model_params(fresh, &P);
+    gat_real *lg = malloc((size_t)g->n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    ck_assert_ptr_nonnull(lg);
+    ck_assert_ptr_nonnull(gr);
+    forward_backward(fresh, g, x, lg, gr);
+    size_t at;
+    const double el = tu_max_rel_err(got_logits, lg, (size_t)g->n * C, 1e-3, NULL);
+    const double eg = tu_max_rel_err(got_grads, gr, P, 1e-3, &at);
+    ck_assert_msg(el < 1e-4 && eg < 1e-4, "%s (score %s, residual %d): logits differ by %g, "
+                  "gradients by %g (at %zu of %zu: %g, fresh %g) from a fresh model's", what,
+                  gat_score_name(score), residual, el, eg, at, P, (double)got_grads[at],
+                  (double)gr[at]);
+    free(lg);
+    free(gr);
+    gat_model_free(fresh);
+}
+
+/* Features edited in place (same arrays, same sparsity, new values) and rebound are what the
+ * next forward and backward use: logits and gradients (the weight gradient reads the features'
+ * transpose, a derived cache) equal a fresh model's on the new values. */
+START_TEST(rebind_features_edited_in_place)
+{
+    gat_graph g;
+    gat_csr x;
+    tu_graph_skewed(&g, 60, 120, GAT_GRAPH_SYMMETRIZE, 5);
+    tu_features(&x, g.n, F, 0.2, 6);
+    gat_model *m = make_model(configs[_i].score, configs[_i].residual);
+    size_t P;
+    gat_model_params(m, &P);
+    gat_real *lg = malloc((size_t)g.n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    ck_assert_int_eq(gat_model_bind(m, &g, &x, 0), GAT_OK);
+    forward_backward(m, &g, &x, lg, gr);
+    /* new values and a new pattern, same arrays and sizes: x'[i, F-1-c] = 3 - 5 k x[i, c] */
+    const size_t nnz = (size_t)x.rowptr[x.rows];
+    for (size_t k = 0; k < nnz; k++) x.val[k] = (gat_real)(3.0 - 5.0 * x.val[k] * (double)(k % 7));
+    for (gat_idx i = 0; i < x.rows; i++)
+        for (gat_idx a = x.rowptr[i], b = x.rowptr[i + 1] - 1; a < b; a++, b--) {
+            const gat_idx c = x.col[a];
+            const gat_real v = x.val[a];
+            x.col[a] = x.col[b], x.val[a] = x.val[b];
+            x.col[b] = c, x.val[b] = v;
+        }
+    for (size_t k = 0; k < nnz; k++) x.col[k] = F - 1 - x.col[k];
+    ck_assert_int_eq(gat_csr_check(&x), GAT_OK);
+    ck_assert_int_eq(gat_model_bind(m, &g, &x, 0), GAT_OK);
+    forward_backward(m, &g, &x, lg, gr);
+    assert_like_fresh(configs[_i].score, configs[_i].residual, &g, &x, lg, gr,
+                      "rebound after editing features");
+    free(lg);
+    free(gr);
+    gat_model_free(m);
+    gat_graph_destroy(&g);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* Two graphs of the same n and E: the first's arrays overwritten with the second's (a new graph
+ * at the same addresses and sizes), then rebound: the model computes on the new structure, also
+ * in a restricted forward whose row list it has seen before (the fused path plans those rows
+ * from the graph). */
+START_TEST(rebind_graph_edited_in_place)
+{
+    gat_graph g1, g2;
+    gat_csr x;
+    const gat_real *out;
+    uint64_t seed = 2;
+    tu_graph_skewed(&g1, 20, 300, 0, 1);
+    do {
+        ck_assert_uint_lt(seed, 400);
+        if (seed > 2) gat_graph_destroy(&g2);
+        tu_graph_skewed(&g2, 20, 300, 0, seed++);
+    } while (g2.nnz != g1.nnz);
+    ck_assert(memcmp(g2.col, g1.col, (size_t)g1.nnz * sizeof *g1.col) != 0);
+    tu_features(&x, g1.n, F, 0.3, 9);
+    gat_model *m = make_model(configs[_i].score, configs[_i].residual);
+    size_t P;
+    gat_model_params(m, &P);
+    const size_t nl = (size_t)g1.n * C;
+    gat_real *lg = malloc(nl * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    static const gat_idx rows[] = {30, 100, 250};
+    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
+    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK); /* implicit bind */
+    gat_i_model_set_output_rows(m, NULL, 0);
+    forward_backward(m, &g1, &x, lg, gr);
+    const size_t np = ((size_t)g1.n + 1) * sizeof(gat_idx), ne = (size_t)g1.nnz * sizeof(gat_idx);
+    memcpy(g1.rowptr, g2.rowptr, np);
+    memcpy(g1.col, g2.col, ne);
+    memcpy(g1.t_rowptr, g2.t_rowptr, np);
+    memcpy(g1.t_col, g2.t_col, ne);
+    memcpy(g1.t_edge, g2.t_edge, ne);
+    ck_assert_int_eq(gat_model_bind(m, &g1, &x, 0), GAT_OK);
+    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
+    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK);
+    gat_i_model_set_output_rows(m, NULL, 0);
+    gat_real restricted[LEN(rows) * 4];
+    for (size_t r = 0; r < LEN(rows); r++)
+        memcpy(restricted + r * C, out + (size_t)rows[r] * C, (size_t)C * sizeof *out);
+    forward_backward(m, &g1, &x, lg, gr);
+    assert_like_fresh(configs[_i].score, configs[_i].residual, &g2, &x, lg, gr,
+                      "rebound after replacing the graph in place");
+    for (size_t r = 0; r < LEN(rows); r++)
+        ck_assert_msg(tu_max_rel_err(restricted + r * C, lg + (size_t)rows[r] * C, (size_t)C, 1e-3,
+                                     NULL) < 1e-4,
+                      "restricted forward, row %d: stale after rebinding", rows[r]);
+    free(lg);
+    free(gr);
+    gat_model_free(m);
+    gat_graph_destroy(&g1);
+    gat_graph_destroy(&g2);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* Binding, then forwards on other inputs (implicit binds) and back: each matches a fresh model. */
+START_TEST(bind_then_other_inputs)
+{
+    gat_graph ga, gb;
+    gat_csr xa, xb;
+    tu_graph_skewed(&ga, 30, 80, GAT_GRAPH_SYMMETRIZE, 2);
+    tu_graph_skewed(&gb, 50, 40, 0, 3);
+    tu_features(&xa, ga.n, F, 0.3, 4);
+    tu_features(&xb, gb.n, F, 0.3, 5);
+    gat_model *m = make_model(configs[_i].score, configs[_i].residual);
+    size_t P;
+    gat_model_params(m, &P);
+    const gat_idx nmax = ga.n > gb.n ? ga.n : gb.n;
+    gat_real *lg = malloc((size_t)nmax * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    ck_assert_int_eq(gat_model_bind(m, &ga, &xa, 0), GAT_OK);
+    forward_backward(m, &gb, &xb, lg, gr);
+    assert_like_fresh(configs[_i].score, configs[_i].residual, &gb, &xb, lg, gr, "after a bind, B");
+    forward_backward(m, &ga, &xa, lg, gr);
+    assert_like_fresh(configs[_i].score, configs[_i].residual, &ga, &xa, lg, gr, "then A");
+    free(lg);
+    free(gr);
+    gat_model_free(m);
+    gat_graph_destroy(&ga);
+    gat_graph_destroy(&gb);
+    gat_csr_destroy(&xa);
+    gat_csr_destroy(&xb);
+}
+END_TEST
+
+/* Allocations made by the calling thread since the last call (the fault-injection counter). */
+static long allocations(void)
+{
+    return gat_i_alloc_fail_at(-1);
+}
+
+/* The model's own path (scores other than gat): a smaller graph reuses the caches (no
+ * allocation, by bind or by a forward's implicit bind), the larger one again too, a graph
+ * larger than any before grows them, GAT_BIND_EXACT reallocates to fit. Results stay right. */
+START_TEST(reuse_and_growth)
+{
+    gat_graph big, small, bigger;
+    gat_csr xbig, xsmall, xbigger;
+    tu_graph_skewed(&big, 100, 200, GAT_GRAPH_SYMMETRIZE, 1);
+    tu_graph_small(&small, GAT_GRAPH_SYMMETRIZE);
+    tu_graph_skewed(&bigger, 200, 400, GAT_GRAPH_SYMMETRIZE, 2);
+    tu_features(&xbig, big.n, F, 0.3, 1);
+    tu_features(&xsmall, small.n, F, 0.3, 2);
+    tu_features(&xbigger, bigger.n, F, 0.3, 3);
+    const gat_score score = (gat_score)configs[_i].score;
+    gat_model *m = make_model(score, configs[_i].residual);
+    size_t P;
+    gat_model_params(m, &P);
+    gat_real *lg = malloc((size_t)bigger.n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    const gat_real *out;
+
+    ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
+    ck_assert_str_eq(gat_model_kernels(m), "none");
+    /* what checking the inputs allocates (and frees): the graph check's scratch */
+    allocations();
+    ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
+    const long check = allocations();
+    ck_assert_int_le(check, 1);
+    ck_assert_int_eq(gat_model_bind(m, &small, &xsmall, 0), GAT_OK);
+    ck_assert_int_eq(allocations(), check);
+    forward_backward(m, &small, &xsmall, lg, gr);
+    assert_like_fresh(score, configs[_i].residual, &small, &xsmall, lg, gr, "small in big's room");
+    allocations();
+    ck_assert_int_eq(gat_model_forward(m, &big, &xbig, 0, &out), GAT_OK); /* implicit bind */
+    ck_assert_int_eq(allocations(), check);
+    forward_backward(m, &big, &xbig, lg, gr);
+    assert_like_fresh(score, configs[_i].residual, &big, &xbig, lg, gr, "big again");
+
+    allocations();
+    ck_assert_int_eq(gat_model_bind(m, &bigger, &xbigger, 0), GAT_OK);
+    ck_assert_int_gt(allocations(), check);
+    forward_backward(m, &bigger, &xbigger, lg, gr);
+    assert_like_fresh(score, configs[_i].residual, &bigger, &xbigger, lg, gr, "grown");
+    allocations();
+    ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
+    ck_assert_int_eq(allocations(), check);
+    ck_assert_int_eq(gat_model_bind(m, &small, &xsmall, GAT_BIND_EXACT), GAT_OK);
+    ck_assert_int_gt(allocations(), check);
+    forward_backward(m, &small, &xsmall, lg, gr);
+    assert_like_fresh(score, configs[_i].residual, &small, &xsmall, lg, gr, "exact");
+    allocations();
+    ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK); /* exact gave the room back */
+    ck_assert_int_gt(allocations(), check);
+
+    free(lg);
+    free(gr);
+    gat_model_free(m);
+    gat_graph_destroy(&big);
+    gat_graph_destroy(&small);
+    gat_graph_destroy(&bigger);
+    gat_csr_destroy(&xbig);
+    gat_csr_destroy(&xsmall);
+    gat_csr_destroy(&xbigger);
+}
+END_TEST
+
+START_TEST(bind_errors)
+{
+    gat_graph g, g2;
+    gat_csr x, x2;
+    const gat_real *out;
+    tu_graph_skewed(&g, 20, 30, GAT_GRAPH_SYMMETRIZE, 1);
+    tu_graph_small(&g2, 0);
+    tu_features(&x, g.n, F, 0.3, 1);
+    gat_model *m = make_model(GAT_SCORE_GAT, 0);
+    ck_assert_ptr_null(gat_model_kernels(m)); /* nothing bound yet */
+    ck_assert_ptr_null(gat_model_kernels(NULL));
+
+    ASSERT_FAILS(gat_model_bind(NULL, &g, &x, 0), GAT_EINVAL, "gat_model_bind: NULL model m");
+    ASSERT_FAILS(gat_model_bind(m, NULL, &x, 0), GAT_EINVAL, "gat_model_bind: NULL graph g");
+    ASSERT_FAILS(gat_model_bind(m, &g, NULL, 0), GAT_EINVAL, "gat_model_bind: NULL features x");
+    ASSERT_FAILS(gat_model_bind(m, &g, &x, 6), GAT_EINVAL,
+                 "gat_model_bind: unknown flags 0x6 (expected 0 or GAT_BIND_EXACT)");
+    ASSERT_FAILS(gat_model_bind(m, &g2, &x, 0), GAT_EDIM,
+                 "gat_model_bind: features have 52 rows but the graph has 7 nodes");
+    tu_features(&x2, g.n, F + 1, 0.3, 1);
+    ASSERT_FAILS(gat_model_bind(m, &g, &x2, 0), GAT_EDIM,
+                 "gat_model_bind: features have 25 columns but the model expects 24");
+    gat_csr_destroy(&x2);
+    gat_csr zero = {0};
+    zero.rows = g.n, zero.cols = F;
+    ASSERT_FAILS(gat_model_bind(m, &g, &zero, 0), GAT_EINVAL,
+                 "gat_model_bind: features x has a NULL rowptr");
+
+    /* a good binding, then bad inputs: each refused, the binding kept */
+    ck_assert_int_eq(gat_model_bind(m, &g, &x, 0), GAT_OK);
+    ck_assert_ptr_nonnull(gat_model_kernels(m));
+    ck_assert_str_eq(gat_model_kernels(m), gat_i_model_fused_isa(m));
+    /* bound but no forward yet: nothing to differentiate or read */
+    gat_real d[4] = {0};
+    ASSERT_FAILS(gat_model_backward(m, d), GAT_EINVAL, "not a training forward");
+    ASSERT_FAILS(gat_model_layer_output(m, 0, &out), GAT_EINVAL,
+                 "gat_model_layer_output: no forward has been run yet on the bound inputs");
+    ASSERT_FAILS(gat_model_attention(m, 0, &out), GAT_EINVAL, "gat_model_attention: no forward");
+
+    ck_assert_int_eq(gat_csr_copy(&x2, &x), GAT_OK);
+    x2.val[x2.rowptr[3] + 0] = NAN;
+    ASSERT_FAILS(gat_model_bind(m, &g, &x2, 0), GAT_ENUMERIC, "gat_model_bind: features x");
+    x2.val[x2.rowptr[3]] = 1;
+    x2.col[x2.rowptr[4]] = F + 5;
+    ASSERT_FAILS(gat_model_bind(m, &g, &x2, 0), GAT_EINVAL, "gat_model_bind: features x");
+    gat_csr_destroy(&x2);
+    gat_idx saved = g.col[3];
+    g.col[3] = g.n + 2;
+    ASSERT_FAILS(gat_model_bind(m, &g, &x, 0), GAT_EINVAL, "gat_model_bind: graph");
+    g.col[3] = saved;
+    ck_assert_ptr_nonnull(gat_model_kernels(m)); /* still bound */
+    ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &out), GAT_OK);
+    ck_assert(isfinite(out[0]));
+
+    /* the forward's own messages are unchanged */
+    ASSERT_FAILS(gat_model_forward(m, &g2, &x, 0, &out), GAT_EDIM,
+                 "features have 52 rows but the graph has 7 nodes");
+    ck_assert_msg(strncmp(gat_last_error(), "gat_model_bind", 14) != 0, "%s", gat_last_error());
+    gat_model_free(m);
+    gat_graph_destroy(&g);
+    gat_graph_destroy(&g2);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* Every allocation of a bind failing in turn (on a model already bound to a smaller graph):
+ * GAT_ENOMEM, nothing leaks (ASan), and the model binds and runs afterwards. */
+START_TEST(bind_allocation_failures)
+{
+    gat_graph small, big;
+    gat_csr xs, xb;
+    const gat_real *out;
+    tu_graph_small(&small, GAT_GRAPH_SYMMETRIZE);
+    tu_graph_skewed(&big, 40, 60, GAT_GRAPH_SYMMETRIZE, 4);
+    tu_features(&xs, small.n, F, 0.3, 1);
+    tu_features(&xb, big.n, F, 0.3, 2);
+    gat_model *m = make_model(configs[_i].score, configs[_i].residual);
+    gat_status st = GAT_ENOMEM;
+    for (long k = 0; k < 100 && st == GAT_ENOMEM; k++) {
+        ck_assert_int_eq(gat_model_bind(m, &small, &xs, 0), GAT_OK);
+        gat_i_alloc_fail_at(k);
+        st = gat_model_bind(m, &big, &xb, 0);
+        gat_i_alloc_fail_at(-1);
+        if (st != GAT_OK) {
+            /* failed while checking (the small binding is kept) or while building (unbound) */
+            ck_assert_int_eq(st, GAT_ENOMEM);
+            ck_assert_ptr_nonnull(strstr(gat_last_error(), "out of memory"));
+            ck_assert_int_eq(gat_model_forward(m, &big, &xb, 0, &out), GAT_OK);
+        }
+    }
+    ck_assert_int_eq(st, GAT_OK);
+    ck_assert_int_eq(gat_model_forward(m, &big, &xb, 1, &out), GAT_OK);
+    gat_model_free(m);
+    gat_graph_destroy(&small);
+    gat_graph_destroy(&big);
+    gat_csr_destroy(&xs);
+    gat_csr_destroy(&xb);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bind");
+    TCase *tc = tcase_create("rebind");
+    tcase_add_loop_test(tc, rebind_features_edited_in_place, 0, (int)LEN(configs));
+    tcase_add_loop_test(tc, rebind_graph_edited_in_place, 0, (int)LEN(configs));
+    tcase_add_loop_test(tc, bind_then_other_inputs, 0, (int)LEN(configs));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("reuse");
+    /* the model's own path (the fused path recreates its caches on every bind) */
+    tcase_add_loop_test(tc, reuse_and_growth, 1, (int)LEN(configs));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_add_test(tc, bind_errors);
+    tcase_add_loop_test(tc, bind_allocation_failures, 0, (int)LEN(configs));
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
