@@ -257,6 +257,180 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+
+/* The rows of one split of ds, ascending (caller frees). */
+static gat_idx *rows_of(const gat_dataset *ds, gat_split which, gat_idx *n)
+{
+    gat_idx *rows = malloc((size_t)ds->n * sizeof *rows);
+    ck_assert_ptr_nonnull(rows);
+    *n = 0;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == which) rows[(*n)++] = i;
+    return rows;
+}
+
+/* gat_train_step is the step written out with the model's private hooks (restricted forward,
+ * cross-entropy, backward, Adam with the model's moments): same losses, same parameters, on the
+ * fused path (gat) and the model's own path (dot). */
+START_TEST(train_step_is_the_step)
+{
+    load_cora();
+    gat_model_config mc;
+    gat_model *a = NULL, *b = NULL;
+    gat_adam_config adam;
+    gat_idx n_train;
+    gat_idx *train = rows_of(&cora, GAT_SPLIT_TRAIN, &n_train);
+    gat_real *dlogits = malloc((size_t)cora.n * cora.n_classes * sizeof *dlogits);
+    gat_model_config_default(&mc, cora.n_features, cora.n_classes);
+    mc.score = _i ? GAT_SCORE_DOT : GAT_SCORE_GAT;
+    gat_adam_config_default(&adam);
+    ck_assert_int_eq(gat_model_create(&a, &mc, 4), GAT_OK);
+    ck_assert_int_eq(gat_model_create(&b, &mc, 4), GAT_OK);
+    gat_model_set_threads(a, 1);
+    gat_model_set_threads(b, 1);
+    size_t P;
+    gat_real *pa = gat_model_params(a, &P), *pb = gat_model_params(b, NULL);
+    gat_real *gb = gat_model_grads(b, NULL), *m1, *m2;
+    gat_i_model_moments(b, &m1, &m2);
+    double first = 0, last = 0;
+    for (gat_idx t = 1; t <= 4; t++) {
+        double loss = -1, acc = -1, want_loss, want_acc;
+        const gat_real *logits;
+        ck_assert_int_eq(gat_train_step(a, &cora.graph, &cora.x, cora.labels, train, n_train,
+                                        &adam, t, &loss, &acc),
+                         GAT_OK);
+        gat_i_model_set_output_rows(b, train, n_train);
+        ck_assert_int_eq(gat_model_forward(b, &cora.graph, &cora.x, 1, &logits), GAT_OK);
+        gat_i_model_set_output_rows(b, NULL, 0);
+        ck_assert_int_eq(gat_softmax_xent(logits, cora.n, cora.n_classes, cora.labels, cora.split,
+                                          GAT_SPLIT_TRAIN, &want_loss, &want_acc, dlogits),
+                         GAT_OK);
+        gat_model_zero_grads(b);
+        ck_assert_int_eq(gat_model_backward(b, dlogits), GAT_OK);
+        ck_assert_int_eq(gat_adam_step(&adam, t, P, pb, gb, m1, m2), GAT_OK);
+        ck_assert_double_eq_tol(loss, want_loss, 1e-6 * fabs(want_loss));
+        ck_assert_double_eq_tol(acc, want_acc, 1e-12);
+        ck_assert_double_le(tu_max_rel_err(pa, pb, P, 1e-2, NULL), 1e-4);
+        if (t == 1) first = loss;
+        last = loss;
+    }
+    ck_assert_double_lt(last, first); /* it learns */
+    gat_model_free(a);
+    gat_model_free(b);
+    free(train);
+    free(dlogits);
+}
+END_TEST
+
+static int record_losses(const gat_epoch_info *e, void *user)
+{
+    double *loss = user;
+    loss[e->epoch - 1] = e->train_loss;
+    return 0;
+}
+
+/* A gat_train epoch is gat_train_step (t = the epoch) plus a validation pass that changes
+ * nothing the next step sees: the training losses of 5 epochs are those of 5 steps. */
+START_TEST(trainer_epoch_is_a_step)
+{
+    load_cora();
+    gat_model *a = cora_model(6, 1), *b = cora_model(6, 1);
+    gat_train_config tc;
+    gat_idx n_train;
+    gat_idx *train = rows_of(&cora, GAT_SPLIT_TRAIN, &n_train);
+    double want[5] = {0};
+    gat_train_config_default(&tc);
+    tc.max_epochs = 5;
+    tc.progress = record_losses;
+    tc.user = want;
+    ck_assert_int_eq(gat_train(a, &cora, &tc, NULL), GAT_OK);
+    for (gat_idx t = 1; t <= 5; t++) {
+        double loss = -1, val_loss, val_acc;
+        ck_assert_int_eq(gat_train_step(b, &cora.graph, &cora.x, cora.labels, train, n_train,
+                                        &tc.adam, t, &loss, NULL),
+                         GAT_OK);
+        ck_assert_double_eq_tol(loss, want[t - 1], 1e-6 * fabs(want[t - 1]));
+        ck_assert_int_eq(gat_model_evaluate(b, &cora, GAT_SPLIT_VAL, &val_loss, &val_acc), GAT_OK);
+    }
+    gat_model_free(a);
+    gat_model_free(b);
+    free(train);
+}
+END_TEST
+
+START_TEST(train_step_errors)
+{
+    gat_graph g;
+    gat_csr x;
+    gat_model_config mc;
+    gat_model *m = NULL;
+    gat_adam_config adam;
+    tu_graph_small(&g, GAT_GRAPH_SYMMETRIZE);
+    tu_features(&x, g.n, 5, 0.5, 1);
+    gat_model_config_default(&mc, 5, 3);
+    ck_assert_int_eq(gat_model_create(&m, &mc, 1), GAT_OK);
+    gat_adam_config_default(&adam);
+    gat_idx labels[7] = {0, 1, 2, 0, 1, 2, 0};
+    const gat_idx rows[3] = {1, 3, 5};
+    double loss = -1, acc = -1;
+
+    ASSERT_FAILS(gat_train_step(NULL, &g, &x, labels, rows, 3, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: NULL model m");
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, NULL, 3, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: NULL rows");
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 3, NULL, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: NULL adam");
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 3, &adam, 0, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: step t = 0, expected t >= 1");
+    adam.beta1 = 1;
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 3, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_adam: beta1 = 1 is outside [0, 1)");
+    gat_adam_config_default(&adam);
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 0, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: n_rows = 0, expected 1..7 (the graph's nodes)");
+    const gat_idx unsorted[3] = {1, 5, 3}, outside[2] = {2, 7};
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, unsorted, 3, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: rows[2] = 3, expected ascending rows in [0, 7) (rows[1] = 5)");
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, outside, 2, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "gat_train_step: rows[1] = 7, expected ascending rows in [0, 7)");
+    labels[3] = 3;
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 3, &adam, 1, &loss, &acc), GAT_EINVAL,
+                 "node 3 has label 3 outside [0, 3)");
+    labels[3] = 0;
+    gat_graph g2;
+    tu_graph_skewed(&g2, 3, 3, 0, 1);
+    ASSERT_FAILS(gat_train_step(m, &g2, &x, labels, rows, 3, &adam, 1, &loss, &acc), GAT_EDIM,
+                 "features have 7 rows but the graph has 8 nodes");
+    gat_graph_destroy(&g2);
+    ck_assert_double_eq(loss, -1); /* untouched by failures */
+    ck_assert_double_eq(acc, -1);
+
+    /* a non-finite output bias: the loss is NaN, nothing is updated */
+    size_t P, at = 0;
+    int nt;
+    gat_real *p = gat_model_params(m, &P);
+    const gat_model_tensor *tn = gat_model_tensors(m, &nt);
+    for (int k = 0; k < nt; k++)
+        if (!strcmp(tn[k].name, "layer1.bias")) at = tn[k].offset;
+    ck_assert_uint_gt(at, 0);
+    p[at] = NAN;
+    gat_real *before = malloc(P * sizeof *before);
+    memcpy(before, p, P * sizeof *p);
+    ASSERT_FAILS(gat_train_step(m, &g, &x, labels, rows, 3, &adam, 1, &loss, &acc), GAT_ENUMERIC,
+                 "training diverged at step 1: the loss is ");
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "nan (try a smaller learning rate)"));
+    ck_assert(isnan(p[at]));
+    for (size_t k = 0; k < P; k++) ck_assert(k == at || p[k] == before[k]);
+    p[at] = 0;
+    ck_assert_int_eq(gat_train_step(m, &g, &x, labels, rows, 3, &adam, 1, &loss, NULL), GAT_OK);
+    ck_assert(loss > 0 && isfinite(loss));
+    free(before);
+    gat_model_free(m);
+    gat_graph_destroy(&g);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("train");
@@ -276,6 +450,12 @@ static Suite *suite(void)
     tcase_add_test(tc, interrupt);
     tcase_add_test(tc, diverges);
     tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("step");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, train_step_is_the_step, 0, 2);
+    tcase_add_test(tc, trainer_epoch_is_a_step);
+    tcase_add_test(tc, train_step_errors);
     suite_add_tcase(s, tc);
     return s;
 }

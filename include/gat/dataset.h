@@ -19,8 +19,14 @@
 extern "C" {
 #endif
 
-/* Values of gat_dataset.split. */
-enum { GAT_SPLIT_NONE = 0, GAT_SPLIT_TRAIN = 1, GAT_SPLIT_VAL = 2, GAT_SPLIT_TEST = 3 };
+/* Values of gat_dataset.split (stored as uint8_t there), and the `which` argument of the
+ * functions that pick one split (gat_softmax_xent, gat_model_evaluate). */
+typedef enum gat_split {
+    GAT_SPLIT_NONE = 0,
+    GAT_SPLIT_TRAIN = 1,
+    GAT_SPLIT_VAL = 2,
+    GAT_SPLIT_TEST = 3
+} gat_split;
 
 /* Values of gat_dataset_options.normalize (existing callers' 0 and 1 keep their meaning). */
 enum {

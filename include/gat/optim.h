@@ -24,12 +24,13 @@ GAT_API void gat_adam_config_default(gat_adam_config *c);
  * value (e.g. "gat_adam: beta1 = 1 is outside [0, 1)"). Cost O(1). */
 GAT_API gat_status gat_adam_config_check(const gat_adam_config *c);
 
-/* One Adam step t (1, 2, ...) over n parameters p with gradients g and moments m, v (all (n),
- * m and v zero before step 1): g' = g + wd p; m = b1 m + (1-b1) g'; v = b2 v + (1-b2) g'^2;
- * p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps). g is not modified.
+/* One Adam step t (1, 2, ..., a count: gat_idx like every count of the API) over n parameters p
+ * with gradients g and moments m, v (all (n), m and v zero before step 1): g' = g + wd p;
+ * m = b1 m + (1-b1) g'; v = b2 v + (1-b2) g'^2; p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps).
+ * g is not modified.
  * Returns GAT_EINVAL (c fails gat_adam_config_check, t < 1, a NULL array with n > 0; nothing is
  * updated). Cost O(n). */
-GAT_API gat_status gat_adam_step(const gat_adam_config *c, long t, size_t n, gat_real *p,
+GAT_API gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real *p,
                                  const gat_real *g, gat_real *m, gat_real *v);
 
 #ifdef __cplusplus

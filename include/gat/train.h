@@ -14,10 +14,10 @@ extern "C" {
 
 /* What the progress callback sees after every epoch. */
 typedef struct gat_epoch_info {
-    int epoch;                /* 1-based */
+    gat_idx epoch;            /* 1-based */
     double train_loss, train_acc; /* of this epoch's training forward (with dropout) */
     double val_loss, val_acc;     /* inference on the validation nodes */
-    int best_epoch;           /* epoch of the model that would be restored now */
+    gat_idx best_epoch;       /* epoch of the model that would be restored now */
     double seconds;           /* elapsed since training started */
 } gat_epoch_info;
 
@@ -27,15 +27,15 @@ typedef int (*gat_progress_fn)(const gat_epoch_info *info, void *user);
 
 typedef struct gat_train_config {
     gat_adam_config adam;
-    int max_epochs;           /* default 100000: stop only on patience */
-    int patience;             /* epochs without improvement before stopping (default 100) */
+    gat_idx max_epochs;       /* default 100000: stop only on patience */
+    gat_idx patience;         /* epochs without improvement before stopping (default 100) */
     gat_progress_fn progress; /* optional */
     void *user;               /* passed to progress */
 } gat_train_config;
 
 typedef struct gat_train_result {
-    int epochs;               /* epochs run */
-    int best_epoch;           /* epoch whose model was restored */
+    gat_idx epochs;           /* epochs run */
+    gat_idx best_epoch;       /* epoch whose model was restored */
     double val_loss, val_acc; /* of the restored model */
     double test_loss, test_acc; /* of the restored model on the test nodes (0 if none) */
     double seconds;           /* wall time of the training loop */
@@ -47,16 +47,38 @@ GAT_API void gat_train_config_default(gat_train_config *c);
 
 /* Mean softmax cross-entropy and accuracy of logits (n, C) over the nodes whose split equals
  * `which`; if dlogits is not NULL it receives d loss / d logits (n, C) (zero for other nodes).
- * Returns GAT_EINVAL (no such node, label out of range). */
+ * Returns GAT_EINVAL (NULL argument, no such node, label out of range). */
 GAT_API gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
-                                    const gat_idx *labels, const uint8_t *split, int which,
+                                    const gat_idx *labels, const uint8_t *split, gat_split which,
                                     double *loss, double *acc, gat_real *dlogits);
 
 /* Evaluates m on ds (inference) for the nodes of split `which`. */
-GAT_API gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int which,
+GAT_API gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split which,
                                       double *loss, double *acc);
 
-/* Trains m on ds (borrowed) and leaves the restored best model in m. res may be NULL.
+/* One training step of m, the step every gat_train epoch runs before its validation pass:
+ * a training forward (dropout on) on graph g and features x that computes the last layer only
+ * for `rows`, mean softmax cross-entropy over those rows, backward, and Adam step t (1, 2, ...)
+ * with cfg adam and the model's own moment buffers (zero at creation, kept in m).
+ * g, x: borrowed, bound as gat_model_forward binds them (after editing them in place, call
+ * gat_model_bind first). labels: (g->n) class per node, borrowed; only the rows' labels are read.
+ * rows: (n_rows) strictly ascending node indices in [0, g->n), borrowed; 1 <= n_rows <= g->n.
+ * *loss, *acc (either may be NULL): the rows' loss and accuracy before the update.
+ * Argument checks cost O(n_rows); the step costs one forward and one backward.
+ * Returns GAT_EINVAL (NULL argument, t < 1, adam failing gat_adam_config_check, rows not
+ * ascending or out of range, a label outside [0, classes), malformed g or x), GAT_EDIM (x, g and
+ * the model disagree), GAT_ENUMERIC (a NaN or Inf feature; or the loss, a gradient or a
+ * parameter became NaN/Inf: "training diverged at step t: ...". Parameters and moments are
+ * untouched if the loss or a gradient is the culprit, already updated if a parameter is: keep a
+ * copy of gat_model_params to restore), GAT_ENOMEM. On any failure *loss and *acc are not set. */
+GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                  const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+                                  const gat_adam_config *adam, gat_idx t, double *loss,
+                                  double *acc);
+
+/* Trains m on ds (borrowed) and leaves the restored best model in m: each epoch is one
+ * gat_train_step on the training rows (t = the epoch) and an inference pass on the validation
+ * rows. res may be NULL.
  * cfg is checked first: max_epochs >= 1, patience >= 1 and the Adam fields as
  * gat_adam_config_check; the message names the one bad field and its value. ds's graph and
  * features are checked as gat_model_forward does.

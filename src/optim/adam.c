@@ -46,12 +46,12 @@ gat_status gat_adam_config_check(const gat_adam_config *c)
     return GAT_OK;
 }
 
-gat_status gat_adam_step(const gat_adam_config *c, long t, size_t n, gat_real *p, const gat_real *g,
+gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real *p, const gat_real *g,
                          gat_real *m, gat_real *v)
 {
     gat_status st;
     if ((st = gat_adam_config_check(c)) != GAT_OK) return st;
-    if (t < 1) return gat_i_error(GAT_EINVAL, "gat_adam: step t = %ld, expected t >= 1", t);
+    if (t < 1) return gat_i_error(GAT_EINVAL, "gat_adam: step t = %d, expected t >= 1", t);
     if (n > 0 && (!p || !g || !m || !v))
         return gat_i_error(GAT_EINVAL, "gat_adam: NULL %s with n = %zu parameters",
                            !p ? "p" : !g ? "g" : !m ? "m" : "v", n);

@@ -18,25 +18,19 @@ void gat_train_config_default(gat_train_config *c)
     c->patience = 100;
 }
 
-gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
-                            const gat_idx *labels, const uint8_t *split, int which, double *loss,
-                            double *acc, gat_real *dlogits)
+/* Mean softmax cross-entropy and accuracy over the selected nodes, in ascending order: rows
+ * (count of them) if rows is not NULL, else the count nodes i < n with split[i] == which. dlogits
+ * (n, classes), if not NULL, is zeroed and receives d loss / d logits of those nodes. */
+static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const gat_idx *labels,
+                       const uint8_t *split, gat_split which, const gat_idx *rows, gat_idx count,
+                       double *loss, double *acc, gat_real *dlogits)
 {
-    gat_idx count = 0, correct = 0;
+    gat_idx correct = 0;
     double total = 0;
-    gat_i_clear_error();
-    if (!logits || !labels || !split || !loss || !acc)
-        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL %s",
-                           !logits ? "logits" : !labels ? "labels" : !split ? "split"
-                                              : !loss ? "loss" : "acc");
-    if (classes <= 0 || n < 0)
-        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: bad size n = %d, classes = %d", n,
-                           classes);
-    for (gat_idx i = 0; i < n; i++) count += split[i] == which;
-    if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", which);
     if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
-    for (gat_idx i = 0; i < n; i++) {
-        if (split[i] != which) continue;
+    for (gat_idx k = 0; k < (rows ? count : n); k++) {
+        const gat_idx i = rows ? rows[k] : k;
+        if (!rows && split[i] != which) continue;
         const gat_real *z = logits + (size_t)i * classes;
         const gat_idx y = labels[i];
         if (y < 0 || y >= classes)
@@ -59,8 +53,26 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
     return GAT_OK;
 }
 
+gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
+                            const gat_idx *labels, const uint8_t *split, gat_split which,
+                            double *loss, double *acc, gat_real *dlogits)
+{
+    gat_idx count = 0;
+    gat_i_clear_error();
+    if (!logits || !labels || !split || !loss || !acc)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL %s",
+                           !logits ? "logits" : !labels ? "labels" : !split ? "split"
+                                              : !loss ? "loss" : "acc");
+    if (classes <= 0 || n < 0)
+        return gat_i_error(GAT_EINVAL, "gat_softmax_xent: bad size n = %d, classes = %d", n,
+                           classes);
+    for (gat_idx i = 0; i < n; i++) count += split[i] == which;
+    if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
+    return xent(logits, n, classes, labels, split, which, NULL, count, loss, acc, dlogits);
+}
+
 /* Ascending list of the nodes of one split (caller frees). */
-static gat_idx *split_rows(const gat_dataset *ds, int which, gat_idx *count)
+static gat_idx *split_rows(const gat_dataset *ds, gat_split which, gat_idx *count)
 {
     gat_idx n = 0, *rows;
     for (gat_idx i = 0; i < ds->n; i++) n += ds->split[i] == which;
@@ -94,7 +106,7 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
 
 /* Inference restricted to the rows of one split, then its loss and accuracy. */
 static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_idx *rows,
-                                gat_idx n_rows, int which, double *loss, double *acc)
+                                gat_idx n_rows, gat_split which, double *loss, double *acc)
 {
     const gat_real *logits;
     gat_status st;
@@ -106,7 +118,7 @@ static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_i
                             NULL);
 }
 
-gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, int which, double *loss,
+gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split which, double *loss,
                               double *acc)
 {
     gat_idx *rows = NULL, n_rows = 0;
@@ -130,35 +142,111 @@ static double now(void)
 }
 
 /* GAT_ENUMERIC naming the tensor if a value of (P) v, the gradients or the parameters (what), is
- * NaN or Inf. */
-static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, int epoch,
-                               const char *what)
+ * NaN or Inf; the message says "training diverged at UNIT t" and ends with suffix. */
+static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, const char *unit,
+                               gat_idx t, const char *what, const char *suffix)
 {
     int nt;
-    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    const gat_model_tensor *tn = gat_model_tensors(m, &nt);
     for (size_t k = 0; k < P; k++)
         if (!isfinite(v[k])) {
             const char *name = "?";
             for (int j = 0; j < nt; j++)
-                if (k >= t[j].offset && k < t[j].offset + t[j].size) name = t[j].name;
+                if (k >= tn[j].offset && k < tn[j].offset + tn[j].size) name = tn[j].name;
             return gat_i_error(GAT_ENUMERIC,
-                               "training diverged at epoch %d: a %s of %s is %g (try a smaller "
-                               "learning rate); the best model so far is kept",
-                               epoch, what, name, (double)v[k]);
+                               "training diverged at %s %d: a %s of %s is %g (try a smaller "
+                               "learning rate)%s",
+                               unit, t, what, name, (double)v[k], suffix);
         }
     return GAT_OK;
+}
+
+/* The training step of gat_train_step and of every gat_train epoch (arguments checked by the
+ * caller): forward restricted to rows, cross-entropy over them, backward, Adam step t with the
+ * model's moments. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters (the
+ * message names unit and t and ends with suffix), 0 otherwise. */
+static gat_status step(gat_model *m, const gat_graph *g, const gat_csr *x, const gat_idx *labels,
+                       const gat_idx *rows, gat_idx n_rows, const gat_adam_config *adam,
+                       gat_idx t, double *loss, double *acc, const char *unit,
+                       const char *suffix, int *diverged)
+{
+    const gat_real *logits;
+    gat_real *m1, *m2, *dlogits;
+    gat_status st;
+    size_t P;
+    const gat_idx C = gat_model_get_config(m)->classes;
+    *diverged = 0;
+    if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
+    /* the loss reads only these rows: the last layer computes just those */
+    gat_i_model_set_output_rows(m, rows, n_rows);
+    st = gat_model_forward(m, g, x, 1, &logits);
+    gat_i_model_set_output_rows(m, NULL, 0);
+    if (st != GAT_OK) return st;
+    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows, loss, acc,
+                   dlogits)) != GAT_OK)
+        return st;
+    *diverged = 1;
+    if (!isfinite(*loss))
+        return gat_i_error(GAT_ENUMERIC, "training diverged at %s %d: the loss is %g (try a "
+                           "smaller learning rate)%s", unit, t, *loss, suffix);
+    gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
+    gat_i_model_moments(m, &m1, &m2);
+    *diverged = 0;
+    gat_model_zero_grads(m);
+    if ((st = gat_model_backward(m, dlogits)) != GAT_OK) return st;
+    /* a non-finite gradient would poison the parameters and the Adam moments for good */
+    if ((st = check_finite(m, grads, P, unit, t, "gradient", suffix)) != GAT_OK) {
+        *diverged = 1;
+        return st;
+    }
+    if ((st = gat_adam_step(adam, t, P, params, grads, m1, m2)) != GAT_OK) return st;
+    if ((st = check_finite(m, params, P, unit, t, "parameter", suffix)) != GAT_OK) {
+        *diverged = 1;
+        return st;
+    }
+    return GAT_OK;
+}
+
+gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
+                          const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+                          const gat_adam_config *adam, gat_idx t, double *loss, double *acc)
+{
+    gat_status st;
+    double l, a;
+    int diverged;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_train_step", 6, (const void *[]){m, g, x, labels, rows, adam},
+                               (const char *[]){"model m", "graph g", "features x", "labels",
+                                                "rows", "adam"})) != GAT_OK)
+        return st;
+    if (t < 1) return gat_i_error(GAT_EINVAL, "gat_train_step: step t = %d, expected t >= 1", t);
+    if ((st = gat_adam_config_check(adam)) != GAT_OK) return st;
+    if (n_rows < 1 || n_rows > g->n)
+        return gat_i_error(GAT_EINVAL, "gat_train_step: n_rows = %d, expected 1..%d (the graph's "
+                           "nodes)", n_rows, g->n);
+    for (gat_idx k = 0; k < n_rows; k++)
+        if (rows[k] < 0 || rows[k] >= g->n || (k > 0 && rows[k] <= rows[k - 1]))
+            return gat_i_error(GAT_EINVAL, "gat_train_step: rows[%d] = %d, expected ascending "
+                               "rows in [0, %d) (rows[%d] = %d)", k, rows[k], g->n,
+                               k > 0 ? k - 1 : 0, k > 0 ? rows[k - 1] : -1);
+    st = step(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "", &diverged);
+    if (st == GAT_OK) {
+        if (loss) *loss = l;
+        if (acc) *acc = a;
+    }
+    return st;
 }
 
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                      gat_train_result *res)
 {
     gat_idx *train = NULL, *val = NULL, *test = NULL, n_train = 0, n_val = 0, n_test = 0;
-    gat_real *dlogits = NULL, *best = NULL, *m1, *m2;
+    gat_real *best = NULL;
     gat_status st = GAT_OK;
     gat_train_result r = {0};
     size_t P;
     double acc_max = 0, loss_min = INFINITY;
-    int wait = 0;
+    gat_idx wait = 0;
     const double t0 = now();
 
     gat_i_clear_error();
@@ -177,43 +265,26 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
                            "nodes; both must be non-zero", ds->n_train, ds->n_val);
     gat_real *params = gat_model_params(m, &P);
-    gat_real *grads = gat_model_grads(m, NULL);
-    gat_i_model_moments(m, &m1, &m2);
     if (!(train = split_rows(ds, GAT_SPLIT_TRAIN, &n_train)) ||
         !(val = split_rows(ds, GAT_SPLIT_VAL, &n_val)) ||
         !(test = split_rows(ds, GAT_SPLIT_TEST, &n_test)) ||
-        !(dlogits = gat_malloc((size_t)ds->n * ds->n_classes, sizeof *dlogits)) ||
         !(best = gat_malloc(P, sizeof *best))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     memcpy(best, params, P * sizeof *best);
 
-    for (int epoch = 1; epoch <= cfg->max_epochs; epoch++) {
+    for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
-        const gat_real *logits;
-        /* the loss reads only the training rows: the last layer computes just those */
-        gat_i_model_set_output_rows(m, train, n_train);
-        st = gat_model_forward(m, &ds->graph, &ds->x, 1, &logits);
-        gat_i_model_set_output_rows(m, NULL, 0);
-        if (st != GAT_OK) goto cleanup;
-        if ((st = gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split,
-                                   GAT_SPLIT_TRAIN, &info.train_loss, &info.train_acc,
-                                   dlogits)) != GAT_OK)
+        int diverged;
+        /* an epoch is one training step on the training rows, then the validation pass */
+        st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
+                  &info.train_loss, &info.train_acc, "epoch", "; the best model so far is kept",
+                  &diverged);
+        if (st != GAT_OK) {
+            if (diverged) goto restore;
             goto cleanup;
-        if (!isfinite(info.train_loss)) {
-            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the loss is %g "
-                             "(try a smaller learning rate); the best model so far is kept",
-                             epoch, info.train_loss);
-            goto restore;
         }
-        gat_model_zero_grads(m);
-        if ((st = gat_model_backward(m, dlogits)) != GAT_OK) goto cleanup;
-        /* a non-finite gradient would poison the parameters and the Adam moments for good */
-        if ((st = check_finite(m, grads, P, epoch, "gradient")) != GAT_OK) goto restore;
-        if ((st = gat_adam_step(&cfg->adam, epoch, P, params, grads, m1, m2)) != GAT_OK)
-            goto cleanup;
-        if ((st = check_finite(m, params, P, epoch, "parameter")) != GAT_OK) goto restore;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
             goto cleanup;
@@ -265,7 +336,6 @@ cleanup:
     gat_free(train);
     gat_free(val);
     gat_free(test);
-    gat_free(dlogits);
     gat_free(best);
     return st;
 }
