@@ -1,14 +1,13 @@
 /* gat-bench: times GAT training and inference on Cora, Citeseer and synthetic graphs (tools/synth.c)
- * for a sweep of thread counts, and prints a table and one JSON line per run. Each run is a child
- * process, so its peak resident memory is its own. A benchmark, not a test: run it on a quiet
- * machine (`ninja -C build bench`). Uses the library's private restricted-rows hook, as the
- * trainer does, so an epoch is exactly gat_train's step without the validation pass. */
+ * for a sweep of thread counts and attention scores, and prints a table and one JSON line per run.
+ * Each run is a child process, so its peak resident memory is its own. A benchmark, not a test:
+ * run it on a quiet machine (`ninja -C build bench`). An epoch is gat_train_step, exactly
+ * gat_train's epoch without the validation pass. */
 #define _DEFAULT_SOURCE /* wait4 */
 #include "cli.h"
 #include "synth.h"
 
 #include "gat/gat.h"
-#include "model/model_i.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -56,41 +55,33 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* One run in the child: the paper's model, `warmup` + `epochs` training epochs (forward with the
- * last layer on the training rows, cross-entropy, backward, Adam), then inference forwards. */
-static void run(const gat_dataset *ds, int threads, int warmup, int epochs, int infer, result *r)
+/* One run in the child: the paper's model with score `score` (and residual connections if
+ * `residual`), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
+ * with the last layer on those rows, cross-entropy, backward, Adam), then inference forwards. */
+static void run(const gat_dataset *ds, gat_score score, int residual, int threads, int warmup,
+                int epochs, int infer, result *r)
 {
     gat_model_config mc;
     gat_model *m = NULL;
     gat_train_config tc;
-    gat_real *dlogits = NULL, *m1, *m2;
     gat_idx *train = NULL, n_train = 0;
     const gat_real *logits;
-    double loss, acc;
-    size_t P;
+    double acc;
     memset(r, 0, sizeof *r);
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
+    mc.score = score;
+    mc.residual = residual;
     gat_train_config_default(&tc);
-    if (gat_model_create(&m, &mc, 1) != GAT_OK) return;
+    if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);
-    gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
-    gat_i_model_moments(m, &m1, &m2);
-    if (!(dlogits = malloc((size_t)ds->n * ds->n_classes * sizeof *dlogits)) ||
-        !(train = malloc((size_t)ds->n * sizeof *train)))
-        goto out;
+    if (!(train = malloc((size_t)ds->n * sizeof *train))) goto out;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
-        gat_i_model_set_output_rows(m, train, n_train);
-        if (gat_model_forward(m, &ds->graph, &ds->x, 1, &logits) != GAT_OK) goto out;
-        gat_i_model_set_output_rows(m, NULL, 0);
-        if (gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split, GAT_SPLIT_TRAIN,
-                             &loss, &acc, dlogits) != GAT_OK)
+        if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam, e + 1,
+                           NULL, &acc) != GAT_OK)
             goto out;
-        gat_model_zero_grads(m);
-        if (gat_model_backward(m, dlogits) != GAT_OK) goto out;
-        gat_adam_step(&tc.adam, e + 1, P, params, grads, m1, m2);
         if (e >= warmup) r->epoch[r->epochs++] = now() - t0;
         r->train_acc = acc;
     }
@@ -100,19 +91,18 @@ static void run(const gat_dataset *ds, int threads, int warmup, int epochs, int 
         if (k > 0) r->infer[r->infer_runs++] = now() - t0;
     }
     r->threads_used = threads;
-    const char *isa = gat_i_model_fused_isa(m);
+    const char *isa = gat_model_kernels(m);
     snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
     r->ok = 1;
 out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
-    free(dlogits);
     free(train);
     gat_model_free(m);
 }
 
 /* Runs `run` in a child; *rss_kib gets the child's peak resident set. */
-static int run_child(const gat_dataset *ds, int threads, int warmup, int epochs, int infer,
-                     result *r, long *rss_kib)
+static int run_child(const gat_dataset *ds, gat_score score, int residual, int threads,
+                     int warmup, int epochs, int infer, result *r, long *rss_kib)
 {
     int fd[2];
     if (pipe(fd)) return -1;
@@ -122,7 +112,7 @@ static int run_child(const gat_dataset *ds, int threads, int warmup, int epochs,
     if (pid == 0) {
         close(fd[0]);
         result *mine = calloc(1, sizeof *mine);
-        if (mine) run(ds, threads, warmup, epochs, infer, mine);
+        if (mine) run(ds, score, residual, threads, warmup, epochs, infer, mine);
         const char *p = (const char *)mine;
         size_t left = mine ? sizeof *mine : 0;
         while (left > 0) {
@@ -217,8 +207,10 @@ static void stop_load(int n, const pid_t *pids)
     }
 }
 
-/* Wall time of `gat-train --dataset NAME --quiet --threads T` (loading included); -1 if it fails. */
-static double run_cli(const char *exe, const char *dataset, int threads)
+/* Wall time of `gat-train --dataset NAME --attention SCORE [--residual] --quiet --threads T`
+ * (loading included); -1 if it fails. */
+static double run_cli(const char *exe, const char *dataset, const char *score, int residual,
+                      int threads)
 {
     char t[16];
     snprintf(t, sizeof t, "%d", threads);
@@ -228,7 +220,8 @@ static double run_cli(const char *exe, const char *dataset, int threads)
     if (pid < 0) return -1;
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout)) _exit(127);
-        execl(exe, exe, "--dataset", dataset, "--quiet", "--threads", t, (char *)NULL);
+        execl(exe, exe, "--dataset", dataset, "--attention", score, "--quiet", "--threads", t,
+              residual ? "--residual" : (char *)NULL, (char *)NULL);
         _exit(127);
     }
     int status;
@@ -291,24 +284,54 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
 int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
-    const char *cli = NULL;
-    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0;
+    const char *cli = NULL, *attention = "gat";
+    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0, residual = 0;
     const cli_option opts[] = {
-        {"workloads", CLI_STRING, &workloads, 0, 0, "LIST", "comma-separated: cora, citeseer, synth-N (default cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
-        {"threads", CLI_STRING, &threads_s, 0, 0, "LIST", "thread counts to sweep (default 1,<all cores>)"},
-        {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N", "timed epochs (default: about 10 s worth, 5..200)"},
+        {"workloads", CLI_STRING, &workloads, 0, 0, "LIST",
+         "comma-separated: cora, citeseer, synth-N (default "
+         "cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
+        {"threads", CLI_STRING, &threads_s, 0, 0, "LIST",
+         "thread counts to sweep (default 1,<all cores>)"},
+        {"attention", CLI_STRING, &attention, 0, 0, "LIST",
+         "comma-separated edge scores, each run in turn: gat, gatv2, dot, scaled-dot, bilinear, "
+         "cosine, gaussian (default gat)"},
+        {"residual", CLI_FLAG, &residual, 0, 0, NULL,
+         "residual connection per layer, projected where widths differ"},
+        {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N",
+         "timed epochs (default: about 10 s worth, 5..200)"},
         {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
         {"infer", CLI_INT, &infer, 0, 64, "N", "timed inference forwards (default: 3..20)"},
-        {"gat-train", CLI_STRING, &cli, 0, 0, "PATH", "also time this gat-train end to end on the bundled datasets"},
+        {"gat-train", CLI_STRING, &cli, 0, 0, "PATH",
+         "also time this gat-train end to end on the bundled datasets"},
         {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
-        {"gather", CLI_FLAG, &gather, 0, 0, NULL, "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
-        {"load", CLI_INT, &load, 0, 64, "N", "run N CPU-bound processes meanwhile: a shared machine (default 0)"},
+        {"gather", CLI_FLAG, &gather, 0, 0, NULL,
+         "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
+        {"load", CLI_INT, &load, 0, 64, "N",
+         "run N CPU-bound processes meanwhile: a shared machine (default 0)"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
-    if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now) return rc;
+    if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
+        return rc;
 
     char cpu[256], list[256];
-    int cores, th[16], n_th = 0;
+    int cores, th[16], n_th = 0, n_sc = 0;
+    gat_score sc[GAT_SCORE_COUNT];
+    snprintf(list, sizeof list, "%s", attention);
+    for (char *a = strtok(list, ","); a; a = strtok(NULL, ",")) {
+        gat_score s;
+        if (gat_score_from_name(a, &s) != GAT_OK) {
+            fprintf(stderr, "gat-bench: --attention: %s\n", gat_last_error());
+            return 2;
+        }
+        int seen = 0;
+        for (int k = 0; k < n_sc; k++)
+            seen |= sc[k] == s;
+        if (!seen) sc[n_sc++] = s;
+    }
+    if (n_sc == 0) {
+        fprintf(stderr, "gat-bench: --attention: expected one or more score names\n");
+        return 2;
+    }
     machine(cpu, sizeof cpu, &cores);
     if (threads_s) {
         snprintf(list, sizeof list, "%s", threads_s);
@@ -326,11 +349,13 @@ int main(int argc, char **argv)
     size_t json_len = 0;
     FILE *js = open_memstream(&json, &json_len);
     if (!js) return 1;
-    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output head%s\n",
-           gat_version(), cpu, cores, load ? "; other CPU-bound processes running: see 'load'" : "");
-    printf("%-11s %8s %9s %3s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes", "edges",
-           "thr", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB", "Medge/s",
-           "cli s");
+    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output "
+           "head%s%s\n",
+           gat_version(), cpu, cores, residual ? ", residual connections" : "",
+           load ? "; other CPU-bound processes running: see 'load'" : "");
+    printf("%-11s %8s %9s %3s %-10s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes",
+           "edges", "thr", "attention", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB",
+           "Medge/s", "cli s");
 
     snprintf(list, sizeof list, "%s", workloads);
     char *save = NULL;
@@ -348,48 +373,57 @@ int main(int argc, char **argv)
         ne = ne < 5 ? 5 : ne > 200 ? 200 : ne;
         ni = ni < 3 ? 3 : ni > 20 ? 20 : ni;
         for (int t = 0; t < n_th; t++) {
-            result *r = calloc(1, sizeof *r);
-            long rss = 0;
-            pid_t hogs[64];
-            const int n_hogs = start_load(load, hogs);
-            const int failed = !r || run_child(&ds, th[t], warmup, ne, ni, r, &rss);
-            if (failed) {
-                fprintf(stderr, "gat-bench: %s with %d threads failed\n", w, th[t]);
+            for (int a = 0; a < n_sc; a++) {
+                const char *sname = gat_score_name(sc[a]);
+                result *r = calloc(1, sizeof *r);
+                long rss = 0;
+                pid_t hogs[64];
+                const int n_hogs = start_load(load, hogs);
+                const int failed =
+                    !r || run_child(&ds, sc[a], residual, th[t], warmup, ne, ni, r, &rss);
+                if (failed) {
+                    fprintf(stderr, "gat-bench: %s, %s, %d threads failed\n", w, sname, th[t]);
+                    stop_load(n_hogs, hogs);
+                    free(r);
+                    rc = 1;
+                    continue;
+                }
+                double cli_s = -1;
+                if (cli && strncmp(w, "synth-", 6) != 0) {
+                    double v[100];
+                    int k = 0;
+                    for (int q = 0; q < cli_runs; q++)
+                        if ((v[k] = run_cli(cli, w, sname, residual, th[t])) > 0) k++;
+                    if (k) cli_s = median(v, k);
+                }
                 stop_load(n_hogs, hogs);
-                free(r);
-                rc = 1;
-                continue;
-            }
-            double cli_s = -1;
-            if (cli && strncmp(w, "synth-", 6) != 0) {
-                double v[100];
-                int k = 0;
-                for (int q = 0; q < cli_runs; q++)
-                    if ((v[k] = run_cli(cli, w, th[t])) > 0) k++;
-                if (k) cli_s = median(v, k);
-            }
-            stop_load(n_hogs, hogs);
-            double e[MAX_EPOCHS];
-            memcpy(e, r->epoch, (size_t)r->epochs * sizeof *e);
-            const double emed = median(e, r->epochs), emin = e[0], emax = e[r->epochs - 1];
-            const double imed = median(r->infer, r->infer_runs);
-            const double mib = (double)rss / 1024;
-            char clis[16] = "-";
-            if (cli_s > 0) snprintf(clis, sizeof clis, "%.3f", cli_s);
-            printf("%-11s %8d %9d %3d %7s | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f | %8.1f | %7s\n",
-                   w, ds.n, ds.graph.nnz, th[t], r->isa, 1e3 * emed, 1e3 * emin, 1e3 * emax,
-                   1e3 * imed, mib, (double)ds.graph.nnz / emed / 1e6, clis);
-            fflush(stdout);
-            fprintf(js, "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "
-                        "\"feature_nnz\": %d, \"classes\": %d, \"threads\": %d, \"isa\": \"%s\", "
-                        "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
-                        "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
-                        "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
-                        "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d}\n",
+                double e[MAX_EPOCHS];
+                memcpy(e, r->epoch, (size_t)r->epochs * sizeof *e);
+                const double emed = median(e, r->epochs), emin = e[0], emax = e[r->epochs - 1];
+                const double imed = median(r->infer, r->infer_runs);
+                const double mib = (double)rss / 1024;
+                char clis[16] = "-";
+                if (cli_s > 0) snprintf(clis, sizeof clis, "%.3f", cli_s);
+                printf("%-11s %8d %9d %3d %-10s %7s | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f | %8.1f "
+                       "| %7s\n",
+                       w, ds.n, ds.graph.nnz, th[t], sname, r->isa, 1e3 * emed, 1e3 * emin,
+                       1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed / 1e6, clis);
+                fflush(stdout);
+                fprintf(
+                    js,
+                    "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "
+                    "\"feature_nnz\": %d, \"classes\": %d, \"threads\": %d, \"attention\": \"%s\", "
+                    "\"residual\": %s, \"isa\": \"%s\", "
+                    "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
+                    "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
+                    "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
+                    "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
-                    r->isa, r->epochs, 1e3 * emed, 1e3 * emin, 1e3 * emax, 1e3 * imed, mib,
-                    (double)ds.graph.nnz / emed, r->train_acc, cli_s, build_s, n_hogs);
-            free(r);
+                    sname, residual ? "true" : "false", r->isa, r->epochs, 1e3 * emed, 1e3 * emin,
+                    1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed, r->train_acc, cli_s,
+                    build_s, n_hogs);
+                free(r);
+            }
         }
         gat_dataset_destroy(&ds);
     }

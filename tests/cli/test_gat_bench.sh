@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# CLI tests of gat-bench's options (the benchmark itself is never timed here): --attention LIST
+# runs every listed score in one invocation and tags its JSON lines, --residual tags them too,
+# usage errors exit 2 with one line. Usage: test_gat_bench.sh GAT_BENCH
+set -u
+bin=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+
+# check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- PROGRAM ARGS...
+check() {
+  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local ok=1
+  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; ok=0; }
+  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; ok=0; fi
+  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; ok=0; fi
+  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; ok=0; fi
+  if [ $ok -eq 1 ]; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | head -20; fi
+}
+
+quick=(--workloads synth-200 --threads 1 --epochs 2 --warmup 0 --infer 1)
+check help-attention 0 '--attention LIST' '' -- "$bin" --help
+check help-residual 0 '--residual' '' -- "$bin" --help
+check bad-attention 2 '' "^gat-bench: --attention: unknown score function 'additive' \(expected gat, gatv2, dot" -- "$bin" --attention gat,additive
+check empty-attention 2 '' '^gat-bench: --attention: expected one or more score names' -- "$bin" --attention ,
+check default-gat 0 '"attention": "gat", "residual": false, "isa": "[a-z0-9]+"' '' -- "$bin" "${quick[@]}"
+# every listed score, in order, once each (a repeated name runs once; case does not matter)
+check three-scores 0 '"attention": "cosine", "residual": true' '' -- "$bin" "${quick[@]}" --attention gat,GATv2,cosine,gat --residual
+got=$(grep -o '"attention": "[a-z0-9-]*", "residual": [a-z]*' "$tmp/out" | tr '\n' ';')
+want='"attention": "gat", "residual": true;"attention": "gatv2", "residual": true;"attention": "cosine", "residual": true;'
+if [ "$got" = "$want" ]; then
+  pass=$((pass + 1)); echo "ok   three-scores-json"
+else
+  fail=$((fail + 1)); echo "FAIL three-scores-json: $got"
+fi
+# the table has one row per score, with its name
+if [ "$(grep -Ec '^synth-200 .* (gat|gatv2|cosine) ' "$tmp/out")" -eq 3 ]; then
+  pass=$((pass + 1)); echo "ok   three-scores-table"
+else
+  fail=$((fail + 1)); echo "FAIL three-scores-table"; cat "$tmp/out"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
