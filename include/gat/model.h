@@ -38,9 +38,10 @@
  *    see such an edit, and the derived data (the transpose of x) would otherwise be stale.
  *    Rebinding rebuilds all of it from the inputs as they are now.
  *  - Rebinding reuses the memory already allocated when the new inputs fit in it (a sampled
- *    block or a partition with halo rows no larger than an earlier one allocates nothing) and
- *    grows it otherwise; GAT_BIND_EXACT sizes it to these inputs instead (to give back the room
- *    a one-off large graph took).
+ *    block or a partition with halo rows no larger than an earlier one allocates no caches on
+ *    the model's own path; the fused path, gat without residual connections, still recreates
+ *    its own) and grows it otherwise; GAT_BIND_EXACT sizes it to these inputs instead (to give
+ *    back the room a one-off large graph took).
  *  - Binding invalidates the last forward's outputs and caches: run a forward before
  *    gat_model_backward, gat_model_layer_output or gat_model_attention. */
 #ifndef GAT_MODEL_H
@@ -149,8 +150,9 @@ enum {
  * may be a zeroed struct with a NULL rowptr); the messages start "gat_model_bind: ". A failed
  * check leaves the previous binding as it was; a failure after it (GAT_ENOMEM) leaves m unbound
  * (the next forward binds again). flags: 0 or GAT_BIND_EXACT. Reuses the caches' memory when
- * the inputs fit in it (no allocation on the model's own path; the fused kernels' caches, for the
- * gat score, are rebuilt), grows it otherwise.
+ * the inputs fit in it (on the model's own path nothing is allocated then but the graph check's
+ * O(E) scratch, freed before returning; the fused kernels' caches, for the gat score, are
+ * recreated on every bind), grows it otherwise.
  * Returns GAT_EINVAL (NULL argument, unknown flag bits, malformed g or x), GAT_ENUMERIC (a NaN or
  * Inf feature), GAT_EDIM (sizes disagree), GAT_ENOMEM. Cost O(n + E + nnz(x) + F) plus zeroing the
  * caches, O(N K F' + E K) per layer. */
