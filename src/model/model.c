@@ -58,12 +58,12 @@ struct gat_model {
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
 
-    /* caches for the last graph and features seen */
+    /* the binding: caches derived from the bound graph and features (see gat_model_bind) */
     struct {
         const gat_graph *g;
         const gat_csr *x;
         gat_idx n, nnz, xnnz;
-        const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when checked */
+        const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when bound */
         void *block;
         cache c[GAT_MAX_LAYERS];
         size_t cap_bytes; /* length of block: inputs whose layout fits reuse it */
