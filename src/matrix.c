@@ -1,6 +1,7 @@
 /* Dense and CSR matrix helpers. */
 #include "gat/matrix.h"
 #include "core/core.h"
+#include "matrix_i.h"
 
 #include <math.h>
 #include <string.h>
@@ -93,4 +94,39 @@ void gat_csr_normalize_rows(gat_csr *a)
         if (s == 0) continue;
         for (gat_idx k = a->rowptr[r]; k < a->rowptr[r + 1]; k++) a->val[k] = (gat_real)(a->val[k] / s);
     }
+}
+
+gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm)
+{
+    const gat_idx nnz = x->rowptr[x->rows];
+    gat_idx *map = NULL, *next = NULL;
+    gat_status st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz);
+    if (st != GAT_OK) goto cleanup;
+    if (!(map = gat_malloc((size_t)nnz, sizeof *map)) ||
+        !(next = gat_malloc((size_t)x->cols + 1, sizeof *next))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    /* counting sort by column: t->rowptr from the column counts, then x's entries in row order
+     * to the next free slot of their column, so each row of t ascends */
+    for (gat_idx k = 0; k < nnz; k++)
+        t->rowptr[x->col[k] + 1]++;
+    for (gat_idx f = 0; f < x->cols; f++)
+        t->rowptr[f + 1] += t->rowptr[f];
+    memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
+    for (gat_idx i = 0; i < x->rows; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
+            const gat_idx p = next[x->col[k]]++;
+            t->col[p] = i;
+            t->val[p] = x->val[k];
+            map[p] = k;
+        }
+    *perm = map;
+    map = NULL;
+cleanup:
+    if (st != GAT_OK) gat_csr_destroy(t);
+    gat_free(map);
+    gat_free(next);
+    if (st != GAT_OK) *perm = NULL;
+    return st;
 }

@@ -1,4 +1,5 @@
-/* Private CSR check shared by the matrix constructors and the dataset builders. */
+/* Private CSR helpers: the check shared by the matrix constructors and the dataset builders, and
+ * the transpose with a position map that the models keep for the sparse weight gradient. */
 #ifndef GAT_I_MATRIX_H
 #define GAT_I_MATRIX_H
 
@@ -17,5 +18,12 @@ gat_status gat_i_csr_check(const char *fn, gat_idx rows, gat_idx cols, const gat
  * "gat_model_forward: features x". This is gat_csr_check's checker, shared by every entry that
  * takes features. */
 gat_status gat_i_csr_check_matrix(const gat_csr *a, const char *fn);
+
+/* t (cols x rows) = the transpose of x (a checked CSR, borrowed), and *perm (nnz(x)) with
+ * perm[p] = the position in x of t's position p, so that values x changes later are read through
+ * it: t's rows (x's columns) hold x's rows in ascending order. t is initialised here (uninitialised
+ * on entry; the caller owns it: gat_csr_destroy) and *perm allocated (gat_free). On failure t is
+ * zeroed and *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz), two passes over x. */
+gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm);
 
 #endif

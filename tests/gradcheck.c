@@ -1,5 +1,6 @@
-/* The finite-difference gradient checker (gradcheck.h). */
+/* The finite-difference gradient checker and the whole-model op of the suites (gradcheck.h). */
 #include "gradcheck.h"
+#include "model/model_i.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -118,4 +119,19 @@ double gradcheck(gc_op *op, uint64_t seed)
                   op->name, worst_name, worst_k, worst_a, worst_n, worst, TOL);
     pool_free(&pl);
     return worst;
+}
+
+void gc_model_forward(void *ctx, gat_real *out)
+{
+    gc_model *d = ctx;
+    const gat_real *logits = NULL;
+    gat_i_model_set_step(d->m, d->step); /* the same dropout masks for every evaluation */
+    ck_assert_int_eq(gat_model_forward(d->m, &d->g, &d->x, 1, &logits), GAT_OK);
+    memcpy(out, logits, d->n_out * sizeof *out);
+}
+
+void gc_model_backward(void *ctx, const gat_real *dlogits)
+{
+    gc_model *d = ctx;
+    ck_assert_int_eq(gat_model_backward(d->m, dlogits), GAT_OK);
 }

@@ -1,10 +1,11 @@
-/* Finite-difference gradient checks in the double build: for every backward kernel, the fused
- * attention and the whole model, loss = sum(out * r) (so dout = r) and every input and parameter
- * coordinate's analytic gradient against a central difference; two backward calls double it. */
+/* Finite-difference gradient checks in the double build: for the projections, every reference
+ * op of tests/ref, the fused attention and the whole model, loss = sum(out * r) (so dout = r) and
+ * every input and parameter coordinate's analytic gradient against a central difference; two
+ * backward calls double it. */
 #include "gradcheck.h"
 #include "core/core.h"
 #include "layers/layers.h"
-#include "model/model_i.h"
+#include "ref/ref.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,27 +97,6 @@ typedef struct sparse_ctx {
     int nt;
 } sparse_ctx;
 
-/* xt (K, N) = x^T with perm[p] = position in x of xt's position p: built independently of the
- * model's transpose. */
-static void transpose(const gat_csr *x, gat_csr *xt, gat_idx *perm)
-{
-    const gat_idx nnz = x->rowptr[x->rows];
-    ck_assert_int_eq(gat_csr_init(xt, x->cols, x->rows, (size_t)nnz), GAT_OK);
-    gat_idx p = 0;
-    for (gat_idx f = 0; f < x->cols; f++) {
-        xt->rowptr[f] = p;
-        for (gat_idx i = 0; i < x->rows; i++)
-            for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++)
-                if (x->col[k] == f) {
-                    xt->col[p] = i;
-                    xt->val[p] = x->val[k];
-                    perm[p++] = k;
-                }
-    }
-    xt->rowptr[x->cols] = p;
-    ck_assert_int_eq(p, nnz);
-}
-
 static void sparse_fwd(void *c, gat_real *out)
 {
     sparse_ctx *s = c;
@@ -137,7 +117,8 @@ START_TEST(test_sparse_projection)
     tu_features(&s.x, N, K, 0.3, 21);
     const gat_idx nnz = s.x.rowptr[N];
     s.perm = take(&pl, (size_t)nnz, sizeof *s.perm);
-    transpose(&s.x, &s.xt, s.perm);
+    /* the reference transpose, independent of the library's */
+    ck_assert_int_eq(ref_csr_transpose_perm(&s.x, &s.xt, s.perm), GAT_OK);
     s.val = reals(&pl, (size_t)nnz);
     s.W = reals(&pl, (size_t)K * s.M), s.dW = reals(&pl, (size_t)K * s.M);
     tu_uniform(s.val, (size_t)nnz, -1, 1, 22);
@@ -153,7 +134,7 @@ START_TEST(test_sparse_projection)
 }
 END_TEST
 
-/* ---- reference single ops ---- */
+/* ---- reference single ops (tests/ref: the specification of the engine) ---- */
 
 typedef struct head_ctx {
     gat_idx N, Fo;
@@ -164,13 +145,13 @@ typedef struct head_ctx {
 static void head_dot_fwd(void *c, gat_real *out)
 {
     head_ctx *d = c;
-    gat_i_head_dot(d->N, d->H, d->Fo, d->Z, d->a, out);
+    ref_head_dot(d->N, d->H, d->Fo, d->Z, d->a, out);
 }
 
 static void head_dot_bwd(void *c, const gat_real *ds)
 {
     head_ctx *d = c;
-    gat_i_head_dot_backward(d->N, d->H, d->Fo, d->Z, d->a, ds, d->dZ, d->da);
+    ref_head_dot_backward(d->N, d->H, d->Fo, d->Z, d->a, ds, d->dZ, d->da);
 }
 
 START_TEST(test_head_dot)
@@ -205,13 +186,13 @@ typedef struct graph_ctx {
 static void scores_fwd(void *c, gat_real *out)
 {
     graph_ctx *d = c;
-    gat_i_edge_scores(&d->g, d->H, SLOPE, d->s_dst, d->s_src, out);
+    ref_edge_scores(&d->g, d->H, SLOPE, d->s_dst, d->s_src, out);
 }
 
 static void scores_bwd(void *c, const gat_real *de)
 {
     graph_ctx *d = c;
-    gat_i_edge_scores_backward(&d->g, d->H, SLOPE, d->s_dst, d->s_src, de, d->ds_dst, d->ds_src);
+    ref_edge_scores_backward(&d->g, d->H, SLOPE, d->s_dst, d->s_src, de, d->ds_dst, d->ds_src);
 }
 
 START_TEST(test_edge_scores)
@@ -237,14 +218,14 @@ END_TEST
 static void softmax_fwd(void *c, gat_real *out)
 {
     graph_ctx *d = c;
-    gat_i_edge_softmax(&d->g, d->H, d->e, out);
+    ref_edge_softmax(&d->g, d->H, d->e, out);
 }
 
 static void softmax_bwd(void *c, const gat_real *dalpha)
 {
     graph_ctx *d = c;
-    gat_i_edge_softmax(&d->g, d->H, d->e, d->alpha);
-    gat_i_edge_softmax_backward(&d->g, d->H, d->alpha, dalpha, d->de);
+    ref_edge_softmax(&d->g, d->H, d->e, d->alpha);
+    ref_edge_softmax_backward(&d->g, d->H, d->alpha, dalpha, d->de);
 }
 
 START_TEST(test_edge_softmax)
@@ -267,13 +248,13 @@ END_TEST
 static void aggregate_fwd(void *c, gat_real *out)
 {
     graph_ctx *d = c;
-    gat_i_aggregate(&d->g, d->H, d->Fo, d->alpha, d->Z, out);
+    ref_aggregate(&d->g, d->H, d->Fo, d->alpha, d->Z, out);
 }
 
 static void aggregate_bwd(void *c, const gat_real *dout)
 {
     graph_ctx *d = c;
-    gat_i_aggregate_backward(&d->g, d->H, d->Fo, d->alpha, d->Z, dout, d->dalpha, d->dZ);
+    ref_aggregate_backward(&d->g, d->H, d->Fo, d->alpha, d->Z, dout, d->dalpha, d->dZ);
 }
 
 START_TEST(test_aggregate)
@@ -308,14 +289,14 @@ typedef struct elem_ctx {
 static void elu_fwd(void *c, gat_real *out)
 {
     elem_ctx *d = c;
-    gat_i_elu(d->n, d->x, out);
+    ref_elu(d->n, d->x, out);
 }
 
 static void elu_bwd(void *c, const gat_real *dy)
 {
     elem_ctx *d = c;
-    gat_i_elu(d->n, d->x, d->y);
-    gat_i_elu_backward(d->n, d->y, dy, d->dx);
+    ref_elu(d->n, d->x, d->y);
+    ref_elu_backward(d->n, d->y, dy, d->dx);
 }
 
 START_TEST(test_elu)
@@ -336,13 +317,13 @@ END_TEST
 static void dropout_fwd(void *c, gat_real *out)
 {
     elem_ctx *d = c;
-    gat_i_dropout(d->n, d->x, d->mask, d->scale, out);
+    ref_dropout(d->n, d->x, d->mask, d->scale, out);
 }
 
 static void dropout_bwd(void *c, const gat_real *dy)
 {
     elem_ctx *d = c;
-    gat_i_dropout_backward(d->n, d->mask, d->scale, dy, d->dx);
+    ref_dropout_backward(d->n, d->mask, d->scale, dy, d->dx);
 }
 
 START_TEST(test_dropout)
@@ -373,13 +354,13 @@ static void bias_fwd(void *c, gat_real *out)
 {
     elem_ctx *d = c;
     memcpy(out, d->x, (size_t)d->N * d->M * sizeof *out);
-    gat_i_bias_add(d->N, d->M, d->b, out);
+    ref_bias_add(d->N, d->M, d->b, out);
 }
 
 static void bias_bwd(void *c, const gat_real *dy)
 {
     elem_ctx *d = c;
-    gat_i_bias_backward(d->N, d->M, dy, d->db);
+    ref_bias_backward(d->N, d->M, dy, d->db);
 }
 
 START_TEST(test_bias)
@@ -399,13 +380,13 @@ END_TEST
 static void head_mean_fwd(void *c, gat_real *out)
 {
     elem_ctx *d = c;
-    gat_i_head_mean(d->N, d->H, d->M, d->x, out);
+    ref_head_mean(d->N, d->H, d->M, d->x, out);
 }
 
 static void head_mean_bwd(void *c, const gat_real *dout)
 {
     elem_ctx *d = c;
-    gat_i_head_mean_backward(d->N, d->H, d->M, dout, d->dx);
+    ref_head_mean_backward(d->N, d->H, d->M, dout, d->dx);
 }
 
 START_TEST(test_head_mean)
@@ -549,8 +530,8 @@ START_TEST(test_fused_attention)
     for (int tries = 0;; tries++) {
         ck_assert_int_lt(tries, 1000);
         tu_uniform(d.z, nz, -1, 1, 124 + (uint64_t)tries);
-        gat_i_head_dot(N, H, Fo, d.z, d.a_src, d.a.s_src);
-        gat_i_head_dot(N, H, Fo, d.z, d.a_dst, d.a.s_dst);
+        ref_head_dot(N, H, Fo, d.z, d.a_src, d.a.s_src);
+        ref_head_dot(N, H, Fo, d.z, d.a_dst, d.a.s_dst);
         double margin = INFINITY;
         for (gat_idx i = 0; i < N; i++)
             for (gat_idx k = d.g.rowptr[i]; k < d.g.rowptr[i + 1]; k++)
@@ -576,34 +557,11 @@ END_TEST
 
 /* ---- whole model ---- */
 
-typedef struct model_ctx {
-    gat_model *m;
-    gat_graph g;
-    gat_csr x;
-    uint64_t step;
-    size_t n_out;
-} model_ctx;
-
-static void model_fwd(void *c, gat_real *out)
-{
-    model_ctx *d = c;
-    const gat_real *logits = NULL;
-    gat_i_model_set_step(d->m, d->step); /* the same dropout masks for every evaluation */
-    ck_assert_int_eq(gat_model_forward(d->m, &d->g, &d->x, 1, &logits), GAT_OK);
-    memcpy(out, logits, d->n_out * sizeof *out);
-}
-
-static void model_bwd(void *c, const gat_real *dlogits)
-{
-    model_ctx *d = c;
-    ck_assert_int_eq(gat_model_backward(d->m, dlogits), GAT_OK);
-}
-
 /* Loop index: bit 0 three layers (else two), bit 1 directed graph without self-loops, bit 2 two
  * threads. */
 START_TEST(test_model)
 {
-    model_ctx d = {.step = 41};
+    gc_model d = {.step = 41};
     gat_model_config cfg;
     const gat_idx F = 5, C = 3;
     const int nt = 1 + ((_i >> 2) & 1);
@@ -631,16 +589,16 @@ START_TEST(test_model)
     ck_assert(a && b);
     ck_assert_int_eq(gat_model_forward(d.m, &d.g, &d.x, 0, &logits), GAT_OK);
     memcpy(a, logits, d.n_out * sizeof *a);
-    model_fwd(&d, b);
+    gc_model_forward(&d, b);
     ck_assert(memcmp(a, b, d.n_out * sizeof *a) != 0);
     d.step++;
-    model_fwd(&d, a);
+    gc_model_forward(&d, a);
     ck_assert(memcmp(a, b, d.n_out * sizeof *a) != 0);
     free(a);
     free(b);
 
-    gc_op op = {.forward = model_fwd,
-                .backward = model_bwd,
+    gc_op op = {.forward = gc_model_forward,
+                .backward = gc_model_backward,
                 .ctx = &d,
                 .n_out = d.n_out,
                 .step = MODEL_STEP};

@@ -1,9 +1,12 @@
 /* Check suite of src/layers in the float build: the fused attention against the composition of
- * the reference single ops (forward and backward) on a skewed graph, thread-count invariance,
- * softmax normalisation at extreme scores, dropout masks, and restricted forwards. */
+ * the reference single ops of tests/ref (forward and backward) on a skewed graph, thread-count
+ * invariance, softmax normalisation at extreme scores, dropout masks, restricted forwards, the
+ * element kernels against their references, and the shared helpers (feature transpose, carve). */
 #include "testutil.h"
 #include "core/core.h"
 #include "layers/layers.h"
+#include "matrix_i.h"
+#include "ref/ref.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -138,33 +141,33 @@ static void reference_run(const problem *p, reference *r)
     for (size_t k = 0; k < LEN(all); k++)
         *all[k] = xcalloc(sizes[k], sizeof(gat_real));
 
-    gat_i_head_dot(N, H, Fo, p->z, p->a_src, r->s_src);
-    gat_i_head_dot(N, H, Fo, p->z, p->a_dst, r->s_dst);
-    gat_i_edge_scores(g, H, SLOPE, r->s_dst, r->s_src, r->e);
-    gat_i_edge_softmax(g, H, r->e, r->alpha);
+    ref_head_dot(N, H, Fo, p->z, p->a_src, r->s_src);
+    ref_head_dot(N, H, Fo, p->z, p->a_dst, r->s_dst);
+    ref_edge_scores(g, H, SLOPE, r->s_dst, r->s_src, r->e);
+    ref_edge_softmax(g, H, r->e, r->alpha);
     if (p->args.amask)
-        gat_i_dropout(p->eh, r->alpha, p->args.amask, p->args.ascale, r->alpha_d);
+        ref_dropout(p->eh, r->alpha, p->args.amask, p->args.ascale, r->alpha_d);
     else
         memcpy(r->alpha_d, r->alpha, p->eh * sizeof(gat_real));
-    gat_i_aggregate(g, H, Fo, r->alpha_d, p->z, r->agg);
+    ref_aggregate(g, H, Fo, r->alpha_d, p->z, r->agg);
     if (p->mean)
-        gat_i_head_mean(N, H, Fo, r->agg, r->out);
+        ref_head_mean(N, H, Fo, r->agg, r->out);
     else
         memcpy(r->out, r->agg, p->nz * sizeof(gat_real));
 
     if (p->mean)
-        gat_i_head_mean_backward(N, H, Fo, p->dout, r->dagg);
+        ref_head_mean_backward(N, H, Fo, p->dout, r->dagg);
     else
         memcpy(r->dagg, p->dout, p->nz * sizeof(gat_real));
-    gat_i_aggregate_backward(g, H, Fo, r->alpha_d, p->z, r->dagg, r->dalpha_d, r->dz);
+    ref_aggregate_backward(g, H, Fo, r->alpha_d, p->z, r->dagg, r->dalpha_d, r->dz);
     if (p->args.amask)
-        gat_i_dropout_backward(p->eh, p->args.amask, p->args.ascale, r->dalpha_d, r->dalpha);
+        ref_dropout_backward(p->eh, p->args.amask, p->args.ascale, r->dalpha_d, r->dalpha);
     else
         memcpy(r->dalpha, r->dalpha_d, p->eh * sizeof(gat_real));
-    gat_i_edge_softmax_backward(g, H, r->alpha, r->dalpha, r->de);
-    gat_i_edge_scores_backward(g, H, SLOPE, r->s_dst, r->s_src, r->de, r->ds_dst, r->ds_src);
-    gat_i_head_dot_backward(N, H, Fo, p->z, p->a_src, r->ds_src, r->dz, r->da_src);
-    gat_i_head_dot_backward(N, H, Fo, p->z, p->a_dst, r->ds_dst, r->dz, r->da_dst);
+    ref_edge_softmax_backward(g, H, r->alpha, r->dalpha, r->de);
+    ref_edge_scores_backward(g, H, SLOPE, r->s_dst, r->s_src, r->de, r->ds_dst, r->ds_src);
+    ref_head_dot_backward(N, H, Fo, p->z, p->a_src, r->ds_src, r->dz, r->da_src);
+    ref_head_dot_backward(N, H, Fo, p->z, p->a_dst, r->ds_dst, r->dz, r->da_dst);
 }
 
 static void reference_free(reference *r)
@@ -343,22 +346,9 @@ START_TEST(test_projection_threads)
     tu_uniform(dZ, (size_t)N * M, -1, 1, 3003);
     tu_features(&x, N, K, 0.1, 3004);
     /* the model's transpose layout: xt (K, N) and the x position of each of its entries */
-    const gat_idx nnz = x.rowptr[N];
     gat_csr xt;
-    gat_idx *perm = xcalloc((size_t)nnz, sizeof *perm),
-            *next = xcalloc((size_t)K + 1, sizeof *next);
-    ck_assert_int_eq(gat_csr_init(&xt, K, N, (size_t)nnz), GAT_OK);
-    for (gat_idx k = 0; k < nnz; k++)
-        xt.rowptr[x.col[k] + 1]++;
-    for (gat_idx f = 0; f < K; f++)
-        xt.rowptr[f + 1] += xt.rowptr[f];
-    memcpy(next, xt.rowptr, (size_t)K * sizeof *next);
-    for (gat_idx i = 0; i < N; i++)
-        for (gat_idx k = x.rowptr[i]; k < x.rowptr[i + 1]; k++) {
-            const gat_idx q = next[x.col[k]]++;
-            xt.col[q] = i;
-            perm[q] = k;
-        }
+    gat_idx *perm = NULL;
+    ck_assert_int_eq(gat_i_csr_transpose_perm(&x, &xt, &perm), GAT_OK);
     for (int run = 0; run < 4; run++) {
         const int nt = 1 + run / 2, slot = run / 2;
         gat_real *r[5];
@@ -399,8 +389,7 @@ START_TEST(test_projection_threads)
     free(X);
     free(W);
     free(dZ);
-    free(perm);
-    free(next);
+    gat_free(perm);
     gat_csr_destroy(&x);
     gat_csr_destroy(&xt);
 }
@@ -462,7 +451,7 @@ START_TEST(test_softmax_normalised)
     /* the reference softmax on scores spread over [-scale, scale] */
     gat_real *e = xcalloc(p.eh, sizeof *e), *alpha = xcalloc(p.eh, sizeof *alpha);
     tu_uniform(e, p.eh, -scale, scale, 4100 + (uint64_t)_i);
-    gat_i_edge_softmax(&p.g, p.H, e, alpha);
+    ref_edge_softmax(&p.g, p.H, e, alpha);
     snprintf(what, sizeof what, "reference softmax scores ~%g flags=%u", scale, flags);
     check_rows_normalised(what, &p.g, p.H, alpha);
     free(e);
@@ -570,6 +559,211 @@ START_TEST(test_restricted_rows)
 }
 END_TEST
 
+/* ---- (f) element kernels against the references ---- */
+
+/* gat_i_dropout_mask is ref_dropout_mask (masks are integers: equal), for any thread count and
+ * length (not a multiple of the four elements one hash serves); ELU, input dropout and the bias
+ * gradient within TOL of theirs. */
+START_TEST(test_elementwise_vs_reference)
+{
+    const size_t ns[] = {1, 6, 1001, ((size_t)1 << 17) + 3}; /* the last one runs threaded */
+    const double ps[] = {0, 0.3, 0.999};
+    for (size_t a = 0; a < LEN(ns); a++)
+        for (size_t b = 0; b < LEN(ps); b++) {
+            const size_t n = ns[a];
+            uint8_t *got = xcalloc(n, 1), *want = xcalloc(n, 1);
+            ref_dropout_mask(n, ps[b], 90 + b, want);
+            for (int nt = 1; nt <= 2; nt++) {
+                memset(got, 7, n);
+                gat_i_dropout_mask(n, ps[b], 90 + b, got, nt);
+                ck_assert_msg(memcmp(got, want, n) == 0,
+                              "dropout mask n=%zu p=%g nt=%d differs from the reference", n, ps[b],
+                              nt);
+            }
+            free(got);
+            free(want);
+        }
+
+    const size_t n = 1000;
+    const gat_real scale = (gat_real)(1 / (1 - 0.4));
+    gat_real *x = xcalloc(n, sizeof *x), *y = xcalloc(n, sizeof *y), *r = xcalloc(n, sizeof *r);
+    uint8_t *mask = xcalloc(n, 1);
+    tu_uniform(x, n, -6, 6, 91);
+    x[0] = 0, x[1] = -30, x[2] = 1e-7f, x[3] = -1e-7f; /* ELU's join and its flat tail */
+    gat_i_elu(n, x, y);
+    ref_elu(n, x, r);
+    compare("elu vs ref", "y", y, r, n, TOL);
+    gat_i_dropout_mask(n, 0.4, 92, mask, 1);
+    gat_i_dropout(n, x, mask, scale, y);
+    ref_dropout(n, x, mask, scale, r);
+    compare("dropout vs ref", "y", y, r, n, TOL);
+
+    const gat_idx N = 250, M = 4; /* N M = n */
+    gat_real db[4], rdb[4];
+    tu_uniform(db, 4, -1, 1, 93); /* both accumulate onto what is there */
+    memcpy(rdb, db, sizeof db);
+    gat_i_bias_backward(N, M, x, db);
+    ref_bias_backward(N, M, x, rdb);
+    compare("bias_backward vs ref", "db", db, rdb, 4, TOL);
+    free(x);
+    free(y);
+    free(r);
+    free(mask);
+}
+END_TEST
+
+/* ---- (g) shared helpers ---- */
+
+/* gat_i_csr_transpose_perm against the reference transpose (column by column over x): the same
+ * rowptr, columns, values and position map; on an empty matrix too. Loop index: 0 sparse, 1 with
+ * empty columns and rows, 2 no rows at all. */
+START_TEST(test_transpose_perm)
+{
+    const struct {
+        gat_idx rows, cols;
+        double density;
+    } c[] = {{300, 37, 0.1}, {50, 200, 0.01}, {0, 5, 0.5}};
+    gat_csr x, t, rt;
+    gat_idx *perm = NULL;
+    tu_features(&x, c[_i].rows, c[_i].cols, c[_i].density, 95 + (uint64_t)_i);
+    const gat_idx nnz = x.rowptr[x.rows];
+    gat_idx *rperm = xcalloc((size_t)nnz, sizeof *rperm);
+    ck_assert_int_eq(ref_csr_transpose_perm(&x, &rt, rperm), GAT_OK);
+    ck_assert_int_eq(gat_i_csr_transpose_perm(&x, &t, &perm), GAT_OK);
+    ck_assert_int_eq(t.rows, x.cols);
+    ck_assert_int_eq(t.cols, x.rows);
+    ck_assert_uint_eq(t.capacity, (size_t)nnz);
+    ck_assert_ptr_nonnull(perm);
+    ck_assert(memcmp(t.rowptr, rt.rowptr, ((size_t)t.rows + 1) * sizeof *t.rowptr) == 0);
+    ck_assert(memcmp(t.col, rt.col, (size_t)nnz * sizeof *t.col) == 0);
+    ck_assert(memcmp(t.val, rt.val, (size_t)nnz * sizeof *t.val) == 0);
+    ck_assert(memcmp(perm, rperm, (size_t)nnz * sizeof *perm) == 0);
+    ck_assert_int_eq(gat_csr_check(&t), GAT_OK);
+    if (_i == 1) { /* the case has empty columns: empty rows of t */
+        gat_idx empty = 0;
+        for (gat_idx f = 0; f < t.rows; f++)
+            empty += t.rowptr[f + 1] == t.rowptr[f];
+        ck_assert_int_gt(empty, 0);
+    }
+    gat_free(perm);
+    gat_csr_destroy(&t);
+    gat_csr_destroy(&rt);
+    free(rperm);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* Every failed allocation of gat_i_csr_transpose_perm: GAT_ENOMEM with the allocator's message,
+ * t zeroed and perm NULL (ASan and valgrind see any leak). */
+START_TEST(test_transpose_perm_nomem)
+{
+    gat_csr x, t;
+    gat_idx *perm = NULL;
+    tu_features(&x, 40, 9, 0.3, 97);
+    long k = 0;
+    for (;; k++) {
+        gat_idx dummy = 0;
+        perm = &dummy;              /* set to NULL on failure */
+        memset(&t, 0xA5, sizeof t); /* uninitialised on entry, zeroed on failure */
+        gat_i_alloc_fail_at(k);
+        const gat_status st = gat_i_csr_transpose_perm(&x, &t, &perm);
+        gat_i_alloc_fail_at(-1);
+        if (st == GAT_OK) break;
+        ck_assert_int_eq(st, GAT_ENOMEM);
+        ck_assert_ptr_nonnull(strstr(gat_last_error(), "out of memory allocating"));
+        ck_assert_ptr_null(perm);
+        ck_assert_ptr_null(t.rowptr);
+        ck_assert_ptr_null(t.col);
+        ck_assert_ptr_null(t.val);
+        ck_assert_int_eq(t.rows, 0);
+    }
+    ck_assert_int_eq(k, 5); /* t's three arrays, the map, the cursor: each one failed once */
+    gat_free(perm);
+    gat_csr_destroy(&t);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* gat_i_carve: a measuring pass (base NULL) and a carving pass give the same offsets, 64-byte
+ * aligned, disjoint, in order; a size past SIZE_MAX saturates the offset for good. */
+START_TEST(test_carve)
+{
+    const size_t counts[] = {1, 0, 100, 7, 3};
+    const size_t sizes[] = {1, 8, 4, 1, 8};
+    size_t off = 0, end[LEN(counts)];
+    for (size_t k = 0; k < LEN(counts); k++) {
+        ck_assert_ptr_null(gat_i_carve(NULL, &off, counts[k], sizes[k]));
+        end[k] = off;
+    }
+    /* 1 byte at 0, 0 bytes at 64, 400 at 64, 7 at 512, 24 at 576 */
+    ck_assert_uint_eq(off, 576 + 24);
+    char *block = aligned_alloc(64, (off + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(block);
+    size_t off2 = 0, prev_end = 0;
+    for (size_t k = 0; k < LEN(counts); k++) {
+        char *p = gat_i_carve(block, &off2, counts[k], sizes[k]);
+        ck_assert_uint_eq((uintptr_t)p % 64, 0);
+        ck_assert_uint_ge((size_t)(p - block), prev_end);
+        ck_assert_uint_eq(off2, end[k]);
+        ck_assert_uint_eq((size_t)(p - block) + counts[k] * sizes[k], end[k]);
+        memset(p, (int)k, counts[k] * sizes[k]); /* inside the block (ASan) */
+        prev_end = end[k];
+    }
+    free(block);
+    /* overflow: count x size past SIZE_MAX, or the aligned offset itself */
+    size_t big = 64;
+    ck_assert_ptr_null(gat_i_carve(NULL, &big, SIZE_MAX / 4, 8));
+    ck_assert_uint_eq(big, SIZE_MAX);
+    ck_assert_ptr_null(gat_i_carve(NULL, &big, 1, 1));
+    ck_assert_uint_eq(big, SIZE_MAX);
+    big = SIZE_MAX - 10;
+    ck_assert_ptr_null(gat_i_carve(NULL, &big, 0, 1));
+    ck_assert_uint_eq(big, SIZE_MAX);
+    big = SIZE_MAX - 200; /* aligns to 2^64 - 192, 64 bytes fit, then 300 do not */
+    gat_i_carve(NULL, &big, 64, 1);
+    ck_assert_uint_eq(big, SIZE_MAX - 191 + 64);
+    gat_i_carve(NULL, &big, 300, 1);
+    ck_assert_uint_eq(big, SIZE_MAX);
+}
+END_TEST
+
+/* gat_i_spmm_acc: onto zeros over all rows it is gat_i_spmm; only listed rows change; W NULL adds
+ * x itself. */
+START_TEST(test_spmm_acc)
+{
+    const gat_idx N = 200, K = 13, M = 6;
+    gat_csr x;
+    tu_features(&x, N, K, 0.2, 98);
+    gat_real *W = xcalloc((size_t)K * M, sizeof *W), *Z = xcalloc((size_t)N * M, sizeof *Z);
+    gat_real *A = xcalloc((size_t)N * M, sizeof *A), *B = xcalloc((size_t)N * K, sizeof *B);
+    tu_uniform(W, (size_t)K * M, -1, 1, 99);
+    gat_i_spmm(&x, x.val, M, W, Z, 2);
+    gat_i_spmm_acc(&x, x.val, M, W, NULL, 0, A, 2);
+    compare("spmm_acc vs spmm", "Z", A, Z, (size_t)N * M, TOL);
+    const gat_idx rows[] = {0, 17, 18, N - 1};
+    gat_i_spmm_acc(&x, x.val, M, W, rows, LEN(rows), A, 1);
+    for (gat_idx i = 0, next = 0; i < N; i++) {
+        const int listed = next < (gat_idx)LEN(rows) && rows[next] == i;
+        next += listed;
+        for (gat_idx c = 0; c < M; c++) {
+            const double want = (listed ? 2 : 1) * (double)Z[(size_t)i * M + c];
+            ck_assert_msg(fabs(A[(size_t)i * M + c] - want) <= 1e-5 * (1 + fabs(want)),
+                          "row %d (%s) col %d: %g vs %g", i, listed ? "listed" : "not listed", c,
+                          (double)A[(size_t)i * M + c], want);
+        }
+    }
+    gat_i_spmm_acc(&x, x.val, K, NULL, NULL, 0, B, 1);
+    for (gat_idx i = 0; i < N; i++)
+        for (gat_idx k = x.rowptr[i]; k < x.rowptr[i + 1]; k++)
+            ck_assert(B[(size_t)i * K + x.col[k]] == x.val[k]);
+    free(W);
+    free(Z);
+    free(A);
+    free(B);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
@@ -584,6 +778,11 @@ static Suite *ops_suite(void)
         {"softmax_normalised", test_softmax_normalised, 4},
         {"dropout_mask", test_dropout_mask, 1},
         {"restricted_rows", test_restricted_rows, 8},
+        {"elementwise_vs_reference", test_elementwise_vs_reference, 1},
+        {"transpose_perm", test_transpose_perm, 3},
+        {"transpose_perm_nomem", test_transpose_perm_nomem, 1},
+        {"carve", test_carve, 1},
+        {"spmm_acc", test_spmm_acc, 1},
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);

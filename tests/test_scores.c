@@ -1,14 +1,15 @@
 /* Gradient checks of the attention family in the double build: the reference edge-score kernel
- * and the fused kernel of every score function (queries, keys, values, gatv2's att, cosine's beta,
- * gaussian's log sigma) against central differences, on the 7-node graph with an isolated and a
- * degree-1 node, heads concatenated and averaged, with a fixed attention-dropout mask, 1 and 2
- * threads; the fused kernel against the composition of reference ops; and whole 3-layer models
- * with residual connections and per-layer heads for every score, gat included. */
+ * (tests/ref) and the fused kernel of every score function (queries, keys, values, gatv2's att,
+ * cosine's beta, gaussian's log sigma) against central differences, on the 7-node graph with an
+ * isolated and a degree-1 node, heads concatenated and averaged, with a fixed attention-dropout
+ * mask, 1 and 2 threads; the fused kernel against the composition of reference ops within 1e-12;
+ * and whole 3-layer models with residual connections and per-layer heads for every score, gat
+ * included. */
 #include "gradcheck.h"
 #include "core/core.h"
 #include "layers/layers.h"
+#include "ref/ref.h"
 #include "layers/scores.h"
-#include "model/model_i.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -131,13 +132,13 @@ static gat_real *theta_grad(score_ctx *d)
 static void edges_fwd(void *c, gat_real *out)
 {
     score_ctx *d = c;
-    gat_i_score_edges(&d->a, out);
+    ref_score_edges(&d->a, out);
 }
 
 static void edges_bwd(void *c, const gat_real *de)
 {
     score_ctx *d = c;
-    gat_i_score_edges_backward(&d->a, de, d->dq, d->dk, d->datt, theta_grad(d));
+    ref_score_edges_backward(&d->a, de, d->dq, d->dk, d->datt, theta_grad(d));
 }
 
 /* Loop index: score (6) x graph flags (2). Inputs all separate. */
@@ -236,12 +237,12 @@ START_TEST(test_fused_vs_reference)
     gat_real *dalpha_d = reals(&pl, eh), *dalpha = reals(&pl, eh), *de = reals(&pl, eh);
 
     gat_i_score_forward(&d.a, out);
-    gat_i_score_edges(&d.a, e);
-    gat_i_edge_softmax(&d.g, H, e, alpha);
-    gat_i_dropout(eh, alpha, d.a.amask, d.a.ascale, dropped);
-    gat_i_aggregate(&d.g, H, FO, dropped, d.z, full);
+    ref_score_edges(&d.a, e);
+    ref_edge_softmax(&d.g, H, e, alpha);
+    ref_dropout(eh, alpha, d.a.amask, d.a.ascale, dropped);
+    ref_aggregate(&d.g, H, FO, dropped, d.z, full);
     if (mean)
-        gat_i_head_mean(N, H, FO, full, ref);
+        ref_head_mean(N, H, FO, full, ref);
     else
         memcpy(ref, full, nz * sizeof *ref);
     const double e_out = tu_max_rel_err(out, ref, n_out, 1e-3, NULL);
@@ -255,13 +256,13 @@ START_TEST(test_fused_vs_reference)
     gat_real *rk = d.alias_k ? rz : reals(&pl, nz);
     gat_real *ratt = reals(&pl, (size_t)H * FO), *rth = reals(&pl, H);
     if (mean)
-        gat_i_head_mean_backward(N, H, FO, dout, dfull);
+        ref_head_mean_backward(N, H, FO, dout, dfull);
     else
         memcpy(dfull, dout, nz * sizeof *dfull);
-    gat_i_aggregate_backward(&d.g, H, FO, dropped, d.z, dfull, dalpha_d, rz);
-    gat_i_dropout_backward(eh, d.a.amask, d.a.ascale, dalpha_d, dalpha);
-    gat_i_edge_softmax_backward(&d.g, H, alpha, dalpha, de);
-    gat_i_score_edges_backward(&d.a, de, rq, rk, ratt, theta_grad(&d) ? rth : NULL);
+    ref_aggregate_backward(&d.g, H, FO, dropped, d.z, dfull, dalpha_d, rz);
+    ref_dropout_backward(eh, d.a.amask, d.a.ascale, dalpha_d, dalpha);
+    ref_edge_softmax_backward(&d.g, H, alpha, dalpha, de);
+    ref_score_edges_backward(&d.a, de, rq, rk, ratt, theta_grad(&d) ? rth : NULL);
     double e_grad = tu_max_rel_err(d.dz, rz, nz, 1e-3, NULL);
     if (!d.alias_q) e_grad = fmax(e_grad, tu_max_rel_err(d.dq, rq, nz, 1e-3, NULL));
     if (!d.alias_k) e_grad = fmax(e_grad, tu_max_rel_err(d.dk, rk, nz, 1e-3, NULL));
@@ -280,36 +281,13 @@ END_TEST
 
 /* ---- whole models ---- */
 
-typedef struct model_ctx {
-    gat_model *m;
-    gat_graph g;
-    gat_csr x;
-    uint64_t step;
-    size_t n_out;
-} model_ctx;
-
-static void model_fwd(void *c, gat_real *out)
-{
-    model_ctx *d = c;
-    const gat_real *logits = NULL;
-    gat_i_model_set_step(d->m, d->step); /* the same dropout masks for every evaluation */
-    ck_assert_int_eq(gat_model_forward(d->m, &d->g, &d->x, 1, &logits), GAT_OK);
-    memcpy(out, logits, d->n_out * sizeof *out);
-}
-
-static void model_bwd(void *c, const gat_real *dlogits)
-{
-    model_ctx *d = c;
-    ck_assert_int_eq(gat_model_backward(d->m, dlogits), GAT_OK);
-}
-
 /* 3 layers, residual connections, dropout on. Loop index: score (7, gat first) x bits: 1 widths
  * equal (identity residuals: 6 inputs, hidden layers of 3 heads x 2; the output layer projects)
  * else all projected (5 inputs, hidden layers of 3 then 2 heads x 4), 2 directed without
  * self-loops, 4 two threads. Output layer: 2 averaged heads. */
 START_TEST(test_model)
 {
-    model_ctx d = {.step = 41};
+    gc_model d = {.step = 41};
     gat_model_config cfg;
     const int v = _i / GAT_SCORE_COUNT, identity = v & 1, nt = 1 + ((v >> 2) & 1);
     const gat_score S = (gat_score)(_i % GAT_SCORE_COUNT);
@@ -346,8 +324,8 @@ START_TEST(test_model)
     }
     ck_assert_int_eq(n_res, identity ? 1 : 3);
 
-    gc_op op = {.forward = model_fwd,
-                .backward = model_bwd,
+    gc_op op = {.forward = gc_model_forward,
+                .backward = gc_model_backward,
                 .ctx = &d,
                 .n_out = d.n_out,
                 .step = MODEL_STEP,

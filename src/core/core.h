@@ -64,6 +64,22 @@ static inline uint64_t gat_i_hash64(uint64_t key, uint64_t k)
     return z ^ (z >> 31);
 }
 
+/* One allocation carved into buffers: returns base + the next 64-byte aligned offset at or after
+ * *off and advances *off past count * size bytes there. With base NULL nothing is written and it
+ * returns NULL: a first pass over the same carves measures the block (*off at the end), a second
+ * pass over the allocated block hands out the buffers. A size past SIZE_MAX leaves *off at
+ * SIZE_MAX (and every later carve with it), which no allocation satisfies (GAT_ENOMEM). */
+static inline void *gat_i_carve(char *base, size_t *off, size_t count, size_t size)
+{
+    const size_t at = *off > SIZE_MAX - 63 ? SIZE_MAX : (*off + 63) & ~(size_t)63;
+    if (at == SIZE_MAX || (size && count > (SIZE_MAX - at) / size)) {
+        *off = SIZE_MAX;
+        return NULL;
+    }
+    *off = at + count * size;
+    return base ? base + at : NULL;
+}
+
 /* Number of OpenMP threads to use for a request n (n <= 0: all cores). */
 int gat_i_threads(int n);
 

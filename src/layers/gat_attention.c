@@ -10,12 +10,6 @@
 #include <omp.h>
 #endif
 
-#if defined(__GNUC__)
-#define INLINE static inline __attribute__((always_inline))
-#else
-#define INLINE static inline
-#endif
-
 /* The row bodies below take the head count H and per-head width Fo as parameters and are always
  * inlined; DISPATCH instantiates them with both as compile-time constants for common shapes, so
  * the loops over heads and features unroll and vectorise (several times faster than with
@@ -43,7 +37,7 @@
 
 /* s_src (N, H), s_dst (N, H): the two halves of every edge score, computed once per node so an
  * edge costs one addition instead of two dot products. */
-INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, gat_idx Fo)
+GAT_I_INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, gat_idx Fo)
 {
     const gat_real *restrict z = a->z + (size_t)i * H * Fo;
     for (int h = 0; h < H; h++) {
@@ -58,14 +52,8 @@ INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, gat_idx 
     }
 }
 
-/* Factor that attention dropout applies to edge-head kh: 0 or 1 / (1 - p); 1 without dropout. */
-INLINE gat_real keep(const gat_i_att_args *a, size_t kh)
-{
-    return gat_i_att_keep(a->amask, a->ascale, kh);
-}
-
 /* Scores, stable softmax and weighted sum of row i; alpha of the row is written in place. */
-INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out, int H, gat_idx Fo)
+GAT_I_INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out, int H, gat_idx Fo)
 {
     const gat_graph *g = a->g;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
@@ -103,7 +91,7 @@ void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out)
 /* Backward of row i's softmax and LeakyReLU: dpre[k, h] = d loss / d (s_dst_i + s_src_j) for the
  * row's edges, and ds_dst[i, h] = their sum. Differentiates aggregation (w.r.t. alpha), attention
  * dropout, softmax and LeakyReLU. */
-INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_i_att_scratch *s,
+GAT_I_INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_i_att_scratch *s,
                          gat_idx i, int H, gat_idx Fo)
 {
     const gat_graph *g = a->g;
@@ -123,7 +111,7 @@ INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_
         for (int h = 0; h < H; h++) {
             gat_real d = 0;
             for (gat_idx f = 0; f < Fo; f++) d += dyi[(size_t)h * Fo + f] * zj[(size_t)h * Fo + f];
-            d *= keep(a, (size_t)k * H + h);
+            d *= gat_i_att_keep(a->amask, a->ascale, (size_t)k * H + h);
             dpre[(size_t)k * H + h] = d;
             dot[h] += al[(size_t)k * H + h] * d;
         }
@@ -145,7 +133,7 @@ INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, const gat_
 /* Gradient of source row j: the aggregation's dz_j = sum_i alpha'_ij dy_i over j's out-edges,
  * plus the score halves' ds_src_j a_src + ds_dst_j a_dst; then j's share of da_src and da_dst
  * into the thread's partial sums ps, pd (H, Fo). Only row j of dz is written: race-free. */
-INLINE void backward_source(const gat_i_att_args *a, const gat_real *dy,
+GAT_I_INLINE void backward_source(const gat_i_att_args *a, const gat_real *dy,
                             const gat_i_att_scratch *s, gat_idx j, gat_real *dz, gat_real *ps,
                             gat_real *pd, int H, gat_idx Fo)
 {
@@ -161,7 +149,7 @@ INLINE void backward_source(const gat_i_att_args *a, const gat_real *dy,
         const size_t k = (size_t)g->t_edge[p];
         const gat_real *restrict dyi = dy + (size_t)g->t_col[p] * W;
         for (int h = 0; h < H; h++) {
-            const gat_real w = a->alpha[k * H + h] * keep(a, k * H + h);
+            const gat_real w = a->alpha[k * H + h] * gat_i_att_keep(a->amask, a->ascale, k * H + h);
             dss[h] += s->dpre[k * H + h];
             for (gat_idx f = 0; f < Fo; f++) dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
         }

@@ -2,17 +2,30 @@
  * (N, H, Fo) = row-major N x (H*Fo). Kernels check nothing and never allocate; backward kernels
  * ADD into every gradient they write (+=), the caller zeroes. `nt` is the OpenMP thread count.
  *
- * ops.c holds the plain single-op reference kernels (used by the gradient checks and to test the
- * fused kernels); gat_attention.c holds the fused, parallel kernels the model runs. */
+ * What is here is what libgat runs, nothing else: the production kernels of model.c's
+ * layer-by-layer path (ops.c: BLAS and sparse projections, input dropout and its mask, ELU, the
+ * bias gradient; gat_attention.c: the fused GAT attention), the row helpers the attention family
+ * (scores.c) shares with it, and the dropout stream definition (gat_i_drop_cut, gat_i_keep16) that
+ * every dropout of the library follows. The plain single-op reference kernels the engine is tested
+ * against (head dot, edge scores, edge softmax, aggregation, head mean, the backward of dropout
+ * and ELU, bias add, the family's edge scores) live in tests/ref/ and ship in no library. */
 #ifndef GAT_I_LAYERS_H
 #define GAT_I_LAYERS_H
 
+#include "core/core.h"
 #include "gat/graph.h"
 #include "gat/matrix.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Row bodies that must inline so that their sizes become compile-time constants at the call. */
+#if defined(__GNUC__)
+#define GAT_I_INLINE static inline __attribute__((always_inline))
+#else
+#define GAT_I_INLINE static inline
+#endif
 
 /* Largest head count the fused kernels take (their per-head row state lives on the stack). */
 #define GAT_I_MAX_HEADS 256
@@ -55,10 +68,10 @@ static inline gat_real gat_i_att_keep(const uint8_t *amask, gat_real ascale, siz
  * return al holds the softmax coefficients (before attention dropout) and out_i = sum_k
  * dropout(alpha_k) z_j per head, concatenated (H Fo) or head-averaged (Fo, `mean`). Always
  * inlined, so H and Fo stay compile-time constants where the caller's are. */
-static inline __attribute__((always_inline)) void
-gat_i_softmax_aggregate_row(const gat_graph *g, gat_idx i, int H, gat_idx Fo,
-                            const gat_real *restrict z, gat_real *restrict al, const gat_real *mx,
-                            const uint8_t *amask, gat_real ascale, int mean, gat_real *out)
+GAT_I_INLINE void gat_i_softmax_aggregate_row(const gat_graph *g, gat_idx i, int H, gat_idx Fo,
+                                              const gat_real *restrict z, gat_real *restrict al,
+                                              const gat_real *mx, const uint8_t *amask,
+                                              gat_real ascale, int mean, gat_real *out)
 {
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const size_t W = (size_t)H * Fo;
@@ -101,6 +114,19 @@ static inline uint32_t gat_i_drop_cut(double p)
     return c >= 65535.0 ? 65535u : (uint32_t)c;
 }
 
+/* The 16 bits of element k of a stream whose block hash hv = gat_i_hash64(key, k / 4) the
+ * caller holds (a loop over consecutive elements hashes once per four). */
+static inline uint32_t gat_i_keep16_of(uint64_t hv, uint64_t k)
+{
+    return (uint32_t)(hv >> (16 * (k & 3))) & 0xFFFFu;
+}
+
+/* The 16 bits that decide element k of stream key: kept iff >= gat_i_drop_cut(p). */
+static inline uint32_t gat_i_keep16(uint64_t key, uint64_t k)
+{
+    return gat_i_keep16_of(gat_i_hash64(key, k >> 2), k);
+}
+
 /* ---- projections ---- */
 /* Z (N, M) = X (N, K) W (K, M), X dense row-major; row blocks over nt threads, BLAS inside. */
 void gat_i_gemm_nn(gat_idx N, gat_idx K, gat_idx M, const gat_real *X, const gat_real *W,
@@ -120,51 +146,24 @@ void gat_i_gemm_nt_acc(gat_idx N, gat_idx K, gat_idx M, const gat_real *dZ, cons
 /* Z (N, M) = X W with X sparse (N, K) whose values are `val` (nnz), W (K, M). */
 void gat_i_spmm(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W, gat_real *Z,
                 int nt);
+/* Rows of Z (N, M) += X W for X sparse with values val (nnz(x)), only the listed rows (ascending)
+ * or all rows if rows == NULL; W NULL means the identity (requires M == x->cols). */
+void gat_i_spmm_acc(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W,
+                    const gat_idx *rows, gat_idx n_rows, gat_real *Z, int nt);
 /* dW (K, M) += X^T dZ, X sparse given by its transpose xt (K, N) whose position p holds the
  * value val[perm[p]] of x. Rows of dW are split over threads (race-free). */
 void gat_i_spmm_backward_w(const gat_csr *xt, const gat_idx *perm, const gat_real *val,
                            gat_idx M, const gat_real *dZ, gat_real *dW, int nt);
 
-/* ---- reference single ops (serial) ---- */
-/* s (N, H) = per-head dot of Z (N, H, Fo) with a (H, Fo). */
-void gat_i_head_dot(gat_idx N, int H, gat_idx Fo, const gat_real *Z, const gat_real *a,
-                    gat_real *s);
-/* dZ += ds a; da += sum_i ds_i Z_i. */
-void gat_i_head_dot_backward(gat_idx N, int H, gat_idx Fo, const gat_real *Z, const gat_real *a,
-                             const gat_real *ds, gat_real *dZ, gat_real *da);
-/* e (E, H) = LeakyReLU(s_dst[i] + s_src[j]) for every edge j -> i. */
-void gat_i_edge_scores(const gat_graph *g, int H, double slope, const gat_real *s_dst,
-                       const gat_real *s_src, gat_real *e);
-void gat_i_edge_scores_backward(const gat_graph *g, int H, double slope, const gat_real *s_dst,
-                                const gat_real *s_src, const gat_real *de, gat_real *ds_dst,
-                                gat_real *ds_src);
-/* alpha (E, H) = softmax of e over each row (max subtracted); empty rows have no edges. */
-void gat_i_edge_softmax(const gat_graph *g, int H, const gat_real *e, gat_real *alpha);
-/* de += alpha (dalpha - sum_row alpha dalpha). */
-void gat_i_edge_softmax_backward(const gat_graph *g, int H, const gat_real *alpha,
-                                 const gat_real *dalpha, gat_real *de);
-/* out (N, H, Fo) = sum_j alpha_ij Z_j per head (overwrites). */
-void gat_i_aggregate(const gat_graph *g, int H, gat_idx Fo, const gat_real *alpha,
-                     const gat_real *Z, gat_real *out);
-/* dalpha += dout_i . Z_j; dZ_j += alpha_ij dout_i. */
-void gat_i_aggregate_backward(const gat_graph *g, int H, gat_idx Fo, const gat_real *alpha,
-                              const gat_real *Z, const gat_real *dout, gat_real *dalpha,
-                              gat_real *dZ);
-/* y = x * mask * scale (n). */
+/* ---- element-wise ops ---- */
+/* y = x * mask * scale (n); the layer-by-layer path's input dropout. */
 void gat_i_dropout(size_t n, const gat_real *x, const uint8_t *mask, gat_real scale, gat_real *y);
-void gat_i_dropout_backward(size_t n, const uint8_t *mask, gat_real scale, const gat_real *dy,
-                            gat_real *dx);
-/* mask (n) = 1 with probability 1 - p, from the counter-based stream key (gat_i_drop_cut). */
+/* mask (n) = 1 with probability 1 - p, from the counter-based stream key (gat_i_keep16). */
 void gat_i_dropout_mask(size_t n, double p, uint64_t key, uint8_t *mask, int nt);
-/* y = ELU(x) (in place allowed); backward from the output: dx += dy (y > 0 ? 1 : y + 1). */
+/* y = ELU(x) (in place allowed). */
 void gat_i_elu(size_t n, const gat_real *x, gat_real *y);
-void gat_i_elu_backward(size_t n, const gat_real *y, const gat_real *dy, gat_real *dx);
-/* y (N, M) += b (M); db += column sums of dy. */
-void gat_i_bias_add(gat_idx N, gat_idx M, const gat_real *b, gat_real *y);
+/* db (M) += column sums of dy (N, M). */
 void gat_i_bias_backward(gat_idx N, gat_idx M, const gat_real *dy, gat_real *db);
-/* out (N, Fo) = mean over heads of in (N, H, Fo); backward din += dout / H. */
-void gat_i_head_mean(gat_idx N, int H, gat_idx Fo, const gat_real *in, gat_real *out);
-void gat_i_head_mean_backward(gat_idx N, int H, gat_idx Fo, const gat_real *dout, gat_real *din);
 
 /* ---- fused attention (gat_attention.c) ---- */
 typedef struct gat_i_att_args {

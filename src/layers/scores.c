@@ -1,6 +1,5 @@
 /* The attention family (scores.h): fused forward and backward of every score function but GAT's
- * additive one, e = s(q_i, k_j; theta_h), alpha = softmax_j(e), out_i = sum_j alpha z_j; the
- * serial reference edge-score kernel; accumulating projections for queries, keys and residuals. */
+ * additive one, e = s(q_i, k_j; theta_h), alpha = softmax_j(e), out_i = sum_j alpha z_j. */
 #include "scores.h"
 
 #include <math.h>
@@ -8,12 +7,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-#if defined(__GNUC__)
-#define INLINE static inline __attribute__((always_inline))
-#else
-#define INLINE static inline
 #endif
 
 /* The row bodies take the score function as a parameter and are always inlined; SCORE_SWITCH
@@ -41,7 +34,7 @@
 
 /* LeakyReLU as max + slope * min: compiles to maxss / minss, where the plain select became a
  * branch that random signs mispredict half of the time. */
-INLINE gat_real leaky(gat_real x, gat_real slope)
+GAT_I_INLINE gat_real leaky(gat_real x, gat_real slope)
 {
     return (x > 0 ? x : 0) + slope * (x < 0 ? x : 0);
 }
@@ -51,7 +44,7 @@ INLINE gat_real leaky(gat_real x, gat_real slope)
 #define LANES 4
 #define LANE_SUM(acc) (((acc)[0] + (acc)[1]) + ((acc)[2] + (acc)[3]))
 
-INLINE gat_real dotp(const gat_real *restrict x, const gat_real *restrict y, gat_idx D)
+GAT_I_INLINE gat_real dotp(const gat_real *restrict x, const gat_real *restrict y, gat_idx D)
 {
     gat_real acc[LANES] = {0};
     gat_idx f = 0;
@@ -64,8 +57,8 @@ INLINE gat_real dotp(const gat_real *restrict x, const gat_real *restrict y, gat
 }
 
 /* a . LeakyReLU(x + y) */
-INLINE gat_real leaky_dot(const gat_real *restrict a, const gat_real *restrict x,
-                          const gat_real *restrict y, gat_real slope, gat_idx D)
+GAT_I_INLINE gat_real leaky_dot(const gat_real *restrict a, const gat_real *restrict x,
+                                const gat_real *restrict y, gat_real slope, gat_idx D)
 {
     gat_real acc[LANES] = {0};
     gat_idx f = 0;
@@ -78,7 +71,7 @@ INLINE gat_real leaky_dot(const gat_real *restrict a, const gat_real *restrict x
 }
 
 /* |x - y|^2 */
-INLINE gat_real dist2(const gat_real *restrict x, const gat_real *restrict y, gat_idx D)
+GAT_I_INLINE gat_real dist2(const gat_real *restrict x, const gat_real *restrict y, gat_idx D)
 {
     gat_real acc[LANES] = {0};
     gat_idx f = 0;
@@ -113,8 +106,8 @@ static void head_coefs(const gat_i_score_args *a, gat_real *c)
 }
 
 /* Score of edge j -> i, head h, with the head's coefficient c. */
-INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, gat_idx i, gat_idx j,
-                         gat_real c)
+GAT_I_INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, gat_idx i, gat_idx j,
+                               gat_real c)
 {
     const gat_idx D = a->D;
     const size_t HD = (size_t)a->H * D;
@@ -135,8 +128,9 @@ INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, gat_idx 
 /* Adds de * ds/dq_i into gq (D) and de * ds/dk_j into gk (D) where not NULL, and for gatv2
  * de * ds/da into gatt (D) if not NULL; returns de * ds/dtheta_h (cosine, gaussian; else 0).
  * Recomputes the edge's dot product, difference or LeakyReLU input from q_i and k_j. */
-INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, gat_idx i, gat_idx j,
-                           gat_real c, gat_real de, gat_real *gq, gat_real *gk, gat_real *gatt)
+GAT_I_INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, gat_idx i,
+                                 gat_idx j, gat_real c, gat_real de, gat_real *gq, gat_real *gk,
+                                 gat_real *gatt)
 {
     const gat_idx D = a->D;
     const size_t HD = (size_t)a->H * D;
@@ -195,12 +189,6 @@ INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, gat_id
     }
 }
 
-/* Factor that attention dropout applies to edge-head kh: 0 or 1 / (1 - p); 1 without dropout. */
-INLINE gat_real keep(const gat_i_score_args *a, size_t kh)
-{
-    return gat_i_att_keep(a->amask, a->ascale, kh);
-}
-
 /* Smoothed inverse norms inv (N, H) of v (N, H, D). */
 static void inv_norms(const gat_i_score_args *a, const gat_real *v, gat_real *inv)
 {
@@ -215,8 +203,8 @@ static void inv_norms(const gat_i_score_args *a, const gat_real *v, gat_real *in
 }
 
 /* Scores, stable softmax and weighted sum of row i; alpha of the row is written in place. */
-INLINE void forward_row(const gat_i_score_args *a, const gat_real *coef, gat_score S, gat_idx i,
-                        gat_real *out)
+GAT_I_INLINE void forward_row(const gat_i_score_args *a, const gat_real *coef, gat_score S,
+                              gat_idx i, gat_real *out)
 {
     const gat_graph *g = a->g;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1], Fo = a->Fo;
@@ -254,9 +242,9 @@ void gat_i_score_forward(const gat_i_score_args *a, gat_real *out)
 
 /* Target row i: de (the row's edges) = d loss / d e through aggregation, attention dropout and
  * softmax; then the query side dq_i and the parameters' partial sums patt (H, D), pth (H). */
-INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, gat_score S,
-                         const gat_real *dy, const gat_i_score_scratch *s, gat_idx i, gat_real *dq,
-                         gat_real *patt, gat_real *pth)
+GAT_I_INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, gat_score S,
+                               const gat_real *dy, const gat_i_score_scratch *s, gat_idx i,
+                               gat_real *dq, gat_real *patt, gat_real *pth)
 {
     const gat_graph *g = a->g;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1], Fo = a->Fo, D = a->D;
@@ -274,7 +262,8 @@ INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, gat_sc
         const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
         for (int h = 0; h < H; h++) {
             const size_t kh = (size_t)k * H + h;
-            const gat_real d = dotp(dyi + (size_t)h * Fo, zj + (size_t)h * Fo, Fo) * keep(a, kh);
+            const gat_real d = dotp(dyi + (size_t)h * Fo, zj + (size_t)h * Fo, Fo) *
+                               gat_i_att_keep(a->amask, a->ascale, kh);
             de[kh] = d;
             dot[h] += al[kh] * d;
         }
@@ -293,9 +282,9 @@ INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, gat_sc
 
 /* Source row j over its out-edges (transposed CSR): the aggregation's dz_j = sum_i alpha'_ij
  * dy_i and the score's key side dk_j. Only row j is written: race-free. */
-INLINE void backward_source(const gat_i_score_args *a, const gat_real *coef, gat_score S,
-                            const gat_real *dy, const gat_i_score_scratch *s, gat_idx j,
-                            gat_real *dz, gat_real *dk)
+GAT_I_INLINE void backward_source(const gat_i_score_args *a, const gat_real *coef, gat_score S,
+                                  const gat_real *dy, const gat_i_score_scratch *s, gat_idx j,
+                                  gat_real *dz, gat_real *dk)
 {
     const gat_graph *g = a->g;
     const gat_idx Fo = a->Fo, D = a->D;
@@ -308,7 +297,7 @@ INLINE void backward_source(const gat_i_score_args *a, const gat_real *coef, gat
         const gat_idx i = g->t_col[p];
         const gat_real *restrict dyi = dy + (size_t)i * W;
         for (int h = 0; h < H; h++) {
-            const gat_real w = a->alpha[k * H + h] * keep(a, k * H + h);
+            const gat_real w = a->alpha[k * H + h] * gat_i_att_keep(a->amask, a->ascale, k * H + h);
             for (gat_idx f = 0; f < Fo; f++)
                 dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
             score_grad(a, S, h, i, j, coef[h], s->de[k * H + h], NULL, dkj + (size_t)h * D, NULL);
@@ -353,129 +342,5 @@ void gat_i_score_backward(const gat_i_score_args *a, const gat_real *dy,
         if (dtheta)
             for (int h = 0; h < a->H; h++)
                 dtheta[h] += pth[h];
-    }
-}
-
-/* ---- reference kernels ---- */
-
-/* Plain score of edge j -> i, head h: norms, coefficients and all recomputed here. */
-static double ref_score(const gat_i_score_args *a, gat_idx i, gat_idx j, int h)
-{
-    const gat_idx D = a->D;
-    const gat_real *qi = a->q + ((size_t)i * a->H + h) * D;
-    const gat_real *kj = a->k + ((size_t)j * a->H + h) * D;
-    double qq = 0, kk = 0, qk = 0, d2 = 0, v2 = 0;
-    for (gat_idx f = 0; f < D; f++) {
-        const double u = (double)qi[f] + kj[f];
-        qq += (double)qi[f] * qi[f];
-        kk += (double)kj[f] * kj[f];
-        qk += (double)qi[f] * kj[f];
-        d2 += ((double)qi[f] - kj[f]) * ((double)qi[f] - kj[f]);
-        if (a->score == GAT_SCORE_GATV2)
-            v2 += a->att[(size_t)h * D + f] * (u > 0 ? u : a->slope * u);
-    }
-    switch (a->score) {
-    case GAT_SCORE_GATV2:
-        return v2;
-    case GAT_SCORE_SCALED_DOT:
-        return qk / sqrt((double)D);
-    case GAT_SCORE_COSINE:
-        return a->theta[h] * qk / (sqrt(qq + GAT_I_COS_EPS) * sqrt(kk + GAT_I_COS_EPS));
-    case GAT_SCORE_GAUSSIAN: {
-        const double sigma = exp(a->theta[h]);
-        return -d2 / (2 * sigma * sigma);
-    }
-    default:
-        return qk;
-    }
-}
-
-void gat_i_score_edges(const gat_i_score_args *a, gat_real *e)
-{
-    const gat_graph *g = a->g;
-    for (gat_idx i = 0; i < g->n; i++)
-        for (gat_idx k = g->rowptr[i]; k < g->rowptr[i + 1]; k++)
-            for (int h = 0; h < a->H; h++)
-                e[(size_t)k * a->H + h] = (gat_real)ref_score(a, i, g->col[k], h);
-}
-
-void gat_i_score_edges_backward(const gat_i_score_args *a, const gat_real *de, gat_real *dq,
-                                gat_real *dk, gat_real *datt, gat_real *dtheta)
-{
-    const gat_graph *g = a->g;
-    const gat_idx D = a->D;
-    const int H = a->H;
-    for (gat_idx i = 0; i < g->n; i++)
-        for (gat_idx k = g->rowptr[i]; k < g->rowptr[i + 1]; k++)
-            for (int h = 0; h < H; h++) {
-                const gat_idx j = g->col[k];
-                const size_t oi = ((size_t)i * H + h) * D, oj = ((size_t)j * H + h) * D;
-                const gat_real *qi = a->q + oi, *kj = a->k + oj;
-                const double d = de[(size_t)k * H + h];
-                double qq = 0, kk = 0, qk = 0, d2 = 0;
-                for (gat_idx f = 0; f < D; f++) {
-                    qq += (double)qi[f] * qi[f];
-                    kk += (double)kj[f] * kj[f];
-                    qk += (double)qi[f] * kj[f];
-                    d2 += ((double)qi[f] - kj[f]) * ((double)qi[f] - kj[f]);
-                }
-                const double nq = sqrt(qq + GAT_I_COS_EPS), nk = sqrt(kk + GAT_I_COS_EPS);
-                const double beta = a->theta ? a->theta[h] : 0;
-                const double isig2 = a->theta ? exp(-2.0 * a->theta[h]) : 0;
-                for (gat_idx f = 0; f < D; f++) {
-                    double gq, gk;
-                    switch (a->score) {
-                    case GAT_SCORE_GATV2: {
-                        const double u = (double)qi[f] + kj[f], at = a->att[(size_t)h * D + f];
-                        gq = gk = at * (u > 0 ? 1 : a->slope);
-                        if (datt)
-                            datt[(size_t)h * D + f] += (gat_real)(d * (u > 0 ? u : a->slope * u));
-                        break;
-                    }
-                    case GAT_SCORE_SCALED_DOT:
-                        gq = kj[f] / sqrt((double)D), gk = qi[f] / sqrt((double)D);
-                        break;
-                    case GAT_SCORE_COSINE:
-                        gq = beta * (kj[f] / (nq * nk) - qk * qi[f] / (nq * nq * nq * nk));
-                        gk = beta * (qi[f] / (nq * nk) - qk * kj[f] / (nq * nk * nk * nk));
-                        break;
-                    case GAT_SCORE_GAUSSIAN:
-                        gq = -isig2 * ((double)qi[f] - kj[f]), gk = -gq;
-                        break;
-                    default:
-                        gq = kj[f], gk = qi[f];
-                        break;
-                    }
-                    dq[oi + f] += (gat_real)(d * gq);
-                    dk[oj + f] += (gat_real)(d * gk);
-                }
-                if (dtheta && a->score == GAT_SCORE_COSINE)
-                    dtheta[h] += (gat_real)(d * qk / (nq * nk));
-                if (dtheta && a->score == GAT_SCORE_GAUSSIAN)
-                    dtheta[h] += (gat_real)(d * d2 * isig2);
-            }
-}
-
-/* ---- accumulating projections ---- */
-
-void gat_i_spmm_acc(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W,
-                    const gat_idx *rows, gat_idx n_rows, gat_real *Z, int nt)
-{
-    const gat_idx n = rows ? n_rows : x->rows;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (gat_idx r = 0; r < n; r++) {
-        const gat_idx i = rows ? rows[r] : r;
-        gat_real *z = Z + (size_t)i * M;
-        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
-            const gat_real v = val[k];
-            if (v == 0) continue; /* dropped input */
-            if (!W) {
-                z[x->col[k]] += v;
-                continue;
-            }
-            const gat_real *w = W + (size_t)x->col[k] * M;
-            for (gat_idx c = 0; c < M; c++)
-                z[c] += v * w[c];
-        }
     }
 }

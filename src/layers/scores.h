@@ -67,18 +67,8 @@ void gat_i_score_backward(const gat_i_score_args *a, const gat_real *dy,
                           const gat_i_score_scratch *s, gat_real *dz, gat_real *dq, gat_real *dk,
                           gat_real *datt, gat_real *dtheta);
 
-/* ---- reference kernels (serial, plain) ---- */
-/* e (E, H) = s(q_i, k_j; theta) for every edge j -> i (norms computed per edge, no cache). */
-void gat_i_score_edges(const gat_i_score_args *a, gat_real *e);
-/* dq_i += de ds/dq_i, dk_j += de ds/dk_j (scattered), datt and dtheta as above. */
-void gat_i_score_edges_backward(const gat_i_score_args *a, const gat_real *de, gat_real *dq,
-                                gat_real *dk, gat_real *datt, gat_real *dtheta);
-
-/* ---- accumulating projections for the extra tensors (queries, keys, residuals) ---- */
-/* (gat_i_gemm_nn_acc and gat_i_gemm_nt_acc: layers.h) */
-/* Rows of Z (N, M) += X W for X sparse with values val (nnz(x)), only the listed rows (ascending)
- * or all rows if rows == NULL; W NULL means the identity (requires M == x->cols). */
-void gat_i_spmm_acc(const gat_csr *x, const gat_real *val, gat_idx M, const gat_real *W,
-                    const gat_idx *rows, gat_idx n_rows, gat_real *Z, int nt);
+/* (The plain reference of the edge scores, the specification these kernels are tested
+ * against, is ref_score_edges in tests/ref/; the projections for the extra tensors, gat_i_spmm_acc,
+ * gat_i_gemm_nn_acc and gat_i_gemm_nt_acc, are in layers.h.) */
 
 #endif

@@ -6,13 +6,6 @@
 
 #include <math.h>
 
-/* the square root in the precision of gat_real, so that the loop vectorises in float */
-#ifdef GAT_REAL_DOUBLE
-#define SQRT sqrt
-#else
-#define SQRT sqrtf
-#endif
-
 void gat_adam_config_default(gat_adam_config *c)
 {
     if (!c) return;
@@ -60,16 +53,8 @@ gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real
     const double c1 = 1 - pow(c->beta1, (double)t), c2 = 1 - pow(c->beta2, (double)t);
     const gat_real lr = (gat_real)(c->lr / c1), s2 = (gat_real)(1 / sqrt(c2));
     const gat_real eps = (gat_real)c->eps;
-#ifndef GAT_REAL_DOUBLE
-    /* this loop, built for this CPU's vector width (layers/fused.c) */
+    /* the one copy of the loop: fused.c's, built for this CPU's vector width (the double build
+     * has the baseline copy in double) */
     gat_i_fused()->adam(n, p, g, m, v, b1, b2, wd, lr, s2, eps);
-#else
-    for (size_t k = 0; k < n; k++) {
-        const gat_real gk = g[k] + wd * p[k];
-        m[k] = b1 * m[k] + (1 - b1) * gk;
-        v[k] = b2 * v[k] + (1 - b2) * gk * gk;
-        p[k] -= lr * m[k] / (SQRT(v[k]) * s2 + eps);
-    }
-#endif
     return GAT_OK;
 }
