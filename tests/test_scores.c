@@ -363,6 +363,57 @@ START_TEST(test_model)
 }
 END_TEST
 
+/* The fused engine (model/fast.c): every score without residual connections, 2 layers of 4 heads
+ * x 3 (padded to 4) then 2 averaged heads, dropout on. Loop index: score (7) x bits: 1 directed
+ * without self-loops, 2 two threads. */
+START_TEST(test_model_fused)
+{
+    model_ctx d = {.step = 41};
+    gat_model_config cfg;
+    const int v = _i / GAT_SCORE_COUNT, nt = 1 + ((v >> 1) & 1);
+    const gat_score S = (gat_score)(_i % GAT_SCORE_COUNT);
+    const unsigned flags = graph_flags[v & 1];
+    const gat_idx F = 5, C = 3;
+    gat_model_config_default(&cfg, F, C);
+    cfg.score = S;
+    cfg.hidden = 3;
+    cfg.heads = 4;
+    cfg.out_heads = 2;
+    cfg.in_dropout = 0.3;
+    cfg.att_dropout = 0.3;
+    tu_graph_small(&d.g, flags);
+    tu_features(&d.x, d.g.n, F, 0.5, 141);
+    ck_assert_int_eq(gat_model_create(&d.m, &cfg, 142), GAT_OK);
+    gat_model_set_threads(d.m, nt);
+    d.n_out = (size_t)d.g.n * C;
+    size_t P = 0;
+    gat_real *params = gat_model_params(d.m, &P), *grads = gat_model_grads(d.m, NULL);
+    tu_uniform(params, P, -1, 1, 143);
+    int n_t = 0;
+    const gat_model_tensor *t = gat_model_tensors(d.m, &n_t);
+    for (int k = 0; k < n_t; k++)
+        if (strstr(t[k].name, ".beta")) tu_uniform(params + t[k].offset, t[k].size, 0.5, 2, 144);
+    const gat_real *logits;
+    ck_assert_int_eq(gat_model_forward(d.m, &d.g, &d.x, 0, &logits), GAT_OK);
+    ck_assert_ptr_nonnull(gat_i_model_fused_isa(d.m)); /* the fused engine runs this model */
+
+    gc_op op = {.forward = model_fwd,
+                .backward = model_bwd,
+                .ctx = &d,
+                .n_out = d.n_out,
+                .step = MODEL_STEP,
+                .order4 = 1};
+    snprintf(op.name, sizeof op.name, "fused model %s flags=%u nt=%d", gat_score_name(S), flags,
+             nt);
+    for (int k = 0; k < n_t; k++)
+        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size, 1);
+    gradcheck(&op, 145 + (uint64_t)_i);
+    gat_model_free(d.m);
+    gat_csr_destroy(&d.x);
+    gat_graph_destroy(&d.g);
+}
+END_TEST
+
 static Suite *scores_suite(void)
 {
     Suite *s = suite_create("scores");
@@ -375,6 +426,7 @@ static Suite *scores_suite(void)
         {"fused", test_fused, 32 * N_FAMILY},
         {"fused_vs_reference", test_fused_vs_reference, 4 * N_FAMILY},
         {"model", test_model, 8 * GAT_SCORE_COUNT},
+        {"model_fused", test_model_fused, 4 * GAT_SCORE_COUNT},
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);
