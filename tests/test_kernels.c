@@ -323,16 +323,16 @@ END_TEST
 /* Loop index: (score - 1) * shapes + shape. Every other score on every build this CPU runs
  * against the reference path (logits, layer outputs, attention, every gradient), dropout on for
  * every other case. */
-START_TEST(test_scores_vs_reference)
+static void scores_vs_reference(int _i, gat_score score, int residual)
 {
     const shape *s = &SHAPES[_i % (int)LEN(SHAPES)];
-    const gat_score score = (gat_score)(1 + _i / (int)LEN(SHAPES));
     const double dropout = _i % 2 ? 0.6 : 0;
     fixture f;
     outputs ref, got;
     char what[160];
     fixture_init(&f, s, 800 + (uint64_t)_i);
     f.cfg.score = score;
+    f.cfg.residual = residual;
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
     ck_assert(tu_rms(ref.grads, ref.P) > 0);
     int tested = 0;
@@ -340,8 +340,8 @@ START_TEST(test_scores_vs_reference)
         if (run(&f, ISAS[k], 2, NULL, 0, dropout, &got)) continue;
         tested++;
 #define CLOSE(label, a, b, n)                                                                      \
-    snprintf(what, sizeof what, "%s %s %s p=%.1f %s", gat_score_name(score), s->name, ISAS[k],     \
-             dropout, label);                                                                      \
+    snprintf(what, sizeof what, "%s%s %s %s p=%.1f %s", gat_score_name(score),                     \
+             residual ? " residual" : "", s->name, ISAS[k], dropout, label);                       \
     ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
         CLOSE("inference logits", got.infer, ref.infer, f.nc);
         CLOSE("training logits", got.train, ref.train, f.nc);
@@ -356,6 +356,19 @@ START_TEST(test_scores_vs_reference)
     ck_assert_int_ge(tested, 1);
     outputs_free(&ref);
     fixture_free(&f);
+}
+
+START_TEST(test_scores_vs_reference)
+{
+    scores_vs_reference(_i, (gat_score)(1 + _i / (int)LEN(SHAPES)), 0);
+}
+END_TEST
+
+/* Loop index: score * shapes + shape. Residual connections (projected: the shapes' widths all
+ * differ from their inputs; 16x4 x2 adds its input in layer 1) on every score. */
+START_TEST(test_residual_vs_reference)
+{
+    scores_vs_reference(_i, (gat_score)(_i / (int)LEN(SHAPES)), 1);
 }
 END_TEST
 
@@ -456,6 +469,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_vs_reference, 0, (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_restricted_no_self_loops, 0, GAT_SCORE_COUNT);
+    tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));

@@ -691,6 +691,10 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 acc[v] += wv * ld(zj + 8 * v);
         }
     }
+    /* the residual x_d R (fh layout; replicated per head on the output layer) */
+    if (l->res)
+        for (int v = 0; v < NV; v++)
+            acc[v] += ld(l->res + (size_t)i * hw + 8 * v);
     /* epilogue in the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
     if (!l->mean) {
@@ -1004,7 +1008,8 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
  * dz / dy_prev and chunk c's partial sums are written: race-free. */
 INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
-                            V8 *K, V8 *DQ, gat_real *gq, gat_real *rs, int H, gat_idx Fp, int Sc)
+                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, int H, gat_idx Fp,
+                            int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
@@ -1016,9 +1021,14 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         das[v] = dad[v] = bc(0);
     memset(ps, 0, b->ps_stride * sizeof *ps);
 
-    const int np = b->nproj;
-    const V8 *const gp[3] = {acc, np == 3 ? DQ : K, np == 3 ? K : NULL};
-    (void)gp;
+    /* the projections' gradients: z, then the score's q and k, then the residual's */
+    const int nsc = b->nproj - (b->res ? 1 : 0);
+    const V8 *gp[4];
+    int np = 0;
+    gp[np++] = acc;
+    if (nsc == 2) gp[np++] = K;
+    if (nsc == 3) gp[np++] = DQ, gp[np++] = K;
+    if (b->res) gp[np++] = RS;
     for (gat_idx j = r0; j < r1; j++) {
         const gat_real *kj = Sc == GAT_SCORE_GAT ? NULL : l->k + (size_t)j * hw;
         for (int v = 0; v < NV; v++)
@@ -1114,19 +1124,21 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
              * then the separate query and key projections */
             const gat_real *dqj = b->dq + (size_t)j * hw;
             for (int v = 0; v < NV; v++) {
-                if (np == 1) acc[v] += K[v] + ld(dqj + 8 * v);
-                if (np == 2) acc[v] += K[v], K[v] = ld(dqj + 8 * v);
-                if (np == 3) DQ[v] = ld(dqj + 8 * v);
+                if (nsc == 1) acc[v] += K[v] + ld(dqj + 8 * v);
+                if (nsc == 2) acc[v] += K[v], K[v] = ld(dqj + 8 * v);
+                if (nsc == 3) DQ[v] = ld(dqj + 8 * v);
             }
         }
         /* acc = dz_j: the projection's backward; nothing to add for a zero row (no out-edge to
          * a row with a gradient, and ds_dst_j = 0) */
+        /* the residual's gradient is row j's own pre-activation gradient */
+        if (b->res)
+            for (int v = 0; v < NV; v++)
+                RS[v] = ld(b->dy + (size_t)j * hw + 8 * v);
         V8 any = bc(0);
-        for (int v = 0; v < NV; v++) {
-            any += acc[v] * acc[v];
-            if (np >= 2) any += K[v] * K[v];
-            if (np == 3) any += DQ[v] * DQ[v];
-        }
+        for (int p = 0; p < np; p++)
+            for (int v = 0; v < NV; v++)
+                any += gp[p][v] * gp[p][v];
         if (hsum(any) == 0) {
             if (l->xin) {
                 const size_t pw = (size_t)b->prev_Fp * b->prev_H;
@@ -1170,7 +1182,7 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
                       SCORE_SHAPES(l->H, l->Fp,
                              WITH_SCRATCH(bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D,
                                                           s_.E, s_.F, s_.h1, s_.h2, s_.K, s_.G,
-                                                          s_.h3, s_.h4, Hc, Fc, Sc)))));
+                                                          s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
 }
 
 /* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the

@@ -68,6 +68,9 @@ typedef struct gat_i_fl {
                             * (gaussian); unused otherwise */
     gat_real *qinv;        /* cosine: (N, H) 1 / |z_i| (smoothed, GAT_I_COS_EPS) */
     gat_real *esc;         /* cosine: (E, H) the cosines; gaussian: (E, H) |q_i - k_j|^2 */
+    const gat_real *res;   /* residual connection: (N, Fp, H) x_d R added before the bias and
+                            * activation (R replicated per head on the output layer, whose head
+                            * mean then adds x_d R once), or NULL */
     const gat_idx *rows;     /* forward: only these attention rows (ascending), or NULL for all */
     gat_idx n_rows;
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
@@ -93,7 +96,9 @@ typedef struct gat_i_fbw {
                               * cosine's beta or gaussian's log sigma (H) */
     gat_real *dq;            /* (N, Fp, H) scratch, scores other than gat: the targets pass writes
                               * the gradient of q_i, the sources pass reads it */
-    int nproj;               /* projections: 1 (z), 2 (gatv2: z = keys, q), 3 (z, q, k) */
+    int nproj;               /* projections: z, the score's q and k where separate (gatv2: q;
+                              * scaled-dot, bilinear: q, k), the residual's R if res */
+    int res;                 /* the layer has a residual connection (l->res) */
     gat_real *ps;            /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
                               * for l > 0 dW (fin, hw) of each projection (z, q, k), for layer 0
                               * with dz == NULL dW (F, hw) of each */
@@ -101,7 +106,7 @@ typedef struct gat_i_fbw {
     gat_real *dz;        /* layer 0: (nproj, N, Fp, H) to store the projections' gradients for
                           * gat_i_fused_ops.dw_sparse, or NULL to accumulate dW into ps */
     uint8_t *dz_nonzero; /* layer 0 with dz: (N) row j of dz is not all zero */
-    const gat_real *Wt[3]; /* l > 0: (hw, fin) transposes of l->W and the q, k projections */
+    const gat_real *Wt[4]; /* l > 0: (hw, fin) transposes of the nproj projections' weights */
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
     int prev_H;

@@ -47,6 +47,8 @@ typedef struct flayer {
     gat_real *Wqp, *Wkp, *attp; /* other scores: query and key projections (fin, Fp, H), gatv2's
                                  * att (Fp, H), where the score has them */
     gat_real *q, *k;            /* their projections (N, Fp, H) */
+    gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
+                                 * identity matrix for identity residuals); x_d R (N, Fp, H) */
     gat_real coef[MAX_HEADS];   /* gat_i_fl.coef */
 } flayer;
 
@@ -152,7 +154,8 @@ static size_t layout(gat_i_fast *f, char *base)
         const size_t hw = (size_t)Fp * H, ab = (size_t)(H + 7) / 8;
         const gat_score S = L->score;
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
-        const int np = 1 + hq + hk, cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
+        const int hr = L->residual != 0, np = 1 + hq + hk + hr;
+        const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
         fl->xkeep = carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
         fl->z = carve(base, &off, N * hw, sizeof(gat_real));
         fl->s_src = carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
@@ -169,6 +172,8 @@ static size_t layout(gat_i_fast *f, char *base)
         f->f[l].attp = carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
         f->f[l].q = carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
         f->f[l].k = carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
+        f->f[l].Rp = carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].res = carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
         fl->qinv = carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
         fl->esc = carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
         if (!gat) family = 1;
@@ -177,6 +182,8 @@ static size_t layout(gat_i_fast *f, char *base)
         maxhw = hw > maxhw ? hw : maxhw;
         maxdy[l % 2] = hw > maxdy[l % 2] ? hw : maxdy[l % 2];
         if (l > 0) maxwt = np * (size_t)L->fin * hw > maxwt ? np * (size_t)L->fin * hw : maxwt;
+        if (l == 0 && L->mean && hr && !f->dw_fused) /* scratch for the replicated R's gradient */
+            maxwt = (size_t)f->x->cols * hw > maxwt ? (size_t)f->x->cols * hw : maxwt;
         const size_t s = 2 * hw + (size_t)np * (l > 0         ? (size_t)L->fin * hw
                                                 : f->dw_fused ? (size_t)f->x->cols * hw
                                                               : 0);
@@ -477,6 +484,18 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         if (gat_i_score_has_k(S))
             f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
         if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
+        if (L->residual) { /* R (or the identity) in the fh layout, per head on the output layer */
+            const size_t fin = (size_t)L->fin, width = (size_t)L->width;
+            for (size_t c = 0; c < fin; c++)
+                for (gat_idx fp = 0; fp < Fp; fp++)
+                    for (int h = 0; h < H; h++) {
+                        const size_t col = L->mean ? (size_t)fp : (size_t)h * L->fo + (size_t)fp;
+                        gat_real v = 0;
+                        if (fp < L->fo)
+                            v = L->residual == 1 ? params[L->res + c * width + col] : c == col;
+                        fy->Rp[(c * (size_t)Fp + (size_t)fp) * H + (size_t)h] = v;
+                    }
+        }
         for (int h = 0; h < H; h++)
             fy->coef[h] = S == GAT_SCORE_SCALED_DOT ? (gat_real)(1 / sqrt((double)L->fo))
                           : S == GAT_SCORE_COSINE   ? params[L->theta + (size_t)h]
@@ -519,13 +538,18 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
             f->ops->proj_sparse(fl);
         else
             f->ops->proj_dense(fl);
-        /* the separate query and key projections: the same pass (and dropout) with their weights */
-        for (int p = 1; p <= 2; p++) {
-            if (!(p == 1 ? gat_i_score_has_q(S) : gat_i_score_has_k(S))) continue;
+        fl->res = L->residual ? fy->res : NULL;
+        /* the separate query and key projections and the residual: the same pass (and dropout)
+         * with their weights */
+        for (int p = 1; p <= 3; p++) {
+            if (!(p == 1   ? gat_i_score_has_q(S)
+                  : p == 2 ? gat_i_score_has_k(S)
+                           : L->residual != 0))
+                continue;
             gat_i_fl pl = *fl;
             pl.score = GAT_SCORE_DOT; /* z only, no per-node terms */
-            pl.W = p == 1 ? fy->Wqp : fy->Wkp;
-            pl.z = p == 1 ? fy->q : fy->k;
+            pl.W = p == 1 ? fy->Wqp : p == 2 ? fy->Wkp : fy->Rp;
+            pl.z = p == 1 ? fy->q : p == 2 ? fy->k : fy->res;
             if (l == 0)
                 f->ops->proj_sparse(&pl);
             else
@@ -588,10 +612,16 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         b.ds_dst = f->ds_dst;
         b.active = f->active;
         const gat_score S = L->score;
-        const int np = 1 + gat_i_score_has_q(S) + gat_i_score_has_k(S);
-        const gat_real *Wp[3] = {fl->W, gat_i_score_has_q(S) ? f->f[l].Wqp : f->f[l].Wkp,
-                                 f->f[l].Wkp};
-        const size_t Woff[3] = {L->w, gat_i_score_has_q(S) ? L->wq : L->wk, L->wk};
+        /* the projections in the kernels' order: z, the score's q and k, the residual's R */
+        const gat_real *Wp[4];
+        size_t Woff[4];
+        int np = 0;
+        Wp[np] = fl->W, Woff[np++] = L->w;
+        if (gat_i_score_has_q(S)) Wp[np] = f->f[l].Wqp, Woff[np++] = L->wq;
+        if (gat_i_score_has_k(S)) Wp[np] = f->f[l].Wkp, Woff[np++] = L->wk;
+        const int pres = np;
+        if (L->residual) Wp[np] = f->f[l].Rp, Woff[np++] = L->res;
+        b.res = L->residual != 0;
         b.pt = f->pt;
         b.dq = f->dq;
         b.nproj = np;
@@ -632,12 +662,30 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                 for (int h = 0; h < H; h++)
                     grads[L->theta + (size_t)h] += f->pt[(size_t)c * 2 * hw + hw + (size_t)h];
         for (int p = 0; p < np; p++) {
+            if (p == pres && L->residual == 2) continue; /* the identity: no parameter */
+            /* the output layer's R is replicated per head: its gradient sums the heads */
+            const int heads_sum = p == pres && L->mean;
             gat_real *dW = grads + Woff[p];
             reduce(f->ps + 2 * hw + (size_t)p * rows * hw, b.ps_stride, f->sc.n, rows, H, Fo, Fp,
-                   0, dW, nt);
-            if (l == 0 && !f->dw_fused)
+                   heads_sum, dW, nt);
+            if (l == 0 && !f->dw_fused) {
+                if (!heads_sum) {
+                    f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
+                                      f->dz_nonzero, dW);
+                    continue;
+                }
+                /* a one-layer model's replicated R: per head into scratch, then summed */
+                gat_real *t = f->Wt;
+                const size_t n = (size_t)f->x->cols * (size_t)H * (size_t)Fo;
+                memset(t, 0, n * sizeof *t);
                 f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
-                                  f->dz_nonzero, dW);
+                                  f->dz_nonzero, t);
+                for (size_t r = 0; r < (size_t)f->x->cols; r++)
+                    for (int h = 0; h < H; h++)
+                        for (gat_idx fo = 0; fo < Fo; fo++)
+                            dW[r * (size_t)Fo + (size_t)fo] +=
+                                t[(r * (size_t)H + (size_t)h) * (size_t)Fo + (size_t)fo];
+            }
         }
     }
     gov_end(f, K_BACKWARD, nt_max);
