@@ -320,6 +320,92 @@ START_TEST(test_restricted_vs_reference)
 }
 END_TEST
 
+/* Loop index: (score - 1) * shapes + shape. Every other score on every build this CPU runs
+ * against the reference path (logits, layer outputs, attention, every gradient), dropout on for
+ * every other case. */
+static void scores_vs_reference(int _i, gat_score score, int residual)
+{
+    const shape *s = &SHAPES[_i % (int)LEN(SHAPES)];
+    const double dropout = _i % 2 ? 0.6 : 0;
+    fixture f;
+    outputs ref, got;
+    char what[160];
+    fixture_init(&f, s, 800 + (uint64_t)_i);
+    f.cfg.score = score;
+    f.cfg.residual = residual;
+    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
+    ck_assert(tu_rms(ref.grads, ref.P) > 0);
+    int tested = 0;
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        if (run(&f, ISAS[k], 2, NULL, 0, dropout, &got)) continue;
+        tested++;
+#define CLOSE(label, a, b, n)                                                                      \
+    snprintf(what, sizeof what, "%s%s %s %s p=%.1f %s", gat_score_name(score),                     \
+             residual ? " residual" : "", s->name, ISAS[k], dropout, label);                       \
+    ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
+        CLOSE("inference logits", got.infer, ref.infer, f.nc);
+        CLOSE("training logits", got.train, ref.train, f.nc);
+        for (int l = 0; l < ref.layers; l++) {
+            CLOSE("layer output", got.out[l], ref.out[l], ref.n_out[l]);
+            CLOSE("attention", got.alpha[l], ref.alpha[l], ref.n_alpha[l]);
+        }
+        CLOSE("gradients", got.grads, ref.grads, ref.P);
+#undef CLOSE
+        outputs_free(&got);
+    }
+    ck_assert_int_ge(tested, 1);
+    outputs_free(&ref);
+    fixture_free(&f);
+}
+
+START_TEST(test_scores_vs_reference)
+{
+    scores_vs_reference(_i, (gat_score)(1 + _i / (int)LEN(SHAPES)), 0);
+}
+END_TEST
+
+/* Loop index: score * shapes + shape. Residual connections (projected: the shapes' widths all
+ * differ from their inputs; 16x4 x2 adds its input in layer 1) on every score. */
+START_TEST(test_residual_vs_reference)
+{
+    scores_vs_reference(_i, (gat_score)(_i / (int)LEN(SHAPES)), 1);
+}
+END_TEST
+
+/* Loop index: score. A graph without self-loops and a restricted training forward (rows whose
+ * own projection is read though no edge points to them): the best build against the reference
+ * path, and the same bits on 1 and 3 threads. */
+START_TEST(test_scores_restricted_no_self_loops)
+{
+    const gat_score score = (gat_score)_i;
+    fixture f;
+    outputs ref, got, other;
+    fixture_init_flags(&f, &SHAPES[0], 300, GAT_GRAPH_NO_SELF_LOOPS, 900 + (uint64_t)_i);
+    f.cfg.score = score;
+    gat_idx *rows = malloc((size_t)f.g.n * sizeof *rows), n_rows = 0;
+    ck_assert_ptr_nonnull(rows);
+    for (gat_idx i = 0; i < f.g.n; i += 5)
+        rows[n_rows++] = i;
+    ck_assert_int_eq(run(&f, "none", 1, rows, n_rows, 0.6, &ref), 0);
+    ck_assert_int_eq(run(&f, NULL, 3, rows, n_rows, 0.6, &got), 0);
+    ck_assert_int_eq(run(&f, NULL, 1, rows, n_rows, 0.6, &other), 0);
+    char what[96];
+    snprintf(what, sizeof what, "%s restricted, no self-loops: gradients", gat_score_name(score));
+    ck_assert_msg(compare(what, got.grads, ref.grads, ref.P) <= TOL, "%s", what);
+    const gat_idx C = f.cfg.classes;
+    for (gat_idx r = 0; r < n_rows; r++)
+        ck_assert(tu_max_rel_err(got.train + (size_t)rows[r] * C, ref.train + (size_t)rows[r] * C,
+                                 (size_t)C, tu_max_abs(ref.train, f.nc), NULL) <= TOL);
+    assert_same("gradients, 3 vs 1 threads", got.grads, other.grads, got.P);
+    assert_same("training logits, 3 vs 1 threads", got.train, other.train, f.nc);
+    outputs_free(&other);
+    outputs_free(&got);
+    outputs_free(&ref);
+    free(rows);
+    fixture_free(&f);
+}
+END_TEST
+
 /* The ISA builds run the same kernels: each named build is either unavailable or reports its
  * name, and the default is one of them. */
 START_TEST(test_dispatch)
@@ -381,6 +467,9 @@ static Suite *suite(void)
     tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
     tcase_add_test(t, test_fused_large);
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
+    tcase_add_loop_test(t, test_scores_vs_reference, 0, (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
+    tcase_add_loop_test(t, test_scores_restricted_no_self_loops, 0, GAT_SCORE_COUNT);
+    tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));

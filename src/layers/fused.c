@@ -245,36 +245,89 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
  * generic. Row accumulators are arrays of NV = Hc * Fc / 8 vectors sized here (MAXV otherwise). */
 #define MAXV 128
 #define MAXH 64
-#define SHAPES(H, FP, CALL)                                                                        \
+#define SHAPES(H, FP, ...)                                                                        \
     do {                                                                                           \
         if ((H) == 8 && (FP) == 8) {                                                               \
             enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 };                                             \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         } else if ((H) == 1 && (FP) == 8) {                                                        \
             enum { Hc = 1, Fc = 8, NVc = 1, HSc = 8 };                                             \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         } else if ((H) == 1 && (FP) == 16) {                                                       \
             enum { Hc = 1, Fc = 16, NVc = 2, HSc = 8 };                                            \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         } else if ((H) == 8 && (FP) == 16) {                                                       \
             enum { Hc = 8, Fc = 16, NVc = 16, HSc = 8 };                                           \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         } else if ((H) == 4 && (FP) == 8) {                                                        \
             enum { Hc = 4, Fc = 8, NVc = 4, HSc = 8 };                                             \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         } else {                                                                                   \
             enum { NVc = MAXV, HSc = MAXH };                                                       \
             const int Hc = (H);                                                                    \
             const gat_idx Fc = (FP);                                                               \
-            CALL;                                                                                  \
+            __VA_ARGS__;                                                                                  \
         }                                                                                          \
+    } while (0)
+
+/* Instantiates CALL with the score as a compile-time constant Sc: the row bodies branch on it,
+ * and the branches of the other scores disappear. dot, scaled-dot and bilinear share one body
+ * (the per-head coefficient l->coef is 1 for dot and bilinear). */
+#define SCORES(S, CALL)                                                                            \
+    do {                                                                                           \
+        switch (S) {                                                                               \
+        case GAT_SCORE_GAT: {                                                                      \
+            enum { Sc = GAT_SCORE_GAT };                                                           \
+            CALL;                                                                                  \
+        } break;                                                                                   \
+        case GAT_SCORE_GATV2: {                                                                    \
+            enum { Sc = GAT_SCORE_GATV2 };                                                         \
+            CALL;                                                                                  \
+        } break;                                                                                   \
+        case GAT_SCORE_COSINE: {                                                                   \
+            enum { Sc = GAT_SCORE_COSINE };                                                        \
+            CALL;                                                                                  \
+        } break;                                                                                   \
+        case GAT_SCORE_GAUSSIAN: {                                                                 \
+            enum { Sc = GAT_SCORE_GAUSSIAN };                                                      \
+            CALL;                                                                                  \
+        } break;                                                                                   \
+        default: {                                                                                 \
+            enum { Sc = GAT_SCORE_DOT };                                                           \
+            CALL;                                                                                  \
+        } break;                                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* SHAPES for the other scores: the paper's hidden shape (8 heads of 8) specialised, the rest
+ * generic (each specialisation is one more copy of every row body per score and build). */
+#define FAMILY_SHAPES(H, FP, ...)                                                                 \
+    do {                                                                                           \
+        if ((H) == 8 && (FP) == 8) {                                                               \
+            enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 };                                             \
+            __VA_ARGS__;                                                                                  \
+        } else {                                                                                   \
+            enum { NVc = MAXV, HSc = MAXH };                                                       \
+            const int Hc = (H);                                                                    \
+            const gat_idx Fc = (FP);                                                               \
+            __VA_ARGS__;                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* The score's shapes: SHAPES for gat, FAMILY_SHAPES for the others. */
+#define SCORE_SHAPES(H, FP, ...)                                                                  \
+    do {                                                                                           \
+        if ((int)Sc == (int)GAT_SCORE_GAT)                                                                   \
+            SHAPES(H, FP, __VA_ARGS__);                                                                   \
+        else                                                                                       \
+            FAMILY_SHAPES(H, FP, __VA_ARGS__);                                                            \
     } while (0)
 
 /* Row scratch of a shape: NV vectors of accumulators, per-head values. */
 #define SCRATCH(NV_, H_)                                                                           \
     struct {                                                                                       \
-        V8 acc[NV_], dy[NV_], S[NV_], D[NV_], E[NV_], F[NV_];                                      \
-        gat_real h1[H_], h2[H_], h3[H_];                                                           \
+        V8 acc[NV_], dy[NV_], S[NV_], D[NV_], E[NV_], F[NV_], G[NV_], K[NV_];                      \
+        gat_real h1[H_], h2[H_], h3[H_], h4[H_], h5[H_];                                           \
     }
 #define WITH_SCRATCH(CALL)                                                                         \
     do {                                                                                           \
@@ -303,9 +356,23 @@ INLINE void fh_to_model(const V8 *y, gat_real *out, int H, gat_idx Fp, gat_idx F
 
 /* ---- projection: z = dropout(x) W, then s_src = z . a_src, s_dst = z . a_dst per head ---- */
 
+/* What a score keeps per node beside z_i (in acc): the score halves s_src, s_dst (gat), the
+ * inverse norm 1 / |z_i| per head (cosine); nothing for the others. */
 INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    if (l->score == GAT_SCORE_COSINE) {
+        gat_real *qi = l->qinv + (size_t)i * H;
+        for (int q = 0; q < P; q++)
+            S[q] = bc(0);
+        for (int v = 0; v < NV; v++)
+            S[v % P] += acc[v] * acc[v];
+        fold(S, H, qi);
+        for (int h = 0; h < H; h++)
+            qi[h] = (gat_real)(1 / sqrt((double)qi[h] + GAT_I_COS_EPS));
+        return;
+    }
+    if (l->score != GAT_SCORE_GAT) return;
     for (int q = 0; q < P; q++)
         S[q] = D[q] = bc(0);
     for (int v = 0; v < NV; v++) {
@@ -445,19 +512,77 @@ static void FN(proj_dense)(const gat_i_fl *l)
 
 /* ---- attention forward: one pass per target row ---- */
 
+/* The scores of the other scores' family, e = s(q_i, k_j) per head (layers/scores.h), into
+ * alpha's slots, and the row maxima mx (H) and M. Q: scratch for q_i; e: (H) scratch. */
+INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat_real *mx,
+                          gat_real *e, int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    const size_t hw = (size_t)Fp * H;
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_real slope = l->slope;
+    gat_real *al = l->alpha;
+    for (int v = 0; v < NV; v++)
+        Q[v] = ld(l->q + (size_t)i * hw + 8 * v);
+    for (int h = 0; h < H; h++)
+        mx[h] = -INFINITY;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_idx j = g->col[k];
+        const gat_real *kj = l->k + (size_t)j * hw;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(l->k + (size_t)g->col[k + AHEAD] * hw, hw);
+        for (int q = 0; q < P; q++)
+            S[q] = bc(0);
+        for (int v = 0; v < NV; v++) {
+            const V8 kv = ld(kj + 8 * v);
+            if (Sc == GAT_SCORE_GAUSSIAN) {
+                const V8 d = Q[v] - kv;
+                S[v % P] += d * d;
+            } else if (Sc == GAT_SCORE_GATV2) {
+                const V8 t = Q[v] + kv;
+                S[v % P] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
+            } else {
+                S[v % P] += Q[v] * kv;
+            }
+        }
+        fold(S, H, e);
+        for (int h = 0; h < H; h++) {
+            const size_t kh = (size_t)k * H + h;
+            gat_real t = e[h];
+            if (Sc == GAT_SCORE_DOT) t *= l->coef[h];
+            if (Sc == GAT_SCORE_COSINE) {
+                t *= l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
+                l->esc[kh] = t;
+                t *= l->coef[h];
+            }
+            if (Sc == GAT_SCORE_GAUSSIAN) {
+                l->esc[kh] = t;
+                t = -l->coef[h] * t;
+            }
+            al[kh] = t;
+            mx[h] = t > mx[h] ? t : mx[h];
+        }
+    }
+    for (int q = 0; q < P; q++)
+        M[q] = pat(mx, H, q);
+}
+
 INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                    gat_real *sum, gat_real *w, int H, gat_idx Fp)
+                    gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope;
-    const gat_real *sd = l->s_dst + (size_t)i * H;
     gat_real *al = l->alpha;
 
     /* scores e = LeakyReLU(s_dst_i + s_src_j) into alpha's slots, their signs, row maxima */
-    if (H % 8 == 0) {
+    if (Sc != GAT_SCORE_GAT) {
+        family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
+    } else if (H % 8 == 0) {
+        const gat_real *sd = l->s_dst + (size_t)i * H;
         for (int q = 0; q < P; q++)
             M[q] = bc(-INFINITY);
         for (gat_idx k = k0; k < k1; k++) {
@@ -476,6 +601,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         for (int q = 0; q < P; q++)
             st(mx + 8 * q, M[q]);
     } else {
+        const gat_real *sd = l->s_dst + (size_t)i * H;
         for (int h = 0; h < H; h++)
             mx[h] = -INFINITY;
         for (gat_idx k = k0; k < k1; k++) {
@@ -565,6 +691,10 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 acc[v] += wv * ld(zj + 8 * v);
         }
     }
+    /* the residual x_d R (fh layout; replicated per head on the output layer) */
+    if (l->res)
+        for (int v = 0; v < NV; v++)
+            acc[v] += ld(l->res + (size_t)i * hw + 8 * v);
     /* epilogue in the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
     if (!l->mean) {
@@ -589,18 +719,19 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
 }
 
 INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                     gat_real *sum, gat_real *w, int H, gat_idx Fp)
+                     gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
 {
     for (gat_idx r = r0; r < r1; r++)
-        fwd_row(l, l->rows ? l->rows[r] : r, acc, M, S, mx, sum, w, H, Fp);
+        fwd_row(l, l->rows ? l->rows[r] : r, acc, M, S, mx, sum, w, H, Fp, Sc);
 }
 
-#define FWD_ROWS fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, Hc, Fc)
+#define FWD_ROWS fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, Hc, Fc, Sc)
 
 static void FN(att_forward)(const gat_i_fl *l)
 {
     const int nt = l->nt;
-    FOR_ROWS(l->tc, l->rows, l->n_rows, nt, SHAPES(l->H, l->Fp, WITH_SCRATCH(FWD_ROWS)));
+    FOR_ROWS(l->tc, l->rows, l->n_rows, nt,
+             SCORES(l->score, SCORE_SHAPES(l->H, l->Fp, WITH_SCRATCH(FWD_ROWS))));
 }
 
 /* ---- attention backward ---- */
@@ -608,10 +739,89 @@ static void FN(att_forward)(const gat_i_fl *l)
 /* Target row i: back through the weighted sum (d alpha' = dy_i . z_j), attention dropout,
  * softmax (de = alpha (d alpha - sum alpha d alpha)) and LeakyReLU: dpre (E, H), ds_dst_i.
  * The output layer first writes dy_i = dlogits_i / H per head into b->dy. */
+/* Scores other than gat, active target row i, after the weighted sum's backward: dp (the row's
+ * slice of dpre) holds d alpha' per edge and dot the per-head sums of alpha d alpha'. Back
+ * through the softmax and the score's per-head transform: dp becomes the gradient of the score's
+ * core (layers/scores.h: the dot product, the cosine, the squared distance, or gatv2's e), q_i's
+ * gradient goes to b->dq, the score parameter's to Pv (gatv2's att, (Fp, H)) or ph (H).
+ * Q, DQ: row scratch; rs, gq: (H) scratch. */
+INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dp,
+                                const gat_real *dot, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph,
+                                gat_real *rs, gat_real *gq, int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    const size_t hw = (size_t)Fp * H;
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_real slope = l->slope, *al = l->alpha;
+    for (int h = 0; h < H; h++)
+        rs[h] = 0;
+    for (gat_idx k = k0; k < k1; k++)
+        for (int h = 0; h < H; h++) {
+            const size_t kh = (size_t)k * H + h, r = (size_t)(k - k0) * H + h;
+            const gat_real de = al[kh] * (dp[r] - dot[h]);
+            gat_real gg = de;
+            if (Sc == GAT_SCORE_DOT) gg = de * l->coef[h];
+            if (Sc == GAT_SCORE_COSINE) {
+                ph[h] += de * l->esc[kh];
+                gg = de * l->coef[h];
+                rs[h] += gg * l->esc[kh];
+            }
+            if (Sc == GAT_SCORE_GAUSSIAN) {
+                ph[h] += 2 * l->coef[h] * l->esc[kh] * de;
+                gg = -de * l->coef[h];
+                rs[h] += gg;
+            }
+            dp[r] = gg;
+        }
+    /* q_i's gradient: sum over the row's edges of d core / d q_i */
+    const gat_real *qv = Sc == GAT_SCORE_COSINE ? l->qinv : NULL;
+    for (int v = 0; v < NV; v++)
+        Q[v] = ld(l->q + (size_t)i * hw + 8 * v), DQ[v] = bc(0);
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_idx j = g->col[k];
+        const gat_real *kj = l->k + (size_t)j * hw, *gk = dp + (size_t)(k - k0) * H;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(l->k + (size_t)g->col[k + AHEAD] * hw, hw);
+        if (Sc == GAT_SCORE_COSINE) {
+            for (int h = 0; h < H; h++)
+                gq[h] = gk[h] * qv[(size_t)i * H + h] * qv[(size_t)j * H + h];
+            gk = gq;
+        }
+        for (int v = 0; v < NV; v++) {
+            const V8 G = pat(gk, H, v % P), kv = ld(kj + 8 * v);
+            if (Sc == GAT_SCORE_GATV2) {
+                const V8 t = Q[v] + kv;
+                DQ[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
+                Pv[v] += G * sel(t > 0, t, t * slope);
+            } else if (Sc == GAT_SCORE_GAUSSIAN) {
+                DQ[v] -= 2 * G * kv;
+            } else {
+                DQ[v] += G * kv;
+            }
+        }
+    }
+    if (Sc == GAT_SCORE_COSINE) {
+        for (int h = 0; h < H; h++)
+            rs[h] *= qv[(size_t)i * H + h] * qv[(size_t)i * H + h];
+        for (int v = 0; v < NV; v++)
+            DQ[v] -= pat(rs, H, v % P) * Q[v];
+    }
+    if (Sc == GAT_SCORE_GAUSSIAN)
+        for (int v = 0; v < NV; v++)
+            DQ[v] += 2 * pat(rs, H, v % P) * Q[v];
+    store_row(b->dq + (size_t)i * hw, DQ, NV);
+}
+
 INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *dy, V8 *S, V8 *D, V8 *db, gat_real *gk, gat_real *dot,
-                            gat_real *sum, int H, gat_idx Fp)
+                            gat_real *sum, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph, gat_real *rs,
+                            int H, gat_idx Fp, int Sc)
 {
+    for (int v = 0; v < (int)(Fp * H / 8); v++)
+        Pv[v] = bc(0);
+    for (int h = 0; h < H; h++)
+        ph[h] = 0;
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
@@ -637,6 +847,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             b->active[i] = 0;
             memset(dp, 0, (size_t)(k1 - k0) * H * sizeof *dp);
             memset(b->ds_dst + (size_t)i * H, 0, (size_t)H * sizeof *dp);
+            if (Sc != GAT_SCORE_GAT) memset(b->dq + (size_t)i * hw, 0, hw * sizeof *dp);
             continue;
         }
         b->active[i] = 1;
@@ -658,6 +869,12 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     st(dp + kh, d);
                     D[q] += ld(al + (size_t)k0 * H + kh) * d;
                 }
+            }
+            if (Sc != GAT_SCORE_GAT) {
+                for (int q = 0; q < P; q++)
+                    st(dot + 8 * q, D[q]);
+                family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+                continue;
             }
             for (int q = 0; q < P; q++)
                 S[q] = bc(0);
@@ -689,6 +906,10 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 dot[h] += al[(size_t)k * H + h] * d;
             }
         }
+        if (Sc != GAT_SCORE_GAT) {
+            family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+            continue;
+        }
         for (gat_idx k = k0; k < k1; k++)
             for (int h = 0; h < H; h++) {
                 const size_t kh = (size_t)k * H + h;
@@ -700,25 +921,32 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         for (int h = 0; h < H; h++)
             b->ds_dst[(size_t)i * H + h] = sum[h];
     }
-    gat_real *pt = b->pt + (size_t)c * hw;
+    gat_real *pt = b->pt + (size_t)c * 2 * hw;
     for (int v = 0; v < NV; v++)
         st(pt + 8 * v, db[v]);
+    if (Sc == GAT_SCORE_GATV2)
+        for (int v = 0; v < NV; v++)
+            st(pt + hw + 8 * v, Pv[v]);
+    if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
+        memcpy(pt + hw, ph, (size_t)H * sizeof *ph);
 }
 
 static void FN(att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
     FOR_CHUNKS(l->tc, nt,
-               SHAPES(l->H, l->Fp,
-                      WITH_SCRATCH(bwd_target_rows(l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E, s_.h1,
-                                                   s_.h2, s_.h3, Hc, Fc))));
+               SCORES(l->score,
+                      SCORE_SHAPES(l->H, l->Fp,
+                             WITH_SCRATCH(bwd_target_rows(l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E,
+                                                          s_.h1, s_.h2, s_.h3, s_.acc, s_.F, s_.G,
+                                                          s_.h4, s_.h5, Hc, Fc, Sc)))));
 }
 
 /* l > 0, source row j with dz_j in acc: dW += x_d_j dz_j and the input's gradient
  * dx = W dz_j (from the transpose Wt), back through dropout and the previous layer's ELU
  * (derivative y + 1 below zero, from its output y), stored in the previous layer's (Fp, H). */
-INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, const V8 *acc,
-                                gat_real *dW, int H, gat_idx Fp)
+INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
+                                const V8 *const *gp, int np, gat_real *dW0, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin;
@@ -732,25 +960,30 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
         const V8 kf = l->in.on ? (V8)((VI)bc(sc) & expand(kb[c / 8])) : bc(1);
         const V8 xd = y * kf;
         V8 dx = bc(0);
-        for (size_t e = 0; e < hw; e++)
-            dx += acc[e / 8][e % 8] * ld(b->Wt + e * fin + c);
+        for (int p = 0; p < np; p++)
+            for (size_t e = 0; e < hw; e++)
+                dx += gp[p][e / 8][e % 8] * ld(b->Wt[p] + e * fin + c);
         st(d + c, dx * kf * sel(y > 0, bc(1), y + 1));
-        for (int t = 0; t < 8; t++) {
-            gat_real *w = dW + (c + (size_t)t) * hw;
-            for (int v = 0; v < NV; v++)
-                st(w + 8 * v, ld(w + 8 * v) + xd[t] * acc[v]);
-        }
+        for (int p = 0; p < np; p++)
+            for (int t = 0; t < 8; t++) {
+                gat_real *w = dW0 + ((size_t)p * fin + c + (size_t)t) * hw;
+                for (int v = 0; v < NV; v++)
+                    st(w + 8 * v, ld(w + 8 * v) + xd[t] * gp[p][v]);
+            }
     }
     for (; c < fin; c++) {
         const int kept = !l->in.on || ((kb[c / 8] >> (c % 8)) & 1);
         const gat_real y = xj[c], kf = kept ? sc : 0;
         gat_real dx = 0;
-        for (size_t e = 0; e < hw; e++)
-            dx += acc[e / 8][e % 8] * b->Wt[e * fin + c];
+        for (int p = 0; p < np; p++)
+            for (size_t e = 0; e < hw; e++)
+                dx += gp[p][e / 8][e % 8] * b->Wt[p][e * fin + c];
         d[c] = dx * kf * (y > 0 ? 1 : y + 1);
-        gat_real *w = dW + c * hw;
-        for (int v = 0; v < NV; v++)
-            st(w + 8 * v, ld(w + 8 * v) + (y * kf) * acc[v]);
+        for (int p = 0; p < np; p++) {
+            gat_real *w = dW0 + ((size_t)p * fin + c) * hw;
+            for (int v = 0; v < NV; v++)
+                st(w + 8 * v, ld(w + 8 * v) + (y * kf) * gp[p][v]);
+        }
     }
     /* model order (h, f) of the previous layer -> its (Fp, H) rows, zero padding */
     const int pH = b->prev_H;
@@ -775,7 +1008,8 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
  * dz / dy_prev and chunk c's partial sums are written: race-free. */
 INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
-                            int H, gat_idx Fp)
+                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, int H, gat_idx Fp,
+                            int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
@@ -787,13 +1021,22 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         das[v] = dad[v] = bc(0);
     memset(ps, 0, b->ps_stride * sizeof *ps);
 
+    /* the projections' gradients: z, then the score's q and k, then the residual's */
+    const int nsc = b->nproj - (b->res ? 1 : 0);
+    const V8 *gp[4];
+    int np = 0;
+    gp[np++] = acc;
+    if (nsc == 2) gp[np++] = K;
+    if (nsc == 3) gp[np++] = DQ, gp[np++] = K;
+    if (b->res) gp[np++] = RS;
     for (gat_idx j = r0; j < r1; j++) {
+        const gat_real *kj = Sc == GAT_SCORE_GAT ? NULL : l->k + (size_t)j * hw;
         for (int v = 0; v < NV; v++)
-            acc[v] = bc(0);
+            acc[v] = bc(0), K[v] = bc(0);
         for (int q = 0; q < P; q++)
             ES[q] = bc(0);
         for (int h = 0; h < H; h++)
-            dss[h] = 0;
+            dss[h] = 0, rs[h] = 0;
         for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
             const gat_idx i = g->t_col[p];
             if (l->prefetch && p + AHEAD < g->nnz) {
@@ -829,22 +1072,73 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             }
             for (int v = 0; v < NV; v++)
                 acc[v] += W[v % P] * ld(dyi + 8 * v);
+            if (Sc == GAT_SCORE_GAT) continue;
+            /* the key k_j's share of the score's gradient, from q_i and the core's gradient */
+            const gat_real *qi = l->q + (size_t)i * hw, *gk = b->dpre + k * H;
+            if (Sc == GAT_SCORE_COSINE) {
+                for (int h = 0; h < H; h++) {
+                    gq[h] = gk[h] * l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
+                    rs[h] += gk[h] * l->esc[k * H + h];
+                }
+                gk = gq;
+            }
+            if (Sc == GAT_SCORE_GAUSSIAN)
+                for (int h = 0; h < H; h++)
+                    rs[h] += gk[h];
+            for (int v = 0; v < NV; v++) {
+                const V8 G = pat(gk, H, v % P), qv = ld(qi + 8 * v);
+                if (Sc == GAT_SCORE_GATV2) {
+                    const V8 t = qv + ld(kj + 8 * v);
+                    K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
+                } else if (Sc == GAT_SCORE_GAUSSIAN) {
+                    K[v] -= 2 * G * qv;
+                } else {
+                    K[v] += G * qv;
+                }
+            }
         }
-        if (H % 8 == 0)
-            for (int q = 0; q < P; q++)
-                st(dss + 8 * q, ES[q]);
-        const gat_real *zj = l->z + (size_t)j * hw, *dsd = b->ds_dst + (size_t)j * H;
-        for (int v = 0; v < NV; v++) {
-            const V8 es = pat(dss, H, v % P), ed = pat(dsd, H, v % P), zv = ld(zj + 8 * v);
-            acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
-            das[v] += es * zv;
-            dad[v] += ed * zv;
+        if (Sc == GAT_SCORE_GAT) {
+            if (H % 8 == 0)
+                for (int q = 0; q < P; q++)
+                    st(dss + 8 * q, ES[q]);
+            const gat_real *zj = l->z + (size_t)j * hw, *dsd = b->ds_dst + (size_t)j * H;
+            for (int v = 0; v < NV; v++) {
+                const V8 es = pat(dss, H, v % P), ed = pat(dsd, H, v % P), zv = ld(zj + 8 * v);
+                acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
+                das[v] += es * zv;
+                dad[v] += ed * zv;
+            }
+        } else {
+            if (Sc == GAT_SCORE_COSINE)
+                for (int h = 0; h < H; h++) {
+                    const gat_real kv = l->qinv[(size_t)j * H + h];
+                    rs[h] *= -kv * kv;
+                }
+            if (Sc == GAT_SCORE_GAUSSIAN)
+                for (int h = 0; h < H; h++)
+                    rs[h] *= 2;
+            if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
+                for (int v = 0; v < NV; v++)
+                    K[v] += pat(rs, H, v % P) * ld(kj + 8 * v);
+            /* gradients of the projections: z (values, and queries and keys where they are z),
+             * then the separate query and key projections */
+            const gat_real *dqj = b->dq + (size_t)j * hw;
+            for (int v = 0; v < NV; v++) {
+                if (nsc == 1) acc[v] += K[v] + ld(dqj + 8 * v);
+                if (nsc == 2) acc[v] += K[v], K[v] = ld(dqj + 8 * v);
+                if (nsc == 3) DQ[v] = ld(dqj + 8 * v);
+            }
         }
         /* acc = dz_j: the projection's backward; nothing to add for a zero row (no out-edge to
          * a row with a gradient, and ds_dst_j = 0) */
+        /* the residual's gradient is row j's own pre-activation gradient */
+        if (b->res)
+            for (int v = 0; v < NV; v++)
+                RS[v] = ld(b->dy + (size_t)j * hw + 8 * v);
         V8 any = bc(0);
-        for (int v = 0; v < NV; v++)
-            any += acc[v] * acc[v];
+        for (int p = 0; p < np; p++)
+            for (int v = 0; v < NV; v++)
+                any += gp[p][v] * gp[p][v];
         if (hsum(any) == 0) {
             if (l->xin) {
                 const size_t pw = (size_t)b->prev_Fp * b->prev_H;
@@ -855,33 +1149,40 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             continue;
         }
         if (l->xin) {
-            proj_dense_backward(l, b, j, acc, dW, H, Fp);
+            proj_dense_backward(l, b, j, gp, np, dW, H, Fp);
         } else if (b->dz) {
             b->dz_nonzero[j] = 1;
-            store_row(b->dz + (size_t)j * hw, acc, NV);
+            for (int p = 0; p < np; p++)
+                store_row(b->dz + ((size_t)p * (size_t)l->g->n + (size_t)j) * hw, gp[p], NV);
         } else {
             const gat_csr *x = l->x;
+            const size_t pstride = (size_t)x->cols * hw;
             for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
                 const gat_real xv = !l->in.on     ? x->val[q]
                                     : l->xkeep[q] ? x->val[q] * l->in.scale
                                                   : 0;
-                gat_real *wr = dW + (size_t)x->col[q] * hw;
-                for (int v = 0; v < NV; v++)
-                    st(wr + 8 * v, ld(wr + 8 * v) + xv * acc[v]);
+                for (int p = 0; p < np; p++) {
+                    gat_real *wr = dW + p * pstride + (size_t)x->col[q] * hw;
+                    for (int v = 0; v < NV; v++)
+                        st(wr + 8 * v, ld(wr + 8 * v) + xv * gp[p][v]);
+                }
             }
         }
     }
-    for (int v = 0; v < NV; v++)
-        st(ps + 8 * v, das[v]), st(ps + hw + 8 * v, dad[v]);
+    if (Sc == GAT_SCORE_GAT)
+        for (int v = 0; v < NV; v++)
+            st(ps + 8 * v, das[v]), st(ps + hw + 8 * v, dad[v]);
 }
 
 static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
     FOR_CHUNKS(l->sc, nt,
-               SHAPES(l->H, l->Fp,
-                      WITH_SCRATCH(bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F,
-                                                   s_.h1, s_.h2, Hc, Fc))));
+               SCORES(l->score,
+                      SCORE_SHAPES(l->H, l->Fp,
+                             WITH_SCRATCH(bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D,
+                                                          s_.E, s_.F, s_.h1, s_.h2, s_.K, s_.G,
+                                                          s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
 }
 
 /* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the

@@ -15,6 +15,7 @@
 
 #include "layers.h"
 #include "core/core.h"
+#include "scores.h" /* GAT_I_COS_EPS */
 
 #include <stdint.h>
 
@@ -56,6 +57,20 @@ typedef struct gat_i_fl {
     uint8_t *pos;            /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
     uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps */
     gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
+    /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos; every other
+     * score e = s(q_i, k_j) per head (layers/scores.h) uses the fields below instead. A projection
+     * pass writes s_src / s_dst (gat) or qinv (cosine) beside z; with any other score it writes z
+     * only (the query and key projections run it with W and z pointing at their own arrays). */
+    gat_score score;
+    const gat_real *q, *k; /* (N, Fp, H) queries and keys; either may be z */
+    const gat_real *att_w; /* gatv2: its attention vector (Fp, H) */
+    const gat_real *coef;  /* (H): 1 / sqrt(Fo) (scaled-dot), beta (cosine), 1 / (2 sigma^2)
+                            * (gaussian); unused otherwise */
+    gat_real *qinv;        /* cosine: (N, H) 1 / |z_i| (smoothed, GAT_I_COS_EPS) */
+    gat_real *esc;         /* cosine: (E, H) the cosines; gaussian: (E, H) |q_i - k_j|^2 */
+    const gat_real *res;   /* residual connection: (N, Fp, H) x_d R added before the bias and
+                            * activation (R replicated per head on the output layer, whose head
+                            * mean then adds x_d R once), or NULL */
     const gat_idx *rows;     /* forward: only these attention rows (ascending), or NULL for all */
     gat_idx n_rows;
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
@@ -71,17 +86,27 @@ typedef struct gat_i_fbw {
     gat_real *dy;            /* (N, Fp, H) gradient of the attention output: hidden layers read it
                               * (written by the next layer); the output layer's targets pass fills
                               * it from dlogits */
-    gat_real *dpre;          /* (E, H) scratch: d loss / d LeakyReLU input */
+    gat_real *dpre;          /* (E, H) scratch: d loss / d LeakyReLU input (gat); d loss / d of the
+                              * score's core (the dot product, cosine or squared distance of
+                              * q_i and k_j, or gatv2's e) for the other scores */
     gat_real *ds_dst;        /* (N, H) scratch */
     uint8_t *active;         /* (N) scratch: target row has a non-zero gradient */
-    gat_real *pt;            /* (tc.n, hw) partial bias gradients per target chunk (fh order) */
+    gat_real *pt;            /* (tc.n, 2 hw) per target chunk: the bias gradient (hw, fh order),
+                              * then the score's parameter gradient: gatv2's att (hw, fh order),
+                              * cosine's beta or gaussian's log sigma (H) */
+    gat_real *dq;            /* (N, Fp, H) scratch, scores other than gat: the targets pass writes
+                              * the gradient of q_i, the sources pass reads it */
+    int nproj;               /* projections: z, the score's q and k where separate (gatv2: q;
+                              * scaled-dot, bilinear: q, k), the residual's R if res */
+    int res;                 /* the layer has a residual connection (l->res) */
     gat_real *ps;            /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
-                              * for l > 0 dW (fin, hw), for layer 0 with dz == NULL dW (F, hw) */
+                              * for l > 0 dW (fin, hw) of each projection (z, q, k), for layer 0
+                              * with dz == NULL dW (F, hw) of each */
     size_t ps_stride;
-    gat_real *dz;        /* layer 0: (N, Fp, H) to store dz for gat_i_fused_ops.dw_sparse, or NULL
-                          * to accumulate dW into ps */
+    gat_real *dz;        /* layer 0: (nproj, N, Fp, H) to store the projections' gradients for
+                          * gat_i_fused_ops.dw_sparse, or NULL to accumulate dW into ps */
     uint8_t *dz_nonzero; /* layer 0 with dz: (N) row j of dz is not all zero */
-    const gat_real *Wt;  /* l > 0: (hw, fin) transpose of l->W */
+    const gat_real *Wt[4]; /* l > 0: (hw, fin) transposes of the nproj projections' weights */
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
     int prev_H;
@@ -122,6 +147,17 @@ const gat_i_fused_ops *gat_i_fused(void);
 const gat_i_fused_ops *gat_i_fused_select(const char *isa);
 /* A named build ("base", "avx2", "avx512") if this CPU runs it, else NULL (tests, benchmarks). */
 const gat_i_fused_ops *gat_i_fused_named(const char *isa);
+
+/* Whether a score projects queries (gatv2, scaled-dot, bilinear) or keys (scaled-dot, bilinear)
+ * with weights of their own; the others use z. */
+static inline int gat_i_score_has_q(gat_score s)
+{
+    return s == GAT_SCORE_GATV2 || s == GAT_SCORE_SCALED_DOT || s == GAT_SCORE_BILINEAR;
+}
+static inline int gat_i_score_has_k(gat_score s)
+{
+    return s == GAT_SCORE_SCALED_DOT || s == GAT_SCORE_BILINEAR;
+}
 
 /* Fp for a layer: Fo padded so that Fp * H is a multiple of 8 (H * Fo if H is a multiple of 8). */
 static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)

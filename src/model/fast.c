@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #endif
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +44,12 @@ typedef struct governor {
 typedef struct flayer {
     gat_i_fl fl;
     gat_real *Wp, *asp, *adp; /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
+    gat_real *Wqp, *Wkp, *attp; /* other scores: query and key projections (fin, Fp, H), gatv2's
+                                 * att (Fp, H), where the score has them */
+    gat_real *q, *k;            /* their projections (N, Fp, H) */
+    gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
+                                 * identity matrix for identity residuals); x_d R (N, Fp, H) */
+    gat_real coef[MAX_HEADS];   /* gat_i_fl.coef */
 } flayer;
 
 /* A restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
@@ -69,7 +76,7 @@ struct gat_i_fast {
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
     void *block;     /* every cache and scratch buffer */
     /* backward scratch */
-    gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt;
+    gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
     uint8_t *active, *dz_nonzero;
     size_t ps_stride;
     int dw_fused; /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
@@ -137,31 +144,49 @@ static void *carve(char *base, size_t *off, size_t count, size_t size)
 static size_t layout(gat_i_fast *f, char *base)
 {
     const size_t N = (size_t)f->N, E = (size_t)f->E;
-    size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0;
+    size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0, np0 = 1;
+    int family = 0;
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
         gat_i_fl *fl = &f->f[l].fl;
         const int H = L->heads;
         const gat_idx Fp = gat_i_fused_fp(H, L->fo);
         const size_t hw = (size_t)Fp * H, ab = (size_t)(H + 7) / 8;
+        const gat_score S = L->score;
+        const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
+        const int hr = L->residual != 0, np = 1 + hq + hk + hr;
+        const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
         fl->xkeep = carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
         fl->z = carve(base, &off, N * hw, sizeof(gat_real));
-        fl->s_src = carve(base, &off, N * H, sizeof(gat_real));
-        fl->s_dst = carve(base, &off, N * H, sizeof(gat_real));
+        fl->s_src = carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+        fl->s_dst = carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
         fl->alpha = carve(base, &off, E * H, sizeof(gat_real));
-        fl->pos = carve(base, &off, E * ab, 1);
+        fl->pos = carve(base, &off, gat ? E * ab : 0, 1);
         fl->akeep = carve(base, &off, E * ab, 1);
         fl->out = carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
         f->f[l].Wp = carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
-        f->f[l].asp = carve(base, &off, hw, sizeof(gat_real));
-        f->f[l].adp = carve(base, &off, hw, sizeof(gat_real));
+        f->f[l].asp = carve(base, &off, gat ? hw : 0, sizeof(gat_real));
+        f->f[l].adp = carve(base, &off, gat ? hw : 0, sizeof(gat_real));
+        f->f[l].Wqp = carve(base, &off, hq ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].Wkp = carve(base, &off, hk ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].attp = carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
+        f->f[l].q = carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
+        f->f[l].k = carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
+        f->f[l].Rp = carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].res = carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
+        fl->qinv = carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
+        fl->esc = carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
+        if (!gat) family = 1;
+        if (l == 0) np0 = (size_t)np;
         maxh = (size_t)H > maxh ? (size_t)H : maxh;
         maxhw = hw > maxhw ? hw : maxhw;
         maxdy[l % 2] = hw > maxdy[l % 2] ? hw : maxdy[l % 2];
-        if (l > 0) maxwt = (size_t)L->fin * hw > maxwt ? (size_t)L->fin * hw : maxwt;
-        const size_t s = 2 * hw + (l > 0         ? (size_t)L->fin * hw
-                                   : f->dw_fused ? (size_t)f->x->cols * hw
-                                                 : 0);
+        if (l > 0) maxwt = np * (size_t)L->fin * hw > maxwt ? np * (size_t)L->fin * hw : maxwt;
+        if (l == 0 && L->mean && hr && !f->dw_fused) /* scratch for the replicated R's gradient */
+            maxwt = (size_t)f->x->cols * hw > maxwt ? (size_t)f->x->cols * hw : maxwt;
+        const size_t s = 2 * hw + (size_t)np * (l > 0         ? (size_t)L->fin * hw
+                                                : f->dw_fused ? (size_t)f->x->cols * hw
+                                                              : 0);
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
@@ -169,7 +194,8 @@ static size_t layout(gat_i_fast *f, char *base)
     f->ds_dst = carve(base, &off, N * maxh, sizeof(gat_real));
     f->active = carve(base, &off, N, 1);
     f->dz_nonzero = carve(base, &off, f->dw_fused ? 0 : N, 1);
-    f->pt = carve(base, &off, (size_t)f->tc.n * maxhw, sizeof(gat_real));
+    f->pt = carve(base, &off, (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
+    f->dq = carve(base, &off, family ? N * maxhw : 0, sizeof(gat_real));
     f->ps = carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
         f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
@@ -181,7 +207,7 @@ static size_t layout(gat_i_fast *f, char *base)
     f->mark = carve(base, &off, N, 1);
     f->dz = carve(
         base, &off,
-        f->dw_fused ? 0 : N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
+        f->dw_fused ? 0 : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
         sizeof(gat_real));
     return off;
 }
@@ -417,10 +443,13 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
             p->prj[l] = NULL, p->n_prj[l] = 0;
             continue;
         }
+        /* a row's own projection is read too (s_dst_i, q_i), with or without a self-loop */
         memset(f->mark, 0, (size_t)N);
-        for (gat_idx r = 0; r < ncur; r++)
+        for (gat_idx r = 0; r < ncur; r++) {
+            f->mark[cur[r]] = 1;
             for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++)
                 f->mark[g->col[k]] = 1;
+        }
         gat_idx *list = p->lists + (size_t)l * N, m = 0;
         for (gat_idx j = 0; j < N; j++)
             if (f->mark[j]) list[m++] = j;
@@ -444,9 +473,35 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         const int H = L->heads;
         const gat_idx Fp = gat_i_fused_fp(H, L->fo);
         const uint64_t lkey = gat_i_hash64(run->key, 4u * (uint64_t)l);
+        const gat_score S = L->score;
         f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
-        f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
-        f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+        if (S == GAT_SCORE_GAT) {
+            f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
+            f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+        }
+        if (gat_i_score_has_q(S))
+            f->ops->to_fh(params + L->wq, fy->Wqp, (size_t)L->fin, H, L->fo, Fp, nt);
+        if (gat_i_score_has_k(S))
+            f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
+        if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
+        if (L->residual) { /* R (or the identity) in the fh layout, per head on the output layer */
+            const size_t fin = (size_t)L->fin, width = (size_t)L->width;
+            for (size_t c = 0; c < fin; c++)
+                for (gat_idx fp = 0; fp < Fp; fp++)
+                    for (int h = 0; h < H; h++) {
+                        const size_t col = L->mean ? (size_t)fp : (size_t)h * L->fo + (size_t)fp;
+                        gat_real v = 0;
+                        if (fp < L->fo)
+                            v = L->residual == 1 ? params[L->res + c * width + col] : c == col;
+                        fy->Rp[(c * (size_t)Fp + (size_t)fp) * H + (size_t)h] = v;
+                    }
+        }
+        for (int h = 0; h < H; h++)
+            fy->coef[h] = S == GAT_SCORE_SCALED_DOT ? (gat_real)(1 / sqrt((double)L->fo))
+                          : S == GAT_SCORE_COSINE   ? params[L->theta + (size_t)h]
+                          : S == GAT_SCORE_GAUSSIAN
+                              ? (gat_real)(exp(-2 * (double)params[L->theta + (size_t)h]) / 2)
+                              : 1;
         fl->g = f->g;
         fl->H = H;
         fl->Fo = L->fo;
@@ -474,10 +529,32 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->sc = f->sc;
         fl->xc = f->xc;
         fl->nt = nt;
+        fl->score = S;
+        fl->q = gat_i_score_has_q(S) ? fy->q : fl->z;
+        fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
+        fl->att_w = fy->attp;
+        fl->coef = fy->coef;
         if (l == 0)
             f->ops->proj_sparse(fl);
         else
             f->ops->proj_dense(fl);
+        fl->res = L->residual ? fy->res : NULL;
+        /* the separate query and key projections and the residual: the same pass (and dropout)
+         * with their weights */
+        for (int p = 1; p <= 3; p++) {
+            if (!(p == 1   ? gat_i_score_has_q(S)
+                  : p == 2 ? gat_i_score_has_k(S)
+                           : L->residual != 0))
+                continue;
+            gat_i_fl pl = *fl;
+            pl.score = GAT_SCORE_DOT; /* z only, no per-node terms */
+            pl.W = p == 1 ? fy->Wqp : p == 2 ? fy->Wkp : fy->Rp;
+            pl.z = p == 1 ? fy->q : p == 2 ? fy->k : fy->res;
+            if (l == 0)
+                f->ops->proj_sparse(&pl);
+            else
+                f->ops->proj_dense(&pl);
+        }
         f->ops->att_forward(fl);
     }
     f->trained = run->training;
@@ -534,17 +611,33 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         b.dpre = f->dpre;
         b.ds_dst = f->ds_dst;
         b.active = f->active;
+        const gat_score S = L->score;
+        /* the projections in the kernels' order: z, the score's q and k, the residual's R */
+        const gat_real *Wp[4];
+        size_t Woff[4];
+        int np = 0;
+        Wp[np] = fl->W, Woff[np++] = L->w;
+        if (gat_i_score_has_q(S)) Wp[np] = f->f[l].Wqp, Woff[np++] = L->wq;
+        if (gat_i_score_has_k(S)) Wp[np] = f->f[l].Wkp, Woff[np++] = L->wk;
+        const int pres = np;
+        if (L->residual) Wp[np] = f->f[l].Rp, Woff[np++] = L->res;
+        b.res = L->residual != 0;
         b.pt = f->pt;
+        b.dq = f->dq;
+        b.nproj = np;
         b.ps = f->ps;
-        b.ps_stride = 2 * hw + (l > 0         ? (size_t)L->fin * hw
-                                : f->dw_fused ? (size_t)f->x->cols * hw
-                                              : 0);
+        const size_t rows = l > 0 ? (size_t)L->fin : f->dw_fused ? (size_t)f->x->cols : 0;
+        b.ps_stride = 2 * hw + (size_t)np * rows * hw;
         if (l > 0) {
             const gat_i_fast_layer *P = &f->L[l - 1];
-            for (gat_idx r = 0; r < L->fin; r++)
-                for (size_t e = 0; e < hw; e++)
-                    f->Wt[e * (size_t)L->fin + (size_t)r] = fl->W[(size_t)r * hw + e];
-            b.Wt = f->Wt;
+            const size_t fin = (size_t)L->fin;
+            for (int p = 0; p < np; p++) {
+                gat_real *Wt = f->Wt + (size_t)p * fin * hw;
+                for (size_t r = 0; r < fin; r++)
+                    for (size_t e = 0; e < hw; e++)
+                        Wt[e * fin + r] = Wp[p][r * hw + e];
+                b.Wt[p] = Wt;
+            }
             b.prev_H = P->heads;
             b.prev_Fo = P->fo;
             b.prev_Fp = gat_i_fused_fp(P->heads, P->fo);
@@ -557,14 +650,43 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         f->ops->att_backward_sources(fl, &b);
 
         /* per-chunk partials, in chunk order */
-        reduce(f->pt, hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
-        reduce(f->ps, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
-        reduce(f->ps + hw, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
-        const gat_idx rows = l > 0 ? L->fin : f->dw_fused ? f->x->cols : 0;
-        gat_real *dW = grads + L->w;
-        reduce(f->ps + 2 * hw, b.ps_stride, f->sc.n, (size_t)rows, H, Fo, Fp, 0, dW, nt);
-        if (l == 0 && !f->dw_fused)
-            f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz, f->dz_nonzero, dW);
+        reduce(f->pt, 2 * hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
+        if (S == GAT_SCORE_GAT) {
+            reduce(f->ps, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
+            reduce(f->ps + hw, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
+        }
+        if (S == GAT_SCORE_GATV2)
+            reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
+        if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
+            for (int c = 0; c < f->tc.n; c++) /* chunk order */
+                for (int h = 0; h < H; h++)
+                    grads[L->theta + (size_t)h] += f->pt[(size_t)c * 2 * hw + hw + (size_t)h];
+        for (int p = 0; p < np; p++) {
+            if (p == pres && L->residual == 2) continue; /* the identity: no parameter */
+            /* the output layer's R is replicated per head: its gradient sums the heads */
+            const int heads_sum = p == pres && L->mean;
+            gat_real *dW = grads + Woff[p];
+            reduce(f->ps + 2 * hw + (size_t)p * rows * hw, b.ps_stride, f->sc.n, rows, H, Fo, Fp,
+                   heads_sum, dW, nt);
+            if (l == 0 && !f->dw_fused) {
+                if (!heads_sum) {
+                    f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
+                                      f->dz_nonzero, dW);
+                    continue;
+                }
+                /* a one-layer model's replicated R: per head into scratch, then summed */
+                gat_real *t = f->Wt;
+                const size_t n = (size_t)f->x->cols * (size_t)H * (size_t)Fo;
+                memset(t, 0, n * sizeof *t);
+                f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
+                                  f->dz_nonzero, t);
+                for (size_t r = 0; r < (size_t)f->x->cols; r++)
+                    for (int h = 0; h < H; h++)
+                        for (gat_idx fo = 0; fo < Fo; fo++)
+                            dW[r * (size_t)Fo + (size_t)fo] +=
+                                t[(r * (size_t)H + (size_t)h) * (size_t)Fo + (size_t)fo];
+            }
+        }
     }
     gov_end(f, K_BACKWARD, nt_max);
 }

@@ -1,4 +1,4 @@
-/* Private: the fused path of a GAT model (fast.c), used for the GAT score without residual
+/* Private: the fused path of a GAT model (fast.c), used for every score, with or without residual
  * connections. It owns the caches for one graph and feature matrix, runs the layer loop on the
  * fused kernels (layers/fused.h) and sums their per-chunk partial gradients. Results do not depend
  * on the thread count; dropout masks are the same streams as the layer-by-layer path's. */
@@ -12,7 +12,14 @@
 typedef struct gat_i_fast_layer {
     gat_idx fin, fo, width;    /* input width, per-head width, output width */
     int heads, mean;           /* mean: output layer (heads averaged, no ELU) */
+    gat_score score;           /* every layer of a model has the same */
     size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src, a_dst (heads, fo), b */
+    size_t wq, wk, att, theta; /* other scores (gat/model.h): the query and key projections
+                                * (fin, heads*fo) where the score has them, gatv2's att (heads,
+                                * fo), cosine's beta or gaussian's log sigma (heads) */
+    int residual;              /* 0 none; 1 x_d R with R (fin, width) at offset res; 2 x_d
+                                * (identity, fin == width) */
+    size_t res;
 } gat_i_fast_layer;
 
 /* What one forward does. */

@@ -462,16 +462,19 @@ const char *gat_model_kernels(const gat_model *m)
     return m->ws.fast ? m->fused->isa : "none";
 }
 
-/* The fused path (model/fast.c) runs GAT scores without residual connections, for the shapes
- * its kernels take; everything else goes layer by layer. */
+/* The fused path (model/fast.c) runs every score, with or without residual connections, for the
+ * shapes its kernels take; everything else goes layer by layer. */
 static int fast_layers(const gat_model *m, gat_i_fast_layer *FL)
 {
-    if (!m->fused || m->cfg.score != GAT_SCORE_GAT || m->cfg.residual) return 0;
+    if (!m->fused) return 0;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *L = &m->L[l];
         FL[l] = (gat_i_fast_layer){.fin = L->fin, .fo = L->fo, .width = L->width,
-                                   .heads = L->heads, .mean = L->mean, .w = L->w,
-                                   .a_src = L->a_src, .a_dst = L->a_dst, .b = L->b};
+                                   .heads = L->heads, .mean = L->mean, .score = m->cfg.score,
+                                   .w = L->w, .a_src = L->a_src, .a_dst = L->a_dst, .b = L->b,
+                                   .wq = L->wq, .wk = L->wk, .att = L->att, .theta = L->theta,
+                                   .residual = !m->cfg.residual ? 0 : L->has_res ? 1 : 2,
+                                   .res = L->res};
     }
     return gat_i_fast_supports(m->n_layers, FL);
 }
