@@ -130,3 +130,35 @@ cleanup:
     if (st != GAT_OK) *perm = NULL;
     return st;
 }
+
+gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact)
+{
+    const gat_idx nnz = x->rowptr[x->rows];
+    const int fits = t->rowptr && *perm && t->rows == x->cols && (size_t)nnz <= t->capacity &&
+                     !(exact && (size_t)nnz != t->capacity);
+    if (!fits) {
+        gat_csr_destroy(t);
+        gat_free(*perm);
+        *perm = NULL;
+        return gat_i_csr_transpose_perm(x, t, perm);
+    }
+    /* the same counting sort, with rowptr[f] as column f's next free slot, shifted back after */
+    gat_idx *map = *perm;
+    t->cols = x->rows;
+    memset(t->rowptr, 0, ((size_t)x->cols + 1) * sizeof *t->rowptr);
+    for (gat_idx k = 0; k < nnz; k++)
+        t->rowptr[x->col[k] + 1]++;
+    for (gat_idx f = 0; f < x->cols; f++)
+        t->rowptr[f + 1] += t->rowptr[f];
+    for (gat_idx i = 0; i < x->rows; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
+            const gat_idx p = t->rowptr[x->col[k]]++;
+            t->col[p] = i;
+            t->val[p] = x->val[k];
+            map[p] = k;
+        }
+    for (gat_idx f = x->cols; f > 0; f--)
+        t->rowptr[f] = t->rowptr[f - 1];
+    t->rowptr[0] = 0;
+    return GAT_OK;
+}

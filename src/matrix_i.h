@@ -26,4 +26,10 @@ gat_status gat_i_csr_check_matrix(const gat_csr *a, const char *fn);
  * zeroed and *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz), two passes over x. */
 gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm);
 
+/* gat_i_csr_transpose_perm into t and *perm as they are (from an earlier call, or zeroed and NULL)
+ * when they fit (same column count, nnz(x) within t's capacity, and equal to it if exact):
+ * nothing is allocated then; otherwise they are freed and made anew. On failure t is zeroed and
+ * *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz). */
+gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact);
+
 #endif

@@ -57,6 +57,9 @@ static void forward_backward(gat_model *m, const gat_graph *g, const gat_csr *x,
     free(d);
 }
 
+/* The path fresh models run (gat_i_model_set_fused): NULL the engine, "none" the layer loop. */
+static const char *fresh_path;
+
 /* A fresh model's logits and gradients on (g, x), compared with got_* (tolerance: the same
  * kernels on the same inputs, up to summation order). */
 static void assert_like_fresh(gat_score score, int residual, const gat_graph *g, const gat_csr *x,
@@ -64,6 +67,7 @@ static void assert_like_fresh(gat_score score, int residual, const gat_graph *g,
                               const char *what)
 {
     gat_model *fresh = make_model(score, residual);
+    if (fresh_path) ck_assert_int_eq(gat_i_model_set_fused(fresh, fresh_path), 0);
     size_t P;
     gat_model_params(fresh, &P);
     gat_real *lg = malloc((size_t)g->n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
@@ -213,9 +217,10 @@ static long allocations(void)
     return gat_i_alloc_fail_at(-1);
 }
 
-/* The model's own path (scores other than gat): a smaller graph reuses the caches (no
- * allocation, by bind or by a forward's implicit bind), the larger one again too, a graph
- * larger than any before grows them, GAT_BIND_EXACT reallocates to fit. Results stay right. */
+/* Loop index: config, then the same configs on the layer-by-layer loop. A smaller graph reuses
+ * the caches (no allocation, by bind or by a forward's implicit bind), the larger one again too,
+ * a graph larger than any before grows them, GAT_BIND_EXACT reallocates to fit. Results stay
+ * right. */
 START_TEST(reuse_and_growth)
 {
     gat_graph big, small, bigger;
@@ -226,15 +231,22 @@ START_TEST(reuse_and_growth)
     tu_features(&xbig, big.n, F, 0.3, 1);
     tu_features(&xsmall, small.n, F, 0.3, 2);
     tu_features(&xbigger, bigger.n, F, 0.3, 3);
-    const gat_score score = (gat_score)configs[_i].score;
-    gat_model *m = make_model(score, configs[_i].residual);
+    const int layered = _i >= (int)LEN(configs);
+    const int ci = _i % (int)LEN(configs);
+    const gat_score score = (gat_score)configs[ci].score;
+    gat_model *m = make_model(score, configs[ci].residual);
+    fresh_path = layered ? "none" : NULL;
+    if (layered) ck_assert_int_eq(gat_i_model_set_fused(m, "none"), 0);
     size_t P;
     gat_model_params(m, &P);
     gat_real *lg = malloc((size_t)bigger.n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
     const gat_real *out;
 
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
-    ck_assert_str_eq(gat_model_kernels(m), "none");
+    if (layered)
+        ck_assert_str_eq(gat_model_kernels(m), "none");
+    else
+        ck_assert_str_ne(gat_model_kernels(m), "none");
     /* what checking the inputs allocates (and frees): the graph check's scratch */
     allocations();
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
@@ -243,25 +255,25 @@ START_TEST(reuse_and_growth)
     ck_assert_int_eq(gat_model_bind(m, &small, &xsmall, 0), GAT_OK);
     ck_assert_int_eq(allocations(), check);
     forward_backward(m, &small, &xsmall, lg, gr);
-    assert_like_fresh(score, configs[_i].residual, &small, &xsmall, lg, gr, "small in big's room");
+    assert_like_fresh(score, configs[ci].residual, &small, &xsmall, lg, gr, "small in big's room");
     allocations();
     ck_assert_int_eq(gat_model_forward(m, &big, &xbig, 0, &out), GAT_OK); /* implicit bind */
     ck_assert_int_eq(allocations(), check);
     forward_backward(m, &big, &xbig, lg, gr);
-    assert_like_fresh(score, configs[_i].residual, &big, &xbig, lg, gr, "big again");
+    assert_like_fresh(score, configs[ci].residual, &big, &xbig, lg, gr, "big again");
 
     allocations();
     ck_assert_int_eq(gat_model_bind(m, &bigger, &xbigger, 0), GAT_OK);
     ck_assert_int_gt(allocations(), check);
     forward_backward(m, &bigger, &xbigger, lg, gr);
-    assert_like_fresh(score, configs[_i].residual, &bigger, &xbigger, lg, gr, "grown");
+    assert_like_fresh(score, configs[ci].residual, &bigger, &xbigger, lg, gr, "grown");
     allocations();
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
     ck_assert_int_eq(allocations(), check);
     ck_assert_int_eq(gat_model_bind(m, &small, &xsmall, GAT_BIND_EXACT), GAT_OK);
     ck_assert_int_gt(allocations(), check);
     forward_backward(m, &small, &xsmall, lg, gr);
-    assert_like_fresh(score, configs[_i].residual, &small, &xsmall, lg, gr, "exact");
+    assert_like_fresh(score, configs[ci].residual, &small, &xsmall, lg, gr, "exact");
     allocations();
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK); /* exact gave the room back */
     ck_assert_int_gt(allocations(), check);
@@ -388,7 +400,7 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("reuse");
     /* the model's own path (the fused path recreates its caches on every bind) */
-    tcase_add_loop_test(tc, reuse_and_growth, 1, (int)LEN(configs));
+    tcase_add_loop_test(tc, reuse_and_growth, 0, 2 * (int)LEN(configs));
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_test(tc, bind_errors);

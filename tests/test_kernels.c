@@ -326,6 +326,9 @@ END_TEST
 static void scores_vs_reference(int _i, gat_score score, int residual)
 {
     const shape *s = &SHAPES[_i % (int)LEN(SHAPES)];
+    /* the sanitizer run (GAT_TEST_QUICK): the specialised shape and one generic */
+    if (getenv("GAT_TEST_QUICK") && _i % (int)LEN(SHAPES) != 0 && _i % (int)LEN(SHAPES) != 2)
+        return;
     const double dropout = _i % 2 ? 0.6 : 0;
     fixture f;
     outputs ref, got;

@@ -55,8 +55,11 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Attention layers of the benchmarked model (--layers). */
+static int n_layers = 2;
+
 /* One run in the child: the paper's model with score `score` (and residual connections if
- * `residual`), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
+ * `residual`; n_layers layers), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
  * with the last layer on those rows, cross-entropy, backward, Adam), then inference forwards. */
 static void run(const gat_dataset *ds, gat_score score, int residual, int threads, int warmup,
                 int epochs, int infer, result *r)
@@ -71,6 +74,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
     mc.score = score;
     mc.residual = residual;
+    mc.layers = n_layers;
     gat_train_config_default(&tc);
     if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);
@@ -297,6 +301,8 @@ int main(int argc, char **argv)
          "cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &residual, 0, 0, NULL,
          "residual connection per layer, projected where widths differ"},
+        {"layers", CLI_INT, &n_layers, 1, GAT_MAX_LAYERS, "L",
+         "attention layers of the model (default 2)"},
         {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N",
          "timed epochs (default: about 10 s worth, 5..200)"},
         {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
@@ -349,9 +355,9 @@ int main(int argc, char **argv)
     size_t json_len = 0;
     FILE *js = open_memstream(&json, &json_len);
     if (!js) return 1;
-    printf("gat-bench (libgat %s): %s, %d cores; model 2 layers, 8 heads x 8 hidden, 1 output "
+    printf("gat-bench (libgat %s): %s, %d cores; model %d layers, 8 heads x 8 hidden, 1 output "
            "head%s%s\n",
-           gat_version(), cpu, cores, residual ? ", residual connections" : "",
+           gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
     printf("%-11s %8s %9s %3s %-10s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes",
            "edges", "thr", "attention", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB",
@@ -413,13 +419,13 @@ int main(int argc, char **argv)
                     js,
                     "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "
                     "\"feature_nnz\": %d, \"classes\": %d, \"threads\": %d, \"attention\": \"%s\", "
-                    "\"residual\": %s, \"isa\": \"%s\", "
+                    "\"residual\": %s, \"isa\": \"%s\", \"layers\": %d, "
                     "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
                     "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
                     "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
                     "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
-                    sname, residual ? "true" : "false", r->isa, r->epochs, 1e3 * emed, 1e3 * emin,
+                    sname, residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed, 1e3 * emin,
                     1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed, r->train_acc, cli_s,
                     build_s, n_hogs);
                 free(r);

@@ -25,7 +25,7 @@
 #define STR2(a) #a
 #define STR(a) STR2(a)
 
-#define INLINE static inline __attribute__((always_inline))
+#define INLINE GAT_I_INLINE
 
 /* the vector helpers are always inlined: their calling convention never matters */
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -193,7 +193,7 @@ INLINE VI keep8(const gat_i_drop *d, uint64_t k0)
 INLINE unsigned keep1(const gat_i_drop *d, uint64_t k, uint64_t *blk, uint64_t *hv)
 {
     if ((k >> 2) != *blk) *blk = k >> 2, *hv = gat_i_hash64(d->key, *blk);
-    return ((*hv >> (16 * (k & 3))) & 0xFFFFu) >= d->cut;
+    return gat_i_keep16_of(*hv, k) >= d->cut;
 }
 
 /* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bytes kb. */

@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "fast.h"
 #include "core/core.h"
+#include "matrix_i.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -88,6 +89,8 @@ struct gat_i_fast {
     gat_csr xt; /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
+    size_t cap_bytes; /* block's size, and the bounds' length: what a rebind may reuse */
+    int cap_bounds;
     governor gov;
     int probe; /* this call runs the other setting */
     double t0;
@@ -134,13 +137,6 @@ static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
 
 /* ---- allocation ---- */
 
-static void *carve(char *base, size_t *off, size_t count, size_t size)
-{
-    size_t at = (*off + 63) & ~(size_t)63;
-    *off = at + count * size;
-    return base ? base + at : NULL;
-}
-
 static size_t layout(gat_i_fast *f, char *base)
 {
     const size_t N = (size_t)f->N, E = (size_t)f->E;
@@ -156,26 +152,26 @@ static size_t layout(gat_i_fast *f, char *base)
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
         const int hr = L->residual != 0, np = 1 + hq + hk + hr;
         const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
-        fl->xkeep = carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
-        fl->z = carve(base, &off, N * hw, sizeof(gat_real));
-        fl->s_src = carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-        fl->s_dst = carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-        fl->alpha = carve(base, &off, E * H, sizeof(gat_real));
-        fl->pos = carve(base, &off, gat ? E * ab : 0, 1);
-        fl->akeep = carve(base, &off, E * ab, 1);
-        fl->out = carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
-        f->f[l].Wp = carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
-        f->f[l].asp = carve(base, &off, gat ? hw : 0, sizeof(gat_real));
-        f->f[l].adp = carve(base, &off, gat ? hw : 0, sizeof(gat_real));
-        f->f[l].Wqp = carve(base, &off, hq ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].Wkp = carve(base, &off, hk ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].attp = carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
-        f->f[l].q = carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
-        f->f[l].k = carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
-        f->f[l].Rp = carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].res = carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
-        fl->qinv = carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
-        fl->esc = carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
+        fl->xkeep = gat_i_carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
+        fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
+        fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+        fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+        fl->alpha = gat_i_carve(base, &off, E * H, sizeof(gat_real));
+        fl->pos = gat_i_carve(base, &off, gat ? E * ab : 0, 1);
+        fl->akeep = gat_i_carve(base, &off, E * ab, 1);
+        fl->out = gat_i_carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
+        f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
+        f->f[l].asp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
+        f->f[l].adp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
+        f->f[l].Wqp = gat_i_carve(base, &off, hq ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].Wkp = gat_i_carve(base, &off, hk ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].attp = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
+        f->f[l].q = gat_i_carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
+        f->f[l].k = gat_i_carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
+        f->f[l].Rp = gat_i_carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
+        f->f[l].res = gat_i_carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
+        fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
+        fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
         if (!gat) family = 1;
         if (l == 0) np0 = (size_t)np;
         maxh = (size_t)H > maxh ? (size_t)H : maxh;
@@ -190,22 +186,22 @@ static size_t layout(gat_i_fast *f, char *base)
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
-    f->dpre = carve(base, &off, E * maxh, sizeof(gat_real));
-    f->ds_dst = carve(base, &off, N * maxh, sizeof(gat_real));
-    f->active = carve(base, &off, N, 1);
-    f->dz_nonzero = carve(base, &off, f->dw_fused ? 0 : N, 1);
-    f->pt = carve(base, &off, (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
-    f->dq = carve(base, &off, family ? N * maxhw : 0, sizeof(gat_real));
-    f->ps = carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
+    f->dpre = gat_i_carve(base, &off, E * maxh, sizeof(gat_real));
+    f->ds_dst = gat_i_carve(base, &off, N * maxh, sizeof(gat_real));
+    f->active = gat_i_carve(base, &off, N, 1);
+    f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : N, 1);
+    f->pt = gat_i_carve(base, &off, (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
+    f->dq = gat_i_carve(base, &off, family ? N * maxhw : 0, sizeof(gat_real));
+    f->ps = gat_i_carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
-        f->dy[k] = carve(base, &off, N * maxdy[k], sizeof(gat_real));
-    f->Wt = carve(base, &off, maxwt, sizeof(gat_real));
+        f->dy[k] = gat_i_carve(base, &off, N * maxdy[k], sizeof(gat_real));
+    f->Wt = gat_i_carve(base, &off, maxwt, sizeof(gat_real));
     for (int k = 0; k < 2; k++) {
-        f->plans[k].lists = carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
-        f->plans[k].copy = carve(base, &off, N, sizeof(gat_idx));
+        f->plans[k].lists = gat_i_carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
+        f->plans[k].copy = gat_i_carve(base, &off, N, sizeof(gat_idx));
     }
-    f->mark = carve(base, &off, N, 1);
-    f->dz = carve(
+    f->mark = gat_i_carve(base, &off, N, 1);
+    f->dz = gat_i_carve(
         base, &off,
         f->dw_fused ? 0 : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
         sizeof(gat_real));
@@ -226,31 +222,64 @@ static void advise_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-/* x's transpose with the position map, for the per-feature weight gradient. */
-static gat_status transpose_x(gat_i_fast *f)
+/* Sizes, chunk counts and the layer-0 weight-gradient strategy for graph g and features x. */
+static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x)
 {
-    const gat_csr *x = f->x;
-    const gat_idx nnz = x->rowptr[x->rows];
-    gat_csr *t = &f->xt;
-    gat_idx *next = NULL;
+    f->g = g;
+    f->x = x;
+    f->N = g->n;
+    f->E = g->nnz;
+    f->xnnz = x->rowptr[x->rows];
+    f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
+    f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
+    f->xc.n = chunk_count(x->rows, f->xnnz, 512, 512);
+    /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt */
+    f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
+}
+
+/* The chunk bounds of the current inputs, in f->bounds. */
+static void partition_all(gat_i_fast *f)
+{
+    gat_idx *b = f->bounds;
+    partition(f->g->rowptr, f->g->n, f->tc.n, b);
+    f->tc.bound = b;
+    b += f->tc.n + 1;
+    partition(f->g->t_rowptr, f->g->n, f->sc.n, b);
+    f->sc.bound = b;
+    b += f->sc.n + 1;
+    partition(f->x->rowptr, f->x->rows, f->xc.n, b);
+    f->xc.bound = b;
+}
+
+gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
+                             int *done)
+{
+    gat_i_fast t = *f;
     gat_status st;
-    if ((st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz)) != GAT_OK) return st;
-    if (!(f->xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx))) ||
-        !(next = gat_malloc((size_t)x->cols + 1, sizeof *next)))
-        return GAT_ENOMEM;
-    for (gat_idx k = 0; k < nnz; k++)
-        t->rowptr[x->col[k] + 1]++;
-    for (gat_idx c = 0; c < x->cols; c++)
-        t->rowptr[c + 1] += t->rowptr[c];
-    memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
-    for (gat_idx i = 0; i < x->rows; i++)
-        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
-            const gat_idx p = next[x->col[k]]++;
-            t->col[p] = i;
-            t->val[p] = x->val[k];
-            f->xt_perm[p] = k;
-        }
-    gat_free(next);
+    *done = 0;
+    size_inputs(&t, g, x);
+    /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
+     * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
+     * always have its in_features columns) */
+    if (f->dw_fused) t.dw_fused = 1;
+    if (t.tc.n + t.sc.n + t.xc.n + 3 > f->cap_bounds) return GAT_OK;
+    const size_t bytes = layout(&t, NULL);
+    if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;
+    if (!t.dw_fused &&
+        (st = gat_i_csr_transpose_perm_reuse(x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
+        return st;
+    t.xt = f->xt;
+    t.xt_perm = f->xt_perm;
+    partition_all(&t);
+    /* zeroed as by create: rows a restricted forward skips hold finite values for backward */
+    memset(t.block, 0, bytes);
+    layout(&t, t.block);
+    for (int k = 0; k < 2; k++)
+        t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0;
+    t.plan_clock = 0;
+    t.trained = 0;
+    *f = t;
+    *done = 1;
     return GAT_OK;
 }
 
@@ -274,11 +303,6 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     f->ops = ops;
     f->n_layers = n_layers;
     memcpy(f->L, L, (size_t)n_layers * sizeof *L);
-    f->g = g;
-    f->x = x;
-    f->N = g->n;
-    f->E = g->nnz;
-    f->xnnz = x->rowptr[x->rows];
     /* start with all threads unless the machine is already busy (the 1-minute load average,
      * as a prior only; the timings decide from the first probe on) */
     {
@@ -290,28 +314,17 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     for (int k = 0; k < N_KINDS; k++)
         f->gov.fresh[k] = 1;
 
-    f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
-    f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
-    f->xc.n = chunk_count(x->rows, f->xnnz, 512, 512);
-    if (!(f->bounds = gat_malloc((size_t)f->tc.n + f->sc.n + f->xc.n + 3, sizeof(gat_idx))))
-        goto cleanup;
-    gat_idx *b = f->bounds;
-    partition(g->rowptr, g->n, f->tc.n, b);
-    f->tc.bound = b;
-    b += f->tc.n + 1;
-    partition(g->t_rowptr, g->n, f->sc.n, b);
-    f->sc.bound = b;
-    b += f->sc.n + 1;
-    partition(x->rowptr, x->rows, f->xc.n, b);
-    f->xc.bound = b;
-
-    /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt */
-    f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
+    size_inputs(f, g, x);
+    f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
+    if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
+    partition_all(f);
     const size_t bytes = layout(f, NULL);
     if (!(f->block = gat_calloc(bytes, 1))) goto cleanup;
+    f->cap_bytes = bytes;
     advise_huge_pages(f->block, bytes);
     layout(f, f->block);
-    if (!f->dw_fused && (st = transpose_x(f)) != GAT_OK) goto cleanup;
+    if (!f->dw_fused && (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
+        goto cleanup;
     *out = f;
     return GAT_OK;
 cleanup:

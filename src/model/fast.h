@@ -43,6 +43,12 @@ int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L);
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x);
 void gat_i_fast_free(gat_i_fast *f);
+/* Rebinds f to graph g and features x (borrowed; must outlive f) in its own memory when they fit
+ * there (and take exactly its size if exact): *done = 1, every cache rebuilt, nothing
+ * allocated unless x's transpose grows. Else *done = 0 and f is unchanged (free it and create
+ * one). Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
+gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
+                             int *done);
 
 /* Forward with params (the model's buffer); the logits are gat_i_fast_output(f, last). run->nt
  * (and backward's nt) is the most threads to use: a call runs one thread instead when timing

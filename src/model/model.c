@@ -69,7 +69,6 @@ struct gat_model {
         size_t cap_bytes; /* length of block: inputs whose layout fits reuse it */
         gat_csr xt;       /* transpose of x, for the sparse weight gradient (capacity: nnz(x)) */
         gat_idx *xt_perm; /* (xt.capacity) x position of each xt position */
-        gat_idx *xt_next; /* (in_features + 1) scratch of the transpose */
         gat_real *dcur, *dy, *dz; /* backward scratch, (N, max width) each */
         gat_i_att_scratch att;
         gat_i_score_scratch sc;   /* attention family: de (E, max heads), partial sums */
@@ -481,14 +480,6 @@ static int fast_layers(const gat_model *m, gat_i_fast_layer *FL)
 
 /* ---- caches ---- */
 
-/* Carves n bytes (64-byte aligned) from a running offset; with base NULL it only measures. */
-static void *carve(char *base, size_t *off, size_t count, size_t size)
-{
-    size_t at = (*off + 63) & ~(size_t)63;
-    *off = at + count * size;
-    return base ? base + at : NULL;
-}
-
 /* Lays out (base == NULL: measures) every cache and scratch buffer for graph size N, E. */
 static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnnz)
 {
@@ -498,43 +489,43 @@ static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
         cache *c = &m->ws.c[l];
         const size_t hw = (size_t)L->heads * L->fo;
         if (l == 0) {
-            c->xmask = carve(base, &off, (size_t)xnnz, 1);
-            c->xbuf = carve(base, &off, (size_t)xnnz, sizeof(gat_real));
+            c->xmask = gat_i_carve(base, &off, (size_t)xnnz, 1);
+            c->xbuf = gat_i_carve(base, &off, (size_t)xnnz, sizeof(gat_real));
         } else {
-            c->xmask = carve(base, &off, (size_t)N * L->fin, 1);
-            c->xbuf = carve(base, &off, (size_t)N * L->fin, sizeof(gat_real));
+            c->xmask = gat_i_carve(base, &off, (size_t)N * L->fin, 1);
+            c->xbuf = gat_i_carve(base, &off, (size_t)N * L->fin, sizeof(gat_real));
         }
-        c->z = carve(base, &off, (size_t)N * hw, sizeof(gat_real));
-        c->s_src = carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
-        c->s_dst = carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
-        c->alpha = carve(base, &off, (size_t)E * L->heads, sizeof(gat_real));
-        c->amask = carve(base, &off, (size_t)E * L->heads, 1);
-        c->out = carve(base, &off, (size_t)N * L->width, sizeof(gat_real));
+        c->z = gat_i_carve(base, &off, (size_t)N * hw, sizeof(gat_real));
+        c->s_src = gat_i_carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
+        c->s_dst = gat_i_carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
+        c->alpha = gat_i_carve(base, &off, (size_t)E * L->heads, sizeof(gat_real));
+        c->amask = gat_i_carve(base, &off, (size_t)E * L->heads, 1);
+        c->out = gat_i_carve(base, &off, (size_t)N * L->width, sizeof(gat_real));
         /* attention family: only what the score uses (nothing for gat) */
         const size_t nh = m->cfg.score == GAT_SCORE_COSINE ? (size_t)N * L->heads : 0;
-        c->q = carve(base, &off, L->has_q ? (size_t)N * hw : 0, sizeof(gat_real));
-        c->k = carve(base, &off, L->has_k ? (size_t)N * hw : 0, sizeof(gat_real));
-        c->qinv = carve(base, &off, nh, sizeof(gat_real));
-        c->kinv = carve(base, &off, nh, sizeof(gat_real));
+        c->q = gat_i_carve(base, &off, L->has_q ? (size_t)N * hw : 0, sizeof(gat_real));
+        c->k = gat_i_carve(base, &off, L->has_k ? (size_t)N * hw : 0, sizeof(gat_real));
+        c->qinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
+        c->kinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
         maxw = hw > maxw ? hw : maxw;
         maxw = (size_t)L->fin > maxw && l > 0 ? (size_t)L->fin : maxw;
         maxh = (size_t)L->heads > maxh ? (size_t)L->heads : maxh;
     }
-    m->ws.dcur = carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.dy = carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.dz = carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.att.dpre = carve(base, &off, (size_t)E * maxh, sizeof(gat_real));
-    m->ws.att.ds_src = carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
-    m->ws.att.ds_dst = carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
-    m->ws.att.partial = carve(base, &off, (size_t)m->threads * 2 * maxw, sizeof(gat_real));
+    m->ws.dcur = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
+    m->ws.dy = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
+    m->ws.dz = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
+    m->ws.att.dpre = gat_i_carve(base, &off, (size_t)E * maxh, sizeof(gat_real));
+    m->ws.att.ds_src = gat_i_carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
+    m->ws.att.ds_dst = gat_i_carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
+    m->ws.att.partial = gat_i_carve(base, &off, (size_t)m->threads * 2 * maxw, sizeof(gat_real));
     {
         const int family = m->cfg.score != GAT_SCORE_GAT;
-        m->ws.sc.de = carve(base, &off, family ? (size_t)E * maxh : 0, sizeof(gat_real));
-        m->ws.sc.partial = carve(base, &off, family ? (size_t)m->threads * (maxw + maxh) : 0,
+        m->ws.sc.de = gat_i_carve(base, &off, family ? (size_t)E * maxh : 0, sizeof(gat_real));
+        m->ws.sc.partial = gat_i_carve(base, &off, family ? (size_t)m->threads * (maxw + maxh) : 0,
                                  sizeof(gat_real));
-        m->ws.dq = carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
-        m->ws.dk = carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
-        m->ws.dres = carve(base, &off, m->cfg.residual ? (size_t)N * maxw : 0, sizeof(gat_real));
+        m->ws.dq = gat_i_carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
+        m->ws.dk = gat_i_carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
+        m->ws.dres = gat_i_carve(base, &off, m->cfg.residual ? (size_t)N * maxw : 0, sizeof(gat_real));
     }
     return off;
 }
@@ -544,34 +535,8 @@ static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
  * GAT_BIND_EXACT); every entry up to nnz(x) is rewritten from x as it is now. */
 static gat_status transpose_features(gat_model *m, const gat_csr *x, unsigned flags)
 {
-    const gat_idx nnz = x->rowptr[x->rows];
-    gat_status st;
-    gat_csr *t = &m->ws.xt;
-    const int fits = t->rowptr && t->rows == x->cols && (size_t)nnz <= t->capacity &&
-                     !((flags & GAT_BIND_EXACT) && (size_t)nnz != t->capacity);
-    if (!fits) {
-        gat_csr_destroy(t);
-        gat_free(m->ws.xt_perm);
-        m->ws.xt_perm = NULL;
-        if ((st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz)) != GAT_OK) return st;
-        if (!(m->ws.xt_perm = gat_malloc((size_t)nnz, sizeof(gat_idx)))) return GAT_ENOMEM;
-    }
-    if (!m->ws.xt_next && !(m->ws.xt_next = gat_malloc((size_t)x->cols + 1, sizeof(gat_idx))))
-        return GAT_ENOMEM;
-    gat_idx *next = m->ws.xt_next;
-    t->cols = x->rows;
-    memset(t->rowptr, 0, ((size_t)x->cols + 1) * sizeof *t->rowptr);
-    for (gat_idx k = 0; k < nnz; k++) t->rowptr[x->col[k] + 1]++;
-    for (gat_idx f = 0; f < x->cols; f++) t->rowptr[f + 1] += t->rowptr[f];
-    memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
-    for (gat_idx i = 0; i < x->rows; i++)
-        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
-            const gat_idx p = next[x->col[k]]++;
-            t->col[p] = i;
-            t->val[p] = x->val[k];
-            m->ws.xt_perm[p] = k;
-        }
-    return GAT_OK;
+    return gat_i_csr_transpose_perm_reuse(x, &m->ws.xt, &m->ws.xt_perm,
+                                          (flags & GAT_BIND_EXACT) != 0);
 }
 
 static void drop_caches(gat_model *m)
@@ -580,7 +545,6 @@ static void drop_caches(gat_model *m)
     gat_i_fast_free(m->ws.fast);
     gat_csr_destroy(&m->ws.xt);
     gat_free(m->ws.xt_perm);
-    gat_free(m->ws.xt_next);
     memset(&m->ws, 0, sizeof m->ws);
 }
 
@@ -644,13 +608,20 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     m->ws.x = NULL;
     m->ws.trained = m->ws.ran = 0;
     if (fast_layers(m, FL)) {
-        /* the fused path derives its row partitions, plans and transpose inside its own object,
-         * which has no call to rebuild them in place: it is recreated on every bind */
-        gat_i_fast_free(m->ws.fast);
-        m->ws.fast = NULL;
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK) {
+        /* the engine rebuilds its caches in its own memory when the inputs fit there */
+        int done = 0;
+        if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x,
+                                                  (flags & GAT_BIND_EXACT) != 0, &done)) != GAT_OK) {
             drop_caches(m);
             return st;
+        }
+        if (!done) {
+            gat_i_fast_free(m->ws.fast);
+            m->ws.fast = NULL;
+            if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK) {
+                drop_caches(m);
+                return st;
+            }
         }
         key_inputs(m, g, x);
         return GAT_OK;
