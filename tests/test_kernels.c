@@ -162,40 +162,6 @@ static double compare(const char *what, const gat_real *got, const gat_real *wan
     return err;
 }
 
-/* Loop index: shape * 2 + dropout. Every ISA this CPU runs against the reference path. */
-START_TEST(test_fused_vs_reference)
-{
-    const shape *s = &SHAPES[_i / 2];
-    const double dropout = _i % 2 ? 0.6 : 0;
-    fixture f;
-    outputs ref, got;
-    char what[128];
-    fixture_init(&f, s, 100 + (uint64_t)_i);
-    ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
-    ck_assert(tu_rms(ref.grads, ref.P) > 0);
-    int tested = 0;
-    for (size_t k = 0; k < LEN(ISAS); k++) {
-        if (run(&f, ISAS[k], 2, NULL, 0, dropout, &got)) continue;
-        tested++;
-#define CLOSE(label, a, b, n)                                                                      \
-    snprintf(what, sizeof what, "%s %s p=%.1f %s", s->name, ISAS[k], dropout, label);              \
-    ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
-        CLOSE("inference logits", got.infer, ref.infer, f.nc);
-        CLOSE("training logits", got.train, ref.train, f.nc);
-        for (int l = 0; l < ref.layers; l++) {
-            CLOSE("layer output", got.out[l], ref.out[l], ref.n_out[l]);
-            CLOSE("attention", got.alpha[l], ref.alpha[l], ref.n_alpha[l]);
-        }
-        CLOSE("gradients", got.grads, ref.grads, ref.P);
-#undef CLOSE
-        outputs_free(&got);
-    }
-    ck_assert_int_ge(tested, 1);
-    outputs_free(&ref);
-    fixture_free(&f);
-}
-END_TEST
-
 /* The best build on 2 threads against the reference path on one, with dropout 0.6: inference
  * and training logits and the gradients. */
 static void best_matches_reference(fixture *f, const char *what)
@@ -320,20 +286,15 @@ START_TEST(test_restricted_vs_reference)
 }
 END_TEST
 
-/* Loop index: (score - 1) * shapes + shape. Every other score on every build this CPU runs
- * against the reference path (logits, layer outputs, attention, every gradient), dropout on for
- * every other case. */
-static void scores_vs_reference(int _i, gat_score score, int residual)
+/* Shape `sh`, score and residual connections on every build this CPU runs against the reference
+ * path (logits, layer outputs, attention, every gradient); fixture seed `seed`. */
+static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score, int residual)
 {
-    const shape *s = &SHAPES[_i % (int)LEN(SHAPES)];
-    /* the sanitizer run (GAT_TEST_QUICK): the specialised shape and one generic */
-    if (getenv("GAT_TEST_QUICK") && _i % (int)LEN(SHAPES) != 0 && _i % (int)LEN(SHAPES) != 2)
-        return;
-    const double dropout = _i % 2 ? 0.6 : 0;
+    const shape *s = &SHAPES[sh];
     fixture f;
     outputs ref, got;
     char what[160];
-    fixture_init(&f, s, 800 + (uint64_t)_i);
+    fixture_init(&f, s, seed);
     f.cfg.score = score;
     f.cfg.residual = residual;
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
@@ -361,9 +322,27 @@ static void scores_vs_reference(int _i, gat_score score, int residual)
     fixture_free(&f);
 }
 
+/* Loop index: shape * 2 + dropout. The gat score. */
+START_TEST(test_fused_vs_reference)
+{
+    vs_reference(_i / 2, _i % 2 ? 0.6 : 0, 100 + (uint64_t)_i, GAT_SCORE_GAT, 0);
+}
+END_TEST
+
+/* The other scores and residual connections, loop index (score - first) * shapes + shape,
+ * dropout on every other case; the sanitizer run (GAT_TEST_QUICK) takes the specialised shape
+ * and one generic. */
+static void family_vs_reference(int _i, gat_score first, int residual)
+{
+    const int sh = _i % (int)LEN(SHAPES);
+    if (getenv("GAT_TEST_QUICK") && sh != 0 && sh != 2) return;
+    vs_reference(sh, _i % 2 ? 0.6 : 0, 800 + (uint64_t)_i,
+                 (gat_score)((int)first + _i / (int)LEN(SHAPES)), residual);
+}
+
 START_TEST(test_scores_vs_reference)
 {
-    scores_vs_reference(_i, (gat_score)(1 + _i / (int)LEN(SHAPES)), 0);
+    family_vs_reference(_i, GAT_SCORE_GATV2, 0);
 }
 END_TEST
 
@@ -371,7 +350,7 @@ END_TEST
  * differ from their inputs; 16x4 x2 adds its input in layer 1) on every score. */
 START_TEST(test_residual_vs_reference)
 {
-    scores_vs_reference(_i, (gat_score)(_i / (int)LEN(SHAPES)), 1);
+    family_vs_reference(_i, GAT_SCORE_GAT, 1);
 }
 END_TEST
 

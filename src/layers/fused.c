@@ -245,29 +245,34 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
  * generic. Row accumulators are arrays of NV = Hc * Fc / 8 vectors sized here (MAXV otherwise). */
 #define MAXV 128
 #define MAXH 64
-#define SHAPES(H, FP, ...)                                                                        \
+/* One instantiation: H, Fp and the row accumulators' vector count as compile-time constants
+ * (SHAPE_C), or run-time widths with accumulators sized for the largest rows (SHAPE_ANY). */
+#define SHAPE_C(H_, F_, ...)                                                                       \
+    {                                                                                              \
+        enum { Hc = H_, Fc = F_, NVc = H_ * F_ / 8, HSc = 8 };                                     \
+        __VA_ARGS__;                                                                               \
+    }
+#define SHAPE_ANY(H, FP, ...)                                                                      \
+    {                                                                                              \
+        enum { NVc = MAXV, HSc = MAXH };                                                           \
+        const int Hc = (H);                                                                        \
+        const gat_idx Fc = (FP);                                                                   \
+        __VA_ARGS__;                                                                               \
+    }
+#define SHAPES(H, FP, ...)                                                                         \
     do {                                                                                           \
-        if ((H) == 8 && (FP) == 8) {                                                               \
-            enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 };                                             \
-            __VA_ARGS__;                                                                                  \
-        } else if ((H) == 1 && (FP) == 8) {                                                        \
-            enum { Hc = 1, Fc = 8, NVc = 1, HSc = 8 };                                             \
-            __VA_ARGS__;                                                                                  \
-        } else if ((H) == 1 && (FP) == 16) {                                                       \
-            enum { Hc = 1, Fc = 16, NVc = 2, HSc = 8 };                                            \
-            __VA_ARGS__;                                                                                  \
-        } else if ((H) == 8 && (FP) == 16) {                                                       \
-            enum { Hc = 8, Fc = 16, NVc = 16, HSc = 8 };                                           \
-            __VA_ARGS__;                                                                                  \
-        } else if ((H) == 4 && (FP) == 8) {                                                        \
-            enum { Hc = 4, Fc = 8, NVc = 4, HSc = 8 };                                             \
-            __VA_ARGS__;                                                                                  \
-        } else {                                                                                   \
-            enum { NVc = MAXV, HSc = MAXH };                                                       \
-            const int Hc = (H);                                                                    \
-            const gat_idx Fc = (FP);                                                               \
-            __VA_ARGS__;                                                                                  \
-        }                                                                                          \
+        if ((H) == 8 && (FP) == 8)                                                                 \
+            SHAPE_C(8, 8, __VA_ARGS__)                                                             \
+        else if ((H) == 1 && (FP) == 8)                                                            \
+            SHAPE_C(1, 8, __VA_ARGS__)                                                             \
+        else if ((H) == 1 && (FP) == 16)                                                           \
+            SHAPE_C(1, 16, __VA_ARGS__)                                                            \
+        else if ((H) == 8 && (FP) == 16)                                                           \
+            SHAPE_C(8, 16, __VA_ARGS__)                                                            \
+        else if ((H) == 4 && (FP) == 8)                                                            \
+            SHAPE_C(4, 8, __VA_ARGS__)                                                             \
+        else                                                                                       \
+            SHAPE_ANY(H, FP, __VA_ARGS__)                                                          \
     } while (0)
 
 /* Instantiates CALL with the score as a compile-time constant Sc: the row bodies branch on it,
@@ -301,26 +306,21 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
 
 /* SHAPES for the other scores: the paper's hidden shape (8 heads of 8) specialised, the rest
  * generic (each specialisation is one more copy of every row body per score and build). */
-#define FAMILY_SHAPES(H, FP, ...)                                                                 \
+#define FAMILY_SHAPES(H, FP, ...)                                                                  \
     do {                                                                                           \
-        if ((H) == 8 && (FP) == 8) {                                                               \
-            enum { Hc = 8, Fc = 8, NVc = 8, HSc = 8 };                                             \
-            __VA_ARGS__;                                                                                  \
-        } else {                                                                                   \
-            enum { NVc = MAXV, HSc = MAXH };                                                       \
-            const int Hc = (H);                                                                    \
-            const gat_idx Fc = (FP);                                                               \
-            __VA_ARGS__;                                                                                  \
-        }                                                                                          \
+        if ((H) == 8 && (FP) == 8)                                                                 \
+            SHAPE_C(8, 8, __VA_ARGS__)                                                             \
+        else                                                                                       \
+            SHAPE_ANY(H, FP, __VA_ARGS__)                                                          \
     } while (0)
 
 /* The score's shapes: SHAPES for gat, FAMILY_SHAPES for the others. */
-#define SCORE_SHAPES(H, FP, ...)                                                                  \
+#define SCORE_SHAPES(H, FP, ...)                                                                   \
     do {                                                                                           \
-        if ((int)Sc == (int)GAT_SCORE_GAT)                                                                   \
-            SHAPES(H, FP, __VA_ARGS__);                                                                   \
+        if ((int)Sc == (int)GAT_SCORE_GAT)                                                         \
+            SHAPES(H, FP, __VA_ARGS__);                                                            \
         else                                                                                       \
-            FAMILY_SHAPES(H, FP, __VA_ARGS__);                                                            \
+            FAMILY_SHAPES(H, FP, __VA_ARGS__);                                                     \
     } while (0)
 
 /* Row scratch of a shape: NV vectors of accumulators, per-head values. */
@@ -815,8 +815,8 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
 
 INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *dy, V8 *S, V8 *D, V8 *db, gat_real *gk, gat_real *dot,
-                            gat_real *sum, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph, gat_real *rs,
-                            int H, gat_idx Fp, int Sc)
+                            gat_real *sum, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph, gat_real *rs, int H,
+                            gat_idx Fp, int Sc)
 {
     for (int v = 0; v < (int)(Fp * H / 8); v++)
         Pv[v] = bc(0);
@@ -934,12 +934,12 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
 static void FN(att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(l->tc, nt,
-               SCORES(l->score,
-                      SCORE_SHAPES(l->H, l->Fp,
-                             WITH_SCRATCH(bwd_target_rows(l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E,
-                                                          s_.h1, s_.h2, s_.h3, s_.acc, s_.F, s_.G,
-                                                          s_.h4, s_.h5, Hc, Fc, Sc)))));
+    FOR_CHUNKS(
+        l->tc, nt,
+        SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
+                                      WITH_SCRATCH(bwd_target_rows(
+                                          l, b, c, r0, r1, s_.dy, s_.S, s_.D, s_.E, s_.h1, s_.h2,
+                                          s_.h3, s_.acc, s_.F, s_.G, s_.h4, s_.h5, Hc, Fc, Sc)))));
 }
 
 /* l > 0, source row j with dz_j in acc: dW += x_d_j dz_j and the input's gradient
@@ -1177,12 +1177,12 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
 static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(l->sc, nt,
-               SCORES(l->score,
-                      SCORE_SHAPES(l->H, l->Fp,
-                             WITH_SCRATCH(bwd_source_rows(l, b, c, r0, r1, s_.acc, s_.S, s_.D,
-                                                          s_.E, s_.F, s_.h1, s_.h2, s_.K, s_.G,
-                                                          s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
+    FOR_CHUNKS(
+        l->sc, nt,
+        SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
+                                      WITH_SCRATCH(bwd_source_rows(
+                                          l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1,
+                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
 }
 
 /* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the

@@ -44,7 +44,7 @@ typedef struct governor {
 
 typedef struct flayer {
     gat_i_fl fl;
-    gat_real *Wp, *asp, *adp; /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
+    gat_real *Wp, *asp, *adp;   /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
     gat_real *Wqp, *Wkp, *attp; /* other scores: query and key projections (fin, Fp, H), gatv2's
                                  * att (Fp, H), where the score has them */
     gat_real *q, *k;            /* their projections (N, Fp, H) */
@@ -152,7 +152,8 @@ static size_t layout(gat_i_fast *f, char *base)
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
         const int hr = L->residual != 0, np = 1 + hq + hk + hr;
         const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
-        fl->xkeep = gat_i_carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
+        fl->xkeep =
+            gat_i_carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
         fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
         fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
         fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
@@ -201,10 +202,11 @@ static size_t layout(gat_i_fast *f, char *base)
         f->plans[k].copy = gat_i_carve(base, &off, N, sizeof(gat_idx));
     }
     f->mark = gat_i_carve(base, &off, N, 1);
-    f->dz = gat_i_carve(
-        base, &off,
-        f->dw_fused ? 0 : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) * f->L[0].heads,
-        sizeof(gat_real));
+    f->dz = gat_i_carve(base, &off,
+                        f->dw_fused ? 0
+                                    : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
+                                          f->L[0].heads,
+                        sizeof(gat_real));
     return off;
 }
 
@@ -555,9 +557,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         /* the separate query and key projections and the residual: the same pass (and dropout)
          * with their weights */
         for (int p = 1; p <= 3; p++) {
-            if (!(p == 1   ? gat_i_score_has_q(S)
-                  : p == 2 ? gat_i_score_has_k(S)
-                           : L->residual != 0))
+            if (!(p == 1 ? gat_i_score_has_q(S) : p == 2 ? gat_i_score_has_k(S) : L->residual != 0))
                 continue;
             gat_i_fl pl = *fl;
             pl.score = GAT_SCORE_DOT; /* z only, no per-node terms */
