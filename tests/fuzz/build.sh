@@ -38,10 +38,10 @@ done
 if grep -q "'layers/fused.c'" "$root/src/meson.build"; then
   o="$out/obj/layers_fused_base.o"
   objs+=("$o")
-  if ! "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -DGAT_I_ISA=base \
+  if ! "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -DGAT_I_ISA=base -DGAT_I_GENERIC_SHAPES \
        -c "$root/src/layers/fused.c" -o "$o" 2>/dev/null; then
     echo "build.sh: $CC cannot compile src/layers/fused.c; using gcc, uninstrumented" >&2
-    gcc "${cflags[@]}" -O2 -DGAT_I_ISA=base -c "$root/src/layers/fused.c" -o "$o"
+    gcc "${cflags[@]}" -O2 -DGAT_I_ISA=base -DGAT_I_GENERIC_SHAPES -c "$root/src/layers/fused.c" -o "$o"
   fi
 fi
 for p in "${pids[@]}"; do wait "$p"; done
