@@ -409,18 +409,22 @@ INLINE void store_row(gat_real *z, const V8 *acc, int NV)
 #define SEG 256
 
 INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D,
-                             int H, gat_idx Fp)
+                             V8 *E, V8 *F, V8 *G, int H, gat_idx Fp)
 {
-    const int NV = (int)(Fp * H / 8);
+    const int NV = (int)(Fp * H / 8), nx = l->n_extra;
     const size_t hw = (size_t)Fp * H;
     const gat_csr *x = l->x;
     const gat_i_drop in = l->in;
+    V8 *ax[3] = {E, F, G};
     gat_idx col[SEG];
     gat_real val[SEG];
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
         for (int v = 0; v < NV; v++)
             acc[v] = bc(0);
+        for (int q = 0; q < nx; q++)
+            for (int v = 0; v < NV; v++)
+                ax[q][v] = bc(0);
         uint64_t hv = 0, blk = UINT64_MAX;
         for (gat_idx p0 = x->rowptr[i]; p0 < x->rowptr[i + 1]; p0 += SEG) {
             const gat_idx p1 = x->rowptr[i + 1] - p0 < SEG ? x->rowptr[i + 1] : p0 + SEG;
@@ -437,23 +441,33 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
                 for (gat_idx p = p0; p < p1; p++)
                     col[n] = x->col[p], val[n++] = x->val[p];
             }
+            /* the kept entries once, each projection's sum over them in turn */
             for (int t = 0; t < n; t++) {
                 const gat_real *w = l->W + (size_t)col[t] * hw;
                 for (int v = 0; v < NV; v++)
                     acc[v] += val[t] * ld(w + 8 * v);
             }
+            for (int q = 0; q < nx; q++)
+                for (int t = 0; t < n; t++) {
+                    const gat_real *w = l->Wx[q] + (size_t)col[t] * hw;
+                    for (int v = 0; v < NV; v++)
+                        ax[q][v] += val[t] * ld(w + 8 * v);
+                }
         }
         store_row(l->z + (size_t)i * hw, acc, NV);
         halves(l, i, acc, S, D, H, Fp);
+        for (int q = 0; q < nx; q++)
+            store_row(l->zx[q] + (size_t)i * hw, ax[q], NV);
     }
 }
 
 static void FN(proj_sparse)(const gat_i_fl *l)
 {
     const int nt = l->nt;
-    FOR_ROWS(
-        l->xc, l->prows, l->n_prows, nt,
-        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_sparse_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
+    FOR_ROWS(l->xc, l->prows, l->n_prows, nt,
+             SHAPES(l->H, l->Fp,
+                    WITH_SCRATCH(proj_sparse_rows(l, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.G,
+                                                  Hc, Fc))));
 }
 
 /* One input row of a dense layer after dropout: xd (fin) and its keep bytes. Elements
@@ -486,6 +500,28 @@ INLINE void dropout_row(const gat_i_drop *in, const gat_real *xi, size_t fin, ui
 
 #define MAXFIN 4096
 
+/* acc (NV vectors) = xd (fin) W (fin, NV * 8) */
+INLINE void dense_row(const gat_real *xd, size_t fin, const gat_real *W, size_t hw, int NV, V8 *acc)
+{
+    for (int v = 0; v < NV; v++)
+        acc[v] = bc(0);
+    size_t c = 0;
+    if (NV <= 2) { /* narrow rows: four independent sums, not one chain of fin FMAs */
+        V8 a[4][2] = {{bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}};
+        for (; c + 4 <= fin; c += 4)
+            for (int u = 0; u < 4; u++)
+                for (int v = 0; v < NV; v++)
+                    a[u][v] += xd[c + u] * ld(W + (c + u) * hw + 8 * v);
+        for (int v = 0; v < NV; v++)
+            acc[v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
+    }
+    for (; c < fin; c++) {
+        const gat_real *w = W + c * hw;
+        for (int v = 0; v < NV; v++)
+            acc[v] += xd[c] * ld(w + 8 * v);
+    }
+}
+
 INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D, int H,
                             gat_idx Fp)
 {
@@ -494,27 +530,16 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
     gat_real xd[MAXFIN];
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
-        for (int v = 0; v < NV; v++)
-            acc[v] = bc(0);
         dropout_row(&l->in, l->xin + (size_t)i * fin, fin, (uint64_t)i * fin, xd,
                     l->xkeep + (size_t)i * fb);
-        size_t c = 0;
-        if (NV <= 2) { /* narrow rows: four independent sums, not one chain of fin FMAs */
-            V8 a[4][2] = {{bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}, {bc(0), bc(0)}};
-            for (; c + 4 <= fin; c += 4)
-                for (int u = 0; u < 4; u++)
-                    for (int v = 0; v < NV; v++)
-                        a[u][v] += xd[c + u] * ld(l->W + (c + u) * hw + 8 * v);
-            for (int v = 0; v < NV; v++)
-                acc[v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
-        }
-        for (; c < fin; c++) {
-            const gat_real *w = l->W + c * hw;
-            for (int v = 0; v < NV; v++)
-                acc[v] += xd[c] * ld(w + 8 * v);
-        }
+        dense_row(xd, fin, l->W, hw, NV, acc);
         store_row(l->z + (size_t)i * hw, acc, NV);
         halves(l, i, acc, S, D, H, Fp);
+        /* the further projections of the same dropped-out row */
+        for (int q = 0; q < l->n_extra; q++) {
+            dense_row(xd, fin, l->Wx[q], hw, NV, acc);
+            store_row(l->zx[q] + (size_t)i * hw, acc, NV);
+        }
     }
 }
 
@@ -1201,21 +1226,25 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
                                           s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
 }
 
-/* dW (F, H, Fo) += X_d^T dz from the stored dz (N, Fp, H), one feature row per iteration; the
- * entries dropped or on a zero row of dz are skipped (compacted first, branch-free). */
-INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                           const gat_real *dz, const uint8_t *nz, gat_real *dW, gat_idx f0,
-                           gat_idx f1, V8 *acc, int H, gat_idx Fp)
+/* dW[p] (F, H, Fo) += X_d^T dz[p] from the stored dz[p] (N, Fp, H) of np <= 4 projections, one
+ * feature row per iteration; the entries dropped or on a zero row of dz are skipped (compacted
+ * first, branch-free, once for every projection). */
+INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
+                           const gat_real *const *dz, const uint8_t *nz, gat_real *const *dW,
+                           gat_idx f0, gat_idx f1, V8 *A0, V8 *A1, V8 *A2, V8 *A3, int H,
+                           gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H;
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
     const gat_real sc = l->in.on ? l->in.scale : 1;
+    V8 *acc[4] = {A0, A1, A2, A3};
     gat_real y[MAXV * 8], val[SEG];
     gat_idx row[SEG];
     for (gat_idx f = f0; f < f1; f++) {
-        for (int v = 0; v < NV; v++)
-            acc[v] = bc(0);
+        for (int q = 0; q < np; q++)
+            for (int v = 0; v < NV; v++)
+                acc[q][v] = bc(0);
         for (gat_idx p0 = xt->rowptr[f]; p0 < xt->rowptr[f + 1]; p0 += SEG) {
             const gat_idx p1 = xt->rowptr[f + 1] - p0 < SEG ? xt->rowptr[f + 1] : p0 + SEG;
             int n = 0;
@@ -1225,24 +1254,27 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
                 val[n] = xt->val[p] * sc;
                 n += nz[i] & (l->in.on ? l->xkeep[perm[p]] : 1);
             }
-            for (int t = 0; t < n; t++) {
-                const gat_real *d = dz + (size_t)row[t] * hw;
-                for (int v = 0; v < NV; v++)
-                    acc[v] += val[t] * ld(d + 8 * v);
-            }
+            for (int q = 0; q < np; q++)
+                for (int t = 0; t < n; t++) {
+                    const gat_real *d = dz[q] + (size_t)row[t] * hw;
+                    for (int v = 0; v < NV; v++)
+                        acc[q][v] += val[t] * ld(d + 8 * v);
+                }
         }
-        gat_real *w = dW + (size_t)f * H * Fo;
-        fh_to_model(acc, y, H, Fp, Fo);
-        size_t e = 0;
-        for (; e + 8 <= (size_t)H * Fo; e += 8)
-            st(w + e, ld(w + e) + ld(y + e));
-        for (; e < (size_t)H * Fo; e++)
-            w[e] += y[e];
+        for (int q = 0; q < np; q++) {
+            gat_real *w = dW[q] + (size_t)f * H * Fo;
+            fh_to_model(acc[q], y, H, Fp, Fo);
+            size_t e = 0;
+            for (; e + 8 <= (size_t)H * Fo; e += 8)
+                st(w + e, ld(w + e) + ld(y + e));
+            for (; e < (size_t)H * Fo; e++)
+                w[e] += y[e];
+        }
     }
 }
 
-static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm,
-                          const gat_real *dz, const uint8_t *dz_nonzero, gat_real *dW)
+static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
+                          const gat_real *const *dz, const uint8_t *dz_nonzero, gat_real *const *dW)
 {
     const int nt = l->nt;
     const gat_idx F = xt->rows;
@@ -1251,9 +1283,9 @@ static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *p
     for (int c = 0; c < nch; c++) {
         const gat_idx f0 = (gat_idx)((int64_t)F * c / nch),
                       f1 = (gat_idx)((int64_t)F * (c + 1) / nch);
-        SHAPES(
-            l->H, l->Fp,
-            WITH_SCRATCH(dw_sparse_rows(l, xt, perm, dz, dz_nonzero, dW, f0, f1, s_.acc, Hc, Fc)));
+        SHAPES(l->H, l->Fp,
+               WITH_SCRATCH(dw_sparse_rows(l, xt, perm, np, dz, dz_nonzero, dW, f0, f1, s_.acc,
+                                           s_.S, s_.D, s_.E, Hc, Fc)));
     }
 }
 

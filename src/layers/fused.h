@@ -68,10 +68,16 @@ typedef struct gat_i_fl {
                             * (gaussian); unused otherwise */
     gat_real *qinv;        /* cosine: (N, H) 1 / |z_i| (smoothed, GAT_I_COS_EPS) */
     gat_real *esc;         /* cosine: (E, H) the cosines; gaussian: (E, H) |q_i - k_j|^2 */
-    const gat_real *res;   /* residual connection: (N, Fp, H) x_d R added before the bias and
-                            * activation (R replicated per head on the output layer, whose head
-                            * mean then adds x_d R once), or NULL */
-    const gat_idx *rows;     /* forward: only these attention rows (ascending), or NULL for all */
+    /* Further projections of the same input in the same pass and with the same dropout: the
+     * score's queries and keys and the residual's x_d R, zx[p] = x_d Wx[p] (N, Fp, H) (no
+     * per-node terms), n_extra of them (at most 3). */
+    int n_extra;
+    const gat_real *Wx[3];
+    gat_real *zx[3];
+    const gat_real *res; /* residual connection: (N, Fp, H) x_d R added before the bias and
+                          * activation (R replicated per head on the output layer, whose head
+                          * mean then adds x_d R once), or NULL */
+    const gat_idx *rows; /* forward: only these attention rows (ascending), or NULL for all */
     gat_idx n_rows;
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
@@ -103,9 +109,9 @@ typedef struct gat_i_fbw {
                               * for l > 0 dW (fin, hw) of each projection (z, q, k), for layer 0
                               * with dz == NULL dW (F, hw) of each */
     size_t ps_stride;
-    gat_real *dz;        /* layer 0: (nproj, N, Fp, H) to store the projections' gradients for
-                          * gat_i_fused_ops.dw_sparse, or NULL to accumulate dW into ps */
-    uint8_t *dz_nonzero; /* layer 0 with dz: (N) row j of dz is not all zero */
+    gat_real *dz;          /* layer 0: (nproj, N, Fp, H) to store the projections' gradients for
+                            * gat_i_fused_ops.dw_sparse, or NULL to accumulate dW into ps */
+    uint8_t *dz_nonzero;   /* layer 0 with dz: (N) row j of dz is not all zero */
     const gat_real *Wt[4]; /* l > 0: (hw, fin) transposes of the nproj projections' weights */
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
@@ -115,9 +121,11 @@ typedef struct gat_i_fbw {
 
 typedef struct gat_i_fused_ops {
     const char *isa;
-    /* layer 0: z = dropout(x) W, s_src, s_dst, xkeep; over xc chunks */
+    /* layer 0: z = dropout(x) W, s_src, s_dst, xkeep, and the n_extra projections; over xc
+     * chunks */
     void (*proj_sparse)(const gat_i_fl *l);
-    /* l > 0: z = dropout(xin) W, s_src, s_dst, xkeep; over tc chunks */
+    /* l > 0: z = dropout(xin) W, s_src, s_dst, xkeep, and the n_extra projections; over tc
+     * chunks */
     void (*proj_dense)(const gat_i_fl *l);
     /* out, alpha, pos, akeep for every row (or l->rows) */
     void (*att_forward)(const gat_i_fl *l);
@@ -125,10 +133,11 @@ typedef struct gat_i_fused_ops {
     void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
     /* ps, and dz (layer 0) or dy_prev (l > 0) */
     void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);
-    /* layer 0 from a stored dz: dW (F, hw) += X_d^T dz, over the features of xt (x's transpose,
-     * position p holding x's position perm[p]); rows of dW split over threads */
-    void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, const gat_real *dz,
-                      const uint8_t *dz_nonzero, gat_real *dW);
+    /* layer 0 from stored gradients: dW[p] (F, hw) += X_d^T dz[p] for np <= 4 projections in
+     * one pass, over the features of xt (x's transpose, position p holding x's position perm[p]);
+     * rows of dW split over threads */
+    void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
+                      const gat_real *const *dz, const uint8_t *dz_nonzero, gat_real *const *dW);
     /* Adam's update (gat_adam_step's loop) with the bias corrections folded into lr and s2 */
     void (*adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v, gat_real b1,
                  gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps);

@@ -549,25 +549,17 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
         fl->att_w = fy->attp;
         fl->coef = fy->coef;
+        /* the separate query and key projections and the residual's x_d R: the same pass (and
+         * dropout) with their weights */
+        fl->n_extra = 0;
+        if (gat_i_score_has_q(S)) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
+        if (gat_i_score_has_k(S)) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
+        if (L->residual) fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
         if (l == 0)
             f->ops->proj_sparse(fl);
         else
             f->ops->proj_dense(fl);
         fl->res = L->residual ? fy->res : NULL;
-        /* the separate query and key projections and the residual: the same pass (and dropout)
-         * with their weights */
-        for (int p = 1; p <= 3; p++) {
-            if (!(p == 1 ? gat_i_score_has_q(S) : p == 2 ? gat_i_score_has_k(S) : L->residual != 0))
-                continue;
-            gat_i_fl pl = *fl;
-            pl.score = GAT_SCORE_DOT; /* z only, no per-node terms */
-            pl.W = p == 1 ? fy->Wqp : p == 2 ? fy->Wkp : fy->Rp;
-            pl.z = p == 1 ? fy->q : p == 2 ? fy->k : fy->res;
-            if (l == 0)
-                f->ops->proj_sparse(&pl);
-            else
-                f->ops->proj_dense(&pl);
-        }
         f->ops->att_forward(fl);
     }
     f->trained = run->training;
@@ -681,22 +673,32 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             gat_real *dW = grads + Woff[p];
             reduce(f->ps + 2 * hw + (size_t)p * rows * hw, b.ps_stride, f->sc.n, rows, H, Fo, Fp,
                    heads_sum, dW, nt);
-            if (l == 0 && !f->dw_fused) {
-                if (!heads_sum) {
-                    f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
-                                      f->dz_nonzero, dW);
-                    continue;
+        }
+        if (l == 0 && !f->dw_fused) {
+            /* dW of every projection from its stored gradient, in one pass over x's transpose; a
+             * one-layer model's replicated R goes per head into scratch, then is summed */
+            const gat_real *dz[4];
+            gat_real *dW[4];
+            int n = 0, rep = -1;
+            for (int p = 0; p < np; p++) {
+                if (p == pres && L->residual == 2) continue;
+                dz[n] = f->dz + (size_t)p * f->N * hw;
+                if (p == pres && L->mean) {
+                    rep = p;
+                    dW[n++] = f->Wt;
+                    memset(f->Wt, 0, (size_t)f->x->cols * (size_t)H * (size_t)Fo * sizeof *f->Wt);
+                } else {
+                    dW[n++] = grads + Woff[p];
                 }
-                /* a one-layer model's replicated R: per head into scratch, then summed */
-                gat_real *t = f->Wt;
-                const size_t n = (size_t)f->x->cols * (size_t)H * (size_t)Fo;
-                memset(t, 0, n * sizeof *t);
-                f->ops->dw_sparse(fl, &f->xt, f->xt_perm, f->dz + (size_t)p * f->N * hw,
-                                  f->dz_nonzero, t);
+            }
+            f->ops->dw_sparse(fl, &f->xt, f->xt_perm, n, dz, f->dz_nonzero, dW);
+            if (rep >= 0) {
+                const gat_real *t = f->Wt;
+                gat_real *g = grads + Woff[rep];
                 for (size_t r = 0; r < (size_t)f->x->cols; r++)
                     for (int h = 0; h < H; h++)
                         for (gat_idx fo = 0; fo < Fo; fo++)
-                            dW[r * (size_t)Fo + (size_t)fo] +=
+                            g[r * (size_t)Fo + (size_t)fo] +=
                                 t[(r * (size_t)H + (size_t)h) * (size_t)Fo + (size_t)fo];
             }
         }
