@@ -352,7 +352,9 @@ START_TEST(test_model_fused)
     const int v = _i / GAT_SCORE_COUNT, nt = 1 + ((v >> 1) & 1), residual = (v >> 2) & 1;
     const gat_score S = (gat_score)(_i % GAT_SCORE_COUNT);
     const unsigned flags = graph_flags[v & 1];
-    const gat_idx F = residual && (v & 1) ? 12 : 5, C = 3;
+    /* identity residuals: F = hidden width = classes (every layer's, the averaging output
+     * layer's too); projected ones otherwise */
+    const gat_idx F = residual && (v & 1) ? 12 : 5, C = F == 12 ? 12 : 3;
     if (getenv("GAT_TEST_QUICK") && nt == 2 && residual) return;
     gat_model_config_default(&cfg, F, C);
     cfg.score = S;

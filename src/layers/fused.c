@@ -537,6 +537,14 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
         halves(l, i, acc, S, D, H, Fp);
         /* the further projections of the same dropped-out row */
         for (int q = 0; q < l->n_extra; q++) {
+            if (q == l->x_identity) { /* x_d itself in the fh layout, per head if averaged */
+                gat_real *o = l->zx[q] + (size_t)i * hw;
+                for (gat_idx f = 0; f < Fp; f++)
+                    for (int h = 0; h < H; h++)
+                        o[(size_t)f * H + h] =
+                            f < l->Fo ? xd[(l->mean ? 0 : (size_t)h * l->Fo) + (size_t)f] : 0;
+                continue;
+            }
             dense_row(xd, fin, l->Wx[q], hw, NV, acc);
             store_row(l->zx[q] + (size_t)i * hw, acc, NV);
         }
@@ -994,19 +1002,39 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     const gat_real *xj = l->xin + (size_t)j * fin;
     const uint8_t *kb = l->xkeep + (size_t)j * ((fin + 7) / 8);
     const gat_real sc = l->in.on ? l->in.scale : 1;
+    const int id = b->identity;
     gat_real d[MAXFIN];
+    /* an identity residual's gradient, in the input's (model) order: the output element of
+     * input element c, or on an averaging layer the sum over the heads' copies */
+    if (id >= 0) {
+        const V8 *gi = gp[id];
+        const size_t Fo = (size_t)l->Fo;
+        for (size_t e = 0; e < fin; e++) {
+            gat_real v = 0;
+            if (l->mean)
+                for (size_t h = 0; h < (size_t)H; h++)
+                    v += gi[(e * H + h) / 8][(e * H + h) % 8];
+            else
+                v = gi[((e % Fo) * H + e / Fo) / 8][((e % Fo) * H + e / Fo) % 8];
+            d[e] = v;
+        }
+    } else {
+        memset(d, 0, fin * sizeof *d);
+    }
     size_t c = 0;
     for (; c + 8 <= fin; c += 8) {
         const V8 y = ld(xj + c);
         const V8 kf = l->in.on ? (V8)((VI)bc(sc) & expand(kb[c / 8])) : bc(1);
         const V8 xd = y * kf;
-        V8 dx = bc(0);
-        for (int p = 0; p < np; p++)
+        V8 dx = ld(d + c);
+        for (int p = 0; p < np; p++) {
+            if (p == id) continue;
             for (size_t e = 0; e < hw; e++)
                 dx += gp[p][e / 8][e % 8] * ld(b->Wt[p] + e * fin + c);
+        }
         st(d + c, dx * kf * sel(y > 0, bc(1), y + 1));
         for (int p = 0; p < np; p++)
-            for (int t = 0; t < 8; t++) {
+            for (int t = 0; t < 8 && p != id; t++) {
                 gat_real *w = dW0 + ((size_t)p * fin + c + (size_t)t) * hw;
                 for (int v = 0; v < NV; v++)
                     st(w + 8 * v, ld(w + 8 * v) + xd[t] * gp[p][v]);
@@ -1015,12 +1043,15 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     for (; c < fin; c++) {
         const int kept = !l->in.on || ((kb[c / 8] >> (c % 8)) & 1);
         const gat_real y = xj[c], kf = kept ? sc : 0;
-        gat_real dx = 0;
-        for (int p = 0; p < np; p++)
+        gat_real dx = d[c];
+        for (int p = 0; p < np; p++) {
+            if (p == id) continue;
             for (size_t e = 0; e < hw; e++)
                 dx += gp[p][e / 8][e % 8] * b->Wt[p][e * fin + c];
+        }
         d[c] = dx * kf * (y > 0 ? 1 : y + 1);
         for (int p = 0; p < np; p++) {
+            if (p == id) continue;
             gat_real *w = dW0 + ((size_t)p * fin + c) * hw;
             for (int v = 0; v < NV; v++)
                 st(w + 8 * v, ld(w + 8 * v) + (y * kf) * gp[p][v]);

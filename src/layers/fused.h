@@ -74,6 +74,8 @@ typedef struct gat_i_fl {
     int n_extra;
     const gat_real *Wx[3];
     gat_real *zx[3];
+    int x_identity; /* l > 0: the extra projection that is an identity residual (input and output
+                     * of equal widths), written straight from the dropped-out input; -1: none */
     const gat_real *res; /* residual connection: (N, Fp, H) x_d R added before the bias and
                           * activation (R replicated per head on the output layer, whose head
                           * mean then adds x_d R once), or NULL */
@@ -113,6 +115,8 @@ typedef struct gat_i_fbw {
                             * gat_i_fused_ops.dw_sparse, or NULL to accumulate dW into ps */
     uint8_t *dz_nonzero;   /* layer 0 with dz: (N) row j of dz is not all zero */
     const gat_real *Wt[4]; /* l > 0: (hw, fin) transposes of the nproj projections' weights */
+    int identity; /* l > 0: the projection (index as in Wt) that is an identity residual: its
+                   * gradient goes straight to the input's (no Wt, no dW); -1: none */
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
     int prev_H;

@@ -554,7 +554,12 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->n_extra = 0;
         if (gat_i_score_has_q(S)) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
         if (gat_i_score_has_k(S)) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
-        if (L->residual) fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
+        fl->x_identity = -1;
+        if (L->residual) {
+            /* an identity on a dense layer is a copy of x_d (layer 0 multiplies by the identity) */
+            if (L->residual == 2 && l > 0) fl->x_identity = fl->n_extra;
+            fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
+        }
         if (l == 0)
             f->ops->proj_sparse(fl);
         else
@@ -611,6 +616,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         const size_t hw = (size_t)fl->hw;
         fl->nt = nt;
         gat_i_fbw b = {0};
+        b.identity = -1;
         b.dlogits = L->mean ? dlogits : NULL;
         b.dy = f->dy[l % 2];
         b.dpre = f->dpre;
@@ -636,7 +642,9 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         if (l > 0) {
             const gat_i_fast_layer *P = &f->L[l - 1];
             const size_t fin = (size_t)L->fin;
+            b.identity = L->residual == 2 ? pres : -1;
             for (int p = 0; p < np; p++) {
+                if (p == b.identity) continue;
                 gat_real *Wt = f->Wt + (size_t)p * fin * hw;
                 for (size_t r = 0; r < fin; r++)
                     for (size_t e = 0; e < hw; e++)
