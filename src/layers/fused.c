@@ -324,10 +324,7 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
             SHAPE_ANY(H, FP, __VA_ARGS__)                                                          \
     } while (0)
 #else
-#define FAMILY_SHAPES(H, FP, ...)                                                                  \
-    do {                                                                                           \
-        SHAPE_ANY(H, FP, __VA_ARGS__)                                                              \
-    } while (0)
+#define FAMILY_SHAPES(H, FP, ...) SHAPES(H, FP, __VA_ARGS__)
 #endif
 
 /* The score's shapes: SHAPES for gat, FAMILY_SHAPES for the others. */
