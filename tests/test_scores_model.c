@@ -19,9 +19,10 @@
 
 /* Three models: Cora's shape (8 heads of 8, one output head) on a skewed graph; 3 layers with 3
  * heads of 4 and 2 averaged output heads on the 7-node graph without self-loops (node 6 has an
- * empty neighbourhood; the fused kernels take no 3-head layer: layer by layer only); 3 layers
+ * empty neighbourhood; 3 heads: the head pattern of a row repeats every 3 vectors); 3 layers
  * with 4 heads of 3 (padded widths in the fused kernels) and 2 output heads on a random variant of
- * that graph. Parameters are the seeded initialisation. */
+ * that graph; 5 heads of 840 and 3 output heads (rows of 4200 values) on another variant.
+ * Parameters are the seeded initialisation. */
 typedef struct gat_case {
     gat_graph g;
     gat_csr x;
@@ -30,7 +31,7 @@ typedef struct gat_case {
     int fused; /* the fused kernels take this shape */
 } gat_case;
 
-enum { N_GAT_CASES = 3 };
+enum { N_GAT_CASES = 4 };
 
 static void gat_case_init(gat_case *c, int k)
 {
@@ -51,7 +52,8 @@ static void gat_case_init(gat_case *c, int k)
         c->cfg.hidden = 4;
         c->cfg.out_heads = 2;
         c->seed = 6;
-    } else {
+        c->fused = 1;
+    } else if (k == 2) {
         tu_graph_small_random(&c->g, GAT_GRAPH_NO_SELF_LOOPS, 7);
         tu_features(&c->x, c->g.n, 6, 0.5, 8);
         gat_model_config_default(&c->cfg, 6, 4);
@@ -60,6 +62,16 @@ static void gat_case_init(gat_case *c, int k)
         c->cfg.hidden = 3;
         c->cfg.out_heads = 2;
         c->seed = 9;
+        c->fused = 1;
+    } else {
+        /* wide rows: 5 heads of 840 (4200 values per row, the second layer's input as wide) */
+        tu_graph_small_random(&c->g, GAT_GRAPH_SYMMETRIZE, 11);
+        tu_features(&c->x, c->g.n, 6, 0.5, 12);
+        gat_model_config_default(&c->cfg, 6, 3);
+        c->cfg.heads = 5;
+        c->cfg.hidden = 840;
+        c->cfg.out_heads = 3;
+        c->seed = 13;
         c->fused = 1;
     }
 }

@@ -149,18 +149,26 @@ INLINE gat_real elu1(gat_real x)
     return x > 0 ? x : vexp(bc(x))[0] - 1;
 }
 
-/* Per-lane values of per-head quantities for vector q of an (Fp, H) row: lane c holds head
- * (8q + c) mod H (H divides 8, or is a multiple of it). */
+/* Vectors per period of an (Fp, H) row's head pattern: lane c of vector v holds head
+ * (8v + c) mod H, which repeats every P = lcm(8, H) / 8 vectors (1 when H divides 8, H / 8 when 8
+ * divides H). Fp H is a multiple of 8 and of H, so a row's NV vectors are whole periods. */
+INLINE int vper(int H)
+{
+    int g = H & -H;
+    return H / (g > 8 ? 8 : g);
+}
+
+/* Per-lane values of per-head quantities w (H) for vector q of an (Fp, H) row. */
 INLINE V8 pat(const gat_real *w, int H, int q)
 {
     if (H % 8 == 0) return ld(w + 8 * q);
     V8 r;
     for (int c = 0; c < 8; c++)
-        r[c] = w[c % H];
+        r[c] = w[(8 * q + c) % H];
     return r;
 }
 
-/* Per-head sums g (H) of an (Fp, H) row product folded into P = max(1, H / 8) vectors S. */
+/* Per-head sums g (H) of an (Fp, H) row product folded into P = vper(H) vectors S. */
 INLINE void fold(const V8 *S, int H, gat_real *g)
 {
     if (H % 8 == 0) {
@@ -172,10 +180,18 @@ INLINE void fold(const V8 *S, int H, gat_real *g)
         g[0] = hsum(S[0]);
         return;
     }
+    const int P = vper(H);
     for (int h = 0; h < H; h++)
         g[h] = 0;
-    for (int c = 0; c < 8; c++)
-        g[c % H] += S[0][c];
+    for (int q = 0; q < P; q++)
+        for (int c = 0; c < 8; c++)
+            g[(8 * q + c) % H] += S[q][c];
+}
+
+/* Bit h of a per-edge bit row (AB = ceil(H / 8) bytes) */
+INLINE unsigned bit_of(const uint8_t *b, int h)
+{
+    return (b[h >> 3] >> (h & 7)) & 1u;
 }
 
 /* ---- dropout streams: element k keeps iff its 16 bits of hash(key, k / 4) reach the cut ---- */
@@ -196,14 +212,20 @@ INLINE unsigned keep1(const gat_i_drop *d, uint64_t k, uint64_t *blk, uint64_t *
     return gat_i_keep16_of(*hv, k) >= d->cut;
 }
 
-/* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bytes kb. */
+/* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bits kb. */
 INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
 {
-    VI lane_bit;
+    if (H % 8 == 0 || 8 % H == 0) {
+        VI lane_bit;
+        for (int c = 0; c < 8; c++)
+            lane_bit[c] = (H % 8 == 0) ? 1 << c : 1 << (c % H);
+        const VI b = (VI){0} + (H % 8 == 0 ? kb[q] : kb[0]);
+        return (V8)((VI)bc(scale) & ((b & lane_bit) != 0));
+    }
+    V8 r;
     for (int c = 0; c < 8; c++)
-        lane_bit[c] = (H % 8 == 0) ? 1 << c : 1 << (c % H);
-    const VI b = (VI){0} + (H % 8 == 0 ? kb[q] : kb[0]);
-    return (V8)((VI)bc(scale) & ((b & lane_bit) != 0));
+        r[c] = bit_of(kb, (8 * q + c) % H) ? scale : 0;
+    return r;
 }
 
 /* ---- chunked loops ---- */
@@ -242,19 +264,18 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
 
 /* Instantiates CALL with compile-time H (Hc) and Fp (Fc) for the common shapes: 8 heads of 8
  * (hidden layers), one head of 8 or 16 (output layers up to 16 classes), 4 of 8; others run
- * generic. Row accumulators are arrays of NV = Hc * Fc / 8 vectors sized here (MAXV otherwise). */
-#define MAXV 128
-#define MAXH 64
+ * generic. */
 /* One instantiation: H, Fp and the row accumulators' vector count as compile-time constants
- * (SHAPE_C), or run-time widths with accumulators sized for the largest rows (SHAPE_ANY). */
+ * (SHAPE_C: accumulators on the stack), or run-time widths (SHAPE_ANY: accumulators in the
+ * layer's per-thread scratch, any number of heads and any row width). */
 #define SHAPE_C(H_, F_, ...)                                                                       \
     {                                                                                              \
-        enum { Hc = H_, Fc = F_, NVc = H_ * F_ / 8, HSc = 8 };                                     \
+        enum { Hc = H_, Fc = F_, NVc = H_ * F_ / 8, HSc = 8, ANYc = 0 };                           \
         __VA_ARGS__;                                                                               \
     }
 #define SHAPE_ANY(H, FP, ...)                                                                      \
     {                                                                                              \
-        enum { NVc = MAXV, HSc = MAXH };                                                           \
+        enum { NVc = 1, HSc = 1, ANYc = 1 };                                                       \
         const int Hc = (H);                                                                        \
         const gat_idx Fc = (FP);                                                                   \
         __VA_ARGS__;                                                                               \
@@ -336,16 +357,60 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
             FAMILY_SHAPES(H, FP, __VA_ARGS__);                                                     \
     } while (0)
 
-/* Row scratch of a shape: NV vectors of accumulators, per-head values. */
+/* Row scratch of a shape: NV vectors of accumulators, per-head values, and from the layer's
+ * per-thread scratch (gat_i_fused_scratch) an input row xd (fin) and a model-order row y (hw). */
 #define SCRATCH(NV_, H_)                                                                           \
     struct {                                                                                       \
         V8 acc[NV_], dy[NV_], S[NV_], D[NV_], E[NV_], F[NV_], G[NV_], K[NV_];                      \
         gat_real h1[H_], h2[H_], h3[H_], h4[H_], h5[H_];                                           \
+        gat_real *xd, *y;                                                                          \
     }
+typedef struct scratch_any {
+    V8 *acc, *dy, *S, *D, *E, *F, *G, *K;
+    gat_real *h1, *h2, *h3, *h4, *h5;
+    gat_real *xd, *y;
+} scratch_any;
+
+INLINE int thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The calling thread's part of l->scratch, laid out as gat_i_fused_scratch counts it: xd, y,
+ * then (run-time shapes) the five per-head arrays and the eight accumulator rows. */
+INLINE gat_real *thread_scratch(const gat_i_fl *l)
+{
+    return l->scratch + (size_t)thread_num() * l->scratch_stride;
+}
+INLINE void scratch_carve(scratch_any *s, gat_real *t, int H, size_t hw, size_t fin)
+{
+    s->xd = t, t += GAT_I_R16(fin);
+    s->y = t, t += GAT_I_R16(hw);
+    gat_real **h[5] = {&s->h1, &s->h2, &s->h3, &s->h4, &s->h5};
+    for (int k = 0; k < 5; k++)
+        *h[k] = t, t += GAT_I_R16((size_t)H);
+    V8 **v[8] = {&s->acc, &s->dy, &s->S, &s->D, &s->E, &s->F, &s->G, &s->K};
+    for (int k = 0; k < 8; k++)
+        *v[k] = (V8 *)(void *)t, t += GAT_I_R16(hw);
+}
+#define XDLEN(l) ((l)->xin ? (size_t)(l)->fin : 0)
 #define WITH_SCRATCH(CALL)                                                                         \
     do {                                                                                           \
-        SCRATCH(NVc, HSc) s_;                                                                      \
-        CALL;                                                                                      \
+        gat_real *ts_ = thread_scratch(l);                                                         \
+        if (ANYc) {                                                                                \
+            scratch_any s_;                                                                        \
+            scratch_carve(&s_, ts_, l->H, (size_t)l->hw, XDLEN(l));                                \
+            CALL;                                                                                  \
+        } else {                                                                                   \
+            SCRATCH(NVc, HSc) s_;                                                                  \
+            s_.xd = ts_;                                                                           \
+            s_.y = ts_ + GAT_I_R16(XDLEN(l));                                                      \
+            CALL;                                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* ---- row layout changes ---- */
@@ -373,7 +438,7 @@ INLINE void fh_to_model(const V8 *y, gat_real *out, int H, gat_idx Fp, gat_idx F
  * inverse norm 1 / |z_i| per head (cosine); nothing for the others. */
 INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, int H, gat_idx Fp)
 {
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
     if (l->score == GAT_SCORE_COSINE) {
         gat_real *qi = l->qinv + (size_t)i * H;
         for (int q = 0; q < P; q++)
@@ -495,8 +560,6 @@ INLINE void dropout_row(const gat_i_drop *in, const gat_real *xi, size_t fin, ui
     }
 }
 
-#define MAXFIN 4096
-
 /* acc (NV vectors) = xd (fin) W (fin, NV * 8) */
 INLINE void dense_row(const gat_real *xd, size_t fin, const gat_real *W, size_t hw, int NV, V8 *acc)
 {
@@ -519,12 +582,11 @@ INLINE void dense_row(const gat_real *xd, size_t fin, const gat_real *W, size_t 
     }
 }
 
-INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D, int H,
-                            gat_idx Fp)
+INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D,
+                            gat_real *xd, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin, fb = (fin + 7) / 8;
-    gat_real xd[MAXFIN];
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
         dropout_row(&l->in, l->xin + (size_t)i * fin, fin, (uint64_t)i * fin, xd,
@@ -553,7 +615,7 @@ static void FN(proj_dense)(const gat_i_fl *l)
     const int nt = l->nt;
     FOR_ROWS(
         l->tc, l->prows, l->n_prows, nt,
-        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
+        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, s_.xd, Hc, Fc))));
 }
 
 /* ---- attention forward: one pass per target row ---- */
@@ -564,7 +626,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
                           gat_real *e, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope;
@@ -618,7 +680,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                     gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope;
@@ -654,15 +716,16 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            uint8_t *pb = l->pos + (size_t)k * AB;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
-                bits |= (unsigned)(t > 0) << h;
+                bits |= (unsigned)(t > 0) << (h & 7);
+                if ((h & 7) == 7 || h == H - 1) pb[h >> 3] = (uint8_t)bits, bits = 0;
                 t = t > 0 ? t : slope * t;
                 al[(size_t)k * H + h] = t;
                 mx[h] = t > mx[h] ? t : mx[h];
             }
-            l->pos[k] = (uint8_t)bits;
         }
         for (int q = 0; q < P; q++)
             M[q] = pat(mx, H, q);
@@ -727,14 +790,16 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 w[h] = a[h];
                 if (l->att.on) {
                     const unsigned keep = keep1(&l->att, (uint64_t)k * H + h, &blk, &hv);
-                    bits |= keep << h;
+                    bits |= keep << (h & 7);
+                    if ((h & 7) == 7 || h == H - 1)
+                        l->akeep[(size_t)k * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
                     w[h] = keep ? w[h] * l->att.scale : 0;
                 }
             }
-            if (l->att.on) l->akeep[k] = (uint8_t)bits;
-            const V8 wv = pat(w, H, 0);
+            for (int q = 0; q < P; q++)
+                S[q] = pat(w, H, q);
             for (int v = 0; v < NV; v++)
-                acc[v] += wv * ld(zj + 8 * v);
+                acc[v] += S[v % P] * ld(zj + 8 * v);
         }
     }
     /* the residual x_d R (fh layout; replicated per head on the output layer) */
@@ -796,7 +861,7 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
                                 gat_real *rs, gat_real *gq, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope, *al = l->alpha;
@@ -869,7 +934,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     for (int h = 0; h < H; h++)
         ph[h] = 0;
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
     const gat_real slope = l->slope, as = l->att.on ? l->att.scale : 1;
     const gat_real *al = l->alpha;
@@ -942,12 +1007,15 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-            S[0] = bc(0);
+            for (int q = 0; q < P; q++)
+                S[q] = bc(0);
             for (int v = 0; v < NV; v++)
-                S[0] += dy[v] * ld(zj + 8 * v);
+                S[v % P] += dy[v] * ld(zj + 8 * v);
             fold(S, H, gk);
             for (int h = 0; h < H; h++) {
-                const gat_real d = !l->att.on ? gk[h] : ((l->akeep[k] >> h) & 1) ? gk[h] * as : 0;
+                const gat_real d = !l->att.on                              ? gk[h]
+                                   : bit_of(l->akeep + (size_t)k * AB, h) ? gk[h] * as
+                                                                          : 0;
                 dp[(size_t)(k - k0) * H + h] = d;
                 dot[h] += al[(size_t)k * H + h] * d;
             }
@@ -960,7 +1028,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (int h = 0; h < H; h++) {
                 const size_t kh = (size_t)k * H + h;
                 const gat_real d = al[kh] * (dp[kh - (size_t)k0 * H] - dot[h]) *
-                                   (((l->pos[k] >> h) & 1) ? 1 : slope);
+                                   (bit_of(l->pos + (size_t)k * AB, h) ? 1 : slope);
                 dp[kh - (size_t)k0 * H] = d;
                 sum[h] += d;
             }
@@ -992,7 +1060,8 @@ static void FN(att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b)
  * dx = W dz_j (from the transpose Wt), back through dropout and the previous layer's ELU
  * (derivative y + 1 below zero, from its output y), stored in the previous layer's (Fp, H). */
 INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
-                                const V8 *const *gp, int np, gat_real *dW0, int H, gat_idx Fp)
+                                const V8 *const *gp, int np, gat_real *dW0, gat_real *d, int H,
+                                gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin;
@@ -1000,7 +1069,6 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     const uint8_t *kb = l->xkeep + (size_t)j * ((fin + 7) / 8);
     const gat_real sc = l->in.on ? l->in.scale : 1;
     const int id = b->identity;
-    gat_real d[MAXFIN];
     /* an identity residual's gradient, in the input's (model) order: the output element of
      * input element c, or on an averaging layer the sum over the heads' copies */
     if (id >= 0) {
@@ -1077,11 +1145,11 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
  * dz / dy_prev and chunk c's partial sums are written: race-free. */
 INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
-                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, int H, gat_idx Fp,
-                            int Sc)
+                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, gat_real *xd,
+                            int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = H % 8 == 0 ? H / 8 : 1, AB = (H + 7) / 8;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
     const gat_real as = l->att.on ? l->att.scale : 1;
     gat_real *ps = b->ps + (size_t)c * b->ps_stride;
@@ -1134,10 +1202,11 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             } else {
                 for (int h = 0; h < H; h++) {
                     const gat_real a = l->alpha[k * H + h];
-                    w[h] = !l->att.on ? a : ((l->akeep[k] >> h) & 1) ? a * as : 0;
+                    w[h] = !l->att.on ? a : bit_of(l->akeep + k * AB, h) ? a * as : 0;
                     dss[h] += b->dpre[k * H + h];
                 }
-                W[0] = pat(w, H, 0);
+                for (int q = 0; q < P; q++)
+                    W[q] = pat(w, H, q);
             }
             for (int v = 0; v < NV; v++)
                 acc[v] += W[v % P] * ld(dyi + 8 * v);
@@ -1218,7 +1287,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             continue;
         }
         if (l->xin) {
-            proj_dense_backward(l, b, j, gp, np, dW, H, Fp);
+            proj_dense_backward(l, b, j, gp, np, dW, xd, H, Fp);
         } else if (b->dz) {
             b->dz_nonzero[j] = 1;
             for (int p = 0; p < np; p++)
@@ -1251,7 +1320,7 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
         SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
                                       WITH_SCRATCH(bwd_source_rows(
                                           l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1,
-                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, Hc, Fc, Sc)))));
+                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, s_.xd, Hc, Fc, Sc)))));
 }
 
 /* dW[p] (F, H, Fo) += X_d^T dz[p] from the stored dz[p] (N, Fp, H) of np <= 4 projections, one
@@ -1259,15 +1328,15 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
  * first, branch-free, once for every projection). */
 INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
                            const gat_real *const *dz, const uint8_t *nz, gat_real *const *dW,
-                           gat_idx f0, gat_idx f1, V8 *A0, V8 *A1, V8 *A2, V8 *A3, int H,
-                           gat_idx Fp)
+                           gat_idx f0, gat_idx f1, V8 *A0, V8 *A1, V8 *A2, V8 *A3, gat_real *y,
+                           int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H;
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
     const gat_real sc = l->in.on ? l->in.scale : 1;
     V8 *acc[4] = {A0, A1, A2, A3};
-    gat_real y[MAXV * 8], val[SEG];
+    gat_real val[SEG];
     gat_idx row[SEG];
     for (gat_idx f = f0; f < f1; f++) {
         for (int q = 0; q < np; q++)
@@ -1313,7 +1382,7 @@ static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *p
                       f1 = (gat_idx)((int64_t)F * (c + 1) / nch);
         SHAPES(l->H, l->Fp,
                WITH_SCRATCH(dw_sparse_rows(l, xt, perm, np, dz, dz_nonzero, dW, f0, f1, s_.acc,
-                                           s_.S, s_.D, s_.E, Hc, Fc)));
+                                           s_.S, s_.D, s_.E, s_.y, Hc, Fc)));
     }
 }
 

@@ -84,6 +84,9 @@ typedef struct gat_i_fl {
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
     gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
+    gat_real *scratch;       /* per thread (nt of them): gat_i_fused_scratch(H, Fp, xin ? fin :
+                              * 0) values each, scratch_stride apart, 64-byte aligned */
+    size_t scratch_stride;
     int prefetch;            /* gathered rows outgrow the caches: prefetch them ahead */
     int nt;
 } gat_i_fl;
@@ -179,6 +182,19 @@ static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)
     while (((size_t)fp * (size_t)H) % 8 != 0)
         fp++;
     return fp;
+}
+
+/* n rounded up to a multiple of 16 (64-byte aligned parts of a scratch area). */
+#define GAT_I_R16(n) (((size_t)(n) + 15) & ~(size_t)15)
+
+/* Values of one thread's kernel scratch for a layer of H heads of padded width Fp whose dense
+ * input rows have fin values (0 for the sparse first layer): an input row and a model-order row,
+ * and for the shapes without compile-time sizes five per-head arrays and eight row accumulators
+ * (fused.c, scratch_carve). A multiple of 16. */
+static inline size_t gat_i_fused_scratch(int H, gat_idx Fp, size_t fin)
+{
+    const size_t hw = (size_t)Fp * (size_t)H;
+    return GAT_I_R16(fin) + GAT_I_R16(hw) + 5 * GAT_I_R16((size_t)H) + 8 * GAT_I_R16(hw);
 }
 
 #endif

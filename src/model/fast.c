@@ -15,10 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Fused-path limits: per-head state and row accumulators live on the stack. */
-#define MAX_HEADS 64
-#define MAX_HW 1024
-
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
 #define DW_FUSED_RATIO 4
@@ -50,7 +46,7 @@ typedef struct flayer {
     gat_real *q, *k;            /* their projections (N, Fp, H) */
     gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
                                  * identity matrix for identity residuals); x_d R (N, Fp, H) */
-    gat_real coef[MAX_HEADS];   /* gat_i_fl.coef */
+    gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
 } flayer;
 
 /* A restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
@@ -73,6 +69,9 @@ struct gat_i_fast {
     const gat_graph *g;
     const gat_csr *x;
     gat_idx N, E, xnnz;
+    int nt_cap;            /* threads the kernel scratch is laid out for */
+    gat_real *scratch;     /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
+    size_t scratch_stride;
     gat_i_chunks tc, sc, xc;
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
     void *block;     /* every cache and scratch buffer */
@@ -99,9 +98,7 @@ struct gat_i_fast {
 int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L)
 {
     for (int l = 0; l < n_layers; l++) {
-        const int H = L[l].heads;
-        if (!(H == 1 || H == 2 || H == 4 || (H % 8 == 0 && H <= MAX_HEADS))) return 0;
-        if ((size_t)gat_i_fused_fp(H, L[l].fo) * (size_t)H > MAX_HW) return 0;
+        if (L[l].heads < 1 || L[l].heads > GAT_I_MAX_HEADS) return 0;
         if (L[l].mean != (l == n_layers - 1)) return 0;
     }
     return 1;
@@ -140,7 +137,8 @@ static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
 static size_t layout(gat_i_fast *f, char *base)
 {
     const size_t N = (size_t)f->N, E = (size_t)f->E;
-    size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0, np0 = 1;
+    size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0, np0 = 1,
+           scr = 16;
     int family = 0;
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
@@ -174,6 +172,10 @@ static size_t layout(gat_i_fast *f, char *base)
         fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
         fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
         if (!gat) family = 1;
+        {
+            const size_t t = gat_i_fused_scratch(H, Fp, l > 0 ? (size_t)L->fin : 0);
+            scr = t > scr ? t : scr;
+        }
         if (l == 0) np0 = (size_t)np;
         maxh = (size_t)H > maxh ? (size_t)H : maxh;
         maxhw = hw > maxhw ? hw : maxhw;
@@ -202,6 +204,12 @@ static size_t layout(gat_i_fast *f, char *base)
         f->plans[k].copy = gat_i_carve(base, &off, N, sizeof(gat_idx));
     }
     f->mark = gat_i_carve(base, &off, N, 1);
+    f->scratch_stride = scr;
+    /* 64 bytes more: the kernels keep vectors there, aligned to 64 bytes (the block is not) */
+    f->scratch = gat_i_carve(base, &off, (size_t)f->nt_cap * scr + 64 / sizeof(gat_real),
+                             sizeof(gat_real));
+    if (f->scratch)
+        f->scratch = (gat_real *)(void *)(((uintptr_t)f->scratch + 63) & ~(uintptr_t)63);
     f->dz = gat_i_carve(base, &off,
                         f->dw_fused ? 0
                                     : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
@@ -254,12 +262,13 @@ static void partition_all(gat_i_fast *f)
 }
 
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int *done)
+                             int nt, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
     *done = 0;
     size_inputs(&t, g, x);
+    t.nt_cap = nt < 1 ? 1 : nt;
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
      * always have its in_features columns) */
@@ -296,7 +305,8 @@ void gat_i_fast_free(gat_i_fast *f)
 }
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
-                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x)
+                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
+                             int nt)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
@@ -317,6 +327,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
         f->gov.fresh[k] = 1;
 
     size_inputs(f, g, x);
+    f->nt_cap = nt < 1 ? 1 : nt;
     f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
@@ -412,6 +423,7 @@ static void gov_end(gat_i_fast *f, int kind, int nt_max)
 
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)
 {
+    if (nt_max > f->nt_cap) nt_max = f->nt_cap;
     return f->gov.all || nt_max <= 1 ? nt_max : 1;
 }
 
@@ -479,7 +491,7 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
 
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
 {
-    const int nt = gov_begin(f, run->nt);
+    const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap, nt = gov_begin(f, nt_max);
     const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
@@ -544,6 +556,8 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->sc = f->sc;
         fl->xc = f->xc;
         fl->nt = nt;
+        fl->scratch = f->scratch;
+        fl->scratch_stride = f->scratch_stride;
         fl->score = S;
         fl->q = gat_i_score_has_q(S) ? fy->q : fl->z;
         fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
@@ -568,45 +582,53 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         f->ops->att_forward(fl);
     }
     f->trained = run->training;
-    gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, run->nt);
+    gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, nt_max);
 }
 
 /* ---- backward ---- */
 
 /* grad (rows, H, Fo) model order += the sum over the n chunks' partials (rows, Fp, H) at p,
- * p + stride, ..., added in chunk order; heads_sum: grad (rows, Fo) gets the sum over heads. Rows
- * are split over threads; sums run over contiguous rows of the partials. */
+ * p + stride, ..., added in chunk order; heads_sum: grad (rows, Fo) gets the sum over heads.
+ * Blocks of whole rows (about RED_TILE values) are split over threads; within a block, tiles of
+ * at most RED_TILE contiguous values are summed over the chunks, then scattered. */
+#define RED_TILE 4096
 static void reduce(const gat_real *p, size_t stride, int n, size_t rows, int H, gat_idx Fo,
                    gat_idx Fp, int heads_sum, gat_real *grad, int nt)
 {
-    const size_t hw = (size_t)Fp * H, RB = 16;
+    const size_t hw = (size_t)Fp * H, RB = hw >= RED_TILE ? 1 : RED_TILE / hw;
     (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && rows * n * hw > 65536)
     for (size_t r0 = 0; r0 < rows; r0 += RB) {
-        gat_real acc[16 * MAX_HW];
-        const size_t r1 = r0 + RB < rows ? r0 + RB : rows, len = (r1 - r0) * hw;
-        memset(acc, 0, len * sizeof *acc);
-        for (int c = 0; c < n; c++) {
-            const gat_real *q = p + (size_t)c * stride + r0 * hw;
-            for (size_t e = 0; e < len; e++)
-                acc[e] += q[e];
-        }
-        for (size_t r = r0; r < r1; r++)
-            for (int h = 0; h < H; h++)
-                for (gat_idx fo = 0; fo < Fo; fo++) {
-                    const gat_real v = acc[(r - r0) * hw + (size_t)fo * H + h];
+        gat_real acc[RED_TILE];
+        const size_t r1 = r0 + RB < rows ? r0 + RB : rows, total = (r1 - r0) * hw;
+        for (size_t e0 = 0; e0 < total; e0 += RED_TILE) {
+            const size_t len = e0 + RED_TILE < total ? RED_TILE : total - e0;
+            memset(acc, 0, len * sizeof *acc);
+            for (int c = 0; c < n; c++) {
+                const gat_real *q = p + (size_t)c * stride + r0 * hw + e0;
+                for (size_t e = 0; e < len; e++)
+                    acc[e] += q[e];
+            }
+            /* value e of the tile: row r, (fo, h) of its fh layout */
+            size_t r = r0 + e0 / hw, fh = e0 % hw;
+            for (size_t e = 0; e < len; e++) {
+                const size_t fo = fh / (size_t)H, h = fh % (size_t)H;
+                if (fo < (size_t)Fo) {
                     if (heads_sum)
-                        grad[r * (size_t)Fo + fo] += v;
+                        grad[r * (size_t)Fo + fo] += acc[e];
                     else
-                        grad[(r * (size_t)H + h) * Fo + fo] += v;
+                        grad[(r * (size_t)H + h) * Fo + fo] += acc[e];
                 }
+                if (++fh == hw) fh = 0, r++;
+            }
+        }
     }
 }
 
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
-                         const gat_real *dlogits, int nt_max)
+                         const gat_real *dlogits, int nt_req)
 {
-    const int nt = gov_begin(f, nt_max);
+    const int nt_max = nt_req < f->nt_cap ? nt_req : f->nt_cap, nt = gov_begin(f, nt_max);
     (void)params;
     for (int l = f->n_layers - 1; l >= 0; l--) {
         const gat_i_fast_layer *L = &f->L[l];

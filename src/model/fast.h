@@ -34,21 +34,23 @@ typedef struct gat_i_fast_run {
 
 typedef struct gat_i_fast gat_i_fast;
 
-/* Whether the fused kernels take these layers: heads 1, 2, 4 or a multiple of 8 up to 64, and
- * padded widths up to 1024. */
+/* Whether the fused kernels take these layers: any head count up to GAT_I_MAX_HEADS and any
+ * width; the output layer (and only it) averages its heads. */
 int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L);
 
-/* Caches for graph g and features x (both borrowed; must outlive f). *out: NULL on failure.
- * ops: the kernel set (gat_i_fused() or a named one). Returns GAT_ENOMEM. */
+/* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
+ * nt threads (calls asking for more run nt). *out: NULL on failure. ops: the kernel set
+ * (gat_i_fused() or a named one). Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
-                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x);
+                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
+                             int nt);
 void gat_i_fast_free(gat_i_fast *f);
 /* Rebinds f to graph g and features x (borrowed; must outlive f) in its own memory when they fit
  * there (and take exactly its size if exact): *done = 1, every cache rebuilt, nothing
  * allocated unless x's transpose grows. Else *done = 0 and f is unchanged (free it and create
  * one). Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int *done);
+                             int nt, int *done);
 
 /* Forward with params (the model's buffer); the logits are gat_i_fast_output(f, last). run->nt
  * (and backward's nt) is the most threads to use: a call runs one thread instead when timing

@@ -610,20 +610,22 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     if (fast_layers(m, FL)) {
         /* the engine rebuilds its caches in its own memory when the inputs fit there */
         int done = 0;
-        if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x,
-                                                  (flags & GAT_BIND_EXACT) != 0, &done)) != GAT_OK) {
+        if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x, (flags & GAT_BIND_EXACT) != 0,
+                                                  m->threads, &done)) != GAT_OK) {
             drop_caches(m);
             return st;
         }
         if (!done) {
             gat_i_fast_free(m->ws.fast);
             m->ws.fast = NULL;
-            if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x)) != GAT_OK) {
+            if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x,
+                                        m->threads)) != GAT_OK) {
                 drop_caches(m);
                 return st;
             }
         }
         key_inputs(m, g, x);
+        m->ws.threads = m->threads;
         return GAT_OK;
     }
     const size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
@@ -664,15 +666,15 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
 }
 
 /* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or
- * rebuilt: every training epoch on the same inputs), and re-lays the model path's caches out
- * when the thread count rose since (its per-thread scratch grows). */
+ * rebuilt: every training epoch on the same inputs), and re-lays the caches out
+ * when the thread count rose since (the per-thread scratch grows). */
 static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     gat_status st = GAT_OK;
     const int same = (m->ws.block || m->ws.fast) && same_inputs(m, g, x);
     if (!same)
         st = check_inputs(m, g, x, "gat_model_forward");
-    if (st == GAT_OK && (!same || (!m->ws.fast && m->ws.threads < m->threads)))
+    if (st == GAT_OK && (!same || m->ws.threads < m->threads))
         st = rebuild(m, g, x, 0);
     if (st == GAT_OK) m->ws.ran = 1;
     return st;
