@@ -7,6 +7,7 @@
 #include "core/core.h"
 #include "layers/fused.h"
 #include "model/model_i.h"
+#include "ref/loop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,13 +28,13 @@ typedef struct shape {
     gat_idx leaves; /* the fixture graph's hub leaves (0: 10^4) */
 } shape;
 static const shape SHAPES[] = {
-    {"8x8 / 1x7", 2, 8, 8, 1, 50, 7},
-    {"2x5 / 2x5", 2, 2, 5, 2, 30, 5},
-    {"16x4 x2 / 1x16", 3, 16, 4, 1, 20, 16},
-    {"1x16 / 4x3", 2, 1, 16, 4, 24, 3},
-    {"8x8 / 1x7, 2000 sparse inputs", 2, 8, 8, 1, 2000, 7}, /* dW by feature (as Cora) */
-    {"3x5 x2 / 6x4", 3, 3, 5, 6, 40, 4},
-    {"12x3 / 3x6", 2, 12, 3, 3, 30, 6},
+    {"8x8 / 1x7", 2, 8, 8, 1, 50, 7, 0},
+    {"2x5 / 2x5", 2, 2, 5, 2, 30, 5, 0},
+    {"16x4 x2 / 1x16", 3, 16, 4, 1, 20, 16, 0},
+    {"1x16 / 4x3", 2, 1, 16, 4, 24, 3, 0},
+    {"8x8 / 1x7, 2000 sparse inputs", 2, 8, 8, 1, 2000, 7, 0}, /* dW by feature (as Cora) */
+    {"3x5 x2 / 6x4", 3, 3, 5, 6, 40, 4, 0},
+    {"12x3 / 3x6", 2, 12, 3, 3, 30, 6, 0},
     {"3x700 / 5x4, rows of 2112", 2, 3, 700, 5, 40, 4, 60}, /* layer 1's input: 2100 wide */
 };
 
@@ -91,16 +92,21 @@ static gat_real *copy(const gat_real *p, size_t n)
     return c;
 }
 
-/* isa: a fused build or "none"; rows: restrict the training forward (NULL: all); dlogits are
- * zeroed off the listed rows. */
+/* isa: a build of the engine's kernels (NULL: the best), or "none": the layer-by-layer reference
+ * model (tests/ref/loop.c) on the same model; rows: restrict the training forward (NULL: all);
+ * dlogits are zeroed off the listed rows. */
 static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, gat_idx n_rows,
                double dropout, outputs *o)
 {
     gat_model *m = NULL;
     const gat_real *logits;
     memset(o, 0, sizeof *o);
+    ref_model *rm = NULL;
+    const int ref = isa && !strcmp(isa, "none");
     ck_assert_int_eq(gat_model_create(&m, &f->cfg, 5), GAT_OK);
-    if (gat_i_model_set_fused(m, isa) != 0) {
+    if (ref) {
+        ck_assert_int_eq(ref_model_create(&rm, m, &f->g, &f->x), GAT_OK);
+    } else if (gat_i_model_set_fused(m, isa) != 0) {
         gat_model_free(m);
         return -1; /* this CPU cannot run it */
     }
@@ -109,13 +115,17 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
     gat_real *params = gat_model_params(m, &o->P);
     for (size_t k = 0; k < o->P; k++) /* non-zero biases too */
         if (params[k] == 0) params[k] = (gat_real)(0.02 * (double)(k % 5) - 0.04);
-    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, 0, &logits), GAT_OK);
+#define FORWARD(training)                                                                          \
+    (ref ? ref_model_forward(rm, m, training, &logits)                                             \
+         : gat_model_forward(m, &f->g, &f->x, training, &logits))
+    ck_assert_int_eq(FORWARD(0), GAT_OK);
     o->infer = copy(logits, f->nc);
-    if (isa && strcmp(isa, "none")) ck_assert_str_eq(gat_i_model_fused_isa(m), isa);
+    if (isa && !ref) ck_assert_str_eq(gat_i_model_fused_isa(m), isa);
     if (!isa) ck_assert_ptr_nonnull(gat_i_model_fused_isa(m));
     gat_i_model_set_step(m, 41);
     gat_i_model_set_output_rows(m, rows, n_rows);
-    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, 1, &logits), GAT_OK);
+    ck_assert_int_eq(FORWARD(1), GAT_OK);
+#undef FORWARD
     gat_i_model_set_output_rows(m, NULL, 0);
     o->train = copy(logits, f->nc);
     o->layers = gat_model_layer_count(m);
@@ -123,9 +133,15 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
         const gat_real *p;
         o->n_out[l] = (size_t)f->g.n * (size_t)gat_model_layer_width(m, l);
         o->n_alpha[l] = (size_t)f->g.nnz * (size_t)gat_model_layer_heads(m, l);
-        ck_assert_int_eq(gat_model_layer_output(m, l, &p), GAT_OK);
+        if (ref)
+            p = ref_model_output(rm, l);
+        else
+            ck_assert_int_eq(gat_model_layer_output(m, l, &p), GAT_OK);
         o->out[l] = copy(p, o->n_out[l]);
-        ck_assert_int_eq(gat_model_attention(m, l, &p), GAT_OK);
+        if (ref)
+            p = ref_model_alpha(rm, l);
+        else
+            ck_assert_int_eq(gat_model_attention(m, l, &p), GAT_OK);
         o->alpha[l] = copy(p, o->n_alpha[l]);
     }
     gat_real *d = malloc(f->nc * sizeof *d);
@@ -143,9 +159,10 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
         }
     }
     gat_model_zero_grads(m);
-    ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
+    ck_assert_int_eq(ref ? ref_model_backward(rm, m, d) : gat_model_backward(m, d), GAT_OK);
     o->grads = copy(gat_model_grads(m, NULL), o->P);
     free(d);
+    ref_model_free(rm);
     gat_model_free(m);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include "model/model_i.h"
 #include "layers/layers.h"
 #include "ref/ref.h"
-#include "layers/scores.h"
+#include "ref/scores.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +28,6 @@ typedef struct gat_case {
     gat_csr x;
     gat_model_config cfg;
     uint64_t seed;
-    int fused; /* the fused kernels take this shape */
 } gat_case;
 
 enum { N_GAT_CASES = 4 };
@@ -42,7 +41,6 @@ static void gat_case_init(gat_case *c, int k)
         gat_csr_normalize_rows(&c->x);
         gat_model_config_default(&c->cfg, 30, 5);
         c->seed = 5;
-        c->fused = 1;
     } else if (k == 1) {
         tu_graph_small(&c->g, GAT_GRAPH_NO_SELF_LOOPS);
         tu_features(&c->x, c->g.n, 5, 0.5, 6);
@@ -52,7 +50,6 @@ static void gat_case_init(gat_case *c, int k)
         c->cfg.hidden = 4;
         c->cfg.out_heads = 2;
         c->seed = 6;
-        c->fused = 1;
     } else if (k == 2) {
         tu_graph_small_random(&c->g, GAT_GRAPH_NO_SELF_LOOPS, 7);
         tu_features(&c->x, c->g.n, 6, 0.5, 8);
@@ -62,7 +59,6 @@ static void gat_case_init(gat_case *c, int k)
         c->cfg.hidden = 3;
         c->cfg.out_heads = 2;
         c->seed = 9;
-        c->fused = 1;
     } else {
         /* wide rows: 5 heads of 840 (4200 values per row, the second layer's input as wide) */
         tu_graph_small_random(&c->g, GAT_GRAPH_SYMMETRIZE, 11);
@@ -72,7 +68,6 @@ static void gat_case_init(gat_case *c, int k)
         c->cfg.hidden = 840;
         c->cfg.out_heads = 3;
         c->seed = 13;
-        c->fused = 1;
     }
 }
 
@@ -342,7 +337,7 @@ static double rel_err_d(const gat_real *got, const double *want, size_t n, doubl
     return worst;
 }
 
-/* One run of case c on a path ("none": layer by layer; else a fused build) and thread count:
+/* One run of case c on a build of the engine's kernels and thread count:
  * inference logits, training logits (dropout off: the reference has none), gradients of
  * sum(logits * r). Returns -1 if this CPU cannot run the build. */
 typedef struct gat_run {
@@ -366,8 +361,7 @@ static int gat_case_run(const gat_case *c, gat_model *m, const char *path, int n
     ck_assert_int_eq(gat_model_forward(m, &c->g, &c->x, 0, &logits), GAT_OK);
     memcpy(o->infer, logits, o->nc * sizeof *logits);
     const char *isa = gat_i_model_fused_isa(m);
-    /* the path asked for really ran (shapes the fused kernels do not take go layer by layer) */
-    ck_assert_str_eq(isa ? isa : "none", c->fused ? path : "none");
+    ck_assert_str_eq(isa, path); /* the build asked for really ran */
     ck_assert_int_eq(gat_model_forward(m, &c->g, &c->x, 1, &logits), GAT_OK);
     memcpy(o->train, logits, o->nc * sizeof *logits);
     gat_model_zero_grads(m);
@@ -381,15 +375,13 @@ static void gat_run_free(gat_run *o)
     free(o->infer), free(o->train), free(o->grads);
 }
 
-/* Loop index: case x path (layer by layer, then the base, AVX2 and AVX-512 builds of the fused
- * kernels; those this CPU cannot run, and case 1's, are skipped). Logits and every gradient
- * tensor against the double reference within 1e-4 of the tensor's largest value (float rounding
- * under any BLAS kernel or instruction set gives ~1e-6); then 2 and 3 threads: the fused builds
- * bit-identical to 1 thread (their reductions go through fixed chunks), the layer-by-layer path
- * within 1e-5 (its per-thread partial sums follow the thread count). */
+/* Loop index: case x build (the base, AVX2 and AVX-512 builds of the engine's kernels; those this
+ * CPU cannot run are skipped). Logits and every gradient tensor against the double reference
+ * within 1e-4 of the tensor's largest value (float rounding under any instruction set gives
+ * ~1e-6); then 2 and 3 threads bit-identical to 1 thread (reductions go through fixed chunks). */
 START_TEST(test_gat_vs_reference)
 {
-    static const char *const paths[] = {"none", "base", "avx2", "avx512"};
+    static const char *const paths[] = {"base", "avx2", "avx512"};
     const int k = _i % N_GAT_CASES;
     const char *path = paths[_i / N_GAT_CASES];
     const double tol = 1e-4;
@@ -403,9 +395,8 @@ START_TEST(test_gat_vs_reference)
     gat_real *r = malloc(nc * sizeof *r);
     ck_assert_ptr_nonnull(r);
     tu_uniform(r, nc, -1, 1, 10 + (uint64_t)k);
-    if ((strcmp(path, "none") && !c.fused) || gat_case_run(&c, m, path, 1, r, &one) != 0) {
-        printf("gat case %d: %s\n", k,
-               c.fused ? "this CPU cannot run these kernels" : "layer by layer only");
+    if (gat_case_run(&c, m, path, 1, r, &one) != 0) {
+        printf("gat case %d %s: this CPU cannot run these kernels\n", k, path);
         gat_model_free(m), gat_case_free(&c), free(r);
         return;
     }
@@ -440,17 +431,10 @@ START_TEST(test_gat_vs_reference)
 
     for (int nt = 2; nt <= 3; nt++) {
         ck_assert_int_eq(gat_case_run(&c, m, path, nt, r, &other), 0);
-        if (strcmp(path, "none")) {
-            ck_assert_msg(!memcmp(other.infer, one.infer, nc * sizeof *r) &&
-                              !memcmp(other.train, one.train, nc * sizeof *r) &&
-                              !memcmp(other.grads, one.grads, P * sizeof *r),
-                          "case %d %s: %d threads differ from 1", k, path, nt);
-        } else {
-            ck_assert(tu_max_rel_err(other.infer, one.infer, nc, tu_max_abs(one.infer, nc), NULL) <=
-                      1e-5);
-            ck_assert(tu_max_rel_err(other.grads, one.grads, P, tu_max_abs(one.grads, P), NULL) <=
-                      1e-5);
-        }
+        ck_assert_msg(!memcmp(other.infer, one.infer, nc * sizeof *r) &&
+                          !memcmp(other.train, one.train, nc * sizeof *r) &&
+                          !memcmp(other.grads, one.grads, P * sizeof *r),
+                      "case %d %s: %d threads differ from 1", k, path, nt);
         gat_run_free(&other);
     }
     gat_run_free(&one);
@@ -874,7 +858,7 @@ static Suite *scores_model_suite(void)
         int loops;
     } cases[] = {
         {"gat_initial_draw", test_gat_initial_draw, N_GAT_CASES},
-        {"gat_vs_reference", test_gat_vs_reference, N_GAT_CASES * 4},
+        {"gat_vs_reference", test_gat_vs_reference, N_GAT_CASES * 3},
         {"names", test_names, 1},
         {"config_errors", test_config_errors, N_BAD_CONFIGS},
         {"tensor_table", test_tensor_table, 2 * GAT_SCORE_COUNT},

@@ -188,10 +188,10 @@ GAT_API gat_idx gat_model_layer_width(const gat_model *m, gat_idx l);
 /* Heads of layer l, or -1 if l is out of range or m is NULL. */
 GAT_API gat_idx gat_model_layer_heads(const gat_model *m, gat_idx l);
 
-/* Which kernels m runs on its bound inputs: the instruction set of the fused kernels ("avx512",
- * "avx2", "base"; static strings), or "none" for the model's own layer-by-layer path (scores
- * other than gat, residual connections, shapes the fused kernels do not take). NULL if m is NULL
- * or nothing is bound. For benchmarks and reports. Cost O(1). */
+/* Which kernels m runs on its bound inputs: the instruction-set build of the engine's kernels
+ * ("avx512", "avx2", "base"; static strings). NULL if m is NULL or nothing is bound. (It no
+ * longer returns "none": every model runs the engine.)
+ * For benchmarks and reports. Cost O(1). */
 GAT_API const char *gat_model_kernels(const gat_model *m);
 
 /* After a forward: *out = the output of layer l, (N, width) row-major (after ELU on hidden layers;

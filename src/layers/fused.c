@@ -112,7 +112,8 @@ INLINE void transpose8(const V8 *in, V8 *out)
     }
 }
 
-/* exp on 8 lanes with gat_i_exp's branch-free polynomial (Cephes, ~2 ulp in float). */
+/* exp on 8 lanes: Cephes' single-precision polynomial, branch-free (max. relative error ~2 ulp;
+ * the tests' plain kernels use the same polynomial per value, tests/ref/plain.h). */
 INLINE V8 vexp(V8 x)
 {
 #ifdef GAT_REAL_DOUBLE
@@ -620,7 +621,7 @@ static void FN(proj_dense)(const gat_i_fl *l)
 
 /* ---- attention forward: one pass per target row ---- */
 
-/* The scores of the other scores' family, e = s(q_i, k_j) per head (layers/scores.h), into
+/* The scores of the other scores' family, e = s(q_i, k_j) per head (tests/ref/scores.h), into
  * alpha's slots, and the row maxima mx (H) and M. Q: scratch for q_i; e: (H) scratch. */
 INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat_real *mx,
                           gat_real *e, int H, gat_idx Fp, int Sc)
@@ -853,7 +854,7 @@ static void FN(att_forward)(const gat_i_fl *l)
 /* Scores other than gat, active target row i, after the weighted sum's backward: dp (the row's
  * slice of dpre) holds d alpha' per edge and dot the per-head sums of alpha d alpha'. Back
  * through the softmax and the score's per-head transform: dp becomes the gradient of the score's
- * core (layers/scores.h: the dot product, the cosine, the squared distance, or gatv2's e), q_i's
+ * core (tests/ref/scores.h: the dot product, the cosine, the squared distance, or gatv2's e), q_i's
  * gradient goes to b->dq, the score parameter's to Pv (gatv2's att, (Fp, H)) or ph (H).
  * Q, DQ: row scratch; rs, gq: (H) scratch. */
 INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dp,

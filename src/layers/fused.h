@@ -14,8 +14,8 @@
 #define GAT_I_FUSED_H
 
 #include "layers.h"
+#include "gat/model.h" /* gat_score */
 #include "core/core.h"
-#include "scores.h" /* GAT_I_COS_EPS */
 
 #include <stdint.h>
 
@@ -58,7 +58,7 @@ typedef struct gat_i_fl {
     uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps */
     gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
     /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos; every other
-     * score e = s(q_i, k_j) per head (layers/scores.h) uses the fields below instead. A projection
+     * score e = s(q_i, k_j) per head (tests/ref/scores.h has the definitions) uses the fields below instead. A projection
      * pass writes s_src / s_dst (gat) or qinv (cosine) beside z; with any other score it writes z
      * only (the query and key projections run it with W and z pointing at their own arrays). */
     gat_score score;

@@ -95,15 +95,6 @@ struct gat_i_fast {
     double t0;
 };
 
-int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L)
-{
-    for (int l = 0; l < n_layers; l++) {
-        if (L[l].heads < 1 || L[l].heads > GAT_I_MAX_HEADS) return 0;
-        if (L[l].mean != (l == n_layers - 1)) return 0;
-    }
-    return 1;
-}
-
 /* ---- chunks ---- */
 
 /* nch chunk bounds of rows 0..n-1 with equal shares of rowptr[i + 1] - rowptr[i] + 2 (edges

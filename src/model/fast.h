@@ -34,10 +34,6 @@ typedef struct gat_i_fast_run {
 
 typedef struct gat_i_fast gat_i_fast;
 
-/* Whether the fused kernels take these layers: any head count up to GAT_I_MAX_HEADS and any
- * width; the output layer (and only it) averages its heads. */
-int gat_i_fast_supports(int n_layers, const gat_i_fast_layer *L);
-
 /* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
  * nt threads (calls asking for more run nt). *out: NULL on failure. ops: the kernel set
  * (gat_i_fused() or a named one). Returns GAT_ENOMEM. */

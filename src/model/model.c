@@ -1,14 +1,12 @@
-/* Whole-model forward and backward of a multi-layer GAT: parameter table, caches sized per graph,
- * dropout streams, the layer loop (projection -> fused attention -> bias -> ELU / head mean). */
+/* A multi-layer GAT model: configuration, parameter table and initialisation, the binding of a
+ * graph and features to the engine's caches (model/fast.c), forward, backward and the accessors. */
 #include "model_i.h"
 #include "core/core.h"
 #include "graph/graph_i.h"
 #include "matrix_i.h"
 #include "layers/layers.h"
-#include "layers/scores.h"
 #include "fast.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,20 +24,6 @@ typedef struct layer {
     int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
 } layer;
 
-/* Activations and caches of one layer for the current graph (pointers into ws.block). */
-typedef struct cache {
-    uint8_t *xmask;  /* input dropout mask: (nnz(x)) for layer 0, (N, fin) after */
-    gat_real *xbuf;  /* dropped input: values (nnz(x)) for layer 0, (N, fin) after */
-    const gat_real *xin; /* the input used: xbuf, or x's values / the previous output */
-    gat_real *z;     /* (N, heads*fo) */
-    gat_real *s_src, *s_dst; /* (N, heads) */
-    gat_real *alpha; /* (E, heads) */
-    uint8_t *amask;  /* (E, heads) or unused */
-    gat_real *out;   /* (N, width): after bias and ELU; the next layer's input / the logits */
-    gat_real *q, *k; /* attention family: separate queries, keys (N, heads*fo), if the score has them */
-    gat_real *qinv, *kinv; /* cosine: inverse norms (N, heads) */
-} cache;
-
 struct gat_model {
     gat_model_config cfg;
     int n_layers;
@@ -54,7 +38,7 @@ struct gat_model {
     double in_p, att_p;
     const gat_idx *out_rows;
     gat_idx n_out_rows;
-    const gat_i_fused_ops *fused; /* kernels of the fused path, or NULL: layer by layer */
+    const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
 
@@ -64,19 +48,10 @@ struct gat_model {
         const gat_csr *x;
         gat_idx n, nnz, xnnz;
         const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when bound */
-        void *block;
-        cache c[GAT_MAX_LAYERS];
-        size_t cap_bytes; /* length of block: inputs whose layout fits reuse it */
-        gat_csr xt;       /* transpose of x, for the sparse weight gradient (capacity: nnz(x)) */
-        gat_idx *xt_perm; /* (xt.capacity) x position of each xt position */
-        gat_real *dcur, *dy, *dz; /* backward scratch, (N, max width) each */
-        gat_i_att_scratch att;
-        gat_i_score_scratch sc;   /* attention family: de (E, max heads), partial sums */
-        gat_real *dq, *dk, *dres; /* attention family, residual: (N, max width) each */
-        int threads;      /* thread count att.partial is sized for */
+        gat_i_fast *fast; /* the engine's caches */
+        int threads;      /* thread count the kernel scratch is sized for */
         int trained;      /* the last forward was a training forward */
         int ran;          /* a forward ran since the inputs were bound */
-        gat_i_fast *fast; /* the fused path's caches (instead of block) */
     } ws;
 };
 
@@ -376,7 +351,7 @@ static gat_status check_layer(const gat_model *m, gat_idx l, const void *out, co
     if (!m || !out) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !m ? "model m" : "output");
     if (l < 0 || l >= m->n_layers)
         return gat_i_error(GAT_EINVAL, "layer %d out of range [0, %d)", l, m->n_layers);
-    if ((!m->ws.block && !m->ws.fast) || !m->ws.ran)
+    if (!m->ws.fast || !m->ws.ran)
         return gat_i_error(GAT_EINVAL, "%s: no forward has been run yet on the bound inputs", fn);
     return GAT_OK;
 }
@@ -384,14 +359,14 @@ static gat_status check_layer(const gat_model *m, gat_idx l, const void *out, co
 gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real **out)
 {
     gat_status st = check_layer(m, l, out, "gat_model_layer_output");
-    if (st == GAT_OK) *out = m->ws.fast ? gat_i_fast_output(m->ws.fast, l) : m->ws.c[l].out;
+    if (st == GAT_OK) *out = gat_i_fast_output(m->ws.fast, l);
     return st;
 }
 
 gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha)
 {
     gat_status st = check_layer(m, l, alpha, "gat_model_attention");
-    if (st == GAT_OK) *alpha = m->ws.fast ? gat_i_fast_alpha(m->ws.fast, l) : m->ws.c[l].alpha;
+    if (st == GAT_OK) *alpha = gat_i_fast_alpha(m->ws.fast, l);
     return st;
 }
 
@@ -443,29 +418,27 @@ void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p)
 
 int gat_i_model_set_fused(gat_model *m, const char *isa)
 {
-    const gat_i_fused_ops *ops = !isa ? gat_i_fused() : strcmp(isa, "none") ? gat_i_fused_named(isa) : NULL;
-    if (isa && strcmp(isa, "none") && !ops) return -1;
+    const gat_i_fused_ops *ops = !isa ? gat_i_fused() : gat_i_fused_named(isa);
+    if (!ops) return -1;
     m->fused = ops;
-    drop_caches(m); /* caches of the other path */
+    drop_caches(m); /* caches of the other build's run */
     return 0;
 }
 
 const char *gat_i_model_fused_isa(const gat_model *m)
 {
-    return m->fused && m->ws.fast ? m->fused->isa : NULL;
+    return m->ws.fast ? m->fused->isa : NULL;
 }
 
 const char *gat_model_kernels(const gat_model *m)
 {
-    if (!m || (!m->ws.block && !m->ws.fast)) return NULL;
-    return m->ws.fast ? m->fused->isa : "none";
+    if (!m || !m->ws.fast) return NULL;
+    return m->fused->isa;
 }
 
-/* The fused path (model/fast.c) runs every score, with or without residual connections, for the
- * shapes its kernels take; everything else goes layer by layer. */
-static int fast_layers(const gat_model *m, gat_i_fast_layer *FL)
+/* The engine's description of every layer (also the test-only reference model's). */
+int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL)
 {
-    if (!m->fused) return 0;
     for (int l = 0; l < m->n_layers; l++) {
         const layer *L = &m->L[l];
         FL[l] = (gat_i_fast_layer){.fin = L->fin, .fo = L->fo, .width = L->width,
@@ -475,76 +448,14 @@ static int fast_layers(const gat_model *m, gat_i_fast_layer *FL)
                                    .residual = !m->cfg.residual ? 0 : L->has_res ? 1 : 2,
                                    .res = L->res};
     }
-    return gat_i_fast_supports(m->n_layers, FL);
+    return m->n_layers;
 }
 
-/* ---- caches ---- */
-
-/* Lays out (base == NULL: measures) every cache and scratch buffer for graph size N, E. */
-static size_t layout(gat_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnnz)
-{
-    size_t off = 0, maxw = 0, maxh = 1;
-    for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
-        cache *c = &m->ws.c[l];
-        const size_t hw = (size_t)L->heads * L->fo;
-        if (l == 0) {
-            c->xmask = gat_i_carve(base, &off, (size_t)xnnz, 1);
-            c->xbuf = gat_i_carve(base, &off, (size_t)xnnz, sizeof(gat_real));
-        } else {
-            c->xmask = gat_i_carve(base, &off, (size_t)N * L->fin, 1);
-            c->xbuf = gat_i_carve(base, &off, (size_t)N * L->fin, sizeof(gat_real));
-        }
-        c->z = gat_i_carve(base, &off, (size_t)N * hw, sizeof(gat_real));
-        c->s_src = gat_i_carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
-        c->s_dst = gat_i_carve(base, &off, (size_t)N * L->heads, sizeof(gat_real));
-        c->alpha = gat_i_carve(base, &off, (size_t)E * L->heads, sizeof(gat_real));
-        c->amask = gat_i_carve(base, &off, (size_t)E * L->heads, 1);
-        c->out = gat_i_carve(base, &off, (size_t)N * L->width, sizeof(gat_real));
-        /* attention family: only what the score uses (nothing for gat) */
-        const size_t nh = m->cfg.score == GAT_SCORE_COSINE ? (size_t)N * L->heads : 0;
-        c->q = gat_i_carve(base, &off, L->has_q ? (size_t)N * hw : 0, sizeof(gat_real));
-        c->k = gat_i_carve(base, &off, L->has_k ? (size_t)N * hw : 0, sizeof(gat_real));
-        c->qinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
-        c->kinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
-        maxw = hw > maxw ? hw : maxw;
-        maxw = (size_t)L->fin > maxw && l > 0 ? (size_t)L->fin : maxw;
-        maxh = (size_t)L->heads > maxh ? (size_t)L->heads : maxh;
-    }
-    m->ws.dcur = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.dy = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.dz = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
-    m->ws.att.dpre = gat_i_carve(base, &off, (size_t)E * maxh, sizeof(gat_real));
-    m->ws.att.ds_src = gat_i_carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
-    m->ws.att.ds_dst = gat_i_carve(base, &off, (size_t)N * maxh, sizeof(gat_real));
-    m->ws.att.partial = gat_i_carve(base, &off, (size_t)m->threads * 2 * maxw, sizeof(gat_real));
-    {
-        const int family = m->cfg.score != GAT_SCORE_GAT;
-        m->ws.sc.de = gat_i_carve(base, &off, family ? (size_t)E * maxh : 0, sizeof(gat_real));
-        m->ws.sc.partial = gat_i_carve(base, &off, family ? (size_t)m->threads * (maxw + maxh) : 0,
-                                 sizeof(gat_real));
-        m->ws.dq = gat_i_carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
-        m->ws.dk = gat_i_carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
-        m->ws.dres = gat_i_carve(base, &off, m->cfg.residual ? (size_t)N * maxw : 0, sizeof(gat_real));
-    }
-    return off;
-}
-
-/* Transpose of x with the position map, for the sparse weight gradient (gathers per feature).
- * Reuses the arrays of the last transpose when x's non-zeros fit in them (and flags lacks
- * GAT_BIND_EXACT); every entry up to nnz(x) is rewritten from x as it is now. */
-static gat_status transpose_features(gat_model *m, const gat_csr *x, unsigned flags)
-{
-    return gat_i_csr_transpose_perm_reuse(x, &m->ws.xt, &m->ws.xt_perm,
-                                          (flags & GAT_BIND_EXACT) != 0);
-}
+/* ---- binding ---- */
 
 static void drop_caches(gat_model *m)
 {
-    gat_free(m->ws.block);
     gat_i_fast_free(m->ws.fast);
-    gat_csr_destroy(&m->ws.xt);
-    gat_free(m->ws.xt_perm);
     memset(&m->ws, 0, sizeof m->ws);
 }
 
@@ -603,48 +514,25 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
 {
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
-    const gat_idx xnnz = x->rowptr[x->rows];
     m->ws.g = NULL; /* unbound until the end */
     m->ws.x = NULL;
     m->ws.trained = m->ws.ran = 0;
-    if (fast_layers(m, FL)) {
-        /* the engine rebuilds its caches in its own memory when the inputs fit there */
-        int done = 0;
-        if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x, (flags & GAT_BIND_EXACT) != 0,
-                                                  m->threads, &done)) != GAT_OK) {
+    gat_i_model_layers(m, FL);
+    /* the engine rebuilds its caches in its own memory when the inputs fit there */
+    int done = 0;
+    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x, (flags & GAT_BIND_EXACT) != 0,
+                                              m->threads, &done)) != GAT_OK) {
+        drop_caches(m);
+        return st;
+    }
+    if (!done) {
+        gat_i_fast_free(m->ws.fast);
+        m->ws.fast = NULL;
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x, m->threads)) !=
+            GAT_OK) {
             drop_caches(m);
             return st;
         }
-        if (!done) {
-            gat_i_fast_free(m->ws.fast);
-            m->ws.fast = NULL;
-            if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x,
-                                        m->threads)) != GAT_OK) {
-                drop_caches(m);
-                return st;
-            }
-        }
-        key_inputs(m, g, x);
-        m->ws.threads = m->threads;
-        return GAT_OK;
-    }
-    const size_t bytes = layout(m, NULL, g->n, g->nnz, xnnz);
-    if (!m->ws.block || bytes > m->ws.cap_bytes ||
-        ((flags & GAT_BIND_EXACT) && bytes != m->ws.cap_bytes)) {
-        gat_free(m->ws.block);
-        m->ws.cap_bytes = 0;
-        if (!(m->ws.block = gat_calloc(bytes, 1))) {
-            drop_caches(m);
-            return GAT_ENOMEM;
-        }
-        m->ws.cap_bytes = bytes;
-    } else {
-        memset(m->ws.block, 0, bytes);
-    }
-    layout(m, m->ws.block, g->n, g->nnz, xnnz);
-    if ((st = transpose_features(m, x, flags)) != GAT_OK) {
-        drop_caches(m);
-        return st;
     }
     key_inputs(m, g, x);
     m->ws.threads = m->threads;
@@ -671,7 +559,7 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
 static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     gat_status st = GAT_OK;
-    const int same = (m->ws.block || m->ws.fast) && same_inputs(m, g, x);
+    const int same = m->ws.fast && same_inputs(m, g, x);
     if (!same)
         st = check_inputs(m, g, x, "gat_model_forward");
     if (st == GAT_OK && (!same || m->ws.threads < m->threads))
@@ -682,163 +570,12 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
 
 /* ---- forward / backward ---- */
 
-static gat_i_att_args att_args(gat_model *m, int l, int training)
+void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
 {
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const int last = l == m->n_layers - 1;
-    gat_i_att_args a = {
-        .g = m->ws.g, .H = L->heads, .Fo = L->fo, .slope = m->cfg.negative_slope,
-        .z = c->z, .a_src = m->blob + L->a_src, .a_dst = m->blob + L->a_dst,
-        .s_src = c->s_src, .s_dst = c->s_dst, .alpha = c->alpha,
-        .amask = training && m->att_p > 0 ? c->amask : NULL,
-        .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
-        .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
-        .nt = m->threads};
-    return a;
-}
-
-static void add_bias_act(const layer *L, const gat_real *b, gat_real *out, gat_idx N, int elu,
-                         int nt)
-{
-    const gat_idx M = L->width;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (gat_idx i = 0; i < N; i++) {
-        gat_real *o = out + (size_t)i * M;
-        for (gat_idx c = 0; c < M; c++) o[c] += b[c];
-        if (elu) gat_i_elu((size_t)M, o, o);
-    }
-}
-
-/* ---- the attention family (scores other than gat, layers/scores.c) and residual connections.
- * The gat path above does not come here: these run only for other scores or with residual. */
-
-static gat_i_score_args score_args(gat_model *m, int l, int training)
-{
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const int last = l == m->n_layers - 1;
-    gat_i_score_args a = {
-        .g = m->ws.g, .score = m->cfg.score, .H = L->heads, .Fo = L->fo, .D = L->fo,
-        .slope = m->cfg.negative_slope, .z = c->z,
-        .q = L->has_q ? c->q : c->z, .k = L->has_k ? c->k : c->z,
-        .att = m->blob + L->att, .theta = m->blob + L->theta, .qinv = c->qinv, .kinv = c->kinv,
-        .alpha = c->alpha, .amask = training && m->att_p > 0 ? c->amask : NULL,
-        .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
-        .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
-        .nt = m->threads};
-    return a;
-}
-
-/* Queries q = X_d W_q and keys k = X_d W_k of the scores that project them separately. */
-static void score_project(gat_model *m, int l, const gat_csr *x)
-{
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const gat_idx hw = L->heads * L->fo;
-    for (int s = 0; s < 2; s++) {
-        if (!(s ? L->has_k : L->has_q)) continue;
-        gat_real *dst = s ? c->k : c->q;
-        const gat_real *w = m->blob + (s ? L->wk : L->wq);
-        if (l == 0)
-            gat_i_spmm(x, c->xin, hw, w, dst, m->threads);
-        else
-            gat_i_gemm_nn(m->ws.g->n, L->fin, hw, c->xin, w, dst, m->threads);
-    }
-}
-
-/* out += X_d (identity, fin == width) or X_d R, before bias and ELU, on the rows the layer
- * computed. */
-static void residual_forward(gat_model *m, int l, const gat_csr *x)
-{
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const int last = l == m->n_layers - 1, nt = m->threads;
-    const gat_idx *rows = last ? m->out_rows : NULL, n = rows ? m->n_out_rows : m->ws.g->n;
-    const gat_real *R = L->has_res ? m->blob + L->res : NULL;
-    const gat_idx M = L->width;
-    if (l == 0) {
-        gat_i_spmm_acc(x, c->xin, M, R, rows, n, c->out, nt);
-        return;
-    }
-    if (R && !rows) {
-        gat_i_gemm_nn_acc(n, L->fin, M, c->xin, R, c->out, nt);
-        return;
-    }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (gat_idx r = 0; r < n; r++) {
-        const gat_idx i = rows ? rows[r] : r;
-        const gat_real *xi = c->xin + (size_t)i * L->fin;
-        gat_real *o = c->out + (size_t)i * M;
-        if (!R) {
-            for (gat_idx f = 0; f < M; f++) o[f] += xi[f];
-            continue;
-        }
-        for (gat_idx f = 0; f < L->fin; f++)
-            for (gat_idx k = 0; k < M; k++) o[k] += xi[f] * R[(size_t)f * M + k];
-    }
-}
-
-/* Back through the family's fused kernel: dz (zeroed by the caller), dq and dk (ws.dq, ws.dk
- * where the score has separate projections, else dz itself), and the score's parameters. */
-static void score_backward(gat_model *m, int l, const gat_real *dy, gat_real *grad)
-{
-    const layer *L = &m->L[l];
-    const size_t n = (size_t)m->ws.g->n * L->heads * L->fo;
-    const gat_score S = m->cfg.score;
-    gat_i_score_args a = score_args(m, l, 1);
-    a.rows = NULL; /* rows outside the output subset carry zero gradient */
-    if (a.nt > m->ws.threads) a.nt = m->ws.threads;
-    gat_real *dq = L->has_q ? m->ws.dq : m->ws.dz, *dk = L->has_k ? m->ws.dk : m->ws.dz;
-    if (L->has_q) memset(dq, 0, n * sizeof *dq);
-    if (L->has_k) memset(dk, 0, n * sizeof *dk);
-    gat_i_score_backward(&a, dy, &m->ws.sc, m->ws.dz, dq, dk,
-                         S == GAT_SCORE_GATV2 ? grad + L->att : NULL,
-                         S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN ? grad + L->theta : NULL);
-}
-
-/* Residual, given d pre-activation dpre (N, width): dR += X_d^T dpre, and for l > 0 the input's
- * share ws.dres = dpre (identity) or dpre R^T, added by extra_backward once ws.dcur is written. */
-static void residual_backward(gat_model *m, int l, const gat_real *dpre, gat_real *grad)
-{
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const gat_idx N = m->ws.g->n;
-    const int nt = m->threads;
-    if (L->has_res && l == 0)
-        gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, L->width, dpre, grad + L->res, nt);
-    if (l == 0) return;
-    if (L->has_res) {
-        gat_i_gemm_tn_acc(N, L->fin, L->width, c->xin, dpre, grad + L->res, nt);
-        gat_i_gemm_nt(N, L->fin, L->width, dpre, m->blob + L->res, m->ws.dres, nt);
-    } else {
-        memcpy(m->ws.dres, dpre, (size_t)N * L->fin * sizeof *dpre);
-    }
-}
-
-/* After W's backward (ws.dcur = dz W^T for l > 0): the query and key projections' weight
- * gradients and input shares, and the residual's input share. Nothing for gat without residual. */
-static void extra_backward(gat_model *m, int l, gat_real *grad)
-{
-    const layer *L = &m->L[l];
-    cache *c = &m->ws.c[l];
-    const gat_idx N = m->ws.g->n, hw = L->heads * L->fo;
-    const int nt = m->threads;
-    for (int s = 0; s < 2; s++) {
-        if (!(s ? L->has_k : L->has_q)) continue;
-        const gat_real *d = s ? m->ws.dk : m->ws.dq;
-        const size_t w = s ? L->wk : L->wq;
-        if (l == 0) {
-            gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, hw, d, grad + w, nt);
-        } else {
-            gat_i_gemm_tn_acc(N, L->fin, hw, c->xin, d, grad + w, nt);
-            gat_i_gemm_nt_acc(N, L->fin, hw, d, m->blob + w, m->ws.dcur, nt);
-        }
-    }
-    if (l > 0 && m->cfg.residual) {
-        const size_t n = (size_t)N * L->fin;
-        for (size_t k = 0; k < n; k++) m->ws.dcur[k] += m->ws.dres[k];
-    }
+    if (training) m->step++;
+    *run = (gat_i_fast_run){.training = training, .key = gat_i_hash64(m->seed, m->step),
+                            .in_p = m->in_p, .att_p = m->att_p, .slope = m->cfg.negative_slope,
+                            .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads};
 }
 
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,
@@ -856,61 +593,11 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
         return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d",
                            x->cols, m->cfg.in_features);
     if ((st = prepare(m, g, x)) != GAT_OK) return st;
-    openblas_set_num_threads(1); /* our row blocks are the parallelism; see gat_i_gemm_nn */
-    if (training) m->step++;
-    const int nt = m->threads;
-    const gat_idx N = g->n;
-    const uint64_t key = gat_i_hash64(m->seed, m->step);
-    if (m->ws.fast) {
-        const gat_i_fast_run run = {.training = training, .key = key, .in_p = m->in_p,
-                                    .att_p = m->att_p, .slope = m->cfg.negative_slope,
-                                    .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = nt};
-        gat_i_fast_forward(m->ws.fast, m->blob, &run);
-        m->ws.trained = training;
-        *logits = gat_i_fast_output(m->ws.fast, m->n_layers - 1);
-        return GAT_OK;
-    }
-    for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
-        cache *c = &m->ws.c[l];
-        const int drop = training && m->in_p > 0;
-        const gat_real scale = (gat_real)(1 / (1 - m->in_p));
-        const uint64_t lkey = gat_i_hash64(key, 4u * (uint64_t)l);
-        if (l == 0) {
-            const gat_idx nnz = x->rowptr[x->rows];
-            c->xin = x->val;
-            if (drop) {
-                gat_i_dropout_mask((size_t)nnz, m->in_p, lkey, c->xmask, nt);
-                gat_i_dropout((size_t)nnz, x->val, c->xmask, scale, c->xbuf);
-                c->xin = c->xbuf;
-            }
-            gat_i_spmm(x, c->xin, L->heads * L->fo, m->blob + L->w, c->z, nt);
-        } else {
-            const size_t n = (size_t)N * L->fin;
-            c->xin = m->ws.c[l - 1].out;
-            if (drop) {
-                gat_i_dropout_mask(n, m->in_p, lkey, c->xmask, nt);
-                gat_i_dropout(n, c->xin, c->xmask, scale, c->xbuf);
-                c->xin = c->xbuf;
-            }
-            gat_i_gemm_nn(N, L->fin, L->heads * L->fo, c->xin, m->blob + L->w, c->z, nt);
-        }
-        if (m->cfg.score != GAT_SCORE_GAT) score_project(m, l, x);
-        if (training && m->att_p > 0)
-            gat_i_dropout_mask((size_t)g->nnz * L->heads, m->att_p, gat_i_hash64(lkey, 1),
-                               c->amask, nt);
-        if (m->cfg.score == GAT_SCORE_GAT) {
-            gat_i_att_args a = att_args(m, l, training);
-            gat_i_attention_forward(&a, c->out);
-        } else {
-            gat_i_score_args a = score_args(m, l, training);
-            gat_i_score_forward(&a, c->out);
-        }
-        if (m->cfg.residual) residual_forward(m, l, x);
-        add_bias_act(L, m->blob + L->b, c->out, N, l < m->n_layers - 1, nt);
-    }
+    gat_i_fast_run run;
+    gat_i_model_next_run(m, training, &run);
+    gat_i_fast_forward(m->ws.fast, m->blob, &run);
     m->ws.trained = training;
-    *logits = m->ws.c[m->n_layers - 1].out;
+    *logits = gat_i_fast_output(m->ws.fast, m->n_layers - 1);
     return GAT_OK;
 }
 
@@ -919,72 +606,8 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
     gat_i_clear_error();
     if (!m || !dlogits)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
-    if ((!m->ws.block && !m->ws.fast) || !m->ws.trained)
+    if (!m->ws.fast || !m->ws.trained)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
-    if (m->ws.fast) {
-        gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads);
-        return GAT_OK;
-    }
-    const gat_graph *g = m->ws.g;
-    const gat_idx N = g->n;
-    const int nt = m->threads;
-    gat_real *grad = m->blob + m->n_params;
-    const gat_real *dcur = dlogits;
-
-    for (int l = m->n_layers - 1; l >= 0; l--) {
-        const layer *L = &m->L[l];
-        cache *c = &m->ws.c[l];
-        const size_t hw = (size_t)L->heads * L->fo;
-        gat_i_att_args a = att_args(m, l, 1);
-        a.rows = NULL; /* rows outside the output subset carry zero gradient */
-        if (a.nt > m->ws.threads) a.nt = m->ws.threads; /* raised since the forward */
-
-        /* out = ELU(agg + b) on hidden layers: back through ELU in place */
-        if (l < m->n_layers - 1) {
-            gat_real *d = m->ws.dcur;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (gat_idx i = 0; i < N; i++) {
-                const size_t o = (size_t)i * L->width;
-                for (gat_idx k = 0; k < L->width; k++) {
-                    const gat_real y = c->out[o + k];
-                    d[o + k] *= y > 0 ? 1 : y + 1;
-                }
-            }
-        }
-        gat_i_bias_backward(N, L->width, dcur, grad + L->b);
-        /* head mean: every head receives dout / H */
-        const gat_real *dy = dcur;
-        if (L->mean && L->heads > 1) {
-            const gat_real inv = (gat_real)1 / L->heads;
-            for (gat_idx i = 0; i < N; i++)
-                for (int h = 0; h < L->heads; h++)
-                    for (gat_idx f = 0; f < L->fo; f++)
-                        m->ws.dy[(size_t)i * hw + (size_t)h * L->fo + f] = dcur[(size_t)i * L->fo + f] * inv;
-            dy = m->ws.dy;
-        }
-        memset(m->ws.dz, 0, (size_t)N * hw * sizeof *m->ws.dz);
-        if (m->cfg.score == GAT_SCORE_GAT)
-            gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
-        else
-            score_backward(m, l, dy, grad);
-        if (m->cfg.residual) residual_backward(m, l, dcur, grad);
-
-        /* Z = X_d W */
-        if (l == 0) {
-            gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, (gat_idx)hw, m->ws.dz,
-                                  grad + L->w, nt);
-            extra_backward(m, l, grad);
-        } else {
-            gat_i_gemm_tn_acc(N, L->fin, (gat_idx)hw, c->xin, m->ws.dz, grad + L->w, nt);
-            gat_i_gemm_nt(N, L->fin, (gat_idx)hw, m->ws.dz, m->blob + L->w, m->ws.dcur, nt);
-            extra_backward(m, l, grad);
-            if (c->xin == c->xbuf) { /* input dropout */
-                const gat_real scale = (gat_real)(1 / (1 - m->in_p));
-                const size_t n = (size_t)N * L->fin;
-                for (size_t k = 0; k < n; k++) m->ws.dcur[k] = c->xmask[k] ? m->ws.dcur[k] * scale : 0;
-            }
-            dcur = m->ws.dcur;
-        }
-    }
+    gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads);
     return GAT_OK;
 }

@@ -3,6 +3,7 @@
 #define GAT_I_MODEL_H
 
 #include "gat/model.h"
+#include "model/fast.h"
 
 /* Adam's moment buffers (same layout as the parameters). */
 void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
@@ -19,11 +20,16 @@ gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
 /* Dropout probabilities can be overridden (the gradient checks use 0 to compare with
  * finite differences when masks are not reused). */
 void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);
-/* Kernels of the fused path: NULL the best for this CPU, "base", "avx2" or "avx512" a given
- * build (-1 if this CPU cannot run it), "none" the layer-by-layer path (the reference the fused
- * path is tested against). Drops the caches. */
+/* The engine's kernel build: NULL the best for this CPU, "base", "avx2" or "avx512" a given
+ * build (-1 if this CPU cannot run it or the name is unknown). Drops the caches. */
 int gat_i_model_set_fused(gat_model *m, const char *isa);
-/* The instruction set of the fused kernels the last forward ran, or NULL (layer by layer). */
+/* The instruction set of the kernels the last forward ran, or NULL (none ran on the binding). */
 const char *gat_i_model_fused_isa(const gat_model *m);
+/* The engine's description of the model's layers in FL (GAT_MAX_LAYERS entries); returns the
+ * layer count. */
+int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL);
+/* What the next forward runs: advances the dropout step if training (as gat_model_forward does),
+ * then the step's dropout key, dropout, slope, output rows and threads in *run. */
+void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run);
 
 #endif

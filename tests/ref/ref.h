@@ -11,7 +11,7 @@
 
 #include "gat/graph.h"
 #include "gat/matrix.h"
-#include "layers/scores.h"
+#include "scores.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* The layer-by-layer path's element kernels: projections (BLAS row blocks, sparse products and
  * the sparse weight gradient), input dropout and its mask, ELU, the bias gradient. The plain
  * reference ops the engine is tested against are in tests/ref/. */
-#include "layers.h"
+#include "plain.h"
 #include "core/core.h"
 
 #include <cblas.h>

@@ -14,10 +14,8 @@
 #ifndef GAT_I_SCORES_H
 #define GAT_I_SCORES_H
 
-#include "layers.h"
+#include "plain.h"
 #include "gat/model.h"
-
-#define GAT_I_COS_EPS 1e-8
 
 typedef struct gat_i_score_args {
     const gat_graph *g;

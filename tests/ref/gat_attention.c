@@ -1,7 +1,7 @@
 /* Fused multi-head GAT attention (Velickovic et al. 2018, eq. 1-4): per edge j -> i and head h,
  * e = LeakyReLU(a_dst.z_i + a_src.z_j), alpha = softmax_j(e) (max subtracted), out_i = sum_j
  * alpha z_j; forward is one pass per CSR row, backward gathers over the transposed CSR. */
-#include "layers.h"
+#include "plain.h"
 
 #include <math.h>
 #include <string.h>
