@@ -150,27 +150,27 @@ INLINE gat_real elu1(gat_real x)
     return x > 0 ? x : vexp(bc(x))[0] - 1;
 }
 
-/* Vectors per period of an (Fp, H) row's head pattern: lane c of vector v holds head
- * (8v + c) mod H, which repeats every P = lcm(8, H) / 8 vectors (1 when H divides 8, H / 8 when 8
- * divides H). Fp H is a multiple of 8 and of H, so a row's NV vectors are whole periods. */
-INLINE int vper(int H)
-{
-    int g = H & -H;
-    return H / (g > 8 ? 8 : g);
-}
+#define vper gat_i_fused_vper
 
-/* Per-lane values of per-head quantities w (H) for vector q of an (Fp, H) row. */
-INLINE V8 pat(const gat_real *w, int H, int q)
+/* Per-lane values of per-head quantities w (H) for vector q of an (Fp, H) row (lane heads from
+ * l->lane_head where H neither divides 8 nor is a multiple of it). */
+INLINE V8 pat(const gat_i_fl *l, const gat_real *w, int H, int q)
 {
     if (H % 8 == 0) return ld(w + 8 * q);
     V8 r;
+    if (8 % H == 0) {
+        for (int c = 0; c < 8; c++)
+            r[c] = w[c % H];
+        return r;
+    }
+    const uint16_t *t = l->lane_head + 8 * q;
     for (int c = 0; c < 8; c++)
-        r[c] = w[(8 * q + c) % H];
+        r[c] = w[t[c]];
     return r;
 }
 
 /* Per-head sums g (H) of an (Fp, H) row product folded into P = vper(H) vectors S. */
-INLINE void fold(const V8 *S, int H, gat_real *g)
+INLINE void fold(const gat_i_fl *l, const V8 *S, int H, gat_real *g)
 {
     if (H % 8 == 0) {
         for (int q = 0; q < H / 8; q++)
@@ -181,12 +181,17 @@ INLINE void fold(const V8 *S, int H, gat_real *g)
         g[0] = hsum(S[0]);
         return;
     }
-    const int P = vper(H);
     for (int h = 0; h < H; h++)
         g[h] = 0;
+    if (8 % H == 0) {
+        for (int c = 0; c < 8; c++)
+            g[c % H] += S[0][c];
+        return;
+    }
+    const int P = vper(H);
     for (int q = 0; q < P; q++)
         for (int c = 0; c < 8; c++)
-            g[(8 * q + c) % H] += S[q][c];
+            g[l->lane_head[8 * q + c]] += S[q][c];
 }
 
 /* Bit h of a per-edge bit row (AB = ceil(H / 8) bytes) */
@@ -214,7 +219,7 @@ INLINE unsigned keep1(const gat_i_drop *d, uint64_t k, uint64_t *blk, uint64_t *
 }
 
 /* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bits kb. */
-INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
+INLINE V8 keep_pat(const gat_i_fl *l, const uint8_t *kb, int H, int q, gat_real scale)
 {
     if (H % 8 == 0 || 8 % H == 0) {
         VI lane_bit;
@@ -225,7 +230,7 @@ INLINE V8 keep_pat(const uint8_t *kb, int H, int q, gat_real scale)
     }
     V8 r;
     for (int c = 0; c < 8; c++)
-        r[c] = bit_of(kb, (8 * q + c) % H) ? scale : 0;
+        r[c] = bit_of(kb, l->lane_head[8 * q + c]) ? scale : 0;
     return r;
 }
 
@@ -446,7 +451,7 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
             S[q] = bc(0);
         for (int v = 0; v < NV; v++)
             S[v % P] += acc[v] * acc[v];
-        fold(S, H, qi);
+        fold(l, S, H, qi);
         for (int h = 0; h < H; h++)
             qi[h] = (gat_real)(1 / sqrt((double)qi[h] + GAT_I_COS_EPS));
         return;
@@ -458,8 +463,8 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
         S[v % P] += acc[v] * ld(l->a_src + 8 * v);
         D[v % P] += acc[v] * ld(l->a_dst + 8 * v);
     }
-    fold(S, H, l->s_src + (size_t)i * H);
-    fold(D, H, l->s_dst + (size_t)i * H);
+    fold(l, S, H, l->s_src + (size_t)i * H);
+    fold(l, D, H, l->s_dst + (size_t)i * H);
 }
 
 INLINE void store_row(gat_real *z, const V8 *acc, int NV)
@@ -655,7 +660,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
                 S[v % P] += Q[v] * kv;
             }
         }
-        fold(S, H, e);
+        fold(l, S, H, e);
         for (int h = 0; h < H; h++) {
             const size_t kh = (size_t)k * H + h;
             gat_real t = e[h];
@@ -674,7 +679,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         }
     }
     for (int q = 0; q < P; q++)
-        M[q] = pat(mx, H, q);
+        M[q] = pat(l, mx, H, q);
 }
 
 INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_real *mx,
@@ -729,7 +734,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             }
         }
         for (int q = 0; q < P; q++)
-            M[q] = pat(mx, H, q);
+            M[q] = pat(l, mx, H, q);
     }
     /* exponentials and their sums: the row's (k, h) values are contiguous, 8 at a time */
     for (int q = 0; q < P; q++)
@@ -751,7 +756,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         for (size_t u = e; u < e1; u++)
             al[u] = t[u - e], sum[u % (size_t)H] += t[u - e];
     }
-    fold(S, H, w);
+    fold(l, S, H, w);
     for (int h = 0; h < H; h++)
         sum[h] = 1 / (sum[h] + w[h]);
     /* normalise, attention dropout, weighted sum of the z_j */
@@ -798,7 +803,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 }
             }
             for (int q = 0; q < P; q++)
-                S[q] = pat(w, H, q);
+                S[q] = pat(l, w, H, q);
             for (int v = 0; v < NV; v++)
                 acc[v] += S[v % P] * ld(zj + 8 * v);
         }
@@ -901,7 +906,7 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
             gk = gq;
         }
         for (int v = 0; v < NV; v++) {
-            const V8 G = pat(gk, H, v % P), kv = ld(kj + 8 * v);
+            const V8 G = pat(l, gk, H, v % P), kv = ld(kj + 8 * v);
             if (Sc == GAT_SCORE_GATV2) {
                 const V8 t = Q[v] + kv;
                 DQ[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
@@ -917,11 +922,11 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
         for (int h = 0; h < H; h++)
             rs[h] *= qv[(size_t)i * H + h] * qv[(size_t)i * H + h];
         for (int v = 0; v < NV; v++)
-            DQ[v] -= pat(rs, H, v % P) * Q[v];
+            DQ[v] -= pat(l, rs, H, v % P) * Q[v];
     }
     if (Sc == GAT_SCORE_GAUSSIAN)
         for (int v = 0; v < NV; v++)
-            DQ[v] += 2 * pat(rs, H, v % P) * Q[v];
+            DQ[v] += 2 * pat(l, rs, H, v % P) * Q[v];
     store_row(b->dq + (size_t)i * hw, DQ, NV);
 }
 
@@ -977,7 +982,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 for (int q = 0; q < P; q++) {
                     const size_t kh = (size_t)(k - k0) * H + 8 * q;
                     const V8 d =
-                        l->att.on ? S[q] * keep_pat(l->akeep + (size_t)k * AB, H, q, as) : S[q];
+                        l->att.on ? S[q] * keep_pat(l, l->akeep + (size_t)k * AB, H, q, as) : S[q];
                     st(dp + kh, d);
                     D[q] += ld(al + (size_t)k0 * H + kh) * d;
                 }
@@ -1012,7 +1017,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 S[q] = bc(0);
             for (int v = 0; v < NV; v++)
                 S[v % P] += dy[v] * ld(zj + 8 * v);
-            fold(S, H, gk);
+            fold(l, S, H, gk);
             for (int h = 0; h < H; h++) {
                 const gat_real d = !l->att.on                              ? gk[h]
                                    : bit_of(l->akeep + (size_t)k * AB, h) ? gk[h] * as
@@ -1197,7 +1202,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     W[q] = !l->att.on ? a
                            : l->prefetch
                                ? a * (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
-                               : a * keep_pat(l->akeep + k * AB, H, q, as);
+                               : a * keep_pat(l, l->akeep + k * AB, H, q, as);
                     ES[q] += ld(b->dpre + k * H + 8 * q);
                 }
             } else {
@@ -1207,7 +1212,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     dss[h] += b->dpre[k * H + h];
                 }
                 for (int q = 0; q < P; q++)
-                    W[q] = pat(w, H, q);
+                    W[q] = pat(l, w, H, q);
             }
             for (int v = 0; v < NV; v++)
                 acc[v] += W[v % P] * ld(dyi + 8 * v);
@@ -1225,7 +1230,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 for (int h = 0; h < H; h++)
                     rs[h] += gk[h];
             for (int v = 0; v < NV; v++) {
-                const V8 G = pat(gk, H, v % P), qv = ld(qi + 8 * v);
+                const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
                 if (Sc == GAT_SCORE_GATV2) {
                     const V8 t = qv + ld(kj + 8 * v);
                     K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
@@ -1242,7 +1247,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     st(dss + 8 * q, ES[q]);
             const gat_real *zj = l->z + (size_t)j * hw, *dsd = b->ds_dst + (size_t)j * H;
             for (int v = 0; v < NV; v++) {
-                const V8 es = pat(dss, H, v % P), ed = pat(dsd, H, v % P), zv = ld(zj + 8 * v);
+                const V8 es = pat(l, dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
                 acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
                 das[v] += es * zv;
                 dad[v] += ed * zv;
@@ -1258,7 +1263,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     rs[h] *= 2;
             if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
                 for (int v = 0; v < NV; v++)
-                    K[v] += pat(rs, H, v % P) * ld(kj + 8 * v);
+                    K[v] += pat(l, rs, H, v % P) * ld(kj + 8 * v);
             /* gradients of the projections: z (values, and queries and keys where they are z),
              * then the separate query and key projections */
             const gat_real *dqj = b->dq + (size_t)j * hw;

@@ -84,6 +84,8 @@ typedef struct gat_i_fl {
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
     gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
+    const uint16_t *lane_head; /* (gat_i_fused_vper(H), 8): the head of lane c of vector q of
+                                * an (Fp, H) row, (8 q + c) mod H */
     gat_real *scratch;       /* per thread (nt of them): gat_i_fused_scratch(H, Fp, xin ? fin :
                               * 0) values each, scratch_stride apart, 64-byte aligned */
     size_t scratch_stride;
@@ -182,6 +184,15 @@ static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)
     while (((size_t)fp * (size_t)H) % 8 != 0)
         fp++;
     return fp;
+}
+
+/* Vectors per period of an (Fp, H) row's head pattern: lane c of vector v holds head
+ * (8v + c) mod H, which repeats every lcm(8, H) / 8 vectors (1 when H divides 8, H / 8 when 8
+ * divides H). Fp H is a multiple of 8 and of H, so a row's vectors are whole periods. */
+static inline int gat_i_fused_vper(int H)
+{
+    const int g = H & -H;
+    return H / (g > 8 ? 8 : g);
 }
 
 /* n rounded up to a multiple of 16 (64-byte aligned parts of a scratch area). */

@@ -47,6 +47,7 @@ typedef struct flayer {
     gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
                                  * identity matrix for identity residuals); x_d R (N, Fp, H) */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
+    uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
 
 /* A restricted forward's rows: layer l's attention computes att[l] (the last layer the listed
@@ -554,6 +555,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
         fl->att_w = fy->attp;
         fl->coef = fy->coef;
+        for (int e = 0; e < 8 * gat_i_fused_vper(H); e++)
+            fy->lane_head[e] = (uint16_t)(e % H);
+        fl->lane_head = fy->lane_head;
         /* the separate query and key projections and the residual's x_d R: the same pass (and
          * dropout) with their weights */
         fl->n_extra = 0;
