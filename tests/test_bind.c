@@ -30,8 +30,8 @@ static gat_model *make_model(gat_score score, int residual)
     return m;
 }
 
-/* The configurations the rebinding tests run: the fused path (gat) and the model's own path
- * (another score, and gat with residual connections). */
+/* The configurations the rebinding tests run: gat, two other scores, gat with residual
+ * connections (each its own cache layout in the engine). */
 static const struct {
     gat_score score;
     int residual;
@@ -389,7 +389,6 @@ int main(void)
     tcase_add_loop_test(tc, bind_then_other_inputs, 0, (int)LEN(configs));
     suite_add_tcase(s, tc);
     tc = tcase_create("reuse");
-    /* the model's own path (the fused path recreates its caches on every bind) */
     tcase_add_loop_test(tc, reuse_and_growth, 0, (int)LEN(configs));
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");

@@ -1,5 +1,5 @@
-/* Check suite of the fused path (src/model/fast.c, src/layers/fused.c) in the float build: every
- * instruction-set build of the fused kernels against the layer-by-layer reference path (logits,
+/* Check suite of the engine (src/model/fast.c, src/layers/fused.c) in the float build: every
+ * instruction-set build of its kernels against the layer-by-layer reference model (logits,
  * layer outputs, attention, gradients, with and without dropout) on graphs with a hub of 10^4
  * neighbours and many degree-1 nodes, for the specialised and the generic shapes; bit-identical
  * results across thread counts and repeats; restricted rows; and the thread governor. */

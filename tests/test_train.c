@@ -278,8 +278,8 @@ static gat_idx *rows_of(const gat_dataset *ds, gat_split which, gat_idx *n)
 }
 
 /* gat_train_step is the step written out with the model's private hooks (restricted forward,
- * cross-entropy, backward, Adam with the model's moments): same losses, same parameters, on the
- * fused path (gat) and the model's own path (dot). */
+ * cross-entropy, backward, Adam with the model's moments): same losses, same parameters, for the
+ * gat and the dot score. */
 START_TEST(train_step_is_the_step)
 {
     load_cora();

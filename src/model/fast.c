@@ -1,4 +1,4 @@
-/* The fused path of a GAT model: caches in one allocation, fixed row chunks balanced by edges,
+/* The engine of a GAT model: caches in one allocation, fixed row chunks balanced by edges,
  * the layer loop over the fused kernels (layers/fused.c) with the parameters permuted to their
  * (Fp, H) layout, and the per-chunk partial gradients summed in chunk order. */
 #define _DEFAULT_SOURCE /* madvise */

@@ -1,7 +1,7 @@
-/* Private: the fused path of a GAT model (fast.c), used for every score, with or without residual
- * connections. It owns the caches for one graph and feature matrix, runs the layer loop on the
- * fused kernels (layers/fused.h) and sums their per-chunk partial gradients. Results do not depend
- * on the thread count; dropout masks are the same streams as the layer-by-layer path's. */
+/* Private: the engine of a GAT model (fast.c), used for every model. It owns the caches for one
+ * graph and feature matrix, runs the layer loop on the fused kernels (layers/fused.h) and sums
+ * their per-chunk partial gradients. Results do not depend on the thread count; dropout masks are
+ * the same streams as the tests' layer-by-layer reference model's (tests/ref/loop.c). */
 #ifndef GAT_I_FAST_H
 #define GAT_I_FAST_H
 

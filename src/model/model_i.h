@@ -12,7 +12,7 @@ uint64_t gat_i_model_step(const gat_model *m);
 void gat_i_model_set_step(gat_model *m, uint64_t step);
 /* Restrict subsequent forwards to these output rows (ascending, borrowed, must outlive the
  * forwards); NULL restores all rows. The listed logits are exact; other rows of the logits (and,
- * on the fused path, rows of hidden layers they do not depend on) are left unspecified. */
+ * rows of hidden layers they do not depend on) are left unspecified. */
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */

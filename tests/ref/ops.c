@@ -1,6 +1,6 @@
-/* The layer-by-layer path's element kernels: projections (BLAS row blocks, sparse products and
- * the sparse weight gradient), input dropout and its mask, ELU, the bias gradient. The plain
- * reference ops the engine is tested against are in tests/ref/. */
+/* The layer-by-layer reference model's element kernels (test-only): projections (BLAS row blocks,
+ * sparse products and the sparse weight gradient), input dropout and its mask, ELU, the bias
+ * gradient. */
 #include "plain.h"
 #include "core/core.h"
 

@@ -115,7 +115,7 @@ void gat_i_spmm_backward_w(const gat_csr *xt, const gat_idx *perm, const gat_rea
                            gat_idx M, const gat_real *dZ, gat_real *dW, int nt);
 
 /* ---- element-wise ops ---- */
-/* y = x * mask * scale (n); the layer-by-layer path's input dropout. */
+/* y = x * mask * scale (n); the reference model's input dropout. */
 void gat_i_dropout(size_t n, const gat_real *x, const uint8_t *mask, gat_real scale, gat_real *y);
 /* mask (n) = 1 with probability 1 - p, from the counter-based stream key (gat_i_keep16). */
 void gat_i_dropout_mask(size_t n, double p, uint64_t key, uint8_t *mask, int nt);
