@@ -162,3 +162,19 @@ gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx 
     t->rowptr[0] = 0;
     return GAT_OK;
 }
+
+gat_status gat_i_csr_permute_rows(const gat_csr *x, const gat_idx *perm, gat_csr *out)
+{
+    const gat_idx n = x->rows;
+    gat_status st = gat_csr_init(out, n, x->cols, (size_t)x->rowptr[n]);
+    if (st != GAT_OK) return st;
+    out->rowptr[0] = 0;
+    for (gat_idx k = 0; k < n; k++)
+        out->rowptr[k + 1] = out->rowptr[k] + x->rowptr[perm[k] + 1] - x->rowptr[perm[k]];
+    for (gat_idx k = 0; k < n; k++) {
+        const gat_idx b = x->rowptr[perm[k]], d = x->rowptr[perm[k] + 1] - b;
+        memcpy(out->col + out->rowptr[k], x->col + b, (size_t)d * sizeof *out->col);
+        memcpy(out->val + out->rowptr[k], x->val + b, (size_t)d * sizeof *out->val);
+    }
+    return GAT_OK;
+}

@@ -32,4 +32,9 @@ gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm
  * *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz). */
 gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact);
 
+/* out (uninitialised; zeroed on failure) = x's rows in the order perm gives (row k of out is
+ * row perm[k] of x; perm a permutation of 0..x->rows-1, unchecked). Returns GAT_ENOMEM.
+ * Cost O(rows + nnz). */
+gat_status gat_i_csr_permute_rows(const gat_csr *x, const gat_idx *perm, gat_csr *out);
+
 #endif

@@ -34,6 +34,8 @@ typedef struct result {
     int epochs, infer_runs;
     double epoch[MAX_EPOCHS], infer[64];
     double train_acc; /* of the last epoch, a sanity check that it learns */
+    gat_order order;  /* the node order the binding used */
+    double order_s;   /* its cost (in the first warmup epoch) */
 } result;
 
 static double now(void)
@@ -55,8 +57,9 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Attention layers of the benchmarked model (--layers). */
+/* Attention layers of the benchmarked model (--layers), and the node order of its bindings. */
 static int n_layers = 2;
+static gat_order order = GAT_ORDER_AUTO;
 
 /* One run in the child: the paper's model with score `score` (and residual connections if
  * `residual`; n_layers layers), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
@@ -78,6 +81,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_train_config_default(&tc);
     if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);
+    if (gat_model_set_order(m, order) != GAT_OK) goto out;
     if (!(train = malloc((size_t)ds->n * sizeof *train))) goto out;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
@@ -87,6 +91,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
                            NULL, &acc) != GAT_OK)
             goto out;
         if (e >= warmup) r->epoch[r->epochs++] = now() - t0;
+        if (e == 0) r->order = gat_model_order(m, &r->order_s);
         r->train_acc = acc;
     }
     for (int k = 0; k < infer + 1; k++) {
@@ -288,7 +293,7 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
 int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
-    const char *cli = NULL, *attention = "gat";
+    const char *cli = NULL, *attention = "gat", *orders = "auto";
     int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0, residual = 0;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST",
@@ -299,6 +304,9 @@ int main(int argc, char **argv)
         {"attention", CLI_STRING, &attention, 0, 0, "LIST",
          "comma-separated edge scores, each run in turn: gat, gatv2, dot, scaled-dot, bilinear, "
          "cosine, gaussian (default gat)"},
+        {"order", CLI_STRING, &orders, 0, 0, "LIST",
+         "comma-separated node orders of the bindings, each run in turn: auto, none, rcm, degree "
+         "(default auto)"},
         {"residual", CLI_FLAG, &residual, 0, 0, NULL,
          "residual connection per layer, projected where widths differ"},
         {"layers", CLI_INT, &n_layers, 1, GAT_MAX_LAYERS, "L",
@@ -338,6 +346,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "gat-bench: --attention: expected one or more score names\n");
         return 2;
     }
+    gat_order ord[GAT_ORDER_COUNT];
+    int n_ord = 0;
+    snprintf(list, sizeof list, "%s", orders);
+    for (char *a = strtok(list, ","); a; a = strtok(NULL, ",")) {
+        if (gat_order_from_name(a, &ord[n_ord]) != GAT_OK) {
+            fprintf(stderr, "gat-bench: --order: %s\n", gat_last_error());
+            return 2;
+        }
+        int seen = 0;
+        for (int k = 0; k < n_ord; k++)
+            seen |= ord[k] == ord[n_ord];
+        if (!seen) n_ord++;
+    }
+    if (n_ord == 0) {
+        fprintf(stderr, "gat-bench: --order: expected one or more order names\n");
+        return 2;
+    }
     machine(cpu, sizeof cpu, &cores);
     if (threads_s) {
         snprintf(list, sizeof list, "%s", threads_s);
@@ -359,9 +384,9 @@ int main(int argc, char **argv)
            "head%s%s\n",
            gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
-    printf("%-11s %8s %9s %3s %-10s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload", "nodes",
-           "edges", "thr", "attention", "isa", "epoch ms: median (min-max)", "infer ms", "peak MiB",
-           "Medge/s", "cli s");
+    printf("%-11s %8s %9s %3s %-10s %7s %-6s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload",
+           "nodes", "edges", "thr", "attention", "isa", "order", "order s",
+           "epoch ms: median (min-max)", "infer ms", "peak MiB", "Medge/s", "cli s");
 
     snprintf(list, sizeof list, "%s", workloads);
     char *save = NULL;
@@ -379,14 +404,15 @@ int main(int argc, char **argv)
         ne = ne < 5 ? 5 : ne > 200 ? 200 : ne;
         ni = ni < 3 ? 3 : ni > 20 ? 20 : ni;
         for (int t = 0; t < n_th; t++) {
-            for (int a = 0; a < n_sc; a++) {
-                const char *sname = gat_score_name(sc[a]);
+            for (int a = 0; a < n_sc * n_ord; a++) {
+                order = ord[a % n_ord];
+                const char *sname = gat_score_name(sc[a / n_ord]);
                 result *r = calloc(1, sizeof *r);
                 long rss = 0;
                 pid_t hogs[64];
                 const int n_hogs = start_load(load, hogs);
                 const int failed =
-                    !r || run_child(&ds, sc[a], residual, th[t], warmup, ne, ni, r, &rss);
+                    !r || run_child(&ds, sc[a / n_ord], residual, th[t], warmup, ne, ni, r, &rss);
                 if (failed) {
                     fprintf(stderr, "gat-bench: %s, %s, %d threads failed\n", w, sname, th[t]);
                     stop_load(n_hogs, hogs);
@@ -410,9 +436,10 @@ int main(int argc, char **argv)
                 const double mib = (double)rss / 1024;
                 char clis[16] = "-";
                 if (cli_s > 0) snprintf(clis, sizeof clis, "%.3f", cli_s);
-                printf("%-11s %8d %9d %3d %-10s %7s | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f | %8.1f "
-                       "| %7s\n",
-                       w, ds.n, ds.graph.nnz, th[t], sname, r->isa, 1e3 * emed, 1e3 * emin,
+                printf("%-11s %8d %9d %3d %-10s %7s %-6s %7.3f | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f "
+                       "| %8.1f | %7s\n",
+                       w, ds.n, ds.graph.nnz, th[t], sname, r->isa, gat_order_name(r->order),
+                       r->order_s, 1e3 * emed, 1e3 * emin,
                        1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed / 1e6, clis);
                 fflush(stdout);
                 fprintf(
@@ -423,11 +450,12 @@ int main(int argc, char **argv)
                     "\"epochs\": %d, \"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, "
                     "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
                     "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
-                    "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d}\n",
+                    "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d, "
+                    "\"order\": \"%s\", \"order_s\": %.4f}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
                     sname, residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed, 1e3 * emin,
                     1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed, r->train_acc, cli_s,
-                    build_s, n_hogs);
+                    build_s, n_hogs, gat_order_name(r->order), r->order_s);
                 free(r);
             }
         }

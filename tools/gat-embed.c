@@ -12,7 +12,7 @@
 
 typedef struct options {
     cli_data data;
-    const char *model, *out, *format, *layer, *attention, *predict;
+    const char *model, *out, *format, *layer, *attention, *predict, *order;
     int no_header, normalize, no_normalize, directed, undirected, threads, quiet;
 } options;
 
@@ -94,6 +94,7 @@ int main(int argc, char **argv)
         {"undirected", CLI_FLAG, &o.undirected, 0, 0, NULL,
          "make edges undirected (default: as trained)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto); outputs stay in the input's order"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const char *synopsis = "--model FILE [--dataset NAME|PATH | --graph FILE] [--out FILE] "
@@ -114,6 +115,9 @@ int main(int argc, char **argv)
                            : gat_file_format_from_path(o.out, &fmt)) != GAT_OK)
         return usage_error("%s", gat_last_error());
 
+    gat_order order = GAT_ORDER_AUTO;
+    if (o.order && gat_order_from_name(o.order, &order) != GAT_OK)
+        return usage_error("--order: %s", gat_last_error());
     gat_model *m = NULL;
     gat_model_meta meta;
     gat_dataset ds;
@@ -124,6 +128,7 @@ int main(int argc, char **argv)
     rc = 0;
     if (o.out && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0) goto done;
     gat_model_set_threads(m, o.threads);
+    gat_model_set_order(m, order);
 
     /* no split is needed: ignore split files and draw an empty random split */
     gat_dataset_options dopt;

@@ -15,6 +15,7 @@ typedef struct options {
     cli_data data;
     const char *save;
     const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
+    const char *order;                    /* --order NAME */
     int residual;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
         {"seed", CLI_INT, &o.seed, 0, 2147483647, "S", "random seed (default 1); run r uses seed S+r-1"},
         {"runs", CLI_INT, &o.runs, 1, 10000, "N", "train N times and report mean and std (default 1)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
         {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
@@ -169,6 +171,11 @@ int main(int argc, char **argv)
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-train", "[options]", &exit_now)) || exit_now) return rc;
     if (o.dropout >= 0) o.in_dropout = o.att_dropout = o.dropout;
+    gat_order order = GAT_ORDER_AUTO;
+    if (o.order && gat_order_from_name(o.order, &order) != GAT_OK) {
+        fprintf(stderr, "gat-train: --order: %s\n", gat_last_error());
+        return 2;
+    }
     gat_score score = GAT_SCORE_GAT;
     int hidden_heads[GAT_MAX_LAYERS] = {0};
     if (o.attention && gat_score_from_name(o.attention, &score) != GAT_OK) {
@@ -242,6 +249,7 @@ int main(int argc, char **argv)
             break;
         }
         gat_model_set_threads(m, o.threads);
+        gat_model_set_order(m, order);
         gat_train_config tc;
         gat_train_config_default(&tc);
         tc.adam.lr = o.lr;
@@ -270,6 +278,11 @@ int main(int argc, char **argv)
                        "%.2f s (%.3f ms/epoch)\n", r + 1, o.seed + r, 100 * res.test_acc,
                        100 * res.val_acc, res.best_epoch, res.epochs, res.seconds,
                        1e3 * res.seconds / res.epochs);
+            double order_s;
+            const gat_order used = gat_model_order(m, &order_s);
+            if (!o.quiet && used != GAT_ORDER_NONE)
+                printf("node order %s: %.2f s (counted in the training time)\n",
+                       gat_order_name(used), order_s);
             if (o.runs == 1)
                 printf("test accuracy: %.2f%%  (best epoch %d, %.2f s)\n", 100 * res.test_acc,
                        res.best_epoch, res.seconds);

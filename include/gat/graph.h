@@ -86,6 +86,44 @@ static inline gat_idx gat_graph_degree(const gat_graph *g, gat_idx i)
     return g->rowptr[i + 1] - g->rowptr[i];
 }
 
+/* Node orders for locality (gat_graph_order, gat_model_set_order in gat/model.h). The engine
+ * gathers a row of projected values per edge: when a node's in-neighbours sit close together in
+ * the node numbering, those rows come from cache instead of memory. */
+typedef enum gat_order {
+    GAT_ORDER_AUTO = 0, /* gat_model_set_order only: GAT_ORDER_RCM on graphs of at least
+                         * GAT_ORDER_AUTO_EDGES edges, GAT_ORDER_NONE below */
+    GAT_ORDER_NONE,     /* the caller's numbering */
+    GAT_ORDER_RCM,      /* reverse Cuthill-McKee: breadth-first from a low-degree node of each
+                         * component, neighbours by ascending degree, reversed */
+    GAT_ORDER_DEGREE,   /* by descending in-degree (hubs first), ties by node number */
+    GAT_ORDER_COUNT
+} gat_order;
+
+/* Size (edges, self-loops included) from which GAT_ORDER_AUTO reorders. */
+#define GAT_ORDER_AUTO_EDGES 2000000
+
+/* "auto", "none", "rcm", "degree" (static strings), or NULL for a value outside gat_order. */
+GAT_API const char *gat_order_name(gat_order o);
+/* The gat_order called name into *out. Returns GAT_EINVAL (NULL argument or an unknown name; the
+ * message lists the names). */
+GAT_API gat_status gat_order_from_name(const char *name, gat_order *out);
+
+/* A node order of g (borrowed, well-formed) by method: perm (g->n, caller-owned) receives the old
+ * node number at each new position k, a permutation of 0..n-1. Edges count in both directions.
+ * Deterministic (depends on g only). GAT_ORDER_NONE gives the identity; GAT_ORDER_AUTO is not a
+ * method here. Returns GAT_EINVAL (NULL argument, GAT_ORDER_AUTO or an unknown method),
+ * GAT_ENOMEM. Cost O(n + E log(max degree)), one thread. */
+GAT_API gat_status gat_graph_order(const gat_graph *g, gat_order method, gat_idx *perm);
+
+/* dst = src with node perm[k] renumbered k (perm: (src->n) a permutation, as gat_graph_order
+ * gives; borrowed): edge j -> i of src is edge iperm[j] -> iperm[i] of dst, with each row's sources
+ * ascending again and the transpose rebuilt. edge_of: (src->nnz) caller-owned or NULL; receives
+ * for each edge of dst the number of the same edge in src. dst: uninitialised, zeroed on failure.
+ * Returns GAT_EINVAL (NULL argument, malformed src, perm not a permutation of 0..n-1),
+ * GAT_ENOMEM. Cost O(n + E log(max degree)), parallel over rows. */
+GAT_API gat_status gat_graph_permute(gat_graph *dst, const gat_graph *src, const gat_idx *perm,
+                                     gat_idx *edge_of);
+
 /* Frees g's arrays and zeroes it. Accepts NULL and a zeroed graph. */
 GAT_API void gat_graph_destroy(gat_graph *g);
 

@@ -139,6 +139,23 @@ GAT_API gat_real *gat_model_params(gat_model *m, size_t *count);
 /* The gradient buffer, same layout as the parameters, filled by gat_model_backward. NULL m: NULL. */
 GAT_API gat_real *gat_model_grads(gat_model *m, size_t *count);
 
+/* Node order of the bindings (gat/graph.h, gat_order): GAT_ORDER_AUTO (the default) renumbers
+ * graphs of GAT_ORDER_AUTO_EDGES edges or more by reverse Cuthill-McKee, so that the rows each
+ * node gathers sit close together in memory (on a 10^6-node graph in random order the epoch is
+ * bound by those gathers); GAT_ORDER_NONE runs the caller's numbering; a method forces it. The
+ * renumbering is internal: logits, layer outputs, attention, predictions and gradients are in the
+ * caller's node and edge order, and do not depend on the thread count. A renumbered binding holds
+ * its own copy of the graph and features (O(n + E + nnz(x))), and dropout masks follow the
+ * engine's numbering, so a training run with dropout differs from an unordered one as another
+ * seed would; without dropout only the floating-point summation order differs.
+ * Takes effect at the next bind (an existing binding is dropped when the order changes).
+ * Returns GAT_EINVAL (NULL m, order not a gat_order). */
+GAT_API gat_status gat_model_set_order(gat_model *m, gat_order order);
+
+/* The order the current binding uses (GAT_ORDER_NONE when unbound or not renumbered) and, if
+ * seconds is not NULL, what computing it and renumbering the inputs cost (0 when none). */
+GAT_API gat_order gat_model_order(const gat_model *m, double *seconds);
+
 /* Flags of gat_model_bind. */
 enum {
     GAT_BIND_EXACT = 1u /* size the caches to exactly these inputs, even if they fit in less */
@@ -196,12 +213,13 @@ GAT_API const char *gat_model_kernels(const gat_model *m);
 
 /* After a forward: *out = the output of layer l, (N, width) row-major (after ELU on hidden layers;
  * the logits for the last), owned by m and valid until the next forward. Returns GAT_EINVAL
- * (NULL m or out, l out of range, or no forward yet). */
+ * (NULL m or out, l out of range, or no forward yet), GAT_ENOMEM (a renumbered binding copies
+ * the output to the caller's order once per forward). */
 GAT_API gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real **out);
 
 /* After a forward: *alpha = layer l's attention coefficients (E, heads), edge-major in the
  * graph's in-CSR order, before attention dropout (each node's coefficients sum to 1 per head).
- * Owned by m, valid until the next forward. Returns GAT_EINVAL as above. */
+ * Owned by m, valid until the next forward. Returns GAT_EINVAL as above, GAT_ENOMEM. */
 GAT_API gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha);
 
 /* Sets all gradients to zero. NULL m: nothing. */

@@ -13,4 +13,9 @@
  * the empty graph. Cost O(n + E). */
 gat_status gat_i_graph_check(const gat_graph *g, const char *fn);
 
+/* Fills g's out-CSR (t_rowptr, t_col, t_edge; allocated here) from its in-CSR (n, nnz, rowptr,
+ * col) by a counting sort: each out-row's targets ascending. On GAT_ENOMEM the arrays allocated so
+ * far stay in g for gat_graph_destroy. Cost O(n + E), one thread. */
+gat_status gat_i_graph_transpose(gat_graph *g);
+
 #endif

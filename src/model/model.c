@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* One attention layer's shape and where its tensors sit in the parameter buffer. */
 typedef struct layer {
@@ -41,6 +42,7 @@ struct gat_model {
     const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
+    gat_order order;    /* requested node order (gat_model_set_order) */
 
     /* the binding: caches derived from the bound graph and features (see gat_model_bind) */
     struct {
@@ -52,6 +54,22 @@ struct gat_model {
         int threads;      /* thread count the kernel scratch is sized for */
         int trained;      /* the last forward was a training forward */
         int ran;          /* a forward ran since the inputs were bound */
+        /* a node order for locality (gat_model_set_order): the engine runs on pg and px, the
+         * caller's graph and features renumbered so that node perm[k] is k (iperm the inverse);
+         * results are copied back to the caller's numbering on request */
+        gat_order order;        /* the order of this binding: GAT_ORDER_NONE or a method */
+        double order_seconds;   /* its cost: the order, pg and px */
+        gat_graph pg;
+        gat_csr px;
+        gat_idx *perm, *iperm;  /* (n) */
+        gat_idx *edge_of;       /* (E) edge of g of each edge of pg, made on first need */
+        uint8_t *mark;          /* (n) zero between uses: output rows in the engine's numbering */
+        gat_idx *rows;          /* (n) those rows */
+        gat_real *dl;           /* (n, C) dlogits in the engine's numbering */
+        uint64_t fwd;           /* forwards run on this binding */
+        gat_real *view[GAT_MAX_LAYERS], *aview[GAT_MAX_LAYERS]; /* outputs and alphas in the
+                                                                 * caller's numbering */
+        uint64_t view_at[GAT_MAX_LAYERS], aview_at[GAT_MAX_LAYERS]; /* the forward they hold */
     } ws;
 };
 
@@ -356,18 +374,79 @@ static gat_status check_layer(const gat_model *m, gat_idx l, const void *out, co
     return GAT_OK;
 }
 
+/* Layer l's output in the caller's numbering: the engine's when the binding keeps it, else a
+ * copy made once per forward. NULL on allocation failure (GAT_ENOMEM recorded). The accessors take
+ * a const model: these copies are caches of the last forward's results, not model state. */
+static const gat_real *output_view(gat_model *m, int l)
+{
+    const gat_real *y = gat_i_fast_output(m->ws.fast, l);
+    if (m->ws.order == GAT_ORDER_NONE) return y;
+    const size_t w = (size_t)m->L[l].width, n = (size_t)m->ws.pg.n;
+    if (!m->ws.view[l] && !(m->ws.view[l] = gat_malloc(n * w, sizeof *y))) return NULL;
+    if (m->ws.view_at[l] != m->ws.fwd) {
+        for (size_t k = 0; k < n; k++)
+            memcpy(m->ws.view[l] + (size_t)m->ws.perm[k] * w, y + k * w, w * sizeof *y);
+        m->ws.view_at[l] = m->ws.fwd;
+    }
+    return m->ws.view[l];
+}
+
+static const gat_real *alpha_view(gat_model *m, int l)
+{
+    const gat_real *a = gat_i_fast_alpha(m->ws.fast, l);
+    if (m->ws.order == GAT_ORDER_NONE) return a;
+    const size_t H = (size_t)m->L[l].heads, E = (size_t)m->ws.pg.nnz;
+    if (!m->ws.edge_of) {
+        gat_graph tmp;
+        if (!(m->ws.edge_of = gat_malloc(E, sizeof *m->ws.edge_of))) return NULL;
+        /* the renumbering again, this time keeping where each edge came from */
+        if (gat_graph_permute(&tmp, m->ws.g, m->ws.perm, m->ws.edge_of) != GAT_OK) {
+            gat_free(m->ws.edge_of);
+            m->ws.edge_of = NULL;
+            return NULL;
+        }
+        gat_graph_destroy(&tmp);
+    }
+    if (!m->ws.aview[l] && !(m->ws.aview[l] = gat_malloc(E * H, sizeof *a))) return NULL;
+    if (m->ws.aview_at[l] != m->ws.fwd) {
+        for (size_t e = 0; e < E; e++)
+            memcpy(m->ws.aview[l] + (size_t)m->ws.edge_of[e] * H, a + e * H, H * sizeof *a);
+        m->ws.aview_at[l] = m->ws.fwd;
+    }
+    return m->ws.aview[l];
+}
+
 gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real **out)
 {
     gat_status st = check_layer(m, l, out, "gat_model_layer_output");
-    if (st == GAT_OK) *out = gat_i_fast_output(m->ws.fast, l);
+    if (st == GAT_OK && !(*out = output_view((gat_model *)m, l))) st = GAT_ENOMEM;
     return st;
 }
 
 gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha)
 {
     gat_status st = check_layer(m, l, alpha, "gat_model_attention");
-    if (st == GAT_OK) *alpha = gat_i_fast_alpha(m->ws.fast, l);
+    if (st == GAT_OK && !(*alpha = alpha_view((gat_model *)m, l))) st = GAT_ENOMEM;
     return st;
+}
+
+gat_status gat_model_set_order(gat_model *m, gat_order order)
+{
+    gat_i_clear_error();
+    if (!m) return gat_i_error(GAT_EINVAL, "gat_model_set_order: NULL model m");
+    if ((unsigned)order >= GAT_ORDER_COUNT)
+        return gat_i_error(GAT_EINVAL, "gat_model_set_order: order %d is not a gat_order",
+                           (int)order);
+    if (order != m->order) drop_caches(m); /* the next forward binds again, in the new order */
+    m->order = order;
+    return GAT_OK;
+}
+
+gat_order gat_model_order(const gat_model *m, double *seconds)
+{
+    const int bound = m && m->ws.fast;
+    if (seconds) *seconds = bound ? m->ws.order_seconds : 0;
+    return bound ? m->ws.order : GAT_ORDER_NONE;
 }
 
 void gat_model_zero_grads(gat_model *m)
@@ -453,10 +532,73 @@ int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL)
 
 /* ---- binding ---- */
 
+/* Frees what an ordered binding keeps besides the engine. */
+static void drop_order(gat_model *m)
+{
+    gat_graph_destroy(&m->ws.pg);
+    gat_csr_destroy(&m->ws.px);
+    gat_free(m->ws.perm);
+    gat_free(m->ws.iperm);
+    gat_free(m->ws.edge_of);
+    gat_free(m->ws.mark);
+    gat_free(m->ws.rows);
+    gat_free(m->ws.dl);
+    for (int l = 0; l < GAT_MAX_LAYERS; l++) {
+        gat_free(m->ws.view[l]);
+        gat_free(m->ws.aview[l]);
+        m->ws.view[l] = m->ws.aview[l] = NULL;
+        m->ws.view_at[l] = m->ws.aview_at[l] = 0;
+    }
+    m->ws.perm = m->ws.iperm = m->ws.edge_of = m->ws.rows = NULL;
+    m->ws.mark = NULL;
+    m->ws.dl = NULL;
+    m->ws.order = GAT_ORDER_NONE;
+    m->ws.order_seconds = 0;
+}
+
 static void drop_caches(gat_model *m)
 {
+    drop_order(m);
     gat_i_fast_free(m->ws.fast);
     memset(&m->ws, 0, sizeof m->ws);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The order the binding of g uses, and for a method the renumbered inputs pg, px and what maps
+ * results back. On failure nothing of it is left. */
+static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
+{
+    gat_status st;
+    const double t0 = now();
+    drop_order(m);
+    gat_order use = m->order;
+    if (use == GAT_ORDER_AUTO) use = g->nnz >= GAT_ORDER_AUTO_EDGES ? GAT_ORDER_RCM : GAT_ORDER_NONE;
+    if (use == GAT_ORDER_NONE) return GAT_OK;
+    const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes;
+    st = GAT_ENOMEM;
+    if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm)) ||
+        !(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) ||
+        !(m->ws.mark = gat_calloc(n, 1)) || !(m->ws.rows = gat_malloc(n, sizeof *m->ws.rows)) ||
+        !(m->ws.dl = gat_malloc(n * C, sizeof *m->ws.dl)))
+        goto fail;
+    if ((st = gat_graph_order(g, use, m->ws.perm)) != GAT_OK) goto fail;
+    for (size_t k = 0; k < n; k++)
+        m->ws.iperm[m->ws.perm[k]] = (gat_idx)k;
+    if ((st = gat_graph_permute(&m->ws.pg, g, m->ws.perm, NULL)) != GAT_OK ||
+        (st = gat_i_csr_permute_rows(x, m->ws.perm, &m->ws.px)) != GAT_OK)
+        goto fail;
+    m->ws.order = use;
+    m->ws.order_seconds = now() - t0;
+    return GAT_OK;
+fail:
+    drop_order(m);
+    return st;
 }
 
 /* Whether g and x are the inputs the caches were built for: the same structs, arrays and sizes.
@@ -518,9 +660,17 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     m->ws.x = NULL;
     m->ws.trained = m->ws.ran = 0;
     gat_i_model_layers(m, FL);
+    if ((st = make_order(m, g, x)) != GAT_OK) {
+        drop_caches(m);
+        return st;
+    }
+    /* the engine runs on the renumbered inputs when there is an order */
+    const gat_graph *eg = g;
+    const gat_csr *ex = x;
+    if (m->ws.order != GAT_ORDER_NONE) eg = &m->ws.pg, ex = &m->ws.px;
     /* the engine rebuilds its caches in its own memory when the inputs fit there */
     int done = 0;
-    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, g, x, (flags & GAT_BIND_EXACT) != 0,
+    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, eg, ex, (flags & GAT_BIND_EXACT) != 0,
                                               m->threads, &done)) != GAT_OK) {
         drop_caches(m);
         return st;
@@ -528,7 +678,7 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     if (!done) {
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, g, x, m->threads)) !=
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads)) !=
             GAT_OK) {
             drop_caches(m);
             return st;
@@ -595,9 +745,20 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
     if ((st = prepare(m, g, x)) != GAT_OK) return st;
     gat_i_fast_run run;
     gat_i_model_next_run(m, training, &run);
+    if (m->ws.order != GAT_ORDER_NONE && run.rows) {
+        /* the output rows in the engine's numbering, ascending: mark them, then collect */
+        for (gat_idx q = 0; q < run.n_rows; q++)
+            m->ws.mark[m->ws.iperm[run.rows[q]]] = 1;
+        gat_idx c = 0;
+        for (gat_idx k = 0; k < g->n; k++)
+            if (m->ws.mark[k]) m->ws.mark[k] = 0, m->ws.rows[c++] = k;
+        run.rows = m->ws.rows;
+        run.n_rows = c;
+    }
     gat_i_fast_forward(m->ws.fast, m->blob, &run);
+    m->ws.fwd++;
     m->ws.trained = training;
-    *logits = gat_i_fast_output(m->ws.fast, m->n_layers - 1);
+    if (!(*logits = output_view(m, m->n_layers - 1))) return GAT_ENOMEM;
     return GAT_OK;
 }
 
@@ -608,6 +769,12 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
     if (!m->ws.fast || !m->ws.trained)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
+    if (m->ws.order != GAT_ORDER_NONE) {
+        const size_t C = (size_t)m->cfg.classes;
+        for (size_t k = 0; k < (size_t)m->ws.pg.n; k++)
+            memcpy(m->ws.dl + k * C, dlogits + (size_t)m->ws.perm[k] * C, C * sizeof *dlogits);
+        dlogits = m->ws.dl;
+    }
     gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads);
     return GAT_OK;
 }
