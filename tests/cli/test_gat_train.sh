@@ -51,6 +51,15 @@ check runs 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 4\.\.6' '' 
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   reproducible"; } || { fail=$((fail + 1)); echo "FAIL reproducible"; diff "$tmp/a" "$tmp/b" | head; }
 
+# node order: a bad name is a usage error; auto keeps small graphs in their order (the same output
+# as --order none); a forced order reports itself and, with dropout off, predicts the same classes
+check bad-order 2 '' "--order: unknown node order 'metis9' \\(expected auto, none, rcm or degree\\)" -- --order metis9
+"$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --order none | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   order-auto-small"; } || { fail=$((fail + 1)); echo "FAIL order-auto-small"; diff "$tmp/a" "$tmp/b" | head; }
+check order-rcm 0 '^node order rcm: [0-9.]+ s' '' -- --dataset "$data/tiny" --epochs 20 --threads 1 --order rcm --dropout 0
+check order-rcm-quiet 0 '^test accuracy' '' -- --dataset "$data/tiny" --epochs 3 --order degree --quiet
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && { pass=$((pass + 1)); echo "ok   order-quiet-one-line"; } || { fail=$((fail + 1)); echo "FAIL order-quiet-one-line"; }
+
 # tests/data/small: 5 classes of 19..83 nodes, no split file. The default sizes adapt (half of
 # each class under 40 nodes, the rest 1 : 2 into validation and test) and stderr says so; sizes
 # given on the command line must be met.
