@@ -157,24 +157,23 @@ gat_status gat_i_graph_transpose(gat_graph *g)
     g->t_rowptr = gat_calloc(n + 1, sizeof *g->t_rowptr);
     g->t_col = gat_malloc(nnz, sizeof *g->t_col);
     g->t_edge = gat_malloc(nnz, sizeof *g->t_edge);
-    gat_idx *pos = gat_malloc(n + 1, sizeof *pos);
-    if (!g->t_rowptr || !g->t_col || !g->t_edge || !pos) {
-        gat_free(pos);
-        return GAT_ENOMEM;
-    }
+    if (!g->t_rowptr || !g->t_col || !g->t_edge) return GAT_ENOMEM;
     for (size_t e = 0; e < nnz; e++)
         g->t_rowptr[g->col[e] + 1]++;
     for (size_t j = 0; j < n; j++)
         g->t_rowptr[j + 1] += g->t_rowptr[j];
-    memcpy(pos, g->t_rowptr, (n + 1) * sizeof *pos);
-    /* rows in ascending order: each out-row's targets come out ascending */
+    /* t_rowptr[j] is out-row j's fill cursor (no extra array); rows in ascending order, so each
+     * out-row's targets come out ascending */
     for (gat_idx i = 0; i < g->n; i++)
         for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
-            const gat_idx p = pos[g->col[e]]++;
+            const gat_idx p = g->t_rowptr[g->col[e]]++;
             g->t_col[p] = i;
             g->t_edge[p] = e;
         }
-    gat_free(pos);
+    /* each t_rowptr[j] now holds the end of row j, the start of row j + 1: shift back */
+    for (size_t j = n; j > 0; j--)
+        g->t_rowptr[j] = g->t_rowptr[j - 1];
+    g->t_rowptr[0] = 0;
     return GAT_OK;
 }
 
