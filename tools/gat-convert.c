@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     const cli_option opts[] = {
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
-        {"name", CLI_STRING, &name, 0, 0, "NAME", "dataset name recorded in the file (default: IN)"},
+        {"name", CLI_STRING, &name, 0, 0, "NAME", "dataset name recorded in the file (default: the last component of IN)"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     static const char *synopsis = "IN OUT.gatd | --graph FILE [--features F --labels L "
@@ -71,9 +71,18 @@ int main(int argc, char **argv)
     o.normalize = GAT_NORMALIZE_OFF; /* store the raw features */
     gat_dataset ds;
     const char *in;
+    char base[256];
     const double t0 = now();
     if ((rc = cli_load_dataset("gat-convert", &d, NULL, 0, &o, &ds, &in)) != 0) return rc;
-    if (gat_dataset_save(&ds, out, name ? name : in) != GAT_OK) {
+    if (!name) { /* the input's last path component, e.g. "cora" */
+        size_t len = strlen(in);
+        while (len > 1 && in[len - 1] == '/') len--;
+        size_t start = len;
+        while (start > 0 && in[start - 1] != '/') start--;
+        snprintf(base, sizeof base, "%.*s", (int)(len - start), in + start);
+        name = base;
+    }
+    if (gat_dataset_save(&ds, out, name) != GAT_OK) {
         fprintf(stderr, "gat-convert: cannot write %s: %s\n", out, gat_last_error());
         gat_dataset_destroy(&ds);
         return 1;

@@ -107,8 +107,9 @@ int gat_i_datafile_is(const char *path)
     unsigned char head[9];
     struct stat sb;
     uint64_t hlen = 0;
-    if (has_suffix(path, ".gatd")) return 1;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || prefix_exists(path, ".content") ||
+    const int found = stat(path, &sb) == 0;
+    if (has_suffix(path, ".gatd") && !(found && S_ISDIR(sb.st_mode))) return 1;
+    if (!found || !S_ISREG(sb.st_mode) || prefix_exists(path, ".content") ||
         prefix_exists(path, ".content.gz"))
         return 0;
     FILE *f = fopen(path, "rb");
