@@ -1,8 +1,11 @@
 /* Check suite of the dataset loader: the bundled Cora and Citeseer with their published statistics,
  * the tests/data/tiny fixture (string ids and labels, messy separators), path forms, gzip, random
- * splits, every malformed-file error (tests/data/bad) and allocation fault injection. */
+ * splits, every malformed-file error (tests/data/bad) and allocation fault injection; dataset
+ * files (.gatd): round trips against the text loader, a hand-written dense file, corrupted files. */
 #include "testutil.h"
 #include "core/core.h"
+
+#include <cJSON.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -921,6 +924,462 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
+/* ---- Dataset files (.gatd) --------------------------------------------------------------- */
+
+/* The out-CSR too: the loader rebuilds it by counting, the text loader through CXSparse. */
+static void assert_same_all(const gat_dataset *a, const gat_dataset *b, int same_split_source)
+{
+    assert_same(a, b);
+    ck_assert_int_eq(a->graph.n, b->graph.n);
+    ck_assert_mem_eq(a->graph.t_rowptr, b->graph.t_rowptr, (a->n + 1) * sizeof(gat_idx));
+    ck_assert_mem_eq(a->graph.t_col, b->graph.t_col, a->graph.nnz * sizeof(gat_idx));
+    ck_assert_mem_eq(a->graph.t_edge, b->graph.t_edge, a->graph.nnz * sizeof(gat_idx));
+    ck_assert_int_eq(a->normalized, b->normalized);
+    ck_assert_int_eq(a->negative_node, b->negative_node);
+    ck_assert_int_eq(a->negative_column, b->negative_column);
+    ck_assert(a->negative_value == b->negative_value);
+    /* a random split stored in the file is a given split there: nothing was adapted */
+    if (same_split_source) ck_assert_int_eq(a->split_adapted, b->split_adapted);
+    ck_assert_int_eq(gat_graph_check(&b->graph), GAT_OK);
+    ck_assert_int_eq(gat_csr_check(&b->x), GAT_OK);
+}
+
+static void save_ok(const gat_dataset *ds, const char *path)
+{
+    gat_status st = gat_dataset_save(ds, path, "test");
+    ck_assert_msg(st == GAT_OK, "saving %s: %s", path, gat_last_error());
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(*len + 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const void *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Text datasets round-trip through .gatd: raw features (OFF) and the AUTO normalisation of the
+ * loaded file equal the text loader's, field by field; so do the random split and a dataset
+ * saved after normalisation (stored "normalized", never normalised twice). _i: tiny, small, cora. */
+START_TEST(test_gatd_roundtrip)
+{
+    const char *src = _i == 0 ? tu_data("tiny") : _i == 1 ? tu_data("small") : tu_dataset("cora");
+    char *dir = tu_tmpdir(), path[4096], src_copy[4096];
+    gat_dataset_options o;
+    snprintf(src_copy, sizeof src_copy, "%s", src);
+    snprintf(path, sizeof path, "%s/d.gatd", dir);
+    for (int mode = 0; mode < 3; mode++) { /* OFF, AUTO, random split */
+        gat_dataset_options_default(&o);
+        o.normalize = GAT_NORMALIZE_OFF;
+        gat_dataset text = load_ok(src_copy, &o);
+        save_ok(&text, path);
+        if (mode == 1) o.normalize = GAT_NORMALIZE_AUTO;
+        if (mode == 2) {
+            o.ignore_split_file = 1;
+            o.train_per_class = 2;
+            o.n_val = 5;
+            o.n_test = 7;
+        }
+        gat_dataset_destroy(&text);
+        text = load_ok(src_copy, &o);
+        gat_dataset bin = load_ok(path, &o);
+        ck_assert_ptr_nonnull(bin.storage);
+        assert_same_all(&text, &bin, mode == 2 || _i != 1);
+        gat_dataset_destroy(&bin);
+        if (mode == 1) { /* the normalised dataset, saved and loaded again: the same values */
+            ck_assert_int_eq(text.normalized, 1);
+            save_ok(&text, path);
+            bin = load_ok(path, &o);
+            assert_same_all(&text, &bin, _i != 1);
+            gat_dataset_destroy(&bin);
+            o.normalize = GAT_NORMALIZE_OFF;
+            bin = load_ok(path, &o);
+            ck_assert_int_eq(bin.normalized, 1);
+            ck_assert_mem_eq(bin.x.val, text.x.val, text.x.rowptr[text.n] * sizeof(gat_real));
+            gat_dataset_destroy(&bin);
+        }
+        gat_dataset_destroy(&text);
+    }
+    /* a regular file without the extension is sniffed; a directory is not */
+    char plain[4096];
+    snprintf(plain, sizeof plain, "%s/binary", dir);
+    ck_assert_int_eq(rename(path, plain), 0);
+    gat_dataset bin = load_ok(plain, NULL);
+    ck_assert_int_gt(bin.n, 0);
+    gat_dataset_destroy(&bin);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A file as a NumPy user might write it: dense "features", no node_ids, no class_names, no
+ * padding and a header length that leaves the arrays unaligned (the loader copies them). */
+START_TEST(test_gatd_dense_handwritten)
+{
+    char *dir = tu_tmpdir(), path[4096];
+    /* 3 nodes: 0 <- 1, 1 <- 0, 2 alone; features (3, 2) */
+    const int32_t indptr[4] = {0, 2, 4, 5}, indices[5] = {0, 1, 0, 1, 2}, labels[3] = {1, 0, -1};
+    const float x[6] = {0.5f, 0, 0, 2, 0, 0};
+    const uint8_t split[3] = {1, 3, 0};
+    char header[1024];
+    int hl = snprintf(header, sizeof header,
+                      "{\"__metadata__\":{\"format\":\"libgat-dataset\",\"version\":\"1\","
+                      "\"nodes\":\"3\",\"features\":\"2\",\"classes\":\"2\",\"edges\":\"5\","
+                      "\"symmetrized\":\"1\"},"
+                      "\"graph.indptr\":{\"dtype\":\"I32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                      "\"graph.indices\":{\"dtype\":\"I32\",\"shape\":[5],\"data_offsets\":[16,36]},"
+                      "\"features\":{\"dtype\":\"F32\",\"shape\":[3,2],\"data_offsets\":[36,60]},"
+                      "\"labels\":{\"dtype\":\"I32\",\"shape\":[3],\"data_offsets\":[60,72]},"
+                      "\"split\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[72,75]}}");
+    if ((8 + hl) % 4 == 0) header[hl++] = ' '; /* misaligned on purpose */
+    unsigned char file[2048];
+    size_t at = 8;
+    for (int b = 0; b < 8; b++)
+        file[b] = (unsigned char)((uint64_t)hl >> (8 * b));
+    memcpy(file + at, header, (size_t)hl), at += (size_t)hl;
+    memcpy(file + at, indptr, sizeof indptr), at += sizeof indptr; /* the test host is LE */
+    memcpy(file + at, indices, sizeof indices), at += sizeof indices;
+    memcpy(file + at, x, sizeof x), at += sizeof x;
+    memcpy(file + at, labels, sizeof labels), at += sizeof labels;
+    memcpy(file + at, split, sizeof split), at += sizeof split;
+    snprintf(path, sizeof path, "%s/numpy.gatd", dir);
+    spit(path, file, at);
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    gat_dataset ds = load_ok(path, &o);
+    ck_assert_int_eq(ds.n, 3);
+    ck_assert_int_eq(ds.n_features, 2);
+    ck_assert_int_eq(ds.n_classes, 2);
+    ck_assert_str_eq(ds.node_ids[2], "2");
+    ck_assert_str_eq(ds.class_names[1], "1");
+    ck_assert_int_eq(ds.x.rowptr[3], 2);
+    ck_assert_int_eq(ds.x.col[1], 1);
+    ck_assert(ds.x.val[0] == 0.5f && ds.x.val[1] == 2);
+    ck_assert_int_eq(ds.labels[2], -1);
+    ck_assert_int_eq(ds.n_train, 1);
+    ck_assert_int_eq(ds.n_test, 1);
+    ck_assert_int_eq(ds.graph.t_rowptr[2], 4);
+    ck_assert_int_eq(gat_graph_check(&ds.graph), GAT_OK);
+    gat_dataset_destroy(&ds);
+    ds = load_ok(path, NULL); /* AUTO: non-negative, row-normalised */
+    ck_assert_int_eq(ds.normalized, 1);
+    ck_assert(ds.x.val[0] == 1 && ds.x.val[1] == 1);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---- Corrupted .gatd files: each built from a good file of tiny ----------------------------- */
+
+typedef struct gatd_file {
+    unsigned char *b;
+    size_t len, data_at;
+    cJSON *root;
+} gatd_file;
+
+static void gatd_open(gatd_file *f, const char *path)
+{
+    f->b = slurp(path, &f->len);
+    uint64_t hl = 0;
+    for (int k = 7; k >= 0; k--)
+        hl = hl << 8 | f->b[k];
+    f->data_at = 8 + (size_t)hl;
+    f->root = cJSON_ParseWithLength((const char *)f->b + 8, (size_t)hl);
+    ck_assert_ptr_nonnull(f->root);
+}
+
+/* Pointer to the data of tensor name. */
+static unsigned char *gatd_data(gatd_file *f, const char *name)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(f->root, name);
+    ck_assert_ptr_nonnull(e);
+    return f->b + f->data_at +
+           (size_t)cJSON_GetArrayItem(cJSON_GetObjectItem(e, "data_offsets"), 0)->valuedouble;
+}
+
+/* Writes f with its (edited) header to path: data keeps its place when the header still fits
+ * the original length (padded with spaces), else it moves. */
+static void gatd_write(gatd_file *f, const char *path)
+{
+    char *json = cJSON_PrintUnformatted(f->root);
+    const size_t jl = strlen(json), old = f->data_at - 8, hl = jl > old ? jl : old;
+    unsigned char *out = malloc(8 + hl + f->len - f->data_at);
+    ck_assert_ptr_nonnull(out);
+    for (int k = 0; k < 8; k++)
+        out[k] = (unsigned char)((uint64_t)hl >> (8 * k));
+    memcpy(out + 8, json, jl);
+    memset(out + 8 + jl, ' ', hl - jl);
+    memcpy(out + 8 + hl, f->b + f->data_at, f->len - f->data_at);
+    spit(path, out, 8 + hl + f->len - f->data_at);
+    free(out);
+    cJSON_free(json);
+}
+
+static void set_i32(unsigned char *p, size_t i, int32_t v)
+{
+    memcpy(p + 4 * i, &v, 4);
+}
+
+static int32_t get_i32(const unsigned char *p, size_t i)
+{
+    int32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+}
+
+static void set_offsets(gatd_file *f, const char *name, double a, double b)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(f->root, name);
+    cJSON_ReplaceItemInObject(e, "data_offsets", cJSON_CreateDoubleArray((double[]){a, b}, 2));
+}
+
+static double offset_of(gatd_file *f, const char *name, int k)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(f->root, name);
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(e, "data_offsets"), k)->valuedouble;
+}
+
+enum { BAD_TRUNC0, BAD_TRUNC4, BAD_TRUNC_HEADER, BAD_TRUNC_DATA, BAD_TRUNC_LAST, BAD_HLEN,
+       BAD_JSON, BAD_FORMAT, BAD_MISSING, BAD_DTYPE, BAD_SHAPE, BAD_META_SHAPE, BAD_OVERLAP,
+       BAD_RANGE, BAD_UNKNOWN, BAD_INDPTR, BAD_INDEX, BAD_UNSORTED, BAD_NOLOOP, BAD_DUPID,
+       BAD_IDCOUNT, BAD_LABEL, BAD_SPLIT, BAD_UNLABELLED, BAD_NAN, BAD_XINDEX, BAD_COUNT };
+
+static const struct {
+    gat_status status;
+    const char *what;
+} gatd_bad[BAD_COUNT] = {
+    [BAD_TRUNC0] = {GAT_EFORMAT, "truncated: 0 bytes"},
+    [BAD_TRUNC4] = {GAT_EFORMAT, "truncated: 4 bytes"},
+    [BAD_TRUNC_HEADER] = {GAT_EFORMAT, "runs past the end of the file"},
+    [BAD_TRUNC_DATA] = {GAT_EFORMAT, "lie past the end of the data"},
+    [BAD_TRUNC_LAST] = {GAT_EFORMAT, "tensor \"node_ids\" bytes"},
+    [BAD_HLEN] = {GAT_EFORMAT, "header length 10995116"},
+    [BAD_JSON] = {GAT_EFORMAT, "JSON syntax error in the header"},
+    [BAD_FORMAT] = {GAT_EFORMAT, "not a libgat dataset file"},
+    [BAD_MISSING] = {GAT_EFORMAT, "tensor \"labels\" is missing"},
+    [BAD_DTYPE] = {GAT_EFORMAT, "tensor \"labels\" has dtype \"F32\", expected \"I32\""},
+    [BAD_SHAPE] = {GAT_EFORMAT, "tensor \"labels\" spans 64 bytes but its shape needs 15"},
+    [BAD_META_SHAPE] = {GAT_EFORMAT, "tensor \"split\" has 15 entries, expected 16 (nodes)"},
+    [BAD_OVERLAP] = {GAT_EFORMAT, "overlap"},
+    [BAD_RANGE] = {GAT_EFORMAT, "tensor \"graph.indices\" bytes"},
+    [BAD_UNKNOWN] = {GAT_EFORMAT, "unexpected tensor \"weights\""},
+    [BAD_INDPTR] = {GAT_EFORMAT, "tensor \"graph.indptr\" decreases at row 1"},
+    [BAD_INDEX] = {GAT_EFORMAT, "tensor \"graph.indices\" entry 0 (row 0) is 16, outside [0, 16)"},
+    [BAD_UNSORTED] = {GAT_EFORMAT, "tensor \"graph.indices\" row 0 is not strictly ascending"},
+    [BAD_NOLOOP] = {GAT_EFORMAT, "lacks the self-loop"},
+    [BAD_DUPID] = {GAT_EFORMAT, "node 1 has the id 'paper_a' of node 0"},
+    [BAD_IDCOUNT] = {GAT_EFORMAT, "tensor \"node_ids\" holds 15 NUL-terminated strings"},
+    [BAD_LABEL] = {GAT_EFORMAT, "tensor \"labels\": node 3 ('paper_d') has label 4, outside [-1, 4)"},
+    [BAD_SPLIT] = {GAT_EFORMAT, "tensor \"split\": node 0 ('paper_a') has split value 4"},
+    [BAD_UNLABELLED] = {GAT_EFORMAT, "is in the train split but has no label"},
+    [BAD_NAN] = {GAT_ENUMERIC, "tensor \"features.data\": node 0 ('paper_a'), column 0 is nan"},
+    [BAD_XINDEX] = {GAT_EFORMAT, "tensor \"features.indices\" entry 0 (row 0) is 5, outside [0, 5)"},
+};
+
+START_TEST(test_gatd_bad)
+{
+    char *dir = tu_tmpdir(), good[4096], bad[4096];
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    gat_dataset ds = load_ok(tu_data("tiny"), &o);
+    snprintf(good, sizeof good, "%s/good.gatd", dir);
+    snprintf(bad, sizeof bad, "%s/bad.gatd", dir);
+    save_ok(&ds, good);
+    gatd_file f;
+    gatd_open(&f, good);
+    unsigned char *gi = gatd_data(&f, "graph.indices"), *gp = gatd_data(&f, "graph.indptr");
+    size_t len = f.len;
+    int edited_header = 0;
+    switch (_i) {
+    case BAD_TRUNC0: len = 0; break;
+    case BAD_TRUNC4: len = 4; break;
+    case BAD_TRUNC_HEADER: len = f.data_at / 2; break;
+    case BAD_TRUNC_DATA: len = f.data_at + 10; break;
+    case BAD_TRUNC_LAST: len = f.len - 1; break;
+    case BAD_HLEN: f.b[5] = 1; break;
+    case BAD_JSON: f.b[9] = ']'; break;
+    case BAD_FORMAT:
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "__metadata__"), "format",
+                                  cJSON_CreateString("something-else"));
+        edited_header = 1;
+        break;
+    case BAD_MISSING: cJSON_DeleteItemFromObject(f.root, "labels"), edited_header = 1; break;
+    case BAD_DTYPE:
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "labels"), "dtype",
+                                  cJSON_CreateString("F32"));
+        edited_header = 1;
+        break;
+    case BAD_SHAPE:
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "labels"), "shape",
+                                  cJSON_CreateIntArray((int[]){15}, 1));
+        edited_header = 1;
+        break;
+    case BAD_META_SHAPE:
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "split"), "shape",
+                                  cJSON_CreateIntArray((int[]){15}, 1));
+        set_offsets(&f, "split", offset_of(&f, "split", 0), offset_of(&f, "split", 0) + 15);
+        edited_header = 1;
+        break;
+    case BAD_OVERLAP:
+        set_offsets(&f, "labels", offset_of(&f, "graph.indices", 0),
+                    offset_of(&f, "graph.indices", 0) + 64);
+        edited_header = 1;
+        break;
+    case BAD_RANGE:
+        set_offsets(&f, "graph.indices", offset_of(&f, "graph.indices", 0) + (double)f.len,
+                    offset_of(&f, "graph.indices", 1) + (double)f.len);
+        edited_header = 1;
+        break;
+    case BAD_UNKNOWN:
+        cJSON_AddItemToObject(f.root, "weights", cJSON_Duplicate(cJSON_GetObjectItem(f.root, "labels"), 1));
+        edited_header = 1;
+        break;
+    case BAD_INDPTR: set_i32(gp, 2, 0); break;
+    case BAD_INDEX: set_i32(gi, 0, 16); break;
+    case BAD_UNSORTED: {
+        const int32_t a = get_i32(gi, 0), b = get_i32(gi, 1);
+        set_i32(gi, 0, b), set_i32(gi, 1, a);
+        break;
+    }
+    case BAD_NOLOOP: {
+        /* a row whose self-loop can be replaced by an absent source, keeping the order */
+        int done = 0;
+        for (int32_t i = 0; i < 16 && !done; i++)
+            for (int32_t e = get_i32(gp, (size_t)i); e < get_i32(gp, (size_t)i + 1) && !done; e++) {
+                if (get_i32(gi, (size_t)e) != i) continue;
+                const int32_t lo = e > get_i32(gp, (size_t)i) ? get_i32(gi, (size_t)e - 1) : -1;
+                const int32_t hi = e + 1 < get_i32(gp, (size_t)i + 1) ? get_i32(gi, (size_t)e + 1) : 16;
+                if (i - 1 > lo) set_i32(gi, (size_t)e, i - 1), done = 1;
+                else if (i + 1 < hi) set_i32(gi, (size_t)e, i + 1), done = 1;
+            }
+        ck_assert(done);
+        break;
+    }
+    case BAD_DUPID: gatd_data(&f, "node_ids")[8 + 6] = 'a'; break; /* paper_b -> paper_a */
+    case BAD_IDCOUNT: gatd_data(&f, "node_ids")[7] = 'x'; break;
+    case BAD_LABEL: set_i32(gatd_data(&f, "labels"), 3, 4); break;
+    case BAD_SPLIT: gatd_data(&f, "split")[0] = 4; break;
+    case BAD_UNLABELLED: {
+        /* paper_a trains: make it unlabelled */
+        ck_assert_int_eq(gatd_data(&f, "split")[0], GAT_SPLIT_TRAIN);
+        set_i32(gatd_data(&f, "labels"), 0, -1);
+        break;
+    }
+    case BAD_NAN: {
+        const float nan = NAN;
+        memcpy(gatd_data(&f, "features.data"), &nan, 4);
+        break;
+    }
+    case BAD_XINDEX: set_i32(gatd_data(&f, "features.indices"), 0, 5); break;
+    }
+    if (edited_header)
+        gatd_write(&f, bad);
+    else
+        spit(bad, f.b, len);
+    gat_dataset out;
+    memset(&out, 0xab, sizeof out);
+    gat_status st = gat_dataset_load(&out, bad, &o);
+    ck_assert_msg(st == gatd_bad[_i].status, "case %d: status %s, expected %s (%s)", _i,
+                  gat_strerror(st), gat_strerror(gatd_bad[_i].status), gat_last_error());
+    ck_assert(is_zeroed(&out));
+    ck_assert_msg(strstr(gat_last_error(), bad) && strstr(gat_last_error(), gatd_bad[_i].what),
+                  "case %d: message '%s' lacks '%s' or '%s'", _i, gat_last_error(), bad,
+                  gatd_bad[_i].what);
+    cJSON_Delete(f.root);
+    free(f.b);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* gat_dataset_save: argument errors, a graph without self-loops, an unwritable place (the
+ * target stays as it was). */
+START_TEST(test_gatd_save_errors)
+{
+    char *dir = tu_tmpdir(), path[4096];
+    gat_dataset ds = load_ok(tu_data("tiny"), NULL), d2;
+    snprintf(path, sizeof path, "%s/t.gatd", dir);
+    ASSERT_FAILS(gat_dataset_save(NULL, path, NULL), GAT_EINVAL, "NULL dataset");
+    ASSERT_FAILS(gat_dataset_save(&ds, NULL, NULL), GAT_EINVAL, "NULL path");
+    ASSERT_FAILS(gat_dataset_save(&ds, "/nonexistent-dir/x.gatd", NULL), GAT_EIO, "/nonexistent-dir");
+    save_ok(&ds, path);
+    size_t len0, len1;
+    unsigned char *before = slurp(path, &len0);
+    /* a dataset over a graph without self-loops cannot be stored */
+    gat_graph g;
+    const gat_idx src[1] = {0}, dst[1] = {1};
+    ck_assert_int_eq(gat_graph_from_edges(&g, 16, 1, src, dst, GAT_GRAPH_NO_SELF_LOOPS), GAT_OK);
+    gat_dataset_parts p = {.graph = &g, .features = &ds.x, .labels = ds.labels,
+                           .n_classes = ds.n_classes, .split = ds.split};
+    ck_assert_int_eq(gat_dataset_from_parts(&d2, &p, NULL), GAT_OK);
+    ASSERT_FAILS(gat_dataset_save(&d2, path, NULL), GAT_EINVAL, "graph row 0 lacks its self-loop");
+    unsigned char *after = slurp(path, &len1);
+    ck_assert_uint_eq(len0, len1);
+    ck_assert_mem_eq(before, after, len0);
+    free(before);
+    free(after);
+    gat_dataset_destroy(&d2);
+    gat_graph_destroy(&g);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Allocation k = 0, 1, ... fails in a .gatd load (_i = 0: stored split; 1: random split) and in a
+ * save (_i = 2): GAT_ENOMEM, ds zeroed, the target untouched, nothing leaked. */
+START_TEST(test_gatd_alloc_failures)
+{
+    char *dir = tu_tmpdir(), path[4096];
+    gat_dataset_options o;
+    gat_dataset ds = load_ok(tu_data("tiny"), NULL), out;
+    gat_status st = GAT_ENOMEM;
+    long k;
+    snprintf(path, sizeof path, "%s/t.gatd", dir);
+    save_ok(&ds, path);
+    gat_dataset_options_default(&o);
+    o.ignore_split_file = _i == 1;
+    o.train_per_class = 2;
+    o.n_val = o.n_test = 3;
+    for (k = 0; k < 100000; k++) {
+        gat_i_alloc_fail_at(k);
+        st = _i == 2 ? gat_dataset_save(&ds, path, "x") : gat_dataset_load(&out, path, &o);
+        if (st == GAT_OK) break;
+        ck_assert_msg(st == GAT_ENOMEM, "failing allocation %ld: %s (%s)", k, gat_strerror(st),
+                      gat_last_error());
+        if (_i < 2) ck_assert(is_zeroed(&out));
+    }
+    gat_i_alloc_fail_at(-1);
+    ck_assert_int_eq(st, GAT_OK);
+    ck_assert_int_gt(k, 3);
+    if (_i < 2) {
+        ck_assert_int_eq(out.n, 16);
+        gat_dataset_destroy(&out);
+    }
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dataset");
@@ -969,6 +1428,14 @@ int main(void)
 
     tc = tcase_create("alloc_failures");
     tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("gatd");
+    tcase_add_loop_test(tc, test_gatd_roundtrip, 0, 3);
+    tcase_add_test(tc, test_gatd_dense_handwritten);
+    tcase_add_loop_test(tc, test_gatd_bad, 0, BAD_COUNT);
+    tcase_add_test(tc, test_gatd_save_errors);
+    tcase_add_loop_test(tc, test_gatd_alloc_failures, 0, 3);
     suite_add_tcase(s, tc);
 
     return tu_run(s);

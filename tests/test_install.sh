@@ -63,6 +63,7 @@ tail -n 1 "$tmp/gat-communities.out"
 
 # the installed tools and data
 [ -x "$tmp/root$prefix/bin/gat-train" ] || fail "gat-train not installed"
+[ -x "$tmp/root$prefix/bin/gat-convert" ] || fail "gat-convert not installed"
 [ -e "$tmp/root$prefix/share/libgat/datasets/cora/cora.cites" ] || fail "datasets not installed"
 # the datasets folder gat_dataset_load looks in, as pkg-config reports it (relocated prefix)
 dsdir=$(pkg-config --variable=datasetsdir gat) || fail "pkg-config --variable=datasetsdir gat"

@@ -1,6 +1,7 @@
 /* gat-synth: writes a synthetic Cora-style dataset (PREFIX.content[.gz], PREFIX.cites,
- * PREFIX.split) drawn by tools/synth.c: a degree-corrected planted partition with features
- * correlated with the blocks. Option parsing and file writing only. */
+ * PREFIX.split), or one binary dataset file PREFIX.gatd (--format binary), drawn by
+ * tools/synth.c: a degree-corrected planted partition with features correlated with the blocks.
+ * Option parsing and file writing only. */
 #include "cli.h"
 #include "synth.h"
 
@@ -85,15 +86,46 @@ static int write_split(const char *path, const synth_data *d)
     return fclose(f) ? -1 : 0;
 }
 
+/* PREFIX.gatd through the library: raw features, the drawn split, class names c00, c01, ... as
+ * in the text files. d is released once the dataset holds its copy (one copy at a time). */
+static int write_binary(const char *path, synth_data *d, int classes)
+{
+    gat_dataset ds;
+    char **names = calloc((size_t)classes, sizeof *names);
+    int rc = 1;
+    if (!names) return 1;
+    for (int c = 0; c < classes; c++)
+        if ((names[c] = malloc(16))) snprintf(names[c], 16, "c%02d", c);
+    for (int c = 0; c < classes; c++)
+        if (!names[c]) goto out;
+    if (synth_dataset_with(d, classes, GAT_NORMALIZE_OFF, (const char *const *)names, &ds) !=
+        GAT_OK) {
+        fprintf(stderr, "gat-synth: cannot build the dataset: %s\n", gat_last_error());
+        goto out;
+    }
+    synth_free(d);
+    if (gat_dataset_save(&ds, path, NULL) != GAT_OK)
+        fprintf(stderr, "gat-synth: %s\n", gat_last_error());
+    else
+        rc = 0;
+    gat_dataset_destroy(&ds);
+out:
+    for (int c = 0; c < classes; c++)
+        free(names[c]);
+    free(names);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     synth_opts so;
     synth_defaults(&so);
-    const char *out = NULL;
+    const char *out = NULL, *format = "text";
     int nodes = so.nodes, classes = so.classes, features = so.features, seed = 1, plain = 0,
         quiet = 0;
     const cli_option opts[] = {
-        {"out", CLI_STRING, &out, 0, 0, "PREFIX", "write PREFIX.content.gz, PREFIX.cites, PREFIX.split (required)"},
+        {"out", CLI_STRING, &out, 0, 0, "PREFIX", "write PREFIX.content.gz, PREFIX.cites, PREFIX.split, or PREFIX.gatd (required)"},
+        {"format", CLI_STRING, &format, 0, 0, "F", "text (Cora-style files, default) or binary (one .gatd dataset file)"},
         {"nodes", CLI_INT, &nodes, 2, 2000000000, "N", "nodes (default 10000)"},
         {"degree", CLI_REAL, &so.degree, 0.01, 1e6, "D", "mean degree, undirected (default 10)"},
         {"classes", CLI_INT, &classes, 1, 1000000, "C", "classes = blocks (default 8)"},
@@ -118,6 +150,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "gat-synth: --out PREFIX is required (try --help)\n");
         return 2;
     }
+    const int binary = !strcmp(format, "binary");
+    if (!binary && strcmp(format, "text") != 0) {
+        fprintf(stderr, "gat-synth: --format: expected text or binary, got '%s'\n", format);
+        return 2;
+    }
     so.nodes = nodes, so.classes = classes, so.features = features, so.seed = (uint64_t)seed;
     if (classes > nodes || so.train + so.val + so.test > 1) {
         fprintf(stderr, "gat-synth: need --classes <= --nodes and --train + --val + --test <= 1\n");
@@ -135,6 +172,19 @@ int main(int argc, char **argv)
     char *path = malloc(len);
     if (!path) return 1;
     rc = 0;
+    const size_t n_edges = d.m, nnz = (size_t)d.x.rowptr[d.n];
+    const gat_idx n_nodes = d.n;
+    if (binary) {
+        snprintf(path, len, "%s.gatd", out);
+        rc = write_binary(path, &d, classes);
+        if (!rc && !quiet)
+            printf("gat-synth: %d nodes, %zu edges drawn, %zu feature non-zeros, %d classes: "
+                   "generated in %.2f s, written in %.2f s (%s)\n", n_nodes, n_edges, nnz,
+                   classes, t1 - t0, now() - t1, path);
+        free(path);
+        synth_free(&d);
+        return rc;
+    }
     snprintf(path, len, "%s.content%s", out, plain ? "" : ".gz");
     if (write_content(path, &d, !plain)) rc = 1;
     if (!rc) snprintf(path, len, "%s.cites", out);

@@ -273,6 +273,12 @@ out:
 
 gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds)
 {
+    return synth_dataset_with(d, classes, GAT_NORMALIZE_AUTO, NULL, ds);
+}
+
+gat_status synth_dataset_with(const synth_data *d, int classes, int normalize,
+                              const char *const *class_names, gat_dataset *ds)
+{
     gat_graph g;
     gat_status st = gat_graph_from_edges(&g, d->n, d->m, d->src, d->dst, GAT_GRAPH_SYMMETRIZE);
     if (st != GAT_OK) return st;
@@ -280,9 +286,11 @@ gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds)
                            .features = &d->x,
                            .labels = d->labels,
                            .n_classes = classes,
-                           .split = d->split};
+                           .split = d->split,
+                           .class_names = class_names};
     gat_dataset_options opt;
     gat_dataset_options_default(&opt);
+    opt.normalize = normalize;
     st = gat_dataset_from_parts(ds, &p, &opt);
     gat_graph_destroy(&g);
     return st;

@@ -8,7 +8,30 @@
  * without whitespace. Classes are numbered in the byte order of their names.
  * A dataset can also be assembled from parts in memory (gat_dataset_from_parts below), read from
  * a graph file and text tables (gat/graphfile.h) or built on an igraph graph (gat/gat_igraph.h).
- * Ownership: a gat_dataset owns all its arrays; release it with gat_dataset_destroy. */
+ *
+ * Dataset files (.gatd) hold a whole dataset in one binary file in the safetensors layout (as
+ * model files do), for graphs too large to parse as text quickly: a u64 little-endian header
+ * length, a JSON header padded with spaces so that the data starts 64-byte aligned, then the
+ * tensors, little-endian, each at a 64-byte aligned offset (gaps are covered by U8 tensors named
+ * "__padding__.K", which readers skip, so that strict safetensors readers see no hole):
+ *   graph.indptr I32 (n+1), graph.indices I32 (E)   the in-neighbour CSR of gat_graph (rowptr,
+ *                  col): sources strictly ascending in each row, every node with its self-loop
+ *   features.indptr I32 (n+1), features.indices I32 (nnz), features.data F32 (nnz)
+ *                  the features as a CSR (columns strictly ascending in each row), or instead
+ *   features F32 (n, F)   dense features (files written by other programs, e.g. NumPy)
+ *   labels I32 (n)  class in [-1, C) (-1: unlabelled)
+ *   split U8 (n)    GAT_SPLIT_* (0..3), only labelled nodes in a split
+ *   node_ids U8 (L) optional: n NUL-terminated distinct ids back to back (absent: "0".."n-1")
+ * "__metadata__" (strings): "format": "libgat-dataset", "version": "1", "nodes", "features",
+ * "classes", "edges" (E, self-loops included) as decimals, "class_names" (a JSON array of C
+ * strings, encoded as a string; absent: "0".."C-1"), "symmetrized" ("1" when every edge has its
+ * reverse), "normalized" ("1" when the stored features are already row-normalised; absent: "0"),
+ * optionally "name". The out-CSR (t_rowptr, t_col, t_edge) is not stored: the loader rebuilds it.
+ *
+ * Ownership: a gat_dataset owns all its arrays; release it with gat_dataset_destroy. A dataset
+ * loaded from a .gatd file may keep arrays inside a private mapping of the file (`storage`): read
+ * them freely, but do not free, reallocate or swap individual arrays (writes are private to the
+ * process and never reach the file). */
 #ifndef GAT_DATASET_H
 #define GAT_DATASET_H
 
@@ -66,6 +89,8 @@ typedef struct gat_dataset {
     gat_idx negative_node, negative_column; /* where that feature is, or -1, -1 when none */
     unsigned split_adapted;  /* GAT_SPLIT_STRICT_* bits of the random split's sizes that were
                               * reduced to fit the data (0: as requested, or a given split) */
+    void *storage;           /* private: the file mapping of a .gatd dataset and what the loader
+                              * allocated in bulk, released by gat_dataset_destroy; NULL otherwise */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -103,8 +128,18 @@ GAT_API void gat_dataset_options_default(gat_dataset_options *o);
 GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size);
 
 /* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D), a
- * prefix P (files P.content[.gz], P.cites, P.split), or the bare name of a bundled dataset
- * ("cora", "citeseer") found as gat_dataset_locate says. ds: uninitialised; on failure it is
+ * prefix P (files P.content[.gz], P.cites, P.split), a dataset file (a name ending in .gatd, or a
+ * regular file that starts like one and is no prefix P as above), or the bare name of a bundled
+ * dataset ("cora", "citeseer") found as gat_dataset_locate says.
+ * A .gatd file is mapped into memory (mmap) and the dataset's arrays point into the mapping where
+ * the host's byte order and the alignment allow (copies otherwise); it is checked whole first
+ * (header, every tensor's dtype, shape and offsets, row pointers, indices sorted and in range,
+ * self-loops, labels, split, finite features, distinct node ids; GAT_EFORMAT naming the file, the
+ * tensor or field, expected and found; GAT_ENUMERIC for a NaN or Inf feature naming its node and
+ * column). Its split is used as a .split file is (opt->ignore_split_file draws the random split
+ * instead); opt->normalize applies as for text datasets, except that features the file marks
+ * "normalized" are taken as already row-normalised (never twice); opt->symmetrize is ignored (the
+ * graph is stored as built). Cost O(n + E + nnz) for a .gatd file, plus the pages touched. ds: uninitialised; on failure it is
  * zeroed and the message names the file, the line and what is wrong. opt may be NULL for defaults.
  * Returns GAT_EIO (unreadable file, unknown bare name), GAT_EFORMAT (malformed contents: wrong column count,
  * non-numeric feature, unknown node id, duplicate id, empty file, bad split name, too few nodes
@@ -143,6 +178,19 @@ typedef struct gat_dataset_parts {
  * strict size of the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
 GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
                                           const gat_dataset_options *opt);
+
+/* Writes ds (borrowed, unchanged) to a .gatd dataset file at path (format above), replacing it
+ * atomically: a temporary file beside it is written, flushed to disk and renamed over path, so
+ * that on any failure the old file (or none) stays. name (may be NULL) is recorded in the
+ * metadata. The features are stored as ds->x holds them, and "normalized" as ds->normalized says:
+ * to keep the raw features, load the source with GAT_NORMALIZE_OFF (a loader with AUTO or ON then
+ * normalises them as it would the text); a normalised dataset is stored as normalised and never
+ * normalised again. node_ids that are exactly "0".."n-1" are not stored.
+ * Returns GAT_EINVAL (NULL ds or path, a malformed graph or features, a graph row without its
+ * self-loop or with unsorted sources, a label or split value out of range, a NULL, duplicate or
+ * non-UTF-8 id or class name), GAT_EIO (cannot write; the message names the path and the reason),
+ * GAT_ENOMEM. Cost O(n + E + nnz) time, O(n) extra memory. */
+GAT_API gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name);
 
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);

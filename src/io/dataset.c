@@ -495,6 +495,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
         if ((st = locate("gat_dataset_load", path, &found)) != GAT_OK) goto cleanup;
         path = found;
     }
+    if (gat_i_datafile_is(path)) {
+        st = gat_i_datafile_load(ds, path, opt);
+        goto cleanup;
+    }
     if ((st = dataset_base(path, &base)) != GAT_OK || (st = read_content(&L, base)) != GAT_OK)
         goto cleanup;
     if (!(cites = concat(base, strlen(base), ".cites")) ||
@@ -523,6 +527,7 @@ cleanup:
 void gat_dataset_destroy(gat_dataset *ds)
 {
     if (!ds) return;
+    gat_i_dataset_release(ds);
     gat_csr_destroy(&ds->x);
     gat_graph_destroy(&ds->graph);
     char **ids = gat_i_strv(ds->node_ids), **names = gat_i_strv(ds->class_names);

@@ -46,4 +46,19 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                                     const gat_dataset_options *opt, const char *fn,
                                     const char *what, const char *features);
 
+/* ---- Dataset files (.gatd, datafile.c) ---------------------------------------------------- */
+
+/* Whether path names a dataset file: it ends in ".gatd", or it is a regular file whose first
+ * bytes are a safetensors header length followed by '{' (a sniff; the loader checks the rest). */
+int gat_i_datafile_is(const char *path);
+
+/* gat_dataset_load of a .gatd file: ds zeroed on entry (done by the caller), opt checked.
+ * On failure ds is left for the caller's gat_dataset_destroy. */
+gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt);
+
+/* Part of gat_dataset_destroy: releases ds->storage (the file mapping and the bulk blocks of a
+ * .gatd load) after clearing every array pointer of ds that lies inside it, so that the
+ * per-array frees that follow skip them. Accepts ds->storage NULL. */
+void gat_i_dataset_release(gat_dataset *ds);
+
 #endif

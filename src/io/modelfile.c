@@ -7,6 +7,7 @@
 #include "gat/gat.h"
 #include "core/core.h"
 #include "io/fileio.h"
+#include "io/safetensors.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -16,10 +17,6 @@
 #include <string.h>
 
 #define FORMAT_VERSION "1"
-/* The reference implementation's limit; a larger header is not a model of ours. */
-#define MAX_HEADER 100000000u
-/* Largest integer a JSON number (a double) holds exactly. */
-#define MAX_JSON_INT 9007199254740992.0
 #define MAX_TENSORS (4 * GAT_MAX_LAYERS)
 
 #ifdef GAT_REAL_DOUBLE
@@ -59,45 +56,13 @@ void gat_model_meta_destroy(gat_model_meta *meta)
     gat_model_meta_init(meta);
 }
 
-/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF);
- * *at gets the offset of the first bad byte. */
-static int utf8_valid(const unsigned char *s, size_t n, size_t *at)
-{
-    size_t i = 0;
-    while (i < n) {
-        const unsigned c = s[i];
-        size_t k;
-        uint32_t cp, min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if ((c & 0xE0) == 0xC0)
-            k = 1, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0)
-            k = 2, cp = c & 0x0F, min = 0x800;
-        else if ((c & 0xF8) == 0xF0)
-            k = 3, cp = c & 0x07, min = 0x10000;
-        else
-            break;
-        if (n - i <= k) break;
-        size_t j = 1;
-        while (j <= k && (s[i + j] & 0xC0) == 0x80)
-            cp = cp << 6 | (s[i + j++] & 0x3F);
-        if (j <= k || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) break;
-        i += k + 1;
-    }
-    *at = i;
-    return i == n;
-}
-
 /* ---- Saving ------------------------------------------------------------------------------ */
 
 static gat_status check_text(const char *s, const char *what)
 {
     size_t at;
     if (!s) return gat_i_error(GAT_EINVAL, "gat_model_save: %s is NULL", what);
-    if (!utf8_valid((const unsigned char *)s, strlen(s), &at))
+    if (!gat_i_utf8_valid((const unsigned char *)s, strlen(s), &at))
         return gat_i_error(GAT_EINVAL, "gat_model_save: %s is not valid UTF-8 (byte %zu)", what,
                            at);
     return GAT_OK;
@@ -239,7 +204,6 @@ gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const 
     gat_i_afile af;
     cJSON *root = NULL;
     char *json = NULL;
-    unsigned char len8[8];
     size_t n_params;
     gat_status st;
 
@@ -257,16 +221,11 @@ gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const 
         st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
         goto cleanup;
     }
-    /* spaces after the JSON so that the data starts 8-byte aligned, as the reference writer does */
-    const size_t json_len = strlen(json), pad = (8 - json_len % 8) % 8;
-    const uint64_t hlen = json_len + pad;
-    for (int b = 0; b < 8; b++)
-        len8[b] = (unsigned char)(hlen >> (8 * b));
     const gat_real *p = gat_model_params((gat_model *)m, &n_params); /* read only */
     if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
     errno = 0;
-    if (fwrite(len8, 1, 8, af.f) != 8 || fwrite(json, 1, json_len, af.f) != json_len ||
-        fprintf(af.f, "%*s", (int)pad, "") < 0 || gat_i_write_le(af.f, p, n_params) != 0) {
+    /* spaces after the JSON so that the data starts 8-byte aligned, as the reference writer does */
+    if (gat_i_st_write_header(af.f, json, 8) != 0 || gat_i_write_le(af.f, p, n_params) != 0) {
         st = gat_i_afile_write_error(&af);
         goto cleanup;
     }
@@ -282,87 +241,17 @@ cleanup:
 
 /* ---- Loading ------------------------------------------------------------------------------ */
 
-/* Parses the header of the file (file, size) into *root and sets *data_at to the data section's
- * offset. */
-static gat_status parse_header(const char *path, const unsigned char *file, size_t size,
-                               cJSON **root, size_t *data_at)
-{
-    uint64_t hlen = 0;
-    size_t at;
-    const char *end = NULL;
-
-    if (size < 8)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: truncated: %zu bytes, too short for the 8-byte header "
-                           "length of a safetensors file",
-                           path, size);
-    for (int b = 7; b >= 0; b--)
-        hlen = hlen << 8 | file[b];
-    if (hlen > size - 8)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: the header length %llu runs past the end of the file "
-                           "(%zu bytes): truncated or not a safetensors file",
-                           path, (unsigned long long)hlen, size);
-    if (hlen > MAX_HEADER)
-        return gat_i_error(GAT_EFORMAT, "%s: the header length %llu exceeds the limit of %u bytes",
-                           path, (unsigned long long)hlen, MAX_HEADER);
-    const char *h = (const char *)file + 8;
-    if (hlen < 2 || h[0] != '{')
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: the header does not start with a JSON object: not a "
-                           "safetensors file",
-                           path);
-    if (memchr(h, '\0', hlen) || !utf8_valid((const unsigned char *)h, hlen, &at)) {
-        if (memchr(h, '\0', hlen)) at = (size_t)((const char *)memchr(h, '\0', hlen) - h);
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: the header is not UTF-8 JSON text (bad byte at file "
-                           "offset %zu)",
-                           path, 8 + at);
-    }
-    if (!(*root = cJSON_ParseWithLengthOpts(h, hlen, &end, 0)))
-        return gat_i_error(GAT_EFORMAT, "%s: JSON syntax error in the header at file offset %zu",
-                           path, 8 + (size_t)(end ? end - h : 0));
-    for (const char *q = end; q < h + hlen; q++)
-        if (!strchr(" \t\r\n", *q)) {
-            cJSON_Delete(*root);
-            *root = NULL;
-            return gat_i_error(GAT_EFORMAT,
-                               "%s: unexpected bytes after the header's JSON object "
-                               "at file offset %zu",
-                               path, 8 + (size_t)(q - h));
-        }
-    *data_at = 8 + (size_t)hlen;
-    return GAT_OK;
-}
-
 /* The metadata string under key, or NULL if absent (a missing required key is an error). */
 static gat_status meta_get(const char *path, const cJSON *md, const char *key, int required,
                            const char **v)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(md, key);
-    *v = it ? it->valuestring : NULL; /* every value was checked to be a string */
-    if (!it && required)
-        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ lacks \"%s\"", path, key);
-    return GAT_OK;
+    return gat_i_st_meta_get(path, md, key, required, v);
 }
 
 static gat_status meta_int(const char *path, const cJSON *md, const char *key, long lo, long hi,
                            int required, long *out)
 {
-    const char *s;
-    char *end;
-    gat_status st = meta_get(path, md, key, required, &s);
-    if (st != GAT_OK || !s) return st;
-    errno = 0;
-    const long v = strtol(s, &end, 10);
-    if (!(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))) || *end ||
-        errno || v < lo || v > hi)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: __metadata__ \"%s\" is \"%s\", not an integer in "
-                           "[%ld, %ld]",
-                           path, key, s, lo, hi);
-    *out = v;
-    return GAT_OK;
+    return gat_i_st_meta_int(path, md, key, lo, hi, required, out);
 }
 
 static gat_status meta_real(const char *path, const cJSON *md, const char *key, int required,
@@ -493,28 +382,18 @@ cleanup:
 static gat_status read_meta(const char *path, const cJSON *root, gat_model_config *cfg,
                             gat_model_meta *meta)
 {
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__"), *it;
+    const cJSON *md;
     const char *s;
     char why[256];
     long v[9];
     gat_status st;
 
-    int n_md = 0;
-    cJSON_ArrayForEach(it, root) n_md += !strcmp(it->string, "__metadata__");
-    if (n_md > 1) return gat_i_error(GAT_EFORMAT, "%s: the header holds __metadata__ twice", path);
+    if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK) return st;
     if (!md)
         return gat_i_error(GAT_EFORMAT,
                            "%s: the header has no __metadata__ with a model "
                            "configuration: not a libgat model file",
                            path);
-    if (!cJSON_IsObject(md))
-        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ is not a JSON object", path);
-    cJSON_ArrayForEach(it, md)
-    {
-        if (!cJSON_IsString(it))
-            return gat_i_error(GAT_EFORMAT, "%s: __metadata__ value \"%s\" is not a string", path,
-                               it->string);
-    }
     if ((st = meta_get(path, md, "format_version", 0, &s)) != GAT_OK) return st;
     if (s && strcmp(s, FORMAT_VERSION) != 0)
         return gat_i_error(GAT_EFORMAT,
@@ -567,16 +446,6 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     return GAT_OK;
 }
 
-/* A JSON number that is an integer in [0, 2^53], as *v. */
-static int json_size(const cJSON *it, size_t *v)
-{
-    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= MAX_JSON_INT) ||
-        floor(it->valuedouble) != it->valuedouble)
-        return 0;
-    *v = (size_t)it->valuedouble;
-    return 1;
-}
-
 /* "[d0, d1]" of a table shape. */
 static const char *shape_str(char *buf, size_t cap, const gat_model_tensor *t)
 {
@@ -591,62 +460,39 @@ static const char *shape_str(char *buf, size_t cap, const gat_model_tensor *t)
 static gat_status read_entry(const char *path, const cJSON *e, const gat_model_tensor *t,
                              size_t data_len, size_t span[2], size_t *dsize)
 {
-    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(e, "dtype");
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
-    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets"), *it;
+    const char *dtype;
     char want[64];
-    size_t d = 0, dim;
-
-    if (!cJSON_IsObject(e) || !cJSON_IsString(dtype) || !cJSON_IsArray(shape) ||
-        !cJSON_IsArray(offs))
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: tensor \"%s\" is not an object with a string "
-                           "\"dtype\" and arrays \"shape\" and \"data_offsets\"",
-                           path, t->name);
-    if (!strcmp(dtype->valuestring, "F32"))
+    size_t dims[8];
+    int ndim;
+    gat_status st = gat_i_st_entry(path, e, t->name, data_len, &dtype, dims, 8, &ndim, span);
+    if (st != GAT_OK) return st;
+    if (!strcmp(dtype, "F32"))
         *dsize = 4;
-    else if (!strcmp(dtype->valuestring, "F64"))
+    else if (!strcmp(dtype, "F64"))
         *dsize = 8;
     else
         return gat_i_error(GAT_EFORMAT,
                            "%s: tensor \"%s\" has dtype \"%s\"; libgat reads F32 and "
                            "F64",
-                           path, t->name, dtype->valuestring);
-    int ok = cJSON_GetArraySize(shape) == t->ndim;
-    cJSON_ArrayForEach(it, shape)
-    {
-        if (!json_size(it, &dim))
-            return gat_i_error(GAT_EFORMAT,
-                               "%s: the shape of tensor \"%s\" holds a value that is "
-                               "not a non-negative integer",
-                               path, t->name);
-        ok = ok && dim == (size_t)t->shape[d++];
-    }
+                           path, t->name, dtype);
+    int ok = ndim == t->ndim;
+    for (int d = 0; ok && d < ndim; d++)
+        ok = dims[d] == (size_t)t->shape[d];
     if (!ok) {
-        char *got = cJSON_PrintUnformatted(shape);
-        gat_status st =
-            gat_i_error(GAT_EFORMAT,
-                        "%s: tensor \"%s\" has shape %s but the "
-                        "configuration in __metadata__ implies %s",
-                        path, t->name, got ? got : "?", shape_str(want, sizeof want, t));
-        cJSON_free(got);
-        return st;
+        char got[160];
+        int n = snprintf(got, sizeof got, "[");
+        for (int d = 0; d < ndim && n > 0 && (size_t)n < sizeof got; d++)
+            n += snprintf(got + n, sizeof got - (size_t)n, "%s%zu", d ? "," : "", dims[d]);
+        if (n > 0 && (size_t)n < sizeof got) snprintf(got + n, sizeof got - (size_t)n, "]");
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" has shape %s but the "
+                           "configuration in __metadata__ implies %s",
+                           path, t->name, got, shape_str(want, sizeof want, t));
     }
-    if (cJSON_GetArraySize(offs) != 2 || !json_size(cJSON_GetArrayItem(offs, 0), &span[0]) ||
-        !json_size(cJSON_GetArrayItem(offs, 1), &span[1]) || span[0] > span[1])
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: tensor \"%s\" has malformed data_offsets: expected "
-                           "[begin, end] with 0 <= begin <= end",
-                           path, t->name);
-    if (span[1] > data_len)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: tensor \"%s\" bytes [%zu, %zu) lie past the end of the "
-                           "data (%zu bytes): truncated file?",
-                           path, t->name, span[0], span[1], data_len);
     /* t->size values exist in memory, so t->size * 8 cannot overflow */
     if (span[1] - span[0] != t->size * *dsize)
         return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" spans %zu bytes but %s %s needs %zu",
-                           path, t->name, span[1] - span[0], dtype->valuestring,
+                           path, t->name, span[1] - span[0], dtype,
                            shape_str(want, sizeof want, t), t->size * *dsize);
     return GAT_OK;
 }
@@ -764,7 +610,7 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
         return gat_i_error(GAT_EINVAL, "gat_model_load: NULL %s", !out ? "out" : "path");
     if ((st = gat_i_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
-    if ((st = parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
     if ((st = read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;
     /* the sizes come from the file: check them against it before allocating the model */
     const uint64_t need = min_params(&cfg);
