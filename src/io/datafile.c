@@ -401,33 +401,6 @@ static gat_status check_csr(const reader *R, int kp, int ki, const gat_idx *ptr,
     return GAT_OK;
 }
 
-/* The out-CSR of ds->graph by a counting sort: out-row j lists the targets i of edges j -> i in
- * ascending order (rows are visited in order), t_edge maps each position to its edge. */
-static gat_status transpose(gat_graph *g)
-{
-    const gat_idx n = g->n, E = g->nnz;
-    g->t_rowptr = gat_calloc((size_t)n + 1, sizeof *g->t_rowptr);
-    g->t_col = gat_malloc((size_t)E, sizeof *g->t_col);
-    g->t_edge = gat_malloc((size_t)E, sizeof *g->t_edge);
-    if (!g->t_rowptr || !g->t_col || !g->t_edge) return GAT_ENOMEM;
-    for (gat_idx e = 0; e < E; e++)
-        g->t_rowptr[g->col[e] + 1]++;
-    for (gat_idx j = 0; j < n; j++)
-        g->t_rowptr[j + 1] += g->t_rowptr[j];
-    /* t_rowptr[j] serves as out-row j's fill cursor, so that no extra array is needed */
-    for (gat_idx i = 0; i < n; i++)
-        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
-            const gat_idx p = g->t_rowptr[g->col[e]]++;
-            g->t_col[p] = i;
-            g->t_edge[p] = e;
-        }
-    /* each t_rowptr[j] now holds the end of row j, i.e. the start of row j + 1: shift back */
-    for (gat_idx j = n; j > 0; j--)
-        g->t_rowptr[j] = g->t_rowptr[j - 1];
-    g->t_rowptr[0] = 0;
-    return GAT_OK;
-}
-
 /* The node ids: the blob's n NUL-terminated strings (pointing into it), or "0".."n-1" in one
  * owned block; checked distinct. */
 static gat_status read_ids(reader *R)
@@ -656,7 +629,7 @@ gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_data
     if ((st = idx_array(&R, T_GPTR, &g->rowptr)) != GAT_OK ||
         (st = idx_array(&R, T_GIDX, &g->col)) != GAT_OK ||
         (st = check_csr(&R, T_GPTR, T_GIDX, g->rowptr, g->col, g->n, g->n, 1)) != GAT_OK ||
-        (st = transpose(g)) != GAT_OK || (st = read_features(&R)) != GAT_OK ||
+        (st = gat_i_graph_transpose(g)) != GAT_OK || (st = read_features(&R)) != GAT_OK ||
         (st = read_labels_split(&R, opt)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(ds);
