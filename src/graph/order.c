@@ -151,29 +151,87 @@ gat_status gat_graph_order(const gat_graph *g, gat_order method, gat_idx *perm)
     return st;
 }
 
+/* Threads of the transpose: up to 4 on graphs large enough to pay for the per-thread counts. */
+static int transpose_threads(const gat_graph *g)
+{
+    const int nt = gat_i_threads(0);
+    return g->nnz < (1 << 20) ? 1 : nt > 4 ? 4 : nt;
+}
+
 gat_status gat_i_graph_transpose(gat_graph *g)
 {
     const size_t n = (size_t)g->n, nnz = (size_t)g->nnz;
+    const int nt = transpose_threads(g);
+    gat_idx *cur = NULL, bound[5];
     g->t_rowptr = gat_calloc(n + 1, sizeof *g->t_rowptr);
     g->t_col = gat_malloc(nnz, sizeof *g->t_col);
     g->t_edge = gat_malloc(nnz, sizeof *g->t_edge);
-    if (!g->t_rowptr || !g->t_col || !g->t_edge) return GAT_ENOMEM;
-    for (size_t e = 0; e < nnz; e++)
-        g->t_rowptr[g->col[e] + 1]++;
-    for (size_t j = 0; j < n; j++)
-        g->t_rowptr[j + 1] += g->t_rowptr[j];
-    /* t_rowptr[j] is out-row j's fill cursor (no extra array); rows in ascending order, so each
-     * out-row's targets come out ascending */
-    for (gat_idx i = 0; i < g->n; i++)
-        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
-            const gat_idx p = g->t_rowptr[g->col[e]]++;
-            g->t_col[p] = i;
-            g->t_edge[p] = e;
+    if (!g->t_rowptr || !g->t_col || !g->t_edge ||
+        (nt > 1 && !(cur = gat_calloc((size_t)nt * n, sizeof *cur)))) {
+        gat_free(cur);
+        return GAT_ENOMEM;
+    }
+    if (nt == 1) {
+        for (size_t e = 0; e < nnz; e++)
+            g->t_rowptr[g->col[e] + 1]++;
+        for (size_t j = 0; j < n; j++)
+            g->t_rowptr[j + 1] += g->t_rowptr[j];
+        /* t_rowptr[j] is out-row j's fill cursor (no extra array); rows in ascending order, so
+         * each out-row's targets come out ascending */
+        for (gat_idx i = 0; i < g->n; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+                const gat_idx p = g->t_rowptr[g->col[e]]++;
+                g->t_col[p] = i;
+                g->t_edge[p] = e;
+            }
+        /* each t_rowptr[j] now holds the end of row j, the start of row j + 1: shift back */
+        for (size_t j = n; j > 0; j--)
+            g->t_rowptr[j] = g->t_rowptr[j - 1];
+        g->t_rowptr[0] = 0;
+        return GAT_OK;
+    }
+    /* The same counting sort in nt blocks of rows balanced by edges: block t counts its sources,
+     * its slots in out-row j follow those of blocks before it (so targets still ascend and the
+     * result is the one-thread result), then every block scatters its own rows. */
+    bound[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        const gat_idx want = (gat_idx)((int64_t)g->nnz * t / nt);
+        gat_idx lo = bound[t - 1], hi = g->n;
+        while (lo < hi) {
+            const gat_idx mid = lo + (hi - lo) / 2;
+            if (g->rowptr[mid] < want) lo = mid + 1;
+            else hi = mid;
         }
-    /* each t_rowptr[j] now holds the end of row j, the start of row j + 1: shift back */
-    for (size_t j = n; j > 0; j--)
-        g->t_rowptr[j] = g->t_rowptr[j - 1];
-    g->t_rowptr[0] = 0;
+        bound[t] = lo;
+    }
+    bound[nt] = g->n;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        gat_idx *c = cur + (size_t)t * n;
+        for (gat_idx e = g->rowptr[bound[t]]; e < g->rowptr[bound[t + 1]]; e++)
+            c[g->col[e]]++;
+    }
+    gat_idx at = 0;
+    for (size_t j = 0; j < n; j++) {
+        g->t_rowptr[j] = at;
+        for (int t = 0; t < nt; t++) {
+            const gat_idx k = cur[(size_t)t * n + j];
+            cur[(size_t)t * n + j] = at;
+            at += k;
+        }
+    }
+    g->t_rowptr[n] = at;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        gat_idx *c = cur + (size_t)t * n;
+        for (gat_idx i = bound[t]; i < bound[t + 1]; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+                const gat_idx p = c[g->col[e]]++;
+                g->t_col[p] = i;
+                g->t_edge[p] = e;
+            }
+    }
+    gat_free(cur);
     return GAT_OK;
 }
 
