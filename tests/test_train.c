@@ -221,6 +221,110 @@ START_TEST(interrupt)
 }
 END_TEST
 
+/* Every epoch the callback saw, for the metrics file test. */
+typedef struct rows {
+    gat_epoch_info r[16];
+    int n;
+} rows;
+
+static int keep_rows(const gat_epoch_info *e, void *user)
+{
+    rows *t = user;
+    ck_assert_int_lt(t->n, (int)LEN(t->r));
+    t->r[t->n++] = *e;
+    return 0;
+}
+
+/* The columns of one CSV line or JSON line of gat_metrics_save, in the file's order. */
+static void parse_metrics(const char *line, int jsonl, int with_run, double v[9])
+{
+    static const char *const key[9] = {"run", "epoch", "train_loss", "train_acc", "val_loss",
+                                       "val_acc", "best_epoch", "seconds", "epoch_ms"};
+    const char *p = line;
+    for (int c = with_run ? 0 : 1; c < 9; c++) {
+        if (jsonl) {
+            char k[32];
+            snprintf(k, sizeof k, "\"%s\":", key[c]);
+            p = strstr(line, k);
+            ck_assert_msg(p != NULL, "no %s in '%s'", k, line);
+            p += strlen(k);
+        }
+        char *end;
+        v[c] = strtod(p, &end);
+        ck_assert_msg(end != p, "column %s of '%s' is not a number", key[c], line);
+        p = end + 1;
+    }
+}
+
+/* gat_metrics_save writes exactly the numbers the progress callback saw, with its header, as CSV
+ * and as JSON lines, with and without the run column; epoch_seconds adds up within seconds. */
+START_TEST(metrics_file)
+{
+    load_cora();
+    gat_model *m = cora_model(2, 1);
+    gat_train_config tc;
+    gat_train_result res;
+    rows t = {.n = 0};
+    gat_train_config_default(&tc);
+    tc.max_epochs = 5;
+    tc.progress = keep_rows;
+    tc.user = &t;
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &res), GAT_OK);
+    ck_assert_int_eq(t.n, 5);
+    double sum = 0;
+    for (int k = 0; k < t.n; k++) {
+        ck_assert(t.r[k].epoch_seconds > 0 && t.r[k].epoch_seconds <= t.r[k].seconds);
+        sum += t.r[k].epoch_seconds;
+        ck_assert(sum <= t.r[k].seconds + 1e-9); /* disjoint intervals within seconds */
+    }
+    char *dir = tu_tmpdir();
+    const gat_idx runs[5] = {3, 3, 3, 3, 3};
+    for (int variant = 0; variant < 4; variant++) {
+        const int jsonl = variant & 1, with_run = variant >> 1;
+        char path[4096], line[1024];
+        snprintf(path, sizeof path, "%s/m%d.%s", dir, variant, jsonl ? "JSONL" : "csv");
+        ck_assert_int_eq(gat_metrics_save(path, t.r, with_run ? runs : NULL, (size_t)t.n),
+                         GAT_OK);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        if (!jsonl) {
+            ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+            ck_assert_str_eq(line, with_run ? "run,epoch,train_loss,train_acc,val_loss,val_acc,"
+                                              "best_epoch,seconds,epoch_ms\n"
+                                            : "epoch,train_loss,train_acc,val_loss,val_acc,"
+                                              "best_epoch,seconds,epoch_ms\n");
+        }
+        int k = 0;
+        for (; fgets(line, sizeof line, f); k++) {
+            double v[9];
+            ck_assert_int_lt(k, t.n);
+            if (jsonl) ck_assert(line[0] == '{' && strstr(line, "}\n"));
+            parse_metrics(line, jsonl, with_run, v);
+            const gat_epoch_info *e = &t.r[k];
+            if (with_run) ck_assert(v[0] == 3);
+            /* the shortest round-trip digits read back as the same double */
+            ck_assert(v[1] == e->epoch && v[2] == e->train_loss && v[3] == e->train_acc &&
+                      v[4] == e->val_loss && v[5] == e->val_acc && v[6] == e->best_epoch &&
+                      v[7] == e->seconds && v[8] == 1e3 * e->epoch_seconds);
+        }
+        ck_assert_int_eq(k, t.n);
+        fclose(f);
+    }
+    /* no rows: the header alone */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/empty.csv", dir);
+    ck_assert_int_eq(gat_metrics_save(path, NULL, NULL, 0), GAT_OK);
+    ASSERT_FAILS(gat_metrics_save(NULL, t.r, NULL, 1), GAT_EINVAL,
+                 "gat_metrics_save: path is NULL");
+    ASSERT_FAILS(gat_metrics_save(path, NULL, NULL, 2), GAT_EINVAL, "rows is NULL but n = 2");
+    snprintf(path, sizeof path, "%s/missing/m.csv", dir);
+    ASSERT_FAILS(gat_metrics_save(path, t.r, NULL, 1), GAT_EIO, "missing");
+    tu_rmtree(dir);
+    free(dir);
+    gat_model_free(m);
+}
+END_TEST
+
 /* An absurd learning rate diverges: GAT_ENUMERIC, never a NaN model. */
 START_TEST(diverges)
 {
@@ -458,6 +562,7 @@ static Suite *suite(void)
     tcase_add_test(tc, interrupt);
     tcase_add_test(tc, diverges);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, metrics_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("step");
     tcase_set_timeout(tc, 600);

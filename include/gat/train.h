@@ -12,13 +12,15 @@
 extern "C" {
 #endif
 
-/* What the progress callback sees after every epoch. */
+/* What the progress callback sees after every epoch; also one row of a metrics file
+ * (gat_metrics_save). Fields are only ever appended, so older callers keep working. */
 typedef struct gat_epoch_info {
     gat_idx epoch;            /* 1-based */
     double train_loss, train_acc; /* of this epoch's training forward (with dropout) */
     double val_loss, val_acc;     /* inference on the validation nodes */
     gat_idx best_epoch;       /* epoch of the model that would be restored now */
     double seconds;           /* elapsed since training started */
+    double epoch_seconds;     /* this epoch alone: its training step and validation pass */
 } gat_epoch_info;
 
 /* Called after every epoch; returning non-zero stops training (the best model is restored and
@@ -87,6 +89,22 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
  * model so far is restored), GAT_EINTERRUPTED (the callback asked to stop), GAT_ENOMEM. */
 GAT_API gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                              gat_train_result *res);
+
+/* Writes n epoch rows (borrowed) to path as a metrics table, atomically (as gat_matrix_save).
+ * A path ending in ".jsonl" (any case) gets JSON lines, one object per row, e.g.
+ *   {"run":1,"epoch":3,"train_loss":1.93,"train_acc":0.3,"val_loss":1.9,"val_acc":0.41,
+ *    "best_epoch":3,"seconds":0.051,"epoch_ms":16.2}
+ * (a non-finite value is written as null); any other path gets CSV with the header
+ *   run,epoch,train_loss,train_acc,val_loss,val_acc,best_epoch,seconds,epoch_ms
+ * and one line per row. runs: (n) run numbers, borrowed, or NULL for no "run" column/key.
+ * Accuracies are fractions in [0, 1]; seconds = gat_epoch_info.seconds, epoch_ms = 1000 x
+ * epoch_seconds. Each value is printed with the fewest digits (15 to 17) that read back as the
+ * exact double the progress callback saw; '.' is the decimal point whatever the locale.
+ * Returns GAT_EINVAL (NULL path, or NULL rows with n > 0), GAT_EIO (the message names the path
+ * and the reason), GAT_ENOMEM. n == 0 writes the header alone (CSV) or an empty file (JSON
+ * lines). Cost O(n). */
+GAT_API gat_status gat_metrics_save(const char *path, const gat_epoch_info *rows,
+                                    const gat_idx *runs, size_t n);
 
 #ifdef __cplusplus
 }

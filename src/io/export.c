@@ -1,13 +1,16 @@
 /* Writers of node-level outputs (gat/embed.h): matrices as .npy, TSV, CSV or word2vec text;
- * attention coefficients and predictions as TSV. Every file goes through the atomic writer, and
+ * attention coefficients and predictions as TSV; training metrics as CSV or JSON lines
+ * (gat/train.h). Every file goes through the atomic writer, and
  * numbers are printed in the C locale with enough digits to read back the exact value. */
 #include "gat/embed.h"
+#include "gat/train.h"
 #include "core/core.h"
 #include "io/fileio.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -331,4 +334,60 @@ cleanup:
     gat_free(cls);
     gat_free(prob);
     return st;
+}
+
+/* ---- Training metrics ----------------------------------------------------------------------- */
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as v (0.242, not 0.24199999999999999;
+ * %.17g always does). The C locale is in force (out_open). */
+static const char *shortest(char buf[32], double v)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+/* One metric: a CSV field, or a JSON member (null for NaN or Inf, which JSON lacks). */
+static void put_metric(out *o, int jsonl, const char *key, double v, int last)
+{
+    char buf[32];
+    if (!jsonl)
+        out_printf(o, "%s%s", shortest(buf, v), last ? "\n" : ",");
+    else if (isfinite(v))
+        out_printf(o, "\"%s\":%s%s", key, shortest(buf, v), last ? "}\n" : ",");
+    else
+        out_printf(o, "\"%s\":null%s", key, last ? "}\n" : ",");
+}
+
+gat_status gat_metrics_save(const char *path, const gat_epoch_info *rows, const gat_idx *runs,
+                            size_t n)
+{
+    out o;
+    gat_status st;
+    gat_i_clear_error();
+    if (!path) return gat_i_error(GAT_EINVAL, "gat_metrics_save: path is NULL");
+    if (!rows && n > 0)
+        return gat_i_error(GAT_EINVAL, "gat_metrics_save: rows is NULL but n = %zu", n);
+    const size_t len = strlen(path);
+    const int jsonl = len >= 6 && !strcasecmp(path + len - 6, ".jsonl");
+    if ((st = out_open(&o, path)) != GAT_OK) return st;
+    if (!jsonl)
+        out_printf(&o, "%sepoch,train_loss,train_acc,val_loss,val_acc,best_epoch,seconds,"
+                   "epoch_ms\n", runs ? "run," : "");
+    for (size_t k = 0; k < n && o.err < 0; k++) {
+        const gat_epoch_info *r = &rows[k];
+        if (jsonl) out_puts(&o, "{");
+        if (runs) out_printf(&o, jsonl ? "\"run\":%d," : "%d,", runs[k]);
+        out_printf(&o, jsonl ? "\"epoch\":%d," : "%d,", r->epoch);
+        put_metric(&o, jsonl, "train_loss", r->train_loss, 0);
+        put_metric(&o, jsonl, "train_acc", r->train_acc, 0);
+        put_metric(&o, jsonl, "val_loss", r->val_loss, 0);
+        put_metric(&o, jsonl, "val_acc", r->val_acc, 0);
+        out_printf(&o, jsonl ? "\"best_epoch\":%d," : "%d,", r->best_epoch);
+        put_metric(&o, jsonl, "seconds", r->seconds, 0);
+        put_metric(&o, jsonl, "epoch_ms", 1e3 * r->epoch_seconds, 1);
+    }
+    return out_close(&o, GAT_OK);
 }

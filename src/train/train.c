@@ -276,6 +276,7 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
 
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
+        const double epoch_t0 = now();
         int diverged;
         /* an epoch is one training step on the training rows, then the validation pass */
         st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
@@ -306,7 +307,9 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
             wait++;
         }
         info.best_epoch = r.best_epoch;
-        info.seconds = now() - t0;
+        const double t = now();
+        info.seconds = t - t0;
+        info.epoch_seconds = t - epoch_t0;
         if (cfg->progress && cfg->progress(&info, cfg->user)) {
             st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d", epoch);
             goto restore;
