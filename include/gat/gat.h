@@ -32,6 +32,7 @@
 #include "modelfile.h"
 #include "embed.h"
 #include "graphfile.h"
+#include "analysis.h"
 
 #ifdef __cplusplus
 extern "C" {
