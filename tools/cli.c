@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis)
 {
@@ -92,6 +93,28 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
         }
         int rc = set_value(o, prog, v);
         if (rc) return rc;
+    }
+    return 0;
+}
+
+int cli_check_output(const char *prog, const char *opt, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (!*path || (slash && !slash[1])) {
+        fprintf(stderr, "%s: --%s: cannot write '%s': not a file name\n", prog, opt, path);
+        return 1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "%s: --%s: cannot write %s: directory %s: %s\n", prog, opt, path, dir,
+                strerror(errno));
+        return 1;
     }
     return 0;
 }

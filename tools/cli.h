@@ -25,6 +25,11 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
               int *exit_now);
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis);
 
+/* Checks that the directory of output path (of option --opt) exists and is writable, so that a
+ * long run does not end in a failed write. Returns 0, or 1 after "PROG: --OPT: cannot write PATH:
+ * directory DIR: REASON" on stderr. */
+int cli_check_output(const char *prog, const char *opt, const char *path);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */

@@ -2,9 +2,11 @@
  * graph or another one with the same features) and exports node embeddings, attention
  * coefficients and predictions. Option parsing and printing only; libgat computes and writes. */
 #include "cli.h"
+#include "plot.h"
 
 #include "gat/gat.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 typedef struct options {
     cli_data data;
     const char *model, *out, *format, *layer, *attention, *predict, *order;
+    const char *plot, *plot_attention, *plot_size; /* --plot, --plot-attention FILE; WxH */
     int no_header, normalize, no_normalize, directed, undirected, threads, quiet;
 } options;
 
@@ -65,6 +68,136 @@ static const char *layer_name(int layer, char *buf, size_t cap)
     return buf;
 }
 
+/* Colours of the classes (matplotlib's tab10); after ten, the point shape changes. */
+static const char *const class_color[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+static const int class_shape[3] = {7, 5, 9}; /* filled circle, square, triangle */
+
+/* --plot: the (n, 2) PCA coordinates xy, one colour per class of ds (unlabelled nodes grey,
+ * underneath), the legend from ds's class names. */
+static int plot_embedding(const char *path, plot_format fmt, int width, int height,
+                          const gat_dataset *ds, const double *xy, const double var[2],
+                          const char *what, gat_idx dims, const char *name)
+{
+    plot pl;
+    if (plot_open(&pl, "gat-embed", path, fmt, width, height) != 0) return 1;
+    FILE *f = pl.f;
+    int any_unlabelled = 0;
+    /* one data block per class, c = -1 the unlabelled nodes */
+    for (gat_idx c = -1; c < ds->n_classes; c++) {
+        fprintf(f, "$c%d << EOD\n", c + 1);
+        for (gat_idx i = 0; i < ds->n; i++) {
+            const gat_idx label = ds->labels ? ds->labels[i] : -1;
+            if (label != c) continue;
+            any_unlabelled |= c < 0;
+            fprintf(f, "%.9g %.9g\n", xy[2 * i], xy[2 * i + 1]);
+        }
+        fprintf(f, "EOD\n");
+    }
+    char title[512];
+    snprintf(title, sizeof title, "%s of %s (%d dimensions), PCA to 2-D", what, name, dims);
+    fprintf(f, "set title ");
+    plot_quote(f, title);
+    fprintf(f, "\nset xlabel 'PC1 (variance %.3g)'\nset ylabel 'PC2 (variance %.3g)'\n"
+               "set key outside right top\nset grid\nplot ", var[0], var[1]);
+    int first = 1;
+    if (any_unlabelled) {
+        fprintf(f, "$c0 using 1:2 with points pt 7 ps 0.35 lc rgb '#c0c0c0' title 'unlabelled'");
+        first = 0;
+    }
+    for (gat_idx c = 0; c < ds->n_classes; c++) {
+        int count = 0;
+        for (gat_idx i = 0; i < ds->n && !count; i++) count = ds->labels && ds->labels[i] == c;
+        if (!count) continue; /* gnuplot refuses an empty data block */
+        fprintf(f, "%s$c%d using 1:2 with points pt %d ps 0.45 lc rgb '%s' title ",
+                first ? "" : ", ", c + 1, class_shape[(c / 10) % 3], class_color[c % 10]);
+        plot_quote(f, ds->class_names && ds->class_names[c] ? ds->class_names[c] : "?");
+        first = 0;
+    }
+    if (first) fprintf(f, "$c0 using 1:2 with points notitle"); /* no node at all: n >= 1 */
+    fprintf(f, "\n");
+    return plot_close(&pl, "gat-embed");
+}
+
+/* --plot-attention: per layer, histograms of the attention entropy of every (node, head) and of
+ * the uniform entropy ln(in-degree) of every node, as fractions, on common bins; gnuplot's stats
+ * put both means in the panel's title. */
+static int plot_attention(const char *path, plot_format fmt, int width, int height, gat_model *m,
+                          const gat_dataset *ds, const char *name)
+{
+    const gat_idx L = gat_model_layer_count(m);
+    gat_real *alpha = NULL;
+    double *ent = NULL, *uni = NULL;
+    int rc = 0;
+    plot pl = {0};
+    if (!(uni = malloc(((size_t)ds->n + 1) * sizeof *uni))) {
+        fprintf(stderr, "gat-embed: out of memory for the attention entropies\n");
+        return 1;
+    }
+    if (plot_open(&pl, "gat-embed", path, fmt, width, height) != 0) {
+        free(uni);
+        return 1;
+    }
+    FILE *f = pl.f;
+    for (gat_idx l = 0; l < L && rc == 0; l++) {
+        const size_t K = (size_t)gat_model_layer_heads(m, l);
+        gat_real *a = realloc(alpha, ((size_t)ds->graph.nnz * K + 1) * sizeof *a);
+        double *e = a ? realloc(ent, ((size_t)ds->n * K + 1) * sizeof *e) : NULL;
+        if (a) alpha = a;
+        if (e) ent = e;
+        if (!a || !e) {
+            fprintf(stderr, "gat-embed: out of memory for the attention of layer %d\n", l);
+            rc = 1;
+            break;
+        }
+        if (gat_model_attention_copy(m, &ds->graph, &ds->x, l, alpha) != GAT_OK ||
+            gat_attention_entropy(&ds->graph, alpha, (gat_idx)K, ent, uni) != GAT_OK) {
+            rc = fail("cannot compute the attention entropy");
+            break;
+        }
+        fprintf(f, "$e%d << EOD\n", l);
+        for (size_t k = 0; k < (size_t)ds->n * K; k++) fprintf(f, "%.9g\n", ent[k]);
+        fprintf(f, "EOD\n$u%d << EOD\n", l);
+        for (gat_idx i = 0; i < ds->n; i++) fprintf(f, "%.9g\n", uni[i]);
+        fprintf(f, "EOD\n");
+    }
+    if (rc == 0) {
+        const int cols = L < 3 ? L : 3, rows = (L + cols - 1) / cols;
+        char title[512];
+        snprintf(title, sizeof title, "attention entropy on %s (nats) against uniform attention "
+                 "over the same in-neighbours", name);
+        fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+        plot_quote(f, title);
+        fprintf(f, "\nset grid\nset style fill transparent solid 0.45 noborder\n"
+                   "set xlabel 'entropy (nats)'\nset ylabel 'fraction'\nset key top left\n"
+                   "set yrange [0:*]\n");
+        for (gat_idx l = 0; l < L; l++) {
+            const int K = gat_model_layer_heads(m, l);
+            fprintf(f, "stats $e%d using 1 name 'E' nooutput\nstats $u%d using 1 name 'U' "
+                       "nooutput\n", l, l);
+            /* 30 bins up to the largest uniform entropy, which bounds every entropy */
+            fprintf(f, "bw = (U_max > 0 ? U_max : 1) / 30.0\nbin(x) = bw * (floor(x / bw) + 0.5)\n"
+                       "set xrange [0:(U_max > 0 ? U_max : 1) + bw]\n"
+                       "set title sprintf('layer %d (%d head%s): mean %%.2f, uniform %%.2f', "
+                       "E_mean, U_mean)\n", l, K, K == 1 ? "" : "s");
+            fprintf(f, "plot $u%d using (bin($1)):(1.0 / U_records) smooth frequency with boxes "
+                       "lc rgb '#7f7f7f' title 'uniform: ln(in-degree)', $e%d using (bin($1)):"
+                       "(1.0 / E_records) smooth frequency with boxes lc rgb '#d62728' "
+                       "title 'attention'\n", l, l);
+        }
+        fprintf(f, "unset multiplot\n");
+    } else {
+        fclose(pl.f); /* gnuplot sees an unfinished script and exits; no picture is published */
+        pl.f = NULL;
+        kill(pl.pid, SIGTERM);
+    }
+    const int prc = plot_close(&pl, "gat-embed");
+    free(alpha);
+    free(ent);
+    free(uni);
+    return rc ? rc : prc;
+}
+
 int main(int argc, char **argv)
 {
     options o = {.threads = 0};
@@ -83,6 +216,12 @@ int main(int argc, char **argv)
          "write 'layer head dst src alpha' per edge (TSV)"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
          "write 'id class probability' per node (TSV)"},
+        {"plot", CLI_STRING, &o.plot, 0, 0, "FILE",
+         "draw --layer's embeddings by PCA to FILE (.png or .svg), coloured by class (gnuplot)"},
+        {"plot-attention", CLI_STRING, &o.plot_attention, 0, 0, "FILE",
+         "draw histograms of attention entropy per layer against uniform attention (gnuplot)"},
+        {"plot-size", CLI_STRING, &o.plot_size, 0, 0, "WxH",
+         "size of the plots in pixels (default 640x400)"},
         {"no-header", CLI_FLAG, &o.no_header, 0, 0, NULL,
          "omit the header line of TSV/CSV outputs"},
         {"normalize", CLI_FLAG, &o.normalize, 0, 0, NULL,
@@ -98,22 +237,46 @@ int main(int argc, char **argv)
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const char *synopsis = "--model FILE [--dataset NAME|PATH | --graph FILE] [--out FILE] "
-                           "[--attention FILE] [--predict FILE] [options]";
+                           "[--attention FILE] [--predict FILE] [--plot FILE] "
+                           "[--plot-attention FILE] [options]";
     int exit_now, rc, layer = GAT_LAYER_LOGITS;
     gat_file_format fmt = GAT_FORMAT_AUTO;
 
     if ((rc = cli_parse(argc, argv, opts, "gat-embed", synopsis, &exit_now)) || exit_now) return rc;
     const unsigned flags = o.no_header ? GAT_WRITE_NO_HEADER : 0;
     if (!o.model) return usage_error("--model is required");
-    if (!o.out && !o.attention && !o.predict)
-        return usage_error("nothing to do: give --out, --attention or --predict");
+    if (!o.out && !o.attention && !o.predict && !o.plot && !o.plot_attention)
+        return usage_error("nothing to do: give --out, --attention, --predict, --plot or "
+                           "--plot-attention");
     if (o.normalize && o.no_normalize)
         return usage_error("--normalize and --no-normalize conflict");
     if (o.directed && o.undirected) return usage_error("--directed and --undirected conflict");
-    if ((o.format || o.layer) && !o.out) return usage_error("--format and --layer need --out");
+    if (o.format && !o.out) return usage_error("--format needs --out");
+    if (o.layer && !o.out && !o.plot) return usage_error("--layer needs --out or --plot");
+    if (o.plot_size && !o.plot && !o.plot_attention)
+        return usage_error("--plot-size needs --plot or --plot-attention");
     if (o.out && (o.format ? gat_file_format_from_name(o.format, &fmt)
                            : gat_file_format_from_path(o.out, &fmt)) != GAT_OK)
         return usage_error("%s", gat_last_error());
+
+    plot_format plot_fmt = PLOT_PNG, att_fmt = PLOT_PNG;
+    int plot_w = PLOT_WIDTH, plot_h = PLOT_HEIGHT, draw = 0;
+    if (o.plot_size && (rc = plot_parse_size("gat-embed", o.plot_size, &plot_w, &plot_h)) != 0)
+        return rc;
+    if (o.plot && (rc = plot_check_path("gat-embed", "plot", o.plot, &plot_fmt)) != 0) return rc;
+    if (o.plot_attention &&
+        (rc = plot_check_path("gat-embed", "plot-attention", o.plot_attention, &att_fmt)) != 0)
+        return rc;
+    if (o.plot || o.plot_attention) {
+        /* the pictures are what was asked for: without gnuplot the other outputs are still
+         * written, then the exit code is 1 */
+        draw = plot_available();
+        if (!draw)
+            fprintf(stderr, "gat-embed: gnuplot not found on PATH: cannot draw %s%s%s (install "
+                            "it: %s)\n", o.plot ? o.plot : "",
+                    o.plot && o.plot_attention ? " and " : "",
+                    o.plot_attention ? o.plot_attention : "", PLOT_INSTALL_HINT);
+    }
 
     gat_order order = GAT_ORDER_AUTO;
     if (o.order && gat_order_from_name(o.order, &order) != GAT_OK)
@@ -122,11 +285,13 @@ int main(int argc, char **argv)
     gat_model_meta meta;
     gat_dataset ds;
     gat_real *emb = NULL;
+    double *xy = NULL;
     memset(&ds, 0, sizeof ds);
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
     const gat_model_config *cfg = gat_model_get_config(m);
     rc = 0;
-    if (o.out && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0) goto done;
+    if ((o.out || o.plot) && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0)
+        goto done;
     gat_model_set_threads(m, o.threads);
     gat_model_set_order(m, order);
 
@@ -162,7 +327,7 @@ int main(int argc, char **argv)
     }
     const char *const *ids = ds.node_ids;
 
-    if (o.out) {
+    if (o.out || (o.plot && draw)) {
         const gat_idx w = gat_model_embed_width(m, layer);
         char lname[32];
         if (!(emb = malloc(((size_t)ds.n * (size_t)w + 1) * sizeof *emb))) {
@@ -174,13 +339,35 @@ int main(int argc, char **argv)
             rc = fail("inference failed");
             goto done;
         }
-        if (gat_matrix_save(o.out, fmt, ds.n, w, emb, ids, flags) != GAT_OK) {
+        if (o.out && gat_matrix_save(o.out, fmt, ds.n, w, emb, ids, flags) != GAT_OK) {
             rc = fail("cannot write the embeddings");
             goto done;
         }
-        if (!o.quiet)
+        if (o.out && !o.quiet)
             printf("wrote %s: %d x %d (%s, %s)\n", o.out, ds.n, w,
                    layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt));
+        if (o.plot && draw) {
+            double var[2];
+            if (!(xy = malloc(2 * (size_t)ds.n * sizeof *xy))) {
+                fprintf(stderr, "gat-embed: out of memory for the projection of %d nodes\n",
+                        ds.n);
+                rc = 1;
+                goto done;
+            }
+            if (gat_pca_2d(emb, ds.n, w, xy, var) != GAT_OK) {
+                rc = fail("cannot project the embeddings");
+                goto done;
+            }
+            if ((rc = plot_embedding(o.plot, plot_fmt, plot_w, plot_h, &ds, xy, var,
+                                     layer_name(layer, lname, sizeof lname), w, name)) != 0)
+                goto done;
+            if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot, plot_w, plot_h);
+        }
+    }
+    if (o.plot_attention && draw) {
+        if ((rc = plot_attention(o.plot_attention, att_fmt, plot_w, plot_h, m, &ds, name)) != 0)
+            goto done;
+        if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot_attention, plot_w, plot_h);
     }
     if (o.attention) {
         if (gat_attention_save(o.attention, m, &ds.graph, &ds.x, ids, flags) != GAT_OK) {
@@ -201,8 +388,11 @@ int main(int argc, char **argv)
         if (!o.quiet) printf("wrote %s: predictions of %d nodes\n", o.predict, ds.n);
     }
 
+    if ((o.plot || o.plot_attention) && !draw) rc = 1; /* said at the start */
+
 done:
     free(emb);
+    free(xy);
     gat_dataset_destroy(&ds);
     gat_model_meta_destroy(&meta);
     gat_model_free(m);

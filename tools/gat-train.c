@@ -2,6 +2,7 @@
  * files, and reports test accuracy. Option parsing and printing only; all numerics are libgat
  * calls. */
 #include "cli.h"
+#include "plot.h"
 
 #include "gat/gat.h"
 
@@ -10,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct options {
     cli_data data;
     const char *save;
     const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
     const char *order;                    /* --order NAME */
+    const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
     int residual;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
@@ -24,9 +28,33 @@ typedef struct options {
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
 } options;
 
+/* What the progress callback keeps: the epoch rows of every run for --metrics and --plot, and
+ * the state of the progress line when stderr is a terminal. */
 typedef struct progress {
     const options *o;
+    int run;                /* 1-based */
+    int keep;               /* record rows (--metrics or --plot) */
+    gat_epoch_info *rows;   /* (n) every epoch of every run, run after run */
+    gat_idx *row_run;       /* (n) the run of each row */
+    size_t n, cap;
+    int oom;                /* a row could not be recorded */
+    int tty;                /* stderr is a terminal: one line updated in place */
+    double last_draw;       /* CLOCK_MONOTONIC seconds of the last update of that line */
+    gat_epoch_info last;    /* the latest epoch, drawn once more when the run ends */
 } progress;
+
+/* One finished run, for the table of --runs N. */
+typedef struct run_result {
+    int seed;
+    gat_train_result res;
+} run_result;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* SIGINT or SIGTERM once received, else 0. The first one lets the epoch under way finish, then
  * training stops and the best model is saved; the handler restores the default actions, so a
@@ -40,14 +68,184 @@ static void on_signal(int sig)
     signal(SIGTERM, SIG_DFL);
 }
 
+/* The progress line of a terminal: "\r" returns to its start and ESC [K clears what a longer
+ * previous line left, so the line is rewritten in place. */
+static void draw_line(const progress *p, const gat_epoch_info *e)
+{
+    if (p->o->runs > 1) fprintf(stderr, "\rrun %d/%d  ", p->run, p->o->runs);
+    else fputc('\r', stderr);
+    fprintf(stderr, "epoch %d  loss %.4f/%.4f  acc %.2f%%/%.2f%% (train/val)  best %d  "
+                    "%.1f epochs/s  %.1f s\033[K", e->epoch, e->train_loss, e->val_loss,
+            100 * e->train_acc, 100 * e->val_acc, e->best_epoch,
+            e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
+    fflush(stderr);
+}
+
+/* Ends a run's progress line: its last epoch drawn, then a line break (the next run gets its
+ * own line, the summary the line after). */
+static void end_line(progress *p)
+{
+    if (!p->tty || p->last.epoch == 0) return;
+    draw_line(p, &p->last);
+    fputc('\n', stderr);
+    p->last.epoch = 0;
+}
+
 static int on_epoch(const gat_epoch_info *e, void *user)
 {
-    const progress *p = user;
-    if (!p->o->quiet && (e->epoch % p->o->log_every == 0 || stop_signal))
+    progress *p = user;
+    if (p->keep && !p->oom) {
+        if (p->n == p->cap) {
+            const size_t cap = p->cap ? 2 * p->cap : 1024;
+            gat_epoch_info *rows = realloc(p->rows, cap * sizeof *rows);
+            if (rows) p->rows = rows;
+            gat_idx *run = rows ? realloc(p->row_run, cap * sizeof *run) : NULL;
+            if (run) p->row_run = run;
+            if (rows && run) p->cap = cap;
+            else p->oom = 1;
+        }
+        if (!p->oom) {
+            p->rows[p->n] = *e;
+            p->row_run[p->n++] = p->run;
+        }
+    }
+    if (p->o->quiet) return stop_signal != 0;
+    if (p->tty) {
+        /* at most ten updates a second: a terminal cannot show more, and writes cost */
+        const double t = now();
+        p->last = *e;
+        if (e->epoch == 1 || (e->epoch % p->o->log_every == 0 && t - p->last_draw >= 0.1)) {
+            draw_line(p, e);
+            p->last_draw = t;
+        }
+    } else if (e->epoch % p->o->log_every == 0 || stop_signal) {
         printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  "
                "%.3f s\n", e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
                e->best_epoch, e->seconds);
+    }
     return stop_signal != 0;
+}
+
+/* The table of --runs N, one line per finished run. */
+static void print_runs(const run_result *rr, int n)
+{
+    printf("%4s %10s %10s %7s %8s %8s %9s\n", "run", "seed", "best epoch", "epochs", "val acc",
+           "test acc", "seconds");
+    for (int r = 0; r < n; r++)
+        printf("%4d %10d %10d %7d %7.2f%% %7.2f%% %9.2f\n", r + 1, rr[r].seed, rr[r].res.best_epoch,
+               rr[r].res.epochs, 100 * rr[r].res.val_acc, 100 * rr[r].res.test_acc,
+               rr[r].res.seconds);
+}
+
+/* The four curves of a row, in the columns' order: train loss, val loss, train acc, val acc. */
+static void curves(const gat_epoch_info *e, double v[4])
+{
+    v[0] = e->train_loss;
+    v[1] = e->val_loss;
+    v[2] = e->train_acc;
+    v[3] = e->val_acc;
+}
+
+/* --plot: loss (left) and accuracy (right) per epoch, training and validation, the best epoch
+ * marked. One run: its curves. Several: per epoch, the mean over the runs that reached it and a
+ * band from their minimum to their maximum (display only; the numbers are the callback's). */
+static int plot_training(const options *o, plot_format fmt, int width, int height,
+                         const progress *p, const run_result *rr, int n_runs, const char *name,
+                         double mean_test, double std_test)
+{
+    plot pl;
+    if (plot_open(&pl, "gat-train", o->plot, fmt, width, height) != 0) return 1;
+    FILE *f = pl.f;
+    gat_idx max_epoch = 0;
+    double best_sum = 0;
+    /* rows of a run that did not finish (interrupted) come last and are left out */
+    size_t n_rows = p->n;
+    while (n_rows > 0 && p->row_run[n_rows - 1] > n_runs) n_rows--;
+    for (size_t k = 0; k < n_rows; k++)
+        if (p->rows[k].epoch > max_epoch) max_epoch = p->rows[k].epoch;
+    for (int r = 0; r < n_runs; r++) best_sum += rr[r].res.best_epoch;
+    fprintf(f, "$m << EOD\n");
+    if (n_runs == 1) {
+        for (size_t k = 0; k < n_rows; k++) {
+            double v[4];
+            curves(&p->rows[k], v);
+            fprintf(f, "%d %.9g %.9g %.9g %.9g\n", p->rows[k].epoch, v[0], v[1], v[2], v[3]);
+        }
+    } else {
+        /* rows of each run are consecutive with epochs 1, 2, ...: row k of a run is epoch k+1 */
+        size_t *start = calloc((size_t)n_runs + 1, sizeof *start);
+        if (!start) {
+            fprintf(stderr, "gat-train: out of memory for the plot\n");
+            fclose(pl.f);
+            pl.f = NULL;
+            plot_close(&pl, "gat-train");
+            return 1;
+        }
+        for (size_t k = 0; k < n_rows; k++) start[p->row_run[k]]++;
+        for (int r = 1; r <= n_runs; r++) start[r] += start[r - 1];
+        for (gat_idx e = 1; e <= max_epoch; e++) {
+            double sum[4] = {0}, lo[4], hi[4];
+            int cnt = 0;
+            for (int r = 0; r < n_runs; r++) {
+                if (start[r] + (size_t)e > start[r + 1]) continue;
+                double v[4];
+                curves(&p->rows[start[r] + (size_t)e - 1], v);
+                for (int c = 0; c < 4; c++) {
+                    sum[c] += v[c];
+                    lo[c] = cnt == 0 || v[c] < lo[c] ? v[c] : lo[c];
+                    hi[c] = cnt == 0 || v[c] > hi[c] ? v[c] : hi[c];
+                }
+                cnt++;
+            }
+            fprintf(f, "%d", e);
+            for (int c = 0; c < 4; c++)
+                fprintf(f, " %.9g %.9g %.9g", sum[c] / cnt, lo[c], hi[c]);
+            fprintf(f, "\n");
+        }
+        free(start);
+    }
+    fprintf(f, "EOD\n");
+    char title[512];
+    if (n_runs == 1)
+        snprintf(title, sizeof title, "gat-train on %s: test accuracy %.2f%% (best epoch %d of %d)",
+                 name, 100 * mean_test, rr[0].res.best_epoch, rr[0].res.epochs);
+    else
+        snprintf(title, sizeof title, "gat-train on %s, %d runs: test accuracy %.2f%% +- %.2f%% "
+                 "(mean, min-max band)", name, n_runs, 100 * mean_test, 100 * std_test);
+    fprintf(f, "set multiplot layout 1,2 title ");
+    plot_quote(f, title);
+    fprintf(f, "\nset grid\nset xlabel 'epoch'\nset key top right\nset xrange [1:%d]\n",
+            max_epoch > 1 ? max_epoch : 2);
+    const double best = best_sum / n_runs;
+    fprintf(f, "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'gray30'\n",
+            best, best);
+    const char *color[2] = {"#1f77b4", "#d62728"}, *label[2] = {"train", "validation"};
+    for (int panel = 0; panel < 2; panel++) {
+        fprintf(f, "set ylabel '%s'\n", panel ? "accuracy (%)" : "loss");
+        if (panel) fprintf(f, "set yrange [0:100]\nset key bottom right\n");
+        /* the label away from the key: at the bottom under the loss's key (top right), at the
+         * top above the accuracy's (bottom right) */
+        fprintf(f, "set label 1 %s at %.9g, graph %s offset 0.5,0 tc rgb 'gray30'\n",
+                n_runs == 1 ? "'best'" : "'mean best'", best, panel ? "0.96" : "0.04");
+        const char *scale = panel ? "100*" : "";
+        fprintf(f, "plot ");
+        for (int c = 0; c < 2; c++) {
+            const int col = panel * 2 + c; /* curve index 0..3 */
+            if (n_runs == 1) {
+                fprintf(f, "%s$m using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s'",
+                        c ? ", " : "", scale, 2 + col, color[c], label[c]);
+            } else {
+                fprintf(f, "%s$m using 1:(%s$%d):(%s$%d) with filledcurves fs transparent solid "
+                           "0.3 noborder lc rgb '%s' notitle, ", c ? ", " : "", scale, 3 + 3 * col,
+                        scale, 4 + 3 * col, color[c]);
+                fprintf(f, "$m using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s (mean)'",
+                        scale, 2 + 3 * col, color[c], label[c]);
+            }
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "unset multiplot\n");
+    return plot_close(&pl, "gat-train");
 }
 
 /* Fills heads[l] for the hidden layers 0..layers-2 from "K[,K...]" (the last value repeats).
@@ -167,6 +365,9 @@ int main(int argc, char **argv)
         {"log-every", CLI_INT, &o.log_every, 1, 100000000, "N", "print progress every N epochs (default 1)"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print only the summary"},
         {"save", CLI_STRING, &o.save, 0, 0, "MODEL", "write the trained (best) model to MODEL; needs --runs 1"},
+        {"metrics", CLI_STRING, &o.metrics, 0, 0, "FILE", "write one row per epoch to FILE: CSV, or JSON lines if it ends in .jsonl"},
+        {"plot", CLI_STRING, &o.plot, 0, 0, "FILE", "draw loss and accuracy curves to FILE (.png or .svg) with gnuplot"},
+        {"plot-size", CLI_STRING, &o.plot_size, 0, 0, "WxH", "size of --plot in pixels (default 640x400)"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-train", "[options]", &exit_now)) || exit_now) return rc;
@@ -190,6 +391,25 @@ int main(int argc, char **argv)
     if (o.save && o.runs > 1) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
+    }
+    /* outputs are checked before training, which may take long */
+    plot_format plot_fmt = PLOT_PNG;
+    int plot_w = PLOT_WIDTH, plot_h = PLOT_HEIGHT, draw = 0;
+    if (o.plot_size && !o.plot) {
+        fprintf(stderr, "gat-train: --plot-size needs --plot (try --help)\n");
+        return 2;
+    }
+    if (o.plot_size && (rc = plot_parse_size("gat-train", o.plot_size, &plot_w, &plot_h)) != 0)
+        return rc;
+    if (o.plot && (rc = plot_check_path("gat-train", "plot", o.plot, &plot_fmt)) != 0) return rc;
+    if (o.metrics && (rc = cli_check_output("gat-train", "metrics", o.metrics)) != 0) return rc;
+    if (o.plot) {
+        /* training is the point: without gnuplot it runs and saves all the same (exit 0) */
+        draw = plot_available();
+        if (!draw)
+            fprintf(stderr, "gat-train: --plot: gnuplot not found on PATH, so %s will not be "
+                            "drawn (install it: %s); training goes on\n", o.plot,
+                    PLOT_INSTALL_HINT);
     }
 
     gat_dataset_options dopt;
@@ -228,7 +448,14 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     double sum = 0, sum2 = 0, secs = 0;
-    int interrupted = 0;
+    int interrupted = 0, done = 0;
+    progress p = {.o = &o, .keep = o.metrics || draw, .tty = !o.quiet && isatty(STDERR_FILENO)};
+    run_result *rr = calloc((size_t)o.runs, sizeof *rr);
+    if (!rr) {
+        fprintf(stderr, "gat-train: out of memory for %d runs\n", o.runs);
+        gat_dataset_destroy(&ds);
+        return 1;
+    }
     rc = 0;
     for (int r = 0; r < o.runs && rc == 0 && !interrupted && !stop_signal; r++) {
         gat_model_config mc;
@@ -256,11 +483,12 @@ int main(int argc, char **argv)
         tc.adam.weight_decay = o.weight_decay;
         tc.max_epochs = o.epochs;
         tc.patience = o.patience;
-        progress p = {&o};
+        p.run = r + 1;
         tc.progress = on_epoch;
         tc.user = &p;
         gat_train_result res;
         const gat_status tst = gat_train(m, &ds, &tc, &res);
+        end_line(&p);
         if (tst == GAT_EINTERRUPTED) {
             /* the best model so far is restored: it is saved below like a finished one */
             interrupted = 1;
@@ -273,7 +501,9 @@ int main(int argc, char **argv)
             sum += res.test_acc;
             sum2 += res.test_acc * res.test_acc;
             secs += res.seconds;
-            if (o.runs > 1 || !o.quiet)
+            rr[done].seed = o.seed + r;
+            rr[done++].res = res;
+            if (o.runs == 1 && !o.quiet)
                 printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
                        "%.2f s (%.3f ms/epoch)\n", r + 1, o.seed + r, 100 * res.test_acc,
                        100 * res.val_acc, res.best_epoch, res.epochs, res.seconds,
@@ -306,14 +536,36 @@ int main(int argc, char **argv)
         }
         gat_model_free(m);
     }
+    if (rc == 0 && p.oom) {
+        fprintf(stderr, "gat-train: out of memory recording the epochs for --metrics/--plot\n");
+        rc = 1;
+    }
+    /* an interrupted run's epochs are written too: they show where it was going */
+    if (rc == 0 && o.metrics) {
+        if (gat_metrics_save(o.metrics, p.rows, o.runs > 1 ? p.row_run : NULL, p.n) != GAT_OK)
+            rc = fail("cannot write the metrics");
+        else if (!o.quiet)
+            printf("wrote %s: %zu epochs\n", o.metrics, p.n);
+    }
+    const double mean = done ? sum / done : 0, var = done ? sum2 / done - mean * mean : 0;
+    if (rc == 0 && draw && done > 0) {
+        if (plot_training(&o, plot_fmt, plot_w, plot_h, &p, rr, done, name, mean,
+                          sqrt(var > 0 ? var : 0)) != 0)
+            rc = 1;
+        else if (!o.quiet)
+            printf("wrote %s: %dx%d\n", o.plot, plot_w, plot_h);
+    }
     if (rc == 0 && stop_signal && !interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
     if (rc == 0 && stop_signal) rc = 128 + stop_signal; /* 130 for SIGINT, 143 for SIGTERM */
     if (rc == 0 && o.runs > 1) {
-        double mean = sum / o.runs, var = sum2 / o.runs - mean * mean;
+        if (!o.quiet) print_runs(rr, done);
         printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", 100 * mean,
                100 * sqrt(var > 0 ? var : 0), o.runs, o.seed, o.seed + o.runs - 1, secs);
     }
+    free(p.rows);
+    free(p.row_run);
+    free(rr);
     gat_dataset_destroy(&ds);
     return rc;
 }
