@@ -123,6 +123,11 @@ int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int 
     }
     /* gnuplot failing mid-script must give an error from plot_close, not kill the tool */
     signal(SIGPIPE, SIG_IGN);
+    /* the child of a threaded process (OpenMP, OpenBLAS) may only make async-signal-safe calls
+     * before exec: its message is made here and written with write(2) */
+    char exec_failed[256];
+    const int msg_len = snprintf(exec_failed, sizeof exec_failed, "%s: cannot run gnuplot (install "
+                                 "it: %s)\n", prog, PLOT_INSTALL_HINT);
     fflush(NULL);
     p->pid = fork();
     if (p->pid < 0) {
@@ -135,8 +140,10 @@ int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int 
         close(fds[1]);
         /* gnuplot's own messages go to our stderr; it prints nothing to stdout in batch mode */
         execlp("gnuplot", "gnuplot", (char *)NULL);
-        fprintf(stderr, "%s: cannot run gnuplot: %s (install it: %s)\n", prog, strerror(errno),
-                PLOT_INSTALL_HINT);
+        if (msg_len > 0)
+            (void)!write(STDERR_FILENO, exec_failed,
+                         (size_t)msg_len < sizeof exec_failed ? (size_t)msg_len
+                                                              : sizeof exec_failed - 1);
         _exit(127);
     }
     close(fds[0]);
