@@ -68,15 +68,31 @@ static const char *layer_name(int layer, char *buf, size_t cap)
     return buf;
 }
 
+/* The last component of a dataset name or path, for titles. */
+static const char *base_name(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    return slash && slash[1] ? slash + 1 : name;
+}
+
 /* Colours of the classes (matplotlib's tab10); after ten, the point shape changes. */
 static const char *const class_color[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                             "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 static const int class_shape[3] = {7, 5, 9}; /* filled circle, square, triangle */
 
-/* --plot: the (n, 2) PCA coordinates xy, one colour per class of ds (unlabelled nodes grey,
- * underneath), the legend from ds's class names. */
+/* The classes the points of --plot are coloured by: n labels in [-1, C) (-1 unlabelled) and
+ * the C names of the legend. */
+typedef struct colouring {
+    gat_idx n, classes;
+    const gat_idx *label;
+    const char *const *names;
+    const char *note; /* in the title: where the classes come from */
+} colouring;
+
+/* --plot: the (n, 2) PCA coordinates xy, one colour per class of k (unlabelled nodes grey,
+ * underneath), the legend from its class names. */
 static int plot_embedding(const char *path, plot_format fmt, int width, int height,
-                          const gat_dataset *ds, const double *xy, const double var[2],
+                          const colouring *k, const double *xy, const double var[2],
                           const char *what, gat_idx dims, const char *name)
 {
     plot pl;
@@ -84,18 +100,18 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
     FILE *f = pl.f;
     int any_unlabelled = 0;
     /* one data block per class, c = -1 the unlabelled nodes */
-    for (gat_idx c = -1; c < ds->n_classes; c++) {
+    for (gat_idx c = -1; c < k->classes; c++) {
         fprintf(f, "$c%d << EOD\n", c + 1);
-        for (gat_idx i = 0; i < ds->n; i++) {
-            const gat_idx label = ds->labels ? ds->labels[i] : -1;
-            if (label != c) continue;
+        for (gat_idx i = 0; i < k->n; i++) {
+            if (k->label[i] != c) continue;
             any_unlabelled |= c < 0;
             fprintf(f, "%.9g %.9g\n", xy[2 * i], xy[2 * i + 1]);
         }
         fprintf(f, "EOD\n");
     }
     char title[512];
-    snprintf(title, sizeof title, "%s of %s (%d dimensions), PCA to 2-D", what, name, dims);
+    snprintf(title, sizeof title, "%s of %s (%d-d), PCA to 2-D%s", what, base_name(name), dims,
+             k->note);
     fprintf(f, "set title ");
     plot_quote(f, title);
     fprintf(f, "\nset xlabel 'PC1 (variance %.3g)'\nset ylabel 'PC2 (variance %.3g)'\n"
@@ -105,13 +121,15 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
         fprintf(f, "$c0 using 1:2 with points pt 7 ps 0.35 lc rgb '#c0c0c0' title 'unlabelled'");
         first = 0;
     }
-    for (gat_idx c = 0; c < ds->n_classes; c++) {
+    for (gat_idx c = 0; c < k->classes; c++) {
         int count = 0;
-        for (gat_idx i = 0; i < ds->n && !count; i++) count = ds->labels && ds->labels[i] == c;
+        for (gat_idx i = 0; i < k->n && !count; i++) count = k->label[i] == c;
         if (!count) continue; /* gnuplot refuses an empty data block */
         fprintf(f, "%s$c%d using 1:2 with points pt %d ps 0.45 lc rgb '%s' title ",
                 first ? "" : ", ", c + 1, class_shape[(c / 10) % 3], class_color[c % 10]);
-        plot_quote(f, ds->class_names && ds->class_names[c] ? ds->class_names[c] : "?");
+        char num[32];
+        snprintf(num, sizeof num, "class %d", c);
+        plot_quote(f, k->names && k->names[c] ? k->names[c] : num);
         first = 0;
     }
     if (first) fprintf(f, "$c0 using 1:2 with points notitle"); /* no node at all: n >= 1 */
@@ -165,7 +183,7 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
         const int cols = L < 3 ? L : 3, rows = (L + cols - 1) / cols;
         char title[512];
         snprintf(title, sizeof title, "attention entropy on %s (nats) against uniform attention "
-                 "over the same in-neighbours", name);
+                 "over the same in-neighbours", base_name(name));
         fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
         plot_quote(f, title);
         fprintf(f, "\nset grid\nset style fill transparent solid 0.45 noborder\n"
@@ -286,6 +304,7 @@ int main(int argc, char **argv)
     gat_dataset ds;
     gat_real *emb = NULL;
     double *xy = NULL;
+    gat_idx *pred = NULL;
     memset(&ds, 0, sizeof ds);
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
     const gat_model_config *cfg = gat_model_get_config(m);
@@ -358,7 +377,26 @@ int main(int argc, char **argv)
                 rc = fail("cannot project the embeddings");
                 goto done;
             }
-            if ((rc = plot_embedding(o.plot, plot_fmt, plot_w, plot_h, &ds, xy, var,
+            /* the dataset's classes; a graph without labels gets the model's predictions */
+            colouring k = {ds.n, ds.n_classes, ds.labels, ds.class_names, ""};
+            int labelled = 0;
+            for (gat_idx i = 0; ds.labels && i < ds.n && !labelled; i++) labelled = ds.labels[i] >= 0;
+            if (!labelled) {
+                if (!(pred = malloc(((size_t)ds.n + 1) * sizeof *pred))) {
+                    fprintf(stderr, "gat-embed: out of memory for the predictions of %d nodes\n",
+                            ds.n);
+                    rc = 1;
+                    goto done;
+                }
+                if (gat_model_predict(m, &ds.graph, &ds.x, pred, NULL) != GAT_OK) {
+                    rc = fail("inference failed");
+                    goto done;
+                }
+                k = (colouring){ds.n, cfg->classes, pred,
+                                meta.n_classes == cfg->classes ? meta.class_names : NULL,
+                                "; colour: predicted class"};
+            }
+            if ((rc = plot_embedding(o.plot, plot_fmt, plot_w, plot_h, &k, xy, var,
                                      layer_name(layer, lname, sizeof lname), w, name)) != 0)
                 goto done;
             if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot, plot_w, plot_h);
@@ -393,6 +431,7 @@ int main(int argc, char **argv)
 done:
     free(emb);
     free(xy);
+    free(pred);
     gat_dataset_destroy(&ds);
     gat_model_meta_destroy(&meta);
     gat_model_free(m);

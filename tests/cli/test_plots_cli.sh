@@ -54,6 +54,13 @@ run embed-attention-deep "$embed" --model "$tmp/deep.gat" --dataset "$tiny" --th
 png embed-attention-deep-png "$tmp/deep.png" 900 300
 ls -A "$tmp" | grep -q '\.tmp-' && bad no-temporary-files-embed "$(ls -A "$tmp")" || ok no-temporary-files-embed
 
+# a graph without labels: the points take the model's predicted classes (said in the title)
+g="$data/graphs"
+run train-sbm "$bin" --graph "$g/sbm.edges" --features "$g/sbm.features" --labels "$g/sbm.labels" --epochs 5 --threads 1 --quiet --save "$tmp/sbm.gat"
+run embed-unlabelled "$embed" --model "$tmp/sbm.gat" --graph "$g/sbm.edges" --features "$g/sbm.features" --threads 1 --quiet --plot "$tmp/sbm.svg"
+grep -q 'layer 0 of sbm.edges (64-d), PCA to 2-D; colour: predicted class' "$tmp/sbm.svg" &&
+  ok embed-unlabelled-title || bad embed-unlabelled-title "$(grep -o 'layer 0 of[^<]*' "$tmp/sbm.svg")"
+
 # the checker itself refuses a broken file: a flipped byte inside IDAT, a wrong size
 cp "$tmp/pca.png" "$tmp/broken.png"
 printf '\x00' | dd of="$tmp/broken.png" bs=1 seek=200 conv=notrunc status=none
