@@ -7,6 +7,7 @@
 #include "gat/gat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,14 @@ typedef struct progress {
     int tty;                /* stderr is a terminal: one line updated in place */
     double last_draw;       /* CLOCK_MONOTONIC seconds of the last update of that line */
     gat_epoch_info last;    /* the latest epoch, drawn once more when the run ends */
+    /* A terminal's line also moves during an epoch: a ticker thread redraws it with the time
+     * the epoch under way has taken once that passes a second (the library reports only
+     * between epochs). lock guards the line and the fields below it. */
+    pthread_t ticker;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int ticking;            /* the ticker runs; cleared to stop it */
+    double epoch_start;     /* when the epoch under way (or the run's setup) began */
 } progress;
 
 /* One finished run, for the table of --runs N. */
@@ -70,23 +79,72 @@ static void on_signal(int sig)
 
 /* The progress line of a terminal: "\r" returns to its start and ESC [K clears what a longer
  * previous line left, so the line is rewritten in place. */
-static void draw_line(const progress *p, const gat_epoch_info *e)
+static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
 {
     if (p->o->runs > 1) fprintf(stderr, "\rrun %d/%d  ", p->run, p->o->runs);
     else fputc('\r', stderr);
-    fprintf(stderr, "epoch %d  loss %.4f/%.4f  acc %.2f%%/%.2f%% (train/val)  best %d  "
-                    "%.1f epochs/s  %.1f s\033[K", e->epoch, e->train_loss, e->val_loss,
-            100 * e->train_acc, 100 * e->val_acc, e->best_epoch,
-            e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
+    if (e->epoch > 0)
+        fprintf(stderr, "epoch %d  loss %.4f/%.4f  acc %.2f%%/%.2f%% (train/val)  best %d  "
+                        "%.1f epochs/s  %.1f s", e->epoch, e->train_loss, e->val_loss,
+                100 * e->train_acc, 100 * e->val_acc, e->best_epoch,
+                e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
+    if (busy > 0) fprintf(stderr, "%sepoch %d under way: %.0f s", e->epoch > 0 ? "  |  " : "",
+                          e->epoch + 1, busy);
+    fputs("\033[K", stderr);
     fflush(stderr);
+}
+
+/* The ticker thread (see progress): twice a second, if the epoch under way has taken a second
+ * or more, the line is redrawn with its time. */
+static void *tick(void *arg)
+{
+    progress *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (p->ticking) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 500000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&p->wake, &p->lock, &until);
+        const double busy = now() - p->epoch_start;
+        if (p->ticking && busy >= 1.0) draw_line(p, &p->last, busy);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Starts the ticker of run p->run on a terminal. Signals stay with the main thread. Without a
+ * thread the line still moves after each epoch. */
+static void start_ticker(progress *p)
+{
+    if (!p->tty) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    p->epoch_start = now();
+    p->last = (gat_epoch_info){0};
+    p->ticking = 1;
+    if (pthread_create(&p->ticker, NULL, tick, p) != 0) p->ticking = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Ends a run's progress line: its last epoch drawn, then a line break (the next run gets its
  * own line, the summary the line after). */
 static void end_line(progress *p)
 {
-    if (!p->tty || p->last.epoch == 0) return;
-    draw_line(p, &p->last);
+    if (!p->tty) return;
+    if (p->ticking) {
+        pthread_mutex_lock(&p->lock);
+        p->ticking = 0;
+        pthread_cond_signal(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->ticker, NULL);
+    }
+    if (p->last.epoch == 0) return;
+    draw_line(p, &p->last, 0);
     fputc('\n', stderr);
     p->last.epoch = 0;
 }
@@ -112,12 +170,15 @@ static int on_epoch(const gat_epoch_info *e, void *user)
     if (p->o->quiet) return stop_signal != 0;
     if (p->tty) {
         /* at most ten updates a second: a terminal cannot show more, and writes cost */
+        pthread_mutex_lock(&p->lock);
         const double t = now();
         p->last = *e;
+        p->epoch_start = t;
         if (e->epoch == 1 || (e->epoch % p->o->log_every == 0 && t - p->last_draw >= 0.1)) {
-            draw_line(p, e);
+            draw_line(p, e, 0);
             p->last_draw = t;
         }
+        pthread_mutex_unlock(&p->lock);
     } else if (e->epoch % p->o->log_every == 0 || stop_signal) {
         printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  "
                "%.3f s\n", e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
@@ -449,7 +510,8 @@ int main(int argc, char **argv)
 
     double sum = 0, sum2 = 0, secs = 0;
     int interrupted = 0, done = 0;
-    progress p = {.o = &o, .keep = o.metrics || draw, .tty = !o.quiet && isatty(STDERR_FILENO)};
+    progress p = {.o = &o, .keep = o.metrics || draw, .tty = !o.quiet && isatty(STDERR_FILENO),
+                  .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
     run_result *rr = calloc((size_t)o.runs, sizeof *rr);
     if (!rr) {
         fprintf(stderr, "gat-train: out of memory for %d runs\n", o.runs);
@@ -487,6 +549,7 @@ int main(int argc, char **argv)
         tc.progress = on_epoch;
         tc.user = &p;
         gat_train_result res;
+        start_ticker(&p);
         const gat_status tst = gat_train(m, &ds, &tc, &res);
         end_line(&p);
         if (tst == GAT_EINTERRUPTED) {
