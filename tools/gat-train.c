@@ -557,7 +557,7 @@ int main(int argc, char **argv)
             interrupted = 1;
             if (!o.save)
                 fprintf(stderr, "gat-train: interrupted at epoch %d; best epoch %d (no --save: "
-                                "nothing written)\n", res.epochs, res.best_epoch);
+                                "the model is not kept)\n", res.epochs, res.best_epoch);
         } else if (tst != GAT_OK) {
             rc = fail("training failed");
         } else {
