@@ -944,6 +944,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const size_t hw = (size_t)Fp * H;
     const gat_real slope = l->slope, as = l->att.on ? l->att.scale : 1;
     const gat_real *al = l->alpha;
+    gat_real *dp = b->drow + (size_t)thread_num() * b->drow_stride; /* the row's (k - k0, h) */
     for (int v = 0; v < NV; v++)
         db[v] = bc(0);
     for (gat_idx i = r0; i < r1; i++) {
@@ -959,10 +960,8 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         V8 any = bc(0);
         for (int v = 0; v < NV; v++)
             dy[v] = ld(dyi + 8 * v), db[v] += dy[v], any += dy[v] * dy[v];
-        gat_real *dp = b->dpre + (size_t)k0 * H;
         if (hsum(any) == 0) { /* rows the loss does not read: no gradient */
             b->active[i] = 0;
-            memset(dp, 0, (size_t)(k1 - k0) * H * sizeof *dp);
             memset(b->ds_dst + (size_t)i * H, 0, (size_t)H * sizeof *dp);
             if (Sc != GAT_SCORE_GAT) memset(b->dq + (size_t)i * hw, 0, hw * sizeof *dp);
             continue;
@@ -987,6 +986,8 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     D[q] += ld(al + (size_t)k0 * H + kh) * d;
                 }
             }
+            for (int q = 0; q < P; q++)
+                st(b->dot + (size_t)i * H + 8 * q, D[q]);
             if (Sc != GAT_SCORE_GAT) {
                 for (int q = 0; q < P; q++)
                     st(dot + 8 * q, D[q]);
@@ -1026,6 +1027,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 dot[h] += al[(size_t)k * H + h] * d;
             }
         }
+        memcpy(b->dot + (size_t)i * H, dot, (size_t)H * sizeof *dot);
         if (Sc != GAT_SCORE_GAT) {
             family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
             continue;
@@ -1151,8 +1153,8 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
  * dz / dy_prev and chunk c's partial sums are written: race-free. */
 INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
-                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, gat_real *xd,
-                            int H, gat_idx Fp, int Sc)
+                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, gat_real *gd,
+                            gat_real *xd, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
@@ -1172,8 +1174,10 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     if (nsc == 2) gp[np++] = K;
     if (nsc == 3) gp[np++] = DQ, gp[np++] = K;
     if (b->res) gp[np++] = RS;
+    V8 *T = DQ; /* per-edge head sums; DQ is set only after a row's edges */
     for (gat_idx j = r0; j < r1; j++) {
         const gat_real *kj = Sc == GAT_SCORE_GAT ? NULL : l->k + (size_t)j * hw;
+        const gat_real *zr = l->z + (size_t)j * hw;
         for (int v = 0; v < NV; v++)
             acc[v] = bc(0), K[v] = bc(0);
         for (int q = 0; q < P; q++)
@@ -1187,29 +1191,49 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 const size_t ka = (size_t)g->t_edge[p + AHEAD];
                 __builtin_prefetch(b->active + ia, 0, 3);
                 prefetch_row(b->dy + (size_t)ia * hw, hw);
+                __builtin_prefetch(b->dot + (size_t)ia * H, 0, 3);
                 __builtin_prefetch(l->alpha + ka * H, 0, 3);
-                __builtin_prefetch(b->dpre + ka * H, 0, 3);
+                if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
                 if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
             }
             if (!b->active[i]) continue;
             const size_t k = (size_t)g->t_edge[p];
-            const gat_real *dyi = b->dy + (size_t)i * hw;
+            const gat_real *dyi = b->dy + (size_t)i * hw, *doti = b->dot + (size_t)i * H;
+            /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's
+             * score gradient from it and row i's softmax term: recomputed here rather than
+             * stored per edge by the targets pass */
+            for (int q = 0; q < P; q++)
+                T[q] = bc(0);
+            for (int v = 0; v < NV; v++)
+                T[v % P] += ld(dyi + 8 * v) * ld(zr + 8 * v);
             if (H % 8 == 0) {
                 for (int q = 0; q < P; q++) {
                     const V8 a = ld(l->alpha + k * H + 8 * q);
                     /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
                      * more random cache line per edge */
-                    W[q] = !l->att.on ? a
-                           : l->prefetch
-                               ? a * (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
-                               : a * keep_pat(l, l->akeep + k * AB, H, q, as);
-                    ES[q] += ld(b->dpre + k * H + 8 * q);
+                    const V8 km = !l->att.on ? bc(1)
+                                  : l->prefetch
+                                      ? (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
+                                      : keep_pat(l, l->akeep + k * AB, H, q, as);
+                    W[q] = a * km;
+                    const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
+                    if (Sc == GAT_SCORE_GAT)
+                        ES[q] += de * sel(expand(l->pos[k * AB + q]), bc(1), bc(l->slope));
+                    else
+                        st(gd + 8 * q, de);
                 }
             } else {
+                fold(l, T, H, gd);
                 for (int h = 0; h < H; h++) {
                     const gat_real a = l->alpha[k * H + h];
-                    w[h] = !l->att.on ? a : bit_of(l->akeep + k * AB, h) ? a * as : 0;
-                    dss[h] += b->dpre[k * H + h];
+                    const unsigned kept = !l->att.on || bit_of(l->akeep + k * AB, h);
+                    w[h] = !l->att.on ? a : kept ? a * as : 0;
+                    const gat_real de =
+                        a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);
+                    if (Sc == GAT_SCORE_GAT)
+                        dss[h] += de * (bit_of(l->pos + k * AB, h) ? 1 : l->slope);
+                    else
+                        gd[h] = de;
                 }
                 for (int q = 0; q < P; q++)
                     W[q] = pat(l, w, H, q);
@@ -1217,8 +1241,14 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (int v = 0; v < NV; v++)
                 acc[v] += W[v % P] * ld(dyi + 8 * v);
             if (Sc == GAT_SCORE_GAT) continue;
+            /* the score's per-head transform (family_backward_row): gd becomes the gradient of
+             * the score's core */
+            for (int h = 0; h < H; h++) {
+                if (Sc == GAT_SCORE_DOT || Sc == GAT_SCORE_COSINE) gd[h] *= l->coef[h];
+                if (Sc == GAT_SCORE_GAUSSIAN) gd[h] = -gd[h] * l->coef[h];
+            }
             /* the key k_j's share of the score's gradient, from q_i and the core's gradient */
-            const gat_real *qi = l->q + (size_t)i * hw, *gk = b->dpre + k * H;
+            const gat_real *qi = l->q + (size_t)i * hw, *gk = gd;
             if (Sc == GAT_SCORE_COSINE) {
                 for (int h = 0; h < H; h++) {
                     gq[h] = gk[h] * l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
@@ -1326,7 +1356,8 @@ static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
         SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
                                       WITH_SCRATCH(bwd_source_rows(
                                           l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1,
-                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, s_.xd, Hc, Fc, Sc)))));
+                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, s_.h5, s_.xd,
+                                          Hc, Fc, Sc)))));
 }
 
 /* dW[p] (F, H, Fo) += X_d^T dz[p] from the stored dz[p] (N, Fp, H) of np <= 4 projections, one

@@ -99,9 +99,15 @@ typedef struct gat_i_fbw {
     gat_real *dy;            /* (N, Fp, H) gradient of the attention output: hidden layers read it
                               * (written by the next layer); the output layer's targets pass fills
                               * it from dlogits */
-    gat_real *dpre;          /* (E, H) scratch: d loss / d LeakyReLU input (gat); d loss / d of the
-                              * score's core (the dot product, cosine or squared distance of
-                              * q_i and k_j, or gatv2's e) for the other scores */
+    gat_real *dot;           /* (N, H) scratch: per target row and head, sum_j alpha_ij d alpha'_ij
+                              * (the softmax backward's row term), written by the targets pass
+                              * for active rows; the sources pass recomputes each edge's score
+                              * gradient from it instead of reading an (E, H) array */
+    gat_real *drow;          /* per thread (nt of them, drow_stride apart): a target row's per-edge
+                              * scratch, (in-degree, H): d loss / d LeakyReLU input (gat); d loss /
+                              * d of the score's core (the dot product, cosine or squared distance
+                              * of q_i and k_j, or gatv2's e) for the other scores */
+    size_t drow_stride;      /* >= the largest in-degree times H */
     gat_real *ds_dst;        /* (N, H) scratch */
     uint8_t *active;         /* (N) scratch: target row has a non-zero gradient */
     gat_real *pt;            /* (tc.n, 2 hw) per target chunk: the bias gradient (hw, fh order),
@@ -138,7 +144,7 @@ typedef struct gat_i_fused_ops {
     void (*proj_dense)(const gat_i_fl *l);
     /* out, alpha, pos, akeep for every row (or l->rows) */
     void (*att_forward)(const gat_i_fl *l);
-    /* dpre, ds_dst, active, pt */
+    /* dot, ds_dst, active, pt (and dq) */
     void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
     /* ps, and dz (layer 0) or dy_prev (l > 0) */
     void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);

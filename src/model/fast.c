@@ -70,6 +70,7 @@ struct gat_i_fast {
     const gat_graph *g;
     const gat_csr *x;
     gat_idx N, E, xnnz;
+    gat_idx maxdeg; /* the largest in-degree */
     int nt_cap;            /* threads the kernel scratch is laid out for */
     gat_real *scratch;     /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
     size_t scratch_stride;
@@ -77,7 +78,8 @@ struct gat_i_fast {
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
     void *block;     /* every cache and scratch buffer */
     /* backward scratch */
-    gat_real *dpre, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
+    gat_real *dot, *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
+    size_t drow_stride; /* gat_i_fbw.drow_stride */
     uint8_t *active, *dz_nonzero;
     size_t ps_stride;
     int dw_fused; /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
@@ -181,7 +183,9 @@ static size_t layout(gat_i_fast *f, char *base)
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
-    f->dpre = gat_i_carve(base, &off, E * maxh, sizeof(gat_real));
+    f->dot = gat_i_carve(base, &off, N * maxh, sizeof(gat_real));
+    f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
+    f->drow = gat_i_carve(base, &off, (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
     f->ds_dst = gat_i_carve(base, &off, N * maxh, sizeof(gat_real));
     f->active = gat_i_carve(base, &off, N, 1);
     f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : N, 1);
@@ -232,6 +236,11 @@ static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x)
     f->N = g->n;
     f->E = g->nnz;
     f->xnnz = x->rowptr[x->rows];
+    f->maxdeg = 0;
+    for (gat_idx i = 0; i < g->n; i++) {
+        const gat_idx d = g->rowptr[i + 1] - g->rowptr[i];
+        f->maxdeg = d > f->maxdeg ? d : f->maxdeg;
+    }
     f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
     f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
     f->xc.n = chunk_count(x->rows, f->xnnz, 512, 512);
@@ -636,7 +645,9 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         b.identity = -1;
         b.dlogits = L->mean ? dlogits : NULL;
         b.dy = f->dy[l % 2];
-        b.dpre = f->dpre;
+        b.dot = f->dot;
+        b.drow = f->drow;
+        b.drow_stride = f->drow_stride;
         b.ds_dst = f->ds_dst;
         b.active = f->active;
         const gat_score S = L->score;
