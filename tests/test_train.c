@@ -256,6 +256,90 @@ static void parse_metrics(const char *line, int jsonl, int with_run, double v[9]
     }
 }
 
+/* What the stage callback saw, and the epochs' ends, in the order they came. */
+typedef struct parts {
+    gat_stage_info s[256];
+    int n;
+    gat_epoch_info e[8];
+    int n_e, at_epoch_end[8]; /* parts seen when each epoch ended */
+} parts;
+
+static void keep_part(const gat_stage_info *s, void *user)
+{
+    parts *p = user;
+    ck_assert_int_lt(p->n, 256);
+    p->s[p->n++] = *s;
+}
+
+static int keep_epoch(const gat_epoch_info *e, void *user)
+{
+    parts *p = user;
+    ck_assert_int_lt(p->n_e, 8);
+    p->at_epoch_end[p->n_e] = p->n;
+    p->e[p->n_e++] = *e;
+    return 0;
+}
+
+/* The stage callback: per epoch, forward layer by layer, backward from the last layer, the
+ * update, the validation forward, each with its place (done of total = 3 layers + 1) and a time
+ * within the epoch; none after the last epoch (the final evaluations are not an epoch's parts);
+ * the trained parameters equal a run without the callback. */
+START_TEST(stage_callback)
+{
+    load_cora();
+    gat_model_config mc;
+    gat_model *m = NULL, *m0 = NULL;
+    gat_model_config_default(&mc, cora.n_features, cora.n_classes);
+    mc.layers = 3;
+    ck_assert_int_eq(gat_model_create(&m, &mc, 5), GAT_OK);
+    ck_assert_int_eq(gat_model_create(&m0, &mc, 5), GAT_OK);
+    gat_model_set_threads(m, 1);
+    gat_model_set_threads(m0, 1);
+    gat_train_config tc;
+    gat_train_result res;
+    parts p = {.n = 0};
+    gat_train_config_default(&tc);
+    tc.max_epochs = 4;
+    tc.progress = keep_epoch;
+    tc.stage = keep_part;
+    tc.user = &p;
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &res), GAT_OK);
+    const int L = 3, total = 3 * L + 1;
+    ck_assert_int_eq(p.n_e, 4);
+    ck_assert_int_eq(p.n, 4 * total);
+    for (int e = 0; e < 4; e++) {
+        ck_assert_int_eq(p.at_epoch_end[e], (e + 1) * total);
+        double last = 0;
+        for (int k = 0; k < total; k++) {
+            const gat_stage_info *s = &p.s[e * total + k];
+            gat_stage want;
+            int layer;
+            if (k < L) want = GAT_STAGE_FORWARD, layer = k;
+            else if (k < 2 * L) want = GAT_STAGE_BACKWARD, layer = 2 * L - 1 - k;
+            else if (k == 2 * L) want = GAT_STAGE_UPDATE, layer = -1;
+            else want = GAT_STAGE_VALIDATION, layer = k - 2 * L - 1;
+            ck_assert_int_eq(s->epoch, e + 1);
+            ck_assert_int_eq(s->stage, want);
+            ck_assert_int_eq(s->layer, layer);
+            ck_assert_int_eq(s->done, k + 1);
+            ck_assert_int_eq(s->total, total);
+            ck_assert(s->seconds >= last && s->seconds <= p.e[e].epoch_seconds);
+            last = s->seconds;
+        }
+    }
+    /* the callback only watches */
+    tc.progress = NULL;
+    tc.stage = NULL;
+    ck_assert_int_eq(gat_train(m0, &cora, &tc, &res), GAT_OK);
+    size_t P, P0;
+    const gat_real *a = gat_model_params(m, &P), *b = gat_model_params(m0, &P0);
+    ck_assert_uint_eq(P, P0);
+    ck_assert(memcmp(a, b, P * sizeof *a) == 0);
+    gat_model_free(m);
+    gat_model_free(m0);
+}
+END_TEST
+
 /* gat_metrics_save writes exactly the numbers the progress callback saw, with its header, as CSV
  * and as JSON lines, with and without the run column; epoch_seconds adds up within seconds. */
 START_TEST(metrics_file)
@@ -563,6 +647,7 @@ static Suite *suite(void)
     tcase_add_test(tc, diverges);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, metrics_file);
+    tcase_add_test(tc, stage_callback);
     suite_add_tcase(s, tc);
     tc = tcase_create("step");
     tcase_set_timeout(tc, 600);

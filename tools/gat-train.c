@@ -50,6 +50,7 @@ typedef struct progress {
     pthread_cond_t wake;
     int ticking;            /* the ticker runs; cleared to stop it */
     double epoch_start;     /* when the epoch under way (or the run's setup) began */
+    gat_stage_info part;    /* the last part of the epoch under way that ended (part.done > 0) */
 } progress;
 
 /* One finished run, for the table of --runs N. */
@@ -88,8 +89,20 @@ static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
                         "%.1f epochs/s  %.1f s", e->epoch, e->train_loss, e->val_loss,
                 100 * e->train_acc, 100 * e->val_acc, e->best_epoch,
                 e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
-    if (busy > 0) fprintf(stderr, "%sepoch %d under way: %.0f s", e->epoch > 0 ? "  |  " : "",
-                          e->epoch + 1, busy);
+    if (busy > 0) {
+        fprintf(stderr, "%sepoch %d under way: %.0f s", e->epoch > 0 ? "  |  " : "", e->epoch + 1,
+                busy);
+        /* where in the epoch: the part that ended last (gat_train_config.stage) */
+        const gat_stage_info *s = &p->part;
+        static const char *const name[] = {"forward", "backward", "update", "validation"};
+        if (s->done > 0 && s->epoch == e->epoch + 1) {
+            if (s->stage == GAT_STAGE_UPDATE)
+                fprintf(stderr, ", %s done (%d/%d)", name[s->stage], s->done, s->total);
+            else
+                fprintf(stderr, ", %s of layer %d done (%d/%d)", name[s->stage], s->layer + 1,
+                        s->done, s->total);
+        }
+    }
     fputs("\033[K", stderr);
     fflush(stderr);
 }
@@ -126,6 +139,7 @@ static void start_ticker(progress *p)
     pthread_sigmask(SIG_BLOCK, &all, &old);
     p->epoch_start = now();
     p->last = (gat_epoch_info){0};
+    p->part = (gat_stage_info){0};
     p->ticking = 1;
     if (pthread_create(&p->ticker, NULL, tick, p) != 0) p->ticking = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -147,6 +161,15 @@ static void end_line(progress *p)
     draw_line(p, &p->last, 0);
     fputc('\n', stderr);
     p->last.epoch = 0;
+}
+
+/* Parts of an epoch as they end (gat_train_config.stage): kept for the ticker's line. */
+static void on_stage(const gat_stage_info *s, void *user)
+{
+    progress *p = user;
+    pthread_mutex_lock(&p->lock);
+    p->part = *s;
+    pthread_mutex_unlock(&p->lock);
 }
 
 static int on_epoch(const gat_epoch_info *e, void *user)
@@ -547,6 +570,7 @@ int main(int argc, char **argv)
         tc.patience = o.patience;
         p.run = r + 1;
         tc.progress = on_epoch;
+        tc.stage = p.tty && !o.quiet ? on_stage : NULL;
         tc.user = &p;
         gat_train_result res;
         start_ticker(&p);

@@ -27,12 +27,35 @@ typedef struct gat_epoch_info {
  * gat_train returns GAT_EINTERRUPTED). */
 typedef int (*gat_progress_fn)(const gat_epoch_info *info, void *user);
 
+/* The parts of an epoch, in their order. */
+typedef enum gat_stage {
+    GAT_STAGE_FORWARD,   /* the training forward, one part per layer, first layer first */
+    GAT_STAGE_BACKWARD,  /* the backward, one part per layer, last layer first */
+    GAT_STAGE_UPDATE,    /* Adam's step on every parameter */
+    GAT_STAGE_VALIDATION /* the validation forward, one part per layer */
+} gat_stage;
+
+/* What the stage callback sees each time a part of an epoch ends: progress within an epoch,
+ * for epochs long enough to watch (large graphs). */
+typedef struct gat_stage_info {
+    gat_idx epoch;   /* 1-based: the epoch under way */
+    gat_stage stage; /* the part that just ended */
+    int layer;       /* its layer, 0-based; -1 for GAT_STAGE_UPDATE */
+    int done, total; /* parts of this epoch ended so far (1..total), of total = 3 layers + 1 */
+    double seconds;  /* since this epoch began */
+} gat_stage_info;
+
+/* Called on gat_train's thread between the engine's parallel passes, so it should be quick. It
+ * must not call into the model being trained. */
+typedef void (*gat_stage_fn)(const gat_stage_info *info, void *user);
+
 typedef struct gat_train_config {
     gat_adam_config adam;
     gat_idx max_epochs;       /* default 100000: stop only on patience */
     gat_idx patience;         /* epochs without improvement before stopping (default 100) */
     gat_progress_fn progress; /* optional */
-    void *user;               /* passed to progress */
+    void *user;               /* passed to progress and stage */
+    gat_stage_fn stage;       /* optional: called as each part of an epoch ends */
 } gat_train_config;
 
 typedef struct gat_train_result {

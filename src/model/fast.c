@@ -584,6 +584,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
             f->ops->proj_dense(fl);
         fl->res = L->residual ? fy->res : NULL;
         f->ops->att_forward(fl);
+        if (run->hook) run->hook(run->hook_user, 0, l);
     }
     f->trained = run->training;
     gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, nt_max);
@@ -630,7 +631,8 @@ static void reduce(const gat_real *p, size_t stride, int n, size_t rows, int H, 
 }
 
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
-                         const gat_real *dlogits, int nt_req)
+                         const gat_real *dlogits, int nt_req, gat_i_layer_hook hook,
+                         void *hook_user)
 {
     const int nt_max = nt_req < f->nt_cap ? nt_req : f->nt_cap, nt = gov_begin(f, nt_max);
     (void)params;
@@ -738,6 +740,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                                 t[(r * (size_t)H + (size_t)h) * (size_t)Fo + (size_t)fo];
             }
         }
+        if (hook) hook(hook_user, 1, l);
     }
     gov_end(f, K_BACKWARD, nt_max);
 }

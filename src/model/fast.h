@@ -23,6 +23,10 @@ typedef struct gat_i_fast_layer {
 } gat_i_fast_layer;
 
 /* What one forward does. */
+/* Called after each layer of a forward (backward == 0) or a backward (backward == 1), on the
+ * caller's thread between kernel passes: progress reports (gat_train_config.stage). */
+typedef void (*gat_i_layer_hook)(void *user, int backward, int layer);
+
 typedef struct gat_i_fast_run {
     int training; /* dropout on, caches kept for backward */
     uint64_t key; /* dropout key of this step (layer l uses hash(key, 4 l)) */
@@ -30,6 +34,8 @@ typedef struct gat_i_fast_run {
     const gat_idx *rows; /* last layer: only these rows (ascending), or NULL */
     gat_idx n_rows;
     int nt; /* threads */
+    gat_i_layer_hook hook; /* optional, with hook_user */
+    void *hook_user;
 } gat_i_fast_run;
 
 typedef struct gat_i_fast gat_i_fast;
@@ -52,9 +58,10 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
  * (and backward's nt) is the most threads to use: a call runs one thread instead when timing
  * shows that faster (oversubscribed machine); results are the same either way. */
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run);
-/* Backward of the last (training) forward from dlogits (N, C): ADDS into grads. */
+/* Backward of the last (training) forward from dlogits (N, C): ADDS into grads. hook: optional,
+ * called after each layer with hook_user. */
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
-                         const gat_real *dlogits, int nt);
+                         const gat_real *dlogits, int nt, gat_i_layer_hook hook, void *hook_user);
 
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);

@@ -39,6 +39,8 @@ struct gat_model {
     double in_p, att_p;
     const gat_idx *out_rows;
     gat_idx n_out_rows;
+    gat_i_layer_hook hook; /* gat_i_model_set_hook */
+    void *hook_user;
     const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
@@ -471,6 +473,12 @@ void gat_i_model_set_step(gat_model *m, uint64_t step)
     m->step = step;
 }
 
+void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user)
+{
+    m->hook = hook;
+    m->hook_user = hook ? user : NULL;
+}
+
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows)
 {
     m->out_rows = rows;
@@ -725,7 +733,8 @@ void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
     if (training) m->step++;
     *run = (gat_i_fast_run){.training = training, .key = gat_i_hash64(m->seed, m->step),
                             .in_p = m->in_p, .att_p = m->att_p, .slope = m->cfg.negative_slope,
-                            .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads};
+                            .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads,
+                            .hook = m->hook, .hook_user = m->hook_user};
 }
 
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,
@@ -775,6 +784,7 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
             memcpy(m->ws.dl + k * C, dlogits + (size_t)m->ws.perm[k] * C, C * sizeof *dlogits);
         dlogits = m->ws.dl;
     }
-    gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads);
+    gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads, m->hook,
+                        m->hook_user);
     return GAT_OK;
 }

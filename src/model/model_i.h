@@ -14,6 +14,9 @@ void gat_i_model_set_step(gat_model *m, uint64_t step);
  * forwards); NULL restores all rows. The listed logits are exact; other rows of the logits (and,
  * rows of hidden layers they do not depend on) are left unspecified. */
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows);
+/* Forwards and backwards call hook(user, backward, layer) after each layer (see
+ * gat_i_layer_hook); NULL removes it. */
+void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);

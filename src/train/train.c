@@ -237,6 +237,30 @@ gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
     return st;
 }
 
+/* The stage callback's state: the engine's per-layer hook turns into gat_stage_info. */
+typedef struct stages {
+    const gat_train_config *cfg;
+    gat_stage_info info;
+    int validating; /* forwards are now the validation pass */
+    double t0;      /* the epoch's start */
+} stages;
+
+static void report(stages *s, gat_stage stage, int layer)
+{
+    s->info.stage = stage;
+    s->info.layer = layer;
+    s->info.done++;
+    s->info.seconds = now() - s->t0;
+    s->cfg->stage(&s->info, s->cfg->user);
+}
+
+static void on_layer(void *user, int backward, int layer)
+{
+    stages *s = user;
+    report(s, backward ? GAT_STAGE_BACKWARD : s->validating ? GAT_STAGE_VALIDATION
+                                                             : GAT_STAGE_FORWARD, layer);
+}
+
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                      gat_train_result *res)
 {
@@ -274,10 +298,17 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     }
     memcpy(best, params, P * sizeof *best);
 
+    stages sg = {.cfg = cfg,
+                 .info.total = 3 * (int)gat_model_get_config(m)->layers + 1};
+    if (cfg->stage) gat_i_model_set_hook(m, on_layer, &sg);
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
         const double epoch_t0 = now();
         int diverged;
+        sg.info.epoch = epoch;
+        sg.info.done = 0;
+        sg.validating = 0;
+        sg.t0 = epoch_t0;
         /* an epoch is one training step on the training rows, then the validation pass */
         st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
                   &info.train_loss, &info.train_acc, "epoch", "; the best model so far is kept",
@@ -286,6 +317,8 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
             if (diverged) goto restore;
             goto cleanup;
         }
+        if (cfg->stage) report(&sg, GAT_STAGE_UPDATE, -1);
+        sg.validating = 1;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
             goto cleanup;
@@ -318,6 +351,7 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     }
 
 restore:
+    gat_i_model_set_hook(m, NULL, NULL); /* the final evaluations are not an epoch's parts */
     memcpy(params, best, P * sizeof *best);
     r.seconds = now() - t0;
     {
@@ -335,6 +369,7 @@ restore:
     if (res) *res = r;
 
 cleanup:
+    gat_i_model_set_hook(m, NULL, NULL);
     gat_i_model_set_output_rows(m, NULL, 0);
     gat_free(train);
     gat_free(val);
