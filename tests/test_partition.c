@@ -169,6 +169,27 @@ START_TEST(cora_parts)
 }
 END_TEST
 
+/* Without the training constraint (two constraints) and with another seed: still a partition. */
+START_TEST(options)
+{
+    gat_idx *a = malloc((size_t)cora.n * sizeof *a);
+    int64_t cut;
+    gat_partition_options o;
+    gat_partition_options_default(&o);
+    ck_assert_int_eq(o.seed, 1);
+    ck_assert_int_eq(o.balance_train, 1);
+    o.balance_train = 0;
+    o.seed = 7;
+    ck_assert_msg(gat_partition_compute(&cora, 2, &o, a, &cut) == GAT_OK, "%s", gat_last_error());
+    char *dir = tu_tmpdir();
+    ck_assert_int_eq(gat_partition_save(&cora, 2, a, cut, dir, "cora"), GAT_OK);
+    check_partition(&cora, 2, a, cut, dir);
+    tu_rmtree(dir);
+    free(dir);
+    free(a);
+}
+END_TEST
+
 /* Reads a whole file (for byte comparisons). */
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -424,6 +445,7 @@ int main(void)
     tcase_add_loop_test(tc, cora_parts, 1, 5);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, given_assignment);
+    tcase_add_test(tc, options);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("errors");
     tcase_add_unchecked_fixture(bad, load_cora, free_cora);
