@@ -2,7 +2,9 @@
  * io/safetensors.h holding the graph's in-CSR, the raw features (CSR, or dense from other
  * writers), labels, split and node ids. The loader maps the file copy-on-write and points the
  * dataset's arrays into the mapping where byte order and alignment allow, after checking every
- * length, offset, index and value in one pass per array; the out-CSR is rebuilt by counting. */
+ * length, offset, index and value in one pass per array; the out-CSR is rebuilt by counting.
+ * Part files of a partition (gat/partition.h; format "libgat-part") go through the same writer
+ * and reader: a rectangular in-CSR over local ids plus the part.* tensors, no transpose. */
 #include "gat/dataset.h"
 #include "core/core.h"
 #include "graph/graph_i.h"
