@@ -77,12 +77,14 @@ int main(int argc, char **argv)
 {
     cli_data d = {0};
     const char *out = NULL;
-    int parts = 0, force = 0, quiet = 0, seed = 1, no_train = 0, exit_now, rc;
+    int parts = 0, force = 0, quiet = 0, seed = 1, no_train = 0, directed = 0, exit_now, rc;
     const cli_option opts[] = {
         {"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH",
          "bundled dataset (cora, citeseer), a Cora-style path or a .gatd file"},
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
+        {"directed", CLI_FLAG, &directed, 0, 0, NULL,
+         "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file says)"},
         {"parts", CLI_INT, &parts, 1, 1 << 30, "K", "number of parts (>= 1, at most the nodes)"},
         {"out", CLI_STRING, &out, 0, 0, "DIR", "partition directory to write (must not exist or be empty)"},
         {"force", CLI_FLAG, &force, 0, 0, NULL, "replace an existing partition in DIR"},
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
     gat_dataset_options dopt;
     gat_dataset_options_default(&dopt);
     dopt.normalize = GAT_NORMALIZE_OFF; /* parts keep the raw features, as gat-convert does */
+    dopt.symmetrize = !directed;
     gat_dataset ds;
     const char *name;
     const double t0 = now();
