@@ -33,6 +33,7 @@
 #include "embed.h"
 #include "graphfile.h"
 #include "analysis.h"
+#include "partition.h"
 
 #ifdef __cplusplus
 extern "C" {

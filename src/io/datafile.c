@@ -2,7 +2,9 @@
  * io/safetensors.h holding the graph's in-CSR, the raw features (CSR, or dense from other
  * writers), labels, split and node ids. The loader maps the file copy-on-write and points the
  * dataset's arrays into the mapping where byte order and alignment allow, after checking every
- * length, offset, index and value in one pass per array; the out-CSR is rebuilt by counting. */
+ * length, offset, index and value in one pass per array; the out-CSR is rebuilt by counting.
+ * Part files of a partition (gat/partition.h; format "libgat-part") go through the same writer
+ * and reader: a rectangular in-CSR over local ids plus the part.* tensors, no transpose. */
 #include "gat/dataset.h"
 #include "core/core.h"
 #include "graph/graph_i.h"
@@ -23,6 +25,7 @@
 
 #define GATD_FORMAT "libgat-dataset"
 #define GATD_VERSION "1"
+#define GATD_PART_FORMAT "libgat-part"
 /* Alignment of the data section and of every tensor in the files we write: an mmap of the file
  * (page aligned) then gives cache-line aligned arrays. */
 #define GATD_ALIGN 64
@@ -124,7 +127,11 @@ int gat_i_datafile_is(const char *path)
 
 /* ---- Loading ----------------------------------------------------------------------------- */
 
-enum { T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS, T_COUNT };
+enum {
+    T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS,
+    T_GLOBAL, T_HOWNER, /* part files only */
+    T_COUNT
+};
 
 static const struct {
     const char *name, *dtype;
@@ -133,6 +140,7 @@ static const struct {
     {"graph.indptr", "I32", 4},    {"graph.indices", "I32", 4}, {"features.indptr", "I32", 4},
     {"features.indices", "I32", 4}, {"features.data", "F32", 4}, {"features", "F32", 4},
     {"labels", "I32", 4},          {"split", "U8", 1},          {"node_ids", "U8", 1},
+    {"part.global_ids", "I32", 4}, {"part.halo_owner", "I32", 4},
 };
 
 typedef struct reader {
@@ -146,6 +154,8 @@ typedef struct reader {
     size_t dims[T_COUNT][2];
     int ndim[T_COUNT];
     gat_idx classes; /* C from the metadata */
+    gat_i_part_data *part; /* a part file (format libgat-part) is read into it; NULL: a dataset */
+    gat_idx cols;          /* columns of the graph CSR: n, or n + halo in a part file */
 } reader;
 
 static gat_status map_file(reader *R)
@@ -198,6 +208,12 @@ static gat_status read_entries(reader *R, const cJSON *root)
         const int pad = !strncmp(e->string, GATD_PAD, strlen(GATD_PAD));
         while (!pad && k < T_COUNT && strcmp(e->string, spec[k].name) != 0)
             k++;
+        if (!R->part && (k == T_GLOBAL || k == T_HOWNER)) k = T_COUNT;
+        if (k == T_COUNT && R->part)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: unexpected tensor \"%s\" (a part file holds graph.*, "
+                               "features.*, labels, split, node_ids and part.*)",
+                               R->path, e->string);
         if (k == T_COUNT)
             return gat_i_error(GAT_EFORMAT,
                                "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
@@ -229,8 +245,8 @@ static gat_status read_entries(reader *R, const cJSON *root)
         memcpy(R->dims[k], dims, sizeof dims);
         memcpy(R->span[k], span, sizeof span);
     }
-    static const int required[] = {T_GPTR, T_GIDX, T_LABELS, T_SPLIT};
-    for (size_t r = 0; r < sizeof required / sizeof *required; r++)
+    static const int required[] = {T_GPTR, T_GIDX, T_LABELS, T_SPLIT, T_GLOBAL, T_HOWNER};
+    for (size_t r = 0; r < sizeof required / sizeof *required - (R->part ? 0 : 2); r++)
         if (!R->present[required[r]])
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" is missing", R->path,
                                spec[required[r]].name);
@@ -279,34 +295,78 @@ static gat_status expect_dim(const reader *R, int k, int d, size_t want, const c
     return GAT_OK;
 }
 
+/* The metadata string under key as 16 hexadecimal digits (a part file's hashes). */
+static gat_status meta_hex(const reader *R, const cJSON *md, const char *key, uint64_t *out)
+{
+    const char *s;
+    gat_status st = gat_i_st_meta_get(R->path, md, key, 1, &s);
+    uint64_t v = 0;
+    if (st != GAT_OK) return st;
+    for (int k = 0; k < 16; k++) {
+        const char c = s[k];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) {
+            v = 0;
+            break;
+        }
+        v = v << 4 | (uint64_t)d;
+    }
+    if (strlen(s) != 16 || (v == 0 && strcmp(s, "0000000000000000") != 0))
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"%s\" is \"%s\", expected 16 hexadecimal digits",
+                           R->path, key, s);
+    *out = v;
+    return GAT_OK;
+}
+
 /* The metadata: format, version, sizes, flags; the sizes are checked against the shapes. */
 static gat_status read_meta(reader *R, const cJSON *md, long *v_norm)
 {
     gat_dataset *ds = R->ds;
-    const char *s;
+    const char *s, *format = R->part ? GATD_PART_FORMAT : GATD_FORMAT;
     long v[4] = {0, 0, 0, 0}, sym = 0;
     gat_status st;
     if (!md || (st = gat_i_st_meta_get(R->path, md, "format", 0, &s)) != GAT_OK || !s ||
-        strcmp(s, GATD_FORMAT) != 0)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: __metadata__ \"format\" is not \"" GATD_FORMAT
-                           "\": not a libgat dataset file",
-                           R->path);
+        strcmp(s, format) != 0)
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"format\" is not \"%s\": not a libgat %s file",
+                           R->path, format, R->part ? "part" : "dataset");
     if ((st = gat_i_st_meta_get(R->path, md, "version", 1, &s)) != GAT_OK) return st;
     if (strcmp(s, GATD_VERSION) != 0)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: dataset file version \"%s\" is not supported (this libgat reads "
+                           "%s: %s file version \"%s\" is not supported (this libgat reads "
                            "version " GATD_VERSION ")",
-                           R->path, s);
+                           R->path, R->part ? "part" : "dataset", s);
     *v_norm = 0;
     if ((st = gat_i_st_meta_int(R->path, md, "nodes", 0, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = gat_i_st_meta_int(R->path, md, "features", 0, INT32_MAX, 1, &v[1])) != GAT_OK ||
         (st = gat_i_st_meta_int(R->path, md, "classes", 0, INT32_MAX, 1, &v[2])) != GAT_OK ||
         (st = gat_i_st_meta_int(R->path, md, "edges", 0, INT32_MAX, 1, &v[3])) != GAT_OK ||
-        (st = gat_i_st_meta_int(R->path, md, "symmetrized", 0, 1, 1, &sym)) != GAT_OK ||
+        (st = gat_i_st_meta_int(R->path, md, "symmetrized", 0, 1, !R->part, &sym)) != GAT_OK ||
         (st = gat_i_st_meta_int(R->path, md, "normalized", 0, 1, 0, v_norm)) != GAT_OK)
         return st;
     const size_t n = (size_t)v[0], F = (size_t)v[1];
+    R->cols = (gat_idx)v[0];
+    if (R->part) {
+        gat_i_part_data *p = R->part;
+        long w[4] = {0, 0, 0, 0};
+        if ((st = gat_i_st_meta_int(R->path, md, "halo", 0, INT32_MAX - 1 - v[0], 1, &w[0])) !=
+                GAT_OK ||
+            (st = gat_i_st_meta_int(R->path, md, "part", 0, INT32_MAX - 1, 1, &w[1])) != GAT_OK ||
+            (st = gat_i_st_meta_int(R->path, md, "parts", 1, INT32_MAX, 1, &w[2])) != GAT_OK ||
+            (st = gat_i_st_meta_int(R->path, md, "global_nodes", 0, INT32_MAX - 1, 1, &w[3])) !=
+                GAT_OK ||
+            (st = meta_hex(R, md, "fingerprint", &p->fingerprint)) != GAT_OK ||
+            (st = meta_hex(R, md, "assignment", &p->assignment)) != GAT_OK)
+            return st;
+        p->n_halo = (gat_idx)w[0];
+        p->part = (gat_idx)w[1];
+        p->n_parts = (gat_idx)w[2];
+        p->n_global = (gat_idx)w[3];
+        R->cols = (gat_idx)(v[0] + w[0]);
+        if ((st = expect_dim(R, T_GLOBAL, 0, n + (size_t)w[0], "nodes + halo")) != GAT_OK ||
+            (st = expect_dim(R, T_HOWNER, 0, (size_t)w[0], "halo")) != GAT_OK)
+            return st;
+    }
     if ((st = expect_dim(R, T_GPTR, 0, n + 1, "nodes + 1")) != GAT_OK ||
         (st = expect_dim(R, T_GIDX, 0, (size_t)v[3], "edges")) != GAT_OK ||
         (st = expect_dim(R, T_LABELS, 0, n, "nodes")) != GAT_OK ||
@@ -412,15 +472,17 @@ static gat_status read_ids(reader *R)
     char **ids = gat_calloc((size_t)n, sizeof *ids);
     if (!(ds->node_ids = (const char *const *)ids)) return GAT_ENOMEM;
     if (!R->present[T_IDS]) {
+        /* a part's nodes are named by their global ids */
+        const gat_idx *num = R->part ? R->part->global_ids : NULL;
         size_t len = 0;
         for (gat_idx i = 0; i < n; i++)
-            len += (size_t)snprintf(NULL, 0, "%d", i) + 1;
+            len += (size_t)snprintf(NULL, 0, "%d", num ? num[i] : i) + 1;
         if (!(R->own->ids = gat_malloc(len ? len : 1, 1))) return GAT_ENOMEM;
         R->own->ids_len = len ? len : 1;
         char *w = R->own->ids;
         for (gat_idx i = 0; i < n; i++) {
             ids[i] = w;
-            w += snprintf(w, 16, "%d", i) + 1;
+            w += snprintf(w, 16, "%d", num ? num[i] : i) + 1;
         }
         return GAT_OK; /* distinct by construction */
     }
@@ -598,9 +660,11 @@ static gat_status read_labels_split(reader *R, const gat_dataset_options *opt)
     return gat_i_random_split(ds, opt, R->path);
 }
 
-gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
+/* Reads the file R->path into R->ds (and R->part for a part file): opt's split and
+ * normalisation apply to datasets; a part keeps its stored split and features. */
+static gat_status load_file(reader *R, const gat_dataset_options *opt)
 {
-    reader R;
+    gat_dataset *ds = R->ds;
     cJSON *root = NULL;
     const cJSON *md;
     gat_i_clocale loc = {0};
@@ -608,45 +672,81 @@ gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_data
     long normalized = 0;
     gat_status st;
 
-    memset(&R, 0, sizeof R);
-    R.path = path;
-    R.ds = ds;
-    if (!(R.own = ds->storage = gat_calloc(1, sizeof(storage)))) return GAT_ENOMEM;
-    if ((st = map_file(&R)) != GAT_OK) goto cleanup;
+    if (!(R->own = ds->storage = gat_calloc(1, sizeof(storage)))) return GAT_ENOMEM;
+    if ((st = map_file(R)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_st_parse_header(path, R.own->map, R.own->map_len, &root, &data_at)) != GAT_OK)
+    if ((st = gat_i_st_parse_header(R->path, R->own->map, R->own->map_len, &root, &data_at)) !=
+        GAT_OK)
         goto cleanup;
-    R.data = (const unsigned char *)R.own->map + data_at;
-    R.data_len = R.own->map_len - data_at;
-    if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK ||
-        (st = read_entries(&R, root)) != GAT_OK || (st = read_meta(&R, md, &normalized)) != GAT_OK)
+    R->data = (const unsigned char *)R->own->map + data_at;
+    R->data_len = R->own->map_len - data_at;
+    if ((st = gat_i_st_metadata(R->path, root, &md)) != GAT_OK ||
+        (st = read_entries(R, root)) != GAT_OK || (st = read_meta(R, md, &normalized)) != GAT_OK)
         goto cleanup;
-    if ((st = read_ids(&R)) != GAT_OK || (st = read_class_names(&R, md, R.classes)) != GAT_OK)
+    if (R->part && ((st = idx_array(R, T_GLOBAL, &R->part->global_ids)) != GAT_OK ||
+                    (st = idx_array(R, T_HOWNER, &R->part->halo_owner)) != GAT_OK))
+        goto cleanup;
+    if ((st = read_ids(R)) != GAT_OK || (st = read_class_names(R, md, R->classes)) != GAT_OK)
         goto cleanup;
     gat_graph *g = &ds->graph;
     g->n = ds->n;
-    g->nnz = (gat_idx)count(&R, T_GIDX);
-    if ((st = idx_array(&R, T_GPTR, &g->rowptr)) != GAT_OK ||
-        (st = idx_array(&R, T_GIDX, &g->col)) != GAT_OK ||
-        (st = check_csr(&R, T_GPTR, T_GIDX, g->rowptr, g->col, g->n, g->n, 1)) != GAT_OK ||
-        (st = gat_i_graph_transpose(g)) != GAT_OK || (st = read_features(&R)) != GAT_OK ||
-        (st = read_labels_split(&R, opt)) != GAT_OK)
+    g->nnz = (gat_idx)count(R, T_GIDX);
+    /* a part's graph is rectangular (sources include the halo): no transpose */
+    if ((st = idx_array(R, T_GPTR, &g->rowptr)) != GAT_OK ||
+        (st = idx_array(R, T_GIDX, &g->col)) != GAT_OK ||
+        (st = check_csr(R, T_GPTR, T_GIDX, g->rowptr, g->col, g->n, R->cols, 1)) != GAT_OK ||
+        (!R->part && (st = gat_i_graph_transpose(g)) != GAT_OK) ||
+        (st = read_features(R)) != GAT_OK || (st = read_labels_split(R, opt)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(ds);
-    if (normalized) {
+    if (normalized || R->part) {
         /* stored normalised: record negatives as usual, never normalise twice */
-        if ((st = gat_i_normalize_checked(ds, GAT_NORMALIZE_OFF, "gat_dataset_load", path)) !=
+        if ((st = gat_i_normalize_checked(ds, GAT_NORMALIZE_OFF, "gat_dataset_load", R->path)) !=
             GAT_OK)
             goto cleanup;
-        ds->normalized = 1;
+        ds->normalized = normalized != 0;
     } else {
-        st = gat_i_normalize_checked(ds, opt->normalize, "gat_dataset_load", path);
+        st = gat_i_normalize_checked(ds, opt->normalize, "gat_dataset_load", R->path);
     }
 
 cleanup:
     cJSON_Delete(root);
     gat_i_clocale_leave(&loc);
     return st;
+}
+
+gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
+{
+    reader R;
+    memset(&R, 0, sizeof R);
+    R.path = path;
+    R.ds = ds;
+    return load_file(&R, opt);
+}
+
+gat_status gat_i_partfile_load(gat_i_part_data *p, const char *path)
+{
+    gat_dataset_options opt;
+    reader R;
+    memset(p, 0, sizeof *p);
+    memset(&R, 0, sizeof R);
+    gat_dataset_options_default(&opt);
+    R.path = path;
+    R.ds = &p->ds;
+    R.part = p;
+    const gat_status st = load_file(&R, &opt);
+    if (st != GAT_OK) gat_i_partfile_destroy(p);
+    return st;
+}
+
+void gat_i_partfile_destroy(gat_i_part_data *p)
+{
+    if (!p) return;
+    const storage *s = p->ds.storage;
+    if (!s || !inside(s, p->global_ids)) gat_free(p->global_ids);
+    if (!s || !inside(s, p->halo_owner)) gat_free(p->halo_owner);
+    gat_dataset_destroy(&p->ds);
+    memset(p, 0, sizeof *p);
 }
 
 /* ---- Saving ------------------------------------------------------------------------------ */
@@ -727,7 +827,10 @@ typedef struct out_tensor {
     const char *name, *dtype;
     size_t dims[2];
     int ndim;
-    size_t bytes, at; /* at: offset in the data section */
+    size_t bytes, at;           /* at: offset in the data section */
+    const void *data;           /* I32: gat_idx, F32: gat_real, U8: uint8_t (or the strings) */
+    const char *const *strings; /* U8 only: these n_strings written NUL-terminated back to back */
+    size_t n_strings;
 } out_tensor;
 
 static int add_str(cJSON *o, const char *k, const char *v)
@@ -755,23 +858,33 @@ static int add_entry(cJSON *root, const char *name, const char *dtype, const siz
            cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)end));
 }
 
-/* The header: metadata, then the tensors (t, nt) at 64-byte aligned offsets with U8 padding
- * tensors covering the gaps. NULL if out of memory. */
-static cJSON *build_header(const gat_dataset *ds, const char *name, int symmetric,
-                           out_tensor *t, int nt)
+/* The dataset metadata of a file of the given format (a dataset or a part) into a new
+ * "__metadata__" object of root; NULL if out of memory. */
+static cJSON *dataset_meta(cJSON *root, const char *format, const gat_dataset *ds,
+                           const char *name)
 {
-    cJSON *root = cJSON_CreateObject(), *md, *names = NULL;
+    cJSON *md = NULL, *names = NULL;
     char *names_json = NULL;
-    size_t at = 0;
-    int ok = root && (md = cJSON_AddObjectToObject(root, "__metadata__")) &&
-             add_str(md, "format", GATD_FORMAT) && add_str(md, "version", GATD_VERSION) &&
+    int ok = (md = cJSON_AddObjectToObject(root, "__metadata__")) &&
+             add_str(md, "format", format) && add_str(md, "version", GATD_VERSION) &&
              add_num(md, "nodes", ds->n) && add_num(md, "features", ds->n_features) &&
              add_num(md, "classes", ds->n_classes) && add_num(md, "edges", ds->graph.nnz) &&
-             add_num(md, "symmetrized", symmetric) && add_num(md, "normalized", ds->normalized != 0) &&
+             add_num(md, "normalized", ds->normalized != 0) &&
              (names = ds->n_classes > 0 ? cJSON_CreateStringArray(ds->class_names, ds->n_classes)
                                         : cJSON_CreateArray()) &&
              (names_json = cJSON_PrintUnformatted(names)) &&
              add_str(md, "class_names", names_json) && (!name || add_str(md, "name", name));
+    cJSON_Delete(names);
+    cJSON_free(names_json);
+    return ok ? md : NULL;
+}
+
+/* Adds the tensors (t, nt) to the header root at 64-byte aligned offsets, with U8 padding
+ * tensors covering the gaps; 0 if out of memory. */
+static int add_tensors(cJSON *root, out_tensor *t, int nt)
+{
+    size_t at = 0;
+    int ok = 1;
     for (int k = 0, pad = 0; ok && k < nt; k++) {
         const size_t begin = (at + GATD_ALIGN - 1) / GATD_ALIGN * GATD_ALIGN;
         if (begin > at) {
@@ -784,13 +897,7 @@ static cJSON *build_header(const gat_dataset *ds, const char *name, int symmetri
         at = begin + t[k].bytes;
         ok = ok && add_entry(root, t[k].name, t[k].dtype, t[k].dims, t[k].ndim, begin, at);
     }
-    cJSON_Delete(names);
-    cJSON_free(names_json);
-    if (!ok) {
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    return ok;
 }
 
 static int write_i32(FILE *f, const gat_idx *v, size_t n)
@@ -835,65 +942,34 @@ static int write_zeros(FILE *f, size_t n)
     return n == 0 || fwrite(zero, 1, n, f) == n ? 0 : -1;
 }
 
-gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name)
+/* Writes the header root (its tensor entries made by add_tensors from t) and the tensors' data
+ * to path atomically. */
+static gat_status write_file(const char *path, const cJSON *root, const out_tensor *t, int nt)
 {
-    gat_i_clocale loc = {0};
     gat_i_afile af;
-    cJSON *root = NULL;
     char *json = NULL;
-    size_t at, ids_len = 0;
-    int default_ids = 1, symmetric = 0;
+    size_t at = 0;
     gat_status st;
-
-    gat_i_clear_error();
     memset(&af, 0, sizeof af);
-    if (!ds || !path)
-        return gat_i_error(GAT_EINVAL, "gat_dataset_save: NULL %s", !ds ? "dataset ds" : "path");
-    if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
-        return gat_i_error(GAT_EINVAL, "gat_dataset_save: name is not UTF-8 (byte %zu)", at);
-    if ((st = check_save(ds, &default_ids, &symmetric)) != GAT_OK) return st;
-    static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
-    const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
-    const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
-    const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)xptr[ds->n];
-    for (gat_idx i = 0; !default_ids && i < ds->n; i++)
-        ids_len += strlen(ds->node_ids[i]) + 1;
-    out_tensor t[] = {
-        {"graph.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0},
-        {"graph.indices", "I32", {E, 0}, 1, 4 * E, 0},
-        {"features.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0},
-        {"features.indices", "I32", {nnz, 0}, 1, 4 * nnz, 0},
-        {"features.data", "F32", {nnz, 0}, 1, 4 * nnz, 0},
-        {"labels", "I32", {n, 0}, 1, 4 * n, 0},
-        {"split", "U8", {n, 0}, 1, n, 0},
-        {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0},
-    };
-    const int nt = default_ids ? 7 : 8;
-    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (!(root = build_header(ds, name, symmetric, t, nt)) ||
-        !(json = cJSON_PrintUnformatted(root))) {
-        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
-        goto cleanup;
-    }
+    if (!(json = cJSON_PrintUnformatted(root)))
+        return gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
     if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
     errno = 0;
     int bad = gat_i_st_write_header(af.f, json, GATD_ALIGN) != 0;
-    at = 0;
     for (int k = 0; !bad && k < nt; k++) {
+        const size_t c = t[k].ndim == 2 ? t[k].dims[0] * t[k].dims[1] : t[k].dims[0];
         bad = write_zeros(af.f, t[k].at - at) != 0;
-        switch (k) {
-        case 0: bad = bad || write_i32(af.f, gptr, n + 1); break;
-        case 1: bad = bad || write_i32(af.f, ds->graph.col, E); break;
-        case 2: bad = bad || write_i32(af.f, xptr, n + 1); break;
-        case 3: bad = bad || write_i32(af.f, ds->x.col, nnz); break;
-        case 4: bad = bad || write_f32(af.f, ds->x.val, nnz); break;
-        case 5: bad = bad || write_i32(af.f, ds->labels, n); break;
-        case 6: bad = bad || (n && fwrite(ds->split, 1, n, af.f) != n); break;
-        default:
-            for (size_t i = 0; !bad && i < n; i++) {
-                const size_t len = strlen(ds->node_ids[i]) + 1;
-                bad = fwrite(ds->node_ids[i], 1, len, af.f) != len;
+        if (t[k].strings) {
+            for (size_t i = 0; !bad && i < t[k].n_strings; i++) {
+                const size_t len = strlen(t[k].strings[i]) + 1;
+                bad = fwrite(t[k].strings[i], 1, len, af.f) != len;
             }
+        } else if (!strcmp(t[k].dtype, "I32")) {
+            bad = bad || write_i32(af.f, t[k].data, c);
+        } else if (!strcmp(t[k].dtype, "F32")) {
+            bad = bad || write_f32(af.f, t[k].data, c);
+        } else {
+            bad = bad || (c && fwrite(t[k].data, 1, c, af.f) != c);
         }
         at = t[k].at + t[k].bytes;
     }
@@ -906,6 +982,108 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
 cleanup:
     gat_i_afile_abort(&af);
     cJSON_free(json);
+    return st;
+}
+
+gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name)
+{
+    gat_i_clocale loc = {0};
+    cJSON *root = NULL, *md;
+    size_t at, ids_len = 0;
+    int default_ids = 1, symmetric = 0;
+    gat_status st;
+
+    gat_i_clear_error();
+    if (!ds || !path)
+        return gat_i_error(GAT_EINVAL, "gat_dataset_save: NULL %s", !ds ? "dataset ds" : "path");
+    if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
+        return gat_i_error(GAT_EINVAL, "gat_dataset_save: name is not UTF-8 (byte %zu)", at);
+    if ((st = check_save(ds, &default_ids, &symmetric)) != GAT_OK) return st;
+    static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
+    const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
+    const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
+    const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)xptr[ds->n];
+    for (gat_idx i = 0; !default_ids && i < ds->n; i++)
+        ids_len += strlen(ds->node_ids[i]) + 1;
+    out_tensor t[] = {
+        {"graph.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, gptr, NULL, 0},
+        {"graph.indices", "I32", {E, 0}, 1, 4 * E, 0, ds->graph.col, NULL, 0},
+        {"features.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, xptr, NULL, 0},
+        {"features.indices", "I32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.col, NULL, 0},
+        {"features.data", "F32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.val, NULL, 0},
+        {"labels", "I32", {n, 0}, 1, 4 * n, 0, ds->labels, NULL, 0},
+        {"split", "U8", {n, 0}, 1, n, 0, ds->split, NULL, 0},
+        {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
+    };
+    const int nt = default_ids ? 7 : 8;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
+    if (!(root = cJSON_CreateObject()) || !(md = dataset_meta(root, GATD_FORMAT, ds, name)) ||
+        !add_num(md, "symmetrized", symmetric) || !add_tensors(root, t, nt)) {
+        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
+        goto cleanup;
+    }
+    st = write_file(path, root, t, nt);
+
+cleanup:
+    cJSON_Delete(root);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
+
+/* ---- Part files -------------------------------------------------------------------------- */
+
+static int add_hex(cJSON *o, const char *k, uint64_t v)
+{
+    char s[17];
+    snprintf(s, sizeof s, "%016llx", (unsigned long long)v);
+    return add_str(o, k, s);
+}
+
+gat_status gat_i_partfile_save(const gat_i_part_data *p, const char *path, const char *name)
+{
+    const gat_dataset *ds = &p->ds;
+    gat_i_clocale loc = {0};
+    cJSON *root = NULL, *md;
+    size_t ids_len = 0;
+    gat_status st;
+
+    /* node ids that are the global ids' decimals are not stored (the reader makes them) */
+    int default_ids = 1;
+    for (gat_idx i = 0; ds->node_ids && default_ids && i < ds->n; i++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", p->global_ids[i]);
+        default_ids = !strcmp(num, ds->node_ids[i]);
+    }
+    for (gat_idx i = 0; !default_ids && i < ds->n; i++)
+        ids_len += strlen(ds->node_ids[i]) + 1;
+    const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)ds->x.rowptr[ds->n];
+    const size_t nl = n + (size_t)p->n_halo, nh = (size_t)p->n_halo;
+    out_tensor t[] = {
+        {"graph.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, ds->graph.rowptr, NULL, 0},
+        {"graph.indices", "I32", {E, 0}, 1, 4 * E, 0, ds->graph.col, NULL, 0},
+        {"features.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, ds->x.rowptr, NULL, 0},
+        {"features.indices", "I32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.col, NULL, 0},
+        {"features.data", "F32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.val, NULL, 0},
+        {"labels", "I32", {n, 0}, 1, 4 * n, 0, ds->labels, NULL, 0},
+        {"split", "U8", {n, 0}, 1, n, 0, ds->split, NULL, 0},
+        {"part.global_ids", "I32", {nl, 0}, 1, 4 * nl, 0, p->global_ids, NULL, 0},
+        {"part.halo_owner", "I32", {nh, 0}, 1, 4 * nh, 0, p->halo_owner, NULL, 0},
+        {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
+    };
+    const int nt = default_ids ? 9 : 10;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
+    if (!(root = cJSON_CreateObject()) ||
+        !(md = dataset_meta(root, GATD_PART_FORMAT, ds, name)) ||
+        !add_num(md, "halo", p->n_halo) || !add_num(md, "part", p->part) ||
+        !add_num(md, "parts", p->n_parts) || !add_num(md, "global_nodes", p->n_global) ||
+        !add_hex(md, "fingerprint", p->fingerprint) ||
+        !add_hex(md, "assignment", p->assignment) || !add_tensors(root, t, nt)) {
+        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
+        goto cleanup;
+    }
+    st = write_file(path, root, t, nt);
+
+cleanup:
     cJSON_Delete(root);
     gat_i_clocale_leave(&loc);
     return st;

@@ -19,7 +19,7 @@ mapfile -t srcs < <(sed -n '/^gat_sources = files(/,/^)/p' "$root/src/meson.buil
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 cflags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wno-unknown-pragmas
         -I"$root/include" -I"$root/src" $(pkg-config --cflags igraph libcjson zlib openblas))
-libs=($(pkg-config --libs igraph libcjson zlib openblas) -lcxsparse -lm)
+libs=($(pkg-config --libs igraph libcjson zlib openblas) -lcxsparse -lmetis -lm)
 
 # compile each source once (in parallel, 2 jobs), instrumented for coverage and the sanitizers
 objs=()
