@@ -924,6 +924,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     gat_graph g = {0};
     gat_csr x = {0};
     uint8_t *split = NULL;
+    gat_idx *edge_input = NULL;
     gat_dataset_parts parts = {0};
     gat_status st;
 
@@ -946,9 +947,15 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     const gat_idx n = (gat_idx)c.n;
-    if ((st = gat_graph_from_edges64(
-             &g, c.n, c.m, c.src, c.dst,
-             c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE)) != GAT_OK)
+    const unsigned gflags =
+        c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    /* provenance: igraph's edge ids, which follow the file's edge order */
+    if (!(edge_input = gat_malloc(GAT_GRAPH_MAX_EDGES(c.n, c.m, gflags), sizeof *edge_input))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    if ((st = gat_graph_from_edges64_mapped(&g, c.n, c.m, c.src, c.dst, gflags, edge_input)) !=
+        GAT_OK)
         goto cleanup;
     st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
@@ -972,6 +979,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.split = split;
     parts.node_ids = (const char *const *)c.ids;
     parts.class_names = (const char *const *)L.names;
+    parts.edge_input = edge_input;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
                                   files->labels ? files->labels : files->graph, files->features);
 cleanup:
@@ -983,5 +991,6 @@ cleanup:
     gat_graph_destroy(&g);
     gat_csr_destroy(&x);
     gat_free(split);
+    gat_free(edge_input);
     return st;
 }

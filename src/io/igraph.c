@@ -83,13 +83,14 @@ static igraph_error_t copy_edges(void *p)
     return rc;
 }
 
-gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned flags)
+/* gat_graph_from_igraph for fn; *edge_input (if not NULL): allocated, the graph's edge
+ * provenance by igraph edge id (gat_graph_from_edges_mapped), freed by the caller. */
+static gat_status graph_from_igraph(const char *fn, gat_graph *g, const igraph_t *graph,
+                                    unsigned flags, gat_idx **edge_input)
 {
-    static const char fn[] = "gat_graph_from_igraph";
     edges_ctx c = {.graph = graph};
     gat_status st;
 
-    gat_i_clear_error();
     if (!g) return gat_i_error(GAT_EINVAL, "%s: NULL graph", fn);
     memset(g, 0, sizeof *g);
     if (!graph) return gat_i_error(GAT_EINVAL, "%s: NULL igraph graph", fn);
@@ -97,17 +98,26 @@ gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned f
     if (c.n >= INT32_MAX)
         return gat_i_error(GAT_EINVAL, "%s: %lld vertices exceed libgat's 32-bit node indices", fn,
                            (long long)c.n);
-    if (!(c.src = gat_malloc(c.m, sizeof *c.src)) || !(c.dst = gat_malloc(c.m, sizeof *c.dst))) {
+    flags |= c.directed ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    if (!(c.src = gat_malloc(c.m, sizeof *c.src)) || !(c.dst = gat_malloc(c.m, sizeof *c.dst)) ||
+        (edge_input &&
+         !(*edge_input = gat_malloc(GAT_GRAPH_MAX_EDGES(c.n, c.m, flags), sizeof **edge_input)))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     if ((st = gat_i_igraph_call(copy_edges, &c, GAT_EDEP, fn)) != GAT_OK) goto cleanup;
-    st = gat_graph_from_edges64(g, c.n, c.m, c.src, c.dst,
-                                flags | (c.directed ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE));
+    st = gat_graph_from_edges64_mapped(g, c.n, c.m, c.src, c.dst, flags,
+                                       edge_input ? *edge_input : NULL);
 cleanup:
     gat_free(c.src);
     gat_free(c.dst);
     return st;
+}
+
+gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned flags)
+{
+    gat_i_clear_error();
+    return graph_from_igraph("gat_graph_from_igraph", g, graph, flags, NULL);
 }
 
 /* ---- Features ---------------------------------------------------------------------------- */
@@ -352,7 +362,7 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
 {
     static const char fn[] = "gat_dataset_from_igraph";
     gat_graph g = {0};
-    gat_idx *lab = NULL, *spl = NULL;
+    gat_idx *lab = NULL, *spl = NULL, *edge_input = NULL;
     uint8_t *split8 = NULL;
     int64_t max_label = -1, max_split;
     gat_dataset_parts parts = {0};
@@ -362,7 +372,7 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
     if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
     memset(ds, 0, sizeof *ds);
     if (!graph || !x) return gat_i_error(GAT_EINVAL, "%s: NULL graph or features", fn);
-    if ((st = gat_graph_from_igraph(&g, graph, flags)) != GAT_OK) return st;
+    if ((st = graph_from_igraph(fn, &g, graph, flags, &edge_input)) != GAT_OK) goto cleanup;
     const size_t n = (size_t)g.n;
     if ((labels && !(lab = gat_malloc(n, sizeof *lab))) ||
         (split &&
@@ -383,9 +393,11 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
     parts.labels = lab;
     parts.n_classes = (gat_idx)(max_label + 1);
     parts.split = split8;
+    parts.edge_input = edge_input;
     st = gat_i_dataset_from_parts(ds, &parts, opt, fn, "the labelled vertices", NULL);
 cleanup:
     gat_graph_destroy(&g);
+    gat_free(edge_input);
     gat_free(lab);
     gat_free(spl);
     gat_free(split8);
