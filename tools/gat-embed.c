@@ -408,7 +408,8 @@ int main(int argc, char **argv)
         if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot_attention, plot_w, plot_h);
     }
     if (o.attention) {
-        if (gat_attention_save(o.attention, m, &ds.graph, &ds.x, ids, flags) != GAT_OK) {
+        if (gat_attention_save_edges(o.attention, m, &ds.graph, &ds.x, ids, ds.edge_input,
+                                     flags) != GAT_OK) {
             rc = fail("cannot write the attention coefficients");
             goto done;
         }
