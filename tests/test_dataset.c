@@ -1527,6 +1527,51 @@ START_TEST(test_edge_features_merge)
 }
 END_TEST
 
+/* Numeric GraphML edge attributes chosen by name (gat_dataset_read): merged by mean over the
+ * duplicate edge, both directions alike, self-loops filled; unknown and non-numeric names. */
+START_TEST(test_edge_features_graphml)
+{
+    const char *path = tu_data("edgefeat/eattr.graphml");
+    char gpath[4096];
+    snprintf(gpath, sizeof gpath, "%s", path);
+    const char *names[] = {"t", "w"};
+    gat_dataset_files files = {.graph = gpath};
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.edge_attributes = names;
+    o.n_edge_attributes = 2;
+    gat_dataset ds;
+    ck_assert_msg(gat_dataset_read(&ds, &files, &o) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(ds.n_edge_features, 2);
+    ck_assert_int_eq(ds.graph.nnz, 3 * 2 + 4);
+    /* columns in the order asked: t, w */
+    assert_edge(&ds, "n0", "n1", 0, 30, 3); /* mean of edges 0 and 2 */
+    assert_edge(&ds, "n1", "n0", 0, 30, 3);
+    assert_edge(&ds, "n2", "n1", 1, 30, 3);
+    assert_edge(&ds, "n3", "n2", 3, 20, 2);
+    assert_edge(&ds, "n1", "n1", -1, 30, 3);  /* mean of n0 -> n1 and n2 -> n1 */
+    assert_edge(&ds, "n3", "n3", -1, 20, 2);
+    gat_dataset_destroy(&ds);
+    /* without the option: no edge features, provenance still there */
+    ck_assert_int_eq(gat_dataset_read(&ds, &files, NULL), GAT_OK);
+    ck_assert_int_eq(ds.n_edge_features, 0);
+    ck_assert_ptr_nonnull(ds.edge_input);
+    gat_dataset_destroy(&ds);
+    const char *unknown[] = {"w", "weight"}, *text[] = {"kind"};
+    o.edge_attributes = unknown;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "eattr.graphml: edge attribute 'weight' does not exist");
+    ck_assert(is_zeroed(&ds));
+    o.edge_attributes = text;
+    o.n_edge_attributes = 1;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "eattr.graphml: edge attribute 'kind' is not numeric");
+    o.edge_attributes = NULL;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "n_edge_attributes = 1 with edge_attributes NULL");
+}
+END_TEST
+
 /* gat_dataset_from_parts and options: edge-feature argument errors. */
 START_TEST(test_edge_features_bad_parts)
 {
@@ -1690,6 +1735,7 @@ int main(void)
     tcase_add_test(tc, test_edge_features_absent);
     tcase_add_test(tc, test_edge_features_bad_parts);
     tcase_add_test(tc, test_edge_features_merge);
+    tcase_add_test(tc, test_edge_features_graphml);
     tcase_add_test(tc, test_edge_features_gatd_bad);
     suite_add_tcase(s, tc);
 

@@ -137,6 +137,12 @@ typedef struct gat_dataset_options {
     unsigned split_strict;
     int self_loop_fill; /* GAT_SELF_LOOP_FILL_MEAN (default) or _ZERO: edge features of added
                          * self-loops (used only when the data has edge features) */
+    /* Numeric edge attributes read as edge features, in this order, by the igraph-based sources
+     * (gat_dataset_read: GraphML, GML and every other igraph format that carries edge attributes;
+     * gat_dataset_from_igraph); other sources ignore them. Borrowed for the call; default NULL, 0.
+     * An attribute the graph lacks or that is not numeric is GAT_EINVAL naming it. */
+    const char *const *edge_attributes;
+    gat_idx n_edge_attributes;
 } gat_dataset_options;
 
 /* Fills o with the defaults above. */

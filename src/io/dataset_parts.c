@@ -155,6 +155,12 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
                            "%s: self_loop_fill is %d, expected GAT_SELF_LOOP_FILL_MEAN (0) or "
                            "GAT_SELF_LOOP_FILL_ZERO (1)",
                            fn, o->self_loop_fill);
+    if (o->n_edge_attributes < 0 || (o->n_edge_attributes > 0 && !o->edge_attributes))
+        return gat_i_error(GAT_EINVAL, "%s: n_edge_attributes = %d with edge_attributes %s", fn,
+                           o->n_edge_attributes, o->edge_attributes ? "set" : "NULL");
+    for (gat_idx k = 0; k < o->n_edge_attributes; k++)
+        if (!o->edge_attributes[k])
+            return gat_i_error(GAT_EINVAL, "%s: edge_attributes[%d] is NULL", fn, k);
     return GAT_OK;
 }
 
