@@ -310,6 +310,57 @@ START_TEST(igraph_attributes_as_features)
 }
 END_TEST
 
+/* Numeric edge attributes as edge features through gat_dataset_from_igraph: directed, so each
+ * edge keeps its own row; the self-loop of a node gets the mean of its in-edges; errors. */
+START_TEST(igraph_edge_attributes_as_edge_features)
+{
+    igraph_attribute_table_t *prev = igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_t ig;
+    igraph_vector_int_t edges;
+    gat_csr x;
+    gat_dataset ds;
+    const igraph_integer_t el[] = {0, 1, 2, 1, 1, 0};
+    igraph_vector_int_view(&edges, el, 6);
+    ck_assert_int_eq(igraph_create(&ig, &edges, 3, IGRAPH_DIRECTED), IGRAPH_SUCCESS);
+    for (int e = 0; e < 3; e++) {
+        ck_assert_int_eq(SETEAN(&ig, "w", e, 2 * e + 1), IGRAPH_SUCCESS);
+        ck_assert_int_eq(SETEAS(&ig, "s", e, "x"), IGRAPH_SUCCESS);
+    }
+    ck_assert_int_eq(gat_csr_identity(&x, 3), GAT_OK);
+    const char *w[] = {"w"}, *str[] = {"s"}, *none[] = {"nope"};
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.edge_attributes = w;
+    o.n_edge_attributes = 1;
+    ck_assert_msg(gat_dataset_from_igraph(&ds, &ig, 0, &x, NULL, NULL, &o) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(ds.n_edge_features, 1);
+    /* rows: 0 <- {0, 1}, 1 <- {0, 1, 2}, 2 <- {2} with w 0->1: 1, 2->1: 3, 1->0: 5 */
+    ck_assert_int_eq(ds.graph.nnz, 6);
+    const gat_real want[] = {5, 5, 1, 2, 3, 0};
+    const gat_idx want_in[] = {-1, 2, 0, -1, 1, -1};
+    for (int e = 0; e < 6; e++) {
+        ck_assert_msg(fabs(ds.edge_x[e] - want[e]) < 1e-6, "edge %d: %g, want %g", e,
+                      (double)ds.edge_x[e], (double)want[e]);
+        ck_assert_int_eq(ds.edge_input[e], want_in[e]);
+    }
+    gat_dataset_destroy(&ds);
+    o.edge_attributes = str;
+    ASSERT_FAILS(gat_dataset_from_igraph(&ds, &ig, 0, &x, NULL, NULL, &o), GAT_EINVAL,
+                 "gat_dataset_from_igraph: edge attribute 's' is not numeric");
+    o.edge_attributes = none;
+    ASSERT_FAILS(gat_dataset_from_igraph(&ds, &ig, 0, &x, NULL, NULL, &o), GAT_EINVAL,
+                 "edge attribute 'nope' does not exist");
+    ck_assert_int_eq(SETEAN(&ig, "w", 1, INFINITY), IGRAPH_SUCCESS);
+    o.edge_attributes = w;
+    ASSERT_FAILS(gat_dataset_from_igraph(&ds, &ig, 0, &x, NULL, NULL, &o), GAT_ENUMERIC,
+                 "edge attribute 'w' of edge 1 is inf");
+    gat_csr_destroy(&x);
+    igraph_destroy(&ig);
+    igraph_set_attribute_table(prev);
+}
+END_TEST
+
 /* ---- The same graph by every route ------------------------------------------------------- */
 
 #define RN 40
@@ -1107,6 +1158,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, edges_edges64_csr_and_copy_agree);
     tcase_add_test(tc, igraph_round_trip);
     tcase_add_test(tc, igraph_attributes_as_features);
+    tcase_add_test(tc, igraph_edge_attributes_as_edge_features);
     suite_add_tcase(s, tc);
     tc = tcase_create("datasets_from_memory");
     tcase_add_test(tc, dataset_from_parts_copies_and_splits);

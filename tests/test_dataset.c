@@ -835,6 +835,13 @@ static const struct bad_case {
     {"split_fields", GAT_EFORMAT, "split_fields.split:2:", "found 1"},
     {"no_content", GAT_EIO, "no_content.content.gz", "No such file"},
     {"no_cites", GAT_EIO, "no_cites.cites", "No such file"},
+    {"ecites_missing", GAT_EFORMAT, "ecites_missing.cites:2:11:",
+     "edge feature 2 is missing: expected 4 fields"},
+    {"ecites_extra", GAT_EFORMAT, "ecites_extra.cites:2:14:", "extra field '7': expected 4"},
+    {"ecites_word", GAT_EFORMAT, "ecites_word.cites:2:12:",
+     "edge feature 2 is not a number: 'heavy'"},
+    {"ecites_nan", GAT_ENUMERIC, "ecites_nan.cites:2:7:", "edge feature 1 is not finite: 'nan'"},
+    {"ecites_inf", GAT_ENUMERIC, "ecites_inf.cites:2:9:", "edge feature 2 is not finite: '-inf'"},
 };
 
 START_TEST(test_bad_file)
@@ -891,8 +898,10 @@ START_TEST(test_options_default)
     ck_assert_uint_eq(o.seed, 1);
     ck_assert_int_eq(o.ignore_split_file, 0);
     ck_assert_uint_eq(o.split_strict, 0);
+    ck_assert_int_eq(o.self_loop_fill, GAT_SELF_LOOP_FILL_MEAN);
 }
 END_TEST
+
 
 /* ---- Allocation failures ----------------------------------------------------------------- */
 
@@ -1380,6 +1389,301 @@ START_TEST(test_gatd_alloc_failures)
 }
 END_TEST
 
+/* ---- Edge features (tests/data/edgefeat) -------------------------------------------------- */
+
+/* The edge j -> i of ds (by node ids), failing the test if there is none. */
+static gat_idx edge_of(const gat_dataset *ds, const char *from, const char *to)
+{
+    const gat_idx j = node(ds, from), i = node(ds, to);
+    for (gat_idx e = ds->graph.rowptr[i]; e < ds->graph.rowptr[i + 1]; e++)
+        if (ds->graph.col[e] == j) return e;
+    ck_abort_msg("no edge %s -> %s", from, to);
+    return -1;
+}
+
+/* Edge from -> to has edge_input k and features (w0, w1) (within float rounding). */
+static void assert_edge(const gat_dataset *ds, const char *from, const char *to, gat_idx k,
+                        double w0, double w1)
+{
+    const gat_idx e = edge_of(ds, from, to);
+    ck_assert_msg(ds->edge_input[e] == k, "%s -> %s: edge_input %d, want %d", from, to,
+                  ds->edge_input[e], k);
+    const gat_real *r = ds->edge_x + (size_t)e * 2;
+    ck_assert_msg(fabs(r[0] - w0) < 1e-5 * (1 + fabs(w0)) && fabs(r[1] - w1) < 1e-5 * (1 + fabs(w1)),
+                  "%s -> %s: features (%g, %g), want (%g, %g)", from, to, (double)r[0],
+                  (double)r[1], w0, w1);
+}
+
+/* Lines of edgefeat.cites (edge b -> a for "a b"): 0 b->a (1, 10); 1 b->a (3, 30); 2 c->c
+ * (dropped); 3 a->b (7, 70); 4 c->d (2, 4). _i: 0 directed, 1 directed with zero fill,
+ * 2 symmetrised. */
+START_TEST(test_edge_features_cites)
+{
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.symmetrize = _i == 2;
+    o.self_loop_fill = _i == 1 ? GAT_SELF_LOOP_FILL_ZERO : GAT_SELF_LOOP_FILL_MEAN;
+    gat_dataset ds = load_ok(tu_data("edgefeat"), &o);
+    ck_assert_int_eq(ds.n_edge_features, 2);
+    ck_assert_ptr_nonnull(ds.edge_x);
+    ck_assert_ptr_nonnull(ds.edge_input);
+    const int mean = _i != 1;
+    if (_i < 2) {
+        ck_assert_int_eq(ds.graph.nnz, 3 + 4);
+        assert_edge(&ds, "b", "a", 0, 2, 20); /* mean of lines 0 and 1 */
+        assert_edge(&ds, "a", "b", 3, 7, 70);
+        assert_edge(&ds, "c", "d", 4, 2, 4);
+        assert_edge(&ds, "a", "a", -1, mean ? 2 : 0, mean ? 20 : 0);
+        assert_edge(&ds, "b", "b", -1, mean ? 7 : 0, mean ? 70 : 0);
+        assert_edge(&ds, "c", "c", -1, 0, 0); /* no in-edge: zeros either way */
+        assert_edge(&ds, "d", "d", -1, mean ? 2 : 0, mean ? 4 : 0);
+    } else {
+        /* a <-> b averages lines 0, 1 and 3; each direction names its own first line */
+        ck_assert_int_eq(ds.graph.nnz, 4 + 4);
+        assert_edge(&ds, "b", "a", 0, 11.0 / 3, 110.0 / 3);
+        assert_edge(&ds, "a", "b", 3, 11.0 / 3, 110.0 / 3);
+        assert_edge(&ds, "c", "d", 4, 2, 4);
+        assert_edge(&ds, "d", "c", 4, 2, 4);
+        assert_edge(&ds, "a", "a", -1, 11.0 / 3, 110.0 / 3);
+        assert_edge(&ds, "c", "c", -1, 2, 4);
+    }
+    /* through a .gatd file: the same rows and provenance */
+    char *dir = tu_tmpdir(), path[4096];
+    snprintf(path, sizeof path, "%s/e.gatd", dir);
+    save_ok(&ds, path);
+    gat_dataset bin = load_ok(path, &o);
+    ck_assert_int_eq(bin.n_edge_features, 2);
+    ck_assert_int_eq(bin.graph.nnz, ds.graph.nnz);
+    ck_assert_mem_eq(bin.edge_x, ds.edge_x, (size_t)ds.graph.nnz * 2 * sizeof(gat_real));
+    ck_assert_mem_eq(bin.edge_input, ds.edge_input, (size_t)ds.graph.nnz * sizeof(gat_idx));
+    gat_dataset_destroy(&bin);
+    /* from parts: copied as given */
+    gat_dataset_parts p = {.graph = &ds.graph, .features = &ds.x, .labels = ds.labels,
+                           .n_classes = ds.n_classes, .split = ds.split,
+                           .edge_features = ds.edge_x, .n_edge_features = 2,
+                           .edge_input = ds.edge_input};
+    ck_assert_int_eq(gat_dataset_from_parts(&bin, &p, NULL), GAT_OK);
+    ck_assert_int_eq(bin.n_edge_features, 2);
+    ck_assert_mem_eq(bin.edge_x, ds.edge_x, (size_t)ds.graph.nnz * 2 * sizeof(gat_real));
+    ck_assert_mem_eq(bin.edge_input, ds.edge_input, (size_t)ds.graph.nnz * sizeof(gat_idx));
+    gat_dataset_destroy(&bin);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Datasets without edge features: D = 0, no rows; text sources still say where edges came from. */
+START_TEST(test_edge_features_absent)
+{
+    gat_dataset ds = load_ok(tu_data("tiny"), NULL);
+    ck_assert_int_eq(ds.n_edge_features, 0);
+    ck_assert_ptr_null(ds.edge_x);
+    ck_assert_ptr_nonnull(ds.edge_input);
+    for (gat_idx i = 0; i < ds.n; i++)
+        for (gat_idx e = ds.graph.rowptr[i]; e < ds.graph.rowptr[i + 1]; e++)
+            ck_assert_int_eq(ds.edge_input[e] == -1, ds.graph.col[e] == i);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* gat_edge_features_merge on a hand-made list: means of duplicates, self-loop fills, errors. */
+START_TEST(test_edge_features_merge)
+{
+    const gat_idx src[] = {0, 0, 1, 2}, dst[] = {1, 1, 2, 2};
+    const gat_real rows[] = {1, 2, 3, 4, 5, 6, 9, 9}; /* the last edge is an input self-loop */
+    gat_graph g, short_g;
+    gat_real out[6 * 2];
+    ck_assert_int_eq(gat_graph_from_edges(&g, 3, 4, src, dst, 0), GAT_OK);
+    ck_assert_int_eq(g.nnz, 5); /* 0 <- {0}, 1 <- {0, 1}, 2 <- {1, 2} */
+    ck_assert_int_eq(gat_edge_features_merge(out, &g, 4, src, dst, 0, rows, 2,
+                                             GAT_SELF_LOOP_FILL_MEAN),
+                     GAT_OK);
+    const gat_real want[] = {0, 0, 2, 3, 2, 3, 5, 6, 5, 6};
+    for (int k = 0; k < 10; k++)
+        ck_assert_msg(fabs(out[k] - want[k]) < 1e-6, "value %d: %g, want %g", k, (double)out[k],
+                      (double)want[k]);
+    ck_assert_int_eq(gat_edge_features_merge(out, &g, 4, src, dst, 0, rows, 2,
+                                             GAT_SELF_LOOP_FILL_ZERO),
+                     GAT_OK);
+    ck_assert(out[4] == 0 && out[5] == 0 && out[8] == 0 && out[9] == 0 && out[2] == 2);
+    ck_assert_int_eq(gat_graph_from_edges(&short_g, 3, 2, src, dst, 0), GAT_OK);
+    ASSERT_FAILS(gat_edge_features_merge(out, &short_g, 4, src, dst, 0, rows, 2, 0), GAT_EINVAL,
+                 "edge 2 (1 -> 2) is not in the graph g");
+    ASSERT_FAILS(gat_edge_features_merge(out, &g, 4, src, dst, GAT_GRAPH_SYMMETRIZE, rows, 2, 0),
+                 GAT_EINVAL, "is not in the graph g (in both directions)");
+    const gat_real nan_rows[] = {1, 2, 3, NAN, 5, 6, 9, 9};
+    ASSERT_FAILS(gat_edge_features_merge(out, &g, 4, src, dst, 0, nan_rows, 2, 0), GAT_ENUMERIC,
+                 "rows of edge 1, column 1 is nan");
+    ASSERT_FAILS(gat_edge_features_merge(NULL, &g, 4, src, dst, 0, rows, 2, 0), GAT_EINVAL,
+                 "NULL out");
+    ASSERT_FAILS(gat_edge_features_merge(out, &g, 4, src, dst, 0, rows, 2, 7), GAT_EINVAL,
+                 "fill is 7");
+    const gat_idx far[] = {0, 0, 1, 3};
+    ASSERT_FAILS(gat_edge_features_merge(out, &g, 4, src, far, 0, rows, 2, 0), GAT_EINVAL,
+                 "edge 3 (2 -> 3) has a node id outside [0, 3)");
+    gat_graph_destroy(&g);
+    gat_graph_destroy(&short_g);
+}
+END_TEST
+
+/* Numeric GraphML edge attributes chosen by name (gat_dataset_read): merged by mean over the
+ * duplicate edge, both directions alike, self-loops filled; unknown and non-numeric names. */
+START_TEST(test_edge_features_graphml)
+{
+    const char *path = tu_data("edgefeat/eattr.graphml");
+    char gpath[4096];
+    snprintf(gpath, sizeof gpath, "%s", path);
+    const char *names[] = {"t", "w"};
+    gat_dataset_files files = {.graph = gpath};
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.edge_attributes = names;
+    o.n_edge_attributes = 2;
+    gat_dataset ds;
+    ck_assert_msg(gat_dataset_read(&ds, &files, &o) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(ds.n_edge_features, 2);
+    ck_assert_int_eq(ds.graph.nnz, 3 * 2 + 4);
+    /* columns in the order asked: t, w */
+    assert_edge(&ds, "n0", "n1", 0, 30, 3); /* mean of edges 0 and 2 */
+    assert_edge(&ds, "n1", "n0", 0, 30, 3);
+    assert_edge(&ds, "n2", "n1", 1, 30, 3);
+    assert_edge(&ds, "n3", "n2", 3, 20, 2);
+    assert_edge(&ds, "n1", "n1", -1, 30, 3);  /* mean of n0 -> n1 and n2 -> n1 */
+    assert_edge(&ds, "n3", "n3", -1, 20, 2);
+    gat_dataset_destroy(&ds);
+    /* without the option: no edge features, provenance still there */
+    ck_assert_int_eq(gat_dataset_read(&ds, &files, NULL), GAT_OK);
+    ck_assert_int_eq(ds.n_edge_features, 0);
+    ck_assert_ptr_nonnull(ds.edge_input);
+    gat_dataset_destroy(&ds);
+    const char *unknown[] = {"w", "weight"}, *text[] = {"kind"};
+    o.edge_attributes = unknown;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "eattr.graphml: edge attribute 'weight' does not exist");
+    ck_assert(is_zeroed(&ds));
+    o.edge_attributes = text;
+    o.n_edge_attributes = 1;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "eattr.graphml: edge attribute 'kind' is not numeric");
+    o.edge_attributes = NULL;
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EINVAL,
+                 "n_edge_attributes = 1 with edge_attributes NULL");
+}
+END_TEST
+
+/* gat_dataset_from_parts and options: edge-feature argument errors. */
+START_TEST(test_edge_features_bad_parts)
+{
+    gat_dataset ds = load_ok(tu_data("edgefeat"), NULL), out;
+    gat_dataset_parts p = {.graph = &ds.graph, .features = &ds.x, .labels = ds.labels,
+                           .n_classes = ds.n_classes, .split = ds.split};
+    p.n_edge_features = 2;
+    ASSERT_FAILS(gat_dataset_from_parts(&out, &p, NULL), GAT_EINVAL,
+                 "n_edge_features = 2 with edge_features NULL");
+    ck_assert(is_zeroed(&out));
+    p.n_edge_features = -1;
+    p.edge_features = ds.edge_x;
+    ASSERT_FAILS(gat_dataset_from_parts(&out, &p, NULL), GAT_EINVAL, "n_edge_features = -1");
+    const size_t E = (size_t)ds.graph.nnz;
+    gat_real *x = malloc(E * 2 * sizeof *x);
+    gat_idx *in = malloc(E * sizeof *in);
+    memcpy(x, ds.edge_x, E * 2 * sizeof *x);
+    memcpy(in, ds.edge_input, E * sizeof *in);
+    x[2 * 3 + 1] = INFINITY;
+    p.edge_features = x;
+    p.n_edge_features = 2;
+    ASSERT_FAILS(gat_dataset_from_parts(&out, &p, NULL), GAT_ENUMERIC,
+                 "edge_features of edge 3, column 1 is inf");
+    x[2 * 3 + 1] = 0;
+    in[1] = -2;
+    p.edge_input = in;
+    ASSERT_FAILS(gat_dataset_from_parts(&out, &p, NULL), GAT_EINVAL, "edge_input[1] = -2");
+    ck_assert(is_zeroed(&out));
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.self_loop_fill = 2;
+    ASSERT_FAILS(gat_dataset_load(&out, tu_data("edgefeat"), &o), GAT_EINVAL,
+                 "self_loop_fill is 2");
+    free(x);
+    free(in);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* Corrupted edge tensors of a .gatd file: shape, a non-finite value, provenance on a loop; a
+ * file without them loads with D = 0 and no provenance. */
+START_TEST(test_edge_features_gatd_bad)
+{
+    char *dir = tu_tmpdir(), good[4096], bad[4096];
+    gat_dataset ds = load_ok(tu_data("edgefeat"), NULL), out;
+    snprintf(good, sizeof good, "%s/good.gatd", dir);
+    snprintf(bad, sizeof bad, "%s/bad.gatd", dir);
+    save_ok(&ds, good);
+    for (int c = 0; c < 5; c++) {
+        gatd_file f;
+        gatd_open(&f, good);
+        int edited_header = 0;
+        gat_status want = GAT_EFORMAT;
+        const char *what = NULL;
+        if (c == 0) {
+            cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "edge_features"), "shape",
+                                      cJSON_CreateIntArray((int[]){4, 4}, 2));
+            edited_header = 1;
+            what = "tensor \"edge_features\" has 4 entries, expected 8 (edges)";
+        } else if (c == 1) {
+            const float inf = INFINITY;
+            memcpy(gatd_data(&f, "edge_features") + 4 * 5, &inf, 4);
+            want = GAT_ENUMERIC;
+            what = "tensor \"edge_features\": edge 2, column 1 is inf";
+        } else if (c == 2) {
+            set_i32(gatd_data(&f, "edge_input"), 0, 3); /* edge 0 is a's self-loop */
+            what = "tensor \"edge_input\" entry 0 (edge 0 -> 0) is 3, expected -1";
+        } else if (c == 3) {
+            cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "edge_input"), "dtype",
+                                      cJSON_CreateString("F32"));
+            edited_header = 1;
+            what = "tensor \"edge_input\" has dtype \"F32\", expected \"I32\"";
+        } else {
+            cJSON_DeleteItemFromObject(f.root, "edge_features");
+            cJSON_DeleteItemFromObject(f.root, "edge_input");
+            edited_header = 1;
+        }
+        if (edited_header)
+            gatd_write(&f, bad);
+        else
+            spit(bad, f.b, f.len);
+        memset(&out, 0xab, sizeof out);
+        gat_status st = gat_dataset_load(&out, bad, NULL);
+        if (what) {
+            ck_assert_msg(st == want, "case %d: %s", c, gat_last_error());
+            ck_assert(is_zeroed(&out));
+            ck_assert_msg(strstr(gat_last_error(), bad) && strstr(gat_last_error(), what),
+                          "case %d: message '%s' lacks '%s'", c, gat_last_error(), what);
+        } else {
+            ck_assert_msg(st == GAT_OK, "old-style file: %s", gat_last_error());
+            ck_assert_int_eq(out.n_edge_features, 0);
+            ck_assert_ptr_null(out.edge_x);
+            ck_assert_ptr_null(out.edge_input);
+            ck_assert_int_eq(out.graph.nnz, ds.graph.nnz);
+            gat_dataset_destroy(&out);
+        }
+        cJSON_Delete(f.root);
+        free(f.b);
+    }
+    /* the saver refuses what the loader would */
+    ds.edge_input[0] = 5;
+    ASSERT_FAILS(gat_dataset_save(&ds, bad, NULL), GAT_EINVAL,
+                 "edge_input[0] = 5 for the edge 0 -> 0");
+    ds.edge_input[0] = -1;
+    ds.edge_x[3] = NAN;
+    ASSERT_FAILS(gat_dataset_save(&ds, bad, NULL), GAT_ENUMERIC, "edge_x of edge 1, column 1");
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dataset");
@@ -1424,6 +1728,15 @@ int main(void)
     tc = tcase_create("arguments");
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_options_default);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("edge_features");
+    tcase_add_loop_test(tc, test_edge_features_cites, 0, 3);
+    tcase_add_test(tc, test_edge_features_absent);
+    tcase_add_test(tc, test_edge_features_bad_parts);
+    tcase_add_test(tc, test_edge_features_merge);
+    tcase_add_test(tc, test_edge_features_graphml);
+    tcase_add_test(tc, test_edge_features_gatd_bad);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("alloc_failures");

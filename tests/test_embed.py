@@ -229,12 +229,26 @@ def main():
     # attention: one line per (layer, head, edge) with self-loops; sums of 1 per destination
     embed("--attention", p("att.tsv"))
     lines = open(p("att.tsv")).read().splitlines()
-    check(lines[0] == "layer\thead\tdst\tsrc\talpha", "attention header")
+    check(lines[0] == "layer\thead\tdst\tsrc\talpha\tedge\tself_loop", "attention header")
     check(len(lines) - 1 == E * (2 + 2), f"attention lines {len(lines) - 1}, expected {E * 4}")
     sums, loops, worst = {}, {}, 0.0
     index = {s: i for i, s in enumerate(ids)}
+    # `edge` names the .cites data line an edge came from ("a b" is b -> a, symmetrised): the
+    # first line giving src -> dst itself, else the first giving its reverse; -1 for self-loops
+    cites = [line.split() for line in open(tiny + ".cites") if line.split()]
+
+    def want_edge(dst, src):
+        if dst == src:
+            return -1
+        own = [k for k, (a, b) in enumerate(cites) if (a, b) == (dst, src)]
+        rev = [k for k, (a, b) in enumerate(cites) if (a, b) == (src, dst)]
+        return (own or rev)[0]
+
     for line in lines[1:]:
-        l, hd, dst, src, a = line.split("\t")
+        l, hd, dst, src, a, edge, self_loop = line.split("\t")
+        check(int(self_loop) == (dst == src), f"self_loop of {dst} <- {src}")
+        check(int(edge) == want_edge(dst, src),
+              f"edge of {dst} <- {src}: {edge}, expected {want_edge(dst, src)}")
         key = (int(l), int(hd), dst)
         sums[key] = sums.get(key, 0.0) + float(a)
         loops[key] = loops.get(key, 0) + (dst == src)

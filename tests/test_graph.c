@@ -167,6 +167,101 @@ static void dense_to_csr(gat_idx n, const char *adj, gat_idx *rowptr, gat_idx *c
     }
 }
 
+/* The provenance rule of gat_graph_from_edges_mapped, by brute force: the smallest k giving the
+ * edge j -> i in its own direction, else (SYMMETRIZE) the smallest k giving i -> j, else -1. */
+static gat_idx expected_input(size_t m, const gat_idx *src, const gat_idx *dst, unsigned flags,
+                              gat_idx j, gat_idx i)
+{
+    for (size_t k = 0; k < m; k++)
+        if (src[k] == j && dst[k] == i && j != i) return (gat_idx)k;
+    if (flags & GAT_GRAPH_SYMMETRIZE)
+        for (size_t k = 0; k < m; k++)
+            if (src[k] == i && dst[k] == j && j != i) return (gat_idx)k;
+    return -1;
+}
+
+/* gat_graph_from_edges_mapped gives gat_graph_from_edges's graph and edge_input by the rule. */
+static void check_provenance(gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst,
+                             unsigned flags)
+{
+    gat_graph g, h;
+    const size_t room = GAT_GRAPH_MAX_EDGES(n, m, flags);
+    gat_idx *map = malloc((room + 1) * sizeof *map);
+    ck_assert_ptr_nonnull(map);
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, n, m, src, dst, flags, map), GAT_OK);
+    ck_assert_int_eq(gat_graph_from_edges(&h, n, m, src, dst, flags), GAT_OK);
+    ck_assert_int_eq(g.nnz, h.nnz);
+    ck_assert_int_le((size_t)g.nnz, room);
+    assert_idx_eq(g.rowptr, h.rowptr, (size_t)n + 1);
+    assert_idx_eq(g.col, h.col, (size_t)g.nnz);
+    assert_idx_eq(g.t_edge, h.t_edge, (size_t)g.nnz);
+    for (gat_idx i = 0; i < n; i++)
+        for (gat_idx e = g.rowptr[i]; e < g.rowptr[i + 1]; e++) {
+            const gat_idx want = expected_input(m, src, dst, flags, g.col[e], i);
+            ck_assert_msg(map[e] == want, "edge %d (%d -> %d): edge_input %d, want %d", e,
+                          g.col[e], i, map[e], want);
+        }
+    free(map);
+    gat_graph_destroy(&g);
+    gat_graph_destroy(&h);
+}
+
+START_TEST(test_provenance)
+{
+    /* 0 -> 1 three times (k = 0, 1, 4), loops on 1 (k = 2) and 2 (k = 5), 2 -> 1 (k = 3), 1 -> 0
+     * (k = 6) after its reverse, node 3 isolated. */
+    const gat_idx src[] = {0, 0, 1, 2, 0, 2, 1}, dst[] = {1, 1, 1, 1, 1, 2, 0};
+    gat_idx map[2 * LEN(src) + 4];
+    gat_graph g;
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, 4, LEN(src), src, dst, 0, map), GAT_OK);
+    /* rows: 0 <- {0, 1}, 1 <- {0, 1, 2}, 2 <- {2}, 3 <- {3} */
+    const gat_idx want[] = {-1, 6, 0, -1, 3, -1, -1};
+    ck_assert_int_eq(g.nnz, LEN(want));
+    assert_idx_eq(map, want, LEN(want));
+    gat_graph_destroy(&g);
+    /* symmetrised: 1 -> 0 is given itself (k = 6), 0 -> 1 too (k = 0); 1 -> 2 only as 2 -> 1 */
+    ck_assert_int_eq(
+        gat_graph_from_edges_mapped(&g, 4, LEN(src), src, dst, GAT_GRAPH_SYMMETRIZE, map), GAT_OK);
+    /* rows: 0 <- {0, 1}, 1 <- {0, 1, 2}, 2 <- {1, 2}, 3 <- {3} */
+    const gat_idx want_sym[] = {-1, 6, 0, -1, 3, 3, -1, -1};
+    ck_assert_int_eq(g.nnz, LEN(want_sym));
+    assert_idx_eq(map, want_sym, LEN(want_sym));
+    gat_graph_destroy(&g);
+    /* without self-loops no -1 remains */
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, 4, LEN(src), src, dst,
+                                                 GAT_GRAPH_NO_SELF_LOOPS, map),
+                     GAT_OK);
+    const gat_idx want_nl[] = {6, 0, 3};
+    ck_assert_int_eq(g.nnz, LEN(want_nl));
+    assert_idx_eq(map, want_nl, LEN(want_nl));
+    gat_graph_destroy(&g);
+    /* the empty graph writes nothing; NULL edge_input is gat_graph_from_edges */
+    map[0] = 77;
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, 0, 0, NULL, NULL, 0, map), GAT_OK);
+    ck_assert_int_eq(g.nnz, 0);
+    ck_assert_int_eq(map[0], 77);
+    gat_graph_destroy(&g);
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, 4, LEN(src), src, dst, 0, NULL), GAT_OK);
+    ck_assert_int_eq(g.nnz, LEN(want));
+    gat_graph_destroy(&g);
+    /* 64-bit ids: the same map */
+    const int64_t src64[] = {0, 0, 1, 2, 0, 2, 1}, dst64[] = {1, 1, 1, 1, 1, 2, 0};
+    ck_assert_int_eq(gat_graph_from_edges64_mapped(&g, 4, LEN(src64), src64, dst64,
+                                                   GAT_GRAPH_SYMMETRIZE, map),
+                     GAT_OK);
+    assert_idx_eq(map, want_sym, LEN(want_sym));
+    gat_graph_destroy(&g);
+    /* bad input names the function called */
+    memset(&g, 0xAB, sizeof g);
+    ASSERT_FAILS(gat_graph_from_edges_mapped(&g, 4, LEN(src), src, dst, 8u, map), GAT_EINVAL,
+                 "gat_graph_from_edges_mapped: unknown flags 0x8");
+    assert_zeroed(&g);
+    ASSERT_FAILS(gat_graph_from_edges64_mapped(&g, 2, LEN(src64), src64, dst64, 0, map),
+                 GAT_EINVAL, "gat_graph_from_edges64_mapped: edge 3 (2 -> 1)");
+    assert_zeroed(&g);
+}
+END_TEST
+
 START_TEST(test_random_vs_dense)
 {
     enum { N = 200, M = 2000 };
@@ -199,6 +294,7 @@ START_TEST(test_random_vs_dense)
             adj[i * N + i] = 1;
     dense_to_csr(N, adj, rowptr, col);
     check_graph(N, M, src, dst, flags, rowptr, col);
+    check_provenance(N, M, src, dst, flags);
 }
 END_TEST
 
@@ -271,6 +367,23 @@ START_TEST(test_alloc_failure)
     ck_assert_int_eq(g.nnz, 5 + 8); /* 4 undirected pairs and 5 loops */
     assert_consistent(&g);
     gat_graph_destroy(&g);
+    /* the mapped build makes one allocation more (the codes) and fails as cleanly */
+    gat_idx map[2 * LEN(src) + 5];
+    long k_mapped = 0;
+    for (;; k_mapped++) {
+        gat_i_alloc_fail_at(k_mapped);
+        memset(&g, 0xAB, sizeof g);
+        gat_status st = gat_graph_from_edges_mapped(&g, 5, LEN(src), src, dst,
+                                                    GAT_GRAPH_SYMMETRIZE, map);
+        if (st == GAT_OK) break;
+        ck_assert_int_eq(st, GAT_ENOMEM);
+        ck_assert_str_ne(gat_last_error(), "");
+        assert_zeroed(&g);
+    }
+    ck_assert_int_eq(gat_i_alloc_fail_at(-1), k_mapped);
+    ck_assert_int_eq(k_mapped, k + 1);
+    ck_assert_int_eq(g.nnz, 5 + 8);
+    gat_graph_destroy(&g);
 }
 END_TEST
 
@@ -290,6 +403,7 @@ static Suite *graph_suite(void)
         {"bad_input", test_bad_input},
         {"destroy", test_destroy},
         {"alloc_failure", test_alloc_failure},
+        {"provenance", test_provenance},
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);

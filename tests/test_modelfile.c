@@ -923,15 +923,21 @@ START_TEST(writers_attention_predictions)
     ck_assert_int_eq(gat_attention_save(att, m, &f.g, &f.x, ids, 0), GAT_OK);
     char *text = (char *)slurp(att, &n), *save = NULL;
     char *line = strtok_r(text, "\n", &save);
-    ck_assert_str_eq(line, "layer\thead\tdst\tsrc\talpha");
-    /* sums per (layer, head, dst) and the self-loop of each */
+    ck_assert_str_eq(line, "layer\thead\tdst\tsrc\talpha\tedge\tself_loop");
+    /* sums per (layer, head, dst) and the self-loop of each; without provenance `edge` is -1 on
+     * self-loops and NA elsewhere */
     double sum[2][2][7] = {{{0}}};
     int lines = 0, loops[2][2][7] = {{{0}}};
     while ((line = strtok_r(NULL, "\n", &save))) {
-        int l, h, i, j;
+        int l, h, i, j, self_loop;
         double a;
-        ck_assert_int_eq(sscanf(line, "%d\t%d\tn%d\tn%d\t%lf", &l, &h, &i, &j, &a), 5);
+        char edge[8];
+        ck_assert_int_eq(sscanf(line, "%d\t%d\tn%d\tn%d\t%lf\t%7s\t%d", &l, &h, &i, &j, &a, edge,
+                                &self_loop),
+                         7);
         ck_assert(l >= 0 && l < 2 && h >= 0 && h < 2 && i >= 0 && i < 7);
+        ck_assert_int_eq(self_loop, i == j);
+        ck_assert_str_eq(edge, i == j ? "-1" : "NA");
         sum[l][h][i] += a;
         loops[l][h][i] += i == j;
         lines++;
@@ -944,6 +950,31 @@ START_TEST(writers_attention_predictions)
                 ck_assert_int_eq(loops[l][h][i], 1);
             }
     free(text);
+    /* with provenance: `edge` echoes edge_input in in-CSR order (here 100 + e off the loops) */
+    gat_idx *map = malloc((size_t)f.g.nnz * sizeof *map);
+    ck_assert_ptr_nonnull(map);
+    for (gat_idx i = 0; i < f.g.n; i++)
+        for (gat_idx e = f.g.rowptr[i]; e < f.g.rowptr[i + 1]; e++)
+            map[e] = f.g.col[e] == i ? -1 : 100 + e;
+    ck_assert_int_eq(gat_attention_save_edges(att, m, &f.g, &f.x, NULL, map, 0), GAT_OK);
+    text = (char *)slurp(att, &n);
+    line = strtok_r(text, "\n", &save);
+    for (gat_idx k = 0; (line = strtok_r(NULL, "\n", &save)); k++) {
+        int l, h, i, j, edge, self_loop;
+        double a;
+        ck_assert_int_eq(sscanf(line, "%d\t%d\t%d\t%d\t%lf\t%d\t%d", &l, &h, &i, &j, &a, &edge,
+                                &self_loop),
+                         7);
+        const gat_idx e = k % f.g.nnz; /* lines run over (layer, head, edge) */
+        ck_assert_int_eq(edge, map[e]);
+        ck_assert_int_eq(self_loop, i == j);
+        ck_assert_int_eq(j, f.g.col[e]);
+    }
+    free(text);
+    map[1] = -2;
+    ck_assert_error(gat_attention_save_edges(att, m, &f.g, &f.x, NULL, map, 0), GAT_EINVAL,
+                    "edge_input[1] = -2");
+    free(map);
 
     gat_real logits[7 * 3];
     ck_assert_int_eq(gat_model_embed(m, &f.g, &f.x, GAT_LAYER_LOGITS, logits), GAT_OK);

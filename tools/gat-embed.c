@@ -338,6 +338,10 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    if (!o.quiet && ds.n_edge_features > 0)
+        fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used yet (the "
+                        "attention score does not take edge features yet)\n",
+                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s");
     if (ds.n_features != cfg->in_features) {
         fprintf(stderr, "gat-embed: dataset %s has %d features per node but model %s expects %d\n",
                 name, ds.n_features, o.model, cfg->in_features);
@@ -408,7 +412,8 @@ int main(int argc, char **argv)
         if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot_attention, plot_w, plot_h);
     }
     if (o.attention) {
-        if (gat_attention_save(o.attention, m, &ds.graph, &ds.x, ids, flags) != GAT_OK) {
+        if (gat_attention_save_edges(o.attention, m, &ds.graph, &ds.x, ids, ds.edge_input,
+                                     flags) != GAT_OK) {
             rc = fail("cannot write the attention coefficients");
             goto done;
         }

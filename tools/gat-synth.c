@@ -69,8 +69,13 @@ static int write_cites(const char *path, const synth_data *d)
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     setvbuf(f, NULL, _IOFBF, 1 << 20);
-    for (size_t k = 0; k < d->m; k++)
-        if (d->src[k] != d->dst[k]) fprintf(f, "%d\t%d\n", d->src[k], d->dst[k]);
+    for (size_t k = 0; k < d->m; k++) {
+        if (d->src[k] == d->dst[k]) continue;
+        fprintf(f, "%d\t%d", d->src[k], d->dst[k]);
+        for (int c = 0; c < d->edge_dim; c++)
+            fprintf(f, "\t%.9g", (double)d->edge_x[k * (size_t)d->edge_dim + (size_t)c]);
+        fputc('\n', f);
+    }
     return fclose(f) ? -1 : 0;
 }
 
@@ -138,6 +143,8 @@ int main(int argc, char **argv)
         {"train", CLI_REAL, &so.train, 0, 1, "P", "training share of the nodes (default 0.1)"},
         {"val", CLI_REAL, &so.val, 0, 1, "P", "validation share (default 0.1)"},
         {"test", CLI_REAL, &so.test, 0, 1, "P", "test share (default 0.2)"},
+        {"edge-features", CLI_INT, &so.edge_features, 0, 4096, "D", "edge feature columns (default 0): column 0 says whether the edge joins two nodes of one class (flipped with probability --edge-noise), the others are N(0, 1) noise"},
+        {"edge-noise", CLI_REAL, &so.edge_noise, 0, 1, "P", "flip probability of edge feature column 0 (default 0.1)"},
         {"ordered", CLI_FLAG, &so.ordered, 0, 0, NULL, "number nodes block by block (default: random order)"},
         {"seed", CLI_INT, &seed, 0, 2147483647, "S", "random seed (default 1)"},
         {"plain", CLI_FLAG, &plain, 0, 0, NULL, "write PREFIX.content uncompressed"},

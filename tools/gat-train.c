@@ -519,6 +519,10 @@ int main(int argc, char **argv)
                         "%g): not row-normalised (use --no-normalize to silence this)\n",
                 ds.node_ids[ds.negative_node], ds.negative_column, (double)ds.negative_value);
     if (!o.quiet && ds.split_adapted) split_note(&ds, &dopt);
+    if (!o.quiet && ds.n_edge_features > 0)
+        fprintf(stderr, "gat-train: %s has %d edge feature column%s: read, not used yet (the "
+                        "attention score does not take edge features yet)\n",
+                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s");
     if (!o.quiet)
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
                "split %d/%d/%d\n", name, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,

@@ -23,6 +23,10 @@ typedef struct synth_opts {
     double train, val, test; /* split shares of the nodes */
     int ordered;             /* keep nodes in block order (default: a random order) */
     uint64_t seed;
+    int edge_features;       /* D edge feature columns per edge (default 0): column 0 is 1 when
+                              * the edge joins two nodes of one class, else 0, flipped with
+                              * probability edge_noise; columns 1.. are N(0, 1) noise */
+    double edge_noise;       /* default 0.1 */
 } synth_opts;
 
 typedef struct synth_data {
@@ -32,6 +36,8 @@ typedef struct synth_data {
     gat_idx *labels; /* (n) */
     uint8_t *split;  /* (n) GAT_SPLIT_* */
     gat_csr x;       /* (n, F) raw features (binary words, or dense values) */
+    int edge_dim;    /* D, 0: none */
+    gat_real *edge_x; /* (m, D) edge features of edge k, or NULL */
 } synth_data;
 
 void synth_defaults(synth_opts *o);
@@ -40,7 +46,8 @@ void synth_defaults(synth_opts *o);
 int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen);
 void synth_free(synth_data *d);
 
-/* A gat_dataset (row-normalised features, symmetrised graph with self-loops) from d. */
+/* A gat_dataset (row-normalised features, symmetrised graph with self-loops, edge features
+ * merged as the loaders merge them, self-loops filled with the mean) from d. */
 gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds);
 
 /* The same with normalize (GAT_NORMALIZE_*) applied to the features and class_names (C, may be

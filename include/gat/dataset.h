@@ -2,7 +2,8 @@
  *
  * A dataset NAME is three files in one directory (datasets/README.md has the details):
  *   NAME.content[.gz]  one line per node: <node-id> <feature>... <label>   (dense features)
- *   NAME.cites         one line per edge: <a> <b>  (b -> a, i.e. citing -> cited)
+ *   NAME.cites         one line per edge: <a> <b> [<w1> ... <wD>]  (b -> a, i.e. citing ->
+ *                      cited; optional numeric edge features, the same D on every line)
  *   NAME.split         optional; one line per node: <node-id> train|val|test
  * Fields are separated by runs of spaces or tabs; node ids and labels are arbitrary strings
  * without whitespace. Classes are numbered in the byte order of their names.
@@ -22,6 +23,9 @@
  *   labels I32 (n)  class in [-1, C) (-1: unlabelled)
  *   split U8 (n)    GAT_SPLIT_* (0..3), only labelled nodes in a split
  *   node_ids U8 (L) optional: n NUL-terminated distinct ids back to back (absent: "0".."n-1")
+ *   edge_features F32 (E, D)  optional: gat_dataset.edge_x (absent: D = 0)
+ *   edge_input I32 (E)        optional: gat_dataset.edge_input (absent: NULL); -1 exactly on
+ *                  the self-loops, >= 0 elsewhere
  * "__metadata__" (strings): "format": "libgat-dataset", "version": "1", "nodes", "features",
  * "classes", "edges" (E, self-loops included) as decimals, "class_names" (a JSON array of C
  * strings, encoded as a string; absent: "0".."C-1"), "symmetrized" ("1" when every edge has its
@@ -59,6 +63,14 @@ enum {
                              * GAT paper), else keep them as given (the default) */
 };
 
+/* Values of gat_dataset_options.self_loop_fill: the edge features of the self-loop the builder
+ * adds to every node (PyG's add_self_loops fill_value "mean" and 0). */
+enum {
+    GAT_SELF_LOOP_FILL_MEAN = 0, /* the mean of the rows of the node's other in-edges (after
+                                  * duplicates merged); zeros for a node without in-edges */
+    GAT_SELF_LOOP_FILL_ZERO = 1  /* zeros */
+};
+
 /* Bits of gat_dataset_options.split_strict and gat_dataset.split_adapted: the three sizes of the
  * random split. */
 enum {
@@ -91,6 +103,18 @@ typedef struct gat_dataset {
                               * reduced to fit the data (0: as requested, or a given split) */
     void *storage;           /* private: the file mapping of a .gatd dataset and what the loader
                               * allocated in bulk, released by gat_dataset_destroy; NULL otherwise */
+    /* Edge features and provenance. Edge e is edge e of graph (in-CSR order, self-loops
+     * included). Rows of input edges that merge into one edge (duplicates, and with symmetrize
+     * an edge given in both directions) are averaged; an added self-loop's row follows
+     * gat_dataset_options.self_loop_fill. */
+    gat_idx n_edge_features; /* D: edge feature columns; 0 when the data has none */
+    gat_real *edge_x;        /* (E, D) row-major, finite; NULL when D == 0 */
+    gat_idx *edge_input;     /* (E) the input edge each edge came from, by the rule of
+                              * gat_graph_from_edges_mapped: the 0-based data line of a .cites or
+                              * edge-list file (comments and blank lines not counted), the igraph
+                              * edge id, the caller's index for gat_dataset_from_parts; -1 for an
+                              * added self-loop. NULL when the source does not say (a .gatd file
+                              * without it, parts without it). */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -111,6 +135,14 @@ typedef struct gat_dataset_options {
      * ratio n_val : n_test (at least 1 each while there are 2), or the one that is not strict
      * takes what the strict one leaves. gat_dataset.split_adapted says which sizes shrank. */
     unsigned split_strict;
+    int self_loop_fill; /* GAT_SELF_LOOP_FILL_MEAN (default) or _ZERO: edge features of added
+                         * self-loops (used only when the data has edge features) */
+    /* Numeric edge attributes read as edge features, in this order, by the igraph-based sources
+     * (gat_dataset_read: GraphML, GML and every other igraph format that carries edge attributes;
+     * gat_dataset_from_igraph); other sources ignore them. Borrowed for the call; default NULL, 0.
+     * An attribute the graph lacks or that is not numeric is GAT_EINVAL naming it. */
+    const char *const *edge_attributes;
+    gat_idx n_edge_attributes;
 } gat_dataset_options;
 
 /* Fills o with the defaults above. */
@@ -163,21 +195,43 @@ typedef struct gat_dataset_parts {
                                      * labelled nodes (no split at all when none is labelled) */
     const char *const *node_ids;    /* (n) distinct id strings, or NULL for "0", "1", ... */
     const char *const *class_names; /* (C) class names, or NULL for "0", "1", ... */
+    const gat_real *edge_features;  /* (E, D) finite rows, one per edge of graph in in-CSR order
+                                     * (self-loops included), copied as given; NULL when D == 0 */
+    gat_idx n_edge_features;        /* D >= 0 */
+    const gat_idx *edge_input;      /* (E) values >= -1 (see gat_dataset.edge_input, e.g. from
+                                     * gat_graph_from_edges_mapped), or NULL */
 } gat_dataset_parts;
 
 /* Builds a dataset from parts held in memory (copies; see gat_dataset_parts), e.g. a graph built
  * with gat_graph_from_edges and features with gat_csr_from_dense, so that gat_train can run on
- * it. ds: uninitialised; filled on success, zeroed on failure. opt may be NULL for the defaults;
+ * it. Edge features and edge_input, if given, are copied as they are (rows already per edge of
+ * the built graph: no merging, no self-loop fill). ds: uninitialised; filled on success, zeroed on failure. opt may be NULL for the defaults;
  * its normalize (row-normalise the copied features) and random-split fields are used, symmetrize
  * and ignore_split_file are not (the graph is already built).
  * Returns GAT_EINVAL (NULL graph or features or a NULL id, a label outside [-1, C), a split value
  * outside GAT_SPLIT_*, an unlabelled node in a split, duplicate node ids, a malformed graph or
  * CSR, a negative split size, normalize not a GAT_NORMALIZE_* value, GAT_NORMALIZE_ON with a
- * negative feature: the message names its node, column and value), GAT_EDIM (features rows !=
- * graph nodes), GAT_ENUMERIC (a non-finite feature), GAT_EFORMAT (too few labelled nodes for a
+ * negative feature: the message names its node, column and value; n_edge_features < 0, NULL
+ * edge_features with D > 0, an edge_input value below -1), GAT_EDIM (features rows != graph
+ * nodes), GAT_ENUMERIC (a non-finite feature or edge feature, naming the edge and column), GAT_EFORMAT (too few labelled nodes for a
  * strict size of the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
 GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
                                           const gat_dataset_options *opt);
+
+/* Edge features per edge of a built graph from rows given per input edge, as the readers make
+ * them (e.g. for gat_dataset_parts.edge_features): g (borrowed, well-formed, columns ascending
+ * per row, as gat_graph_from_edges builds it) was built from the m input edges src[k] -> dst[k]
+ * with flags (only GAT_GRAPH_SYMMETRIZE matters here); rows (m, D) borrowed. out: caller-owned
+ * (g->nnz, D), overwritten: each edge gets the mean of the rows of the input edges that gave it
+ * (duplicates and, with GAT_GRAPH_SYMMETRIZE, both directions); input self-loops are dropped
+ * with their rows; an added self-loop gets, per fill (GAT_SELF_LOOP_FILL_*), the mean of its
+ * node's other in-edge rows (zeros when it has none) or zeros. D == 0 writes nothing.
+ * Returns GAT_EINVAL (NULL argument, malformed g, D < 0, unknown flags or fill, a node id outside
+ * [0, n), an input edge g lacks), GAT_ENUMERIC (a non-finite row value, naming edge and column),
+ * GAT_ENOMEM. Cost O(n + E D + m (D + log deg)). */
+GAT_API gat_status gat_edge_features_merge(gat_real *out, const gat_graph *g, size_t m,
+                                           const gat_idx *src, const gat_idx *dst, unsigned flags,
+                                           const gat_real *rows, gat_idx D, int fill);
 
 /* Writes ds (borrowed, unchanged) to a .gatd dataset file at path (format above), replacing it
  * atomically: a temporary file beside it is written, flushed to disk and renamed over path, so

@@ -88,10 +88,20 @@ GAT_API gat_status gat_matrix_save(const char *path, gat_file_format fmt, gat_id
                                    unsigned flags);
 
 /* Runs an inference forward of m on g and x and writes every edge's attention coefficient, for
- * every layer and head, to path as TSV: a header "layer head dst src alpha" (unless
- * GAT_WRITE_NO_HEADER), then one line per (layer, head, edge) in that order, edges in g's
+ * every layer and head, to path as TSV: a header "layer head dst src alpha edge self_loop"
+ * (unless GAT_WRITE_NO_HEADER), then one line per (layer, head, edge) in that order, edges in g's
  * in-CSR order (self-loops included), dst and src as ids ((g->n) borrowed strings, or NULL for
- * node numbers). Returns as gat_model_embed and gat_matrix_save. Cost O(E sum of heads). */
+ * node numbers). `edge` is edge_input[e]: the input edge the CSR edge came from (a dataset's
+ * gat_dataset.edge_input, or gat_graph_from_edges_mapped's output; (g->nnz) borrowed, values
+ * >= -1), -1 for an added self-loop; with edge_input NULL it is -1 on self-loops and "NA"
+ * elsewhere (unknown). `self_loop` is 1 when dst == src, else 0.
+ * Returns as gat_model_embed and gat_matrix_save; GAT_EINVAL for an edge_input value below -1.
+ * Cost O(E sum of heads). */
+GAT_API gat_status gat_attention_save_edges(const char *path, gat_model *m, const gat_graph *g,
+                                            const gat_csr *x, const char *const *ids,
+                                            const gat_idx *edge_input, unsigned flags);
+
+/* gat_attention_save_edges without provenance (edge_input NULL). */
 GAT_API gat_status gat_attention_save(const char *path, gat_model *m, const gat_graph *g,
                                       const gat_csr *x, const char *const *ids, unsigned flags);
 

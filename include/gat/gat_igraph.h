@@ -51,8 +51,12 @@ GAT_API gat_status gat_csr_from_igraph_attributes(gat_csr *x, const igraph_t *gr
  * (borrowed, copied; x->rows == vertex count), labels (borrowed; (V) class in [0, C) or -1 for
  * unlabelled; C = largest label + 1; NULL: all unlabelled), split (borrowed; (V) GAT_SPLIT_*
  * values, or NULL for the seeded random split of opt over the labelled vertices). Node ids are
- * the vertex numbers "0", "1", ...; opt as in gat_dataset_from_parts (NULL: defaults).
- * Returns as gat_graph_from_igraph and gat_dataset_from_parts. Cost O(V + E + nnz(x)). */
+ * the vertex numbers "0", "1", ...; opt as in gat_dataset_from_parts (NULL: defaults), plus
+ * opt->edge_attributes: numeric edge attributes read as edge features (the C attribute handler
+ * must be installed; merged as gat_dataset_options says). ds->edge_input holds igraph edge ids.
+ * Returns as gat_graph_from_igraph and gat_dataset_from_parts; GAT_EINVAL for an edge attribute
+ * missing or not numeric or no C attribute handler, GAT_ENUMERIC for a NaN or Inf edge attribute
+ * value (naming attribute and edge). Cost O(V + E + nnz(x)). */
 GAT_API gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsigned flags,
                                            const gat_csr *x, const igraph_vector_int_t *labels,
                                            const igraph_vector_int_t *split,

@@ -50,12 +50,42 @@ enum {
 GAT_API gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
                                         const gat_idx *dst, unsigned flags);
 
+/* gat_graph_from_edges that also says where each edge came from (edge provenance), e.g. to name
+ * the input edge of an attention coefficient. g, n, m, src, dst, flags, statuses and edge rules as
+ * in gat_graph_from_edges (one construction path: that function is this one with edge_input NULL).
+ * edge_input: NULL, or caller-owned room for at least GAT_GRAPH_MAX_EDGES(n, m, flags) values
+ * (the largest E possible); on success its first E = g->nnz entries, in in-CSR edge order, hold:
+ *   - for an edge j -> i, the smallest k with src[k] = j and dst[k] = i (merged duplicates name
+ *     their first occurrence);
+ *   - with GAT_GRAPH_SYMMETRIZE, an edge j -> i that the input has only as i -> j (a reverse the
+ *     builder added) names the smallest k with src[k] = i and dst[k] = j: the same k as the edge
+ *     it reverses; an edge given in its own direction always names its own k;
+ *   - -1 for a self-loop the builder added (input self-loops are dropped, so every self-loop of g
+ *     is an added one).
+ * Contents past E, and on failure all of it, are unspecified. Cost O(n + m), plus 8 bytes per
+ * edge of temporary memory when edge_input is not NULL. */
+GAT_API gat_status gat_graph_from_edges_mapped(gat_graph *g, gat_idx n, size_t m,
+                                               const gat_idx *src, const gat_idx *dst,
+                                               unsigned flags, gat_idx *edge_input);
+
+/* Room edge_input needs in gat_graph_from_edges_mapped: m edges (2m with GAT_GRAPH_SYMMETRIZE)
+ * plus n self-loops (none with GAT_GRAPH_NO_SELF_LOOPS), as a size_t. */
+#define GAT_GRAPH_MAX_EDGES(n, m, flags)                                                          \
+    ((size_t)(m) * (((flags) & GAT_GRAPH_SYMMETRIZE) ? 2u : 1u) +                                \
+     (((flags) & GAT_GRAPH_NO_SELF_LOOPS) ? 0u : (size_t)(n)))
+
 /* gat_graph_from_edges for 64-bit node ids (e.g. igraph_integer_t or int64 arrays from other
  * libraries): n and every id are range-checked before narrowing to gat_idx. Same g, flags and
  * edge rules. Returns GAT_EINVAL (n < 0 or n >= INT32_MAX, NULL arrays with m > 0, an id outside
  * [0, n) naming the edge, too many edges, unknown flags), GAT_ENOMEM. Cost O(n + m). */
 GAT_API gat_status gat_graph_from_edges64(gat_graph *g, int64_t n, size_t m, const int64_t *src,
                                           const int64_t *dst, unsigned flags);
+
+/* gat_graph_from_edges64 with the edge provenance of gat_graph_from_edges_mapped (edge_input:
+ * NULL or room for GAT_GRAPH_MAX_EDGES(n, m, flags) values; same contents). Cost O(n + m). */
+GAT_API gat_status gat_graph_from_edges64_mapped(gat_graph *g, int64_t n, size_t m,
+                                                 const int64_t *src, const int64_t *dst,
+                                                 unsigned flags, gat_idx *edge_input);
 
 /* Builds g from a caller's in-neighbour CSR over nodes 0..n-1: row i, col[rowptr[i]] ..
  * col[rowptr[i+1]-1], lists the sources j of the edges j -> i (any order; duplicates merged;

@@ -74,8 +74,10 @@ typedef struct gat_dataset_files {
 
 /* Reads a dataset from the files above. ds: uninitialised; filled on success, zeroed on
  * failure. opt may be NULL for defaults (symmetrize, normalize and the random split apply; see
- * gat_dataset_options and the report fields of gat_dataset).
- * Returns GAT_EINVAL (NULL argument, unknown format), GAT_EIO (a file cannot be opened or read:
+ * gat_dataset_options and the report fields of gat_dataset). opt->edge_attributes names numeric
+ * edge attributes the format's igraph reader keeps (GraphML, GML) to read as edge features
+ * (merged as gat_dataset_options says). ds->edge_input holds igraph's edge ids (file order).
+ * Returns GAT_EINVAL (NULL argument, unknown format, an edge attribute missing or not numeric), GAT_EIO (a file cannot be opened or read:
  * the message names it and the system's reason), GAT_EFORMAT (igraph cannot parse the graph
  * file: the message names it, the format and igraph's reason; a text file is malformed or names
  * an unknown or repeated node: the message gives file:line; duplicate vertex ids; a node without

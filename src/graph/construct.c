@@ -5,10 +5,10 @@
 
 #include <string.h>
 
-gat_status gat_graph_from_edges64(gat_graph *g, int64_t n, size_t m, const int64_t *src,
-                                  const int64_t *dst, unsigned flags)
+/* The one 64-bit path of gat_graph_from_edges64[_mapped]; fn names the caller's function. */
+static gat_status build64(const char *fn, gat_graph *g, int64_t n, size_t m, const int64_t *src,
+                          const int64_t *dst, unsigned flags, gat_idx *edge_input)
 {
-    static const char fn[] = "gat_graph_from_edges64";
     gat_idx *s = NULL, *d = NULL;
     gat_status st;
 
@@ -40,11 +40,23 @@ gat_status gat_graph_from_edges64(gat_graph *g, int64_t n, size_t m, const int64
         s[k] = (gat_idx)src[k];
         d[k] = (gat_idx)dst[k];
     }
-    st = gat_graph_from_edges(g, (gat_idx)n, m, s, d, flags);
+    st = gat_graph_from_edges_mapped(g, (gat_idx)n, m, s, d, flags, edge_input);
 cleanup:
     gat_free(s);
     gat_free(d);
     return st;
+}
+
+gat_status gat_graph_from_edges64(gat_graph *g, int64_t n, size_t m, const int64_t *src,
+                                  const int64_t *dst, unsigned flags)
+{
+    return build64("gat_graph_from_edges64", g, n, m, src, dst, flags, NULL);
+}
+
+gat_status gat_graph_from_edges64_mapped(gat_graph *g, int64_t n, size_t m, const int64_t *src,
+                                         const int64_t *dst, unsigned flags, gat_idx *edge_input)
+{
+    return build64("gat_graph_from_edges64_mapped", g, n, m, src, dst, flags, edge_input);
 }
 
 /* GAT_OK if rowptr (n+1) and col (rowptr[n]) form a CSR with indices in [0, n_cols); nnz >= 0

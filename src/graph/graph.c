@@ -1,6 +1,7 @@
-/* Edge list -> in-neighbour CSR and its transpose, built with CXSparse: the matrix A(j, i) = 1 per
- * edge j -> i, compressed by column (column i = in-neighbours of i), deduplicated, then transposed
- * twice so that both orientations have ascending indices. */
+/* Edge list -> in-neighbour CSR and its transpose, built with CXSparse: the matrix A(j, i) per
+ * edge j -> i, compressed by column (column i = in-neighbours of i), deduplicated keeping the
+ * smallest provenance code of each entry, then transposed twice so that both orientations have
+ * ascending indices. */
 #include "gat/graph.h"
 #include "core/core.h"
 
@@ -21,63 +22,90 @@ static size_t triplet_count(gat_idx n, size_t m, unsigned flags)
     return m * per_edge + loops;
 }
 
-static gat_status check_ids(gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst)
+static gat_status check_ids(const char *fn, gat_idx n, size_t m, const gat_idx *src,
+                            const gat_idx *dst)
 {
     for (size_t k = 0; k < m; k++) {
         if (src[k] < 0 || src[k] >= n)
             return gat_i_error(GAT_EINVAL,
-                               "gat_graph_from_edges: edge %zu has source id %d outside [0, %d)", k,
+                               "%s: edge %zu has source id %d outside [0, %d)", fn, k,
                                src[k], n);
         if (dst[k] < 0 || dst[k] >= n)
             return gat_i_error(GAT_EINVAL,
-                               "gat_graph_from_edges: edge %zu has target id %d outside [0, %d)", k,
+                               "%s: edge %zu has target id %d outside [0, %d)", fn, k,
                                dst[k], n);
     }
     return GAT_OK;
 }
 
-static gat_status check_args(gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst,
-                             unsigned flags)
+static gat_status check_args(const char *fn, gat_idx n, size_t m, const gat_idx *src,
+                             const gat_idx *dst, unsigned flags)
 {
     if (n < 0)
-        return gat_i_error(GAT_EINVAL, "gat_graph_from_edges: negative node count n = %d", n);
+        return gat_i_error(GAT_EINVAL, "%s: negative node count n = %d", fn, n);
     if (m > 0 && (!src || !dst))
         return gat_i_error(GAT_EINVAL,
-                           "gat_graph_from_edges: src or dst is NULL with m = %zu edges", m);
+                           "%s: src or dst is NULL with m = %zu edges", fn, m);
     if (flags & ~known_flags)
-        return gat_i_error(GAT_EINVAL, "gat_graph_from_edges: unknown flags 0x%x",
+        return gat_i_error(GAT_EINVAL, "%s: unknown flags 0x%x", fn,
                            flags & ~known_flags);
     /* CXSparse counts entries in int and allocates n + 1 column pointers, also in int. */
     size_t per_edge = (flags & GAT_GRAPH_SYMMETRIZE) ? 2 : 1;
     if (n == INT32_MAX || m > (INT32_MAX - (size_t)n) / per_edge)
         return gat_i_error(
-            GAT_EINVAL, "gat_graph_from_edges: %zu edges over %d nodes exceed 32-bit edge indices",
+            GAT_EINVAL, "%s: %zu edges over %d nodes exceed 32-bit edge indices", fn,
             m, n);
-    return check_ids(n, m, src, dst);
+    return check_ids(fn, n, m, src, dst);
 }
 
-static void put(cs_di *T, int row, int col)
+static void put(cs_di *T, int row, int col, double code)
 {
     T->i[T->nz] = row;
     T->p[T->nz] = col;
-    T->x[T->nz++] = 1.0;
+    T->x[T->nz++] = code;
 }
 
-/* Triplets (j, i) of the n x n matrix A, input self-loops skipped. Values are required even
- * though only the pattern matters: cs_di_dupl sums them unconditionally (NULL x crashes it). */
+/* Triplets (j, i) of the n x n matrix A, input self-loops skipped. Each value is the entry's
+ * provenance code (doubles hold these integers exactly): k for input edge k as given, m + k for
+ * the reverse that SYMMETRIZE adds, -1 for an added self-loop. Deduplication keeps the smallest
+ * code, so an edge given in its own direction wins over a reverse (see gat_graph.h). */
 static cs_di *triplets(gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst, unsigned flags)
 {
     cs_di *T = cs_di_spalloc(n, n, (int)triplet_count(n, m, flags), 1, 1);
     if (!T) return NULL;
     for (size_t k = 0; k < m; k++) {
         if (src[k] == dst[k]) continue;
-        put(T, src[k], dst[k]);
-        if (flags & GAT_GRAPH_SYMMETRIZE) put(T, dst[k], src[k]);
+        put(T, src[k], dst[k], (double)k);
+        if (flags & GAT_GRAPH_SYMMETRIZE) put(T, dst[k], src[k], (double)(m + k));
     }
     if (!(flags & GAT_GRAPH_NO_SELF_LOOPS))
         for (gat_idx i = 0; i < n; i++)
-            put(T, i, i);
+            put(T, i, i, -1.0);
     return T;
+}
+
+/* cs_di_dupl with min instead of sum: merges the duplicate entries of each column of A (in
+ * place, first occurrence's position) keeping the smallest value. w: (A->m) workspace. */
+static void dedupe_min(cs_di *A, int *w)
+{
+    int nz = 0;
+    for (int i = 0; i < A->m; i++)
+        w[i] = -1;
+    for (int j = 0; j < A->n; j++) {
+        const int q = nz;
+        for (int p = A->p[j]; p < A->p[j + 1]; p++) {
+            const int i = A->i[p];
+            if (w[i] >= q) {
+                if (A->x[p] < A->x[w[i]]) A->x[w[i]] = A->x[p];
+            } else {
+                w[i] = nz;
+                A->i[nz] = i;
+                A->x[nz++] = A->x[p];
+            }
+        }
+        A->p[j] = q;
+    }
+    A->p[A->n] = nz;
 }
 
 static gat_idx *copy_idx(const int *a, size_t len)
@@ -87,8 +115,10 @@ static gat_idx *copy_idx(const int *a, size_t len)
     return c;
 }
 
-/* Copies the sorted in-CSR A (x[e] = out-position of edge e) and out-CSR AT into g. */
-static gat_status export_graph(gat_graph *g, const cs_di *A, const cs_di *AT)
+/* Copies the sorted in-CSR A (x[e] = out-position of edge e) and out-CSR AT into g; code: (E)
+ * provenance code of each out-position (see triplets), decoded into edge_input (E) if not NULL. */
+static gat_status export_graph(gat_graph *g, const cs_di *A, const cs_di *AT, const double *code,
+                               size_t m, gat_idx *edge_input)
 {
     size_t n = (size_t)A->n, nnz = (size_t)A->p[A->n];
     g->n = A->n;
@@ -99,66 +129,97 @@ static gat_status export_graph(gat_graph *g, const cs_di *A, const cs_di *AT)
     g->t_col = copy_idx(AT->i, nnz);
     g->t_edge = gat_malloc(nnz, sizeof *g->t_edge);
     if (!g->rowptr || !g->col || !g->t_rowptr || !g->t_col || !g->t_edge) return GAT_ENOMEM;
-    for (size_t e = 0; e < nnz; e++)
-        g->t_edge[(size_t)A->x[e]] = (gat_idx)e;
+    for (size_t e = 0; e < nnz; e++) {
+        const size_t p = (size_t)A->x[e];
+        g->t_edge[p] = (gat_idx)e;
+        if (edge_input) {
+            const double c = code[p];
+            edge_input[e] = c < 0 ? -1 : (gat_idx)(c >= (double)m ? c - (double)m : c);
+        }
+    }
     return GAT_OK;
 }
 
-static gat_status cs_failed(const char *what)
+static gat_status cs_failed(const char *fn, const char *what)
 {
-    return gat_i_error(GAT_ENOMEM, "gat_graph_from_edges: CXSparse %s failed (out of memory)",
-                       what);
+    return gat_i_error(GAT_ENOMEM, "%s: CXSparse %s failed (out of memory)", fn, what);
 }
 
-gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
-                                const gat_idx *dst, unsigned flags)
+/* The one construction path of gat_graph_from_edges[_mapped]; fn names the caller's function. */
+static gat_status build(const char *fn, gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
+                        const gat_idx *dst, unsigned flags, gat_idx *edge_input)
 {
     gat_i_clear_error();
-    if (!g) return gat_i_error(GAT_EINVAL, "gat_graph_from_edges: NULL graph");
+    if (!g) return gat_i_error(GAT_EINVAL, "%s: NULL graph", fn);
     memset(g, 0, sizeof *g);
-    gat_status st = check_args(n, m, src, dst, flags);
+    gat_status st = check_args(fn, n, m, src, dst, flags);
     if (st != GAT_OK) return st;
 
     cs_di *T = NULL, *A = NULL, *AT = NULL;
+    int *w = NULL;
+    double *code = NULL;
     gat_graph out = {0};
     if (!(T = triplets(n, m, src, dst, flags))) {
-        st = cs_failed("cs_di_spalloc");
+        st = cs_failed(fn, "cs_di_spalloc");
         goto cleanup;
     }
     A = cs_di_compress(T);
     T = cs_di_spfree(T);
     if (!A) {
-        st = cs_failed("cs_di_compress");
+        st = cs_failed(fn, "cs_di_compress");
         goto cleanup;
     }
-    if (!cs_di_dupl(A)) {
-        st = cs_failed("cs_di_dupl");
+    if (!(w = gat_malloc((size_t)n, sizeof *w))) {
+        st = GAT_ENOMEM;
         goto cleanup;
     }
+    dedupe_min(A, w);
     /* A transpose lists each column's entries in ascending order: AT is the sorted out-CSR. */
     AT = cs_di_transpose(A, 1);
     A = cs_di_spfree(A);
     if (!AT) {
-        st = cs_failed("cs_di_transpose");
+        st = cs_failed(fn, "cs_di_transpose");
         goto cleanup;
     }
-    /* Carry each out-position through the second transpose (doubles hold it exactly): then
-     * A->x[e] is the out-position of edge e, and t_edge is the inverse permutation. */
+    /* AT->x holds each out-position's provenance code: keep it, then carry each out-position
+     * through the second transpose (doubles hold it exactly): A->x[e] is the out-position of
+     * edge e, and t_edge is the inverse permutation. */
+    if (edge_input) {
+        if (!(code = gat_malloc((size_t)AT->p[AT->n], sizeof *code))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(code, AT->x, (size_t)AT->p[AT->n] * sizeof *code);
+    }
     for (int p = 0; p < AT->p[AT->n]; p++)
         AT->x[p] = p;
     if (!(A = cs_di_transpose(AT, 1))) {
-        st = cs_failed("cs_di_transpose");
+        st = cs_failed(fn, "cs_di_transpose");
         goto cleanup;
     }
-    st = export_graph(&out, A, AT);
+    st = export_graph(&out, A, AT, code, m, edge_input);
     if (st == GAT_OK) *g = out;
 
 cleanup:
     cs_di_spfree(T);
     cs_di_spfree(A);
     cs_di_spfree(AT);
+    gat_free(w);
+    gat_free(code);
     if (st != GAT_OK) gat_graph_destroy(&out);
     return st;
+}
+
+gat_status gat_graph_from_edges(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
+                                const gat_idx *dst, unsigned flags)
+{
+    return build("gat_graph_from_edges", g, n, m, src, dst, flags, NULL);
+}
+
+gat_status gat_graph_from_edges_mapped(gat_graph *g, gat_idx n, size_t m, const gat_idx *src,
+                                       const gat_idx *dst, unsigned flags, gat_idx *edge_input)
+{
+    return build("gat_graph_from_edges_mapped", g, n, m, src, dst, flags, edge_input);
 }
 
 void gat_graph_destroy(gat_graph *g)

@@ -76,6 +76,8 @@ void gat_i_dataset_release(gat_dataset *ds)
     forget(s, &ds->graph.col);
     forget(s, &ds->labels);
     forget(s, &ds->split);
+    forget(s, &ds->edge_x);
+    forget(s, &ds->edge_input);
     if (s->map) munmap(s->map, s->map_len);
     gat_free(s->ids);
     gat_free(s);
@@ -129,6 +131,7 @@ int gat_i_datafile_is(const char *path)
 
 enum {
     T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS,
+    T_EX, T_EIN,        /* optional edge features and provenance */
     T_GLOBAL, T_HOWNER, /* part files only */
     T_COUNT
 };
@@ -140,6 +143,7 @@ static const struct {
     {"graph.indptr", "I32", 4},    {"graph.indices", "I32", 4}, {"features.indptr", "I32", 4},
     {"features.indices", "I32", 4}, {"features.data", "F32", 4}, {"features", "F32", 4},
     {"labels", "I32", 4},          {"split", "U8", 1},          {"node_ids", "U8", 1},
+    {"edge_features", "F32", 4},   {"edge_input", "I32", 4},
     {"part.global_ids", "I32", 4}, {"part.halo_owner", "I32", 4},
 };
 
@@ -217,7 +221,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
         if (k == T_COUNT)
             return gat_i_error(GAT_EFORMAT,
                                "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
-                               "features[.*], labels, split and node_ids)",
+                               "features[.*], labels, split, node_ids, edge_features and edge_input)",
                                R->path, e->string);
         if ((st = gat_i_st_entry(R->path, e, e->string, R->data_len, &dtype, dims, 2, &ndim,
                                  span)) != GAT_OK)
@@ -229,9 +233,10 @@ static gat_status read_entries(reader *R, const cJSON *root)
         if (strcmp(dtype, spec[k].dtype) != 0)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has dtype \"%s\", expected \"%s\"",
                                R->path, spec[k].name, dtype, spec[k].dtype);
-        if (ndim != (k == T_XDENSE ? 2 : 1))
+        const int want_ndim = k == T_XDENSE || k == T_EX ? 2 : 1;
+        if (ndim != want_ndim)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has %d dimensions, expected %d",
-                               R->path, spec[k].name, ndim, k == T_XDENSE ? 2 : 1);
+                               R->path, spec[k].name, ndim, want_ndim);
         /* each dimension is at most 2^53 and the span at most the file: check by division */
         if ((ndim == 2 && dims[1] != 0 && dims[0] > (span[1] - span[0]) / dims[1]) ||
             dims[0] * (ndim == 2 ? dims[1] : 1) * spec[k].esize != span[1] - span[0])
@@ -386,6 +391,15 @@ static gat_status read_meta(reader *R, const cJSON *md, long *v_norm)
                                "%s: tensor \"features.indices\" has %zu entries, more than %d",
                                R->path, R->dims[T_XIDX][0], INT32_MAX);
     }
+    if (R->present[T_EX]) {
+        if ((st = expect_dim(R, T_EX, 0, (size_t)v[3], "edges")) != GAT_OK) return st;
+        if (R->dims[T_EX][1] == 0 || R->dims[T_EX][1] > (size_t)INT32_MAX)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"edge_features\" has %zu columns, expected 1..%d",
+                               R->path, R->dims[T_EX][1], INT32_MAX);
+    }
+    if (R->present[T_EIN] && (st = expect_dim(R, T_EIN, 0, (size_t)v[3], "edges")) != GAT_OK)
+        return st;
     ds->n = (gat_idx)v[0];
     ds->n_features = (gat_idx)v[1];
     R->classes = (gat_idx)v[2]; /* ds->n_classes is set with the class names */
@@ -626,6 +640,43 @@ static gat_status read_features(reader *R)
     return GAT_OK;
 }
 
+/* The optional edge tensors: edge_features (E, D) finite, copied into ds->edge_x; edge_input (E)
+ * -1 exactly on the self-loops (all of them added by the builder), >= 0 elsewhere. */
+static gat_status read_edges(reader *R)
+{
+    gat_dataset *ds = R->ds;
+    const gat_graph *g = &ds->graph;
+    gat_status st;
+    if (R->present[T_EX]) {
+        const size_t D = R->dims[T_EX][1], c = count(R, T_EX);
+        const unsigned char *p = R->data + R->span[T_EX][0];
+        if (!(ds->edge_x = gat_malloc(c ? c : 1, sizeof *ds->edge_x))) return GAT_ENOMEM;
+        for (size_t k = 0; k < c; k++) {
+            const float v = f32_at(p, k);
+            if (!isfinite(v))
+                return gat_i_error(GAT_ENUMERIC,
+                                   "%s: tensor \"edge_features\": edge %zu, column %zu is %g "
+                                   "(edge features must be finite)",
+                                   R->path, k / D, k % D, (double)v);
+            ds->edge_x[k] = (gat_real)v;
+        }
+        ds->n_edge_features = (gat_idx)D;
+    }
+    if (!R->present[T_EIN]) return GAT_OK;
+    if ((st = idx_array(R, T_EIN, &ds->edge_input)) != GAT_OK) return st;
+    for (gat_idx i = 0; i < g->n; i++)
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+            const int loop = g->col[e] == i;
+            if (loop ? ds->edge_input[e] != -1 : ds->edge_input[e] < 0)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: tensor \"edge_input\" entry %d (edge %d -> %d) is %d, "
+                                   "expected %s",
+                                   R->path, e, g->col[e], i, ds->edge_input[e],
+                                   loop ? "-1 (an added self-loop)" : "an input edge index >= 0");
+        }
+    return GAT_OK;
+}
+
 /* Labels in [-1, C), split values in 0..3 and only on labelled nodes. */
 static gat_status read_labels_split(reader *R, const gat_dataset_options *opt)
 {
@@ -696,7 +747,8 @@ static gat_status load_file(reader *R, const gat_dataset_options *opt)
         (st = idx_array(R, T_GIDX, &g->col)) != GAT_OK ||
         (st = check_csr(R, T_GPTR, T_GIDX, g->rowptr, g->col, g->n, R->cols, 1)) != GAT_OK ||
         (!R->part && (st = gat_i_graph_transpose(g)) != GAT_OK) ||
-        (st = read_features(R)) != GAT_OK || (st = read_labels_split(R, opt)) != GAT_OK)
+        (st = read_features(R)) != GAT_OK || (st = read_edges(R)) != GAT_OK ||
+        (st = read_labels_split(R, opt)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(ds);
     if (normalized || R->part) {
@@ -782,6 +834,21 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
                                "with one per node)",
                                fn, i);
     }
+    if (ds->n_edge_features < 0 || (ds->n_edge_features > 0 && !ds->edge_x))
+        return gat_i_error(GAT_EINVAL, "%s: n_edge_features = %d with edge_x %s", fn,
+                           ds->n_edge_features, ds->edge_x ? "set" : "NULL");
+    const size_t D = (size_t)ds->n_edge_features;
+    for (size_t k = 0; k < (size_t)g->nnz * D; k++)
+        if (!isfinite(ds->edge_x[k]))
+            return gat_i_error(GAT_ENUMERIC, "%s: edge_x of edge %zu, column %zu is %g", fn, k / D,
+                               k % D, (double)ds->edge_x[k]);
+    for (gat_idx i = 0; ds->edge_input && i < g->n; i++)
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+            if (g->col[e] == i ? ds->edge_input[e] != -1 : ds->edge_input[e] < 0)
+                return gat_i_error(GAT_EINVAL,
+                                   "%s: edge_input[%d] = %d for the edge %d -> %d (expected -1 "
+                                   "exactly on the self-loops)",
+                                   fn, e, ds->edge_input[e], g->col[e], i);
     if (ds->n > 0 && (!ds->labels || !ds->split))
         return gat_i_error(GAT_EINVAL, "%s: NULL labels or split", fn);
     for (gat_idx i = 0; i < ds->n; i++) {
@@ -822,6 +889,8 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
                                !memcmp(g->col, g->t_col, (size_t)g->nnz * sizeof(gat_idx)));
     return st;
 }
+
+enum { LEN_T = 10 }; /* tensors gat_dataset_save may write */
 
 typedef struct out_tensor {
     const char *name, *dtype;
@@ -1003,9 +1072,10 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
     const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
     const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
     const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)xptr[ds->n];
+    const size_t D = (size_t)ds->n_edge_features;
     for (gat_idx i = 0; !default_ids && i < ds->n; i++)
         ids_len += strlen(ds->node_ids[i]) + 1;
-    out_tensor t[] = {
+    const out_tensor all[LEN_T] = {
         {"graph.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, gptr, NULL, 0},
         {"graph.indices", "I32", {E, 0}, 1, 4 * E, 0, ds->graph.col, NULL, 0},
         {"features.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, xptr, NULL, 0},
@@ -1013,9 +1083,16 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
         {"features.data", "F32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.val, NULL, 0},
         {"labels", "I32", {n, 0}, 1, 4 * n, 0, ds->labels, NULL, 0},
         {"split", "U8", {n, 0}, 1, n, 0, ds->split, NULL, 0},
+        {"edge_features", "F32", {E, D}, 2, 4 * E * D, 0, ds->edge_x, NULL, 0},
+        {"edge_input", "I32", {E, 0}, 1, 4 * E, 0, ds->edge_input, NULL, 0},
         {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
     };
-    const int nt = default_ids ? 7 : 8;
+    /* the optional tensors only when the dataset has them */
+    out_tensor t[LEN_T];
+    int nt = 0;
+    for (int k = 0; k < LEN_T; k++)
+        if ((k != 7 || D > 0) && (k != 8 || ds->edge_input) && (k != 9 || !default_ids))
+            t[nt++] = all[k];
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
     if (!(root = cJSON_CreateObject()) || !(md = dataset_meta(root, GATD_FORMAT, ds, name)) ||
         !add_num(md, "symmetrized", symmetric) || !add_tensors(root, t, nt)) {

@@ -375,13 +375,33 @@ cleanup:
 
 /* ---- NAME.cites -------------------------------------------------------------------------- */
 
-/* Reads the edges (line "a b" is the edge b -> a) and builds ds->graph. */
-static gat_status read_cites(loader *L, const char *path, int symmetrize)
+/* Field k of t's current line as a finite edge feature (file:line:column on failure). */
+static gat_status parse_edge_value(const gat_i_text *t, size_t k, gat_real *v)
+{
+    const char *s = t->field[k];
+    char *end;
+    double d = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: edge feature %zu is not a number: '%s'",
+                           t->path, t->line, gat_i_text_column(t, k), k - 1, s);
+    if (!isfinite(d) || fabs(d) > REAL_MAX)
+        return gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: edge feature %zu is %s: '%s'", t->path,
+                           t->line, gat_i_text_column(t, k), k - 1,
+                           isfinite(d) ? "out of range for gat_real" : "not finite", s);
+    *v = (gat_real)d;
+    return GAT_OK;
+}
+
+/* Reads the edges (line "a b [w1 ... wD]" is the edge b -> a with edge features w) and builds
+ * ds->graph, ds->edge_input and, when the lines have D > 0 extra fields, ds->edge_x. */
+static gat_status read_cites(loader *L, const char *path, const gat_dataset_options *opt)
 {
     gat_dataset *ds = L->ds;
     gat_i_text t;
-    gat_idx *src = NULL, *dst = NULL;
-    size_t m = 0, max_edges;
+    gat_idx *src = NULL, *dst = NULL, *map = NULL;
+    gat_real *raw = NULL;
+    size_t m = 0, max_edges, width = 0;
+    const unsigned flags = opt->symmetrize ? GAT_GRAPH_SYMMETRIZE : 0;
     int errnum;
     gat_status st;
 
@@ -394,24 +414,73 @@ static gat_status read_cites(loader *L, const char *path, int symmetrize)
         goto cleanup;
     }
     while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        if (t.n_fields != 2) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld: expected 2 fields (cited id, citing id), found %zu", path,
-                             t.line, t.n_fields);
+        if (m == 0) width = t.n_fields;
+        if (t.n_fields < 2 || t.n_fields != width) {
+            if (width > 2 && t.n_fields > width)
+                st = gat_i_error(GAT_EFORMAT,
+                                 "%s:%ld:%ld: extra field '%s': expected %zu fields (cited id, "
+                                 "citing id, %zu edge features, as on the first line), found %zu",
+                                 path, t.line, gat_i_text_column(&t, width), t.field[width], width,
+                                 width - 2, t.n_fields);
+            else if (width > 2)
+                st = gat_i_error(GAT_EFORMAT,
+                                 "%s:%ld:%ld: edge feature %zu is missing: expected %zu fields "
+                                 "(cited id, citing id, %zu edge features, as on the first "
+                                 "line), found %zu",
+                                 path, t.line,
+                                 gat_i_text_column(&t, t.n_fields - 1) +
+                                     (long)strlen(t.field[t.n_fields - 1]),
+                                 t.n_fields >= 2 ? t.n_fields - 1 : 1, width, width - 2,
+                                 t.n_fields);
+            else
+                st = gat_i_error(GAT_EFORMAT,
+                                 "%s:%ld: expected 2 fields (cited id, citing id), found %zu",
+                                 path, t.line, t.n_fields);
+            goto cleanup;
+        }
+        if (m == 0 && width > 2 && width - 2 > (size_t)INT32_MAX / 2) {
+            st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu edge features are too many", path, t.line,
+                             width - 2);
+            goto cleanup;
+        }
+        if (m == 0 && width > 2 && !(raw = gat_malloc(max_edges, (width - 2) * sizeof *raw))) {
+            st = GAT_ENOMEM;
             goto cleanup;
         }
         if ((st = lookup_node(L, &t, 1, &src[m])) != GAT_OK ||
             (st = lookup_node(L, &t, 0, &dst[m])) != GAT_OK)
             goto cleanup;
+        for (size_t k = 2; k < width; k++)
+            if ((st = parse_edge_value(&t, k, &raw[m * (width - 2) + k - 2])) != GAT_OK)
+                goto cleanup;
         m++;
     }
     if (st != GAT_OK) goto cleanup;
-    st =
-        gat_graph_from_edges(&ds->graph, ds->n, m, src, dst, symmetrize ? GAT_GRAPH_SYMMETRIZE : 0);
+    if (!(map = gat_malloc(GAT_GRAPH_MAX_EDGES(ds->n, m, flags), sizeof *map))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    if ((st = gat_graph_from_edges_mapped(&ds->graph, ds->n, m, src, dst, flags, map)) != GAT_OK)
+        goto cleanup;
+    /* keep E entries only */
+    if (!(ds->edge_input = gat_realloc(map, (size_t)ds->graph.nnz, sizeof *map))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    map = NULL;
+    if (width > 2) {
+        if ((st = gat_i_edge_rows(&ds->graph, m, src, dst, opt->symmetrize, raw,
+                                  (gat_idx)(width - 2), opt->self_loop_fill, &ds->edge_x)) !=
+            GAT_OK)
+            goto cleanup;
+        ds->n_edge_features = (gat_idx)(width - 2);
+    }
 cleanup:
     gat_i_text_free(&t);
     gat_free(src);
     gat_free(dst);
+    gat_free(map);
+    gat_free(raw);
     return st;
 }
 
@@ -507,7 +576,7 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    if ((st = read_cites(&L, cites, opt->symmetrize)) != GAT_OK) goto cleanup;
+    if ((st = read_cites(&L, cites, opt)) != GAT_OK) goto cleanup;
     if (!opt->ignore_split_file && (st = read_split(&L, split, &absent)) != GAT_OK) goto cleanup;
     if (absent && (st = gat_i_random_split(ds, opt, L.content_path)) != GAT_OK) goto cleanup;
     gat_i_count_split(ds);
@@ -541,5 +610,7 @@ void gat_dataset_destroy(gat_dataset *ds)
     gat_free(names);
     gat_free(ds->labels);
     gat_free(ds->split);
+    gat_free(ds->edge_x);
+    gat_free(ds->edge_input);
     memset(ds, 0, sizeof *ds);
 }

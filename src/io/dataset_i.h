@@ -29,6 +29,15 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
  * naming fn and the field. */
 gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn);
 
+/* Edge features per edge of g (built from the m input edges src[k] -> dst[k], with symmetrize as
+ * given to the builder) from the input rows raw (m, D): each edge averages the rows of the input
+ * edges that gave it (duplicates, reverses); input self-loops are dropped; an added self-loop gets
+ * per fill (GAT_SELF_LOOP_FILL_*) the mean of its node's other in-edge rows or zeros. *out: NULL
+ * for D == 0, else allocated (E, D). Returns GAT_ENOMEM. Cost O(n + E D + m (D + log deg)). */
+gat_status gat_i_edge_rows(const gat_graph *g, size_t m, const gat_idx *src, const gat_idx *dst,
+                           int symmetrize, const gat_real *raw, gat_idx D, int fill,
+                           gat_real **out);
+
 /* Sets ds->n_train, n_val, n_test from ds->split. */
 void gat_i_count_split(gat_dataset *ds);
 

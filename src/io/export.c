@@ -262,6 +262,13 @@ gat_status gat_matrix_save(const char *path, gat_file_format fmt, gat_idx rows, 
 gat_status gat_attention_save(const char *path, gat_model *m, const gat_graph *g, const gat_csr *x,
                               const char *const *ids, unsigned flags)
 {
+    return gat_attention_save_edges(path, m, g, x, ids, NULL, flags);
+}
+
+gat_status gat_attention_save_edges(const char *path, gat_model *m, const gat_graph *g,
+                                    const gat_csr *x, const char *const *ids,
+                                    const gat_idx *edge_input, unsigned flags)
+{
     const gat_real *logits, *alpha;
     gat_status st;
     out o;
@@ -275,20 +282,31 @@ gat_status gat_attention_save(const char *path, gat_model *m, const gat_graph *g
         return gat_i_error(GAT_EINVAL, "gat_attention_save: unknown flag bits 0x%x", flags);
     if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
     if ((st = check_ids(ids, g->n, GAT_FORMAT_TSV, "node id")) != GAT_OK) return st;
+    for (gat_idx e = 0; edge_input && e < g->nnz; e++)
+        if (edge_input[e] < -1)
+            return gat_i_error(GAT_EINVAL, "gat_attention_save: edge_input[%d] = %d, expected >= -1",
+                               e, edge_input[e]);
     if ((st = out_open(&o, path)) != GAT_OK) return st;
-    if (!(flags & GAT_WRITE_NO_HEADER)) out_puts(&o, "layer\thead\tdst\tsrc\talpha\n");
+    if (!(flags & GAT_WRITE_NO_HEADER)) out_puts(&o, "layer\thead\tdst\tsrc\talpha\tedge\tself_loop\n");
     for (int l = 0; l < gat_model_layer_count(m) && st == GAT_OK; l++) {
         const int H = gat_model_layer_heads(m, l);
         if ((st = gat_model_attention(m, l, &alpha)) != GAT_OK) break;
         for (int h = 0; h < H && o.err < 0; h++)
             for (gat_idx i = 0; i < g->n; i++)
                 for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+                    const int loop = g->col[e] == i;
                     out_printf(&o, "%d\t%d\t", l, h);
                     put_id(&o, ids, i, GAT_FORMAT_TSV);
                     out_puts(&o, "\t");
                     put_id(&o, ids, g->col[e], GAT_FORMAT_TSV);
-                    out_printf(&o, "\t" REAL_FMT "\n",
+                    out_printf(&o, "\t" REAL_FMT "\t",
                                (double)alpha[(size_t)e * (size_t)H + (size_t)h]);
+                    if (edge_input)
+                        out_printf(&o, "%d\t%d\n", edge_input[e], loop);
+                    else if (loop)
+                        out_puts(&o, "-1\t1\n");
+                    else
+                        out_puts(&o, "NA\t0\n");
                 }
     }
     return out_close(&o, st);

@@ -275,6 +275,11 @@ typedef struct read_ctx {
     int is_directed;
     int64_t *src, *dst; /* (m) */
     char **ids;         /* (n) vertex ids */
+    /* edge attributes to read (inputs), and what they gave */
+    const char *const *eattr;
+    gat_idx n_eattr;
+    int *etype;   /* (n_eattr) */
+    double *erow; /* (m, n_eattr) */
 } read_ctx;
 
 static void read_ctx_free(read_ctx *c)
@@ -284,8 +289,12 @@ static void read_ctx_free(read_ctx *c)
     for (int64_t v = 0; c->ids && v < c->n; v++)
         gat_free(c->ids[v]);
     gat_free(c->ids);
+    gat_free(c->etype);
+    gat_free(c->erow);
     c->src = c->dst = NULL;
     c->ids = NULL;
+    c->etype = NULL;
+    c->erow = NULL;
 }
 
 static igraph_error_t read_format(read_ctx *c, igraph_t *g)
@@ -393,6 +402,13 @@ static igraph_error_t read_graph_body(void *p)
     igraph_error_t rc = read_format(c, &g);
     if (rc == IGRAPH_SUCCESS) {
         rc = extract(c, &g);
+        if (rc == IGRAPH_SUCCESS && c->n_eattr > 0) {
+            if (!(c->etype = gat_malloc((size_t)c->n_eattr, sizeof *c->etype)) ||
+                !(c->erow = gat_malloc(c->m * (size_t)c->n_eattr, sizeof *c->erow)))
+                rc = IGRAPH_ENOMEM;
+            else
+                rc = gat_i_igraph_edge_attrs(&g, c->eattr, c->n_eattr, c->etype, c->erow);
+        }
         igraph_destroy(&g);
     }
     igraph_set_attribute_table(prev);
@@ -912,6 +928,30 @@ static gat_status check_files(const gat_dataset_files *files, gat_graph_format *
     return *fmt == GAT_GRAPH_FORMAT_AUTO ? gat_graph_format_from_path(files->graph, fmt) : GAT_OK;
 }
 
+/* The edge features of the attributes c read, per edge of g (built from c's edges with flags),
+ * merged by the dataset rule; *out allocated (E, D). */
+static gat_status edge_features(const read_ctx *c, const gat_graph *g, unsigned flags,
+                                const gat_dataset_options *opt, const char *path, gat_real **out)
+{
+    gat_real *raw = NULL;
+    gat_idx *s = NULL, *d = NULL;
+    gat_status st = gat_i_edge_attr_rows(path, c->eattr, c->n_eattr, c->etype, c->erow, c->m, &raw);
+    if (st != GAT_OK) return st;
+    if (!(s = gat_malloc(c->m, sizeof *s)) || !(d = gat_malloc(c->m, sizeof *d))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (size_t k = 0; k < c->m; k++)
+        s[k] = (gat_idx)c->src[k], d[k] = (gat_idx)c->dst[k]; /* n < INT32_MAX: checked */
+    st = gat_i_edge_rows(g, c->m, s, d, (flags & GAT_GRAPH_SYMMETRIZE) != 0, raw, c->n_eattr,
+                         opt->self_loop_fill, out);
+cleanup:
+    gat_free(raw);
+    gat_free(s);
+    gat_free(d);
+    return st;
+}
+
 gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
                             const gat_dataset_options *opt)
 {
@@ -924,6 +964,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     gat_graph g = {0};
     gat_csr x = {0};
     uint8_t *split = NULL;
+    gat_idx *edge_input = NULL;
+    gat_real *erows = NULL;
     gat_dataset_parts parts = {0};
     gat_status st;
 
@@ -935,10 +977,13 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         gat_dataset_options_default(&defaults);
         opt = &defaults;
     }
+    if ((st = gat_i_check_options(opt, "gat_dataset_read")) != GAT_OK) return st;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
     if (files->features && (st = read_features(&F, files->features)) != GAT_OK) goto cleanup;
     c.directed = !opt->symmetrize;
     c.min_n = F.max_number + 1;
+    c.eattr = opt->edge_attributes;
+    c.n_eattr = opt->n_edge_attributes;
     if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
@@ -946,9 +991,18 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     const gat_idx n = (gat_idx)c.n;
-    if ((st = gat_graph_from_edges64(
-             &g, c.n, c.m, c.src, c.dst,
-             c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE)) != GAT_OK)
+    const unsigned gflags =
+        c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    /* provenance: igraph's edge ids, which follow the file's edge order */
+    if (!(edge_input = gat_malloc(GAT_GRAPH_MAX_EDGES(c.n, c.m, gflags), sizeof *edge_input))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    if ((st = gat_graph_from_edges64_mapped(&g, c.n, c.m, c.src, c.dst, gflags, edge_input)) !=
+        GAT_OK)
+        goto cleanup;
+    if (c.n_eattr > 0 &&
+        (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
         goto cleanup;
     st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
@@ -972,6 +1026,9 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.split = split;
     parts.node_ids = (const char *const *)c.ids;
     parts.class_names = (const char *const *)L.names;
+    parts.edge_input = edge_input;
+    parts.edge_features = erows;
+    parts.n_edge_features = erows ? c.n_eattr : 0;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
                                   files->labels ? files->labels : files->graph, files->features);
 cleanup:
@@ -983,5 +1040,7 @@ cleanup:
     gat_graph_destroy(&g);
     gat_csr_destroy(&x);
     gat_free(split);
+    gat_free(edge_input);
+    gat_free(erows);
     return st;
 }

@@ -83,13 +83,14 @@ static igraph_error_t copy_edges(void *p)
     return rc;
 }
 
-gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned flags)
+/* gat_graph_from_igraph for fn; *edge_input (if not NULL): allocated, the graph's edge
+ * provenance by igraph edge id (gat_graph_from_edges_mapped), freed by the caller. */
+static gat_status graph_from_igraph(const char *fn, gat_graph *g, const igraph_t *graph,
+                                    unsigned flags, gat_idx **edge_input)
 {
-    static const char fn[] = "gat_graph_from_igraph";
     edges_ctx c = {.graph = graph};
     gat_status st;
 
-    gat_i_clear_error();
     if (!g) return gat_i_error(GAT_EINVAL, "%s: NULL graph", fn);
     memset(g, 0, sizeof *g);
     if (!graph) return gat_i_error(GAT_EINVAL, "%s: NULL igraph graph", fn);
@@ -97,17 +98,26 @@ gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned f
     if (c.n >= INT32_MAX)
         return gat_i_error(GAT_EINVAL, "%s: %lld vertices exceed libgat's 32-bit node indices", fn,
                            (long long)c.n);
-    if (!(c.src = gat_malloc(c.m, sizeof *c.src)) || !(c.dst = gat_malloc(c.m, sizeof *c.dst))) {
+    flags |= c.directed ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    if (!(c.src = gat_malloc(c.m, sizeof *c.src)) || !(c.dst = gat_malloc(c.m, sizeof *c.dst)) ||
+        (edge_input &&
+         !(*edge_input = gat_malloc(GAT_GRAPH_MAX_EDGES(c.n, c.m, flags), sizeof **edge_input)))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     if ((st = gat_i_igraph_call(copy_edges, &c, GAT_EDEP, fn)) != GAT_OK) goto cleanup;
-    st = gat_graph_from_edges64(g, c.n, c.m, c.src, c.dst,
-                                flags | (c.directed ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE));
+    st = gat_graph_from_edges64_mapped(g, c.n, c.m, c.src, c.dst, flags,
+                                       edge_input ? *edge_input : NULL);
 cleanup:
     gat_free(c.src);
     gat_free(c.dst);
     return st;
+}
+
+gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned flags)
+{
+    gat_i_clear_error();
+    return graph_from_igraph("gat_graph_from_igraph", g, graph, flags, NULL);
 }
 
 /* ---- Features ---------------------------------------------------------------------------- */
@@ -204,8 +214,9 @@ static int cattribute_installed(void)
     return prev == &igraph_cattribute_table;
 }
 
-igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
-                                              gat_idx count, int *type)
+/* type[k] for names[k] among the attributes of kind `edges` (1: edge, 0: vertex). */
+static igraph_error_t attr_types_of(const igraph_t *graph, const char *const *names,
+                                    gat_idx count, int *type, int edges)
 {
     igraph_strvector_t gn, vn, en;
     igraph_vector_int_t gt, vt, et;
@@ -217,13 +228,16 @@ igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char 
     if ((rc = igraph_vector_int_init(&gt, 0)) != IGRAPH_SUCCESS) goto free_en;
     if ((rc = igraph_vector_int_init(&vt, 0)) != IGRAPH_SUCCESS) goto free_gt;
     if ((rc = igraph_vector_int_init(&et, 0)) != IGRAPH_SUCCESS) goto free_vt;
-    if ((rc = igraph_cattribute_list(graph, &gn, &gt, &vn, &vt, &en, &et)) == IGRAPH_SUCCESS)
+    if ((rc = igraph_cattribute_list(graph, &gn, &gt, &vn, &vt, &en, &et)) == IGRAPH_SUCCESS) {
+        const igraph_strvector_t *sn = edges ? &en : &vn;
+        const igraph_vector_int_t *st = edges ? &et : &vt;
         for (gat_idx k = 0; k < count; k++) {
             type[k] = -1;
-            for (igraph_integer_t a = 0; a < igraph_strvector_size(&vn); a++)
-                if (strcmp(igraph_strvector_get(&vn, a), names[k]) == 0)
-                    type[k] = (int)VECTOR(vt)[a];
+            for (igraph_integer_t a = 0; a < igraph_strvector_size(sn); a++)
+                if (strcmp(igraph_strvector_get(sn, a), names[k]) == 0)
+                    type[k] = (int)VECTOR(*st)[a];
         }
+    }
     igraph_vector_int_destroy(&et);
 free_vt:
     igraph_vector_int_destroy(&vt);
@@ -236,6 +250,56 @@ free_vn:
 free_gn:
     igraph_strvector_destroy(&gn);
     return rc;
+}
+
+igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
+                                              gat_idx count, int *type)
+{
+    return attr_types_of(graph, names, count, type, 0);
+}
+
+igraph_error_t gat_i_igraph_edge_attrs(const igraph_t *graph, const char *const *names,
+                                       gat_idx count, int *type, double *rows)
+{
+    igraph_vector_t v;
+    const size_t m = (size_t)igraph_ecount(graph);
+    igraph_error_t rc = attr_types_of(graph, names, count, type, 1);
+    if (rc != IGRAPH_SUCCESS) return rc;
+    for (gat_idx k = 0; k < count; k++)
+        if (type[k] != IGRAPH_ATTRIBUTE_NUMERIC) return IGRAPH_SUCCESS;
+    if ((rc = igraph_vector_init(&v, 0)) != IGRAPH_SUCCESS) return rc;
+    for (gat_idx k = 0; k < count && rc == IGRAPH_SUCCESS; k++) {
+        if ((rc = igraph_cattribute_EANV(graph, names[k], igraph_ess_all(IGRAPH_EDGEORDER_ID),
+                                         &v)) != IGRAPH_SUCCESS)
+            break;
+        for (size_t e = 0; e < m; e++)
+            rows[e * (size_t)count + (size_t)k] = (double)VECTOR(v)[(igraph_integer_t)e];
+    }
+    igraph_vector_destroy(&v);
+    return rc;
+}
+
+gat_status gat_i_edge_attr_rows(const char *what, const char *const *names, gat_idx count,
+                                const int *type, const double *rows, size_t m, gat_real **out)
+{
+    *out = NULL;
+    for (gat_idx k = 0; k < count; k++)
+        if (type[k] != IGRAPH_ATTRIBUTE_NUMERIC)
+            return gat_i_error(GAT_EINVAL, "%s: edge attribute '%s' %s", what, names[k],
+                               type[k] < 0 ? "does not exist" : "is not numeric");
+    if (!(*out = gat_malloc(m ? m * (size_t)count : 1, sizeof **out))) return GAT_ENOMEM;
+    for (size_t e = 0; e < m; e++)
+        for (gat_idx k = 0; k < count; k++) {
+            const double v = rows[e * (size_t)count + (size_t)k];
+            if (!isfinite(v) || fabs(v) > REAL_MAX) {
+                gat_free(*out);
+                *out = NULL;
+                return gat_i_error(GAT_ENUMERIC, "%s: edge attribute '%s' of edge %zu is %g", what,
+                                   names[k], e, v);
+            }
+            (*out)[e * (size_t)count + (size_t)k] = (gat_real)v;
+        }
+    return GAT_OK;
 }
 
 static igraph_error_t attr_types(void *p)
@@ -346,13 +410,90 @@ static gat_status copy_ivec(const igraph_vector_int_t *v, gat_idx n, int64_t lo,
     return GAT_OK;
 }
 
+typedef struct eattr_ctx {
+    const igraph_t *graph;
+    const char *const *names;
+    gat_idx count;
+    int has_table;
+    size_t m;
+    int64_t *src, *dst; /* (m) */
+    int *type;          /* (count) */
+    double *rows;       /* (m, count) */
+} eattr_ctx;
+
+static igraph_error_t eattr_body(void *p)
+{
+    eattr_ctx *c = p;
+    igraph_vector_int_t el;
+    igraph_error_t rc;
+    c->has_table = cattribute_installed() && c->graph->attr != NULL;
+    c->m = (size_t)igraph_ecount(c->graph);
+    if (!c->has_table) return IGRAPH_SUCCESS;
+    if (!(c->src = gat_malloc(c->m, sizeof *c->src)) ||
+        !(c->dst = gat_malloc(c->m, sizeof *c->dst)) ||
+        !(c->type = gat_malloc((size_t)c->count, sizeof *c->type)) ||
+        !(c->rows = gat_malloc(c->m * (size_t)c->count, sizeof *c->rows)))
+        return IGRAPH_ENOMEM;
+    if ((rc = igraph_vector_int_init(&el, 0)) != IGRAPH_SUCCESS) return rc;
+    if ((rc = igraph_get_edgelist(c->graph, &el, 0)) == IGRAPH_SUCCESS)
+        for (size_t e = 0; e < c->m; e++) {
+            c->src[e] = (int64_t)VECTOR(el)[2 * e];
+            c->dst[e] = (int64_t)VECTOR(el)[2 * e + 1];
+        }
+    igraph_vector_int_destroy(&el);
+    if (rc != IGRAPH_SUCCESS) return rc;
+    return gat_i_igraph_edge_attrs(c->graph, c->names, c->count, c->type, c->rows);
+}
+
+/* Edge features of g (built from graph with flags) from the numeric edge attributes names of
+ * graph, merged by the dataset rule: *out allocated (E, count). */
+static gat_status igraph_edge_features(const char *fn, const igraph_t *graph, const gat_graph *g,
+                                       unsigned flags, const char *const *names, gat_idx count,
+                                       int fill, gat_real **out)
+{
+    eattr_ctx c = {.graph = graph, .names = names, .count = count};
+    gat_real *raw = NULL;
+    gat_idx *s = NULL, *d = NULL;
+    gat_status st = gat_i_igraph_call(eattr_body, &c, GAT_EDEP, fn);
+    if (st != GAT_OK) goto cleanup;
+    if (!c.has_table) {
+        st = gat_i_error(GAT_EINVAL,
+                         "%s: edge attributes requested but the graph has no attributes from "
+                         "igraph's C attribute handler: call "
+                         "igraph_set_attribute_table(&igraph_cattribute_table) before creating "
+                         "or reading it",
+                         fn);
+        goto cleanup;
+    }
+    if ((st = gat_i_edge_attr_rows(fn, names, count, c.type, c.rows, c.m, &raw)) != GAT_OK)
+        goto cleanup;
+    if (!(s = gat_malloc(c.m, sizeof *s)) || !(d = gat_malloc(c.m, sizeof *d))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (size_t k = 0; k < c.m; k++)
+        s[k] = (gat_idx)c.src[k], d[k] = (gat_idx)c.dst[k]; /* g was built from them */
+    flags |= igraph_is_directed(graph) ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    st = gat_i_edge_rows(g, c.m, s, d, (flags & GAT_GRAPH_SYMMETRIZE) != 0, raw, count, fill, out);
+cleanup:
+    gat_free(c.src);
+    gat_free(c.dst);
+    gat_free(c.type);
+    gat_free(c.rows);
+    gat_free(raw);
+    gat_free(s);
+    gat_free(d);
+    return st;
+}
+
 gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsigned flags,
                                    const gat_csr *x, const igraph_vector_int_t *labels,
                                    const igraph_vector_int_t *split, const gat_dataset_options *opt)
 {
     static const char fn[] = "gat_dataset_from_igraph";
     gat_graph g = {0};
-    gat_idx *lab = NULL, *spl = NULL;
+    gat_idx *lab = NULL, *spl = NULL, *edge_input = NULL;
+    gat_real *erows = NULL;
     uint8_t *split8 = NULL;
     int64_t max_label = -1, max_split;
     gat_dataset_parts parts = {0};
@@ -362,7 +503,7 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
     if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
     memset(ds, 0, sizeof *ds);
     if (!graph || !x) return gat_i_error(GAT_EINVAL, "%s: NULL graph or features", fn);
-    if ((st = gat_graph_from_igraph(&g, graph, flags)) != GAT_OK) return st;
+    if ((st = graph_from_igraph(fn, &g, graph, flags, &edge_input)) != GAT_OK) goto cleanup;
     const size_t n = (size_t)g.n;
     if ((labels && !(lab = gat_malloc(n, sizeof *lab))) ||
         (split &&
@@ -383,9 +524,21 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
     parts.labels = lab;
     parts.n_classes = (gat_idx)(max_label + 1);
     parts.split = split8;
+    parts.edge_input = edge_input;
+    if (opt && opt->n_edge_attributes > 0) {
+        if ((st = gat_i_check_options(opt, fn)) != GAT_OK ||
+            (st = igraph_edge_features(fn, graph, &g, flags, opt->edge_attributes,
+                                       opt->n_edge_attributes, opt->self_loop_fill, &erows)) !=
+                GAT_OK)
+            goto cleanup;
+        parts.edge_features = erows;
+        parts.n_edge_features = opt->n_edge_attributes;
+    }
     st = gat_i_dataset_from_parts(ds, &parts, opt, fn, "the labelled vertices", NULL);
 cleanup:
     gat_graph_destroy(&g);
+    gat_free(edge_input);
+    gat_free(erows);
     gat_free(lab);
     gat_free(spl);
     gat_free(split8);

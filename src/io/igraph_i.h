@@ -26,4 +26,15 @@ gat_status gat_i_igraph_call(gat_i_igraph_body *body, void *ctx, gat_status fail
 igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
                                               gat_idx count, int *type);
 
+/* For use inside a body: type[k] as above for edge attribute names[k]; when every one is
+ * numeric, rows (m, count) receives their values, row e for igraph edge e (m = ecount). */
+igraph_error_t gat_i_igraph_edge_attrs(const igraph_t *graph, const char *const *names,
+                                       gat_idx count, int *type, double *rows);
+
+/* After gat_i_igraph_edge_attrs: GAT_EINVAL naming `what` and the first attribute that does not
+ * exist or is not numeric; GAT_ENUMERIC for a NaN, Inf or out-of-range value (naming attribute
+ * and edge); else *out = allocated (m, count) gat_real rows. GAT_ENOMEM. */
+gat_status gat_i_edge_attr_rows(const char *what, const char *const *names, gat_idx count,
+                                const int *type, const double *rows, size_t m, gat_real **out);
+
 #endif

@@ -66,6 +66,29 @@ strip "$tmp/text.out" >"$tmp/a"
 strip "$tmp/bin.out" >"$tmp/b"
 [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && ok synth-same-training || bad synth-same-training "$tmp/text.out" "$tmp/bin.out"
 
+# gat-synth --edge-features: D extra .cites columns, column 0 tracking same-class edges (10 %
+# flipped), the others noise; text and binary load with D columns (one note each) and train alike
+"$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-features 3 --quiet --plain
+awk -F'\t' 'NF != 5 { bad = 1 } END { exit bad }' "$tmp/esyn.cites" && ok synth-edge-columns ||
+  bad synth-edge-columns "$tmp/esyn.cites"
+# P(column 0 = 1 | same class) and P(column 0 = 1 | different classes)
+read -r p_same p_diff < <(awk -F'\t' 'NR == FNR { label[$1] = $NF; next }
+  { s = label[$1] == label[$2]; n[s]++; one[s] += $3 == 1 }
+  END { printf "%.3f %.3f\n", one[1] / n[1], one[0] / n[0] }' "$tmp/esyn.content" "$tmp/esyn.cites")
+awk -v a="$p_same" -v b="$p_diff" 'BEGIN { exit !(a > 0.8 && b < 0.2) }' &&
+  ok synth-edge-signal || { echo "  P(1 | same) = $p_same, P(1 | different) = $p_diff"; bad synth-edge-signal; }
+run synth-edge-binary 0 '' '' -- "$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet
+run synth-edge-note 0 '^test accuracy' '^gat-train: .*esyn has 3 edge feature columns: read, not used yet' -- "$train" --dataset "$tmp/esyn" --epochs 3 --seed 1 --threads 1
+cp "$tmp/out" "$tmp/text.out"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && ok synth-edge-one-note || bad synth-edge-one-note "$tmp/err"
+run synth-edge-note-binary 0 '^test accuracy' '^gat-train: .*esyn\.gatd has 3 edge feature columns' -- "$train" --dataset "$tmp/esyn.gatd" --epochs 3 --seed 1 --threads 1
+cp "$tmp/out" "$tmp/bin.out"
+strip "$tmp/text.out" >"$tmp/a"
+strip "$tmp/bin.out" >"$tmp/b"
+[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && ok synth-edge-same-training || bad synth-edge-same-training "$tmp/text.out" "$tmp/bin.out"
+run synth-edge-quiet 0 '' '' -- "$train" --dataset "$tmp/esyn.gatd" --epochs 1 --threads 1 --quiet
+[ ! -s "$tmp/err" ] && ok synth-edge-quiet-silent || bad synth-edge-quiet-silent "$tmp/err"
+
 # damaged files: a truncated one, and an empty one, named in the one-line error
 head -c 3000 "$tmp/cora.gatd" >"$tmp/trunc.gatd"
 run truncated 1 '' "cannot load dataset: $tmp/trunc\\.gatd: tensor \"graph\\.indptr\" bytes \\[0, 10836\\) lie past the end of the data" -- "$train" --dataset "$tmp/trunc.gatd" --epochs 1
