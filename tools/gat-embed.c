@@ -231,7 +231,7 @@ int main(int argc, char **argv)
         {"layer", CLI_STRING, &o.layer, 0, 0, "L",
          "hidden layer 0..L-2, logits or probs (default: last hidden)"},
         {"attention", CLI_STRING, &o.attention, 0, 0, "FILE",
-         "write 'layer head dst src alpha' per edge (TSV)"},
+         "write 'layer head dst src alpha edge self_loop' per edge (TSV)"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
          "write 'id class probability' per node (TSV)"},
         {"plot", CLI_STRING, &o.plot, 0, 0, "FILE",
