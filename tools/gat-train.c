@@ -20,6 +20,8 @@ typedef struct options {
     const char *save;
     const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
     const char *order;                    /* --order NAME */
+    const char *fanout;                   /* --fanout F1[,F2...] */
+    int batch_size;                       /* --batch-size B (0: full graph) */
     const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
     int residual;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
@@ -360,6 +362,34 @@ static int parse_heads(const char *list, int layers, int *heads)
     return 0;
 }
 
+/* Fills fanout[h] for the layers hops from "F1,...,FL" (each -1 or >= 0, exactly one per
+ * layer). Returns 0, or 2 after a message. */
+static int parse_fanout(const char *list, int layers, gat_idx *fanout)
+{
+    const char *p = list;
+    int n = 0;
+    while (1) {
+        char *end;
+        long f = strtol(p, &end, 10);
+        if (end == p || f < -1 || f > 100000000 || (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "gat-train: --fanout: expected F1,...,F%d with each F -1 (all "
+                            "neighbours) or a count >= 0, got '%s'\n", layers, list);
+            return 2;
+        }
+        if (n < layers) fanout[n] = (gat_idx)f;
+        n++;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    if (n != layers) {
+        fprintf(stderr, "gat-train: --fanout: %d value%s for %d layer%s (--layers %d): give one "
+                        "fan-out per layer, the output layer's first\n", n, n == 1 ? "" : "s",
+                layers, layers == 1 ? "" : "s", layers);
+        return 2;
+    }
+    return 0;
+}
+
 /* Says on stderr how the random split was adapted to the data (ds->split_adapted != 0) against
  * the sizes o asked for, e.g. "9-20 training nodes per class (classes of fewer than 40 nodes give
  * half: 'project' 19 -> 9), 42 validation and 84 test nodes (500 and 1000 requested)". */
@@ -438,7 +468,9 @@ int main(int argc, char **argv)
         {"seed", CLI_INT, &o.seed, 0, 2147483647, "S", "random seed (default 1); run r uses seed S+r-1"},
         {"runs", CLI_INT, &o.runs, 1, 10000, "N", "train N times and report mean and std (default 1)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
-        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto)"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto; none with --batch-size)"},
+        {"batch-size", CLI_INT, &o.batch_size, 1, 2147483647, "B", "mini-batch training: B training nodes per step on sampled neighbourhoods (needs --fanout)"},
+        {"fanout", CLI_STRING, &o.fanout, 0, 0, "F1,...,FL", "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; -1 all, 0 none"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
         {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
@@ -468,6 +500,20 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.hidden_heads && (rc = parse_heads(o.hidden_heads, o.layers, hidden_heads)) != 0) return rc;
+    gat_idx fanout[GAT_MAX_LAYERS] = {0};
+    if (o.fanout && !o.batch_size) {
+        fprintf(stderr, "gat-train: --fanout needs --batch-size (try --help)\n");
+        return 2;
+    }
+    if (o.batch_size && !o.fanout) {
+        fprintf(stderr, "gat-train: --batch-size needs --fanout F1,...,F%d: one fan-out per layer "
+                        "(-1 takes every neighbour)\n", o.layers);
+        return 2;
+    }
+    if (o.fanout && (rc = parse_fanout(o.fanout, o.layers, fanout)) != 0) return rc;
+    /* mini-batches bind a block per step and the whole graph for validation: a node order would
+     * be computed again at every validation, so none unless asked for */
+    if (o.batch_size && !o.order) order = GAT_ORDER_NONE;
     if (o.normalize && o.no_normalize) {
         fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
         return 2;
@@ -527,6 +573,12 @@ int main(int argc, char **argv)
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
                "split %d/%d/%d\n", name, ds.n, ds.graph.nnz, ds.n_features, ds.n_classes,
                ds.n_train, ds.n_val, ds.n_test);
+    if (!o.quiet && o.batch_size) {
+        const int steps = ds.n_train > 0 ? (ds.n_train + o.batch_size - 1) / o.batch_size : 0;
+        printf("mini-batches of %d training nodes (%d step%s per epoch), fan-outs %s (output "
+               "layer first)\n", o.batch_size < ds.n_train ? o.batch_size : ds.n_train, steps,
+               steps == 1 ? "" : "s", o.fanout);
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -572,6 +624,10 @@ int main(int argc, char **argv)
         tc.adam.weight_decay = o.weight_decay;
         tc.max_epochs = o.epochs;
         tc.patience = o.patience;
+        tc.batch_size = o.batch_size;
+        tc.n_fanout = o.batch_size ? o.layers : 0;
+        memcpy(tc.fanout, fanout, sizeof tc.fanout);
+        tc.seed = (uint64_t)o.seed + (uint64_t)r;
         p.run = r + 1;
         tc.progress = on_epoch;
         tc.stage = p.tty && !o.quiet ? on_stage : NULL;

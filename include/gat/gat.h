@@ -34,6 +34,7 @@
 #include "graphfile.h"
 #include "analysis.h"
 #include "partition.h"
+#include "sample.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -56,6 +56,19 @@ typedef struct gat_train_config {
     gat_progress_fn progress; /* optional */
     void *user;               /* passed to progress and stage */
     gat_stage_fn stage;       /* optional: called as each part of an epoch ends */
+    /* Mini-batch training with neighbour sampling (gat/sample.h). Fields added with it; zero
+     * (as gat_train_config_default leaves them) means full-graph training as before. With
+     * batch_size B > 0 an epoch shuffles the training nodes (by seed and the epoch) and runs one
+     * gat_train_step per B of them (the last batch may be smaller) on the block sampled for
+     * them, Adam's t counting steps; train_loss and train_acc are the means over the epoch's
+     * batches weighted by their sizes. Validation and the final evaluations stay full-graph
+     * inference. The stage callback then reports GAT_STAGE_UPDATE after each step (layer -1,
+     * total = steps + layers) and the validation per layer. */
+    gat_idx batch_size;       /* 0: full graph; B > 0: training targets per step */
+    int n_fanout;             /* with batch_size > 0: the model's layer count */
+    gat_idx fanout[GAT_MAX_LAYERS]; /* in-neighbours sampled per node at hop h (fanout[0]: the
+                                     * targets'), -1 for all, 0 for none (self-loop only) */
+    uint64_t seed;            /* shuffling and sampling (default 0) */
 } gat_train_config;
 
 typedef struct gat_train_result {
@@ -102,10 +115,11 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
                                   double *acc);
 
 /* Trains m on ds (borrowed) and leaves the restored best model in m: each epoch is one
- * gat_train_step on the training rows (t = the epoch) and an inference pass on the validation
- * rows. res may be NULL.
- * cfg is checked first: max_epochs >= 1, patience >= 1 and the Adam fields as
- * gat_adam_config_check; the message names the one bad field and its value. ds's graph and
+ * gat_train_step on the training rows (t = the epoch), or with cfg->batch_size > 0 one step per
+ * mini-batch on its sampled block, and an inference pass on the validation rows. res may be NULL.
+ * cfg is checked first: max_epochs >= 1, patience >= 1, the Adam fields as
+ * gat_adam_config_check, batch_size >= 0 and with batch_size > 0 n_fanout == the model's layers
+ * and every fan-out -1 or >= 0; the message names the one bad field and its value. ds's graph and
  * features are checked as gat_model_forward does.
  * Returns GAT_EINVAL (config or dataset unusable, e.g. no training node), GAT_EDIM (model and
  * dataset widths disagree), GAT_ENUMERIC (the loss or the parameters became NaN/Inf; the best

@@ -327,6 +327,11 @@ const gat_model_config *gat_model_get_config(const gat_model *m)
     return m ? &m->cfg : NULL;
 }
 
+int gat_i_model_threads(const gat_model *m)
+{
+    return m->threads;
+}
+
 void gat_model_set_threads(gat_model *m, int n)
 {
     if (m) m->threads = gat_i_threads(n);

@@ -5,6 +5,8 @@
 #include "gat/model.h"
 #include "model/fast.h"
 
+/* The kernels' thread count (gat_model_set_threads, resolved). */
+int gat_i_model_threads(const gat_model *m);
 /* Adam's moment buffers (same layout as the parameters). */
 void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
 /* Dropout-step counter: the next training forward uses step + 1 (tests reuse masks with it). */

@@ -1,6 +1,7 @@
 /* Full-graph training loop: masked softmax cross-entropy, Adam, and the GAT reference's early
  * stopping (a model is kept when validation loss and accuracy both reach their best so far). */
 #include "gat/train.h"
+#include "gat/sample.h"
 #include "core/core.h"
 #include "model/model_i.h"
 
@@ -261,9 +262,92 @@ static void on_layer(void *user, int backward, int layer)
                                                              : GAT_STAGE_FORWARD, layer);
 }
 
+/* Mini-batch training's state across epochs. */
+typedef struct minibatch {
+    gat_sampler *s;
+    gat_idx *order;  /* (n_train) this epoch's order of the training nodes */
+    gat_idx *labels; /* (batch_size) the targets' labels */
+    gat_idx *rows;   /* (batch_size) 0, 1, ...: the targets' local ids */
+    gat_idx t;       /* Adam steps taken */
+} minibatch;
+
+static void minibatch_free(minibatch *mb)
+{
+    gat_sampler_free(mb->s);
+    gat_free(mb->order);
+    gat_free(mb->labels);
+    gat_free(mb->rows);
+    memset(mb, 0, sizeof *mb);
+}
+
+static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_dataset *ds,
+                                 const gat_train_config *cfg, gat_idx n_train)
+{
+    const gat_idx B = cfg->batch_size < n_train ? cfg->batch_size : n_train;
+    gat_status st;
+    memset(mb, 0, sizeof *mb);
+    if ((st = gat_sampler_create(&mb->s, &ds->graph, cfg->n_fanout, cfg->fanout, cfg->seed)) !=
+        GAT_OK)
+        return st;
+    gat_sampler_set_threads(mb->s, gat_i_model_threads(m));
+    if (!(mb->order = gat_malloc((size_t)n_train, sizeof *mb->order)) ||
+        !(mb->labels = gat_malloc((size_t)B, sizeof *mb->labels)) ||
+        !(mb->rows = gat_malloc((size_t)B, sizeof *mb->rows))) {
+        minibatch_free(mb);
+        return GAT_ENOMEM;
+    }
+    for (gat_idx k = 0; k < B; k++) mb->rows[k] = k;
+    return GAT_OK;
+}
+
+/* One mini-batch epoch: the training nodes train (n_train of them) in an order shuffled by
+ * (seed, epoch), one step per batch on its sampled block and features. *loss, *acc: the batches'
+ * means weighted by their sizes. *diverged as in step. */
+static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
+                                  minibatch *mb, const gat_idx *train, gat_idx n_train,
+                                  gat_idx epoch, stages *sg, double *loss, double *acc,
+                                  int *diverged)
+{
+    gat_rng r;
+    double tl = 0, ta = 0;
+    gat_status st = GAT_OK;
+    *diverged = 0;
+    memcpy(mb->order, train, (size_t)n_train * sizeof *train);
+    gat_rng_seed(&r, gat_i_hash64(cfg->seed ^ 0x5348554646ull /* "SHUFF" */, (uint64_t)epoch));
+    for (gat_idx k = n_train - 1; k > 0; k--) {
+        const gat_idx j = (gat_idx)gat_rng_below(&r, (uint64_t)k + 1), v = mb->order[k];
+        mb->order[k] = mb->order[j];
+        mb->order[j] = v;
+    }
+    for (gat_idx k0 = 0; k0 < n_train; k0 += cfg->batch_size) {
+        const gat_idx nb = n_train - k0 < cfg->batch_size ? n_train - k0 : cfg->batch_size;
+        gat_block blk = {0};
+        gat_csr bx = {0};
+        double l, a;
+        mb->t++;
+        if ((st = gat_sampler_sample(mb->s, mb->order + k0, nb, (uint64_t)mb->t, &blk)) ==
+                GAT_OK &&
+            (st = gat_block_features(&blk, &ds->x, &bx)) == GAT_OK) {
+            for (gat_idx q = 0; q < nb; q++) mb->labels[q] = ds->labels[blk.nodes[q]];
+            st = step(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam, mb->t, &l, &a,
+                      "step", "; the best model so far is kept", diverged);
+        }
+        gat_block_destroy(&blk);
+        gat_csr_destroy(&bx);
+        if (st != GAT_OK) return st;
+        tl += l * nb;
+        ta += a * nb;
+        if (cfg->stage) report(sg, GAT_STAGE_UPDATE, -1);
+    }
+    *loss = tl / n_train;
+    *acc = ta / n_train;
+    return GAT_OK;
+}
+
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                      gat_train_result *res)
 {
+    minibatch mb = {0};
     gat_idx *train = NULL, *val = NULL, *test = NULL, n_train = 0, n_val = 0, n_test = 0;
     gat_real *best = NULL;
     gat_status st = GAT_OK;
@@ -284,6 +368,19 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
                            cfg->patience);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
+    const gat_idx L = gat_model_get_config(m)->layers;
+    if (cfg->batch_size < 0)
+        return gat_i_error(GAT_EINVAL, "gat_train: batch_size = %d, expected 0 (full graph) or "
+                           "a count of training nodes", cfg->batch_size);
+    if (cfg->batch_size > 0) {
+        if (cfg->n_fanout != L)
+            return gat_i_error(GAT_EINVAL, "gat_train: n_fanout = %d fan-outs for a model of %d "
+                               "layers (one fan-out per layer)", cfg->n_fanout, L);
+        for (int h = 0; h < cfg->n_fanout; h++)
+            if (cfg->fanout[h] < -1)
+                return gat_i_error(GAT_EINVAL, "gat_train: fanout[%d] = %d, expected -1 (all "
+                                   "neighbours) or a count >= 0", h, cfg->fanout[h]);
+    }
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
@@ -297,10 +394,15 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         goto cleanup;
     }
     memcpy(best, params, P * sizeof *best);
+    if (cfg->batch_size > 0 && (st = minibatch_init(&mb, m, ds, cfg, n_train)) != GAT_OK)
+        goto cleanup;
 
+    const gat_idx steps = cfg->batch_size > 0 ? (n_train + cfg->batch_size - 1) / cfg->batch_size
+                                              : 0;
     stages sg = {.cfg = cfg,
-                 .info.total = 3 * (int)gat_model_get_config(m)->layers + 1};
-    if (cfg->stage) gat_i_model_set_hook(m, on_layer, &sg);
+                 .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
+    /* mini-batch steps report themselves, one part each; the hook serves the validation */
+    if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &sg);
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
         const double epoch_t0 = now();
@@ -309,15 +411,21 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         sg.info.done = 0;
         sg.validating = 0;
         sg.t0 = epoch_t0;
-        /* an epoch is one training step on the training rows, then the validation pass */
-        st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
-                  &info.train_loss, &info.train_acc, "epoch", "; the best model so far is kept",
-                  &diverged);
+        /* an epoch is one training step on the training rows (or one per mini-batch), then the
+         * validation pass */
+        if (cfg->batch_size > 0)
+            st = minibatch_epoch(m, ds, cfg, &mb, train, n_train, epoch, &sg, &info.train_loss,
+                                 &info.train_acc, &diverged);
+        else
+            st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
+                      &info.train_loss, &info.train_acc, "epoch",
+                      "; the best model so far is kept", &diverged);
         if (st != GAT_OK) {
             if (diverged) goto restore;
             goto cleanup;
         }
-        if (cfg->stage) report(&sg, GAT_STAGE_UPDATE, -1);
+        if (cfg->stage && cfg->batch_size == 0) report(&sg, GAT_STAGE_UPDATE, -1);
+        if (cfg->stage && cfg->batch_size > 0) gat_i_model_set_hook(m, on_layer, &sg);
         sg.validating = 1;
         if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
                                 &info.val_acc)) != GAT_OK)
@@ -327,6 +435,7 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                              "%g; the best model so far is kept", epoch, info.val_loss);
             goto restore;
         }
+        if (cfg->batch_size > 0) gat_i_model_set_hook(m, NULL, NULL);
         r.epochs = epoch;
         if (info.val_acc >= acc_max || info.val_loss <= loss_min) {
             if (info.val_acc >= acc_max && info.val_loss <= loss_min) {
@@ -371,6 +480,7 @@ restore:
 cleanup:
     gat_i_model_set_hook(m, NULL, NULL);
     gat_i_model_set_output_rows(m, NULL, 0);
+    minibatch_free(&mb);
     gat_free(train);
     gat_free(val);
     gat_free(test);

@@ -115,5 +115,21 @@ fi
 "$embed" --model "$tmp/small.gat" --dataset "$tmp/signed" --out "$tmp/s.tsv" --no-normalize --quiet &&
   { pass=$((pass + 1)); echo "ok   embed-signed-raw"; } || { fail=$((fail + 1)); echo "FAIL embed-signed-raw"; }
 
+# mini-batches: usage errors for the fan-out list, the plan line, and a seeded run that repeats
+check batch-no-fanout 2 '' '--batch-size needs --fanout F1,...,F2' -- --batch-size 8
+check fanout-no-batch 2 '' '--fanout needs --batch-size' -- --fanout 5,5
+check fanout-short 2 '' '--fanout: 1 value for 2 layers \(--layers 2\)' -- --batch-size 8 --fanout 5
+check fanout-long 2 '' '--fanout: 3 values for 2 layers' -- --batch-size 8 --fanout 5,5,5
+check fanout-bad 2 '' "--fanout: expected F1,...,F2 .* got '5,-2'" -- --batch-size 8 --fanout 5,-2
+check fanout-word 2 '' "--fanout: expected .* got '5,x'" -- --batch-size 8 --fanout 5,x
+check batch-zero 2 '' '--batch-size: expected an integer in \[1' -- --batch-size 0 --fanout 5,5
+check minibatch 0 '^mini-batches of 2 training nodes \(2 steps per epoch\), fan-outs 3,0' '' -- --dataset "$data/tiny" --epochs 4 --threads 1 --batch-size 2 --fanout 3,0
+check minibatch-big 0 '^mini-batches of 3 training nodes \(1 step per epoch\)' '' -- --dataset "$data/tiny" --epochs 2 --threads 1 --batch-size 1000 --fanout -1,-1
+"$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --batch-size 2 --fanout 2,2 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/a"
+"$bin" --dataset "$data/tiny" --epochs 20 --threads 2 --seed 9 --batch-size 2 --fanout 2,2 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   minibatch-reproducible"; } || { fail=$((fail + 1)); echo "FAIL minibatch-reproducible"; diff "$tmp/a" "$tmp/b" | head; }
+"$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --batch-size 2 --fanout 1,1 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && { fail=$((fail + 1)); echo "FAIL minibatch-fanout-matters"; } || { pass=$((pass + 1)); echo "ok   minibatch-fanout-matters"; }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

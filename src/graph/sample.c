@@ -1,0 +1,310 @@
+/* Neighbour sampling (gat/sample.h): per hop, each frontier node draws min(F, d) of its d
+ * in-neighbours without replacement by Floyd's algorithm from a counter-based generator keyed by
+ * (seed, step, node), in parallel; new sources are numbered in draw order; the block's in-CSR is
+ * then built with rows sorted by local source id and its out-CSR by the counting-sort transpose. */
+#include "gat/sample.h"
+#include "graph_i.h"
+#include "core/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gat_sampler {
+    const gat_graph *g;
+    int hops;
+    gat_idx fanout[GAT_MAX_LAYERS];
+    uint64_t seed;
+    int threads;
+    gat_idx *loop;  /* (n) in-CSR position of node i's self-loop, or -1 */
+    gat_idx *local; /* (n) local id during a draw, else -1 */
+};
+
+gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int hops,
+                              const gat_idx *fanout, uint64_t seed)
+{
+    gat_sampler *s = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if (out) *out = NULL;
+    if ((st = gat_i_check_args("gat_sampler_create", 3, (const void *[]){out, g, fanout},
+                               (const char *[]){"out", "graph g", "fanout"})) != GAT_OK)
+        return st;
+    if (hops < 1 || hops > GAT_MAX_LAYERS)
+        return gat_i_error(GAT_EINVAL, "gat_sampler_create: hops = %d, expected 1..%d", hops,
+                           GAT_MAX_LAYERS);
+    for (int h = 0; h < hops; h++)
+        if (fanout[h] < -1)
+            return gat_i_error(GAT_EINVAL, "gat_sampler_create: fanout[%d] = %d, expected -1 "
+                               "(all neighbours) or a count >= 0", h, fanout[h]);
+    if ((st = gat_i_graph_check(g, "gat_sampler_create: graph")) != GAT_OK) return st;
+    if (!(s = gat_calloc(1, sizeof *s))) return GAT_ENOMEM;
+    s->g = g;
+    s->hops = hops;
+    memcpy(s->fanout, fanout, (size_t)hops * sizeof *fanout);
+    s->seed = seed;
+    if (!(s->loop = gat_malloc((size_t)g->n, sizeof *s->loop)) ||
+        !(s->local = gat_malloc((size_t)g->n, sizeof *s->local))) {
+        gat_sampler_free(s);
+        return GAT_ENOMEM;
+    }
+    for (gat_idx i = 0; i < g->n; i++) {
+        s->local[i] = -1;
+        s->loop[i] = -1;
+        for (gat_idx p = g->rowptr[i]; p < g->rowptr[i + 1]; p++)
+            if (g->col[p] == i) {
+                s->loop[i] = p;
+                break;
+            }
+    }
+    *out = s;
+    return GAT_OK;
+}
+
+void gat_sampler_free(gat_sampler *s)
+{
+    if (!s) return;
+    gat_free(s->loop);
+    gat_free(s->local);
+    gat_free(s);
+}
+
+void gat_sampler_set_threads(gat_sampler *s, int n)
+{
+    if (s) s->threads = n;
+}
+
+void gat_block_destroy(gat_block *b)
+{
+    if (!b) return;
+    gat_free(b->nodes);
+    gat_free(b->edge_parent);
+    gat_graph_destroy(&b->graph);
+    memset(b, 0, sizeof *b);
+}
+
+/* In-neighbours of v other than itself. */
+static gat_idx others(const gat_sampler *s, gat_idx v)
+{
+    return s->g->rowptr[v + 1] - s->g->rowptr[v] - (s->loop[v] >= 0);
+}
+
+/* The c in-CSR positions of v's sampled in-edges into pos, ascending: all d = others(v) of them
+ * if c == d, else a uniform c-subset by Floyd's algorithm (for j = d - c .. d - 1 draw t in
+ * [0, j]; take t unless already taken, then j), kept sorted by insertion. */
+static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_idx *pos)
+{
+    const gat_idx b0 = s->g->rowptr[v], lp = s->loop[v], d = others(s, v);
+    gat_idx k = 0;
+    if (c == d) {
+        for (gat_idx t = 0; t < d; t++) pos[t] = t;
+    } else {
+        gat_rng r;
+        gat_rng_seed(&r, gat_i_hash64(key, (uint64_t)(uint32_t)v));
+        for (gat_idx j = d - c; j < d; j++) {
+            gat_idx t = (gat_idx)gat_rng_below(&r, (uint64_t)j + 1);
+            gat_idx lo = 0, hi = k;
+            while (lo < hi) { /* first taken value >= t */
+                const gat_idx mid = lo + (hi - lo) / 2;
+                if (pos[mid] < t) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < k && pos[lo] == t) { /* taken: j, larger than every taken value */
+                t = j;
+                lo = k;
+            }
+            memmove(pos + lo + 1, pos + lo, (size_t)(k - lo) * sizeof *pos);
+            pos[lo] = t;
+            k++;
+        }
+    }
+    for (gat_idx q = 0; q < c; q++) { /* indices among the others -> positions, skipping lp */
+        gat_idx p = b0 + pos[q];
+        if (lp >= 0 && p >= lp) p++;
+        pos[q] = p;
+    }
+}
+
+/* Grows *a to hold at least need values (doubling); GAT_ENOMEM leaves *a as it was. */
+static gat_status reserve(gat_idx **a, size_t *cap, size_t need)
+{
+    if (need <= *cap) return GAT_OK;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    gat_idx *p = gat_realloc(*a, c, sizeof *p);
+    if (!p) return GAT_ENOMEM;
+    *a = p;
+    *cap = c;
+    return GAT_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_targets,
+                              uint64_t step, gat_block *b)
+{
+    gat_block out = {0};
+    gat_idx *off = NULL, *pos = NULL, n = 0;
+    uint64_t *key = NULL;
+    size_t cap_nodes = 0, cap_off = 0, cap_pos = 0;
+    gat_status st;
+
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_sampler_sample", 3, (const void *[]){s, targets, b},
+                               (const char *[]){"sampler s", "targets", "block b"})) != GAT_OK)
+        return st;
+    memset(b, 0, sizeof *b);
+    const gat_graph *g = s->g;
+    if (n_targets < 1 || n_targets > g->n)
+        return gat_i_error(GAT_EINVAL, "gat_sampler_sample: n_targets = %d, expected 1..%d (the "
+                           "graph's nodes)", n_targets, g->n);
+    const int nt = gat_i_threads(s->threads);
+    const uint64_t k0 = gat_i_hash64(s->seed, step);
+    if ((st = reserve(&out.nodes, &cap_nodes, (size_t)n_targets)) != GAT_OK) goto cleanup;
+    for (gat_idx k = 0; k < n_targets; k++) {
+        const gat_idx v = targets[k];
+        if (v < 0 || v >= g->n) {
+            st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d outside [0, %d)",
+                             k, v, g->n);
+            goto cleanup;
+        }
+        if (s->local[v] >= 0) {
+            st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d repeats "
+                             "targets[%d]", k, v, s->local[v]);
+            goto cleanup;
+        }
+        s->local[v] = n;
+        out.nodes[n++] = v;
+    }
+    out.n_targets = n_targets;
+    out.hops = s->hops;
+    out.hop_end[0] = n;
+    if ((st = reserve(&off, &cap_off, (size_t)n + 1)) != GAT_OK) goto cleanup;
+    off[0] = 0;
+    for (int h = 0; h < s->hops; h++) {
+        const gat_idx lo = h ? out.hop_end[h - 1] : 0, hi = out.hop_end[h], F = s->fanout[h];
+        if ((st = reserve(&off, &cap_off, (size_t)hi + 1)) != GAT_OK) goto cleanup;
+        size_t total = (size_t)off[lo];
+        for (gat_idx u = lo; u < hi; u++) {
+            const gat_idx d = others(s, out.nodes[u]);
+            total += (size_t)(F < 0 || F > d ? d : F);
+            /* the block's edges: the sampled ones and at most a self-loop per node, which are
+             * at most n_targets + the sampled ones */
+            if (total > ((size_t)INT32_MAX - (size_t)n_targets) / 2) {
+                st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: the block's edges exceed "
+                                 "32-bit edge indices at hop %d (use fewer targets or smaller "
+                                 "fan-outs)", h);
+                goto cleanup;
+            }
+            off[u + 1] = (gat_idx)total;
+        }
+        if ((st = reserve(&pos, &cap_pos, total)) != GAT_OK) goto cleanup;
+        /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
+        for (gat_idx u = lo; u < hi; u++)
+            draw(s, k0, out.nodes[u], off[u + 1] - off[u], pos + off[u]);
+        /* new sources in draw order: one pass, so the numbering does not depend on threads */
+        for (size_t q = (size_t)off[lo]; q < total; q++) {
+            const gat_idx j = g->col[pos[q]];
+            if (s->local[j] >= 0) continue;
+            if ((st = reserve(&out.nodes, &cap_nodes, (size_t)n + 1)) != GAT_OK) goto cleanup;
+            s->local[j] = n;
+            out.nodes[n++] = j;
+        }
+        out.hop_end[h + 1] = n;
+    }
+    out.n = n;
+
+    /* the block's in-CSR: sampled rows, then the last hop's self-loops */
+    const gat_idx R = out.hop_end[s->hops - 1];
+    out.graph.n = n;
+    if (!(out.graph.rowptr = gat_malloc((size_t)n + 1, sizeof *out.graph.rowptr))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    out.graph.rowptr[0] = 0;
+    for (gat_idx u = 0; u < n; u++) {
+        const gat_idx c = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out.nodes[u]] >= 0);
+        out.graph.rowptr[u + 1] = out.graph.rowptr[u] + c;
+    }
+    const gat_idx E = out.graph.rowptr[n];
+    out.graph.nnz = E;
+    if (!(out.graph.col = gat_malloc((size_t)E, sizeof *out.graph.col)) ||
+        !(out.edge_parent = gat_malloc((size_t)E, sizeof *out.edge_parent)) ||
+        !(key = gat_malloc((size_t)E, sizeof *key))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    /* rows sorted by (local source, parent edge); each row is written at its own place */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && n > 4096)
+    for (gat_idx u = 0; u < n; u++) {
+        const gat_idx v = out.nodes[u], at = out.graph.rowptr[u];
+        gat_idx c = 0;
+        if (u < R)
+            for (gat_idx q = off[u]; q < off[u + 1]; q++)
+                key[at + c++] = (uint64_t)(uint32_t)s->local[g->col[pos[q]]] << 32 |
+                                (uint32_t)pos[q];
+        if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
+        uint64_t *r = key + at;
+        if (c > 32) {
+            qsort(r, (size_t)c, sizeof *r, cmp_u64);
+        } else {
+            for (gat_idx a = 1; a < c; a++) {
+                const uint64_t x = r[a];
+                gat_idx z = a;
+                for (; z > 0 && r[z - 1] > x; z--) r[z] = r[z - 1];
+                r[z] = x;
+            }
+        }
+        for (gat_idx q = 0; q < c; q++) {
+            out.graph.col[at + q] = (gat_idx)(r[q] >> 32);
+            out.edge_parent[at + q] = (gat_idx)(uint32_t)r[q];
+        }
+    }
+    if ((st = gat_i_graph_transpose(&out.graph)) != GAT_OK) goto cleanup;
+    *b = out;
+    memset(&out, 0, sizeof out);
+    st = GAT_OK;
+
+cleanup:
+    for (gat_idx u = 0; u < n; u++) s->local[b->nodes ? b->nodes[u] : out.nodes[u]] = -1;
+    gat_block_destroy(&out);
+    gat_free(off);
+    gat_free(pos);
+    gat_free(key);
+    return st;
+}
+
+gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out)
+{
+    gat_status st;
+    size_t nnz = 0;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_block_features", 3, (const void *[]){b, x, out},
+                               (const char *[]){"block b", "features x", "out"})) != GAT_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    if (b->n > 0 && (!b->nodes || !x->rowptr))
+        return gat_i_error(GAT_EINVAL, "gat_block_features: NULL %s",
+                           !b->nodes ? "block nodes" : "features rowptr");
+    for (gat_idx k = 0; k < b->n; k++) {
+        const gat_idx v = b->nodes[k];
+        if (v < 0 || v >= x->rows)
+            return gat_i_error(GAT_EINVAL, "gat_block_features: block node %d is node %d, not a "
+                               "row of the features (%d rows)", k, v, x->rows);
+        nnz += (size_t)(x->rowptr[v + 1] - x->rowptr[v]);
+    }
+    if ((st = gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) return st;
+    out->rowptr[0] = 0;
+    for (gat_idx k = 0; k < b->n; k++) {
+        const gat_idx v = b->nodes[k], a = x->rowptr[v], c = x->rowptr[v + 1] - a;
+        const gat_idx at = out->rowptr[k];
+        memcpy(out->col + at, x->col + a, (size_t)c * sizeof *out->col);
+        memcpy(out->val + at, x->val + a, (size_t)c * sizeof *out->val);
+        out->rowptr[k + 1] = at + c;
+    }
+    return GAT_OK;
+}
