@@ -34,6 +34,9 @@ typedef struct result {
     int epochs, infer_runs;
     double epoch[MAX_EPOCHS], infer[64];
     double train_acc; /* of the last epoch, a sanity check that it learns */
+    /* mini-batch epochs (--batch-size): steps, sampled block edges and the seconds spent drawing
+     * the blocks (gat_sampler_sample and gat_block_features), per timed epoch on average */
+    double steps, block_edges, sample_s;
     gat_order order;  /* the node order the binding used */
     double order_s;   /* its cost (in the first warmup epoch) */
 } result;
@@ -60,6 +63,49 @@ static double median(double *v, int n)
 /* Attention layers of the benchmarked model (--layers), and the node order of its bindings. */
 static int n_layers = 2;
 static gat_order order = GAT_ORDER_AUTO;
+/* Mini-batch epochs (--batch-size B --fanout F1,...,FL): 0 for full-graph epochs. */
+static gat_idx batch_size = 0;
+static gat_idx fanout[GAT_MAX_LAYERS];
+
+/* One mini-batch epoch as gat_train runs it, driven here through the public sampler: the training
+ * nodes in an order drawn from seed `epoch`, a block per batch, gat_train_step on it (Adam step
+ * *t). Adds the block edges and the drawing time to *edges and *sample_s. */
+static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp, gat_idx *train,
+                           gat_idx n_train, gat_idx *labels, gat_idx *rows,
+                           const gat_adam_config *adam, int epoch, gat_idx *t, double *edges,
+                           double *sample_s, double *acc)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1);
+    for (gat_idx k = n_train - 1; k > 0; k--) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        const gat_idx j = (gat_idx)(r % (uint64_t)(k + 1)), v = train[k];
+        train[k] = train[j], train[j] = v;
+    }
+    double correct = 0;
+    for (gat_idx k0 = 0; k0 < n_train; k0 += batch_size) {
+        const gat_idx nb = n_train - k0 < batch_size ? n_train - k0 : batch_size;
+        gat_block b;
+        gat_csr bx;
+        double a;
+        const double t0 = now();
+        if (gat_sampler_sample(smp, train + k0, nb, (uint64_t)++*t, &b) != GAT_OK) return -1;
+        if (gat_block_features(&b, &ds->x, &bx) != GAT_OK) {
+            gat_block_destroy(&b);
+            return -1;
+        }
+        *sample_s += now() - t0;
+        *edges += b.graph.nnz;
+        for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b.nodes[q]];
+        const gat_status st =
+            gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a);
+        gat_block_destroy(&b);
+        gat_csr_destroy(&bx);
+        if (st != GAT_OK) return -1;
+        correct += a * nb;
+    }
+    *acc = correct / n_train;
+    return 0;
+}
 
 /* One run in the child: the paper's model with score `score` (and residual connections if
  * `residual`; n_layers layers), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
@@ -70,9 +116,10 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_model_config mc;
     gat_model *m = NULL;
     gat_train_config tc;
-    gat_idx *train = NULL, n_train = 0;
+    gat_idx *train = NULL, n_train = 0, *labels = NULL, *rows = NULL, t = 0;
+    gat_sampler *smp = NULL;
     const gat_real *logits;
-    double acc;
+    double acc, edges = 0, sample_s = 0;
     memset(r, 0, sizeof *r);
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
     mc.score = score;
@@ -85,11 +132,25 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     if (!(train = malloc((size_t)ds->n * sizeof *train))) goto out;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
+    if (batch_size) {
+        if (gat_sampler_create(&smp, &ds->graph, n_layers, fanout, 1) != GAT_OK) goto out;
+        gat_sampler_set_threads(smp, threads);
+        if (!(labels = malloc((size_t)batch_size * sizeof *labels)) ||
+            !(rows = malloc((size_t)batch_size * sizeof *rows)))
+            goto out;
+        for (gat_idx k = 0; k < batch_size; k++) rows[k] = k;
+    }
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
-        if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam, e + 1,
-                           NULL, &acc) != GAT_OK)
+        if (e == warmup) edges = sample_s = 0;
+        if (batch_size) {
+            if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t,
+                                &edges, &sample_s, &acc))
+                goto out;
+        } else if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam,
+                                  e + 1, NULL, &acc) != GAT_OK) {
             goto out;
+        }
         if (e >= warmup) r->epoch[r->epochs++] = now() - t0;
         if (e == 0) r->order = gat_model_order(m, &r->order_s);
         r->train_acc = acc;
@@ -99,6 +160,11 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         if (gat_model_forward(m, &ds->graph, &ds->x, 0, &logits) != GAT_OK) goto out;
         if (k > 0) r->infer[r->infer_runs++] = now() - t0;
     }
+    if (batch_size && r->epochs) {
+        r->steps = (double)((n_train + batch_size - 1) / batch_size);
+        r->block_edges = edges / r->epochs;
+        r->sample_s = sample_s / r->epochs;
+    }
     r->threads_used = threads;
     const char *isa = gat_model_kernels(m);
     snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
@@ -106,6 +172,9 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
 out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
     free(train);
+    free(labels);
+    free(rows);
+    gat_sampler_free(smp);
     gat_model_free(m);
 }
 
@@ -293,7 +362,7 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
 int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
-    const char *cli = NULL, *attention = "gat", *orders = "auto";
+    const char *cli = NULL, *attention = "gat", *orders = "auto", *fanout_s = NULL;
     int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0, residual = 0;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST",
@@ -318,6 +387,12 @@ int main(int argc, char **argv)
         {"gat-train", CLI_STRING, &cli, 0, 0, "PATH",
          "also time this gat-train end to end on the bundled datasets"},
         {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
+        {"batch-size", CLI_INT, &batch_size, 1, 2147483647, "B",
+         "mini-batch epochs: B training nodes per step on blocks drawn by the sampler (needs "
+         "--fanout)"},
+        {"fanout", CLI_STRING, &fanout_s, 0, 0, "F1,...,FL",
+         "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; "
+         "-1 all, 0 none"},
         {"gather", CLI_FLAG, &gather, 0, 0, NULL,
          "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
         {"load", CLI_INT, &load, 0, 64, "N",
@@ -327,6 +402,31 @@ int main(int argc, char **argv)
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
         return rc;
 
+    if (!batch_size != !fanout_s) {
+        fprintf(stderr, "gat-bench: --batch-size and --fanout go together (try --help)\n");
+        return 2;
+    }
+    if (fanout_s) {
+        int n = 0;
+        const char *p = fanout_s;
+        for (;;) {
+            char *end;
+            const long f = strtol(p, &end, 10);
+            if (end == p || f < -1 || (*end != ',' && *end != '\0') || n == GAT_MAX_LAYERS) {
+                fprintf(stderr, "gat-bench: --fanout: expected F1,...,FL, each -1 or >= 0, got "
+                                "'%s'\n", fanout_s);
+                return 2;
+            }
+            fanout[n++] = (gat_idx)f;
+            if (*end == '\0') break;
+            p = end + 1;
+        }
+        if (n != n_layers) {
+            fprintf(stderr, "gat-bench: --fanout: %d values for %d layers (--layers)\n", n,
+                    n_layers);
+            return 2;
+        }
+    }
     char cpu[256], list[256];
     int cores, th[16], n_th = 0, n_sc = 0;
     gat_score sc[GAT_SCORE_COUNT];
@@ -384,6 +484,9 @@ int main(int argc, char **argv)
            "head%s%s\n",
            gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
+    if (batch_size)
+        printf("mini-batch epochs: %d training nodes per step, fan-outs %s (output layer first); "
+               "an epoch is every training node once\n", batch_size, fanout_s);
     printf("%-11s %8s %9s %3s %-10s %7s %-6s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload",
            "nodes", "edges", "thr", "attention", "isa", "order", "order s",
            "epoch ms: median (min-max)", "infer ms", "peak MiB", "Medge/s", "cli s");
@@ -441,7 +544,18 @@ int main(int argc, char **argv)
                        w, ds.n, ds.graph.nnz, th[t], sname, r->isa, gat_order_name(r->order),
                        r->order_s, 1e3 * emed, 1e3 * emin,
                        1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed / 1e6, clis);
+                if (batch_size)
+                    printf("%-11s   mini-batch: %.0f steps per epoch, %.3g block edges per epoch "
+                           "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)\n",
+                           "", r->steps, r->block_edges, r->block_edges / r->steps,
+                           r->block_edges / r->sample_s / 1e6, 100 * r->sample_s / emed);
                 fflush(stdout);
+                if (batch_size)
+                    fprintf(js, "{\"workload\": \"%s\", \"threads\": %d, \"batch_size\": %d, "
+                            "\"fanout\": \"%s\", \"steps\": %.0f, \"block_edges_per_epoch\": "
+                            "%.6g, \"sample_s_per_epoch\": %.4f, \"sampled_edges_per_s\": %.4g}\n",
+                            w, th[t], batch_size, fanout_s, r->steps, r->block_edges,
+                            r->sample_s, r->block_edges / r->sample_s);
                 fprintf(
                     js,
                     "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "

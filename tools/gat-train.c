@@ -98,7 +98,9 @@ static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
         const gat_stage_info *s = &p->part;
         static const char *const name[] = {"forward", "backward", "update", "validation"};
         if (s->done > 0 && s->epoch == e->epoch + 1) {
-            if (s->stage == GAT_STAGE_UPDATE)
+            if (s->stage == GAT_STAGE_UPDATE && p->o->batch_size)
+                fprintf(stderr, ", mini-batch %d done (%d/%d)", s->done, s->done, s->total);
+            else if (s->stage == GAT_STAGE_UPDATE)
                 fprintf(stderr, ", %s done (%d/%d)", name[s->stage], s->done, s->total);
             else
                 fprintf(stderr, ", %s of layer %d done (%d/%d)", name[s->stage], s->layer + 1,

@@ -43,5 +43,16 @@ else
   fail=$((fail + 1)); echo "FAIL three-scores-table"; cat "$tmp/out"
 fi
 
+# mini-batch epochs: both options or neither, one fan-out per layer, a line and a JSON record
+check batch-no-fanout 2 '' '^gat-bench: --batch-size and --fanout go together' -- "$bin" --batch-size 16
+check fanout-count 2 '' '^gat-bench: --fanout: 3 values for 2 layers' -- "$bin" --batch-size 16 --fanout 5,5,5
+check fanout-bad 2 '' "^gat-bench: --fanout: expected F1,...,FL, each -1 or >= 0, got '5,-4'" -- "$bin" --batch-size 16 --fanout 5,-4
+check minibatch 0 '"batch_size": 16, "fanout": "4,-1", "steps": 2, "block_edges_per_epoch": [0-9.e+]+' '' -- "$bin" "${quick[@]}" --batch-size 16 --fanout 4,-1
+if grep -Eq 'mini-batch: 2 steps per epoch, .* drawing [0-9.]+ M edges/s' "$tmp/out"; then
+  pass=$((pass + 1)); echo "ok   minibatch-line"
+else
+  fail=$((fail + 1)); echo "FAIL minibatch-line"; cat "$tmp/out"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
