@@ -1,7 +1,8 @@
 /* Check suite "bind": explicit binding of graph and features (gat_model_bind): checks and
  * messages, rebinding after in-place edits (nothing derived stays stale), reuse of the caches'
  * memory for inputs that fit (allocation counts) and growth for larger ones, implicit binding by
- * forwards on other inputs, allocation failures; gat_model_kernels. */
+ * forwards on other inputs, allocation failures; gat_model_kernels; inference bindings
+ * (GAT_BIND_INFERENCE: layer-wise inference in row chunks) against ordinary ones. */
 #include "testutil.h"
 #include "core/core.h"
 #include "model/model_i.h"
@@ -296,7 +297,8 @@ START_TEST(bind_errors)
     ASSERT_FAILS(gat_model_bind(m, NULL, &x, 0), GAT_EINVAL, "gat_model_bind: NULL graph g");
     ASSERT_FAILS(gat_model_bind(m, &g, NULL, 0), GAT_EINVAL, "gat_model_bind: NULL features x");
     ASSERT_FAILS(gat_model_bind(m, &g, &x, 6), GAT_EINVAL,
-                 "gat_model_bind: unknown flags 0x6 (expected 0 or GAT_BIND_EXACT)");
+                 "gat_model_bind: unknown flags 0x4 (expected 0, GAT_BIND_EXACT, "
+                 "GAT_BIND_INFERENCE or both)");
     ASSERT_FAILS(gat_model_bind(m, &g2, &x, 0), GAT_EDIM,
                  "gat_model_bind: features have 52 rows but the graph has 7 nodes");
     tu_features(&x2, g.n, F + 1, 0.3, 1);
@@ -380,6 +382,112 @@ START_TEST(bind_allocation_failures)
 }
 END_TEST
 
+/* ---- inference bindings (GAT_BIND_INFERENCE) ---- */
+
+/* Every score, with and without residual connections, in three node orders' worth of
+ * configurations: the logits and every layer's output of an inference binding, run in chunks of
+ * 1, 7 and 2^20 edges, on all rows and on restricted output rows, against an ordinary binding's;
+ * the same on 2 and 3 threads; the inference binding refuses attention, and a training forward
+ * on the same inputs rebinds them for training. */
+START_TEST(inference_binding_matches)
+{
+    const gat_score score = (gat_score)(_i / 2);
+    const int residual = _i % 2;
+    gat_graph g;
+    gat_csr x;
+    tu_graph_skewed(&g, 40, 300, GAT_GRAPH_SYMMETRIZE, 5);
+    tu_features(&x, g.n, F, 0.3, 2);
+    const size_t N = (size_t)g.n;
+    gat_idx rows[40], n_rows = 0;
+    for (gat_idx i = 3; i < g.n && n_rows < 40; i += 9) rows[n_rows++] = i;
+    for (int restricted = 0; restricted < 2; restricted++) {
+        gat_model *ref = make_model(score, residual);
+        const gat_real *lg;
+        if (restricted) gat_i_model_set_output_rows(ref, rows, n_rows);
+        ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &lg), GAT_OK);
+        ck_assert_int_eq(gat_i_model_lean(ref), 0);
+        static const gat_idx chunks[] = {1, 7, 1 << 20};
+        for (size_t c = 0; c < LEN(chunks); c++)
+            for (int nt = 1; nt <= 3; nt++) {
+                if (c != 1 && nt > 1) continue; /* threads once, on the many-chunk case */
+                gat_model *m = make_model(score, residual);
+                gat_model_set_threads(m, nt);
+                gat_i_model_set_lean_chunk(m, chunks[c]);
+                ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE), GAT_OK);
+                ck_assert_int_eq(gat_i_model_lean(m), 1);
+                if (restricted) gat_i_model_set_output_rows(m, rows, n_rows);
+                const gat_real *lm;
+                ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &lm), GAT_OK);
+                ck_assert_int_eq(gat_i_model_lean(m), 1); /* inference keeps the binding */
+                for (gat_idx l = 0; l < gat_model_layer_count(m); l++) {
+                    const gat_real *a, *b;
+                    const gat_idx w = gat_model_layer_width(m, l);
+                    ck_assert_int_eq(gat_model_layer_output(ref, l, &a), GAT_OK);
+                    ck_assert_int_eq(gat_model_layer_output(m, l, &b), GAT_OK);
+                    /* restricted: the listed rows of the logits; hidden layers are unspecified
+                     * outside what the rows need, so only the logits are compared then */
+                    if (restricted && l < gat_model_layer_count(m) - 1) continue;
+                    for (size_t i = 0; i < N; i++) {
+                        int listed = !restricted;
+                        for (gat_idx q = 0; q < n_rows && !listed; q++) listed = rows[q] == (gat_idx)i;
+                        if (!listed) continue;
+                        const double e = tu_max_rel_err(b + i * (size_t)w, a + i * (size_t)w,
+                                                        (size_t)w, 1e-3, NULL);
+                        ck_assert_msg(e < 1e-5, "%s residual %d, chunk %d, %d threads, %s: "
+                                      "layer %d row %zu differs by %g", gat_score_name(score),
+                                      residual, chunks[c], nt, restricted ? "rows" : "all", l, i, e);
+                    }
+                }
+                const gat_real *al;
+                ASSERT_FAILS(gat_model_attention(m, 0, &al), GAT_EINVAL,
+                             "bound for inference (GAT_BIND_INFERENCE)");
+                if (c == 0 && !restricted) {
+                    /* a training forward rebinds for training: attention and backward work */
+                    ck_assert_int_eq(gat_model_forward(m, &g, &x, 1, &lm), GAT_OK);
+                    ck_assert_int_eq(gat_i_model_lean(m), 0);
+                    ck_assert_int_eq(gat_model_attention(m, 0, &al), GAT_OK);
+                    gat_real *d = calloc(N * C, sizeof *d);
+                    ck_assert_ptr_nonnull(d);
+                    d[0] = 1;
+                    ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
+                    free(d);
+                    /* and an inference forward on them keeps the training binding */
+                    ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &lm), GAT_OK);
+                    ck_assert_int_eq(gat_i_model_lean(m), 0);
+                }
+                gat_model_free(m);
+            }
+        gat_model_free(ref);
+    }
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
+/* A renumbered inference binding (forced order) gives the caller's rows as an ordinary one. */
+START_TEST(inference_binding_ordered)
+{
+    gat_graph g;
+    gat_csr x;
+    tu_graph_skewed(&g, 30, 200, GAT_GRAPH_SYMMETRIZE, 9);
+    tu_features(&x, g.n, F, 0.3, 4);
+    gat_model *ref = make_model(GAT_SCORE_GAT, 0), *m = make_model(GAT_SCORE_GAT, 0);
+    ck_assert_int_eq(gat_model_set_order(m, GAT_ORDER_RCM), GAT_OK);
+    gat_i_model_set_lean_chunk(m, 5);
+    const gat_real *a, *b;
+    ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &a), GAT_OK);
+    ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE | GAT_BIND_EXACT), GAT_OK);
+    ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &b), GAT_OK);
+    ck_assert_int_eq(gat_model_order(m, NULL), GAT_ORDER_RCM);
+    const double e = tu_max_rel_err(b, a, (size_t)g.n * C, 1e-3, NULL);
+    ck_assert_msg(e < 1e-4, "ordered inference binding: logits differ by %g", e);
+    gat_model_free(ref);
+    gat_model_free(m);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bind");
@@ -394,6 +502,10 @@ int main(void)
     tc = tcase_create("errors");
     tcase_add_test(tc, bind_errors);
     tcase_add_loop_test(tc, bind_allocation_failures, 0, (int)LEN(configs));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("inference");
+    tcase_add_loop_test(tc, inference_binding_matches, 0, 2 * GAT_SCORE_COUNT);
+    tcase_add_test(tc, inference_binding_ordered);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -349,6 +349,13 @@ int main(int argc, char **argv)
         goto done;
     }
     const char *const *ids = ds.node_ids;
+    /* embeddings and predictions alone need no attention coefficients: layer-wise inference,
+     * which keeps no per-edge array of the graph's size (attention exports bind as usual) */
+    if (!o.attention && !o.plot_attention &&
+        gat_model_bind(m, &ds.graph, &ds.x, GAT_BIND_INFERENCE) != GAT_OK) {
+        rc = fail("cannot bind the dataset");
+        goto done;
+    }
 
     if (o.out || (o.plot && draw)) {
         const gat_idx w = gat_model_embed_width(m, layer);

@@ -43,7 +43,19 @@
  *    its own) and grows it otherwise; GAT_BIND_EXACT sizes it to these inputs instead (to give
  *    back the room a one-off large graph took).
  *  - Binding invalidates the last forward's outputs and caches: run a forward before
- *    gat_model_backward, gat_model_layer_output or gat_model_attention. */
+ *    gat_model_backward, gat_model_layer_output or gat_model_attention.
+ *
+ * Inference bindings. gat_model_bind(m, g, x, GAT_BIND_INFERENCE) binds g and x for inference
+ * only, with the memory of layer-wise inference: layer l runs for all nodes (or the rows a
+ * restricted evaluation needs) from layer l - 1's output for all nodes, its projections in
+ * buffers every layer reuses and its attention in chunks of rows whose per-edge values take at
+ * most 2^20 edges at a time. It keeps each layer's output, O(N x width), and no per-edge array
+ * of the graph's size and nothing backward needs, so a graph whose training caches would not fit
+ * can still be evaluated and embedded (gat_train does so for the full graph when it trains on
+ * mini-batches). Outputs equal those of an ordinary binding up to summation order. Inference
+ * forwards on the same inputs keep the inference binding; a training forward on them binds them
+ * again, implicitly, as an ordinary binding; gat_model_attention refuses an inference binding
+ * (GAT_EINVAL), as it keeps no attention coefficients. */
 #ifndef GAT_MODEL_H
 #define GAT_MODEL_H
 
@@ -158,7 +170,9 @@ GAT_API gat_order gat_model_order(const gat_model *m, double *seconds);
 
 /* Flags of gat_model_bind. */
 enum {
-    GAT_BIND_EXACT = 1u /* size the caches to exactly these inputs, even if they fit in less */
+    GAT_BIND_EXACT = 1u,    /* size the caches to exactly these inputs, even if they fit in less */
+    GAT_BIND_INFERENCE = 2u /* bind for inference only: layer-wise inference in chunks of rows,
+                             * see below */
 };
 
 /* Binds graph g and features x (both borrowed; must outlive the binding, see "Binding" above) to
@@ -166,10 +180,10 @@ enum {
  * g->n and x->cols == in_features (GAT_EDIM), g as gat_graph_check, x as gat_csr_check (neither
  * may be a zeroed struct with a NULL rowptr); the messages start "gat_model_bind: ". A failed
  * check leaves the previous binding as it was; a failure after it (GAT_ENOMEM) leaves m unbound
- * (the next forward binds again). flags: 0 or GAT_BIND_EXACT. Reuses the caches' memory when
- * the inputs fit in it (on the model's own path nothing is allocated then but the graph check's
- * O(E) scratch, freed before returning; the fused kernels' caches, for the gat score, are
- * recreated on every bind), grows it otherwise.
+ * (the next forward binds again). flags: 0, or GAT_BIND_EXACT and GAT_BIND_INFERENCE (an
+ * inference binding, see "Inference bindings" above) alone or together. Reuses the caches'
+ * memory when the inputs fit in it (nothing is allocated then but the graph check's O(E)
+ * scratch, freed before returning), grows it otherwise.
  * Returns GAT_EINVAL (NULL argument, unknown flag bits, malformed g or x), GAT_ENUMERIC (a NaN or
  * Inf feature), GAT_EDIM (sizes disagree), GAT_ENOMEM. Cost O(n + E + nnz(x) + F) plus zeroing the
  * caches, O(N K F' + E K) per layer. */

@@ -662,7 +662,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         }
         fold(l, S, H, e);
         for (int h = 0; h < H; h++) {
-            const size_t kh = (size_t)k * H + h;
+            const size_t kh = (size_t)(k - l->e0) * H + h;
             gat_real t = e[h];
             if (Sc == GAT_SCORE_DOT) t *= l->coef[h];
             if (Sc == GAT_SCORE_COSINE) {
@@ -691,6 +691,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope;
     gat_real *al = l->alpha;
+    const gat_idx e0 = l->e0; /* per-edge arrays hold edges e0.. (see gat_i_fl.e0) */
 
     /* scores e = LeakyReLU(s_dst_i + s_src_j) into alpha's slots, their signs, row maxima */
     if (Sc != GAT_SCORE_GAT) {
@@ -706,9 +707,9 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             for (int q = 0; q < P; q++) {
                 V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
                 const VI pos = t > 0;
-                l->pos[(size_t)k * AB + q] = (uint8_t)movemask(pos);
+                l->pos[(size_t)(k - e0) * AB + q] = (uint8_t)movemask(pos);
                 t = sel(pos, t, t * slope);
-                st(al + (size_t)k * H + 8 * q, t);
+                st(al + (size_t)(k - e0) * H + 8 * q, t);
                 M[q] = sel(t > M[q], t, M[q]);
             }
         }
@@ -722,14 +723,14 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
-            uint8_t *pb = l->pos + (size_t)k * AB;
+            uint8_t *pb = l->pos + (size_t)(k - e0) * AB;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
                 bits |= (unsigned)(t > 0) << (h & 7);
                 if ((h & 7) == 7 || h == H - 1) pb[h >> 3] = (uint8_t)bits, bits = 0;
                 t = t > 0 ? t : slope * t;
-                al[(size_t)k * H + h] = t;
+                al[(size_t)(k - e0) * H + h] = t;
                 mx[h] = t > mx[h] ? t : mx[h];
             }
         }
@@ -741,8 +742,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         S[q] = bc(0);
     for (int h = 0; h < H; h++)
         sum[h] = 0;
-    const size_t e1 = (size_t)k1 * H;
-    size_t e = (size_t)k0 * H;
+    const size_t e1 = (size_t)(k1 - e0) * H;
+    size_t e = (size_t)(k0 - e0) * H;
     for (int q = 0; e + 8 <= e1; e += 8, q = q + 1 == P ? 0 : q + 1) {
         const V8 v = vexp(ld(al + e) - M[q]);
         st(al + e, v);
@@ -770,13 +771,13 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             for (int q = 0; q < P; q++) {
-                const size_t kh = (size_t)k * H + 8 * q;
-                const V8 a = ld(al + kh) * M[q];
-                st(al + kh, a);
+                const size_t kh = (size_t)k * H + 8 * q, ka = (size_t)(k - e0) * H + 8 * q;
+                const V8 a = ld(al + ka) * M[q];
+                st(al + ka, a);
                 S[q] = a;
                 if (l->att.on) {
-                    const VI m = keep8(&l->att, kh);
-                    l->akeep[(size_t)k * AB + q] = (uint8_t)movemask(m);
+                    const VI m = keep8(&l->att, kh); /* masks by the edge's own number */
+                    l->akeep[(size_t)(k - e0) * AB + q] = (uint8_t)movemask(m);
                     S[q] = a * (V8)((VI)bc(l->att.scale) & m);
                 }
             }
@@ -789,7 +790,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-            gat_real *a = al + (size_t)k * H;
+            gat_real *a = al + (size_t)(k - e0) * H;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 a[h] *= sum[h];
@@ -798,7 +799,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                     const unsigned keep = keep1(&l->att, (uint64_t)k * H + h, &blk, &hv);
                     bits |= keep << (h & 7);
                     if ((h & 7) == 7 || h == H - 1)
-                        l->akeep[(size_t)k * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
+                        l->akeep[(size_t)(k - e0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
                     w[h] = keep ? w[h] * l->att.scale : 0;
                 }
             }

@@ -56,6 +56,11 @@ typedef struct gat_i_fl {
     gat_real *alpha;         /* (E, H) before attention dropout */
     uint8_t *pos;            /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
     uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps */
+    gat_idx e0;              /* att_forward: the per-edge arrays alpha, pos, akeep and esc hold
+                              * edges e0, e0 + 1, ... (edge k at k - e0): 0 for all edges, the
+                              * first edge of a chunk of rows in an inference binding (fast.c),
+                              * whose per-edge arrays hold one chunk. Dropout masks are keyed by
+                              * k itself. The backward passes need e0 = 0. */
     gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
     /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos; every other
      * score e = s(q_i, k_j) per head (tests/ref/scores.h has the definitions) uses the fields below instead. A projection

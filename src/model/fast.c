@@ -91,6 +91,12 @@ struct gat_i_fast {
     gat_csr xt; /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
+    /* an inference binding (gat_i_fast_create's lean): no backward scratch, one set of
+     * projection buffers for all layers, and per-edge arrays for one chunk of at most chunk
+     * edges, which att_forward runs on in turn */
+    int lean;
+    gat_idx chunk;
+    gat_idx *ident; /* lean: (N) 0, 1, ..., N - 1, the row list of an unrestricted layer */
     size_t cap_bytes; /* block's size, and the bounds' length: what a rebind may reuse */
     int cap_bounds;
     governor gov;
@@ -128,12 +134,57 @@ static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
 
 /* ---- allocation ---- */
 
+/* The buffers an inference binding shares between its layers: every layer writes its
+ * projections and, chunk by chunk, its per-edge values there (each layer reads only the previous
+ * layer's output, which it keeps), sized for the widest layer and one chunk of edges. */
+typedef struct shared {
+    gat_real *z, *s_src, *s_dst, *alpha, *q, *k, *res, *qinv, *esc;
+    uint8_t *pos;
+} shared;
+
+static void layout_shared(gat_i_fast *f, char *base, size_t *off, shared *sh)
+{
+    const size_t N = (size_t)f->N, CH = (size_t)f->chunk;
+    size_t hw = 8, H = 1, ab = 1;
+    int gat = 0, hq = 0, hk = 0, hr = 0, cos = 0, cached = 0;
+    for (int l = 0; l < f->n_layers; l++) {
+        const gat_i_fast_layer *L = &f->L[l];
+        const size_t h = (size_t)L->heads, w = (size_t)gat_i_fused_fp(L->heads, L->fo) * h;
+        hw = w > hw ? w : hw;
+        H = h > H ? h : H;
+        ab = (h + 7) / 8 > ab ? (h + 7) / 8 : ab;
+        gat |= L->score == GAT_SCORE_GAT;
+        hq |= gat_i_score_has_q(L->score);
+        hk |= gat_i_score_has_k(L->score);
+        hr |= L->residual != 0;
+        cos |= L->score == GAT_SCORE_COSINE;
+        cached |= L->score == GAT_SCORE_COSINE || L->score == GAT_SCORE_GAUSSIAN;
+    }
+    sh->z = gat_i_carve(base, off, N * hw, sizeof(gat_real));
+    sh->s_src = gat_i_carve(base, off, gat ? N * H : 0, sizeof(gat_real));
+    sh->s_dst = gat_i_carve(base, off, gat ? N * H : 0, sizeof(gat_real));
+    sh->alpha = gat_i_carve(base, off, CH * H, sizeof(gat_real));
+    sh->pos = gat_i_carve(base, off, gat ? CH * ab : 0, 1);
+    sh->q = gat_i_carve(base, off, hq ? N * hw : 0, sizeof(gat_real));
+    sh->k = gat_i_carve(base, off, hk ? N * hw : 0, sizeof(gat_real));
+    sh->res = gat_i_carve(base, off, hr ? N * hw : 0, sizeof(gat_real));
+    sh->qinv = gat_i_carve(base, off, cos ? N * H : 0, sizeof(gat_real));
+    sh->esc = gat_i_carve(base, off, cached ? CH * H : 0, sizeof(gat_real));
+}
+
 static size_t layout(gat_i_fast *f, char *base)
 {
     const size_t N = (size_t)f->N, E = (size_t)f->E;
+    /* an inference binding keeps no backward scratch: T is 0 for it, 1 otherwise */
+    const size_t T = !f->lean;
+    shared sh = {0};
     size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0, np0 = 1,
            scr = 16;
     int family = 0;
+    if (f->lean) {
+        layout_shared(f, base, &off, &sh);
+        f->ident = gat_i_carve(base, &off, N, sizeof(gat_idx));
+    }
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
         gat_i_fl *fl = &f->f[l].fl;
@@ -144,14 +195,21 @@ static size_t layout(gat_i_fast *f, char *base)
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
         const int hr = L->residual != 0, np = 1 + hq + hk + hr;
         const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
-        fl->xkeep =
-            gat_i_carve(base, &off, l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8), 1);
-        fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
-        fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-        fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-        fl->alpha = gat_i_carve(base, &off, E * H, sizeof(gat_real));
-        fl->pos = gat_i_carve(base, &off, gat ? E * ab : 0, 1);
-        fl->akeep = gat_i_carve(base, &off, E * ab, 1);
+        /* the masks are written only with dropout, which inference never applies */
+        fl->xkeep = gat_i_carve(
+            base, &off, T * (l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8)), 1);
+        if (f->lean) {
+            fl->z = sh.z, fl->s_src = sh.s_src, fl->s_dst = sh.s_dst, fl->alpha = sh.alpha;
+            fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
+            fl->akeep = NULL;
+        } else {
+            fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
+            fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+            fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+            fl->alpha = gat_i_carve(base, &off, E * H, sizeof(gat_real));
+            fl->pos = gat_i_carve(base, &off, gat ? E * ab : 0, 1);
+            fl->akeep = gat_i_carve(base, &off, E * ab, 1);
+        }
         fl->out = gat_i_carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
         f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
         f->f[l].asp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
@@ -159,12 +217,16 @@ static size_t layout(gat_i_fast *f, char *base)
         f->f[l].Wqp = gat_i_carve(base, &off, hq ? (size_t)L->fin * hw : 0, sizeof(gat_real));
         f->f[l].Wkp = gat_i_carve(base, &off, hk ? (size_t)L->fin * hw : 0, sizeof(gat_real));
         f->f[l].attp = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
-        f->f[l].q = gat_i_carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
-        f->f[l].k = gat_i_carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
         f->f[l].Rp = gat_i_carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].res = gat_i_carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
-        fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
-        fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
+        if (f->lean) {
+            f->f[l].q = sh.q, f->f[l].k = sh.k, f->f[l].res = sh.res;
+        } else {
+            f->f[l].q = gat_i_carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
+            f->f[l].k = gat_i_carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
+            f->f[l].res = gat_i_carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
+            fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
+            fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
+        }
         if (!gat) family = 1;
         {
             const size_t t = gat_i_fused_scratch(H, Fp, l > 0 ? (size_t)L->fin : 0);
@@ -183,18 +245,18 @@ static size_t layout(gat_i_fast *f, char *base)
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
-    f->dot = gat_i_carve(base, &off, N * maxh, sizeof(gat_real));
+    f->dot = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
     f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
-    f->drow = gat_i_carve(base, &off, (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
-    f->ds_dst = gat_i_carve(base, &off, N * maxh, sizeof(gat_real));
-    f->active = gat_i_carve(base, &off, N, 1);
-    f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : N, 1);
-    f->pt = gat_i_carve(base, &off, (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
-    f->dq = gat_i_carve(base, &off, family ? N * maxhw : 0, sizeof(gat_real));
-    f->ps = gat_i_carve(base, &off, (size_t)f->sc.n * stride, sizeof(gat_real));
+    f->drow = gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
+    f->ds_dst = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
+    f->active = gat_i_carve(base, &off, T * N, 1);
+    f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * N, 1);
+    f->pt = gat_i_carve(base, &off, T * (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
+    f->dq = gat_i_carve(base, &off, family ? T * N * maxhw : 0, sizeof(gat_real));
+    f->ps = gat_i_carve(base, &off, T * (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
-        f->dy[k] = gat_i_carve(base, &off, N * maxdy[k], sizeof(gat_real));
-    f->Wt = gat_i_carve(base, &off, maxwt, sizeof(gat_real));
+        f->dy[k] = gat_i_carve(base, &off, T * N * maxdy[k], sizeof(gat_real));
+    f->Wt = gat_i_carve(base, &off, T * maxwt, sizeof(gat_real));
     for (int k = 0; k < 2; k++) {
         f->plans[k].lists = gat_i_carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
         f->plans[k].copy = gat_i_carve(base, &off, N, sizeof(gat_idx));
@@ -206,9 +268,11 @@ static size_t layout(gat_i_fast *f, char *base)
                              sizeof(gat_real));
     if (f->scratch)
         f->scratch = (gat_real *)(void *)(((uintptr_t)f->scratch + 63) & ~(uintptr_t)63);
+    if (base && f->lean)
+        for (size_t i = 0; i < N; i++) f->ident[i] = (gat_idx)i;
     f->dz = gat_i_carve(base, &off,
                         f->dw_fused ? 0
-                                    : np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
+                                    : T * np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
                                           f->L[0].heads,
                         sizeof(gat_real));
     return off;
@@ -262,13 +326,22 @@ static void partition_all(gat_i_fast *f)
     f->xc.bound = b;
 }
 
+/* An inference binding's chunk: at most `chunk` edges, and at least the largest row. */
+static void set_lean(gat_i_fast *f, gat_idx chunk)
+{
+    f->lean = chunk > 0;
+    f->chunk = !f->lean ? 0 : chunk > f->maxdeg ? (chunk < f->E ? chunk : f->E) : f->maxdeg;
+    if (f->lean && f->chunk < 1) f->chunk = 1;
+}
+
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, int *done)
+                             int nt, gat_idx lean_chunk, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
     *done = 0;
     size_inputs(&t, g, x);
+    set_lean(&t, lean_chunk);
     t.nt_cap = nt < 1 ? 1 : nt;
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
@@ -277,7 +350,8 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
     if (t.tc.n + t.sc.n + t.xc.n + 3 > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;
-    if (!t.dw_fused &&
+    /* the transpose serves the weight gradient alone: an inference binding keeps the old one */
+    if (!t.dw_fused && !t.lean &&
         (st = gat_i_csr_transpose_perm_reuse(x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
         return st;
     t.xt = f->xt;
@@ -307,7 +381,7 @@ void gat_i_fast_free(gat_i_fast *f)
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt)
+                             int nt, gat_idx lean_chunk)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
@@ -328,6 +402,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
         f->gov.fresh[k] = 1;
 
     size_inputs(f, g, x);
+    set_lean(f, lean_chunk);
     f->nt_cap = nt < 1 ? 1 : nt;
     f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
@@ -337,7 +412,8 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     f->cap_bytes = bytes;
     advise_huge_pages(f->block, bytes);
     layout(f, f->block);
-    if (!f->dw_fused && (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
+    if (!f->dw_fused && !f->lean &&
+        (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
         goto cleanup;
     *out = f;
     return GAT_OK;
@@ -353,7 +429,32 @@ const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
 
 const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l)
 {
-    return f->f[l].fl.alpha;
+    return f->lean ? NULL : f->f[l].fl.alpha;
+}
+
+int gat_i_fast_lean(const gat_i_fast *f)
+{
+    return f->lean;
+}
+
+/* An inference binding's attention pass: the layer's rows (fl->rows, or all) in runs whose
+ * edges span at most f->chunk, each with the per-edge arrays starting at its first edge. Rows
+ * are independent, so the result is that of one pass over all rows. */
+static void att_chunks(gat_i_fast *f, gat_i_fl *fl)
+{
+    const gat_idx *list = fl->rows ? fl->rows : f->ident, n = fl->rows ? fl->n_rows : f->N;
+    const gat_idx *rp = f->g->rowptr;
+    for (gat_idx a = 0; a < n;) {
+        const gat_idx e0 = rp[list[a]];
+        gat_idx b = a + 1;
+        while (b < n && rp[list[b] + 1] - e0 <= f->chunk) b++;
+        fl->rows = list + a;
+        fl->n_rows = b - a;
+        fl->e0 = e0;
+        f->ops->att_forward(fl);
+        a = b;
+    }
+    fl->e0 = 0;
 }
 
 /* ---- thread governor ---- */
@@ -583,7 +684,10 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         else
             f->ops->proj_dense(fl);
         fl->res = L->residual ? fy->res : NULL;
-        f->ops->att_forward(fl);
+        if (f->lean)
+            att_chunks(f, fl);
+        else
+            f->ops->att_forward(fl);
         if (run->hook) run->hook(run->hook_user, 0, l);
     }
     f->trained = run->training;

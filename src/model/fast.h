@@ -42,17 +42,26 @@ typedef struct gat_i_fast gat_i_fast;
 
 /* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
  * nt threads (calls asking for more run nt). *out: NULL on failure. ops: the kernel set
- * (gat_i_fused() or a named one). Returns GAT_ENOMEM. */
+ * (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
+ * lean_chunk > 0: an inference binding, for forwards without dropout only (never backward): no
+ * backward scratch, one set of projection buffers shared by the layers and per-edge arrays for
+ * lean_chunk edges (at least the largest in-degree), over which each layer's attention runs in
+ * row chunks; the layers' outputs are kept, their attention coefficients are not
+ * (gat_i_fast_alpha gives NULL). Memory O(N x the layers' widths + lean_chunk x heads).
+ * Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt);
+                             int nt, gat_idx lean_chunk);
 void gat_i_fast_free(gat_i_fast *f);
 /* Rebinds f to graph g and features x (borrowed; must outlive f) in its own memory when they fit
  * there (and take exactly its size if exact): *done = 1, every cache rebuilt, nothing
  * allocated unless x's transpose grows. Else *done = 0 and f is unchanged (free it and create
- * one). Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
+ * one). lean_chunk as in gat_i_fast_create: a binding may turn from one kind into the other.
+ * Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, int *done);
+                             int nt, gat_idx lean_chunk, int *done);
+/* Whether f is an inference binding (lean_chunk > 0). */
+int gat_i_fast_lean(const gat_i_fast *f);
 
 /* Forward with params (the model's buffer); the logits are gat_i_fast_output(f, last). run->nt
  * (and backward's nt) is the most threads to use: a call runs one thread instead when timing
@@ -66,7 +75,8 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 
-/* Layer l's output (N, width) in the model's order, and its alpha (E, heads). */
+/* Layer l's output (N, width) in the model's order, and its alpha (E, heads) (NULL for an
+ * inference binding). */
 const gat_real *gat_i_fast_output(const gat_i_fast *f, int l);
 const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l);
 

@@ -45,6 +45,7 @@ struct gat_model {
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
     gat_order order;    /* requested node order (gat_model_set_order) */
+    gat_idx lean_chunk; /* an inference binding's edges per attention chunk */
 
     /* the binding: caches derived from the bound graph and features (see gat_model_bind) */
     struct {
@@ -56,6 +57,7 @@ struct gat_model {
         int threads;      /* thread count the kernel scratch is sized for */
         int trained;      /* the last forward was a training forward */
         int ran;          /* a forward ran since the inputs were bound */
+        int lean;         /* bound with GAT_BIND_INFERENCE */
         /* a node order for locality (gat_model_set_order): the engine runs on pg and px, the
          * caller's graph and features renumbered so that node perm[k] is k (iperm the inverse);
          * results are copied back to the caller's numbering on request */
@@ -258,6 +260,7 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     m->n_layers = cfg->layers;
     m->seed = seed;
     m->threads = gat_i_threads(0);
+    m->lean_chunk = GAT_I_LEAN_CHUNK;
     m->in_p = cfg->in_dropout;
     m->att_p = cfg->att_dropout;
     m->fused = gat_i_fused();
@@ -325,6 +328,16 @@ void gat_model_free(gat_model *m)
 const gat_model_config *gat_model_get_config(const gat_model *m)
 {
     return m ? &m->cfg : NULL;
+}
+
+void gat_i_model_set_lean_chunk(gat_model *m, gat_idx edges)
+{
+    m->lean_chunk = edges < 1 ? 1 : edges;
+}
+
+int gat_i_model_lean(const gat_model *m)
+{
+    return m->ws.fast && m->ws.lean;
 }
 
 int gat_i_model_threads(const gat_model *m)
@@ -433,6 +446,10 @@ gat_status gat_model_layer_output(const gat_model *m, gat_idx l, const gat_real 
 gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **alpha)
 {
     gat_status st = check_layer(m, l, alpha, "gat_model_attention");
+    if (st == GAT_OK && m->ws.lean)
+        return gat_i_error(GAT_EINVAL, "gat_model_attention: the inputs are bound for inference "
+                           "(GAT_BIND_INFERENCE), which keeps no attention coefficients: bind "
+                           "them without it, or run gat_model_forward on them, first");
     if (st == GAT_OK && !(*alpha = alpha_view((gat_model *)m, l))) st = GAT_ENOMEM;
     return st;
 }
@@ -624,6 +641,11 @@ static int same_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x)
            m->ws.arrays[4] == x->val && m->ws.xnnz == x->rowptr[x->rows];
 }
 
+int gat_i_model_bound_to(const gat_model *m, const gat_graph *g, const gat_csr *x, int lean)
+{
+    return m->ws.fast && same_inputs(m, g, x) && (!lean || m->ws.lean);
+}
+
 static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     m->ws.g = g;
@@ -667,6 +689,7 @@ static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat
  * left unbound. */
 static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags)
 {
+    const gat_idx lean = (flags & GAT_BIND_INFERENCE) ? m->lean_chunk : 0;
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
     m->ws.g = NULL; /* unbound until the end */
@@ -684,21 +707,22 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     /* the engine rebuilds its caches in its own memory when the inputs fit there */
     int done = 0;
     if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, eg, ex, (flags & GAT_BIND_EXACT) != 0,
-                                              m->threads, &done)) != GAT_OK) {
+                                              m->threads, lean, &done)) != GAT_OK) {
         drop_caches(m);
         return st;
     }
     if (!done) {
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads)) !=
-            GAT_OK) {
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads,
+                                    lean)) != GAT_OK) {
             drop_caches(m);
             return st;
         }
     }
     key_inputs(m, g, x);
     m->ws.threads = m->threads;
+    m->ws.lean = lean > 0;
     return GAT_OK;
 }
 
@@ -709,9 +733,10 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
     if ((st = gat_i_check_args("gat_model_bind", 3, (const void *[]){m, g, x},
                                (const char *[]){"model m", "graph g", "features x"})) != GAT_OK)
         return st;
-    if (flags & ~(unsigned)GAT_BIND_EXACT)
-        return gat_i_error(GAT_EINVAL, "gat_model_bind: unknown flags 0x%x (expected 0 or "
-                           "GAT_BIND_EXACT)", flags);
+    if (flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE))
+        return gat_i_error(GAT_EINVAL, "gat_model_bind: unknown flags 0x%x (expected 0, "
+                           "GAT_BIND_EXACT, GAT_BIND_INFERENCE or both)",
+                           flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE));
     if ((st = check_inputs(m, g, x, "gat_model_bind")) != GAT_OK) return st;
     return rebuild(m, g, x, flags);
 }
@@ -719,14 +744,16 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
 /* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or
  * rebuilt: every training epoch on the same inputs), and re-lays the caches out
  * when the thread count rose since (the per-thread scratch grows). */
-static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x)
+static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, int training)
 {
     gat_status st = GAT_OK;
     const int same = m->ws.fast && same_inputs(m, g, x);
     if (!same)
         st = check_inputs(m, g, x, "gat_model_forward");
-    if (st == GAT_OK && (!same || m->ws.threads < m->threads))
-        st = rebuild(m, g, x, 0);
+    /* an inference binding stays one for inference; training binds the same inputs again with
+     * the caches backward needs */
+    if (st == GAT_OK && (!same || m->ws.threads < m->threads || (training && m->ws.lean)))
+        st = rebuild(m, g, x, same && m->ws.lean && !training ? GAT_BIND_INFERENCE : 0);
     if (st == GAT_OK) m->ws.ran = 1;
     return st;
 }
@@ -756,7 +783,7 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
     if (x->cols != m->cfg.in_features)
         return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d",
                            x->cols, m->cfg.in_features);
-    if ((st = prepare(m, g, x)) != GAT_OK) return st;
+    if ((st = prepare(m, g, x, training)) != GAT_OK) return st;
     gat_i_fast_run run;
     gat_i_model_next_run(m, training, &run);
     if (m->ws.order != GAT_ORDER_NONE && run.rows) {

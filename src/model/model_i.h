@@ -5,6 +5,16 @@
 #include "gat/model.h"
 #include "model/fast.h"
 
+/* Edges per attention chunk of an inference binding (GAT_BIND_INFERENCE): 2^20, 32 MiB of
+ * coefficients at 8 heads; tests set fewer (gat_i_model_set_lean_chunk, >= 1) to run many chunks
+ * on small graphs. Takes effect at the next bind. */
+#define GAT_I_LEAN_CHUNK (1 << 20)
+void gat_i_model_set_lean_chunk(gat_model *m, gat_idx edges);
+/* Whether the binding is an inference binding. */
+int gat_i_model_lean(const gat_model *m);
+/* Whether g and x are the bound inputs (as a forward would find them), and if lean, bound for
+ * inference. */
+int gat_i_model_bound_to(const gat_model *m, const gat_graph *g, const gat_csr *x, int lean);
 /* The kernels' thread count (gat_model_set_threads, resolved). */
 int gat_i_model_threads(const gat_model *m);
 /* Adam's moment buffers (same layout as the parameters). */

@@ -105,12 +105,17 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
     return GAT_OK;
 }
 
-/* Inference restricted to the rows of one split, then its loss and accuracy. */
+/* Inference restricted to the rows of one split, then its loss and accuracy. lean: bind the
+ * dataset for inference first unless it is (mini-batch training, whose steps bind blocks). */
 static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_idx *rows,
-                                gat_idx n_rows, gat_split which, double *loss, double *acc)
+                                gat_idx n_rows, gat_split which, int lean, double *loss,
+                                double *acc)
 {
     const gat_real *logits;
     gat_status st;
+    if (lean && !gat_i_model_bound_to(m, &ds->graph, &ds->x, 1) &&
+        (st = gat_model_bind(m, &ds->graph, &ds->x, GAT_BIND_INFERENCE)) != GAT_OK)
+        return st;
     gat_i_model_set_output_rows(m, rows, n_rows);
     st = gat_model_forward(m, &ds->graph, &ds->x, 0, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
@@ -130,7 +135,7 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
         return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
-    st = evaluate_rows(m, ds, rows, n_rows, which, loss, acc);
+    st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc);
     gat_free(rows);
     return st;
 }
@@ -427,8 +432,8 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         if (cfg->stage && cfg->batch_size == 0) report(&sg, GAT_STAGE_UPDATE, -1);
         if (cfg->stage && cfg->batch_size > 0) gat_i_model_set_hook(m, on_layer, &sg);
         sg.validating = 1;
-        if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &info.val_loss,
-                                &info.val_acc)) != GAT_OK)
+        if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, cfg->batch_size > 0,
+                                &info.val_loss, &info.val_acc)) != GAT_OK)
             goto cleanup;
         if (!isfinite(info.val_loss)) {
             st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss is "
@@ -467,9 +472,12 @@ restore:
         /* evaluate the restored model; a failure before this keeps its status and message */
         char msg[512];
         snprintf(msg, sizeof msg, "%s", gat_last_error());
-        gat_status est = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, &r.val_loss, &r.val_acc);
+        const int lean = cfg->batch_size > 0;
+        gat_status est =
+            evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, lean, &r.val_loss, &r.val_acc);
         if (est == GAT_OK && n_test > 0)
-            est = evaluate_rows(m, ds, test, n_test, GAT_SPLIT_TEST, &r.test_loss, &r.test_acc);
+            est = evaluate_rows(m, ds, test, n_test, GAT_SPLIT_TEST, lean, &r.test_loss,
+                                &r.test_acc);
         if (st == GAT_OK)
             st = est;
         else
