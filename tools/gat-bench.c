@@ -155,6 +155,9 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         if (e == 0) r->order = gat_model_order(m, &r->order_s);
         r->train_acc = acc;
     }
+    /* mini-batch runs evaluate as gat_train then does: layer-wise, on an inference binding */
+    if (batch_size && gat_model_bind(m, &ds->graph, &ds->x, GAT_BIND_INFERENCE) != GAT_OK)
+        goto out;
     for (int k = 0; k < infer + 1; k++) {
         const double t0 = now();
         if (gat_model_forward(m, &ds->graph, &ds->x, 0, &logits) != GAT_OK) goto out;
