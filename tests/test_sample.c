@@ -528,6 +528,36 @@ static void on_stage(const gat_stage_info *s, void *user)
     ck_assert_int_le(s->done, s->total);
 }
 
+static int stop_after(void *user)
+{
+    int *left = user;
+    return --*left <= 0;
+}
+
+/* The stop callback ends training between two steps of an epoch: GAT_EINTERRUPTED, the epochs
+ * finished so far counted, the best model restored (and evaluated). */
+START_TEST(stop_between_steps)
+{
+    load_cora();
+    gat_model *m = cora_model(1, 1, 0.6);
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    tc.batch_size = 10; /* 14 steps per epoch */
+    tc.n_fanout = 2;
+    tc.fanout[0] = tc.fanout[1] = 3;
+    int left = 13 * 2 + 6; /* polled after steps 1..13 of each epoch: the 6th poll of epoch 3 */
+    tc.stop = stop_after;
+    tc.user = &left;
+    gat_train_result r;
+    ASSERT_FAILS(gat_train(m, &cora, &tc, &r), GAT_EINTERRUPTED,
+                 "training stopped by the caller during epoch 3, after mini-batch 6 of 14");
+    ck_assert_int_eq(r.epochs, 2);
+    ck_assert(r.best_epoch >= 1 && r.best_epoch <= 2);
+    ck_assert(r.val_acc > 0);
+    gat_model_free(m);
+}
+END_TEST
+
 START_TEST(bad_config_and_stages)
 {
     load_cora();
@@ -576,6 +606,7 @@ int main(void)
     tcase_add_test(tt, all_neighbours_match_full_graph);
     tcase_add_test(tt, minibatch_training_repeats);
     tcase_add_test(tt, bad_config_and_stages);
+    tcase_add_test(tt, stop_between_steps);
     suite_add_tcase(s, tt);
     const int rc = tu_run(s);
     if (cora_loaded) gat_dataset_destroy(&cora);

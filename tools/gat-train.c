@@ -176,6 +176,13 @@ static void on_stage(const gat_stage_info *s, void *user)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* gat_train_config.stop: a signal stops mini-batch training after the step under way. */
+static int on_stop(void *user)
+{
+    (void)user;
+    return stop_signal != 0;
+}
+
 static int on_epoch(const gat_epoch_info *e, void *user)
 {
     progress *p = user;
@@ -630,6 +637,7 @@ int main(int argc, char **argv)
         tc.n_fanout = o.batch_size ? o.layers : 0;
         memcpy(tc.fanout, fanout, sizeof tc.fanout);
         tc.seed = (uint64_t)o.seed + (uint64_t)r;
+        tc.stop = on_stop;
         p.run = r + 1;
         tc.progress = on_epoch;
         tc.stage = p.tty && !o.quiet ? on_stage : NULL;
@@ -642,8 +650,9 @@ int main(int argc, char **argv)
             /* the best model so far is restored: it is saved below like a finished one */
             interrupted = 1;
             if (!o.save)
-                fprintf(stderr, "gat-train: interrupted at epoch %d; best epoch %d (no --save: "
-                                "the model is not kept)\n", res.epochs, res.best_epoch);
+                fprintf(stderr, "gat-train: interrupted %s epoch %d; best epoch %d (no --save: "
+                                "the model is not kept)\n", o.batch_size ? "after" : "at",
+                        res.epochs, res.best_epoch);
         } else if (tst != GAT_OK) {
             rc = fail("training failed");
         } else {
@@ -678,8 +687,9 @@ int main(int argc, char **argv)
             if (gat_model_save(m, &meta, o.save) != GAT_OK)
                 rc = fail("cannot save the model");
             else if (interrupted)
-                fprintf(stderr, "gat-train: interrupted at epoch %d; best model (epoch %d) saved "
-                                "to %s\n", res.epochs, res.best_epoch, o.save);
+                fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved "
+                                "to %s\n", o.batch_size ? "after" : "at", res.epochs,
+                        res.best_epoch, o.save);
             else if (!o.quiet)
                 printf("saved the model to %s\n", o.save);
         }

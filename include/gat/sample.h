@@ -78,8 +78,9 @@ GAT_API gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, ga
 /* The block's input features: out (uninitialised; owned by the caller, free with
  * gat_csr_destroy) gets row k = row b->nodes[k] of x (borrowed; x->rows must be the sampled
  * graph's node count, which the block does not know: it checks only that every id is a row).
- * Returns GAT_EINVAL (NULL argument, a node id outside x's rows), GAT_ENOMEM.
- * Cost O(b->n + the rows' non-zeros). */
+ * Large blocks are copied on all cores (OpenMP); the result does not depend on it.
+ * Returns GAT_EINVAL (NULL argument, a node id outside x's rows, more than 2^31 - 1 values),
+ * GAT_ENOMEM. Cost O(b->n + the rows' non-zeros). */
 GAT_API gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out);
 
 /* Frees b's arrays and zeroes it. Accepts NULL and a zeroed block. */

@@ -49,6 +49,11 @@ typedef struct gat_stage_info {
  * must not call into the model being trained. */
 typedef void (*gat_stage_fn)(const gat_stage_info *info, void *user);
 
+/* Polled between the mini-batch steps of an epoch; returning non-zero stops training there,
+ * without finishing the epoch (the best model is restored and gat_train returns
+ * GAT_EINTERRUPTED, as for the progress callback). A signal flag is the usual answer. */
+typedef int (*gat_stop_fn)(void *user);
+
 typedef struct gat_train_config {
     gat_adam_config adam;
     gat_idx max_epochs;       /* default 100000: stop only on patience */
@@ -69,6 +74,7 @@ typedef struct gat_train_config {
     gat_idx fanout[GAT_MAX_LAYERS]; /* in-neighbours sampled per node at hop h (fanout[0]: the
                                      * targets'), -1 for all, 0 for none (self-loop only) */
     uint64_t seed;            /* shuffling and sampling (default 0) */
+    gat_stop_fn stop;         /* optional, with user: polled after each mini-batch step */
 } gat_train_config;
 
 typedef struct gat_train_result {

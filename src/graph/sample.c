@@ -297,14 +297,22 @@ gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out
                                "row of the features (%d rows)", k, v, x->rows);
         nnz += (size_t)(x->rowptr[v + 1] - x->rowptr[v]);
     }
+    if (nnz > (size_t)INT32_MAX)
+        return gat_i_error(GAT_EINVAL, "gat_block_features: the block's rows hold %zu values, "
+                           "more than 32-bit indices address", nnz);
     if ((st = gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) return st;
     out->rowptr[0] = 0;
+    for (gat_idx k = 0; k < b->n; k++)
+        out->rowptr[k + 1] = out->rowptr[k] + (x->rowptr[b->nodes[k] + 1] - x->rowptr[b->nodes[k]]);
+    /* rows land at their own offsets: the copy is the same on any number of threads (the gathers
+     * from random rows of x are what it waits for) */
+    const int nt = gat_i_threads(0);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 512) if (nt > 1 && b->n > 8192)
     for (gat_idx k = 0; k < b->n; k++) {
-        const gat_idx v = b->nodes[k], a = x->rowptr[v], c = x->rowptr[v + 1] - a;
-        const gat_idx at = out->rowptr[k];
-        memcpy(out->col + at, x->col + a, (size_t)c * sizeof *out->col);
-        memcpy(out->val + at, x->val + a, (size_t)c * sizeof *out->val);
-        out->rowptr[k + 1] = at + c;
+        const gat_idx a = x->rowptr[b->nodes[k]], at = out->rowptr[k];
+        const size_t c = (size_t)(out->rowptr[k + 1] - at);
+        memcpy(out->col + at, x->col + a, c * sizeof *out->col);
+        memcpy(out->val + at, x->val + a, c * sizeof *out->val);
     }
     return GAT_OK;
 }

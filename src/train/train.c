@@ -307,7 +307,8 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
 
 /* One mini-batch epoch: the training nodes train (n_train of them) in an order shuffled by
  * (seed, epoch), one step per batch on its sampled block and features. *loss, *acc: the batches'
- * means weighted by their sizes. *diverged as in step. */
+ * means weighted by their sizes. *diverged as in step, and 1 when cfg->stop stopped it
+ * (GAT_EINTERRUPTED): either way the caller restores the best model. */
 static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                                   minibatch *mb, const gat_idx *train, gat_idx n_train,
                                   gat_idx epoch, stages *sg, double *loss, double *acc,
@@ -343,6 +344,12 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         tl += l * nb;
         ta += a * nb;
         if (cfg->stage) report(sg, GAT_STAGE_UPDATE, -1);
+        if (cfg->stop && k0 + nb < n_train && cfg->stop(cfg->user)) {
+            *diverged = 1; /* not a divergence, but the same way out: restore the best model */
+            return gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller during epoch %d, "
+                               "after mini-batch %d of %d", epoch, k0 / cfg->batch_size + 1,
+                               (n_train + cfg->batch_size - 1) / cfg->batch_size);
+        }
     }
     *loss = tl / n_train;
     *acc = ta / n_train;

@@ -55,6 +55,23 @@ for sig in INT TERM; do
   ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "$name-no-temporary"; }
 done
 
+# mini-batch training stops after the step under way: the message, the exit code, the model
+rm -f "$tmp/m.gat"
+if start --save "$tmp/m.gat" --batch-size 4 --fanout 5,5; then
+  sleep 1
+  kill -INT "$pid"
+  finish
+  if [ "$rc" -eq 130 ] &&
+     grep -Eq "^gat-train: interrupted after epoch [0-9]+; best model \(epoch [0-9]+\) saved to $tmp/m.gat$" "$tmp/err" &&
+     "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
+    ok "sigINT-minibatch (exit $rc)"
+  else
+    echo "  exit $rc"; bad "sigINT-minibatch"
+  fi
+else
+  bad "sigINT-minibatch-start"
+fi
+
 # without --save: the message, the exit code, nothing written
 if start; then
   sleep 1
