@@ -97,6 +97,26 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
     return 0;
 }
 
+int cli_parse_list(const char *prog, const char *opt, const char *list, long lo, long hi,
+                   const char *what, int max, int *out, int *n)
+{
+    const char *p = list;
+    *n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        const long v = strtol(p, &end, 10);
+        if (end == p || errno || v < lo || v > hi || (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "%s: --%s: expected %s, got '%s'\n", prog, opt, what, list);
+            return 2;
+        }
+        if (*n < max) out[*n] = (int)v;
+        ++*n;
+        if (*end == '\0') return 0;
+        p = end + 1;
+    }
+}
+
 int cli_check_output(const char *prog, const char *opt, const char *path)
 {
     const char *slash = strrchr(path, '/');

@@ -25,6 +25,13 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
               int *exit_now);
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis);
 
+/* Parses the comma-separated integers "V1,V2,..." given to --opt into out (room for max), each
+ * in [lo, hi]; *n gets how many the list holds, even past max (the caller says how many it
+ * wanted). Returns 0, or 2 after "PROG: --OPT: expected WHAT, got 'LIST'" on stderr for an empty
+ * item, a non-number or a value out of range. */
+int cli_parse_list(const char *prog, const char *opt, const char *list, long lo, long hi,
+                   const char *what, int max, int *out, int *n);
+
 /* Checks that the directory of output path (of option --opt) exists and is writable, so that a
  * long run does not end in a failed write. Returns 0, or 1 after "PROG: --OPT: cannot write PATH:
  * directory DIR: REASON" on stderr. */

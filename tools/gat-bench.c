@@ -410,20 +410,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (fanout_s) {
-        int n = 0;
-        const char *p = fanout_s;
-        for (;;) {
-            char *end;
-            const long f = strtol(p, &end, 10);
-            if (end == p || f < -1 || (*end != ',' && *end != '\0') || n == GAT_MAX_LAYERS) {
-                fprintf(stderr, "gat-bench: --fanout: expected F1,...,FL, each -1 or >= 0, got "
-                                "'%s'\n", fanout_s);
-                return 2;
-            }
-            fanout[n++] = (gat_idx)f;
-            if (*end == '\0') break;
-            p = end + 1;
-        }
+        int n;
+        if ((rc = cli_parse_list("gat-bench", "fanout", fanout_s, -1, 100000000,
+                                 "F1,...,FL, each -1 or >= 0", GAT_MAX_LAYERS, fanout, &n)) != 0)
+            return rc;
         if (n != n_layers) {
             fprintf(stderr, "gat-bench: --fanout: %d values for %d layers (--layers)\n", n,
                     n_layers);

@@ -347,49 +347,30 @@ static int plot_training(const options *o, plot_format fmt, int width, int heigh
  * Returns 0, or 2 after a message. */
 static int parse_heads(const char *list, int layers, int *heads)
 {
-    const char *p = list;
-    int n = 0;
-    while (1) {
-        char *end;
-        long k = strtol(p, &end, 10);
-        if (end == p || k < 1 || k > 1024 || (*end != ',' && *end != '\0')) {
-            fprintf(stderr, "gat-train: --hidden-heads: expected K[,K...] with each K in [1, 1024], "
-                            "got '%s'\n", list);
-            return 2;
-        }
-        if (n >= layers - 1) {
-            fprintf(stderr, "gat-train: --hidden-heads: %d value%s for %d hidden layer%s "
-                            "(--layers %d)\n", n + 1, n ? "s" : "", layers - 1,
-                    layers == 2 ? "" : "s", layers);
-            return 2;
-        }
-        heads[n++] = (int)k;
-        if (*end == '\0') break;
-        p = end + 1;
+    int n, rc = cli_parse_list("gat-train", "hidden-heads", list, 1, 1024,
+                               "K[,K...] with each K in [1, 1024]", GAT_MAX_LAYERS, heads, &n);
+    if (rc) return rc;
+    if (n > layers - 1) {
+        fprintf(stderr, "gat-train: --hidden-heads: %d value%s for %d hidden layer%s "
+                        "(--layers %d)\n", n, n > 1 ? "s" : "", layers - 1,
+                layers == 2 ? "" : "s", layers);
+        return 2;
     }
     for (int l = n; l < layers - 1; l++) heads[l] = heads[n - 1];
     return 0;
 }
 
-/* Fills fanout[h] for the layers hops from "F1,...,FL" (each -1 or >= 0, exactly one per
- * layer). Returns 0, or 2 after a message. */
+/* Fills fanout[h] for the layers from "F1,...,FL" (each -1 or >= 0, exactly one per layer).
+ * Returns 0, or 2 after a message. */
 static int parse_fanout(const char *list, int layers, gat_idx *fanout)
 {
-    const char *p = list;
-    int n = 0;
-    while (1) {
-        char *end;
-        long f = strtol(p, &end, 10);
-        if (end == p || f < -1 || f > 100000000 || (*end != ',' && *end != '\0')) {
-            fprintf(stderr, "gat-train: --fanout: expected F1,...,F%d with each F -1 (all "
-                            "neighbours) or a count >= 0, got '%s'\n", layers, list);
-            return 2;
-        }
-        if (n < layers) fanout[n] = (gat_idx)f;
-        n++;
-        if (*end == '\0') break;
-        p = end + 1;
-    }
+    char what[64];
+    int n;
+    snprintf(what, sizeof what, "F1,...,F%d with each F -1 (all neighbours) or a count >= 0",
+             layers);
+    const int rc = cli_parse_list("gat-train", "fanout", list, -1, 100000000, what,
+                                  GAT_MAX_LAYERS, fanout, &n);
+    if (rc) return rc;
     if (n != layers) {
         fprintf(stderr, "gat-train: --fanout: %d value%s for %d layer%s (--layers %d): give one "
                         "fan-out per layer, the output layer's first\n", n, n == 1 ? "" : "s",
