@@ -1,5 +1,6 @@
 /* Fused GAT layer kernels (Velickovic et al. 2018, eq. 1-4, with dropout): z = dropout(x) W and
- * the score halves s = z . a; per target i, e_ij = LeakyReLU(s_dst_i + s_src_j), alpha = softmax
+ * the score halves s = z . a; per target i, e_ij = LeakyReLU(s_dst_i + s_src_j (+ the edge term
+ * x_ij M, PyG's GATConv(edge_dim))), alpha = softmax
  * (max subtracted), out_i = act(sum_j dropout(alpha_ij) z_j + b); and their backward. Compiled
  * once per instruction set (GAT_I_ISA names the copy); fused.h describes layouts and chunks. */
 #include "fused.h"
@@ -692,7 +693,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     const gat_real slope = l->slope;
     gat_real *al = l->alpha;
 
-    /* scores e = LeakyReLU(s_dst_i + s_src_j) into alpha's slots, their signs, row maxima */
+    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into alpha's slots, their
+     * signs, row maxima (l->ex is only read when D > 0) */
     if (Sc != GAT_SCORE_GAT) {
         family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
     } else if (H % 8 == 0) {
@@ -703,8 +705,11 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
             for (int q = 0; q < P; q++) {
                 V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
+                for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
+                    t += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
                 const VI pos = t > 0;
                 l->pos[(size_t)k * AB + q] = (uint8_t)movemask(pos);
                 t = sel(pos, t, t * slope);
@@ -723,9 +728,12 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             uint8_t *pb = l->pos + (size_t)k * AB;
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
+                for (gat_idx d = 0; d < l->D; d++)
+                    t += xe[d] * l->em[(size_t)d * H + h];
                 bits |= (unsigned)(t > 0) << (h & 7);
                 if ((h & 7) == 7 || h == H - 1) pb[h >> 3] = (uint8_t)bits, bits = 0;
                 t = t > 0 ? t : slope * t;
@@ -930,6 +938,23 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
     store_row(b->dq + (size_t)i * hw, DQ, NV);
 }
 
+/* The edge term's backward for target row i's edges k0 .. k1 - 1, dp their d loss / d pre (row
+ * order, (k - k0, h)): pe (D, H) += sum_k x_k[d] dp[k, h], in edge order (the chunk's partial). */
+INLINE void edge_dm(const gat_i_fl *l, const gat_real *dp, gat_idx k0, gat_idx k1, gat_real *pe,
+                    int H)
+{
+    const gat_idx D = l->D;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *xe = l->ex + (size_t)k * (size_t)D, *dk = dp + (size_t)(k - k0) * H;
+        for (gat_idx d = 0; d < D; d++) {
+            gat_real *p = pe + (size_t)d * H;
+            const gat_real xv = xe[d];
+            for (int h = 0; h < H; h++)
+                p[h] += xv * dk[h];
+        }
+    }
+}
+
 INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *dy, V8 *S, V8 *D, V8 *db, gat_real *gk, gat_real *dot,
                             gat_real *sum, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph, gat_real *rs, int H,
@@ -947,6 +972,8 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     gat_real *dp = b->drow + (size_t)thread_num() * b->drow_stride; /* the row's (k - k0, h) */
     for (int v = 0; v < NV; v++)
         db[v] = bc(0);
+    gat_real *pe = l->D ? b->pe + (size_t)c * (size_t)l->D * H : NULL;
+    if (pe) memset(pe, 0, (size_t)l->D * H * sizeof *pe);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
         gat_real *dyi = b->dy + (size_t)i * hw;
@@ -1006,6 +1033,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 }
             for (int q = 0; q < P; q++)
                 st(b->ds_dst + (size_t)i * H + 8 * q, S[q]);
+            if (pe) edge_dm(l, dp, k0, k1, pe, H);
             continue;
         }
         for (int h = 0; h < H; h++)
@@ -1042,6 +1070,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             }
         for (int h = 0; h < H; h++)
             b->ds_dst[(size_t)i * H + h] = sum[h];
+        if (pe) edge_dm(l, dp, k0, k1, pe, H);
     }
     gat_real *pt = b->pt + (size_t)c * 2 * hw;
     for (int v = 0; v < NV; v++)

@@ -128,6 +128,10 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
                                (const char *[]){"model m", "dataset ds", "loss", "acc"})) != GAT_OK)
         return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    /* a model with an edge term runs on the dataset's edge features */
+    if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                        ds->n_edge_features)) != GAT_OK)
+        return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
     st = evaluate_rows(m, ds, rows, n_rows, which, loss, acc);
     gat_free(rows);
@@ -285,6 +289,9 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                            cfg->patience);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                        ds->n_edge_features)) != GAT_OK)
+        return st;
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
                            "nodes; both must be non-zero", ds->n_train, ds->n_val);
