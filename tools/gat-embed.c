@@ -338,15 +338,31 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    if (!o.quiet && ds.n_edge_features > 0)
-        fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used yet (the "
-                        "attention score does not take edge features yet)\n",
-                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s");
+    if (!o.quiet && ds.n_edge_features > 0 && cfg->edge_dim == 0)
+        fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used (model %s "
+                        "was trained without edge features)\n",
+                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s", o.model);
     if (ds.n_features != cfg->in_features) {
         fprintf(stderr, "gat-embed: dataset %s has %d features per node but model %s expects %d\n",
                 name, ds.n_features, o.model, cfg->in_features);
         rc = 1;
         goto done;
+    }
+    /* the model's edge term reads the dataset's edge features: every call below runs on this
+     * binding */
+    if (cfg->edge_dim > 0) {
+        if (ds.n_edge_features != cfg->edge_dim) {
+            fprintf(stderr, "gat-embed: model %s was trained with edge_dim %d but dataset %s has "
+                            "%d edge feature columns\n",
+                    o.model, cfg->edge_dim, name, ds.n_edge_features);
+            rc = 1;
+            goto done;
+        }
+        if (gat_model_bind(m, &ds.graph, &ds.x, 0) != GAT_OK ||
+            gat_model_bind_edge_features(m, ds.edge_x, ds.n_edge_features) != GAT_OK) {
+            rc = fail("cannot bind the dataset");
+            goto done;
+        }
     }
     const char *const *ids = ds.node_ids;
 

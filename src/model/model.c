@@ -697,8 +697,8 @@ static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat
 
 /* Builds every cache derived from checked inputs g and x, in the memory already allocated when
  * their layout fits in it (zeroed: rows a restricted forward skips must hold finite values for
- * backward, and nothing of earlier inputs may remain), else in a new allocation. On failure m is
- * left unbound. */
+ * backward, and nothing of earlier inputs may remain), else in a new allocation, and attaches
+ * edge_x (g's edge features, checked, or NULL: none). On failure m is left unbound. */
 /* Makes ex (the caller's (E, D) rows of g, the graph being bound, or NULL) the binding's edge
  * features: the engine reads them as they are, or a renumbered binding its copy in pg's edge
  * order. On failure (GAT_ENOMEM) the binding has none. */
