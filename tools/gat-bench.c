@@ -60,6 +60,8 @@ static double median(double *v, int n)
 /* Attention layers of the benchmarked model (--layers), and the node order of its bindings. */
 static int n_layers = 2;
 static gat_order order = GAT_ORDER_AUTO;
+/* --edge-features D: synthetic workloads carry D edge feature columns and the model reads them */
+static int edge_dim = 0;
 
 /* One run in the child: the paper's model with score `score` (and residual connections if
  * `residual`; n_layers layers), `warmup` + `epochs` training epochs (gat_train_step on the training rows: forward
@@ -78,10 +80,16 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     mc.score = score;
     mc.residual = residual;
     mc.layers = n_layers;
+    mc.edge_dim = edge_dim;
     gat_train_config_default(&tc);
     if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);
     if (gat_model_set_order(m, order) != GAT_OK) goto out;
+    /* gat_train_step runs on this binding (the same inputs), edge features included */
+    if (edge_dim > 0 && (gat_model_bind(m, &ds->graph, &ds->x, 0) != GAT_OK ||
+                         gat_model_bind_edge_features(m, ds->edge_x, ds->n_edge_features) !=
+                             GAT_OK))
+        goto out;
     if (!(train = malloc((size_t)ds->n * sizeof *train))) goto out;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
@@ -265,6 +273,7 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
         char err[256];
         synth_defaults(&so);
         so.nodes = (gat_idx)atof(name + 6);
+        so.edge_features = edge_dim;
         if (so.nodes < 100) {
             fprintf(stderr, "gat-bench: bad workload '%s' (synth-N, N >= 100)\n", name);
             return -1;
@@ -281,6 +290,11 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
         }
     } else {
         const char *path = cli_dataset_path("gat-bench", name);
+        if (edge_dim > 0) {
+            fprintf(stderr, "gat-bench: --edge-features: workload '%s' has no edge features "
+                            "(only synth-N workloads get them)\n", name);
+            return -1;
+        }
         if (!path || gat_dataset_load(ds, path, NULL) != GAT_OK) {
             if (path) fprintf(stderr, "gat-bench: %s: %s\n", name, gat_last_error());
             return -1;
@@ -311,6 +325,9 @@ int main(int argc, char **argv)
          "residual connection per layer, projected where widths differ"},
         {"layers", CLI_INT, &n_layers, 1, GAT_MAX_LAYERS, "L",
          "attention layers of the model (default 2)"},
+        {"edge-features", CLI_INT, &edge_dim, 0, GAT_MAX_EDGE_DIM, "D",
+         "synth-N workloads with D edge feature columns (gat-synth's), read by the gat score's "
+         "edge term (default 0: none)"},
         {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N",
          "timed epochs (default: about 10 s worth, 5..200)"},
         {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
@@ -381,8 +398,9 @@ int main(int argc, char **argv)
     FILE *js = open_memstream(&json, &json_len);
     if (!js) return 1;
     printf("gat-bench (libgat %s): %s, %d cores; model %d layers, 8 heads x 8 hidden, 1 output "
-           "head%s%s\n",
+           "head%s%s%s\n",
            gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
+           edge_dim > 0 ? ", edge features (edge_dim from --edge-features)" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
     printf("%-11s %8s %9s %3s %-10s %7s %-6s %7s | %-29s | %10s | %8s | %8s | %7s\n", "workload",
            "nodes", "edges", "thr", "attention", "isa", "order", "order s",
@@ -451,11 +469,11 @@ int main(int argc, char **argv)
                     "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
                     "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
                     "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d, "
-                    "\"order\": \"%s\", \"order_s\": %.4f}\n",
+                    "\"order\": \"%s\", \"order_s\": %.4f, \"edge_dim\": %d}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
                     sname, residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed, 1e3 * emin,
                     1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed, r->train_acc, cli_s,
-                    build_s, n_hogs, gat_order_name(r->order), r->order_s);
+                    build_s, n_hogs, gat_order_name(r->order), r->order_s, edge_dim);
                 free(r);
             }
         }
