@@ -738,8 +738,8 @@ START_TEST(bad_metadata)
                     "\"edge_dim\" is \"-1\", not an integer in [0, 1024]");
     assert_rejected(edit(&gf, "\"edge_dim\":\"0\"", "\"edge_dim\":\"2\""), GAT_EFORMAT,
                     "tensor \"layer0.weight_edge\" is missing");
-    assert_rejected(edit(&gf, "\"score\":\"gat\"", "\"score\":\"gatv2\",\"edge_dim\":\"2\""),
-                    GAT_EFORMAT, "describes an invalid model: edge_dim 2 needs the gat score");
+    assert_rejected(edit(&gf, "\"score\":\"gat\"", "\"score\":\"dot\",\"edge_dim\":\"2\""),
+                    GAT_EFORMAT, "describes an invalid model: edge_dim 2 needs the gat or gatv2 score");
     assert_rejected(edit(&gf, "\"score\":\"gat\"", "\"score\":\"dot\""), GAT_EFORMAT,
                     "unexpected tensor \"layer0.att_src\": the configuration in __metadata__ "
                     "(score dot, 2 layers) has no such tensor");

@@ -427,7 +427,7 @@ int main(int argc, char **argv)
         {"hidden-heads", CLI_STRING, &o.hidden_heads, 0, 0, "K[,K...]", "heads of each hidden layer, the last repeating (default --heads)"},
         {"attention", CLI_STRING, &o.attention, 0, 0, "NAME", "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &o.residual, 0, 0, NULL, "residual connection per layer, projected where widths differ"},
-        {"edge-features", CLI_FLAG, &o.edge_features, 0, 0, NULL, "use the dataset's edge features in the attention score (gat score; PyG's GATConv(edge_dim))"},
+        {"edge-features", CLI_FLAG, &o.edge_features, 0, 0, NULL, "use the dataset's edge features in the attention score (gat and gatv2: PyG's GATConv / GATv2Conv(edge_dim))"},
         {"lr", CLI_REAL, &o.lr, 1e-12, 10, "X", "Adam learning rate (default 0.005)"},
         {"weight-decay", CLI_REAL, &o.weight_decay, 0, 10, "X", "L2 weight decay (default 5e-4)"},
         {"dropout", CLI_REAL, &o.dropout, 0, 0.99, "P", "set both dropouts below"},

@@ -19,11 +19,14 @@
  *   cosine      weight, beta (K), bias
  *   gaussian    weight, log_sigma (K), bias
  * then res (F_l, width) if residual and F_l != width, then, with edge features (edge_dim D > 0,
- * gat score only), weight_edge (D, K F') and att_edge (K, F'): the score gains the edge term
- * a_edge . (W_e x_ij) per head, e_ij = LeakyReLU(a_dst.Z_i + a_src.Z_j + a_edge.(W_e x_ij)), as
- * PyG's GATConv(edge_dim=D) (its lin_edge.weight transposed, and att_edge). The engine never forms
- * W_e x_ij: per head the term is sum_d x_ij[d] M[d, h], M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f],
- * an (E, K) product per forward. Edge features reach a model through its binding
+ * gat and gatv2 only), weight_edge (D, K F') and (gat) att_edge (K, F'). gat's score gains the
+ * edge term a_edge . (W_e x_ij) per head, e_ij = LeakyReLU(a_dst.Z_i + a_src.Z_j +
+ * a_edge.(W_e x_ij)), as PyG's GATConv(edge_dim=D) (its lin_edge.weight transposed, and
+ * att_edge); the engine never forms W_e x_ij there: per head the term is sum_d x_ij[d] M[d, h],
+ * M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f], an (E, K) product per forward. gatv2 adds W_e x_ij
+ * inside its LeakyReLU, a . LeakyReLU(W_dst h_i + W h_j + W_e x_ij), as GATv2Conv(edge_dim=D)
+ * (lin_edge.weight transposed), formed per edge from x_ij's D values and never stored. Other
+ * scores refuse edge_dim > 0. Edge features reach a model through its binding
  * (gat_model_bind_edge_features).
  *
  * A model is not thread-safe: use one model per thread. Counts (layers, heads, widths, rows) are
@@ -106,7 +109,7 @@ typedef struct gat_model_config {
                                            * (default 0) */
     /* Added with edge features (0, the default, means the model as before). */
     gat_idx edge_dim;        /* D: edge feature columns the score reads, 0..GAT_MAX_EDGE_DIM;
-                              * > 0 only with GAT_SCORE_GAT (default 0) */
+                              * > 0 only with GAT_SCORE_GAT or GAT_SCORE_GATV2 (default 0) */
 } gat_model_config;
 
 /* Largest edge_dim of a model. */

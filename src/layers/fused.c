@@ -629,6 +629,15 @@ static void FN(proj_dense)(const gat_i_fl *l)
 
 /* The scores of the other scores' family, e = s(q_i, k_j) per head (tests/ref/scores.h), into
  * alpha's slots, and the row maxima mx (H) and M. Q: scratch for q_i; e: (H) scratch. */
+/* gatv2's edge term, vector v of W_e x_e (Fp, H) for the edge's features xe (D) */
+INLINE V8 edge_v(const gat_i_fl *l, const gat_real *xe, size_t hw, int v)
+{
+    V8 s = bc(0);
+    for (gat_idx d = 0; d < l->D; d++)
+        s += bc(xe[d]) * ld(l->we + (size_t)d * hw + 8 * (size_t)v);
+    return s;
+}
+
 INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat_real *mx,
                           gat_real *e, int H, gat_idx Fp, int Sc)
 {
@@ -647,6 +656,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         const gat_real *kj = l->k + (size_t)j * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
             prefetch_row(l->k + (size_t)g->col[k + AHEAD] * hw, hw);
+        const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + (size_t)k * l->D : NULL;
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
         for (int v = 0; v < NV; v++) {
@@ -655,7 +665,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
                 const V8 d = Q[v] - kv;
                 S[v % P] += d * d;
             } else if (Sc == GAT_SCORE_GATV2) {
-                const V8 t = Q[v] + kv;
+                const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
                 S[v % P] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
             } else {
                 S[v % P] += Q[v] * kv;
@@ -872,7 +882,8 @@ static void FN(att_forward)(const gat_i_fl *l)
  * Q, DQ: row scratch; rs, gq: (H) scratch. */
 INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dp,
                                 const gat_real *dot, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph,
-                                gat_real *rs, gat_real *gq, int H, gat_idx Fp, int Sc)
+                                gat_real *rs, gat_real *gq, gat_real *pe, int H, gat_idx Fp,
+                                int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H);
@@ -913,12 +924,19 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
                 gq[h] = gk[h] * qv[(size_t)i * H + h] * qv[(size_t)j * H + h];
             gk = gq;
         }
+        const gat_real *xe = Sc == GAT_SCORE_GATV2 && pe ? l->ex + (size_t)k * l->D : NULL;
         for (int v = 0; v < NV; v++) {
             const V8 G = pat(l, gk, H, v % P), kv = ld(kj + 8 * v);
             if (Sc == GAT_SCORE_GATV2) {
-                const V8 t = Q[v] + kv;
-                DQ[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
+                const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
+                const V8 gt = G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
+                DQ[v] += gt;
                 Pv[v] += G * sel(t > 0, t, t * slope);
+                /* the edge term's weight: dW_e[d] += x_e[d] d s / d t, the chunk's partial */
+                for (gat_idx d = 0; xe && d < l->D; d++) {
+                    gat_real *w = pe + (size_t)d * hw + 8 * (size_t)v;
+                    st(w, ld(w) + bc(xe[d]) * gt);
+                }
             } else if (Sc == GAT_SCORE_GAUSSIAN) {
                 DQ[v] -= 2 * G * kv;
             } else {
@@ -972,8 +990,12 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     gat_real *dp = b->drow + (size_t)thread_num() * b->drow_stride; /* the row's (k - k0, h) */
     for (int v = 0; v < NV; v++)
         db[v] = bc(0);
-    gat_real *pe = l->D ? b->pe + (size_t)c * (size_t)l->D * H : NULL;
-    if (pe) memset(pe, 0, (size_t)l->D * H * sizeof *pe);
+    /* the chunk's edge-term partial: gat's dM (D, H), gatv2's dW_e (D, Fp, H) */
+    const size_t pel = (size_t)l->D * (Sc == GAT_SCORE_GAT ? (size_t)H : hw);
+    gat_real *pe = l->D && (Sc == GAT_SCORE_GAT || Sc == GAT_SCORE_GATV2)
+                       ? b->pe + (size_t)c * pel
+                       : NULL;
+    if (pe) memset(pe, 0, pel * sizeof *pe);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
         gat_real *dyi = b->dy + (size_t)i * hw;
@@ -1018,7 +1040,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (Sc != GAT_SCORE_GAT) {
                 for (int q = 0; q < P; q++)
                     st(dot + 8 * q, D[q]);
-                family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+                family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, pe, H, Fp, Sc);
                 continue;
             }
             for (int q = 0; q < P; q++)
@@ -1057,7 +1079,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         memcpy(b->dot + (size_t)i * H, dot, (size_t)H * sizeof *dot);
         if (Sc != GAT_SCORE_GAT) {
-            family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+            family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, pe, H, Fp, Sc);
             continue;
         }
         for (gat_idx k = k0; k < k1; k++)
@@ -1288,10 +1310,12 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (Sc == GAT_SCORE_GAUSSIAN)
                 for (int h = 0; h < H; h++)
                     rs[h] += gk[h];
+            const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + k * (size_t)l->D : NULL;
             for (int v = 0; v < NV; v++) {
                 const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
                 if (Sc == GAT_SCORE_GATV2) {
-                    const V8 t = qv + ld(kj + 8 * v);
+                    const V8 t = xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v)
+                                    : qv + ld(kj + 8 * v);
                     K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
                 } else if (Sc == GAT_SCORE_GAUSSIAN) {
                     K[v] -= 2 * G * qv;

@@ -46,7 +46,8 @@ typedef struct flayer {
     gat_real *q, *k;            /* their projections (N, Fp, H) */
     gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
                                  * identity matrix for identity residuals); x_d R (N, Fp, H) */
-    gat_real *em;               /* edge features: M (D, H), gat_i_fl.em */
+    gat_real *em;               /* edge features, gat: M (D, H), gat_i_fl.em */
+    gat_real *Wep;              /* edge features, gatv2: W_e (D, Fp, H), gat_i_fl.we */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
     uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
@@ -168,7 +169,9 @@ static size_t layout(gat_i_fast *f, char *base)
         f->f[l].res = gat_i_carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
         fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
         fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
-        f->f[l].em = gat_i_carve(base, &off, (size_t)L->edge_dim * H, sizeof(gat_real));
+        f->f[l].em = gat_i_carve(base, &off, gat ? (size_t)L->edge_dim * H : 0, sizeof(gat_real));
+        f->f[l].Wep = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? (size_t)L->edge_dim * hw : 0,
+                                  sizeof(gat_real));
         if (!gat) family = 1;
         {
             const size_t t = gat_i_fused_scratch(H, Fp, l > 0 ? (size_t)L->fin : 0);
@@ -195,8 +198,10 @@ static size_t layout(gat_i_fast *f, char *base)
     f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : N, 1);
     f->pt = gat_i_carve(base, &off, (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
     {
-        const size_t D = (size_t)f->L[0].edge_dim; /* every layer has the model's */
-        f->pe = gat_i_carve(base, &off, (size_t)f->tc.n * D * maxh, sizeof(gat_real));
+        /* every layer has the model's D; gat's partials are (D, H), gatv2's (D, Fp, H) */
+        const size_t D = (size_t)f->L[0].edge_dim;
+        const size_t w = f->L[0].score == GAT_SCORE_GAT ? maxh : maxhw;
+        f->pe = gat_i_carve(base, &off, (size_t)f->tc.n * D * w, sizeof(gat_real));
         f->dm = gat_i_carve(base, &off, D * maxh, sizeof(gat_real));
     }
     f->dq = gat_i_carve(base, &off, family ? N * maxhw : 0, sizeof(gat_real));
@@ -526,7 +531,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         if (gat_i_score_has_k(S))
             f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
         if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
-        if (L->edge_dim > 0) { /* M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f], model order */
+        if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
+            f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
+        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) { /* M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
             const size_t Fo = (size_t)L->fo;
             for (size_t d = 0; d < (size_t)L->edge_dim; d++)
                 for (int h = 0; h < H; h++) {
@@ -573,7 +580,8 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
         fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
         fl->ex = fl->D ? f->ex : NULL;
-        fl->em = fl->D ? fy->em : NULL;
+        fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
+        fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
         fl->rows = pl ? pl->att[l] : NULL;
@@ -729,7 +737,10 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         }
         if (S == GAT_SCORE_GATV2)
             reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
-        if (fl->D > 0) {
+        if (fl->D > 0 && S == GAT_SCORE_GATV2) /* dW_e from the chunks' (D, Fp, H) partials */
+            reduce(f->pe, (size_t)fl->D * hw, f->tc.n, (size_t)fl->D, H, Fo, Fp, 0, grads + L->we,
+                   nt);
+        if (fl->D > 0 && S == GAT_SCORE_GAT) {
             /* the edge term: dM = the chunks' partials in chunk order, then dW_e[d, (h, f)] +=
              * dM[d, h] a_edge[h, f] and da_edge[h, f] += sum_d W_e[d, (h, f)] dM[d, h] */
             const size_t D = (size_t)fl->D, DH = D * (size_t)H;

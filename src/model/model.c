@@ -136,9 +136,9 @@ gat_status gat_model_config_check(const gat_model_config *c)
     if (c->edge_dim < 0 || c->edge_dim > GAT_MAX_EDGE_DIM)
         return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
                            c->edge_dim);
-    if (c->edge_dim > 0 && c->score != GAT_SCORE_GAT)
-        return gat_i_error(GAT_EINVAL, "edge_dim %d needs the gat score: the %s score has no edge "
-                           "term (use edge_dim 0)", c->edge_dim,
+    if (c->edge_dim > 0 && c->score != GAT_SCORE_GAT && c->score != GAT_SCORE_GATV2)
+        return gat_i_error(GAT_EINVAL, "edge_dim %d needs the gat or gatv2 score: the %s score has "
+                           "no edge term (use edge_dim 0)", c->edge_dim,
                            score_names[c->score]);
     for (int l = 0; l < GAT_MAX_LAYERS; l++) {
         const int k = c->hidden_heads[l];
@@ -301,8 +301,10 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         if (cfg->edge_dim > 0) {
             L->we = off;
             add_tensor(m, "layer%d.weight_edge", l, 2, cfg->edge_dim, L->heads * L->fo, &off);
-            L->ae = off;
-            add_tensor(m, "layer%d.att_edge", l, 2, L->heads, L->fo, &off);
+            if (cfg->score == GAT_SCORE_GAT) { /* gatv2's edge term has no vector of its own */
+                L->ae = off;
+                add_tensor(m, "layer%d.att_edge", l, 2, L->heads, L->fo, &off);
+            }
         }
     }
     m->n_params = off;
@@ -332,7 +334,8 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             for (gat_idx r = 0; r < cfg->edge_dim; r++)
                 glorot(&rng, m->blob + L->we + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
                        (size_t)L->fo, cfg->edge_dim, L->fo);
-        glorot(&rng, m->blob + L->ae, (size_t)L->heads * L->fo, L->fo, 1);
+        if (cfg->score == GAT_SCORE_GAT)
+            glorot(&rng, m->blob + L->ae, (size_t)L->heads * L->fo, L->fo, 1);
     }
     *out = m;
     return GAT_OK;

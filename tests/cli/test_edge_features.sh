@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CLI tests of edge features in the attention score (issue 16): gat-train --edge-features on a
 # gat-synth dataset with edge feature columns (text and .gatd), the model file's edge_dim,
-# gat-embed with the dataset's edge features, and the failures: --edge-features without edge
-# features, another score, a model with edge_dim 3 on data with 0 or 2 columns (both numbers).
+# gat-embed with the dataset's edge features, gatv2's edge term, and the failures: --edge-features
+# without edge features, a score without an edge term, a model with edge_dim 3 on data with 0 or 2 columns (both numbers).
 # Usage: test_edge_features.sh GAT_TRAIN GAT_EMBED GAT_SYNTH
 set -u
 train=$1 embed=$2 synth=$3
@@ -47,7 +47,10 @@ strip "$tmp/out" >"$tmp/c"
 ! cmp -s "$tmp/a" "$tmp/c" && ok train-edges-differ || bad train-edges-differ "$tmp/a" "$tmp/c"
 
 run train-no-edges 1 '' '^gat-train: --edge-features: dataset .*e0 has no edge feature columns' -- "$train" --dataset "$tmp/e0" --edge-features --epochs 1
-run train-gatv2 1 '' 'edge_dim 3 needs the gat score: the gatv2 score has no edge term' -- "$train" --dataset "$tmp/e3" --edge-features --attention gatv2 --epochs 1
+run train-dot 1 '' 'edge_dim 3 needs the gat or gatv2 score: the dot score has no edge term' -- "$train" --dataset "$tmp/e3" --edge-features --attention dot --epochs 1
+run train-gatv2 0 '^test accuracy' '' -- "$train" --dataset "$tmp/e3" --edge-features --attention gatv2 --epochs 3 --seed 1 --threads 1 --save "$tmp/v2.gat"
+grep -q 'layer1.weight_edge' "$tmp/v2.gat" && ! grep -q 'att_edge' "$tmp/v2.gat" && ok gatv2-edge-tensors || bad gatv2-edge-tensors
+run embed-gatv2 0 '' '' -- "$embed" --model "$tmp/v2.gat" --dataset "$tmp/e3.gatd" --out "$tmp/v2.tsv" --threads 1
 
 run embed-edges 0 '^wrote .*emb\.tsv' '' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e3" --out "$tmp/emb.tsv" --threads 1
 [ ! -s "$tmp/err" ] && ok embed-edges-no-note || bad embed-edges-no-note "$tmp/err"

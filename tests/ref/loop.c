@@ -243,6 +243,7 @@ static gat_i_score_args score_args(ref_model *m, int l, int training)
         .slope = m->cfg.negative_slope, .z = c->z,
         .q = L->has_q ? c->q : c->z, .k = L->has_k ? c->k : c->z,
         .att = m->blob + L->att, .theta = m->blob + L->theta, .qinv = c->qinv, .kinv = c->kinv,
+        .ze = m->D ? c->ze : NULL, .dze = m->D ? m->ws.dze : NULL,
         .alpha = c->alpha, .amask = training && m->att_p > 0 ? c->amask : NULL,
         .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
         .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
@@ -369,6 +370,7 @@ static void edge_forward(ref_model *m, int l)
     cache *c = &m->ws.c[l];
     const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
     gat_i_gemm_nn(E, m->D, H * Fo, m->ex, m->blob + L->we, c->ze, 1);
+    if (m->cfg.score == GAT_SCORE_GATV2) return; /* ze goes inside its LeakyReLU */
     const gat_real *ae = m->blob + L->ae;
     for (size_t e = 0; e < (size_t)E; e++)
         for (gat_idx h = 0; h < H; h++) {
@@ -380,12 +382,17 @@ static void edge_forward(ref_model *m, int l)
 }
 
 /* Its backward from dpre (E, heads), d loss / d LeakyReLU input, as the attention backward left
- * it in ws.att.dpre: dze = dpre a_edge, da_edge += sum_e dpre ze, dW_e += X_e^T dze. */
+ * it in ws.att.dpre: dze = dpre a_edge, da_edge += sum_e dpre ze, dW_e += X_e^T dze; gatv2's
+ * score backward leaves dze itself in ws.dze. */
 static void edge_backward(ref_model *m, int l, gat_real *grad)
 {
     const layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
+    if (m->cfg.score == GAT_SCORE_GATV2) {
+        gat_i_gemm_tn_acc(E, m->D, H * Fo, m->ex, m->ws.dze, grad + L->we, 1);
+        return;
+    }
     const gat_real *ae = m->blob + L->ae, *dpre = m->ws.att.dpre;
     gat_real *dae = grad + L->ae;
     for (size_t e = 0; e < (size_t)E; e++)
@@ -505,8 +512,11 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
         if (m->cfg.score == GAT_SCORE_GAT) {
             gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
             if (m->D) edge_backward(m, l, grad);
-        } else
+        } else {
+            if (m->D) memset(m->ws.dze, 0, (size_t)g->nnz * hw * sizeof *m->ws.dze);
             score_backward(m, l, dy, grad);
+            if (m->D) edge_backward(m, l, grad);
+        }
         if (m->cfg.residual) residual_backward(m, l, dcur, grad);
 
         /* Z = X_d W */
