@@ -382,6 +382,10 @@ START_TEST(test_bad_inputs)
     ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
     gat_model_set_threads(m, 3);
     ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+    /* binding edge features invalidates the last forward: no backward through old caches */
+    ck_assert_int_eq(gat_model_bind_edge_features(m, f.ex, 3), GAT_OK);
+    assert_error(gat_model_backward(m, logits), GAT_EINVAL, "not a training forward", NULL);
+    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
     /* other inputs drop them, and the failed forward binds nothing */
     gat_graph g2;
     gat_csr x2;

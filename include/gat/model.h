@@ -202,7 +202,8 @@ GAT_API gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_cs
  * Returns GAT_EINVAL (NULL m, NULL edge_x with D > 0, nothing bound), GAT_EDIM (D differs from
  * edge_dim: "the model was trained with edge_dim 3 but the graph has 2 edge feature columns"),
  * GAT_ENUMERIC (a NaN or Inf value, naming its edge and column), GAT_ENOMEM (a renumbered
- * binding's copy). A failure leaves the model without edge features. Cost O(E D). */
+ * binding's copy). A failure leaves the model without edge features. Like a bind, it invalidates
+ * the last forward (run one before gat_model_backward). Cost O(E D). */
 GAT_API gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, gat_idx D);
 
 /* Runs the model on graph g with features x (x->rows == g->n, x->cols == in_features).

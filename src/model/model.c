@@ -789,8 +789,10 @@ gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, ga
     const char *fn = "gat_model_bind_edge_features";
     gat_i_clear_error();
     if (!m) return gat_i_error(GAT_EINVAL, "%s: NULL model m", fn);
-    /* a failure leaves no edge features (attach_edges with NULL allocates nothing) */
+    /* a failure leaves no edge features (attach_edges with NULL allocates nothing); as any
+     * binding, this invalidates the last forward (backward would mix old caches and new rows) */
     (void)attach_edges(m, m->ws.g, NULL);
+    m->ws.trained = m->ws.ran = 0;
     if (D < 0) return gat_i_error(GAT_EINVAL, "%s: D must be >= 0, got %d", fn, D);
     if (D != m->cfg.edge_dim)
         return gat_i_error(GAT_EDIM, "%s: the model was trained with edge_dim %d but the graph "
