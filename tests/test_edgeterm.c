@@ -1,8 +1,9 @@
 /* Check suite of the edge term of the gat and gatv2 scores (issue 16; PyG's GATConv(edge_dim),
- * GATv2Conv(edge_dim)) in the float build: every instruction-set build of the engine against the layer-by-layer reference model
- * (tests/ref/loop.c, which forms W_e x_ij as PyG does) for logits, attention and every gradient;
- * bit-identical results on 1, 2 and 3 threads; a renumbered binding against an unrenumbered one;
- * edge_dim 0 and all-zero edge features as the model without them; the binding's bad inputs. */
+ * GATv2Conv(edge_dim)) in the float build: every instruction-set build of the engine against the
+ * layer-by-layer reference model (tests/ref/loop.c, which forms W_e x_ij as PyG does) for logits,
+ * attention and every gradient; bit-identical results on 1, 2 and 3 threads; a renumbered binding
+ * against an unrenumbered one; edge_dim 0 and all-zero edge features as the model without them; the
+ * binding's bad inputs. */
 #include "testutil.h"
 #include "core/core.h"
 #include "model/model_i.h"
@@ -186,8 +187,8 @@ static double compare_all(const fixture *f, const char *what, const outputs *got
     for (int k = 0; k < nt; k++) {
         snprintf(label, sizeof label, "%s: d %s", what, t[k].name);
         ck_assert(tu_max_abs(want->grads + t[k].offset, t[k].size) > 0);
-        worst = fmax(worst, compare(label, got->grads + t[k].offset, want->grads + t[k].offset,
-                                    t[k].size));
+        worst = fmax(
+            worst, compare(label, got->grads + t[k].offset, want->grads + t[k].offset, t[k].size));
     }
     gat_model_free(m);
     return worst;
@@ -307,7 +308,8 @@ START_TEST(test_zero_features)
     ck_assert_int_eq(gat_model_create(&with, &f.cfg, 9), GAT_OK);
     ck_assert_int_eq(gat_model_create(&without, &c0, 9), GAT_OK);
     int n0 = 0, n1 = 0;
-    const gat_model_tensor *t0 = gat_model_tensors(without, &n0), *t1 = gat_model_tensors(with, &n1);
+    const gat_model_tensor *t0 = gat_model_tensors(without, &n0),
+                           *t1 = gat_model_tensors(with, &n1);
     const int per = s->score == GAT_SCORE_GAT ? 2 : 1; /* gatv2: weight_edge only */
     ck_assert_int_eq(n1, n0 + per * s->layers);
     size_t P0 = 0, P1 = 0;

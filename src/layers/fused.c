@@ -882,8 +882,7 @@ static void FN(att_forward)(const gat_i_fl *l)
  * Q, DQ: row scratch; rs, gq: (H) scratch. */
 INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dp,
                                 const gat_real *dot, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph,
-                                gat_real *rs, gat_real *gq, gat_real *pe, int H, gat_idx Fp,
-                                int Sc)
+                                gat_real *rs, gat_real *gq, gat_real *pe, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H);
@@ -992,9 +991,8 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         db[v] = bc(0);
     /* the chunk's edge-term partial: gat's dM (D, H), gatv2's dW_e (D, Fp, H) */
     const size_t pel = (size_t)l->D * (Sc == GAT_SCORE_GAT ? (size_t)H : hw);
-    gat_real *pe = l->D && (Sc == GAT_SCORE_GAT || Sc == GAT_SCORE_GATV2)
-                       ? b->pe + (size_t)c * pel
-                       : NULL;
+    gat_real *pe =
+        l->D && (Sc == GAT_SCORE_GAT || Sc == GAT_SCORE_GATV2) ? b->pe + (size_t)c * pel : NULL;
     if (pe) memset(pe, 0, pel * sizeof *pe);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
@@ -1314,8 +1312,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (int v = 0; v < NV; v++) {
                 const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
                 if (Sc == GAT_SCORE_GATV2) {
-                    const V8 t = xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v)
-                                    : qv + ld(kj + 8 * v);
+                    const V8 t =
+                        xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v) : qv + ld(kj + 8 * v);
                     K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
                 } else if (Sc == GAT_SCORE_GAUSSIAN) {
                     K[v] -= 2 * G * qv;

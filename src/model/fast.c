@@ -533,7 +533,8 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
         if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
             f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
-        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) { /* M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+        /* gat's edge term: M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) {
             const size_t Fo = (size_t)L->fo;
             for (size_t d = 0; d < (size_t)L->edge_dim; d++)
                 for (int h = 0; h < H; h++) {

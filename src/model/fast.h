@@ -20,8 +20,8 @@ typedef struct gat_i_fast_layer {
     int residual;              /* 0 none; 1 x_d R with R (fin, width) at offset res; 2 x_d
                                 * (identity, fin == width) */
     size_t res;
-    gat_idx edge_dim;          /* D > 0 (gat score): the edge term, W_e (D, heads*fo) at offset
-                                * we and a_edge (heads, fo) at ae (gat/model.h) */
+    gat_idx edge_dim;          /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset
+                                * we and (gat) a_edge (heads, fo) at ae (gat/model.h) */
     size_t we, ae;
 } gat_i_fast_layer;
 

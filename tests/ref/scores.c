@@ -292,8 +292,8 @@ GAT_I_INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, 
             const size_t kh = (size_t)k * H + h;
             const gat_real d = al[kh] * (de[kh] - dot[h]);
             de[kh] = d;
-            pth[h] += score_grad(a, S, h, i, g->col[k], (size_t)k, coef[h], d, dqi + (size_t)h * D, NULL,
-                                 S == GAT_SCORE_GATV2 ? patt + (size_t)h * D : NULL);
+            pth[h] += score_grad(a, S, h, i, g->col[k], (size_t)k, coef[h], d, dqi + (size_t)h * D,
+                                 NULL, S == GAT_SCORE_GATV2 ? patt + (size_t)h * D : NULL);
         }
 }
 
@@ -317,7 +317,8 @@ GAT_I_INLINE void backward_source(const gat_i_score_args *a, const gat_real *coe
             const gat_real w = a->alpha[k * H + h] * gat_i_att_keep(a->amask, a->ascale, k * H + h);
             for (gat_idx f = 0; f < Fo; f++)
                 dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
-            score_grad(a, S, h, i, j, k, coef[h], s->de[k * H + h], NULL, dkj + (size_t)h * D, NULL);
+            score_grad(a, S, h, i, j, k, coef[h], s->de[k * H + h], NULL, dkj + (size_t)h * D,
+                       NULL);
         }
     }
 }
