@@ -615,6 +615,61 @@ START_TEST(test_model)
 }
 END_TEST
 
+/* The edge term (edge_dim 3, PyG's GATConv(edge_dim) and GATv2Conv(edge_dim)): every tensor of
+ * the model, the edge term's weight_edge (and gat's att_edge) included. Loop index: bit 0 three
+ * layers (else two), bit 1 directed graph without self-loops, bit 2 two threads, bit 3 gatv2. */
+START_TEST(test_model_edges)
+{
+    gc_model d = {.step = 43};
+    gat_model_config cfg;
+    const gat_idx F = 5, C = 3, D = 3;
+    const int nt = 1 + ((_i >> 2) & 1);
+    gat_model_config_default(&cfg, F, C);
+    cfg.layers = 2 + (_i & 1);
+    cfg.heads = 3;
+    cfg.hidden = 4;
+    cfg.out_heads = 2;
+    cfg.in_dropout = 0.3;
+    cfg.att_dropout = 0.3;
+    cfg.edge_dim = D;
+    cfg.score = (_i >> 3) & 1 ? GAT_SCORE_GATV2 : GAT_SCORE_GAT;
+    small_graph(&d.g, graph_flags[(_i >> 1) & 1], 140 + (uint64_t)_i);
+    tu_features(&d.x, d.g.n, F, 0.5, 141);
+    const size_t ne = (size_t)d.g.nnz * (size_t)D;
+    gat_real *ex = malloc((ne + 1) * sizeof *ex);
+    ck_assert_ptr_nonnull(ex);
+    tu_uniform(ex, ne, -1, 1, 142);
+    ck_assert_int_eq(gat_model_create(&d.m, &cfg, 143), GAT_OK);
+    gat_model_set_threads(d.m, nt);
+    d.n_out = (size_t)d.g.n * C;
+    size_t P = 0;
+    gat_real *params = gat_model_params(d.m, &P), *grads = gat_model_grads(d.m, NULL);
+    tu_uniform(params, P, -1, 1, 144);
+    ck_assert_int_eq(gat_model_bind(d.m, &d.g, &d.x, 0), GAT_OK);
+    ck_assert_int_eq(gat_model_bind_edge_features(d.m, ex, D), GAT_OK);
+
+    gc_op op = {.forward = gc_model_forward,
+                .backward = gc_model_backward,
+                .ctx = &d,
+                .n_out = d.n_out,
+                .step = MODEL_STEP};
+    snprintf(op.name, sizeof op.name, "%s model with edge_dim %d, %d layers flags=%u nt=%d",
+             gat_score_name(cfg.score), D, cfg.layers, graph_flags[(_i >> 1) & 1], nt);
+    int nt_ = 0, edge = 0;
+    const gat_model_tensor *t = gat_model_tensors(d.m, &nt_);
+    for (int k = 0; k < nt_; k++) {
+        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size, 1);
+        edge += strstr(t[k].name, "_edge") != NULL;
+    }
+    ck_assert_int_eq(edge, (cfg.score == GAT_SCORE_GAT ? 2 : 1) * cfg.layers);
+    gradcheck(&op, 145);
+    gat_model_free(d.m);
+    free(ex);
+    gat_csr_destroy(&d.x);
+    gat_graph_destroy(&d.g);
+}
+END_TEST
+
 static Suite *gradcheck_suite(void)
 {
     Suite *s = suite_create("gradcheck");
@@ -636,6 +691,7 @@ static Suite *gradcheck_suite(void)
         {"softmax_xent", test_softmax_xent, 1},
         {"fused_attention", test_fused_attention, 32},
         {"model", test_model, 8},
+        {"model_edges", test_model_edges, 16},
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);

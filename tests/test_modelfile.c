@@ -287,6 +287,80 @@ START_TEST(roundtrip_every_score)
 }
 END_TEST
 
+/* edge_dim is recorded ("edge_dim":"3"), and the loaded model has the edge term's tensors and
+ * values and computes the same logits on the same edge features; a model without edge features
+ * records "0". */
+START_TEST(roundtrip_edge_dim)
+{
+    char *dir = tu_tmpdir(), *path = join(dir, "e.gat");
+    fixture f;
+    fixture_init(&f);
+    gat_model_config cfg;
+    gat_model *m = NULL, *r = NULL;
+    size_t n, nr;
+    gat_model_config_default(&cfg, 5, 3);
+    cfg.heads = 2;
+    cfg.hidden = 4;
+    cfg.edge_dim = 3;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 60), GAT_OK);
+    gat_real *p = gat_model_params(m, &n);
+    tu_uniform(p, n, -0.5, 0.5, 61);
+    ck_assert_int_eq(gat_model_save(m, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&r, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_get_config(r)->edge_dim, 3);
+    const gat_real *q = gat_model_params(r, &nr);
+    ck_assert_uint_eq(n, nr);
+    ck_assert(memcmp(p, q, n * sizeof *p) == 0);
+    int nt = 0;
+    const gat_model_tensor *t = gat_model_tensors(r, &nt);
+    ck_assert_str_eq(t[nt - 2].name, "layer1.weight_edge");
+    ck_assert_str_eq(t[nt - 1].name, "layer1.att_edge");
+    {
+        FILE *fp = fopen(path, "rb");
+        char head[4096] = {0};
+        ck_assert_ptr_nonnull(fp);
+        ck_assert_uint_gt(fread(head, 1, sizeof head - 1, fp), 8);
+        fclose(fp);
+        ck_assert_ptr_nonnull(strstr(head + 8, "\"edge_dim\":\"3\""));
+    }
+    const size_t ne = (size_t)f.g.nnz * 3;
+    gat_real *ex = malloc(ne * sizeof *ex);
+    ck_assert_ptr_nonnull(ex);
+    tu_uniform(ex, ne, -1, 1, 62);
+    gat_model *both[2] = {m, r};
+    gat_real *out[2];
+    for (int k = 0; k < 2; k++) {
+        const gat_real *logits;
+        gat_model_set_threads(both[k], 1);
+        ck_assert_int_eq(gat_model_bind(both[k], &f.g, &f.x, 0), GAT_OK);
+        ck_assert_int_eq(gat_model_bind_edge_features(both[k], ex, 3), GAT_OK);
+        ck_assert_int_eq(gat_model_forward(both[k], &f.g, &f.x, 0, &logits), GAT_OK);
+        out[k] = malloc((size_t)f.g.n * 3 * sizeof *out[k]);
+        ck_assert_ptr_nonnull(out[k]);
+        memcpy(out[k], logits, (size_t)f.g.n * 3 * sizeof *logits);
+    }
+    ck_assert(memcmp(out[0], out[1], (size_t)f.g.n * 3 * sizeof *out[0]) == 0);
+    free(out[0]);
+    free(out[1]);
+    free(ex);
+    gat_model_free(m);
+    gat_model_free(r);
+    /* without edge features: "0", and the model as before */
+    cfg.edge_dim = 0;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 60), GAT_OK);
+    ck_assert_int_eq(gat_model_save(m, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&r, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_get_config(r)->edge_dim, 0);
+    assert_same_outputs(m, r, &f);
+    gat_model_free(m);
+    gat_model_free(r);
+    fixture_destroy(&f);
+    tu_rmtree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(embed_values)
 {
     gat_model *m = make_model(2, 1, 3);
@@ -660,6 +734,12 @@ START_TEST(bad_metadata)
                     "[5, 12]");
     assert_rejected(edit(&gf, "\"residual\":\"0\"", "\"residual\":\"2\""), GAT_EFORMAT,
                     "\"residual\" is \"2\", not an integer in [0, 1]");
+    assert_rejected(edit(&gf, "\"edge_dim\":\"0\"", "\"edge_dim\":\"-1\""), GAT_EFORMAT,
+                    "\"edge_dim\" is \"-1\", not an integer in [0, 1024]");
+    assert_rejected(edit(&gf, "\"edge_dim\":\"0\"", "\"edge_dim\":\"2\""), GAT_EFORMAT,
+                    "tensor \"layer0.weight_edge\" is missing");
+    assert_rejected(edit(&gf, "\"score\":\"gat\"", "\"score\":\"dot\",\"edge_dim\":\"2\""),
+                    GAT_EFORMAT, "describes an invalid model: edge_dim 2 needs the gat or gatv2 score");
     assert_rejected(edit(&gf, "\"score\":\"gat\"", "\"score\":\"dot\""), GAT_EFORMAT,
                     "unexpected tensor \"layer0.att_src\": the configuration in __metadata__ "
                     "(score dot, 2 layers) has no such tensor");
@@ -1183,6 +1263,7 @@ static Suite *modelfile_suite(void)
     tcase_add_test(tc, roundtrip_bit_identical);
     tcase_add_test(tc, roundtrip_defaults_and_one_layer);
     tcase_add_test(tc, roundtrip_every_score);
+    tcase_add_test(tc, roundtrip_edge_dim);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("embed");

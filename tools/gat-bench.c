@@ -63,6 +63,8 @@ static double median(double *v, int n)
 /* Attention layers of the benchmarked model (--layers), and the node order of its bindings. */
 static int n_layers = 2;
 static gat_order order = GAT_ORDER_AUTO;
+/* --edge-features D: synthetic workloads carry D edge feature columns and the model reads them */
+static int edge_dim = 0;
 /* Mini-batch epochs (--batch-size B --fanout F1,...,FL): 0 for full-graph epochs. */
 static gat_idx batch_size = 0;
 static gat_idx fanout[GAT_MAX_LAYERS];
@@ -93,13 +95,26 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
             gat_block_destroy(&b);
             return -1;
         }
+        gat_real *bex = NULL;
+        if (edge_dim > 0 &&
+            (!(bex = malloc((size_t)b.graph.nnz * (size_t)edge_dim * sizeof *bex + 1)) ||
+             gat_block_edge_features(&b, ds->edge_x, edge_dim, bex) != GAT_OK)) {
+            free(bex);
+            gat_block_destroy(&b);
+            gat_csr_destroy(&bx);
+            return -1;
+        }
         *sample_s += now() - t0;
         *edges += b.graph.nnz;
         for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b.nodes[q]];
-        const gat_status st =
-            gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a);
+        gat_status st = GAT_OK;
+        if (edge_dim > 0 && ((st = gat_model_bind(m, &b.graph, &bx, 0)) != GAT_OK ||
+                             (st = gat_model_bind_edge_features(m, bex, edge_dim)) != GAT_OK))
+            st = GAT_EINVAL;
+        if (st == GAT_OK) st = gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a);
         gat_block_destroy(&b);
         gat_csr_destroy(&bx);
+        free(bex);
         if (st != GAT_OK) return -1;
         correct += a * nb;
     }
@@ -125,10 +140,17 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     mc.score = score;
     mc.residual = residual;
     mc.layers = n_layers;
+    mc.edge_dim = edge_dim;
     gat_train_config_default(&tc);
     if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);
     if (gat_model_set_order(m, order) != GAT_OK) goto out;
+    /* gat_train_step runs on this binding (the same inputs), edge features included; mini-batch
+     * steps bind their blocks with theirs */
+    if (edge_dim > 0 && !batch_size && (gat_model_bind(m, &ds->graph, &ds->x, 0) != GAT_OK ||
+                         gat_model_bind_edge_features(m, ds->edge_x, ds->n_edge_features) !=
+                             GAT_OK))
+        goto out;
     if (!(train = malloc((size_t)ds->n * sizeof *train))) goto out;
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[n_train++] = i;
@@ -156,7 +178,9 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->train_acc = acc;
     }
     /* mini-batch runs evaluate as gat_train then does: layer-wise, on an inference binding */
-    if (batch_size && gat_model_bind(m, &ds->graph, &ds->x, GAT_BIND_INFERENCE) != GAT_OK)
+    if (batch_size && (gat_model_bind(m, &ds->graph, &ds->x, GAT_BIND_INFERENCE) != GAT_OK ||
+                       (edge_dim > 0 && gat_model_bind_edge_features(m, ds->edge_x, edge_dim) !=
+                                            GAT_OK)))
         goto out;
     for (int k = 0; k < infer + 1; k++) {
         const double t0 = now();
@@ -337,6 +361,7 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
         char err[256];
         synth_defaults(&so);
         so.nodes = (gat_idx)atof(name + 6);
+        so.edge_features = edge_dim;
         if (so.nodes < 100) {
             fprintf(stderr, "gat-bench: bad workload '%s' (synth-N, N >= 100)\n", name);
             return -1;
@@ -353,6 +378,11 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
         }
     } else {
         const char *path = cli_dataset_path("gat-bench", name);
+        if (edge_dim > 0) {
+            fprintf(stderr, "gat-bench: --edge-features: workload '%s' has no edge features "
+                            "(only synth-N workloads get them)\n", name);
+            return -1;
+        }
         if (!path || gat_dataset_load(ds, path, NULL) != GAT_OK) {
             if (path) fprintf(stderr, "gat-bench: %s: %s\n", name, gat_last_error());
             return -1;
@@ -383,6 +413,9 @@ int main(int argc, char **argv)
          "residual connection per layer, projected where widths differ"},
         {"layers", CLI_INT, &n_layers, 1, GAT_MAX_LAYERS, "L",
          "attention layers of the model (default 2)"},
+        {"edge-features", CLI_INT, &edge_dim, 0, GAT_MAX_EDGE_DIM, "D",
+         "synth-N workloads with D edge feature columns (gat-synth's), read by the gat score's "
+         "edge term (default 0: none)"},
         {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N",
          "timed epochs (default: about 10 s worth, 5..200)"},
         {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
@@ -474,8 +507,9 @@ int main(int argc, char **argv)
     FILE *js = open_memstream(&json, &json_len);
     if (!js) return 1;
     printf("gat-bench (libgat %s): %s, %d cores; model %d layers, 8 heads x 8 hidden, 1 output "
-           "head%s%s\n",
+           "head%s%s%s\n",
            gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
+           edge_dim > 0 ? ", edge features (edge_dim from --edge-features)" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
     if (batch_size)
         printf("mini-batch epochs: %d training nodes per step, fan-outs %s (output layer first); "
@@ -558,11 +592,11 @@ int main(int argc, char **argv)
                     "\"epoch_ms_max\": %.4f, \"inference_ms_median\": %.4f, "
                     "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
                     "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d, "
-                    "\"order\": \"%s\", \"order_s\": %.4f}\n",
+                    "\"order\": \"%s\", \"order_s\": %.4f, \"edge_dim\": %d}\n",
                     w, ds.n, ds.graph.nnz, ds.n_features, ds.x.rowptr[ds.n], ds.n_classes, th[t],
                     sname, residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed, 1e3 * emin,
                     1e3 * emax, 1e3 * imed, mib, (double)ds.graph.nnz / emed, r->train_acc, cli_s,
-                    build_s, n_hogs, gat_order_name(r->order), r->order_s);
+                    build_s, n_hogs, gat_order_name(r->order), r->order_s, edge_dim);
                 free(r);
             }
         }

@@ -338,24 +338,35 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    if (!o.quiet && ds.n_edge_features > 0)
-        fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used yet (the "
-                        "attention score does not take edge features yet)\n",
-                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s");
+    if (!o.quiet && ds.n_edge_features > 0 && cfg->edge_dim == 0)
+        fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used (model %s "
+                        "was trained without edge features)\n",
+                name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s", o.model);
     if (ds.n_features != cfg->in_features) {
         fprintf(stderr, "gat-embed: dataset %s has %d features per node but model %s expects %d\n",
                 name, ds.n_features, o.model, cfg->in_features);
         rc = 1;
         goto done;
     }
-    const char *const *ids = ds.node_ids;
-    /* embeddings and predictions alone need no attention coefficients: layer-wise inference,
-     * which keeps no per-edge array of the graph's size (attention exports bind as usual) */
-    if (!o.attention && !o.plot_attention &&
-        gat_model_bind(m, &ds.graph, &ds.x, GAT_BIND_INFERENCE) != GAT_OK) {
+    /* every call below runs on this binding: for embeddings and predictions alone an inference
+     * binding (layer-wise inference, no per-edge array of the graph's size; attention exports
+     * need the ordinary one), with the dataset's edge features when the model has an edge term */
+    if (cfg->edge_dim > 0 && ds.n_edge_features != cfg->edge_dim) {
+        fprintf(stderr, "gat-embed: model %s was trained with edge_dim %d but dataset %s has "
+                        "%d edge feature columns\n",
+                o.model, cfg->edge_dim, name, ds.n_edge_features);
+        rc = 1;
+        goto done;
+    }
+    const unsigned bind_flags = !o.attention && !o.plot_attention ? GAT_BIND_INFERENCE : 0u;
+    if ((bind_flags || cfg->edge_dim > 0) &&
+        (gat_model_bind(m, &ds.graph, &ds.x, bind_flags) != GAT_OK ||
+         (cfg->edge_dim > 0 &&
+          gat_model_bind_edge_features(m, ds.edge_x, ds.n_edge_features) != GAT_OK))) {
         rc = fail("cannot bind the dataset");
         goto done;
     }
+    const char *const *ids = ds.node_ids;
 
     if (o.out || (o.plot && draw)) {
         const gat_idx w = gat_model_embed_width(m, layer);

@@ -23,7 +23,7 @@ typedef struct options {
     const char *fanout;                   /* --fanout F1[,F2...] */
     int batch_size;                       /* --batch-size B (0: full graph) */
     const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
-    int residual;
+    int residual, edge_features;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
     int random_split, normalize, no_normalize, directed, quiet;
@@ -447,6 +447,7 @@ int main(int argc, char **argv)
         {"hidden-heads", CLI_STRING, &o.hidden_heads, 0, 0, "K[,K...]", "heads of each hidden layer, the last repeating (default --heads)"},
         {"attention", CLI_STRING, &o.attention, 0, 0, "NAME", "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &o.residual, 0, 0, NULL, "residual connection per layer, projected where widths differ"},
+        {"edge-features", CLI_FLAG, &o.edge_features, 0, 0, NULL, "use the dataset's edge features in the attention score (gat and gatv2: PyG's GATConv / GATv2Conv(edge_dim))"},
         {"lr", CLI_REAL, &o.lr, 1e-12, 10, "X", "Adam learning rate (default 0.005)"},
         {"weight-decay", CLI_REAL, &o.weight_decay, 0, 10, "X", "L2 weight decay (default 5e-4)"},
         {"dropout", CLI_REAL, &o.dropout, 0, 0.99, "P", "set both dropouts below"},
@@ -555,9 +556,16 @@ int main(int argc, char **argv)
                         "%g): not row-normalised (use --no-normalize to silence this)\n",
                 ds.node_ids[ds.negative_node], ds.negative_column, (double)ds.negative_value);
     if (!o.quiet && ds.split_adapted) split_note(&ds, &dopt);
-    if (!o.quiet && ds.n_edge_features > 0)
-        fprintf(stderr, "gat-train: %s has %d edge feature column%s: read, not used yet (the "
-                        "attention score does not take edge features yet)\n",
+    if (o.edge_features && ds.n_edge_features == 0) {
+        fprintf(stderr, "gat-train: --edge-features: dataset %s has no edge feature columns (extra "
+                        "numeric .cites columns, --edge-attributes, or a .gatd edge_features "
+                        "tensor)\n", name);
+        gat_dataset_destroy(&ds);
+        return 1;
+    }
+    if (!o.quiet && ds.n_edge_features > 0 && !o.edge_features)
+        fprintf(stderr, "gat-train: %s has %d edge feature column%s: read, not used (--edge-features "
+                        "puts them in the attention score)\n",
                 name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s");
     if (!o.quiet)
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
@@ -600,6 +608,7 @@ int main(int argc, char **argv)
         mc.negative_slope = o.slope;
         mc.score = score;
         mc.residual = o.residual;
+        mc.edge_dim = o.edge_features ? ds.n_edge_features : 0; /* gat_train binds ds.edge_x */
         memcpy(mc.hidden_heads, hidden_heads, sizeof mc.hidden_heads);
         gat_model *m = NULL;
         if (gat_model_create(&m, &mc, (uint64_t)o.seed + (uint64_t)r) != GAT_OK) {

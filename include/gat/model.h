@@ -18,7 +18,16 @@
  *   bilinear    weight (values), query (F_l, K F'), key (F_l, K F'), bias
  *   cosine      weight, beta (K), bias
  *   gaussian    weight, log_sigma (K), bias
- * then res (F_l, width) if residual and F_l != width.
+ * then res (F_l, width) if residual and F_l != width, then, with edge features (edge_dim D > 0,
+ * gat and gatv2 only), weight_edge (D, K F') and (gat) att_edge (K, F'). gat's score gains the
+ * edge term a_edge . (W_e x_ij) per head, e_ij = LeakyReLU(a_dst.Z_i + a_src.Z_j +
+ * a_edge.(W_e x_ij)), as PyG's GATConv(edge_dim=D) (its lin_edge.weight transposed, and
+ * att_edge); the engine never forms W_e x_ij there: per head the term is sum_d x_ij[d] M[d, h],
+ * M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f], an (E, K) product per forward. gatv2 adds W_e x_ij
+ * inside its LeakyReLU, a . LeakyReLU(W_dst h_i + W h_j + W_e x_ij), as GATv2Conv(edge_dim=D)
+ * (lin_edge.weight transposed), formed per edge from x_ij's D values and never stored. Other
+ * scores refuse edge_dim > 0. Edge features reach a model through its binding
+ * (gat_model_bind_edge_features).
  *
  * A model is not thread-safe: use one model per thread. Counts (layers, heads, widths, rows) are
  * gat_idx throughout the API; lengths of buffers are size_t.
@@ -110,7 +119,13 @@ typedef struct gat_model_config {
     int residual;            /* 1: residual connection in every layer (default 0) */
     gat_idx hidden_heads[GAT_MAX_LAYERS]; /* heads of hidden layer l if > 0, else `heads`
                                            * (default 0) */
+    /* Added with edge features (0, the default, means the model as before). */
+    gat_idx edge_dim;        /* D: edge feature columns the score reads, 0..GAT_MAX_EDGE_DIM;
+                              * > 0 only with GAT_SCORE_GAT or GAT_SCORE_GATV2 (default 0) */
 } gat_model_config;
+
+/* Largest edge_dim of a model. */
+#define GAT_MAX_EDGE_DIM 1024
 
 /* One named parameter tensor: params + offset, `size` values, row-major `shape`. */
 typedef struct gat_model_tensor {
@@ -190,6 +205,21 @@ enum {
 GAT_API gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x,
                                   unsigned flags);
 
+/* Binds edge features to the bound graph of m: edge_x (E, D) row-major, row e the features of
+ * the bound graph's edge e in its in-CSR order (gat_dataset.edge_x is in that order), borrowed
+ * like the graph (it must outlive the binding). A model with edge_dim D > 0 runs only with them:
+ * call gat_model_bind (or a forward) first, then this, then forwards on the same graph and
+ * features; binding other inputs (explicitly or by a forward on them) drops the edge features. A
+ * renumbered binding (gat_model_set_order) keeps its own copy of the rows in its edge order.
+ * D must equal the model's edge_dim; (NULL, 0) on a model without edge features does nothing.
+ * gat_train and gat_model_evaluate (gat/train.h) bind the dataset's edge_x this way themselves.
+ * Returns GAT_EINVAL (NULL m, NULL edge_x with D > 0, nothing bound), GAT_EDIM (D differs from
+ * edge_dim: "the model was trained with edge_dim 3 but the graph has 2 edge feature columns"),
+ * GAT_ENUMERIC (a NaN or Inf value, naming its edge and column), GAT_ENOMEM (a renumbered
+ * binding's copy). A failure leaves the model without edge features. Like a bind, it invalidates
+ * the last forward (run one before gat_model_backward). Cost O(E D). */
+GAT_API gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, gat_idx D);
+
 /* Runs the model on graph g with features x (x->rows == g->n, x->cols == in_features).
  * training != 0 applies dropout with fresh masks (drawn from the model's seed and a step counter
  * advanced by every training forward) and keeps what gat_model_backward needs; training == 0 is
@@ -201,9 +231,11 @@ GAT_API gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_cs
  * "gat_model_forward: graph ..." or "gat_model_forward: features x: ..." and name the row or
  * position and the value. Every function that runs a forward (gat_model_predict,
  * gat_model_embed, gat_train, gat_train_step, ...) binds its inputs here.
- * Returns GAT_EDIM (sizes disagree), GAT_EINVAL (NULL argument, malformed graph or features),
- * GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM (binding new inputs may allocate).
- * Cost O(nnz(x) F' K + E K F' + N K F' C). */
+ * A model with edge_dim > 0 needs g and x bound with their edge features
+ * (gat_model_bind_edge_features): otherwise GAT_EDIM, and nothing is rebound.
+ * Returns GAT_EDIM (sizes disagree, edge features missing), GAT_EINVAL (NULL argument, malformed
+ * graph or features), GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM (binding new inputs may
+ * allocate). Cost O(nnz(x) F' K + E K F' + N K F' C), plus O(E D K) with edge features. */
 GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
                                      int training, const gat_real **logits);
 

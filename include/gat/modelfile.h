@@ -8,7 +8,9 @@
  *   format_version "1"; libgat_version; in_features, classes, layers, hidden, heads, out_heads
  *   (decimal integers); negative_slope, in_dropout, att_dropout (the shortest decimal that reads
  *   back exactly); score (gat_score_name: "gat", "gatv2", ...); activation ("elu"); residual
- *   ("0"/"1"); hidden_heads (the heads of each hidden layer as a JSON array, in a string);
+ *   ("0"/"1"); edge_dim (edge feature columns of the score's edge term, decimal; files written
+ *   before it load as "0"); hidden_heads (the heads of each hidden layer as a JSON array, in a
+ *   string);
  *   normalize, symmetrize ("0"/"1": how the dataset was read); class_names (the class names as a
  *   JSON array, in a string); dataset (free-form). Unknown keys are ignored; unknown score or
  *   activation values are rejected. The tensors are those of gat_model_tensors for the

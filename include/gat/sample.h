@@ -83,6 +83,13 @@ GAT_API gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, ga
  * GAT_ENOMEM. Cost O(b->n + the rows' non-zeros). */
 GAT_API gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out);
 
+/* The block's edge features: out (b->graph.nnz, D), caller-owned, gets for each block edge the
+ * row of edge_x ((E, D) of the sampled graph, in its in-CSR order, borrowed) of the graph edge
+ * behind it (b->edge_parent), for gat_model_bind_edge_features on the block. D = 0 writes nothing.
+ * Returns GAT_EINVAL (NULL argument with D > 0, D < 0). Cost O(b->graph.nnz D). */
+GAT_API gat_status gat_block_edge_features(const gat_block *b, const gat_real *edge_x, gat_idx D,
+                                           gat_real *out);
+
 /* Frees b's arrays and zeroes it. Accepts NULL and a zeroed block. */
 GAT_API void gat_block_destroy(gat_block *b);
 

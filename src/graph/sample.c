@@ -316,3 +316,19 @@ gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out
     }
     return GAT_OK;
 }
+
+gat_status gat_block_edge_features(const gat_block *b, const gat_real *edge_x, gat_idx D,
+                                   gat_real *out)
+{
+    gat_i_clear_error();
+    if (!b) return gat_i_error(GAT_EINVAL, "gat_block_edge_features: NULL block b");
+    if (D < 0) return gat_i_error(GAT_EINVAL, "gat_block_edge_features: D = %d, expected >= 0", D);
+    if (D == 0) return GAT_OK;
+    if (!edge_x || !out || (b->graph.nnz > 0 && !b->edge_parent))
+        return gat_i_error(GAT_EINVAL, "gat_block_edge_features: NULL %s",
+                           !edge_x ? "edge_x" : !out ? "out" : "block edge_parent");
+    for (gat_idx e = 0; e < b->graph.nnz; e++)
+        memcpy(out + (size_t)e * (size_t)D, edge_x + (size_t)b->edge_parent[e] * (size_t)D,
+               (size_t)D * sizeof *out);
+    return GAT_OK;
+}

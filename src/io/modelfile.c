@@ -6,6 +6,7 @@
  * A failed cJSON parse also records its position in a cJSON global, which nothing here reads. */
 #include "gat/gat.h"
 #include "core/core.h"
+#include "model/model_i.h" /* GAT_I_MAX_TENSORS */
 #include "io/fileio.h"
 #include "io/safetensors.h"
 
@@ -17,7 +18,7 @@
 #include <string.h>
 
 #define FORMAT_VERSION "1"
-#define MAX_TENSORS (4 * GAT_MAX_LAYERS)
+#define MAX_TENSORS GAT_I_MAX_TENSORS
 
 #ifdef GAT_REAL_DOUBLE
 #define DTYPE_NAME "F64"
@@ -164,7 +165,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
          add_real(md, "negative_slope", c->negative_slope) &&
          add_real(md, "in_dropout", c->in_dropout) && add_real(md, "att_dropout", c->att_dropout) &&
          add_string(md, "score", gat_score_name(c->score)) && add_string(md, "activation", "elu") &&
-         add_int(md, "residual", c->residual) &&
+         add_int(md, "residual", c->residual) && add_int(md, "edge_dim", c->edge_dim) &&
          (heads = cJSON_CreateIntArray(hidden_heads, c->layers - 1)) &&
          (heads_json = cJSON_PrintUnformatted(heads)) &&
          add_string(md, "hidden_heads", heads_json) &&
@@ -385,7 +386,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     const cJSON *md;
     const char *s;
     char why[256];
-    long v[9];
+    long v[10];
     gat_status st;
 
     if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK) return st;
@@ -404,6 +405,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     v[2] = cfg->layers, v[3] = cfg->hidden, v[4] = cfg->heads, v[5] = cfg->out_heads;
     v[6] = v[7] = 1; /* normalize, symmetrize */
     v[8] = 0;        /* residual */
+    v[9] = 0;        /* edge_dim: files written before edge features have none */
     if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
         (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
@@ -413,6 +415,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         (st = meta_int(path, md, "normalize", 0, 1, 0, &v[6])) != GAT_OK ||
         (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[7])) != GAT_OK ||
         (st = meta_int(path, md, "residual", 0, 1, 0, &v[8])) != GAT_OK ||
+        (st = meta_int(path, md, "edge_dim", 0, GAT_MAX_EDGE_DIM, 0, &v[9])) != GAT_OK ||
         (st = meta_real(path, md, "negative_slope", 1, &cfg->negative_slope)) != GAT_OK ||
         (st = meta_real(path, md, "in_dropout", 0, &cfg->in_dropout)) != GAT_OK ||
         (st = meta_real(path, md, "att_dropout", 0, &cfg->att_dropout)) != GAT_OK ||
@@ -425,6 +428,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     cfg->heads = (int)v[4];
     cfg->out_heads = (int)v[5];
     cfg->residual = (int)v[8];
+    cfg->edge_dim = (gat_idx)v[9];
     meta->normalize = (int)v[6];
     meta->symmetrize = (int)v[7];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;

@@ -1,5 +1,6 @@
 /* Fused GAT layer kernels (Velickovic et al. 2018, eq. 1-4, with dropout): z = dropout(x) W and
- * the score halves s = z . a; per target i, e_ij = LeakyReLU(s_dst_i + s_src_j), alpha = softmax
+ * the score halves s = z . a; per target i, e_ij = LeakyReLU(s_dst_i + s_src_j (+ the edge term
+ * x_ij M, PyG's GATConv(edge_dim))), alpha = softmax
  * (max subtracted), out_i = act(sum_j dropout(alpha_ij) z_j + b); and their backward. Compiled
  * once per instruction set (GAT_I_ISA names the copy); fused.h describes layouts and chunks. */
 #include "fused.h"
@@ -628,6 +629,15 @@ static void FN(proj_dense)(const gat_i_fl *l)
 
 /* The scores of the other scores' family, e = s(q_i, k_j) per head (tests/ref/scores.h), into
  * alpha's slots, and the row maxima mx (H) and M. Q: scratch for q_i; e: (H) scratch. */
+/* gatv2's edge term, vector v of W_e x_e (Fp, H) for the edge's features xe (D) */
+INLINE V8 edge_v(const gat_i_fl *l, const gat_real *xe, size_t hw, int v)
+{
+    V8 s = bc(0);
+    for (gat_idx d = 0; d < l->D; d++)
+        s += bc(xe[d]) * ld(l->we + (size_t)d * hw + 8 * (size_t)v);
+    return s;
+}
+
 INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat_real *mx,
                           gat_real *e, int H, gat_idx Fp, int Sc)
 {
@@ -646,6 +656,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         const gat_real *kj = l->k + (size_t)j * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
             prefetch_row(l->k + (size_t)g->col[k + AHEAD] * hw, hw);
+        const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + (size_t)k * l->D : NULL;
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
         for (int v = 0; v < NV; v++) {
@@ -654,7 +665,7 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
                 const V8 d = Q[v] - kv;
                 S[v % P] += d * d;
             } else if (Sc == GAT_SCORE_GATV2) {
-                const V8 t = Q[v] + kv;
+                const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
                 S[v % P] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
             } else {
                 S[v % P] += Q[v] * kv;
@@ -693,7 +704,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     gat_real *al = l->alpha;
     const gat_idx e0 = l->e0; /* per-edge arrays hold edges e0.. (see gat_i_fl.e0) */
 
-    /* scores e = LeakyReLU(s_dst_i + s_src_j) into alpha's slots, their signs, row maxima */
+    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into alpha's slots, their
+     * signs, row maxima (l->ex is only read when D > 0) */
     if (Sc != GAT_SCORE_GAT) {
         family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
     } else if (H % 8 == 0) {
@@ -704,8 +716,11 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
             for (int q = 0; q < P; q++) {
                 V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
+                for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
+                    t += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
                 const VI pos = t > 0;
                 l->pos[(size_t)(k - e0) * AB + q] = (uint8_t)movemask(pos);
                 t = sel(pos, t, t * slope);
@@ -724,9 +739,12 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
             uint8_t *pb = l->pos + (size_t)(k - e0) * AB;
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 gat_real t = sd[h] + ss[h];
+                for (gat_idx d = 0; d < l->D; d++)
+                    t += xe[d] * l->em[(size_t)d * H + h];
                 bits |= (unsigned)(t > 0) << (h & 7);
                 if ((h & 7) == 7 || h == H - 1) pb[h >> 3] = (uint8_t)bits, bits = 0;
                 t = t > 0 ? t : slope * t;
@@ -865,7 +883,7 @@ static void FN(att_forward)(const gat_i_fl *l)
  * Q, DQ: row scratch; rs, gq: (H) scratch. */
 INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dp,
                                 const gat_real *dot, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph,
-                                gat_real *rs, gat_real *gq, int H, gat_idx Fp, int Sc)
+                                gat_real *rs, gat_real *gq, gat_real *pe, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H);
@@ -906,12 +924,19 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
                 gq[h] = gk[h] * qv[(size_t)i * H + h] * qv[(size_t)j * H + h];
             gk = gq;
         }
+        const gat_real *xe = Sc == GAT_SCORE_GATV2 && pe ? l->ex + (size_t)k * l->D : NULL;
         for (int v = 0; v < NV; v++) {
             const V8 G = pat(l, gk, H, v % P), kv = ld(kj + 8 * v);
             if (Sc == GAT_SCORE_GATV2) {
-                const V8 t = Q[v] + kv;
-                DQ[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
+                const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
+                const V8 gt = G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
+                DQ[v] += gt;
                 Pv[v] += G * sel(t > 0, t, t * slope);
+                /* the edge term's weight: dW_e[d] += x_e[d] d s / d t, the chunk's partial */
+                for (gat_idx d = 0; xe && d < l->D; d++) {
+                    gat_real *w = pe + (size_t)d * hw + 8 * (size_t)v;
+                    st(w, ld(w) + bc(xe[d]) * gt);
+                }
             } else if (Sc == GAT_SCORE_GAUSSIAN) {
                 DQ[v] -= 2 * G * kv;
             } else {
@@ -931,6 +956,23 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
     store_row(b->dq + (size_t)i * hw, DQ, NV);
 }
 
+/* The edge term's backward for target row i's edges k0 .. k1 - 1, dp their d loss / d pre (row
+ * order, (k - k0, h)): pe (D, H) += sum_k x_k[d] dp[k, h], in edge order (the chunk's partial). */
+INLINE void edge_dm(const gat_i_fl *l, const gat_real *dp, gat_idx k0, gat_idx k1, gat_real *pe,
+                    int H)
+{
+    const gat_idx D = l->D;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *xe = l->ex + (size_t)k * (size_t)D, *dk = dp + (size_t)(k - k0) * H;
+        for (gat_idx d = 0; d < D; d++) {
+            gat_real *p = pe + (size_t)d * H;
+            const gat_real xv = xe[d];
+            for (int h = 0; h < H; h++)
+                p[h] += xv * dk[h];
+        }
+    }
+}
+
 INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
                             V8 *dy, V8 *S, V8 *D, V8 *db, gat_real *gk, gat_real *dot,
                             gat_real *sum, V8 *Q, V8 *DQ, V8 *Pv, gat_real *ph, gat_real *rs, int H,
@@ -948,6 +990,11 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     gat_real *dp = b->drow + (size_t)thread_num() * b->drow_stride; /* the row's (k - k0, h) */
     for (int v = 0; v < NV; v++)
         db[v] = bc(0);
+    /* the chunk's edge-term partial: gat's dM (D, H), gatv2's dW_e (D, Fp, H) */
+    const size_t pel = (size_t)l->D * (Sc == GAT_SCORE_GAT ? (size_t)H : hw);
+    gat_real *pe =
+        l->D && (Sc == GAT_SCORE_GAT || Sc == GAT_SCORE_GATV2) ? b->pe + (size_t)c * pel : NULL;
+    if (pe) memset(pe, 0, pel * sizeof *pe);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
         gat_real *dyi = b->dy + (size_t)i * hw;
@@ -992,7 +1039,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (Sc != GAT_SCORE_GAT) {
                 for (int q = 0; q < P; q++)
                     st(dot + 8 * q, D[q]);
-                family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+                family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, pe, H, Fp, Sc);
                 continue;
             }
             for (int q = 0; q < P; q++)
@@ -1007,6 +1054,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 }
             for (int q = 0; q < P; q++)
                 st(b->ds_dst + (size_t)i * H + 8 * q, S[q]);
+            if (pe) edge_dm(l, dp, k0, k1, pe, H);
             continue;
         }
         for (int h = 0; h < H; h++)
@@ -1030,7 +1078,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         memcpy(b->dot + (size_t)i * H, dot, (size_t)H * sizeof *dot);
         if (Sc != GAT_SCORE_GAT) {
-            family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, H, Fp, Sc);
+            family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, pe, H, Fp, Sc);
             continue;
         }
         for (gat_idx k = k0; k < k1; k++)
@@ -1043,6 +1091,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             }
         for (int h = 0; h < H; h++)
             b->ds_dst[(size_t)i * H + h] = sum[h];
+        if (pe) edge_dm(l, dp, k0, k1, pe, H);
     }
     gat_real *pt = b->pt + (size_t)c * 2 * hw;
     for (int v = 0; v < NV; v++)
@@ -1260,10 +1309,12 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (Sc == GAT_SCORE_GAUSSIAN)
                 for (int h = 0; h < H; h++)
                     rs[h] += gk[h];
+            const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + k * (size_t)l->D : NULL;
             for (int v = 0; v < NV; v++) {
                 const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
                 if (Sc == GAT_SCORE_GATV2) {
-                    const V8 t = qv + ld(kj + 8 * v);
+                    const V8 t =
+                        xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v) : qv + ld(kj + 8 * v);
                     K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
                 } else if (Sc == GAT_SCORE_GAUSSIAN) {
                     K[v] -= 2 * G * qv;

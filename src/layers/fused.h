@@ -49,6 +49,13 @@ typedef struct gat_i_fl {
     const gat_csr *x;
     const gat_real *xin;
     gat_i_drop in, att;
+    /* edge features: gat adds the edge term sum_d ex[e, d] em[d, h] to the LeakyReLU input of
+     * edge e, head h; gatv2 adds W_e x_e (Fp, H), formed per edge from we and never stored,
+     * inside its LeakyReLU. D = 0 (ex, em, we NULL): none */
+    gat_idx D;
+    const gat_real *ex; /* (E, D) in-CSR order */
+    const gat_real *em; /* gat: (D, H): M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+    const gat_real *we; /* gatv2: (D, Fp, H) W_e, fh layout (zero padding) */
     /* caches written by the forward kernels */
     uint8_t *xkeep;          /* layer 0: (nnz(x)) 0/1; later: (N, ceil(fin / 8)) bits */
     gat_real *z;             /* (N, Fp, H) */
@@ -115,6 +122,9 @@ typedef struct gat_i_fbw {
     size_t drow_stride;      /* >= the largest in-degree times H */
     gat_real *ds_dst;        /* (N, H) scratch */
     uint8_t *active;         /* (N) scratch: target row has a non-zero gradient */
+    gat_real *pe;            /* l->D > 0, per target chunk: gat (tc.n, D H), the edge term's
+                              * dM[d, h] = sum over the chunk's edges of ex[e, d] d loss / d pre[e,
+                              * h]; gatv2 (tc.n, D hw), dW_e (D, Fp, H) */
     gat_real *pt;            /* (tc.n, 2 hw) per target chunk: the bias gradient (hw, fh order),
                               * then the score's parameter gradient: gatv2's att (hw, fh order),
                               * cosine's beta or gaussian's log sigma (H) */
@@ -149,7 +159,7 @@ typedef struct gat_i_fused_ops {
     void (*proj_dense)(const gat_i_fl *l);
     /* out, alpha, pos, akeep for every row (or l->rows) */
     void (*att_forward)(const gat_i_fl *l);
-    /* dot, ds_dst, active, pt (and dq) */
+    /* dot, ds_dst, active, pt (and dq; pe with edge features) */
     void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
     /* ps, and dz (layer 0) or dy_prev (l > 0) */
     void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);

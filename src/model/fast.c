@@ -46,6 +46,8 @@ typedef struct flayer {
     gat_real *q, *k;            /* their projections (N, Fp, H) */
     gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
                                  * identity matrix for identity residuals); x_d R (N, Fp, H) */
+    gat_real *em;               /* edge features, gat: M (D, H), gat_i_fl.em */
+    gat_real *Wep;              /* edge features, gatv2: W_e (D, Fp, H), gat_i_fl.we */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
     uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
@@ -79,6 +81,8 @@ struct gat_i_fast {
     void *block;     /* every cache and scratch buffer */
     /* backward scratch */
     gat_real *dot, *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
+    const gat_real *ex; /* edge features (E, D) or NULL (gat_i_fast_set_edges) */
+    gat_real *pe, *dm;  /* edge term: per target chunk dM partials (tc.n, D, max H); dM (D, H) */
     size_t drow_stride; /* gat_i_fbw.drow_stride */
     uint8_t *active, *dz_nonzero;
     size_t ps_stride;
@@ -227,6 +231,9 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
             fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
         }
+        f->f[l].em = gat_i_carve(base, &off, gat ? (size_t)L->edge_dim * H : 0, sizeof(gat_real));
+        f->f[l].Wep = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? (size_t)L->edge_dim * hw : 0,
+                                  sizeof(gat_real));
         if (!gat) family = 1;
         {
             const size_t t = gat_i_fused_scratch(H, Fp, l > 0 ? (size_t)L->fin : 0);
@@ -252,6 +259,13 @@ static size_t layout(gat_i_fast *f, char *base)
     f->active = gat_i_carve(base, &off, T * N, 1);
     f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * N, 1);
     f->pt = gat_i_carve(base, &off, T * (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
+    {
+        /* every layer has the model's D; gat's partials are (D, H), gatv2's (D, Fp, H) */
+        const size_t D = (size_t)f->L[0].edge_dim;
+        const size_t w = f->L[0].score == GAT_SCORE_GAT ? maxh : maxhw;
+        f->pe = gat_i_carve(base, &off, T * (size_t)f->tc.n * D * w, sizeof(gat_real));
+        f->dm = gat_i_carve(base, &off, T * D * maxh, sizeof(gat_real));
+    }
     f->dq = gat_i_carve(base, &off, family ? T * N * maxhw : 0, sizeof(gat_real));
     f->ps = gat_i_carve(base, &off, T * (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
@@ -523,6 +537,11 @@ static void gov_end(gat_i_fast *f, int kind, int nt_max)
     gov_switched(g);
 }
 
+void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex)
+{
+    f->ex = ex;
+}
+
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)
 {
     if (nt_max > f->nt_cap) nt_max = f->nt_cap;
@@ -613,6 +632,21 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         if (gat_i_score_has_k(S))
             f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
         if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
+        if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
+            f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
+        /* gat's edge term: M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) {
+            const size_t Fo = (size_t)L->fo;
+            for (size_t d = 0; d < (size_t)L->edge_dim; d++)
+                for (int h = 0; h < H; h++) {
+                    const gat_real *we = params + L->we + (d * H + (size_t)h) * Fo,
+                                   *ae = params + L->ae + (size_t)h * Fo;
+                    gat_real s = 0;
+                    for (size_t c = 0; c < Fo; c++)
+                        s += we[c] * ae[c];
+                    fy->em[d * H + (size_t)h] = s;
+                }
+        }
         if (L->residual) { /* R (or the identity) in the fh layout, per head on the output layer */
             const size_t fin = (size_t)L->fin, width = (size_t)L->width;
             for (size_t c = 0; c < fin; c++)
@@ -646,6 +680,10 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->b = params + L->b;
         fl->x = f->x;
         fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
+        fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
+        fl->ex = fl->D ? f->ex : NULL;
+        fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
+        fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
         fl->rows = pl ? pl->att[l] : NULL;
@@ -739,7 +777,6 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          void *hook_user)
 {
     const int nt_max = nt_req < f->nt_cap ? nt_req : f->nt_cap, nt = gov_begin(f, nt_max);
-    (void)params;
     for (int l = f->n_layers - 1; l >= 0; l--) {
         const gat_i_fast_layer *L = &f->L[l];
         gat_i_fl *fl = &f->f[l].fl;
@@ -768,6 +805,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         if (L->residual) Wp[np] = f->f[l].Rp, Woff[np++] = L->res;
         b.res = L->residual != 0;
         b.pt = f->pt;
+        b.pe = f->pe;
         b.dq = f->dq;
         b.nproj = np;
         b.ps = f->ps;
@@ -804,6 +842,27 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         }
         if (S == GAT_SCORE_GATV2)
             reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
+        if (fl->D > 0 && S == GAT_SCORE_GATV2) /* dW_e from the chunks' (D, Fp, H) partials */
+            reduce(f->pe, (size_t)fl->D * hw, f->tc.n, (size_t)fl->D, H, Fo, Fp, 0, grads + L->we,
+                   nt);
+        if (fl->D > 0 && S == GAT_SCORE_GAT) {
+            /* the edge term: dM = the chunks' partials in chunk order, then dW_e[d, (h, f)] +=
+             * dM[d, h] a_edge[h, f] and da_edge[h, f] += sum_d W_e[d, (h, f)] dM[d, h] */
+            const size_t D = (size_t)fl->D, DH = D * (size_t)H;
+            memset(f->dm, 0, DH * sizeof *f->dm);
+            for (int c = 0; c < f->tc.n; c++)
+                for (size_t e = 0; e < DH; e++)
+                    f->dm[e] += f->pe[(size_t)c * DH + e];
+            for (size_t d = 0; d < D; d++)
+                for (size_t h = 0; h < (size_t)H; h++) {
+                    const gat_real dmv = f->dm[d * H + h];
+                    const size_t w = L->we + (d * H + h) * (size_t)Fo, a = L->ae + h * (size_t)Fo;
+                    for (size_t c = 0; c < (size_t)Fo; c++) {
+                        grads[w + c] += dmv * params[a + c];
+                        grads[a + c] += params[w + c] * dmv;
+                    }
+                }
+        }
         if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
             for (int c = 0; c < f->tc.n; c++) /* chunk order */
                 for (int h = 0; h < H; h++)

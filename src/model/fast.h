@@ -20,6 +20,9 @@ typedef struct gat_i_fast_layer {
     int residual;              /* 0 none; 1 x_d R with R (fin, width) at offset res; 2 x_d
                                 * (identity, fin == width) */
     size_t res;
+    gat_idx edge_dim;          /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset
+                                * we and (gat) a_edge (heads, fo) at ae (gat/model.h) */
+    size_t we, ae;
 } gat_i_fast_layer;
 
 /* What one forward does. */
@@ -71,6 +74,10 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
  * called after each layer with hook_user. */
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          const gat_real *dlogits, int nt, gat_i_layer_hook hook, void *hook_user);
+
+/* The edge features (E, D) of f's graph in its in-CSR order (borrowed; must outlive their use),
+ * or NULL; a model with edge_dim > 0 sets them before every forward on a binding. */
+void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex);
 
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);

@@ -23,14 +23,15 @@ typedef struct layer {
      * (fin, heads*fo); gatv2's att (heads, fo); beta or log sigma (heads); R (fin, width) */
     size_t wq, wk, att, theta, res;
     int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
+    size_t we, ae; /* edge features: W_e (edge_dim, heads*fo), a_edge (heads, fo) */
 } layer;
 
 struct gat_model {
     gat_model_config cfg;
     int n_layers;
     layer L[GAT_MAX_LAYERS];
-    gat_model_tensor tensors[6 * GAT_MAX_LAYERS];
-    char names[6 * GAT_MAX_LAYERS][32];
+    gat_model_tensor tensors[GAT_I_MAX_TENSORS];
+    char names[GAT_I_MAX_TENSORS][32];
     int n_tensors;
     size_t n_params;
     gat_real *blob; /* params | grads | Adam m | Adam v, each n_params */
@@ -67,6 +68,10 @@ struct gat_model {
         gat_csr px;
         gat_idx *perm, *iperm;  /* (n) */
         gat_idx *edge_of;       /* (E) edge of g of each edge of pg, made on first need */
+        /* edge features of the bound graph (gat_model_bind_edge_features), NULL when none; with
+         * an order, pex is their copy in pg's edge order (owned) */
+        const gat_real *ex;
+        gat_real *pex;
         uint8_t *mark;          /* (n) zero between uses: output rows in the engine's numbering */
         gat_idx *rows;          /* (n) those rows */
         gat_real *dl;           /* (n, C) dlogits in the engine's numbering */
@@ -76,6 +81,9 @@ struct gat_model {
         uint64_t view_at[GAT_MAX_LAYERS], aview_at[GAT_MAX_LAYERS]; /* the forward they hold */
     } ws;
 };
+
+static const char *const score_names[GAT_SCORE_COUNT] = {
+    "gat", "gatv2", "dot", "scaled-dot", "bilinear", "cosine", "gaussian"};
 
 void gat_model_config_default(gat_model_config *cfg, gat_idx in_features, gat_idx classes)
 {
@@ -127,6 +135,13 @@ gat_status gat_model_config_check(const gat_model_config *c)
                            GAT_SCORE_COUNT - 1);
     if (c->residual != 0 && c->residual != 1)
         return gat_i_error(GAT_EINVAL, "residual must be 0 or 1, got %d", c->residual);
+    if (c->edge_dim < 0 || c->edge_dim > GAT_MAX_EDGE_DIM)
+        return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
+                           c->edge_dim);
+    if (c->edge_dim > 0 && c->score != GAT_SCORE_GAT && c->score != GAT_SCORE_GATV2)
+        return gat_i_error(GAT_EINVAL, "edge_dim %d needs the gat or gatv2 score: the %s score has "
+                           "no edge term (use edge_dim 0)", c->edge_dim,
+                           score_names[c->score]);
     for (int l = 0; l < GAT_MAX_LAYERS; l++) {
         const int k = c->hidden_heads[l];
         if (k != 0 && l >= c->layers - 1)
@@ -141,9 +156,6 @@ gat_status gat_model_config_check(const gat_model_config *c)
     }
     return GAT_OK;
 }
-
-static const char *const score_names[GAT_SCORE_COUNT] = {
-    "gat", "gatv2", "dot", "scaled-dot", "bilinear", "cosine", "gaussian"};
 
 const char *gat_score_name(gat_score s)
 {
@@ -289,6 +301,14 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             L->has_res = 1, L->res = off;
             add_tensor(m, "layer%d.res", l, 2, L->fin, L->width, &off);
         }
+        if (cfg->edge_dim > 0) {
+            L->we = off;
+            add_tensor(m, "layer%d.weight_edge", l, 2, cfg->edge_dim, L->heads * L->fo, &off);
+            if (cfg->score == GAT_SCORE_GAT) { /* gatv2's edge term has no vector of its own */
+                L->ae = off;
+                add_tensor(m, "layer%d.att_edge", l, 2, L->heads, L->fo, &off);
+            }
+        }
     }
     m->n_params = off;
     if (!(m->blob = gat_calloc(4 * off, sizeof *m->blob))) {
@@ -309,6 +329,16 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             init_score_tensors(m, L, &rng);
         }
         if (L->has_res) glorot(&rng, m->blob + L->res, (size_t)L->fin * L->width, L->fin, L->width);
+    }
+    /* the edge term's tensors are drawn after all others, which are then as without them */
+    for (int l = 0; l < m->n_layers && cfg->edge_dim > 0; l++) {
+        const layer *L = &m->L[l];
+        for (int h = 0; h < L->heads; h++)
+            for (gat_idx r = 0; r < cfg->edge_dim; r++)
+                glorot(&rng, m->blob + L->we + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
+                       (size_t)L->fo, cfg->edge_dim, L->fo);
+        if (cfg->score == GAT_SCORE_GAT)
+            glorot(&rng, m->blob + L->ae, (size_t)L->heads * L->fo, L->fo, 1);
     }
     *out = m;
     return GAT_OK;
@@ -411,22 +441,32 @@ static const gat_real *output_view(gat_model *m, int l)
     return m->ws.view[l];
 }
 
-static const gat_real *alpha_view(gat_model *m, int l)
+/* A renumbered binding's edge map: edge e of pg is edge edge_of[e] of the caller's graph; made
+ * on first need (NULL on allocation failure). g is the caller's graph (m->ws.g, or the one being
+ * bound). */
+static const gat_idx *edge_map(gat_model *m, const gat_graph *g)
 {
-    const gat_real *a = gat_i_fast_alpha(m->ws.fast, l);
-    if (m->ws.order == GAT_ORDER_NONE) return a;
-    const size_t H = (size_t)m->L[l].heads, E = (size_t)m->ws.pg.nnz;
     if (!m->ws.edge_of) {
         gat_graph tmp;
-        if (!(m->ws.edge_of = gat_malloc(E, sizeof *m->ws.edge_of))) return NULL;
+        const size_t E = (size_t)m->ws.pg.nnz;
+        if (!(m->ws.edge_of = gat_malloc(E ? E : 1, sizeof *m->ws.edge_of))) return NULL;
         /* the renumbering again, this time keeping where each edge came from */
-        if (gat_graph_permute(&tmp, m->ws.g, m->ws.perm, m->ws.edge_of) != GAT_OK) {
+        if (gat_graph_permute(&tmp, g, m->ws.perm, m->ws.edge_of) != GAT_OK) {
             gat_free(m->ws.edge_of);
             m->ws.edge_of = NULL;
             return NULL;
         }
         gat_graph_destroy(&tmp);
     }
+    return m->ws.edge_of;
+}
+
+static const gat_real *alpha_view(gat_model *m, int l)
+{
+    const gat_real *a = gat_i_fast_alpha(m->ws.fast, l);
+    if (m->ws.order == GAT_ORDER_NONE) return a;
+    const size_t H = (size_t)m->L[l].heads, E = (size_t)m->ws.pg.nnz;
+    if (!edge_map(m, m->ws.g)) return NULL;
     if (!m->ws.aview[l] && !(m->ws.aview[l] = gat_malloc(E * H, sizeof *a))) return NULL;
     if (m->ws.aview_at[l] != m->ws.fwd) {
         for (size_t e = 0; e < E; e++)
@@ -555,7 +595,8 @@ int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL)
                                    .w = L->w, .a_src = L->a_src, .a_dst = L->a_dst, .b = L->b,
                                    .wq = L->wq, .wk = L->wk, .att = L->att, .theta = L->theta,
                                    .residual = !m->cfg.residual ? 0 : L->has_res ? 1 : 2,
-                                   .res = L->res};
+                                   .res = L->res, .edge_dim = m->cfg.edge_dim, .we = L->we,
+                                   .ae = L->ae};
     }
     return m->n_layers;
 }
@@ -589,6 +630,7 @@ static void drop_order(gat_model *m)
 static void drop_caches(gat_model *m)
 {
     drop_order(m);
+    gat_free(m->ws.pex);
     gat_i_fast_free(m->ws.fast);
     memset(&m->ws, 0, sizeof m->ws);
 }
@@ -685,9 +727,36 @@ static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat
 
 /* Builds every cache derived from checked inputs g and x, in the memory already allocated when
  * their layout fits in it (zeroed: rows a restricted forward skips must hold finite values for
- * backward, and nothing of earlier inputs may remain), else in a new allocation. On failure m is
- * left unbound. */
-static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags)
+ * backward, and nothing of earlier inputs may remain), else in a new allocation, and attaches
+ * edge_x (g's edge features, checked, or NULL: none). On failure m is left unbound. */
+/* Makes ex (the caller's (E, D) rows of g, the graph being bound, or NULL) the binding's edge
+ * features: the engine reads them as they are, or a renumbered binding its copy in pg's edge
+ * order. On failure (GAT_ENOMEM) the binding has none. */
+static gat_status attach_edges(gat_model *m, const gat_graph *g, const gat_real *ex)
+{
+    const size_t D = (size_t)m->cfg.edge_dim;
+    gat_free(m->ws.pex);
+    m->ws.pex = NULL;
+    m->ws.ex = NULL;
+    if (m->ws.fast) gat_i_fast_set_edges(m->ws.fast, NULL);
+    if (!ex || !m->ws.fast) return GAT_OK;
+    const gat_real *use = ex;
+    if (m->ws.order != GAT_ORDER_NONE) {
+        const size_t E = (size_t)m->ws.pg.nnz;
+        const gat_idx *map = edge_map(m, g);
+        if (!map || !(m->ws.pex = gat_malloc(E * D > 0 ? E * D : 1, sizeof *m->ws.pex)))
+            return GAT_ENOMEM;
+        for (size_t e = 0; e < E; e++)
+            memcpy(m->ws.pex + e * D, ex + (size_t)map[e] * D, D * sizeof *ex);
+        use = m->ws.pex;
+    }
+    m->ws.ex = ex;
+    gat_i_fast_set_edges(m->ws.fast, use);
+    return GAT_OK;
+}
+
+static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags,
+                          const gat_real *edge_x)
 {
     const gat_idx lean = (flags & GAT_BIND_INFERENCE) ? m->lean_chunk : 0;
     gat_status st;
@@ -720,6 +789,10 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
             return st;
         }
     }
+    if ((st = attach_edges(m, g, edge_x)) != GAT_OK) {
+        drop_caches(m);
+        return st;
+    }
     key_inputs(m, g, x);
     m->ws.threads = m->threads;
     m->ws.lean = lean > 0;
@@ -738,7 +811,45 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
                            "GAT_BIND_EXACT, GAT_BIND_INFERENCE or both)",
                            flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE));
     if ((st = check_inputs(m, g, x, "gat_model_bind")) != GAT_OK) return st;
-    return rebuild(m, g, x, flags);
+    return rebuild(m, g, x, flags, NULL);
+}
+
+gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, gat_idx D)
+{
+    const char *fn = "gat_model_bind_edge_features";
+    gat_i_clear_error();
+    if (!m) return gat_i_error(GAT_EINVAL, "%s: NULL model m", fn);
+    /* a failure leaves no edge features (attach_edges with NULL allocates nothing); as any
+     * binding, this invalidates the last forward (backward would mix old caches and new rows) */
+    (void)attach_edges(m, m->ws.g, NULL);
+    m->ws.trained = m->ws.ran = 0;
+    if (D < 0) return gat_i_error(GAT_EINVAL, "%s: D must be >= 0, got %d", fn, D);
+    if (D != m->cfg.edge_dim)
+        return gat_i_error(GAT_EDIM, "%s: the model was trained with edge_dim %d but the graph "
+                           "has %d edge feature columns", fn, m->cfg.edge_dim, D);
+    if (D == 0) return GAT_OK;
+    if (!edge_x) return gat_i_error(GAT_EINVAL, "%s: edge_x is NULL but D = %d", fn, D);
+    if (!m->ws.fast || !m->ws.g)
+        return gat_i_error(GAT_EINVAL, "%s: nothing is bound (call gat_model_bind first)", fn);
+    const size_t n = (size_t)m->ws.nnz * (size_t)D;
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(edge_x[k]))
+            return gat_i_error(GAT_ENUMERIC, "%s: edge_x of edge %zu, column %zu is %g", fn,
+                               k / (size_t)D, k % (size_t)D, (double)edge_x[k]);
+    return attach_edges(m, m->ws.g, edge_x);
+}
+
+gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                     const gat_real *ex, gat_idx D)
+{
+    gat_status st;
+    if (m->cfg.edge_dim == 0) return GAT_OK;
+    if (D != m->cfg.edge_dim)
+        return gat_i_error(GAT_EDIM, "the model was trained with edge_dim %d but the graph has %d "
+                           "edge feature columns", m->cfg.edge_dim, D);
+    if (m->ws.fast && same_inputs(m, g, x) && m->ws.ex == ex && ex) return GAT_OK;
+    if ((st = gat_model_bind(m, g, x, 0)) != GAT_OK) return st;
+    return gat_model_bind_edge_features(m, ex, D);
 }
 
 /* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or
@@ -751,9 +862,10 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, in
     if (!same)
         st = check_inputs(m, g, x, "gat_model_forward");
     /* an inference binding stays one for inference; training binds the same inputs again with
-     * the caches backward needs */
+     * the caches backward needs; new inputs drop the edge features */
     if (st == GAT_OK && (!same || m->ws.threads < m->threads || (training && m->ws.lean)))
-        st = rebuild(m, g, x, same && m->ws.lean && !training ? GAT_BIND_INFERENCE : 0);
+        st = rebuild(m, g, x, same && m->ws.lean && !training ? GAT_BIND_INFERENCE : 0,
+                     same ? m->ws.ex : NULL);
     if (st == GAT_OK) m->ws.ran = 1;
     return st;
 }
@@ -783,6 +895,11 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
     if (x->cols != m->cfg.in_features)
         return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d",
                            x->cols, m->cfg.in_features);
+    /* checked before binding anything: other inputs would drop the bound edge features */
+    if (m->cfg.edge_dim > 0 && !(m->ws.fast && same_inputs(m, g, x) && m->ws.ex))
+        return gat_i_error(GAT_EDIM, "gat_model_forward: the model was trained with edge_dim %d "
+                           "but the graph has 0 edge feature columns (bind them with "
+                           "gat_model_bind_edge_features)", m->cfg.edge_dim);
     if ((st = prepare(m, g, x, training)) != GAT_OK) return st;
     gat_i_fast_run run;
     gat_i_model_next_run(m, training, &run);

@@ -5,6 +5,10 @@
 #include "gat/model.h"
 #include "model/fast.h"
 
+/* Most tensors of a model: per layer weight, the score's (at most three), bias, res, and the edge
+ * term's two (gat: 4 + 1 + 2). Model files size their tables with it. */
+#define GAT_I_MAX_TENSORS (8 * GAT_MAX_LAYERS)
+
 /* Edges per attention chunk of an inference binding (GAT_BIND_INFERENCE): 2^20, 32 MiB of
  * coefficients at 8 heads; tests set fewer (gat_i_model_set_lean_chunk, >= 1) to run many chunks
  * on small graphs. Takes effect at the next bind. */
@@ -43,6 +47,12 @@ const char *gat_i_model_fused_isa(const gat_model *m);
 /* The engine's description of the model's layers in FL (GAT_MAX_LAYERS entries); returns the
  * layer count. */
 int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL);
+/* For a model with edge_dim > 0: makes g, x and edge features ex (E, D) of g the binding (all
+ * borrowed) unless they are already; fn names the caller in the messages. Nothing for edge_dim 0
+ * (the forward then binds g and x as usual). Returns gat_model_bind's and
+ * gat_model_bind_edge_features' statuses (GAT_EDIM: D differs from edge_dim, naming both). */
+gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                     const gat_real *ex, gat_idx D);
 /* What the next forward runs: advances the dropout step if training (as gat_model_forward does),
  * then the step's dropout key, dropout, slope, output rows and threads in *run. */
 void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run);

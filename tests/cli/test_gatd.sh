@@ -78,7 +78,7 @@ read -r p_same p_diff < <(awk -F'\t' 'NR == FNR { label[$1] = $NF; next }
 awk -v a="$p_same" -v b="$p_diff" 'BEGIN { exit !(a > 0.8 && b < 0.2) }' &&
   ok synth-edge-signal || { echo "  P(1 | same) = $p_same, P(1 | different) = $p_diff"; bad synth-edge-signal; }
 run synth-edge-binary 0 '' '' -- "$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet
-run synth-edge-note 0 '^test accuracy' '^gat-train: .*esyn has 3 edge feature columns: read, not used yet' -- "$train" --dataset "$tmp/esyn" --epochs 3 --seed 1 --threads 1
+run synth-edge-note 0 '^test accuracy' '^gat-train: .*esyn has 3 edge feature columns: read, not used \(--edge-features' -- "$train" --dataset "$tmp/esyn" --epochs 3 --seed 1 --threads 1
 cp "$tmp/out" "$tmp/text.out"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok synth-edge-one-note || bad synth-edge-one-note "$tmp/err"
 run synth-edge-note-binary 0 '^test accuracy' '^gat-train: .*esyn\.gatd has 3 edge feature columns' -- "$train" --dataset "$tmp/esyn.gatd" --epochs 3 --seed 1 --threads 1

@@ -1,5 +1,5 @@
 /* Fused multi-head GAT attention (Velickovic et al. 2018, eq. 1-4): per edge j -> i and head h,
- * e = LeakyReLU(a_dst.z_i + a_src.z_j), alpha = softmax_j(e) (max subtracted), out_i = sum_j
+ * e = LeakyReLU(a_dst.z_i + a_src.z_j (+ an edge term given per edge and head)), alpha = softmax_j(e) (max subtracted), out_i = sum_j
  * alpha z_j; forward is one pass per CSR row, backward gathers over the transposed CSR. */
 #include "plain.h"
 
@@ -66,7 +66,7 @@ GAT_I_INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out,
     for (gat_idx k = k0; k < k1; k++) {
         const gat_real *restrict ss = a->s_src + (size_t)g->col[k] * H;
         for (int h = 0; h < H; h++) {
-            gat_real t = sd[h] + ss[h];
+            gat_real t = sd[h] + ss[h] + (a->eterm ? a->eterm[(size_t)k * H + h] : 0);
             t = t > 0 ? t : slope * t;
             al[(size_t)k * H + h] = t;
             mx[h] = t > mx[h] ? t : mx[h];
@@ -121,7 +121,7 @@ GAT_I_INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, cons
         const gat_real *restrict ss = a->s_src + (size_t)g->col[k] * H;
         for (int h = 0; h < H; h++) {
             const size_t kh = (size_t)k * H + h;
-            const gat_real pre = sd[h] + ss[h];
+            const gat_real pre = sd[h] + ss[h] + (a->eterm ? a->eterm[kh] : 0);
             const gat_real d = al[kh] * (dpre[kh] - dot[h]) * (pre > 0 ? 1 : slope);
             dpre[kh] = d;
             sum[h] += d;

@@ -30,6 +30,7 @@ typedef struct layer {
      * (fin, heads*fo); gatv2's att (heads, fo); beta or log sigma (heads); R (fin, width) */
     size_t wq, wk, att, theta, res;
     int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
+    size_t we, ae; /* edge features: W_e (D, heads*fo), a_edge (heads, fo) */
 } layer;
 
 /* Activations and caches of one layer for the current graph (pointers into ws.block). */
@@ -44,6 +45,8 @@ typedef struct cache {
     gat_real *out;   /* (N, width): after bias and ELU; the next layer's input / the logits */
     gat_real *q, *k; /* attention family: separate queries, keys (N, heads*fo), if the score has them */
     gat_real *qinv, *kinv; /* cosine: inverse norms (N, heads) */
+    gat_real *ze;    /* edge features: W_e x_e (E, heads*fo), as PyG's lin_edge computes it */
+    gat_real *eterm; /* edge features: (E, heads) a_edge . ze per head */
 } cache;
 
 struct ref_model {
@@ -56,7 +59,10 @@ struct ref_model {
     double in_p, att_p;
     const gat_idx *out_rows;
     gat_idx n_out_rows;
+    gat_idx D;          /* the model's edge_dim */
+    const gat_real *ex; /* (E, D) edge features of ws.g (ref_model_set_edges) */
     struct {
+        gat_real *dze;  /* edge features: (E, max heads*fo) d loss / d ze */
         const gat_graph *g;
         const gat_csr *x;
         void *block;
@@ -99,10 +105,13 @@ static size_t layout(ref_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
         c->k = gat_i_carve(base, &off, L->has_k ? (size_t)N * hw : 0, sizeof(gat_real));
         c->qinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
         c->kinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
+        c->ze = gat_i_carve(base, &off, m->D ? (size_t)E * hw : 0, sizeof(gat_real));
+        c->eterm = gat_i_carve(base, &off, m->D ? (size_t)E * L->heads : 0, sizeof(gat_real));
         maxw = hw > maxw ? hw : maxw;
         maxw = (size_t)L->fin > maxw && l > 0 ? (size_t)L->fin : maxw;
         maxh = (size_t)L->heads > maxh ? (size_t)L->heads : maxh;
     }
+    m->ws.dze = gat_i_carve(base, &off, m->D ? (size_t)E * maxw : 0, sizeof(gat_real));
     m->ws.dcur = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
     m->ws.dy = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
     m->ws.dz = gat_i_carve(base, &off, (size_t)N * maxw, sizeof(gat_real));
@@ -136,6 +145,7 @@ gat_status ref_model_create(ref_model **out, gat_model *model, const gat_graph *
     *out = NULL;
     if (!m) return GAT_ENOMEM;
     m->cfg = *gat_model_get_config(model);
+    m->D = m->cfg.edge_dim;
     m->n_layers = gat_i_model_layers(model, FL);
     for (int l = 0; l < m->n_layers; l++) {
         const gat_i_fast_layer *F = &FL[l];
@@ -147,6 +157,7 @@ gat_status ref_model_create(ref_model **out, gat_model *model, const gat_graph *
         L->has_q = gat_i_score_has_q(F->score);
         L->has_k = gat_i_score_has_k(F->score);
         L->has_res = F->residual == 1;
+        L->we = F->we, L->ae = F->ae;
     }
     sync(m, model);
     m->threads = gat_i_threads(0);
@@ -176,6 +187,11 @@ void ref_model_free(ref_model *m)
     free(m);
 }
 
+void ref_model_set_edges(ref_model *m, const gat_real *ex)
+{
+    m->ex = ex;
+}
+
 const gat_real *ref_model_output(const ref_model *m, int l)
 {
     return m->ws.c[l].out;
@@ -194,7 +210,7 @@ static gat_i_att_args att_args(ref_model *m, int l, int training)
     gat_i_att_args a = {
         .g = m->ws.g, .H = L->heads, .Fo = L->fo, .slope = m->cfg.negative_slope,
         .z = c->z, .a_src = m->blob + L->a_src, .a_dst = m->blob + L->a_dst,
-        .s_src = c->s_src, .s_dst = c->s_dst, .alpha = c->alpha,
+        .s_src = c->s_src, .s_dst = c->s_dst, .eterm = m->D ? c->eterm : NULL, .alpha = c->alpha,
         .amask = training && m->att_p > 0 ? c->amask : NULL,
         .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
         .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
@@ -227,6 +243,7 @@ static gat_i_score_args score_args(ref_model *m, int l, int training)
         .slope = m->cfg.negative_slope, .z = c->z,
         .q = L->has_q ? c->q : c->z, .k = L->has_k ? c->k : c->z,
         .att = m->blob + L->att, .theta = m->blob + L->theta, .qinv = c->qinv, .kinv = c->kinv,
+        .ze = m->D ? c->ze : NULL, .dze = m->D ? m->ws.dze : NULL,
         .alpha = c->alpha, .amask = training && m->att_p > 0 ? c->amask : NULL,
         .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
         .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
@@ -345,6 +362,49 @@ static void extra_backward(ref_model *m, int l, gat_real *grad)
     }
 }
 
+/* The edge term as PyG's GATConv(edge_dim) computes it: ze = X_e W_e (E, heads*fo), then per
+ * edge and head eterm = ze . a_edge (the engine instead folds W_e and a_edge into M first). */
+static void edge_forward(ref_model *m, int l)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
+    gat_i_gemm_nn(E, m->D, H * Fo, m->ex, m->blob + L->we, c->ze, 1);
+    if (m->cfg.score == GAT_SCORE_GATV2) return; /* ze goes inside its LeakyReLU */
+    const gat_real *ae = m->blob + L->ae;
+    for (size_t e = 0; e < (size_t)E; e++)
+        for (gat_idx h = 0; h < H; h++) {
+            gat_real s = 0;
+            for (gat_idx f = 0; f < Fo; f++)
+                s += c->ze[(e * H + h) * Fo + f] * ae[(size_t)h * Fo + f];
+            c->eterm[e * H + h] = s;
+        }
+}
+
+/* Its backward from dpre (E, heads), d loss / d LeakyReLU input, as the attention backward left
+ * it in ws.att.dpre: dze = dpre a_edge, da_edge += sum_e dpre ze, dW_e += X_e^T dze; gatv2's
+ * score backward leaves dze itself in ws.dze. */
+static void edge_backward(ref_model *m, int l, gat_real *grad)
+{
+    const layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
+    if (m->cfg.score == GAT_SCORE_GATV2) {
+        gat_i_gemm_tn_acc(E, m->D, H * Fo, m->ex, m->ws.dze, grad + L->we, 1);
+        return;
+    }
+    const gat_real *ae = m->blob + L->ae, *dpre = m->ws.att.dpre;
+    gat_real *dae = grad + L->ae;
+    for (size_t e = 0; e < (size_t)E; e++)
+        for (gat_idx h = 0; h < H; h++)
+            for (gat_idx f = 0; f < Fo; f++) {
+                const size_t o = (e * H + h) * Fo + f;
+                m->ws.dze[o] = dpre[e * H + h] * ae[(size_t)h * Fo + f];
+                dae[(size_t)h * Fo + f] += dpre[e * H + h] * c->ze[o];
+            }
+    gat_i_gemm_tn_acc(E, m->D, H * Fo, m->ex, m->ws.dze, grad + L->we, 1);
+}
+
 gat_status ref_model_forward(ref_model *m, gat_model *model, int training, const gat_real **logits)
 {
     gat_i_fast_run run;
@@ -390,6 +450,7 @@ gat_status ref_model_forward(ref_model *m, gat_model *model, int training, const
         if (training && m->att_p > 0)
             gat_i_dropout_mask((size_t)g->nnz * L->heads, m->att_p, gat_i_hash64(lkey, 1),
                                c->amask, nt);
+        if (m->D) edge_forward(m, l);
         if (m->cfg.score == GAT_SCORE_GAT) {
             gat_i_att_args a = att_args(m, l, training);
             gat_i_attention_forward(&a, c->out);
@@ -448,10 +509,14 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
             dy = m->ws.dy;
         }
         memset(m->ws.dz, 0, (size_t)N * hw * sizeof *m->ws.dz);
-        if (m->cfg.score == GAT_SCORE_GAT)
+        if (m->cfg.score == GAT_SCORE_GAT) {
             gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
-        else
+            if (m->D) edge_backward(m, l, grad);
+        } else {
+            if (m->D) memset(m->ws.dze, 0, (size_t)g->nnz * hw * sizeof *m->ws.dze);
             score_backward(m, l, dy, grad);
+            if (m->D) edge_backward(m, l, grad);
+        }
         if (m->cfg.residual) residual_backward(m, l, dcur, grad);
 
         /* Z = X_d W */

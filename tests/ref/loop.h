@@ -21,6 +21,9 @@ gat_status ref_model_forward(ref_model *m, gat_model *model, int training,
 /* Backward of the last (training) forward from dlogits (N, classes): ADDS into model's
  * gradients. GAT_EINVAL if the last forward was not a training forward. */
 gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dlogits);
+/* The edge features (E, D) of the graph m was created for, in its in-CSR order (borrowed), for
+ * a model with edge_dim D > 0 (its edge term); set before the first forward. */
+void ref_model_set_edges(ref_model *m, const gat_real *ex);
 /* Layer l's output (N, width) and attention (E, heads) of the last forward. */
 const gat_real *ref_model_output(const ref_model *m, int l);
 const gat_real *ref_model_alpha(const ref_model *m, int l);

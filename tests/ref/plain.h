@@ -134,6 +134,8 @@ typedef struct gat_i_att_args {
     const gat_real *a_src;   /* (H, Fo) */
     const gat_real *a_dst;   /* (H, Fo) */
     gat_real *s_src, *s_dst; /* (N, H) cached per-node score halves */
+    const gat_real *eterm;   /* (E, H) the edge term a_edge . (W_e x_ij), added to the LeakyReLU
+                              * input, or NULL (no edge features) */
     gat_real *alpha;         /* (E, H) cached softmax coefficients (before attention dropout) */
     const uint8_t *amask;    /* (E, H) attention dropout mask, or NULL for none */
     gat_real ascale;         /* 1 / (1 - p) */
@@ -148,7 +150,8 @@ typedef struct gat_i_att_args {
  * scores, max, exponentials, normalisation and the weighted sum together. */
 void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out);
 
-/* Scratch of gat_i_attention_backward: dpre (E, H), ds_src and ds_dst (N, H), partial sums
+/* Scratch of gat_i_attention_backward: dpre (E, H) (on return d loss / d LeakyReLU input, which
+ * the edge term's backward reads), ds_src and ds_dst (N, H), partial sums
  * (nt, 2, H, Fo). */
 typedef struct gat_i_att_scratch {
     gat_real *dpre, *ds_src, *ds_dst, *partial;

@@ -70,6 +70,17 @@ GAT_I_INLINE gat_real leaky_dot(const gat_real *restrict a, const gat_real *rest
     return LANE_SUM(acc);
 }
 
+/* a . LeakyReLU(x + y + w) */
+GAT_I_INLINE gat_real leaky_dot3(const gat_real *restrict a, const gat_real *restrict x,
+                                 const gat_real *restrict y, const gat_real *restrict w,
+                                 gat_real slope, gat_idx D)
+{
+    gat_real acc = 0;
+    for (gat_idx f = 0; f < D; f++)
+        acc += a[f] * leaky(x[f] + y[f] + w[f], slope);
+    return acc;
+}
+
 /* |x - y|^2 */
 GAT_I_INLINE gat_real dist2(const gat_real *restrict x, const gat_real *restrict y, gat_idx D)
 {
@@ -107,7 +118,7 @@ static void head_coefs(const gat_i_score_args *a, gat_real *c)
 
 /* Score of edge j -> i, head h, with the head's coefficient c. */
 GAT_I_INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, gat_idx i, gat_idx j,
-                               gat_real c)
+                               size_t k, gat_real c)
 {
     const gat_idx D = a->D;
     const size_t HD = (size_t)a->H * D;
@@ -115,6 +126,9 @@ GAT_I_INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, ga
     const gat_real *restrict kj = a->k + (size_t)j * HD + (size_t)h * D;
     switch (S) {
     case GAT_SCORE_GATV2:
+        if (a->ze)
+            return leaky_dot3(a->att + (size_t)h * D, qi, kj, a->ze + k * HD + (size_t)h * D,
+                              (gat_real)a->slope, D);
         return leaky_dot(a->att + (size_t)h * D, qi, kj, (gat_real)a->slope, D);
     case GAT_SCORE_COSINE:
         return c * dotp(qi, kj, D) * a->qinv[(size_t)i * a->H + h] * a->kinv[(size_t)j * a->H + h];
@@ -129,8 +143,8 @@ GAT_I_INLINE gat_real score_of(const gat_i_score_args *a, gat_score S, int h, ga
  * de * ds/da into gatt (D) if not NULL; returns de * ds/dtheta_h (cosine, gaussian; else 0).
  * Recomputes the edge's dot product, difference or LeakyReLU input from q_i and k_j. */
 GAT_I_INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, gat_idx i,
-                                 gat_idx j, gat_real c, gat_real de, gat_real *gq, gat_real *gk,
-                                 gat_real *gatt)
+                                 gat_idx j, size_t k, gat_real c, gat_real de, gat_real *gq,
+                                 gat_real *gk, gat_real *gatt)
 {
     const gat_idx D = a->D;
     const size_t HD = (size_t)a->H * D;
@@ -142,14 +156,17 @@ GAT_I_INLINE gat_real score_grad(const gat_i_score_args *a, gat_score S, int h, 
         /* ds/dq = ds/dk = a LeakyReLU'(q + k), written without a branch (random signs); the row
          * pass (gq) also takes ds/da */
         const gat_real *restrict at = a->att + (size_t)h * D, slope = (gat_real)a->slope;
+        const gat_real *ze = a->ze ? a->ze + k * HD + (size_t)h * D : NULL;
         gat_real *restrict g = gq ? gq : gk;
         for (gat_idx f = 0; f < D; f++) {
-            const gat_real u = qi[f] + kj[f], d = u > 0 ? 1 : slope;
+            const gat_real u = qi[f] + kj[f] + (ze ? ze[f] : 0), d = u > 0 ? 1 : slope;
             g[f] += de * at[f] * d;
+            /* ds/dze = ds/dq: taken once, by the row pass */
+            if (ze && gq) a->dze[k * HD + (size_t)h * D + (size_t)f] += de * at[f] * d;
         }
         if (gatt)
             for (gat_idx f = 0; f < D; f++)
-                gatt[f] += de * leaky(qi[f] + kj[f], slope);
+                gatt[f] += de * leaky(qi[f] + kj[f] + (ze ? ze[f] : 0), slope);
         return 0;
     }
     case GAT_SCORE_COSINE: {
@@ -216,7 +233,7 @@ GAT_I_INLINE void forward_row(const gat_i_score_args *a, const gat_real *coef, g
         mx[h] = -INFINITY;
     for (gat_idx k = k0; k < k1; k++)
         for (int h = 0; h < H; h++) {
-            const gat_real t = score_of(a, S, h, i, g->col[k], coef[h]);
+            const gat_real t = score_of(a, S, h, i, g->col[k], (size_t)k, coef[h]);
             al[(size_t)k * H + h] = t;
             mx[h] = t > mx[h] ? t : mx[h];
         }
@@ -275,8 +292,8 @@ GAT_I_INLINE void backward_row(const gat_i_score_args *a, const gat_real *coef, 
             const size_t kh = (size_t)k * H + h;
             const gat_real d = al[kh] * (de[kh] - dot[h]);
             de[kh] = d;
-            pth[h] += score_grad(a, S, h, i, g->col[k], coef[h], d, dqi + (size_t)h * D, NULL,
-                                 S == GAT_SCORE_GATV2 ? patt + (size_t)h * D : NULL);
+            pth[h] += score_grad(a, S, h, i, g->col[k], (size_t)k, coef[h], d, dqi + (size_t)h * D,
+                                 NULL, S == GAT_SCORE_GATV2 ? patt + (size_t)h * D : NULL);
         }
 }
 
@@ -300,7 +317,8 @@ GAT_I_INLINE void backward_source(const gat_i_score_args *a, const gat_real *coe
             const gat_real w = a->alpha[k * H + h] * gat_i_att_keep(a->amask, a->ascale, k * H + h);
             for (gat_idx f = 0; f < Fo; f++)
                 dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
-            score_grad(a, S, h, i, j, coef[h], s->de[k * H + h], NULL, dkj + (size_t)h * D, NULL);
+            score_grad(a, S, h, i, j, k, coef[h], s->de[k * H + h], NULL, dkj + (size_t)h * D,
+                       NULL);
         }
     }
 }

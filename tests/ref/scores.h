@@ -1,7 +1,8 @@
 /* Private kernels of the attention family (scores.c): every score function but GAT's additive
  * one, in one general form. Per edge j -> i and head h the score is e = s(q_i, k_j; theta_h) of a
  * node-level query q_i and key k_j (N, H, D):
- *   gatv2       a_h . LeakyReLU(q_i + k_j)                   (q = W_dst h, k = z = W h)
+ *   gatv2       a_h . LeakyReLU(q_i + k_j (+ ze_ij))         (q = W_dst h, k = z = W h; ze =
+ *                                                             W_e x_ij with edge features)
  *   dot         q_i . k_j                                    (q = k = z)
  *   scaled-dot  q_i . k_j / sqrt(D)                          (q = Q h, k = K h)
  *   bilinear    q_i . k_j                                    (q = W_q h, k = W_k h)
@@ -26,6 +27,9 @@ typedef struct gat_i_score_args {
     const gat_real *z;     /* (N, H, Fo) values */
     const gat_real *q, *k; /* (N, H, D) queries and keys; may alias each other and z */
     const gat_real *att;   /* gatv2: (H, D); else unused */
+    const gat_real *ze;    /* gatv2 with edge features: (E, H, D) W_e x_ij, added inside the
+                            * LeakyReLU (GATv2Conv(edge_dim)), or NULL */
+    gat_real *dze;         /* with ze: (E, H, D) its gradient, ADDED by the backward */
     const gat_real *theta; /* cosine: beta (H); gaussian: log sigma (H); else unused */
     gat_real *qinv, *kinv; /* cosine: (N, H) cached 1 / |q_i|, 1 / |k_j|; else unused */
     gat_real *alpha;       /* (E, H) cached softmax coefficients (before attention dropout) */
