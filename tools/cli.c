@@ -154,8 +154,12 @@ static const char *graph_only_option(const cli_data *d)
     if (d->features) return "--features";
     if (d->labels) return "--labels";
     if (d->split) return "--split";
+    if (d->edge_attributes) return "--edge-attributes";
     return NULL;
 }
+
+/* Most names --edge-attributes takes. */
+#define CLI_MAX_EDGE_ATTRIBUTES 64
 
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
                      int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
@@ -179,6 +183,50 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         fprintf(stderr, "%s: no data: give --dataset or --graph (try --help)\n", prog);
         return 2;
     }
+    /* the edge feature options, on a copy of opt */
+    gat_dataset_options o;
+    if (opt)
+        o = *opt;
+    else
+        gat_dataset_options_default(&o);
+    if (d->self_loop_fill) {
+        if (!strcmp(d->self_loop_fill, "mean"))
+            o.self_loop_fill = GAT_SELF_LOOP_FILL_MEAN;
+        else if (!strcmp(d->self_loop_fill, "zero"))
+            o.self_loop_fill = GAT_SELF_LOOP_FILL_ZERO;
+        else {
+            fprintf(stderr, "%s: --self-loop-fill: expected mean or zero, got '%s'\n", prog,
+                    d->self_loop_fill);
+            return 2;
+        }
+    }
+    char names_buf[4096];
+    const char *names[CLI_MAX_EDGE_ATTRIBUTES];
+    if (d->edge_attributes) {
+        gat_idx n = 0;
+        if (strlen(d->edge_attributes) >= sizeof names_buf) {
+            fprintf(stderr, "%s: --edge-attributes: the list is longer than %zu characters\n",
+                    prog, sizeof names_buf - 1);
+            return 2;
+        }
+        strcpy(names_buf, d->edge_attributes);
+        for (char *p = names_buf;;) {
+            char *c = strchr(p, ',');
+            if (c) *c = '\0';
+            if (!*p || n == CLI_MAX_EDGE_ATTRIBUTES) {
+                fprintf(stderr, "%s: --edge-attributes: expected NAME[,NAME...] (at most %d "
+                                "non-empty names), got '%s'\n", prog, CLI_MAX_EDGE_ATTRIBUTES,
+                        d->edge_attributes);
+                return 2;
+            }
+            names[n++] = p;
+            if (!c) break;
+            p = c + 1;
+        }
+        o.edge_attributes = names;
+        o.n_edge_attributes = n;
+    }
+    opt = &o;
     if (d->graph) {
         gat_dataset_files files = {.graph = d->graph, .features = d->features,
                                    .labels = d->labels, .split = d->split};

@@ -51,6 +51,8 @@ typedef struct cli_data {
     const char *features;     /* --features FILE, or NULL: one-hot node features */
     const char *labels;       /* --labels FILE, or NULL */
     const char *split;        /* --split FILE, or NULL: random split */
+    const char *edge_attributes; /* --edge-attributes NAME[,NAME...], or NULL */
+    const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
 } cli_data;
 
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
@@ -60,7 +62,12 @@ typedef struct cli_data {
     {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
      "edgelist, ncol, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},        \
     {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \
-     "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node (default one-hot)"}
+     "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node (default one-hot)"},  \
+    {"edge-attributes", CLI_STRING, &(d).edge_attributes, 0, 0, "NAME[,NAME...]",                  \
+     "with --graph (GraphML, GML): numeric edge attributes read as edge feature columns"},        \
+    {"self-loop-fill", CLI_STRING, &(d).self_loop_fill, 0, 0, "mean|zero",                         \
+     "edge features of the self-loops the graph builder adds: the mean of the node's in-edges' "   \
+     "(default) or zeros"}
 #define CLI_LABEL_OPTIONS(d)                                                                       \
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
     {"split", CLI_STRING, &(d).split, 0, 0, "FILE",                                                \

@@ -82,5 +82,17 @@ then ok minibatch-edges-full; else bad minibatch-edges-full; fi
 run minibatch-edges 0 '^test accuracy' '' -- "$train" --dataset "$tmp/e3" --edge-features --epochs 5 --seed 1 --threads 1 --batch-size 16 --fanout 4,4 --save "$tmp/mb.gat"
 run minibatch-edges-embed 0 '' '' -- "$embed" --model "$tmp/mb.gat" --dataset "$tmp/e3" --predict "$tmp/mb.tsv" --threads 1
 
+# edge features from GraphML edge attributes (--edge-attributes) and the self-loop fill
+g="$(cd "$(dirname "$0")/../data/edgefeat" && pwd)/eattr.graphml"
+printf 'n0 a\nn1 b\nn2 a\nn3 b\n' >"$tmp/g.labels"
+printf 'n0 train\nn1 train\nn2 val\nn3 test\n' >"$tmp/g.split"
+gl=(--graph "$g" --labels "$tmp/g.labels" --split "$tmp/g.split")
+run graphml-edges 0 '^test accuracy' '' -- "$train" "${gl[@]}" --edge-attributes t,w --edge-features --epochs 3 --threads 1 --quiet
+run graphml-edges-unknown 1 '' "edge attribute 'nope' does not exist" -- "$train" "${gl[@]}" --edge-attributes t,nope --edge-features --epochs 3
+run graphml-edges-empty-name 2 '' "--edge-attributes: expected NAME\[,NAME...\] .*got 't,,w'" -- "$train" "${gl[@]}" --edge-attributes t,,w
+run edge-attributes-no-graph 2 '' '--edge-attributes needs --graph' -- "$train" --dataset "$tmp/e3" --edge-attributes w
+run self-loop-fill-bad 2 '' "--self-loop-fill: expected mean or zero, got 'one'" -- "$train" --dataset "$tmp/e3" --self-loop-fill one
+run self-loop-fill-zero 0 '^test accuracy' '' -- "$train" --dataset "$tmp/e3" --edge-features --self-loop-fill zero --epochs 3 --seed 1 --threads 1 --quiet
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
