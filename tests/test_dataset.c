@@ -1527,6 +1527,37 @@ START_TEST(test_edge_features_merge)
 }
 END_TEST
 
+/* Edge-list and ncol files with edge feature columns "a b w1 w2" (gat_dataset_read): each edge
+ * gets its line's columns (symmetrised: both directions; a duplicate line: the mean), added
+ * self-loops the mean of their node's in-edges; ncol names map as without columns. */
+START_TEST(test_edge_features_edgelist)
+{
+    char *dir = tu_tmpdir();
+    const char *text = _i ? "n0 n1 1 10\nn1 n2 3 30\nn0 n1 5 50\nn2 n3 2 20\n"
+                          : "0 1 1 10\n1 2 3 30\n0 1 5 50\n2 3 2 20\n";
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tu_write(dir, _i ? "g.ncol" : "g.edges", text));
+    gat_dataset_files files = {.graph = path};
+    gat_dataset ds;
+    ck_assert_msg(gat_dataset_read(&ds, &files, NULL) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(ds.n_edge_features, 2);
+    const char *a = _i ? "n0" : "0", *b = _i ? "n1" : "1", *c = _i ? "n2" : "2",
+               *d = _i ? "n3" : "3";
+    assert_edge(&ds, a, b, 0, 3, 30); /* lines 0 and 2: the mean */
+    assert_edge(&ds, b, a, 0, 3, 30);
+    assert_edge(&ds, b, c, 1, 3, 30);
+    assert_edge(&ds, d, c, 3, 2, 20);
+    assert_edge(&ds, c, c, -1, 2.5, 25); /* the mean of b -> c and d -> c */
+    gat_dataset_destroy(&ds);
+    /* a line with another count of columns: file and line named */
+    snprintf(path, sizeof path, "%s", tu_write(dir, "bad.edges", "0 1 1 10\n1 2 3\n"));
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, NULL), GAT_EFORMAT,
+                 "bad.edges:2: 3 fields, expected 4 as on the first line");
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Numeric GraphML edge attributes chosen by name (gat_dataset_read): merged by mean over the
  * duplicate edge, both directions alike, self-loops filled; unknown and non-numeric names. */
 START_TEST(test_edge_features_graphml)
@@ -1736,6 +1767,7 @@ int main(void)
     tcase_add_test(tc, test_edge_features_bad_parts);
     tcase_add_test(tc, test_edge_features_merge);
     tcase_add_test(tc, test_edge_features_graphml);
+    tcase_add_loop_test(tc, test_edge_features_edgelist, 0, 2);
     tcase_add_test(tc, test_edge_features_gatd_bad);
     suite_add_tcase(s, tc);
 

@@ -280,6 +280,12 @@ typedef struct read_ctx {
     gat_idx n_eattr;
     int *etype;   /* (n_eattr) */
     double *erow; /* (m, n_eattr) */
+    /* edgelist and ncol: numeric columns after the two node fields (split_columns) */
+    gat_idx n_cols;   /* D, 0 if the lines have two fields */
+    gat_real *crow;   /* (lines, D) */
+    size_t n_lines;   /* edge lines read */
+    char *stripped;   /* the file with the two node fields of each line, which igraph reads */
+    size_t stripped_len;
 } read_ctx;
 
 static void read_ctx_free(read_ctx *c)
@@ -291,10 +297,84 @@ static void read_ctx_free(read_ctx *c)
     gat_free(c->ids);
     gat_free(c->etype);
     gat_free(c->erow);
+    gat_free(c->crow);
+    gat_free(c->stripped);
     c->src = c->dst = NULL;
     c->ids = NULL;
     c->etype = NULL;
     c->erow = NULL;
+    c->crow = NULL;
+    c->stripped = NULL;
+}
+
+/* Edge-list and ncol files may carry edge features, "a b w1 ... wD", with the same D on every
+ * line (the .cites rule): when the first line has more than two fields, every line's columns 3..
+ * go to c->crow and the two node fields to c->stripped, which igraph reads instead of the file
+ * (its readers take two fields, and ncol a weight, per line). A first line of two fields leaves
+ * the file to igraph as it is. Faults name path, line and column. */
+static gat_status split_columns(read_ctx *c, const char *path)
+{
+    gat_i_text t = {0};
+    int errnum = 0;
+    size_t cap = 0, at = 0;
+    gat_status st = gat_i_text_load(&t, path, &errnum);
+    if (st != GAT_OK) return st;
+    const size_t lines = gat_i_text_count_lines(&t); /* before fields are cut in place */
+    if ((st = gat_i_text_next(&t)) != GAT_OK || t.n_fields <= 2) goto cleanup;
+    const size_t D = t.n_fields - 2;
+    if (D > INT32_MAX / 2) {
+        st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu fields", path, t.line, t.n_fields);
+        goto cleanup;
+    }
+    if (!(c->crow = gat_malloc(lines, D * sizeof *c->crow)) ||
+        !(c->stripped = gat_malloc(t.len + 1, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    cap = t.len + 1;
+    for (; t.n_fields > 0; st = gat_i_text_next(&t)) {
+        if (st != GAT_OK) goto cleanup;
+        if (t.n_fields != D + 2) {
+            st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu fields, expected %zu as on the first line "
+                             "(two nodes and the same %zu edge feature column%s on every line)",
+                             path, t.line, t.n_fields, D + 2, D, D == 1 ? "" : "s");
+            goto cleanup;
+        }
+        for (size_t k = 0; k < D; k++) {
+            const char *f = t.field[k + 2];
+            char *end;
+            const double v = strtod(f, &end);
+            if (end == f || *end != '\0') {
+                st = gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: edge feature %zu is not a number: "
+                                 "'%s'", path, t.line, gat_i_text_column(&t, k + 2), k + 1, f);
+                goto cleanup;
+            }
+            if (!isfinite(v) || fabs(v) > REAL_MAX) {
+                st = gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: edge feature %zu is %s: '%s'", path,
+                                 t.line, gat_i_text_column(&t, k + 2), k + 1,
+                                 isfinite(v) ? "out of range for gat_real" : "not finite", f);
+                goto cleanup;
+            }
+            c->crow[c->n_lines * D + k] = (gat_real)v;
+        }
+        /* the two node fields are shorter than the line they came from: the copy fits */
+        const int w = snprintf(c->stripped + at, cap - at, "%s %s\n", t.field[0], t.field[1]);
+        at += (size_t)w;
+        c->n_lines++;
+    }
+    c->n_cols = (gat_idx)D;
+    c->stripped_len = at;
+cleanup:
+    gat_i_text_free(&t);
+    if (st != GAT_OK || !c->n_cols) {
+        gat_free(c->crow);
+        gat_free(c->stripped);
+        c->crow = NULL;
+        c->stripped = NULL;
+        c->n_cols = 0;
+        c->n_lines = 0;
+    }
+    return st;
 }
 
 static igraph_error_t read_format(read_ctx *c, igraph_t *g)
@@ -420,8 +500,12 @@ static gat_status read_graph(read_ctx *c, const char *path)
 {
     char what[600];
     gat_status st;
+    if ((c->fmt == GAT_GRAPH_FORMAT_EDGELIST || c->fmt == GAT_GRAPH_FORMAT_NCOL) &&
+        (st = split_columns(c, path)) != GAT_OK)
+        return st;
     errno = 0;
-    if (!(c->f = fopen(path, "rb")))
+    if (c->stripped ? !(c->f = fmemopen(c->stripped, c->stripped_len ? c->stripped_len : 1, "r"))
+                    : !(c->f = fopen(path, "rb")))
         return gat_i_error(GAT_EIO, "cannot open %s: %s", path, strerror(errno ? errno : ENOENT));
     snprintf(what, sizeof what, "%s: igraph cannot read it as %s", path,
              gat_graph_format_name(c->fmt));
@@ -433,6 +517,9 @@ static gat_status read_graph(read_ctx *c, const char *path)
     if (st == GAT_OK && c->n >= INT32_MAX)
         st = gat_i_error(GAT_EINVAL, "%s: %lld vertices exceed libgat's 32-bit node indices", path,
                          (long long)c->n);
+    if (st == GAT_OK && c->n_cols > 0 && c->m != c->n_lines)
+        st = gat_i_error(GAT_EFORMAT, "%s: igraph read %zu edges from %zu lines", path, c->m,
+                         c->n_lines);
     return st;
 }
 
@@ -592,12 +679,14 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
     /* igraph reads past NUL bytes and splits at any white space: so do we, here */
     for (size_t k = 0; k < t.len; k++)
         if ((unsigned char)t.buf[k] < 0x20 && t.buf[k] != '\n') t.buf[k] = ' ';
+    size_t first = 0; /* fields of the first line: edge feature columns follow two vertices */
     while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
         size_t last = 0;    /* fields [0, last) hold vertex numbers */
         int64_t count = -1; /* a declared count */
         const char *f0 = t.field[0];
+        if (!first) first = t.n_fields;
         if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
-            last = t.n_fields;
+            last = first > 2 ? 2 : t.n_fields;
         } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK && f0[0] == '*') {
             section = !strcasecmp(f0, "*vertices")                              ? PAJEK_VERTICES
                       : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs")   ? PAJEK_PAIRS
@@ -1001,9 +1090,28 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((st = gat_graph_from_edges64_mapped(&g, c.n, c.m, c.src, c.dst, gflags, edge_input)) !=
         GAT_OK)
         goto cleanup;
+    if (c.n_eattr > 0 && c.n_cols > 0) {
+        st = gat_i_error(GAT_EINVAL, "%s: edge feature columns and edge attributes (%s) both given: "
+                         "%s files have no edge attributes", files->graph, c.eattr[0],
+                         gat_graph_format_name(c.fmt));
+        goto cleanup;
+    }
     if (c.n_eattr > 0 &&
         (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
         goto cleanup;
+    if (c.n_cols > 0) { /* the columns of edge k are line k's: igraph keeps the file's order */
+        gat_idx *s = gat_malloc(c.m, sizeof *s), *d = gat_malloc(c.m, sizeof *d);
+        if (s && d) {
+            for (size_t k = 0; k < c.m; k++) s[k] = (gat_idx)c.src[k], d[k] = (gat_idx)c.dst[k];
+            st = gat_i_edge_rows(&g, c.m, s, d, (gflags & GAT_GRAPH_SYMMETRIZE) != 0, c.crow,
+                                 c.n_cols, opt->self_loop_fill, &erows);
+        } else {
+            st = GAT_ENOMEM;
+        }
+        gat_free(s);
+        gat_free(d);
+        if (st != GAT_OK) goto cleanup;
+    }
     st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
     if (st != GAT_OK) goto cleanup;
@@ -1028,7 +1136,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.class_names = (const char *const *)L.names;
     parts.edge_input = edge_input;
     parts.edge_features = erows;
-    parts.n_edge_features = erows ? c.n_eattr : 0;
+    parts.n_edge_features = !erows ? 0 : c.n_cols > 0 ? c.n_cols : c.n_eattr;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
                                   files->labels ? files->labels : files->graph, files->features);
 cleanup:

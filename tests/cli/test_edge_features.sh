@@ -94,5 +94,22 @@ run edge-attributes-no-graph 2 '' '--edge-attributes needs --graph' -- "$train" 
 run self-loop-fill-bad 2 '' "--self-loop-fill: expected mean or zero, got 'one'" -- "$train" --dataset "$tmp/e3" --self-loop-fill one
 run self-loop-fill-zero 0 '^test accuracy' '' -- "$train" --dataset "$tmp/e3" --edge-features --self-loop-fill zero --epochs 3 --seed 1 --threads 1 --quiet
 
+# edge-list and ncol files with edge feature columns "a b w1 ... wD"
+gd="$(cd "$(dirname "$0")/../data/graphs" && pwd)"
+awk '{ print $1, $2, ($1 + $2) % 3, 0.5 }' "$gd/sbm.edges" >"$tmp/w.edges"
+awk '{ print "v" $1, "v" $2, ($1 + $2) % 3, 0.5 }' "$gd/sbm.edges" >"$tmp/w.ncol"
+sed 's/^\([0-9]\)/v\1/' "$gd/sbm.labels" >"$tmp/v.labels"
+sed 's/^\([0-9]\)/v\1/' "$gd/sbm.features" >"$tmp/v.features"
+el=(--graph "$tmp/w.edges" --features "$gd/sbm.features" --labels "$gd/sbm.labels")
+run edgelist-columns 0 '^test accuracy' '' -- "$train" "${el[@]}" --edge-features --epochs 3 --threads 1 --quiet
+run ncol-columns 0 '^test accuracy' '' -- "$train" --graph "$tmp/w.ncol" --features "$tmp/v.features" --labels "$tmp/v.labels" --edge-features --epochs 3 --threads 1 --quiet
+run edgelist-columns-note 0 '' 'has 2 edge feature columns' -- "$train" "${el[@]}" --epochs 2 --threads 1
+{ head -n 4 "$tmp/w.edges"; echo "3 9 1"; tail -n +5 "$tmp/w.edges"; } >"$tmp/short.edges"
+run edgelist-short-line 1 '' 'short\.edges:5: 3 fields, expected 4 as on the first line' -- "$train" --graph "$tmp/short.edges" --features "$gd/sbm.features" --labels "$gd/sbm.labels" --epochs 2
+{ head -n 2 "$tmp/w.edges"; echo "3 9 x 1"; tail -n +3 "$tmp/w.edges"; } >"$tmp/word.edges"
+run edgelist-word 1 '' "word\.edges:3:5: edge feature 1 is not a number: 'x'" -- "$train" --graph "$tmp/word.edges" --features "$gd/sbm.features" --labels "$gd/sbm.labels" --epochs 2
+{ head -n 2 "$tmp/w.edges"; echo "3 9 1 nan"; tail -n +3 "$tmp/w.edges"; } >"$tmp/nan.edges"
+run edgelist-nan 1 '' "nan\.edges:3:7: edge feature 2 is not finite: 'nan'" -- "$train" --graph "$tmp/nan.edges" --features "$gd/sbm.features" --labels "$gd/sbm.labels" --epochs 2
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
