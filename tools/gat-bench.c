@@ -86,36 +86,29 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
     double correct = 0;
     for (gat_idx k0 = 0; k0 < n_train; k0 += batch_size) {
         const gat_idx nb = n_train - k0 < batch_size ? n_train - k0 : batch_size;
-        gat_block b;
-        gat_csr bx;
-        double a;
-        const double t0 = now();
-        if (gat_sampler_sample(smp, train + k0, nb, (uint64_t)++*t, &b) != GAT_OK) return -1;
-        if (gat_block_features(&b, &ds->x, &bx) != GAT_OK) {
-            gat_block_destroy(&b);
-            return -1;
-        }
+        gat_block b = {0};
+        gat_csr bx = {0};
         gat_real *bex = NULL;
-        if (edge_dim > 0 &&
-            (!(bex = malloc((size_t)b.graph.nnz * (size_t)edge_dim * sizeof *bex + 1)) ||
-             gat_block_edge_features(&b, ds->edge_x, edge_dim, bex) != GAT_OK)) {
-            free(bex);
-            gat_block_destroy(&b);
-            gat_csr_destroy(&bx);
-            return -1;
-        }
+        double a = 0;
+        const double t0 = now();
+        int ok = gat_sampler_sample(smp, train + k0, nb, (uint64_t)++*t, &b) == GAT_OK &&
+                 gat_block_features(&b, &ds->x, &bx) == GAT_OK &&
+                 (edge_dim == 0 ||
+                  ((bex = malloc((size_t)b.graph.nnz * (size_t)edge_dim * sizeof *bex + 1)) &&
+                   gat_block_edge_features(&b, ds->edge_x, edge_dim, bex) == GAT_OK));
         *sample_s += now() - t0;
-        *edges += b.graph.nnz;
-        for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b.nodes[q]];
-        gat_status st = GAT_OK;
-        if (edge_dim > 0 && ((st = gat_model_bind(m, &b.graph, &bx, 0)) != GAT_OK ||
-                             (st = gat_model_bind_edge_features(m, bex, edge_dim)) != GAT_OK))
-            st = GAT_EINVAL;
-        if (st == GAT_OK) st = gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a);
+        if (ok) {
+            *edges += b.graph.nnz;
+            for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b.nodes[q]];
+            /* a model with an edge term runs on the block's rows, bound with the block */
+            ok = (edge_dim == 0 || (gat_model_bind(m, &b.graph, &bx, 0) == GAT_OK &&
+                                    gat_model_bind_edge_features(m, bex, edge_dim) == GAT_OK)) &&
+                 gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a) == GAT_OK;
+        }
         gat_block_destroy(&b);
         gat_csr_destroy(&bx);
         free(bex);
-        if (st != GAT_OK) return -1;
+        if (!ok) return -1;
         correct += a * nb;
     }
     *acc = correct / n_train;

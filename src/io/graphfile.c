@@ -1017,27 +1017,33 @@ static gat_status check_files(const gat_dataset_files *files, gat_graph_format *
     return *fmt == GAT_GRAPH_FORMAT_AUTO ? gat_graph_format_from_path(files->graph, fmt) : GAT_OK;
 }
 
-/* The edge features of the attributes c read, per edge of g (built from c's edges with flags),
- * merged by the dataset rule; *out allocated (E, D). */
+/* Edge features per edge of g (built from c's edges with flags) from rows raw (c->m, D) per input
+ * edge, merged by the dataset rule; *out allocated (E, D). */
+static gat_status rows_per_edge(const read_ctx *c, const gat_graph *g, unsigned flags,
+                                const gat_dataset_options *opt, const gat_real *raw, gat_idx D,
+                                gat_real **out)
+{
+    gat_idx *s = gat_malloc(c->m, sizeof *s), *d = gat_malloc(c->m, sizeof *d);
+    gat_status st = GAT_ENOMEM;
+    if (s && d) {
+        for (size_t k = 0; k < c->m; k++)
+            s[k] = (gat_idx)c->src[k], d[k] = (gat_idx)c->dst[k]; /* n < INT32_MAX: checked */
+        st = gat_i_edge_rows(g, c->m, s, d, (flags & GAT_GRAPH_SYMMETRIZE) != 0, raw, D,
+                             opt->self_loop_fill, out);
+    }
+    gat_free(s);
+    gat_free(d);
+    return st;
+}
+
+/* The edge features of the attributes c read, per edge of g; *out allocated (E, D). */
 static gat_status edge_features(const read_ctx *c, const gat_graph *g, unsigned flags,
                                 const gat_dataset_options *opt, const char *path, gat_real **out)
 {
     gat_real *raw = NULL;
-    gat_idx *s = NULL, *d = NULL;
     gat_status st = gat_i_edge_attr_rows(path, c->eattr, c->n_eattr, c->etype, c->erow, c->m, &raw);
-    if (st != GAT_OK) return st;
-    if (!(s = gat_malloc(c->m, sizeof *s)) || !(d = gat_malloc(c->m, sizeof *d))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    for (size_t k = 0; k < c->m; k++)
-        s[k] = (gat_idx)c->src[k], d[k] = (gat_idx)c->dst[k]; /* n < INT32_MAX: checked */
-    st = gat_i_edge_rows(g, c->m, s, d, (flags & GAT_GRAPH_SYMMETRIZE) != 0, raw, c->n_eattr,
-                         opt->self_loop_fill, out);
-cleanup:
+    if (st == GAT_OK) st = rows_per_edge(c, g, flags, opt, raw, c->n_eattr, out);
     gat_free(raw);
-    gat_free(s);
-    gat_free(d);
     return st;
 }
 
@@ -1099,19 +1105,10 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if (c.n_eattr > 0 &&
         (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
         goto cleanup;
-    if (c.n_cols > 0) { /* the columns of edge k are line k's: igraph keeps the file's order */
-        gat_idx *s = gat_malloc(c.m, sizeof *s), *d = gat_malloc(c.m, sizeof *d);
-        if (s && d) {
-            for (size_t k = 0; k < c.m; k++) s[k] = (gat_idx)c.src[k], d[k] = (gat_idx)c.dst[k];
-            st = gat_i_edge_rows(&g, c.m, s, d, (gflags & GAT_GRAPH_SYMMETRIZE) != 0, c.crow,
-                                 c.n_cols, opt->self_loop_fill, &erows);
-        } else {
-            st = GAT_ENOMEM;
-        }
-        gat_free(s);
-        gat_free(d);
-        if (st != GAT_OK) goto cleanup;
-    }
+    /* the columns of edge k are line k's: igraph keeps the file's order */
+    if (c.n_cols > 0 &&
+        (st = rows_per_edge(&c, &g, gflags, opt, c.crow, c.n_cols, &erows)) != GAT_OK)
+        goto cleanup;
     st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
     if (st != GAT_OK) goto cleanup;

@@ -344,8 +344,13 @@ static void partition_all(gat_i_fast *f)
 static void set_lean(gat_i_fast *f, gat_idx chunk)
 {
     f->lean = chunk > 0;
-    f->chunk = !f->lean ? 0 : chunk > f->maxdeg ? (chunk < f->E ? chunk : f->E) : f->maxdeg;
-    if (f->lean && f->chunk < 1) f->chunk = 1;
+    if (!f->lean) {
+        f->chunk = 0;
+        return;
+    }
+    if (chunk > f->E) chunk = f->E;           /* no more room than the graph's edges */
+    if (chunk < f->maxdeg) chunk = f->maxdeg; /* a chunk holds whole rows */
+    f->chunk = chunk > 0 ? chunk : 1;
 }
 
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,

@@ -683,11 +683,6 @@ static int same_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x)
            m->ws.arrays[4] == x->val && m->ws.xnnz == x->rowptr[x->rows];
 }
 
-int gat_i_model_bound_to(const gat_model *m, const gat_graph *g, const gat_csr *x, int lean)
-{
-    return m->ws.fast && same_inputs(m, g, x) && (!lean || m->ws.lean);
-}
-
 static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     m->ws.g = g;
@@ -839,17 +834,25 @@ gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, ga
     return attach_edges(m, m->ws.g, edge_x);
 }
 
+gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D)
+{
+    if (m->cfg.edge_dim == 0 || D == m->cfg.edge_dim) return GAT_OK;
+    return gat_i_error(GAT_EDIM, "the model was trained with edge_dim %d but the graph has %d "
+                       "edge feature columns", m->cfg.edge_dim, D);
+}
+
 gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
-                                     const gat_real *ex, gat_idx D)
+                                     const gat_real *ex, gat_idx D, unsigned flags)
 {
     gat_status st;
-    if (m->cfg.edge_dim == 0) return GAT_OK;
-    if (D != m->cfg.edge_dim)
-        return gat_i_error(GAT_EDIM, "the model was trained with edge_dim %d but the graph has %d "
-                           "edge feature columns", m->cfg.edge_dim, D);
-    if (m->ws.fast && same_inputs(m, g, x) && m->ws.ex == ex && ex) return GAT_OK;
-    if ((st = gat_model_bind(m, g, x, 0)) != GAT_OK) return st;
-    return gat_model_bind_edge_features(m, ex, D);
+    const int lean = (flags & GAT_BIND_INFERENCE) != 0, edges = m->cfg.edge_dim > 0;
+    if ((st = gat_i_model_check_edge_dim(m, D)) != GAT_OK) return st;
+    if (!edges && !lean) return GAT_OK;
+    if (m->ws.fast && same_inputs(m, g, x) && (!lean || m->ws.lean) &&
+        (!edges || (ex && m->ws.ex == ex)))
+        return GAT_OK;
+    if ((st = gat_model_bind(m, g, x, flags)) != GAT_OK) return st;
+    return edges ? gat_model_bind_edge_features(m, ex, D) : GAT_OK;
 }
 
 /* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or

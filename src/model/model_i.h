@@ -16,9 +16,6 @@
 void gat_i_model_set_lean_chunk(gat_model *m, gat_idx edges);
 /* Whether the binding is an inference binding. */
 int gat_i_model_lean(const gat_model *m);
-/* Whether g and x are the bound inputs (as a forward would find them), and if lean, bound for
- * inference. */
-int gat_i_model_bound_to(const gat_model *m, const gat_graph *g, const gat_csr *x, int lean);
 /* The kernels' thread count (gat_model_set_threads, resolved). */
 int gat_i_model_threads(const gat_model *m);
 /* Adam's moment buffers (same layout as the parameters). */
@@ -47,12 +44,14 @@ const char *gat_i_model_fused_isa(const gat_model *m);
 /* The engine's description of the model's layers in FL (GAT_MAX_LAYERS entries); returns the
  * layer count. */
 int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL);
-/* For a model with edge_dim > 0: makes g, x and edge features ex (E, D) of g the binding (all
- * borrowed) unless they are already; fn names the caller in the messages. Nothing for edge_dim 0
- * (the forward then binds g and x as usual). Returns gat_model_bind's and
- * gat_model_bind_edge_features' statuses (GAT_EDIM: D differs from edge_dim, naming both). */
+/* GAT_EDIM naming both numbers unless D is the model's edge_dim (any D for edge_dim 0). */
+gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D);
+/* Makes g and x (bound with flags: 0 or GAT_BIND_INFERENCE) and, for a model with edge_dim > 0,
+ * g's edge features ex (E, D) the binding (all borrowed), unless they are bound so already.
+ * With flags 0 and edge_dim 0 nothing is done (the forward binds g and x as usual). Returns
+ * gat_i_model_check_edge_dim's, gat_model_bind's and gat_model_bind_edge_features' statuses. */
 gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
-                                     const gat_real *ex, gat_idx D);
+                                     const gat_real *ex, gat_idx D, unsigned flags);
 /* What the next forward runs: advances the dropout step if training (as gat_model_forward does),
  * then the step's dropout key, dropout, slope, output rows and threads in *run. */
 void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run);

@@ -113,12 +113,9 @@ static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_i
 {
     const gat_real *logits;
     gat_status st;
-    if (lean && !gat_i_model_bound_to(m, &ds->graph, &ds->x, 1)) {
-        if ((st = gat_model_bind(m, &ds->graph, &ds->x, GAT_BIND_INFERENCE)) != GAT_OK) return st;
-        if (gat_model_get_config(m)->edge_dim > 0 &&
-            (st = gat_model_bind_edge_features(m, ds->edge_x, ds->n_edge_features)) != GAT_OK)
-            return st;
-    }
+    if (lean && (st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                                ds->n_edge_features, GAT_BIND_INFERENCE)) != GAT_OK)
+        return st;
     gat_i_model_set_output_rows(m, rows, n_rows);
     st = gat_model_forward(m, &ds->graph, &ds->x, 0, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
@@ -139,7 +136,7 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     /* a model with an edge term runs on the dataset's edge features */
     if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                        ds->n_edge_features)) != GAT_OK)
+                                        ds->n_edge_features, 0)) != GAT_OK)
         return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
     st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc);
@@ -346,8 +343,7 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
             (D == 0 ||
              ((bex = gat_malloc((size_t)blk.graph.nnz * (size_t)D, sizeof *bex)) &&
               (st = gat_block_edge_features(&blk, ds->edge_x, D, bex)) == GAT_OK &&
-              (st = gat_model_bind(m, &blk.graph, &bx, 0)) == GAT_OK &&
-              (st = gat_model_bind_edge_features(m, bex, D)) == GAT_OK))) {
+              (st = gat_i_model_bind_edges_of(m, &blk.graph, &bx, bex, D, 0)) == GAT_OK))) {
             for (gat_idx q = 0; q < nb; q++) mb->labels[q] = ds->labels[blk.nodes[q]];
             st = step(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam, mb->t, &l, &a,
                       "step", "; the best model so far is kept", diverged);
@@ -413,14 +409,11 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     /* full-graph training binds the dataset with its edge features now; mini-batches bind each
      * block with its rows, and the evaluations the dataset for inference */
-    if (cfg->batch_size == 0 &&
-        (st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                        ds->n_edge_features)) != GAT_OK)
+    if ((st = cfg->batch_size == 0
+                  ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                              ds->n_edge_features, 0)
+                  : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
         return st;
-    if (cfg->batch_size > 0 && gat_model_get_config(m)->edge_dim != ds->n_edge_features)
-        return gat_i_error(GAT_EDIM, "the model was trained with edge_dim %d but the graph has %d "
-                           "edge feature columns", gat_model_get_config(m)->edge_dim,
-                           ds->n_edge_features);
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
                            "nodes; both must be non-zero", ds->n_train, ds->n_val);
