@@ -219,6 +219,16 @@ INLINE unsigned keep1(const gat_i_drop *d, uint64_t k, uint64_t *blk, uint64_t *
     return gat_i_keep16_of(*hv, k) >= d->cut;
 }
 
+/* The dropout counters of an edge and of a dense row (gat_i_fl.ekey, rkey). */
+INLINE uint64_t ekey_of(const gat_i_fl *l, gat_idx k)
+{
+    return l->ekey ? (uint64_t)l->ekey[k] : (uint64_t)k;
+}
+INLINE uint64_t rkey_of(const gat_i_fl *l, gat_idx i)
+{
+    return l->rkey ? (uint64_t)l->rkey[i] : (uint64_t)i;
+}
+
 /* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bits kb. */
 INLINE V8 keep_pat(const gat_i_fl *l, const uint8_t *kb, int H, int q, gat_real scale)
 {
@@ -495,12 +505,13 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
             for (int v = 0; v < NV; v++)
                 ax[q][v] = bc(0);
         uint64_t hv = 0, blk = UINT64_MAX;
+        const uint64_t kb0 = l->xkey ? (uint64_t)l->xkey[i] - (uint64_t)x->rowptr[i] : 0;
         for (gat_idx p0 = x->rowptr[i]; p0 < x->rowptr[i + 1]; p0 += SEG) {
             const gat_idx p1 = x->rowptr[i + 1] - p0 < SEG ? x->rowptr[i + 1] : p0 + SEG;
             int n = 0;
             if (in.on) {
                 for (gat_idx p = p0; p < p1; p++) {
-                    const unsigned keep = keep1(&in, (uint64_t)p, &blk, &hv);
+                    const unsigned keep = keep1(&in, kb0 + (uint64_t)p, &blk, &hv);
                     l->xkeep[p] = (uint8_t)keep;
                     col[n] = x->col[p];
                     val[n] = x->val[p] * in.scale;
@@ -596,7 +607,7 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin, fb = (fin + 7) / 8;
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
-        dropout_row(&l->in, l->xin + (size_t)i * fin, fin, (uint64_t)i * fin, xd,
+        dropout_row(&l->in, l->xin + (size_t)i * fin, fin, rkey_of(l, i) * fin, xd,
                     l->xkeep + (size_t)i * fb);
         dense_row(xd, fin, l->W, hw, NV, acc);
         store_row(l->z + (size_t)i * hw, acc, NV);
@@ -789,7 +800,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             for (int q = 0; q < P; q++) {
-                const size_t kh = (size_t)k * H + 8 * q, ka = (size_t)(k - e0) * H + 8 * q;
+                const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q, ka = (size_t)(k - e0) * H + 8 * q;
                 const V8 a = ld(al + ka) * M[q];
                 st(al + ka, a);
                 S[q] = a;
@@ -814,7 +825,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 a[h] *= sum[h];
                 w[h] = a[h];
                 if (l->att.on) {
-                    const unsigned keep = keep1(&l->att, (uint64_t)k * H + h, &blk, &hv);
+                    const unsigned keep = keep1(&l->att, ekey_of(l, k) * H + h, &blk, &hv);
                     bits |= keep << (h & 7);
                     if ((h & 7) == 7 || h == H - 1)
                         l->akeep[(size_t)(k - e0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
@@ -1263,7 +1274,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                      * more random cache line per edge */
                     const V8 km = !l->att.on ? bc(1)
                                   : l->prefetch
-                                      ? (V8)((VI)bc(as) & keep8(&l->att, k * H + 8 * (size_t)q))
+                                      ? (V8)((VI)bc(as) & keep8(&l->att, ekey_of(l, k) * H + 8 * (size_t)q))
                                       : keep_pat(l, l->akeep + k * AB, H, q, as);
                     W[q] = a * km;
                     const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));

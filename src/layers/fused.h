@@ -49,6 +49,12 @@ typedef struct gat_i_fl {
     const gat_csr *x;
     const gat_real *xin;
     gat_i_drop in, att;
+    /* Dropout keys (NULL: the element's own index): layer 0's entry p of row i is keyed
+     * xkey[i] + (p - x->rowptr[i]), a later layer's element (i, c) rkey[i] fin + c and head h of
+     * edge k ekey[k] H + h, so that a graph holding part of another (a partition's rows) draws
+     * the masks the whole graph would. */
+    const int64_t *xkey, *ekey;
+    const gat_idx *rkey;
     /* edge features: gat adds the edge term sum_d ex[e, d] em[d, h] to the LeakyReLU input of
      * edge e, head h; gatv2 adds W_e x_e (Fp, H), formed per edge from we and never stored,
      * inside its LeakyReLU. D = 0 (ex, em, we NULL): none */

@@ -446,6 +446,11 @@ const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
     return f->f[l].fl.out;
 }
 
+gat_real *gat_i_fast_dy(gat_i_fast *f, int l)
+{
+    return f->dy[l % 2];
+}
+
 const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l)
 {
     return f->lean ? NULL : f->f[l].fl.alpha;
@@ -691,6 +696,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
+        fl->xkey = run->xkey;
+        fl->ekey = run->ekey;
+        fl->rkey = run->rkey;
         fl->rows = pl ? pl->att[l] : NULL;
         fl->n_rows = pl ? pl->n_att[l] : 0;
         fl->prows = pl ? pl->prj[l] : NULL;

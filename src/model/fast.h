@@ -39,6 +39,8 @@ typedef struct gat_i_fast_run {
     int nt; /* threads */
     gat_i_layer_hook hook; /* optional, with hook_user */
     void *hook_user;
+    const int64_t *xkey, *ekey; /* dropout keys (gat_i_fl), or NULL */
+    const gat_idx *rkey;
 } gat_i_fast_run;
 
 typedef struct gat_i_fast gat_i_fast;
@@ -81,6 +83,10 @@ void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex);
 
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
+
+/* The gradient buffer layer l's backward reads, (N, Fp, H) (Fp = gat_i_fused_fp(heads, fo)):
+ * for l < last, after layer l + 1's backward it holds d loss / d (layer l's pre-activation). */
+gat_real *gat_i_fast_dy(gat_i_fast *f, int l);
 
 /* Layer l's output (N, width) in the model's order, and its alpha (E, heads) (NULL for an
  * inference binding). */

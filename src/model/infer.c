@@ -3,6 +3,7 @@
  * layer's attention coefficients, copied into caller-owned buffers. */
 #include "gat/embed.h"
 #include "core/core.h"
+#include "model/model_i.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,7 +42,12 @@ gat_status gat_model_embed(gat_model *m, const gat_graph *g, const gat_csr *x, i
     if ((st = gat_model_layer_output(m, l, &y)) != GAT_OK) return st;
     const size_t n = (size_t)g->n, cols = (size_t)w;
     memcpy(out, y, n * cols * sizeof *out);
-    if (layer != GAT_LAYER_PROBS) return GAT_OK;
+    if (layer == GAT_LAYER_PROBS) gat_i_softmax_rows(out, n, cols);
+    return GAT_OK;
+}
+
+void gat_i_softmax_rows(gat_real *out, size_t n, size_t cols)
+{
     for (size_t i = 0; i < n; i++) {
         gat_real *p = out + i * cols;
         double mx = p[0], sum = 0;
@@ -52,7 +58,6 @@ gat_status gat_model_embed(gat_model *m, const gat_graph *g, const gat_csr *x, i
         for (size_t c = 0; c < cols; c++)
             p[c] = (gat_real)(exp((double)p[c] - mx) / sum);
     }
-    return GAT_OK;
 }
 
 gat_status gat_model_attention_copy(gat_model *m, const gat_graph *g, const gat_csr *x, int l,

@@ -42,6 +42,8 @@ struct gat_model {
     gat_idx n_out_rows;
     gat_i_layer_hook hook; /* gat_i_model_set_hook */
     void *hook_user;
+    const int64_t *xkey, *ekey; /* dropout keys of the bound graph (gat_i_model_set_keys) */
+    const gat_idx *rkey;
     const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
@@ -541,6 +543,28 @@ void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user)
     m->hook_user = hook ? user : NULL;
 }
 
+void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
+                          const int64_t *ekey)
+{
+    m->rkey = rkey;
+    m->xkey = xkey;
+    m->ekey = ekey;
+}
+
+gat_real *gat_i_model_out_buf(gat_model *m, int l)
+{
+    if (!m->ws.fast || m->ws.order != GAT_ORDER_NONE || l < 0 || l >= m->n_layers) return NULL;
+    return (gat_real *)gat_i_fast_output(m->ws.fast, l);
+}
+
+gat_real *gat_i_model_dy_buf(gat_model *m, int l)
+{
+    if (!m->ws.fast || m->ws.order != GAT_ORDER_NONE || m->ws.lean || l < 0 ||
+        l >= m->n_layers)
+        return NULL;
+    return gat_i_fast_dy(m->ws.fast, l);
+}
+
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows)
 {
     m->out_rows = rows;
@@ -881,7 +905,8 @@ void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
     *run = (gat_i_fast_run){.training = training, .key = gat_i_hash64(m->seed, m->step),
                             .in_p = m->in_p, .att_p = m->att_p, .slope = m->cfg.negative_slope,
                             .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads,
-                            .hook = m->hook, .hook_user = m->hook_user};
+                            .hook = m->hook, .hook_user = m->hook_user,
+                            .xkey = m->xkey, .ekey = m->ekey, .rkey = m->rkey};
 }
 
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,

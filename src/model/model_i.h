@@ -30,6 +30,19 @@ void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_ro
 /* Forwards and backwards call hook(user, backward, layer) after each layer (see
  * gat_i_layer_hook); NULL removes it. */
 void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user);
+/* Dropout keys of the bound graph (gat_i_fl: rkey (N) a dense row's, xkey (N) layer 0's row
+ * base, ekey (E) an edge's), borrowed, or NULL for the element's own index; a graph that is part
+ * of a larger one (a partition's rows) passes its nodes' and edges' numbers in the whole graph,
+ * so that its masks are the whole graph's. For unrenumbered bindings (GAT_ORDER_NONE) only;
+ * they stay until set again (NULLs). */
+void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
+                          const int64_t *ekey);
+/* The engine's buffers of an unrenumbered binding (NULL otherwise or for l out of range), for
+ * code that exchanges rows between forward and backward passes (gat_i_model_set_hook): layer l's
+ * output (N, width), which layer l + 1 reads, and the gradient layer l's backward reads
+ * (gat_i_fast_dy; not for an inference binding). */
+gat_real *gat_i_model_out_buf(gat_model *m, int l);
+gat_real *gat_i_model_dy_buf(gat_model *m, int l);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
@@ -52,6 +65,12 @@ gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D);
  * gat_i_model_check_edge_dim's, gat_model_bind's and gat_model_bind_edge_features' statuses. */
 gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
                                      const gat_real *ex, gat_idx D, unsigned flags);
+/* Each row's class (the largest logit, the first on ties) and, if probability is not NULL, its
+ * softmax probability, from logits (n, C): gat_model_predict's rule. */
+void gat_i_predict_rows(const gat_real *logits, gat_idx n, gat_idx C, gat_idx *classes,
+                        gat_real *probability);
+/* Softmax of each row of out (n, cols) in place: gat_model_embed's GAT_LAYER_PROBS. */
+void gat_i_softmax_rows(gat_real *out, size_t n, size_t cols);
 /* What the next forward runs: advances the dropout step if training (as gat_model_forward does),
  * then the step's dropout key, dropout, slope, output rows and threads in *run. */
 void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run);

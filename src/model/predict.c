@@ -2,22 +2,14 @@
  * p = 1 / sum_c exp(l_c - l_max). */
 #include "gat/model.h"
 #include "core/core.h"
+#include "model/model_i.h"
 
 #include <math.h>
 
-gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x, gat_idx *classes,
-                             gat_real *probability)
+void gat_i_predict_rows(const gat_real *logits, gat_idx n, gat_idx C, gat_idx *classes,
+                        gat_real *probability)
 {
-    const gat_real *logits;
-    gat_status st;
-    gat_i_clear_error();
-    if ((st = gat_i_check_args("gat_model_predict", 4, (const void *[]){m, g, x, classes},
-                               (const char *[]){"model m", "graph g", "features x", "classes"})) !=
-        GAT_OK)
-        return st;
-    if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
-    const gat_idx C = gat_model_get_config(m)->classes;
-    for (gat_idx i = 0; i < g->n; i++) {
+    for (gat_idx i = 0; i < n; i++) {
         const gat_real *z = logits + (size_t)i * (size_t)C;
         gat_idx best = 0;
         for (gat_idx c = 1; c < C; c++)
@@ -30,5 +22,19 @@ gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x,
             probability[i] = (gat_real)(1.0 / sum);
         }
     }
+}
+
+gat_status gat_model_predict(gat_model *m, const gat_graph *g, const gat_csr *x, gat_idx *classes,
+                             gat_real *probability)
+{
+    const gat_real *logits;
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_model_predict", 4, (const void *[]){m, g, x, classes},
+                               (const char *[]){"model m", "graph g", "features x", "classes"})) !=
+        GAT_OK)
+        return st;
+    if ((st = gat_model_forward(m, g, x, 0, &logits)) != GAT_OK) return st;
+    gat_i_predict_rows(logits, g->n, gat_model_get_config(m)->classes, classes, probability);
     return GAT_OK;
 }

@@ -4,6 +4,7 @@
 #include "gat/sample.h"
 #include "core/core.h"
 #include "model/model_i.h"
+#include "train/train_i.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,8 +25,9 @@ void gat_train_config_default(gat_train_config *c)
  * (n, classes), if not NULL, is zeroed and receives d loss / d logits of those nodes. */
 static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const gat_idx *labels,
                        const uint8_t *split, gat_split which, const gat_idx *rows, gat_idx count,
-                       double *loss, double *acc, gat_real *dlogits)
+                       double denom, double *loss, double *acc, gat_real *dlogits)
 {
+    if (denom <= 0) denom = count;
     gat_idx correct = 0;
     double total = 0;
     if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
@@ -46,12 +48,20 @@ static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const
         if (dlogits) {
             gat_real *d = dlogits + (size_t)i * classes;
             for (gat_idx c = 0; c < classes; c++)
-                d[c] = (gat_real)((exp(z[c] - mx) / sum - (c == y)) / count);
+                d[c] = (gat_real)((exp(z[c] - mx) / sum - (c == y)) / denom);
         }
     }
-    *loss = total / count;
-    *acc = (double)correct / count;
+    *loss = total / denom;
+    *acc = (double)correct / denom;
     return GAT_OK;
+}
+
+gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
+                           const gat_idx *labels, const gat_idx *rows, gat_idx count,
+                           double denom, double *loss, double *acc)
+{
+    return xent(logits, n, classes, labels, NULL, GAT_SPLIT_NONE, rows, count, denom, loss, acc,
+                NULL);
 }
 
 gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
@@ -69,7 +79,7 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
                            classes);
     for (gat_idx i = 0; i < n; i++) count += split[i] == which;
     if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
-    return xent(logits, n, classes, labels, split, which, NULL, count, loss, acc, dlogits);
+    return xent(logits, n, classes, labels, split, which, NULL, count, 0, loss, acc, dlogits);
 }
 
 /* Ascending list of the nodes of one split (caller frees). */
@@ -83,6 +93,32 @@ static gat_idx *split_rows(const gat_dataset *ds, gat_split which, gat_idx *coun
         if (ds->split[i] == which) rows[n++] = i;
     *count = n;
     return rows;
+}
+
+gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg)
+{
+    gat_status st;
+    if (cfg->max_epochs < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
+                           cfg->max_epochs);
+    if (cfg->patience < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
+                           cfg->patience);
+    if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
+    const gat_idx L = gat_model_get_config(m)->layers;
+    if (cfg->batch_size < 0)
+        return gat_i_error(GAT_EINVAL, "gat_train: batch_size = %d, expected 0 (full graph) or "
+                           "a count of training nodes", cfg->batch_size);
+    if (cfg->batch_size > 0) {
+        if (cfg->n_fanout != L)
+            return gat_i_error(GAT_EINVAL, "gat_train: n_fanout = %d fan-outs for a model of %d "
+                               "layers (one fan-out per layer)", cfg->n_fanout, L);
+        for (int h = 0; h < cfg->n_fanout; h++)
+            if (cfg->fanout[h] < -1)
+                return gat_i_error(GAT_EINVAL, "gat_train: fanout[%d] = %d, expected -1 (all "
+                                   "neighbours) or a count >= 0", h, cfg->fanout[h]);
+    }
+    return GAT_OK;
 }
 
 static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
@@ -175,10 +211,11 @@ static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, 
  * caller): forward restricted to rows, cross-entropy over them, backward, Adam step t with the
  * model's moments. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters (the
  * message names unit and t and ends with suffix), 0 otherwise. */
-static gat_status step(gat_model *m, const gat_graph *g, const gat_csr *x, const gat_idx *labels,
-                       const gat_idx *rows, gat_idx n_rows, const gat_adam_config *adam,
-                       gat_idx t, double *loss, double *acc, const char *unit,
-                       const char *suffix, int *diverged)
+gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                 const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+                                 const gat_adam_config *adam, gat_idx t, double *loss,
+                                 double *acc, const char *unit, const char *suffix,
+                                 const gat_i_step_opts *o, int *diverged)
 {
     const gat_real *logits;
     gat_real *m1, *m2, *dlogits;
@@ -188,22 +225,24 @@ static gat_status step(gat_model *m, const gat_graph *g, const gat_csr *x, const
     *diverged = 0;
     if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
     /* the loss reads only these rows: the last layer computes just those */
-    gat_i_model_set_output_rows(m, rows, n_rows);
+    if (!o) gat_i_model_set_output_rows(m, rows, n_rows);
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
-    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows, loss, acc,
-                   dlogits)) != GAT_OK)
+    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows,
+                   o ? o->denom : 0, loss, acc, dlogits)) != GAT_OK)
         return st;
+    gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
+    gat_i_model_moments(m, &m1, &m2);
+    gat_model_zero_grads(m);
+    if ((st = gat_model_backward(m, dlogits)) != GAT_OK) return st;
+    /* the other processes' share: gradients and the loss are sums over every process's rows */
+    if (o && o->reduce && (st = o->reduce(o->user, grads, P, loss, acc)) != GAT_OK) return st;
     *diverged = 1;
     if (!isfinite(*loss))
         return gat_i_error(GAT_ENUMERIC, "training diverged at %s %d: the loss is %g (try a "
                            "smaller learning rate)%s", unit, t, *loss, suffix);
-    gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
-    gat_i_model_moments(m, &m1, &m2);
     *diverged = 0;
-    gat_model_zero_grads(m);
-    if ((st = gat_model_backward(m, dlogits)) != GAT_OK) return st;
     /* a non-finite gradient would poison the parameters and the Adam moments for good */
     if ((st = check_finite(m, grads, P, unit, t, "gradient", suffix)) != GAT_OK) {
         *diverged = 1;
@@ -239,7 +278,8 @@ gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
             return gat_i_error(GAT_EINVAL, "gat_train_step: rows[%d] = %d, expected ascending "
                                "rows in [0, %d) (rows[%d] = %d)", k, rows[k], g->n,
                                k > 0 ? k - 1 : 0, k > 0 ? rows[k - 1] : -1);
-    st = step(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "", &diverged);
+    st = gat_i_train_step_with(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "",
+                               NULL, &diverged);
     if (st == GAT_OK) {
         if (loss) *loss = l;
         if (acc) *acc = a;
@@ -345,8 +385,9 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
               (st = gat_block_edge_features(&blk, ds->edge_x, D, bex)) == GAT_OK &&
               (st = gat_i_model_bind_edges_of(m, &blk.graph, &bx, bex, D, 0)) == GAT_OK))) {
             for (gat_idx q = 0; q < nb; q++) mb->labels[q] = ds->labels[blk.nodes[q]];
-            st = step(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam, mb->t, &l, &a,
-                      "step", "; the best model so far is kept", diverged);
+            st = gat_i_train_step_with(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam,
+                                       mb->t, &l, &a, "step", "; the best model so far is kept",
+                                       NULL, diverged);
         } else if (st == GAT_OK) {
             st = GAT_ENOMEM; /* bex */
         }
@@ -369,11 +410,9 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
     return GAT_OK;
 }
 
-gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
-                     gat_train_result *res)
+gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
+                            const gat_i_train_ops *ops, void *u, gat_train_result *res)
 {
-    minibatch mb = {0};
-    gat_idx *train = NULL, *val = NULL, *test = NULL, n_train = 0, n_val = 0, n_test = 0;
     gat_real *best = NULL;
     gat_status st = GAT_OK;
     gat_train_result r = {0};
@@ -381,93 +420,26 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     double acc_max = 0, loss_min = INFINITY;
     gat_idx wait = 0;
     const double t0 = now();
-
-    gat_i_clear_error();
-    if ((st = gat_i_check_args("gat_train", 3, (const void *[]){m, ds, cfg},
-                               (const char *[]){"model m", "dataset ds", "config cfg"})) != GAT_OK)
-        return st;
-    if (cfg->max_epochs < 1)
-        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
-                           cfg->max_epochs);
-    if (cfg->patience < 1)
-        return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
-                           cfg->patience);
-    if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
-    const gat_idx L = gat_model_get_config(m)->layers;
-    if (cfg->batch_size < 0)
-        return gat_i_error(GAT_EINVAL, "gat_train: batch_size = %d, expected 0 (full graph) or "
-                           "a count of training nodes", cfg->batch_size);
-    if (cfg->batch_size > 0) {
-        if (cfg->n_fanout != L)
-            return gat_i_error(GAT_EINVAL, "gat_train: n_fanout = %d fan-outs for a model of %d "
-                               "layers (one fan-out per layer)", cfg->n_fanout, L);
-        for (int h = 0; h < cfg->n_fanout; h++)
-            if (cfg->fanout[h] < -1)
-                return gat_i_error(GAT_EINVAL, "gat_train: fanout[%d] = %d, expected -1 (all "
-                                   "neighbours) or a count >= 0", h, cfg->fanout[h]);
-    }
-    if ((st = check_fit(m, ds)) != GAT_OK) return st;
-    /* full-graph training binds the dataset with its edge features now; mini-batches bind each
-     * block with its rows, and the evaluations the dataset for inference */
-    if ((st = cfg->batch_size == 0
-                  ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                              ds->n_edge_features, 0)
-                  : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
-        return st;
-    if (ds->n_train == 0 || ds->n_val == 0)
-        return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
-                           "nodes; both must be non-zero", ds->n_train, ds->n_val);
     gat_real *params = gat_model_params(m, &P);
-    if (!(train = split_rows(ds, GAT_SPLIT_TRAIN, &n_train)) ||
-        !(val = split_rows(ds, GAT_SPLIT_VAL, &n_val)) ||
-        !(test = split_rows(ds, GAT_SPLIT_TEST, &n_test)) ||
-        !(best = gat_malloc(P, sizeof *best))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
+    if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
-    if (cfg->batch_size > 0 && (st = minibatch_init(&mb, m, ds, cfg, n_train)) != GAT_OK)
-        goto cleanup;
-
-    const gat_idx steps = cfg->batch_size > 0 ? (n_train + cfg->batch_size - 1) / cfg->batch_size
-                                              : 0;
-    stages sg = {.cfg = cfg,
-                 .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
-    /* mini-batch steps report themselves, one part each; the hook serves the validation */
-    if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &sg);
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
         const double epoch_t0 = now();
         int diverged;
-        sg.info.epoch = epoch;
-        sg.info.done = 0;
-        sg.validating = 0;
-        sg.t0 = epoch_t0;
         /* an epoch is one training step on the training rows (or one per mini-batch), then the
          * validation pass */
-        if (cfg->batch_size > 0)
-            st = minibatch_epoch(m, ds, cfg, &mb, train, n_train, epoch, &sg, &info.train_loss,
-                                 &info.train_acc, &diverged);
-        else
-            st = step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &cfg->adam, epoch,
-                      &info.train_loss, &info.train_acc, "epoch",
-                      "; the best model so far is kept", &diverged);
-        if (st != GAT_OK) {
+        if ((st = ops->train(u, epoch, &info.train_loss, &info.train_acc, &diverged)) != GAT_OK) {
             if (diverged) goto restore;
             goto cleanup;
         }
-        if (cfg->stage && cfg->batch_size == 0) report(&sg, GAT_STAGE_UPDATE, -1);
-        if (cfg->stage && cfg->batch_size > 0) gat_i_model_set_hook(m, on_layer, &sg);
-        sg.validating = 1;
-        if ((st = evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, cfg->batch_size > 0,
-                                &info.val_loss, &info.val_acc)) != GAT_OK)
+        if ((st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
             goto cleanup;
         if (!isfinite(info.val_loss)) {
             st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss is "
                              "%g; the best model so far is kept", epoch, info.val_loss);
             goto restore;
         }
-        if (cfg->batch_size > 0) gat_i_model_set_hook(m, NULL, NULL);
         r.epochs = epoch;
         if (info.val_acc >= acc_max || info.val_loss <= loss_min) {
             if (info.val_acc >= acc_max && info.val_loss <= loss_min) {
@@ -484,7 +456,9 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         const double t = now();
         info.seconds = t - t0;
         info.epoch_seconds = t - epoch_t0;
-        if (cfg->progress && cfg->progress(&info, cfg->user)) {
+        int stop = cfg->progress && cfg->progress(&info, cfg->user);
+        if (ops->agree) stop = ops->agree(u, stop);
+        if (stop) {
             st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d", epoch);
             goto restore;
         }
@@ -492,19 +466,15 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     }
 
 restore:
-    gat_i_model_set_hook(m, NULL, NULL); /* the final evaluations are not an epoch's parts */
     memcpy(params, best, P * sizeof *best);
     r.seconds = now() - t0;
     {
         /* evaluate the restored model; a failure before this keeps its status and message */
         char msg[512];
         snprintf(msg, sizeof msg, "%s", gat_last_error());
-        const int lean = cfg->batch_size > 0;
-        gat_status est =
-            evaluate_rows(m, ds, val, n_val, GAT_SPLIT_VAL, lean, &r.val_loss, &r.val_acc);
-        if (est == GAT_OK && n_test > 0)
-            est = evaluate_rows(m, ds, test, n_test, GAT_SPLIT_TEST, lean, &r.test_loss,
-                                &r.test_acc);
+        gat_status est = ops->evaluate(u, GAT_SPLIT_VAL, 1, &r.val_loss, &r.val_acc);
+        if (est == GAT_OK && ops->has_test)
+            est = ops->evaluate(u, GAT_SPLIT_TEST, 1, &r.test_loss, &r.test_acc);
         if (st == GAT_OK)
             st = est;
         else
@@ -513,12 +483,103 @@ restore:
     if (res) *res = r;
 
 cleanup:
+    gat_free(best);
+    return st;
+}
+
+/* gat_train's driver of the loop: the dataset's rows, mini-batch state and stage reports. */
+typedef struct local {
+    gat_model *m;
+    const gat_dataset *ds;
+    const gat_train_config *cfg;
+    minibatch mb;
+    gat_idx *train, *val, *test, n_train, n_val, n_test;
+    stages sg;
+} local;
+
+static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
+{
+    local *c = u;
+    const gat_train_config *cfg = c->cfg;
+    gat_status st;
+    c->sg.info.epoch = epoch;
+    c->sg.info.done = 0;
+    c->sg.validating = 0;
+    c->sg.t0 = now();
+    if (cfg->batch_size > 0)
+        return minibatch_epoch(c->m, c->ds, cfg, &c->mb, c->train, c->n_train, epoch, &c->sg,
+                               loss, acc, diverged);
+    st = gat_i_train_step_with(c->m, &c->ds->graph, &c->ds->x, c->ds->labels, c->train,
+                               c->n_train, &cfg->adam, epoch, loss, acc, "epoch",
+                               "; the best model so far is kept", NULL, diverged);
+    if (st == GAT_OK && cfg->stage) report(&c->sg, GAT_STAGE_UPDATE, -1);
+    return st;
+}
+
+static gat_status local_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
+{
+    local *c = u;
+    const gat_train_config *cfg = c->cfg;
+    const int mini = cfg->batch_size > 0;
+    gat_status st;
+    /* the validation pass of an epoch reports its layers; the final evaluations do not */
+    if (final) gat_i_model_set_hook(c->m, NULL, NULL);
+    else if (cfg->stage && mini) gat_i_model_set_hook(c->m, on_layer, &c->sg);
+    c->sg.validating = 1;
+    st = which == GAT_SPLIT_VAL
+             ? evaluate_rows(c->m, c->ds, c->val, c->n_val, which, mini, loss, acc)
+             : evaluate_rows(c->m, c->ds, c->test, c->n_test, which, mini, loss, acc);
+    if (!final && cfg->stage && mini) gat_i_model_set_hook(c->m, NULL, NULL);
+    return st;
+}
+
+gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
+                     gat_train_result *res)
+{
+    local c = {.m = m, .ds = ds, .cfg = cfg};
+    gat_status st = GAT_OK;
+
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_train", 3, (const void *[]){m, ds, cfg},
+                               (const char *[]){"model m", "dataset ds", "config cfg"})) != GAT_OK)
+        return st;
+    if ((st = gat_i_train_config_check(m, cfg)) != GAT_OK) return st;
+    if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    /* full-graph training binds the dataset with its edge features now; mini-batches bind each
+     * block with its rows, and the evaluations the dataset for inference */
+    if ((st = cfg->batch_size == 0
+                  ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                              ds->n_edge_features, 0)
+                  : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
+        return st;
+    if (ds->n_train == 0 || ds->n_val == 0)
+        return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
+                           "nodes; both must be non-zero", ds->n_train, ds->n_val);
+    if (!(c.train = split_rows(ds, GAT_SPLIT_TRAIN, &c.n_train)) ||
+        !(c.val = split_rows(ds, GAT_SPLIT_VAL, &c.n_val)) ||
+        !(c.test = split_rows(ds, GAT_SPLIT_TEST, &c.n_test))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    if (cfg->batch_size > 0 && (st = minibatch_init(&c.mb, m, ds, cfg, c.n_train)) != GAT_OK)
+        goto cleanup;
+    const gat_idx L = gat_model_get_config(m)->layers;
+    const gat_idx steps = cfg->batch_size > 0 ? (c.n_train + cfg->batch_size - 1) / cfg->batch_size
+                                              : 0;
+    c.sg = (stages){.cfg = cfg,
+                    .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
+    /* mini-batch steps report themselves, one part each; the hook serves the validation */
+    if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &c.sg);
+    const gat_i_train_ops ops = {.train = local_train, .evaluate = local_evaluate,
+                                 .has_test = c.n_test > 0};
+    st = gat_i_train_loop(m, cfg, &ops, &c, res);
+
+cleanup:
     gat_i_model_set_hook(m, NULL, NULL);
     gat_i_model_set_output_rows(m, NULL, 0);
-    minibatch_free(&mb);
-    gat_free(train);
-    gat_free(val);
-    gat_free(test);
-    gat_free(best);
+    minibatch_free(&c.mb);
+    gat_free(c.train);
+    gat_free(c.val);
+    gat_free(c.test);
     return st;
 }

@@ -1,0 +1,57 @@
+/* Private: gat_train's epoch loop, shared with the distributed trainer (src/dist/dist.c). */
+#ifndef GAT_I_TRAIN_H
+#define GAT_I_TRAIN_H
+
+#include "gat/train.h"
+
+/* What one kind of training does inside the loop. */
+typedef struct gat_i_train_ops {
+    /* One epoch's training steps: *loss, *acc of its training forward(s); *diverged = 1 when the
+     * failure (GAT_ENUMERIC, GAT_EINTERRUPTED) should restore the best model and evaluate it. */
+    gat_status (*train)(void *u, gat_idx epoch, double *loss, double *acc, int *diverged);
+    /* Inference loss and accuracy on the split's nodes (GAT_SPLIT_VAL, GAT_SPLIT_TEST); final:
+     * an evaluation of the restored model after the loop. */
+    gat_status (*evaluate)(void *u, gat_split which, int final, double *loss, double *acc);
+    /* Optional: the stop decision of every process from this one's (the progress callback's),
+     * so that all stop after the same epoch. */
+    int (*agree)(void *u, int stop);
+    int has_test; /* evaluate the restored model on the test nodes too */
+} gat_i_train_ops;
+
+/* How a training step combines with other processes' (the distributed trainer): NULL in
+ * gat_i_train_step_with means a step of one process. */
+typedef struct gat_i_step_opts {
+    double denom; /* the loss is the sum over the rows divided by denom (every process's rows) */
+    /* after the backward: makes grads (P) and *loss, *acc the sums over every process, the same
+     * on each (a status other than GAT_OK fails the step on every process) */
+    gat_status (*reduce)(void *user, gat_real *grads, size_t P, double *loss, double *acc);
+    void *user;
+} gat_i_step_opts;
+
+/* The training step of gat_train_step, gat_train's epochs and mini-batches (arguments checked
+ * by the caller): a training forward (restricted to rows unless o is given: a distributed step
+ * needs every row for the exchange), cross-entropy over rows, backward, o->reduce, Adam step t
+ * with the model's moments. unit and t name the step in a divergence message, which ends with
+ * suffix. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters. */
+gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr *x,
+                                 const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+                                 const gat_adam_config *adam, gat_idx t, double *loss,
+                                 double *acc, const char *unit, const char *suffix,
+                                 const gat_i_step_opts *o, int *diverged);
+
+/* Sum of the softmax cross-entropy over rows (count of them, labels read at each) of logits
+ * (n, classes), and the number right, each divided by denom (> 0). */
+gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
+                           const gat_idx *labels, const gat_idx *rows, gat_idx count,
+                           double denom, double *loss, double *acc);
+
+/* gat_train's checks of cfg's fields (the messages name the field). */
+gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg);
+
+/* The epoch loop of gat_train: train, validate, keep the best parameters (early stopping on
+ * cfg->patience, cfg->max_epochs), call cfg->progress, restore the best model and evaluate it
+ * (res may be NULL). Returns what gat_train returns. */
+gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
+                            const gat_i_train_ops *ops, void *u, gat_train_result *res);
+
+#endif
