@@ -5,6 +5,10 @@
 #include "plot.h"
 
 #include "gat/gat.h"
+#include "gat_config.h"
+#if GAT_HAVE_MPI
+#include "gat/dist.h"
+#endif
 
 #include <signal.h>
 #include <stdarg.h>
@@ -15,6 +19,7 @@
 typedef struct options {
     cli_data data;
     const char *model, *out, *format, *layer, *attention, *predict, *order;
+    const char *partitions; /* --partitions DIR (under mpirun) */
     const char *plot, *plot_attention, *plot_size; /* --plot, --plot-attention FILE; WxH */
     int no_header, normalize, no_normalize, directed, undirected, threads, quiet;
 } options;
@@ -216,6 +221,123 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
     return rc ? rc : prc;
 }
 
+#if GAT_HAVE_MPI
+/* --partitions: every rank loads its part and runs the model on it with the others; rank 0
+ * writes --out and --predict for every node. The same verdict on every rank; a rank that fails
+ * says why. */
+static int embed_partitions(const options *o, gat_model *m, const gat_model_meta *meta, int layer,
+                            gat_file_format fmt, unsigned flags)
+{
+    int rank, size, bad = 0, any = 0, rc = 0;
+    gat_part part;
+    gat_dist *d = NULL;
+    gat_real *emb = NULL, *prob = NULL;
+    gat_idx *cls = NULL;
+    char **ids = NULL;
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "gat-embed: --partitions: MPI_Init failed\n");
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank > 0 && !freopen("/dev/null", "w", stdout)) bad = 1;
+#define RANK_FAIL(what)                                                                       \
+    do {                                                                                      \
+        const char *msg_ = gat_last_error();                                                  \
+        if (rank == 0 || strncmp(msg_, "rank ", 5) != 0)                                      \
+            fprintf(stderr, "gat-embed: rank %d: %s: %s\n", rank, what, msg_);                \
+        rc = 1;                                                                               \
+    } while (0)
+    memset(&part, 0, sizeof part);
+    if (gat_part_load(&part, o->partitions, rank) != GAT_OK) {
+        RANK_FAIL("cannot load its part");
+        bad = 1;
+    } else if (part.n_parts != size) {
+        fprintf(stderr, "gat-embed: rank %d: %s holds %d parts but mpirun started %d ranks (run "
+                        "mpirun -np %d)\n", rank, o->partitions, part.n_parts, size, part.n_parts);
+        bad = 1;
+    }
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+        rc = 1;
+        goto done;
+    }
+    gat_dist_options dop;
+    gat_dist_options_default(&dop);
+    dop.normalize = o->normalize      ? GAT_NORMALIZE_ON
+                    : o->no_normalize ? GAT_NORMALIZE_OFF
+                    : meta->normalize ? GAT_NORMALIZE_AUTO
+                                      : GAT_NORMALIZE_OFF;
+    if (gat_dist_create(&d, &part, MPI_COMM_WORLD, &dop) != GAT_OK) {
+        RANK_FAIL("cannot set up");
+        goto done;
+    }
+    if (gat_dist_gather_ids(d, 0, &ids) != GAT_OK) {
+        RANK_FAIL("cannot gather the node ids");
+        goto done;
+    }
+    const gat_idx N = part.n_global;
+    if (o->out) {
+        const gat_idx w = gat_model_embed_width(m, layer);
+        if (rank == 0 && !(emb = malloc(((size_t)N * (size_t)w + 1) * sizeof *emb))) bad = 1;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            if (rank == 0) fprintf(stderr, "gat-embed: rank 0: out of memory for %d x %d\n", N, w);
+            rc = 1;
+            goto done;
+        }
+        if (gat_dist_embed(m, d, layer, 0, emb) != GAT_OK) {
+            RANK_FAIL("inference failed");
+            goto done;
+        }
+        if (rank == 0) {
+            char lname[32];
+            if (gat_matrix_save(o->out, fmt, N, w, emb, (const char *const *)ids, flags) != GAT_OK) {
+                RANK_FAIL("cannot write the embeddings");
+                goto done;
+            }
+            if (!o->quiet)
+                printf("wrote %s: %d x %d (%s, %s) from %d parts\n", o->out, N, w,
+                       layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), size);
+        }
+    }
+    if (o->predict) {
+        if (rank == 0 && (!(cls = malloc(((size_t)N + 1) * sizeof *cls)) ||
+                          !(prob = malloc(((size_t)N + 1) * sizeof *prob))))
+            bad = 1;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            if (rank == 0) fprintf(stderr, "gat-embed: rank 0: out of memory for %d predictions\n", N);
+            rc = 1;
+            goto done;
+        }
+        if (gat_dist_predict(m, d, 0, cls, prob) != GAT_OK) {
+            RANK_FAIL("inference failed");
+            goto done;
+        }
+        if (rank == 0) {
+            if (gat_predictions_write(o->predict, N, gat_model_get_config(m)->classes, cls, prob,
+                                      (const char *const *)ids, meta->class_names, flags) != GAT_OK) {
+                RANK_FAIL("cannot write the predictions");
+                goto done;
+            }
+            if (!o->quiet)
+                printf("wrote %s: predictions of %d nodes from %d parts\n", o->predict, N, size);
+        }
+    }
+#undef RANK_FAIL
+done:
+    free(emb);
+    free(cls);
+    free(prob);
+    gat_dist_ids_free(ids);
+    gat_dist_free(d);
+    gat_part_destroy(&part);
+    MPI_Finalize();
+    return rc;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     options o = {.threads = 0};
@@ -232,6 +354,8 @@ int main(int argc, char **argv)
          "hidden layer 0..L-2, logits or probs (default: last hidden)"},
         {"attention", CLI_STRING, &o.attention, 0, 0, "FILE",
          "write 'layer head dst src alpha edge self_loop' per edge (TSV)"},
+        {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR",
+         "under mpirun -np K: rank r runs part r of the partition in DIR; rank 0 writes --out and --predict for every node in the dataset's order"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
          "write 'id class probability' per node (TSV)"},
         {"plot", CLI_STRING, &o.plot, 0, 0, "FILE",
@@ -270,6 +394,13 @@ int main(int argc, char **argv)
         return usage_error("--normalize and --no-normalize conflict");
     if (o.directed && o.undirected) return usage_error("--directed and --undirected conflict");
     if (o.format && !o.out) return usage_error("--format needs --out");
+    if (o.partitions && (o.attention || o.plot || o.plot_attention || o.data.dataset ||
+                         o.data.graph))
+        return usage_error("--partitions: %s does not apply (the partition holds the graph; "
+                           "--out and --predict are written)",
+                           o.attention ? "--attention" : o.plot ? "--plot"
+                           : o.plot_attention ? "--plot-attention" : o.data.dataset ? "--dataset"
+                                                                   : "--graph");
     if (o.layer && !o.out && !o.plot) return usage_error("--layer needs --out or --plot");
     if (o.plot_size && !o.plot && !o.plot_attention)
         return usage_error("--plot-size needs --plot or --plot-attention");
@@ -313,6 +444,16 @@ int main(int argc, char **argv)
         goto done;
     gat_model_set_threads(m, o.threads);
     gat_model_set_order(m, order);
+    if (o.partitions) {
+#if GAT_HAVE_MPI
+        rc = embed_partitions(&o, m, &meta, layer, fmt, flags);
+#else
+        fprintf(stderr, "gat-embed: --partitions: this build has no MPI (install libopenmpi-dev "
+                        "and rebuild: meson -Dmpi=enabled)\n");
+        rc = 2;
+#endif
+        goto done;
+    }
 
     /* no split is needed: ignore split files and draw an empty random split */
     gat_dataset_options dopt;

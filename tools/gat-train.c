@@ -5,6 +5,10 @@
 #include "plot.h"
 
 #include "gat/gat.h"
+#include "gat_config.h"
+#if GAT_HAVE_MPI
+#include "gat/dist.h"
+#endif
 
 #include <math.h>
 #include <pthread.h>
@@ -21,6 +25,7 @@ typedef struct options {
     const char *attention, *hidden_heads; /* --attention NAME, --hidden-heads K[,K...] */
     const char *order;                    /* --order NAME */
     const char *fanout;                   /* --fanout F1[,F2...] */
+    const char *partitions;               /* --partitions DIR (under mpirun) */
     int batch_size;                       /* --batch-size B (0: full graph) */
     const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
     int residual, edge_features;
@@ -423,11 +428,120 @@ static void split_note(const gat_dataset *ds, const gat_dataset_options *o)
     free(count);
 }
 
+/* With --partitions: this process's rank, which its messages name; -1 otherwise. */
+static int dist_rank = -1;
+
 static int fail(const char *what)
 {
-    fprintf(stderr, "gat-train: %s: %s\n", what, gat_last_error());
+    const char *msg = gat_last_error();
+    if (dist_rank < 0)
+        fprintf(stderr, "gat-train: %s: %s\n", what, msg);
+    else if (dist_rank == 0 || strncmp(msg, "rank ", 5) != 0) /* rank 0 names another's fault */
+        fprintf(stderr, "gat-train: rank %d: %s: %s\n", dist_rank, what, msg);
     return 1;
 }
+
+#if GAT_HAVE_MPI
+/* --partitions: the flags that read a dataset or sample do not apply. */
+static int dist_usage(const options *o)
+{
+    const char *bad = o->data.graph ? "--graph" : o->batch_size ? "--batch-size"
+                      : o->edge_features ? "--edge-features" : o->runs > 1 ? "--runs"
+                      : o->random_split ? "--random-split" : NULL;
+    if (bad) {
+        fprintf(stderr, "gat-train: --partitions: %s does not apply (the partition holds the "
+                        "dataset; training is full-graph, one run)\n", bad);
+        return 2;
+    }
+    return 0;
+}
+
+static int dist_fail(const char *what)
+{
+    return fail(what);
+}
+
+/* MPI, this rank's part and its gat_dist; with --dataset, the partition must be the dataset's.
+ * Every rank returns the same verdict (a failure on one is reported by it and ends all). */
+static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part *part,
+                     gat_dist **dist, int *rank)
+{
+    int size, bad = 0, any = 0;
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "gat-train: --partitions: MPI_Init failed\n");
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    dist_rank = *rank;
+    gat_partition_manifest man;
+    memset(part, 0, sizeof *part);
+    if (gat_part_load(part, o->partitions, *rank) != GAT_OK) {
+        bad = dist_fail("cannot load its part");
+    } else if (part->n_parts != size) {
+        fprintf(stderr, "gat-train: rank %d: %s holds %d parts but mpirun started %d ranks "
+                        "(run mpirun -np %d)\n", *rank, o->partitions, part->n_parts, size,
+                part->n_parts);
+        bad = 1;
+    }
+    if (!bad && *rank == 0 && o->data.dataset) {
+        /* the partition of this dataset? its graph and shapes, by the manifest's fingerprint */
+        gat_dataset ds;
+        const char *name;
+        gat_dataset_options d = *dopt;
+        d.normalize = GAT_NORMALIZE_OFF;
+        if (cli_load_dataset("gat-train", &o->data, NULL, 1, &d, &ds, &name) != 0) {
+            bad = 1;
+        } else if (gat_partition_manifest_load(&man, o->partitions) != GAT_OK) {
+            bad = dist_fail("cannot read the manifest");
+            gat_dataset_destroy(&ds);
+        } else {
+            if (gat_dataset_fingerprint(&ds) != man.fingerprint) {
+                fprintf(stderr, "gat-train: rank 0: %s is a partition of another dataset than "
+                                "%s (fingerprints %016llx and %016llx)\n", o->partitions, name,
+                        (unsigned long long)man.fingerprint,
+                        (unsigned long long)gat_dataset_fingerprint(&ds));
+                bad = 1;
+            }
+            gat_partition_manifest_destroy(&man);
+            gat_dataset_destroy(&ds);
+        }
+    }
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any) {
+        gat_dist_options dop;
+        gat_dist_options_default(&dop);
+        dop.normalize = dopt->normalize;
+        if (gat_dist_create(dist, part, MPI_COMM_WORLD, &dop) != GAT_OK) {
+            /* every rank fails together; the one that failed says why */
+            dist_fail("cannot set up");
+            any = 1;
+        }
+    } else if (!bad && *rank == 0) {
+        fprintf(stderr, "gat-train: rank 0: stopping: another rank failed (its message says why)\n");
+    }
+    if (any) {
+        gat_part_destroy(part);
+        MPI_Finalize();
+        return 1;
+    }
+    if (!o->quiet && *rank == 0) {
+        gat_dist_stats st;
+        gat_dist_get_stats(*dist, &st);
+        printf("partition %s: %d parts, %d nodes; rank 0 owns %d nodes, %d halo, %d edges\n",
+               o->partitions, part->n_parts, part->n_global, part->n_owned, part->n_halo,
+               part->nnz);
+    }
+    return 0;
+}
+
+static int dist_normalized(const gat_dist *d)
+{
+    gat_dist_stats st;
+    gat_dist_get_stats(d, &st);
+    return st.normalized;
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -462,6 +576,7 @@ int main(int argc, char **argv)
         {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto; none with --batch-size)"},
         {"batch-size", CLI_INT, &o.batch_size, 1, 2147483647, "B", "mini-batch training: B training nodes per step on sampled neighbourhoods (needs --fanout)"},
         {"fanout", CLI_STRING, &o.fanout, 0, 0, "F1,...,FL", "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; -1 all, 0 none"},
+        {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR", "distributed training: under mpirun -np K, rank r trains on part r of the partition gat-partition wrote to DIR (with --dataset: checked to be its partition)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
         {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
@@ -550,7 +665,36 @@ int main(int argc, char **argv)
     dopt.seed = (uint64_t)o.seed;
     gat_dataset ds;
     const char *name;
+    int rank = 0;
+#if GAT_HAVE_MPI
+    gat_part part;
+    gat_dist *dist = NULL;
+    if (o.partitions) {
+        if ((rc = dist_usage(&o)) != 0) return rc;
+        if ((rc = dist_open(&o, &dopt, &part, &dist, &rank)) != 0) return rc;
+        /* every rank prints nothing but its errors; rank 0 reports and writes the files */
+        if (rank > 0) {
+            o.quiet = 1, o.metrics = o.plot = o.save = NULL, draw = 0;
+            if (!freopen("/dev/null", "w", stdout)) return 1;
+        }
+        memset(&ds, 0, sizeof ds);
+        ds.n_features = part.n_features;
+        ds.n_classes = part.n_classes;
+        ds.class_names = part.class_names;
+        ds.normalized = dist_normalized(dist);
+        name = o.partitions;
+    } else
+#else
+    if (o.partitions) {
+        fprintf(stderr, "gat-train: --partitions: this build has no MPI (install libopenmpi-dev "
+                        "and rebuild: meson -Dmpi=enabled)\n");
+        return 2;
+    }
+#endif
     if ((rc = cli_load_dataset("gat-train", &o.data, "cora", 1, &dopt, &ds, &name)) != 0) return rc;
+#if GAT_HAVE_MPI
+    if (!dist) {
+#endif
     if (!o.quiet && dopt.normalize == GAT_NORMALIZE_AUTO && ds.negative_value < 0)
         fprintf(stderr, "gat-train: features have negative values (first: node '%s', column %d, "
                         "%g): not row-normalised (use --no-normalize to silence this)\n",
@@ -577,6 +721,9 @@ int main(int argc, char **argv)
                "layer first)\n", o.batch_size < ds.n_train ? o.batch_size : ds.n_train, steps,
                steps == 1 ? "" : "s", o.fanout);
     }
+#if GAT_HAVE_MPI
+    }
+#endif
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -634,12 +781,17 @@ int main(int argc, char **argv)
         tc.user = &p;
         gat_train_result res;
         start_ticker(&p);
+#if GAT_HAVE_MPI
+        tc.stage = dist ? NULL : tc.stage;
+        const gat_status tst = dist ? gat_dist_train(m, dist, &tc, &res) : gat_train(m, &ds, &tc, &res);
+#else
         const gat_status tst = gat_train(m, &ds, &tc, &res);
+#endif
         end_line(&p);
         if (tst == GAT_EINTERRUPTED) {
             /* the best model so far is restored: it is saved below like a finished one */
             interrupted = 1;
-            if (!o.save)
+            if (!o.save && rank == 0)
                 fprintf(stderr, "gat-train: interrupted %s epoch %d; best epoch %d (no --save: "
                                 "the model is not kept)\n", o.batch_size ? "after" : "at",
                         res.epochs, res.best_epoch);
@@ -673,7 +825,7 @@ int main(int argc, char **argv)
             meta.normalize = ds.normalized; /* what was done, for gat-embed to repeat */
             meta.symmetrize = dopt.symmetrize;
             /* borrowed for the call; a --graph dataset has no name gat-embed could load */
-            meta.dataset = o.data.graph ? NULL : name;
+            meta.dataset = o.data.graph || o.partitions ? NULL : name;
             if (gat_model_save(m, &meta, o.save) != GAT_OK)
                 rc = fail("cannot save the model");
             else if (interrupted)
@@ -715,6 +867,15 @@ int main(int argc, char **argv)
     free(p.rows);
     free(p.row_run);
     free(rr);
+#if GAT_HAVE_MPI
+    if (dist) {
+        gat_dist_free(dist);
+        gat_part_destroy(&part);
+        MPI_Finalize();
+        (void)rank;
+        return rc;
+    }
+#endif
     gat_dataset_destroy(&ds);
     return rc;
 }

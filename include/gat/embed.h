@@ -114,6 +114,15 @@ GAT_API gat_status gat_predictions_save(const char *path, gat_model *m, const ga
                                         const gat_csr *x, const char *const *ids,
                                         const char *const *class_names, unsigned flags);
 
+/* The file of gat_predictions_save from predictions made elsewhere (e.g. gathered from the ranks
+ * of a distributed run, gat/dist.h): classes (n) in [0, n_classes) and probability (n),
+ * borrowed; ids and class_names as there. Returns GAT_EINVAL (NULL argument, a class out of
+ * range, a bad id), GAT_EIO, GAT_ENOMEM. Cost O(n). */
+GAT_API gat_status gat_predictions_write(const char *path, gat_idx n, gat_idx n_classes,
+                                         const gat_idx *classes, const gat_real *probability,
+                                         const char *const *ids, const char *const *class_names,
+                                         unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,6 +312,26 @@ gat_status gat_attention_save_edges(const char *path, gat_model *m, const gat_gr
     return out_close(&o, st);
 }
 
+/* The TSV of gat_predictions_save from checked arrays. */
+static gat_status write_predictions(const char *path, gat_idx n, gat_idx n_classes,
+                                    const gat_idx *cls, const gat_real *prob,
+                                    const char *const *ids, const char *const *class_names,
+                                    unsigned flags)
+{
+    out o;
+    gat_status st;
+    (void)n_classes;
+    if ((st = out_open(&o, path)) != GAT_OK) return st;
+    if (!(flags & GAT_WRITE_NO_HEADER)) out_puts(&o, "id\tclass\tprobability\n");
+    for (gat_idx i = 0; i < n && o.err < 0; i++) {
+        put_id(&o, ids, i, GAT_FORMAT_TSV);
+        out_puts(&o, "\t");
+        put_id(&o, class_names, cls[i], GAT_FORMAT_TSV);
+        out_printf(&o, "\t" REAL_FMT "\n", (double)prob[i]);
+    }
+    return out_close(&o, GAT_OK);
+}
+
 gat_status gat_predictions_save(const char *path, gat_model *m, const gat_graph *g,
                                 const gat_csr *x, const char *const *ids,
                                 const char *const *class_names, unsigned flags)
@@ -319,7 +339,6 @@ gat_status gat_predictions_save(const char *path, gat_model *m, const gat_graph 
     gat_idx *cls = NULL;
     gat_real *prob = NULL;
     gat_status st;
-    out o;
 
     gat_i_clear_error();
     if ((st = gat_i_check_args("gat_predictions_save", 4, (const void *[]){path, m, g, x},
@@ -338,20 +357,38 @@ gat_status gat_predictions_save(const char *path, gat_model *m, const gat_graph 
         goto cleanup;
     }
     if ((st = gat_model_predict(m, g, x, cls, prob)) != GAT_OK) goto cleanup;
-    if ((st = out_open(&o, path)) != GAT_OK) goto cleanup;
-    if (!(flags & GAT_WRITE_NO_HEADER)) out_puts(&o, "id\tclass\tprobability\n");
-    for (gat_idx i = 0; i < g->n && o.err < 0; i++) {
-        put_id(&o, ids, i, GAT_FORMAT_TSV);
-        out_puts(&o, "\t");
-        put_id(&o, class_names, cls[i], GAT_FORMAT_TSV);
-        out_printf(&o, "\t" REAL_FMT "\n", (double)prob[i]);
-    }
-    st = out_close(&o, GAT_OK);
+    st = write_predictions(path, g->n, gat_model_get_config(m)->classes, cls, prob, ids,
+                           class_names, flags);
 
 cleanup:
     gat_free(cls);
     gat_free(prob);
     return st;
+}
+
+gat_status gat_predictions_write(const char *path, gat_idx n, gat_idx n_classes,
+                                 const gat_idx *classes, const gat_real *probability,
+                                 const char *const *ids, const char *const *class_names,
+                                 unsigned flags)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_predictions_write", 3, (const void *[]){path, classes, probability},
+                               (const char *[]){"path", "classes", "probability"})) != GAT_OK)
+        return st;
+    if (n < 0 || n_classes < 1)
+        return gat_i_error(GAT_EINVAL, "gat_predictions_write: n = %d, n_classes = %d", n,
+                           n_classes);
+    if (flags & ~(unsigned)GAT_WRITE_NO_HEADER)
+        return gat_i_error(GAT_EINVAL, "gat_predictions_write: unknown flag bits 0x%x", flags);
+    for (gat_idx i = 0; i < n; i++)
+        if (classes[i] < 0 || classes[i] >= n_classes)
+            return gat_i_error(GAT_EINVAL, "gat_predictions_write: node %d has class %d outside "
+                               "[0, %d)", i, classes[i], n_classes);
+    if ((st = check_ids(ids, n, GAT_FORMAT_TSV, "node id")) != GAT_OK ||
+        (st = check_ids(class_names, n_classes, GAT_FORMAT_TSV, "class name")) != GAT_OK)
+        return st;
+    return write_predictions(path, n, n_classes, classes, probability, ids, class_names, flags);
 }
 
 /* ---- Training metrics ----------------------------------------------------------------------- */

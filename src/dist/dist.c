@@ -1,0 +1,1017 @@
+/* Distributed full-graph training on MPI (gat/dist.h): a rank's local graph and features, the
+ * halo exchange between layers (the engine's layer hook), the fixed-order sums of gradients and
+ * figures, and gat_train's epoch loop over them. */
+#include "gat/dist.h"
+#include "core/core.h"
+#include "dist/dist_i.h"
+#include "layers/fused.h"
+#include "model/model_i.h"
+#include "train/train_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef GAT_REAL_DOUBLE
+#define MPI_GAT_REAL MPI_DOUBLE
+#else
+#define MPI_GAT_REAL MPI_FLOAT
+#endif
+
+struct gat_dist {
+    MPI_Comm comm;
+    int rank, size;
+    const gat_part *p;
+    gat_idx no, nh, nl;       /* owned, halo, local nodes */
+    gat_graph g;              /* (nl) owned rows' in-edges; halo rows their self-loop */
+    gat_csr x;                /* (nl, F) owned then halo features */
+    int64_t *xkey, *ekey;     /* dropout keys (gat_i_model_set_keys) */
+    gat_idx *labels;          /* (nl) owned labels, -1 on the halo */
+    gat_idx *rows[3], n_rows[3]; /* owned train, val, test rows */
+    double g_rows[3];         /* the whole graph's counts of them */
+    /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
+     * rows q holds of ours are sidx[soff[q] .. soff[q + 1] - 1] */
+    gat_idx *hoff, *soff, *sidx;
+    gat_real *sbuf, *rbuf;
+    size_t buf_cap;
+    MPI_Request *req;
+    gat_model *m;             /* the model the hook serves */
+    int n_layers;
+    int failed;               /* an MPI call of the hook failed (reported after the pass) */
+    gat_dist_stats stats;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static gat_status mpi_failed(const char *fn, const char *call, int rc)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", rc);
+    return gat_i_error(GAT_EDEP, "%s: %s failed: %s", fn, call, s);
+}
+
+#define MPI_TRY(fn, call)                                                                   \
+    do {                                                                                    \
+        const int rc_ = (call);                                                             \
+        if (rc_ != MPI_SUCCESS) return mpi_failed(fn, #call, rc_);                          \
+    } while (0)
+
+/* Every rank's status: GAT_OK if all are; else every rank returns the first failing rank's
+ * status, the others with the message "rank R failed: <its message>". */
+static gat_status agree(MPI_Comm comm, int rank, int size, gat_status st)
+{
+    enum { MSG = 240 };
+    struct {
+        int st;
+        char msg[MSG];
+    } mine, *all;
+    mine.st = (int)st;
+    snprintf(mine.msg, MSG, "%s", st == GAT_OK ? "" : gat_last_error());
+    if (!(all = gat_malloc((size_t)size, sizeof *all))) return GAT_ENOMEM;
+    const int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                 MPI_BYTE, comm);
+    if (rc != MPI_SUCCESS) {
+        gat_free(all);
+        return mpi_failed("gat_dist", "MPI_Allgather", rc);
+    }
+    gat_status out = GAT_OK;
+    for (int q = 0; q < size && out == GAT_OK; q++)
+        if (all[q].st != GAT_OK) {
+            out = (gat_status)all[q].st;
+            if (q != rank || st == GAT_OK)
+                gat_i_error(out, "rank %d failed: %s", q, all[q].msg);
+        }
+    if (out != GAT_OK && st != GAT_OK && (gat_status)all[rank].st == st && rank >= 0) {
+        /* this rank failed too: keep its own message */
+    }
+    gat_free(all);
+    return out;
+}
+
+void gat_dist_options_default(gat_dist_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->normalize = GAT_NORMALIZE_AUTO;
+}
+
+void gat_dist_free(gat_dist *d)
+{
+    if (!d) return;
+    if (d->comm != MPI_COMM_NULL) {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        if (!fin) MPI_Comm_free(&d->comm);
+    }
+    gat_graph_destroy(&d->g);
+    gat_csr_destroy(&d->x);
+    gat_free(d->xkey);
+    gat_free(d->ekey);
+    gat_free(d->labels);
+    for (int s = 0; s < 3; s++) gat_free(d->rows[s]);
+    gat_free(d->hoff);
+    gat_free(d->soff);
+    gat_free(d->sidx);
+    gat_free(d->sbuf);
+    gat_free(d->rbuf);
+    gat_free(d->req);
+    gat_free(d);
+}
+
+const gat_part *gat_dist_part(const gat_dist *d)
+{
+    return d ? d->p : NULL;
+}
+
+const gat_graph *gat_dist_graph(const gat_dist *d)
+{
+    return d ? &d->g : NULL;
+}
+
+const gat_csr *gat_dist_features(const gat_dist *d)
+{
+    return d ? &d->x : NULL;
+}
+
+void gat_dist_get_stats(const gat_dist *d, gat_dist_stats *s)
+{
+    if (!s) return;
+    if (!d) {
+        memset(s, 0, sizeof *s);
+        return;
+    }
+    *s = d->stats;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The local part of create (everything before the halo features arrive); collective calls
+ * only where every rank reaches them. */
+static gat_status plan(gat_dist *d)
+{
+    static const char *fn = "gat_dist_create";
+    const gat_part *p = d->p;
+    const int K = d->size;
+    int *rc = NULL, *sc = NULL, *rd = NULL, *sd = NULL;
+    gat_idx *want = NULL;
+    gat_status st = GAT_OK;
+    if (!(d->hoff = gat_calloc((size_t)K + 1, sizeof *d->hoff)) ||
+        !(d->soff = gat_calloc((size_t)K + 1, sizeof *d->soff)) ||
+        !(rc = gat_calloc((size_t)K, sizeof *rc)) || !(sc = gat_calloc((size_t)K, sizeof *sc)) ||
+        !(rd = gat_calloc((size_t)K, sizeof *rd)) || !(sd = gat_calloc((size_t)K, sizeof *sd)) ||
+        !(d->req = gat_malloc(2 * (size_t)K, sizeof *d->req)))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    for (gat_idx h = 0; h < d->nh; h++) rc[p->halo_owner[h]]++;
+    for (int q = 0; q < K; q++) d->hoff[q + 1] = d->hoff[q] + rc[q], rd[q] = d->hoff[q];
+    if (MPI_Alltoall(rc, 1, MPI_INT, sc, 1, MPI_INT, d->comm) != MPI_SUCCESS) {
+        st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoall failed", fn);
+        goto done;
+    }
+    for (int q = 0; q < K; q++) d->soff[q + 1] = d->soff[q] + sc[q], sd[q] = d->soff[q];
+    const size_t ns = (size_t)d->soff[K];
+    if (!(d->sidx = gat_malloc(ns + 1, sizeof *d->sidx))) st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    /* the global ids each peer wants of ours, in its (owner, id) order */
+    if (MPI_Alltoallv(p->global_ids + d->no, rc, rd, MPI_INT, d->sidx, sc, sd, MPI_INT,
+                      d->comm) != MPI_SUCCESS) {
+        st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoallv failed", fn);
+        goto done;
+    }
+    for (size_t t = 0; t < ns && st == GAT_OK; t++) {
+        const gat_idx *hit = bsearch(&d->sidx[t], p->global_ids, (size_t)d->no,
+                                     sizeof *p->global_ids, gat_i_cmp_idx);
+        if (!hit)
+            st = gat_i_error(GAT_EINVAL, "%s: rank %d: another rank holds node %d as halo of "
+                             "this part, which does not own it (parts of different partitions)",
+                             fn, d->rank, d->sidx[t]);
+        else
+            d->sidx[t] = (gat_idx)(hit - p->global_ids);
+    }
+    st = agree(d->comm, d->rank, K, st);
+    d->stats.send_rows = (gat_idx)ns;
+    for (int q = 0; q < K; q++) d->stats.peers += rc[q] > 0 || sc[q] > 0;
+done:
+    gat_free(want);
+    gat_free(rc);
+    gat_free(sc);
+    gat_free(rd);
+    gat_free(sd);
+    return st;
+}
+
+/* The whole graph's numbering of the owned rows: xb[i] the first position of row i in the
+ * whole feature matrix, eb[i] its first edge in the whole in-CSR (prefix sums in global id
+ * order over every rank's counts). */
+static gat_status numbering(gat_dist *d, int64_t *xb, int64_t *eb)
+{
+    const gat_part *p = d->p;
+    const size_t N = (size_t)p->n_global;
+    int64_t *cnt = gat_calloc(2 * N + 1, sizeof *cnt);
+    gat_status st = agree(d->comm, d->rank, d->size, cnt ? GAT_OK : GAT_ENOMEM);
+    if (st != GAT_OK) {
+        gat_free(cnt);
+        return st;
+    }
+    for (gat_idx i = 0; i < d->no; i++) {
+        const size_t j = (size_t)p->global_ids[i];
+        cnt[j] = p->x.rowptr[i + 1] - p->x.rowptr[i];
+        cnt[N + j] = p->rowptr[i + 1] - p->rowptr[i];
+    }
+    if (MPI_Allreduce(MPI_IN_PLACE, cnt, (int)(2 * N), MPI_INT64_T, MPI_SUM, d->comm) !=
+        MPI_SUCCESS) {
+        gat_free(cnt);
+        return gat_i_error(GAT_EDEP, "gat_dist_create: MPI_Allreduce failed");
+    }
+    int64_t sx = 0, se = 0;
+    for (size_t j = 0; j < N; j++) {
+        const int64_t a = cnt[j], b = cnt[N + j];
+        cnt[j] = sx, cnt[N + j] = se;
+        sx += a, se += b;
+    }
+    for (gat_idx i = 0; i < d->no; i++) {
+        xb[i] = cnt[p->global_ids[i]];
+        eb[i] = cnt[N + (size_t)p->global_ids[i]];
+    }
+    gat_free(cnt);
+    return GAT_OK;
+}
+
+/* The halo's feature rows and their keys from their owners: d->x and d->xkey for all nl rows. */
+static gat_status fetch_features(gat_dist *d, const int64_t *xb)
+{
+    static const char *fn = "gat_dist_create";
+    const gat_part *p = d->p;
+    const int K = d->size;
+    const size_t ns = (size_t)d->soff[K];
+    int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
+    gat_idx *snz = NULL, *rnz = NULL, *scol = NULL;
+    gat_real *sval = NULL;
+    int64_t *skey = NULL;
+    gat_status st = GAT_OK;
+    int ok = 1;
+    if (!(sc = gat_malloc((size_t)K, sizeof *sc)) || !(sd = gat_malloc((size_t)K, sizeof *sd)) ||
+        !(rc = gat_malloc((size_t)K, sizeof *rc)) || !(rd = gat_malloc((size_t)K, sizeof *rd)) ||
+        !(snz = gat_malloc(ns + 1, sizeof *snz)) || !(skey = gat_malloc(ns + 1, sizeof *skey)) ||
+        !(rnz = gat_malloc((size_t)d->nh + 1, sizeof *rnz)) ||
+        !(d->xkey = gat_malloc((size_t)d->nl + 1, sizeof *d->xkey)))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    size_t snnz = 0;
+    for (size_t t = 0; t < ns; t++) {
+        const gat_idx i = d->sidx[t];
+        snz[t] = p->x.rowptr[i + 1] - p->x.rowptr[i];
+        skey[t] = xb[i];
+        snnz += (size_t)snz[t];
+    }
+    for (int q = 0; q < K; q++) {
+        sc[q] = (int)(d->soff[q + 1] - d->soff[q]), sd[q] = (int)d->soff[q];
+        rc[q] = (int)(d->hoff[q + 1] - d->hoff[q]), rd[q] = (int)d->hoff[q];
+    }
+    memcpy(d->xkey, xb, (size_t)d->no * sizeof *xb);
+    ok = MPI_Alltoallv(snz, sc, sd, MPI_INT, rnz, rc, rd, MPI_INT, d->comm) == MPI_SUCCESS &&
+         MPI_Alltoallv(skey, sc, sd, MPI_INT64_T, d->xkey + d->no, rc, rd, MPI_INT64_T,
+                       d->comm) == MPI_SUCCESS;
+    if (!ok) {
+        st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoallv failed", fn);
+        goto done;
+    }
+    /* the local matrix: owned rows, then each halo row as its owner holds it */
+    size_t nnz = (size_t)p->x.rowptr[d->no];
+    for (gat_idx h = 0; h < d->nh; h++) nnz += (size_t)rnz[h];
+    if (nnz > (size_t)INT32_MAX - 1)
+        st = gat_i_error(GAT_EINVAL, "%s: rank %d: %zu feature values with the halo's, more than "
+                         "a CSR matrix holds", fn, d->rank, nnz);
+    if (st == GAT_OK && (st = gat_csr_init(&d->x, d->nl, p->n_features, nnz)) == GAT_OK &&
+        (!(scol = gat_malloc(snnz + 1, sizeof *scol)) ||
+         !(sval = gat_malloc(snnz + 1, sizeof *sval))))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    memcpy(d->x.rowptr, p->x.rowptr, ((size_t)d->no + 1) * sizeof *d->x.rowptr);
+    memcpy(d->x.col, p->x.col, (size_t)p->x.rowptr[d->no] * sizeof *d->x.col);
+    memcpy(d->x.val, p->x.val, (size_t)p->x.rowptr[d->no] * sizeof *d->x.val);
+    for (gat_idx h = 0; h < d->nh; h++)
+        d->x.rowptr[d->no + h + 1] = d->x.rowptr[d->no + h] + rnz[h];
+    size_t o = 0;
+    for (size_t t = 0; t < ns; t++) {
+        const gat_idx i = d->sidx[t], a = p->x.rowptr[i], n = snz[t];
+        memcpy(scol + o, p->x.col + a, (size_t)n * sizeof *scol);
+        memcpy(sval + o, p->x.val + a, (size_t)n * sizeof *sval);
+        o += (size_t)n;
+    }
+    /* value counts per peer: the sums of its rows' counts */
+    for (int q = 0; q < K; q++) {
+        int64_t s = 0, r = 0;
+        for (gat_idx t = d->soff[q]; t < d->soff[q + 1]; t++) s += snz[t];
+        for (gat_idx h = d->hoff[q]; h < d->hoff[q + 1]; h++) r += rnz[h];
+        if (s > INT32_MAX || r > INT32_MAX) ok = 0;
+        sc[q] = (int)s, rc[q] = (int)r;
+    }
+    sd[0] = rd[0] = 0;
+    for (int q = 1; q < K; q++) sd[q] = sd[q - 1] + sc[q - 1], rd[q] = rd[q - 1] + rc[q - 1];
+    const gat_idx r0 = d->x.rowptr[d->no];
+    ok = ok &&
+         MPI_Alltoallv(scol, sc, sd, MPI_INT, d->x.col + r0, rc, rd, MPI_INT, d->comm) ==
+             MPI_SUCCESS &&
+         MPI_Alltoallv(sval, sc, sd, MPI_GAT_REAL, d->x.val + r0, rc, rd, MPI_GAT_REAL,
+                       d->comm) == MPI_SUCCESS;
+    if (!ok) st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoallv of the halo's features failed", fn);
+done:
+    gat_free(sc);
+    gat_free(sd);
+    gat_free(rc);
+    gat_free(rd);
+    gat_free(snz);
+    gat_free(rnz);
+    gat_free(scol);
+    gat_free(sval);
+    gat_free(skey);
+    return st;
+}
+
+/* Row normalisation decided over every rank's features (gat_dist_options.normalize). */
+static gat_status normalise(gat_dist *d, int mode)
+{
+    int neg = 0, any = 0;
+    for (size_t t = 0; t < (size_t)d->x.rowptr[d->no] && !neg; t++) neg = d->x.val[t] < 0;
+    if (MPI_Allreduce(&neg, &any, 1, MPI_INT, MPI_MAX, d->comm) != MPI_SUCCESS)
+        return gat_i_error(GAT_EDEP, "gat_dist_create: MPI_Allreduce failed");
+    d->stats.normalized = d->p->normalized;
+    if (d->p->normalized || mode == GAT_NORMALIZE_OFF) return GAT_OK;
+    if (any && mode == GAT_NORMALIZE_ON)
+        return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: cannot row-normalise the "
+                           "features: %s", d->rank, neg ? "this part has a negative one"
+                                                        : "a part has a negative one");
+    if (!any) gat_csr_normalize_rows(&d->x), d->stats.normalized = 1;
+    return GAT_OK;
+}
+
+/* The local graph (halo rows: their self-loop), the edge keys, labels and split rows. */
+static gat_status local_graph(gat_dist *d, const int64_t *eb)
+{
+    const gat_part *p = d->p;
+    gat_idx *rowptr = gat_malloc((size_t)d->nl + 1, sizeof *rowptr);
+    uint64_t *tmp = NULL;
+    gat_status st;
+    if (!rowptr) return GAT_ENOMEM;
+    memcpy(rowptr, p->rowptr, ((size_t)d->no + 1) * sizeof *rowptr);
+    for (gat_idx h = 0; h < d->nh; h++) rowptr[d->no + h + 1] = rowptr[d->no];
+    st = gat_graph_from_csr(&d->g, d->nl, rowptr, p->col, 0);
+    gat_free(rowptr);
+    if (st != GAT_OK) return st;
+    gat_idx dmax = 1;
+    for (gat_idx i = 0; i < d->no; i++)
+        if (d->g.rowptr[i + 1] - d->g.rowptr[i] > dmax) dmax = d->g.rowptr[i + 1] - d->g.rowptr[i];
+    if (!(d->ekey = gat_calloc((size_t)d->g.nnz + 1, sizeof *d->ekey)) ||
+        !(tmp = gat_malloc((size_t)dmax, sizeof *tmp)) ||
+        !(d->labels = gat_malloc((size_t)d->nl + 1, sizeof *d->labels))) {
+        gat_free(tmp);
+        return GAT_ENOMEM;
+    }
+    /* edge k of owned row i: the whole graph's in-CSR lists i's sources by global id */
+    for (gat_idx i = 0; i < d->no; i++) {
+        const gat_idx a = d->g.rowptr[i], n = d->g.rowptr[i + 1] - a;
+        if (n != p->rowptr[i + 1] - p->rowptr[i]) {
+            gat_free(tmp);
+            return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: owned row %d (global %d) "
+                               "has a duplicate source or lacks its self-loop", d->rank, i,
+                               p->global_ids[i]);
+        }
+        for (gat_idx t = 0; t < n; t++)
+            tmp[t] = (uint64_t)p->global_ids[d->g.col[a + t]] << 32 | (uint64_t)t;
+        qsort(tmp, (size_t)n, sizeof *tmp, cmp_u64);
+        for (gat_idx r = 0; r < n; r++) d->ekey[a + (gat_idx)(tmp[r] & 0xffffffffu)] = eb[i] + r;
+    }
+    gat_free(tmp);
+    const gat_split which[3] = {GAT_SPLIT_TRAIN, GAT_SPLIT_VAL, GAT_SPLIT_TEST};
+    for (int s = 0; s < 3; s++) {
+        gat_idx n = 0;
+        for (gat_idx i = 0; i < d->no; i++) n += p->split[i] == which[s];
+        if (!(d->rows[s] = gat_malloc((size_t)n + 1, sizeof *d->rows[s]))) return GAT_ENOMEM;
+        n = 0;
+        for (gat_idx i = 0; i < d->no; i++)
+            if (p->split[i] == which[s]) {
+                if (p->labels[i] < 0 || p->labels[i] >= p->n_classes)
+                    return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: node %d (global %d) "
+                                       "of a split has label %d outside [0, %d)", d->rank, i,
+                                       p->global_ids[i], p->labels[i], p->n_classes);
+                d->rows[s][n++] = i;
+            }
+        d->n_rows[s] = n;
+    }
+    for (gat_idx i = 0; i < d->nl; i++) d->labels[i] = i < d->no ? p->labels[i] : -1;
+    return GAT_OK;
+}
+
+gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
+                           const gat_dist_options *opt)
+{
+    static const char *fn = "gat_dist_create";
+    gat_dist_options defaults;
+    gat_dist *d = NULL;
+    int64_t *xb = NULL, *eb = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if (out) *out = NULL;
+    if ((st = gat_i_check_args(fn, 2, (const void *[]){out, p},
+                               (const char *[]){"out", "part p"})) != GAT_OK)
+        return st;
+    if (!opt) gat_dist_options_default(&defaults), opt = &defaults;
+    if (!(d = gat_calloc(1, sizeof *d))) return GAT_ENOMEM;
+    d->comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(comm, &d->comm);
+    if (rc != MPI_SUCCESS) {
+        gat_free(d);
+        return mpi_failed(fn, "MPI_Comm_dup", rc);
+    }
+    MPI_Comm_rank(d->comm, &d->rank);
+    MPI_Comm_size(d->comm, &d->size);
+    d->p = p;
+    d->no = p->n_owned;
+    d->nh = p->n_halo;
+    d->nl = p->n_owned + p->n_halo;
+    st = GAT_OK;
+    if (p->n_parts != d->size || p->part != d->rank)
+        st = gat_i_error(GAT_EINVAL, "%s: rank %d of %d holds part %d of a partition of %d parts "
+                         "(run as many ranks as parts, rank r on part r)", fn, d->rank, d->size,
+                         p->part, p->n_parts);
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
+    /* every rank's part of the same partition */
+    uint64_t mine[2] = {p->fingerprint, p->assignment}, r0[2] = {p->fingerprint, p->assignment};
+    if ((rc = MPI_Bcast(r0, 2, MPI_UINT64_T, 0, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Bcast", rc);
+        goto fail;
+    }
+    if (mine[0] != r0[0] || mine[1] != r0[1])
+        st = gat_i_error(GAT_EINVAL, "%s: rank %d holds a part of another partition than rank "
+                         "0's (fingerprint %016llx, assignment %016llx; rank 0's %016llx, "
+                         "%016llx)", fn, d->rank, (unsigned long long)mine[0],
+                         (unsigned long long)mine[1], (unsigned long long)r0[0],
+                         (unsigned long long)r0[1]);
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
+    if ((st = plan(d)) != GAT_OK) goto fail;
+    if (!(xb = gat_malloc((size_t)d->no + 1, sizeof *xb)) ||
+        !(eb = gat_malloc((size_t)d->no + 1, sizeof *eb)))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
+    if ((st = numbering(d, xb, eb)) != GAT_OK || (st = fetch_features(d, xb)) != GAT_OK) goto fail;
+    if ((st = normalise(d, opt->normalize)) != GAT_OK) goto fail_agree;
+    st = local_graph(d, eb);
+fail_agree:
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
+    /* the whole graph's split counts */
+    double c[3] = {(double)d->n_rows[0], (double)d->n_rows[1], (double)d->n_rows[2]};
+    if ((rc = MPI_Allreduce(c, d->g_rows, 3, MPI_DOUBLE, MPI_SUM, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Allreduce", rc);
+        goto fail;
+    }
+    d->stats.n_owned = d->no;
+    d->stats.n_halo = d->nh;
+    gat_free(xb);
+    gat_free(eb);
+    *out = d;
+    return GAT_OK;
+fail:
+    gat_free(xb);
+    gat_free(eb);
+    gat_dist_free(d);
+    return st;
+}
+
+/* ---- the exchange ---- */
+
+static int grow(gat_dist *d, size_t values)
+{
+    if (values <= d->buf_cap) return 1;
+    gat_real *s = gat_realloc(d->sbuf, values, sizeof *s), *r;
+    if (!s) return 0;
+    d->sbuf = s;
+    if (!(r = gat_realloc(d->rbuf, values, sizeof *r))) return 0;
+    d->rbuf = r;
+    d->buf_cap = values;
+    return 1;
+}
+
+/* Forward: rows (nl, w) of layer l's output; our rows others hold go out, the halo rows come in. */
+static void send_rows(gat_dist *d, gat_real *y, size_t w, int tag)
+{
+    const int K = d->size;
+    const size_t ns = (size_t)d->soff[K];
+    int nr = 0;
+    if (!grow(d, ns * w + 1)) {
+        d->failed = 1;
+        return;
+    }
+    for (size_t t = 0; t < ns; t++)
+        memcpy(d->sbuf + t * w, y + (size_t)d->sidx[t] * w, w * sizeof *y);
+    int ok = 1;
+    for (int q = 0; q < K; q++) {
+        const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
+        if (n)
+            ok &= MPI_Irecv(y + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n, MPI_GAT_REAL,
+                            q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
+    }
+    for (int q = 0; q < K; q++) {
+        const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
+        if (n)
+            ok &= MPI_Isend(d->sbuf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
+                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
+        d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+    }
+    ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+    if (!ok) d->failed = 1;
+}
+
+/* Backward: rows (nl, w) of a gradient; the halo rows go back to their owners, which add them
+ * to their rows in rank order; the halo rows are then zero. */
+static void return_rows(gat_dist *d, gat_real *dy, size_t w, int tag)
+{
+    const int K = d->size;
+    const size_t ns = (size_t)d->soff[K];
+    int nr = 0, ok = 1;
+    if (!grow(d, ns * w + 1)) {
+        d->failed = 1;
+        return;
+    }
+    for (int q = 0; q < K; q++) {
+        const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
+        if (n)
+            ok &= MPI_Irecv(d->rbuf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
+                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
+    }
+    for (int q = 0; q < K; q++) {
+        const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
+        if (n)
+            ok &= MPI_Isend(dy + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n, MPI_GAT_REAL,
+                            q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
+        d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+    }
+    ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+    if (!ok) {
+        d->failed = 1;
+        return;
+    }
+    for (size_t t = 0; t < ns; t++) { /* peer order: rank order */
+        gat_real *r = dy + (size_t)d->sidx[t] * w;
+        const gat_real *s = d->rbuf + t * w;
+        for (size_t c = 0; c < w; c++) r[c] += s[c];
+    }
+    memset(dy + (size_t)d->no * w, 0, (size_t)d->nh * w * sizeof *dy);
+}
+
+static void hook(void *user, int backward, int layer)
+{
+    gat_dist *d = user;
+    gat_model *m = d->m;
+    const double t0 = now();
+    if (!backward && layer < d->n_layers - 1) {
+        gat_real *y = gat_i_model_out_buf(m, layer);
+        if (!y) d->failed = 1;
+        else send_rows(d, y, (size_t)gat_model_layer_width(m, layer), 2 * layer);
+    } else if (backward && layer > 0) {
+        /* the gradient of layer l - 1's output rows: (nl, Fp, H) of that layer */
+        const int l = layer - 1, H = (int)gat_model_layer_heads(m, l);
+        const gat_idx fo = gat_model_layer_width(m, l) / H;
+        gat_real *dy = gat_i_model_dy_buf(m, l);
+        if (!dy) d->failed = 1;
+        else return_rows(d, dy, (size_t)gat_i_fused_fp(H, fo) * (size_t)H, 2 * layer + 1);
+    }
+    d->stats.exchange_seconds += now() - t0;
+}
+
+/* Binds m to the local graph for the exchange (order none, keys, hook). */
+static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    gat_status st = GAT_OK;
+    *saved = gat_model_order(m, NULL);
+    if (c->in_features != d->p->n_features || c->classes != d->p->n_classes)
+        st = gat_i_error(GAT_EDIM, "the partition's dataset has %d features and %d classes but "
+                         "the model expects %d and %d", d->p->n_features, d->p->n_classes,
+                         c->in_features, c->classes);
+    else if (c->edge_dim > 0)
+        st = gat_i_error(GAT_EINVAL, "a model with edge features (edge_dim %d): partitions "
+                         "carry no edge features yet", c->edge_dim);
+    if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK)
+        st = gat_model_bind(m, &d->g, &d->x, 0);
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) return st;
+    d->m = m;
+    d->n_layers = (int)gat_model_layer_count(m);
+    d->failed = 0;
+    gat_i_model_set_keys(m, d->p->global_ids, d->xkey, d->ekey);
+    gat_i_model_set_hook(m, hook, d);
+    return GAT_OK;
+}
+
+static void detach(gat_model *m, gat_dist *d)
+{
+    gat_i_model_set_hook(m, NULL, NULL);
+    gat_i_model_set_keys(m, NULL, NULL, NULL);
+    d->m = NULL;
+}
+
+/* The exchange's failures (allocation or MPI) after a pass, agreed. */
+static gat_status pass_status(gat_dist *d, gat_status st)
+{
+    if (st == GAT_OK && d->failed)
+        st = gat_i_error(GAT_EDEP, "rank %d: the halo exchange failed (out of memory or an MPI "
+                         "error)", d->rank);
+    d->failed = 0;
+    return agree(d->comm, d->rank, d->size, st);
+}
+
+/* Sums of n doubles over the ranks, in rank order, the same on every rank. */
+static gat_status sum_doubles(gat_dist *d, double *v, int n)
+{
+    double *all = gat_malloc((size_t)d->size * (size_t)n, sizeof *all);
+    if (!all) return GAT_ENOMEM;
+    const int rc = MPI_Allgather(v, n, MPI_DOUBLE, all, n, MPI_DOUBLE, d->comm);
+    if (rc == MPI_SUCCESS)
+        for (int k = 0; k < n; k++) {
+            double s = 0;
+            for (int q = 0; q < d->size; q++) s += all[(size_t)q * (size_t)n + (size_t)k];
+            v[k] = s;
+        }
+    gat_free(all);
+    return rc == MPI_SUCCESS ? GAT_OK : mpi_failed("gat_dist", "MPI_Allgather", rc);
+}
+
+static gat_status forward_logits(gat_model *m, gat_dist *d, const gat_real **logits)
+{
+    gat_status st = gat_model_forward(m, &d->g, &d->x, 0, logits);
+    return pass_status(d, st);
+}
+
+static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *loss, double *acc)
+{
+    const int s = which == GAT_SPLIT_TRAIN ? 0 : which == GAT_SPLIT_VAL ? 1 : 2;
+    const gat_real *logits;
+    gat_status st = forward_logits(m, d, &logits);
+    if (st != GAT_OK) return st;
+    if (d->g_rows[s] == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
+    double v[2] = {0, 0};
+    st = gat_i_xent_rows(logits, d->nl, d->p->n_classes, d->labels, d->rows[s], d->n_rows[s],
+                         d->g_rows[s], &v[0], &v[1]);
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK ||
+        (st = sum_doubles(d, v, 2)) != GAT_OK)
+        return st;
+    *loss = v[0];
+    *acc = v[1];
+    return GAT_OK;
+}
+
+gat_status gat_dist_forward(gat_model *m, gat_dist *d, const gat_real **logits)
+{
+    gat_order saved;
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_dist_forward", 3, (const void *[]){m, d, logits},
+                               (const char *[]){"model m", "dist d", "logits"})) != GAT_OK)
+        return st;
+    if ((st = attach(m, d, &saved)) != GAT_OK) return st;
+    st = forward_logits(m, d, logits);
+    detach(m, d);
+    return st;
+}
+
+gat_status gat_dist_evaluate(gat_model *m, gat_dist *d, gat_split which, double *loss,
+                             double *acc)
+{
+    gat_order saved;
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_dist_evaluate", 4, (const void *[]){m, d, loss, acc},
+                               (const char *[]){"model m", "dist d", "loss", "acc"})) != GAT_OK)
+        return st;
+    if ((st = attach(m, d, &saved)) != GAT_OK) return st;
+    st = evaluate(m, d, which, loss, acc);
+    detach(m, d);
+    return st;
+}
+
+gat_status gat_dist_gather(gat_dist *d, const gat_real *rows, gat_idx width, int root,
+                           gat_real *out)
+{
+    static const char *fn = "gat_dist_gather";
+    gat_status st = GAT_OK;
+    gat_i_clear_error();
+    if (!d || (!rows && d->no > 0) || width < 1)
+        return gat_i_error(GAT_EINVAL, "%s: NULL dist or rows, or width %d < 1", fn, width);
+    const int K = d->size, me = d->rank == root;
+    const size_t w = (size_t)width;
+    int *cnt = NULL, *dis = NULL;
+    gat_idx *ids = NULL;
+    gat_real *all = NULL;
+    if (me && !out) st = gat_i_error(GAT_EINVAL, "%s: NULL out on the root", fn);
+    if (st == GAT_OK && me &&
+        (!(cnt = gat_malloc((size_t)K, sizeof *cnt)) || !(dis = gat_malloc((size_t)K, sizeof *dis)) ||
+         !(ids = gat_malloc((size_t)d->p->n_global + 1, sizeof *ids)) ||
+         !(all = gat_malloc((size_t)d->p->n_global * w + 1, sizeof *all))))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    int n = (int)d->no, rc;
+    if ((rc = MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, root, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gather", rc);
+        goto done;
+    }
+    if (me) {
+        int64_t s = 0;
+        for (int q = 0; q < K; q++) dis[q] = (int)s, s += cnt[q];
+    }
+    if ((rc = MPI_Gatherv(d->p->global_ids, n, MPI_INT, ids, cnt, dis, MPI_INT, root,
+                          d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gatherv", rc);
+        goto done;
+    }
+    if (me)
+        for (int q = 0; q < K; q++) dis[q] *= (int)w, cnt[q] *= (int)w;
+    if (d->no * w > (size_t)INT32_MAX || (me && (size_t)d->p->n_global * w > (size_t)INT32_MAX)) {
+        st = gat_i_error(GAT_EINVAL, "%s: %d x %d values exceed one MPI message", fn,
+                         d->p->n_global, width);
+    }
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    if ((rc = MPI_Gatherv(rows, (int)(d->no * w), MPI_GAT_REAL, all, cnt, dis, MPI_GAT_REAL,
+                          root, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gatherv", rc);
+        goto done;
+    }
+    if (me)
+        for (gat_idx t = 0; t < d->p->n_global; t++)
+            memcpy(out + (size_t)ids[t] * w, all + (size_t)t * w, w * sizeof *out);
+done:
+    gat_free(cnt);
+    gat_free(dis);
+    gat_free(ids);
+    gat_free(all);
+    return st;
+}
+
+/* ---- training ---- */
+
+typedef struct dtrain {
+    gat_model *m;
+    gat_dist *d;
+    const gat_train_config *cfg;
+    gat_real *all; /* (K, P) every rank's gradients */
+} dtrain;
+
+static gat_status reduce_grads(void *u, gat_real *grads, size_t P, double *loss, double *acc)
+{
+    dtrain *t = u;
+    gat_dist *d = t->d;
+    gat_status st = pass_status(d, GAT_OK);
+    if (st != GAT_OK) return st;
+    const int rc = MPI_Allgather(grads, (int)P, MPI_GAT_REAL, t->all, (int)P, MPI_GAT_REAL, d->comm);
+    if (rc != MPI_SUCCESS) return mpi_failed("gat_dist_train", "MPI_Allgather", rc);
+    for (size_t k = 0; k < P; k++) {
+        gat_real s = t->all[k];
+        for (int q = 1; q < d->size; q++) s += t->all[(size_t)q * P + k];
+        grads[k] = s;
+    }
+    double v[2] = {*loss, *acc};
+    if ((st = sum_doubles(d, v, 2)) != GAT_OK) return st;
+    *loss = v[0];
+    *acc = v[1];
+    return GAT_OK;
+}
+
+static gat_status dist_train_epoch(void *u, gat_idx epoch, double *loss, double *acc,
+                                   int *diverged)
+{
+    dtrain *t = u;
+    gat_dist *d = t->d;
+    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t};
+    const int64_t s0 = d->stats.sent_bytes;
+    gat_status st = gat_i_train_step_with(t->m, &d->g, &d->x, d->labels, d->rows[0],
+                                          d->n_rows[0], &t->cfg->adam, epoch, loss, acc,
+                                          "epoch", "; the best model so far is kept", &o,
+                                          diverged);
+    d->stats.epoch_bytes = d->stats.sent_bytes - s0;
+    return st;
+}
+
+static gat_status dist_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
+{
+    dtrain *t = u;
+    (void)final;
+    return evaluate(t->m, t->d, which, loss, acc);
+}
+
+static int dist_agree(void *u, int stop)
+{
+    dtrain *t = u;
+    int any = stop;
+    if (MPI_Allreduce(&stop, &any, 1, MPI_INT, MPI_MAX, t->d->comm) != MPI_SUCCESS) return 1;
+    return any;
+}
+
+gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg,
+                          gat_train_result *res)
+{
+    static const char *fn = "gat_dist_train";
+    gat_order saved;
+    gat_status st;
+    size_t P;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args(fn, 3, (const void *[]){m, d, cfg},
+                               (const char *[]){"model m", "dist d", "config cfg"})) != GAT_OK)
+        return st;
+    st = gat_i_train_config_check(m, cfg);
+    if (st == GAT_OK && cfg->batch_size != 0)
+        st = gat_i_error(GAT_EINVAL, "%s: batch_size = %d: distributed training is full-graph "
+                         "(batch_size 0)", fn, cfg->batch_size);
+    if (st == GAT_OK && (d->g_rows[0] == 0 || d->g_rows[1] == 0))
+        st = gat_i_error(GAT_EINVAL, "%s: the partition's dataset has %.0f training and %.0f "
+                         "validation nodes; both must be non-zero", fn, d->g_rows[0], d->g_rows[1]);
+    dtrain t = {.m = m, .d = d, .cfg = cfg};
+    gat_real *params = gat_model_params(m, &P), *m1, *m2;
+    if (st == GAT_OK && !(t.all = gat_malloc((size_t)d->size * P, sizeof *t.all)))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto done;
+    /* rank 0's model: parameters, Adam's moments and the dropout step */
+    gat_i_model_moments(m, &m1, &m2);
+    uint64_t step = gat_i_model_step(m);
+    int rc;
+    if ((rc = MPI_Bcast(params, (int)P, MPI_GAT_REAL, 0, d->comm)) != MPI_SUCCESS ||
+        (rc = MPI_Bcast(m1, (int)P, MPI_GAT_REAL, 0, d->comm)) != MPI_SUCCESS ||
+        (rc = MPI_Bcast(m2, (int)P, MPI_GAT_REAL, 0, d->comm)) != MPI_SUCCESS ||
+        (rc = MPI_Bcast(&step, 1, MPI_UINT64_T, 0, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Bcast", rc);
+        goto done;
+    }
+    gat_i_model_set_step(m, step);
+    if ((st = attach(m, d, &saved)) != GAT_OK) goto done;
+    const gat_i_train_ops ops = {.train = dist_train_epoch, .evaluate = dist_evaluate,
+                                 .agree = dist_agree, .has_test = d->g_rows[2] > 0};
+    st = gat_i_train_loop(m, cfg, &ops, &t, res);
+    detach(m, d);
+    if (saved != GAT_ORDER_NONE) gat_model_set_order(m, saved);
+done:
+    gat_free(t.all);
+    return st;
+}
+
+/* ---- embeddings, predictions and node ids on one rank ---- */
+
+gat_status gat_dist_embed(gat_model *m, gat_dist *d, int layer, int root, gat_real *out)
+{
+    const gat_real *logits, *y;
+    gat_real *rows = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !d) return gat_i_error(GAT_EINVAL, "gat_dist_embed: NULL %s", !m ? "model m" : "dist d");
+    const gat_idx w = gat_model_embed_width(m, layer);
+    if (w < 0)
+        return gat_i_error(GAT_EINVAL, "gat_dist_embed: no layer %d: the model has layers 0..%d, "
+                           "GAT_LAYER_LOGITS and GAT_LAYER_PROBS", layer,
+                           gat_model_layer_count(m) - 1);
+    if ((st = gat_dist_forward(m, d, &logits)) != GAT_OK) return st;
+    const int l = layer < 0 ? (int)gat_model_layer_count(m) - 1 : layer;
+    st = gat_model_layer_output(m, (gat_idx)l, &y);
+    if (st == GAT_OK && !(rows = gat_malloc((size_t)d->no * (size_t)w + 1, sizeof *rows)))
+        st = GAT_ENOMEM;
+    if (st == GAT_OK) {
+        memcpy(rows, y, (size_t)d->no * (size_t)w * sizeof *rows);
+        if (layer == GAT_LAYER_PROBS) gat_i_softmax_rows(rows, (size_t)d->no, (size_t)w);
+    }
+    if ((st = agree(d->comm, d->rank, d->size, st)) == GAT_OK)
+        st = gat_dist_gather(d, rows, w, root, out);
+    gat_free(rows);
+    return st;
+}
+
+gat_status gat_dist_predict(gat_model *m, gat_dist *d, int root, gat_idx *classes,
+                            gat_real *probability)
+{
+    const gat_real *logits;
+    gat_real *rows = NULL, *all = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !d) return gat_i_error(GAT_EINVAL, "gat_dist_predict: NULL %s", !m ? "model m" : "dist d");
+    const gat_idx C = gat_model_get_config(m)->classes;
+    const int me = d->rank == root;
+    if ((st = gat_dist_forward(m, d, &logits)) != GAT_OK) return st;
+    if (me && (!classes || !probability))
+        st = gat_i_error(GAT_EINVAL, "gat_dist_predict: NULL classes or probability on the root");
+    else if (!(rows = gat_malloc((size_t)d->no * (size_t)C + 1, sizeof *rows)) ||
+             (me && !(all = gat_malloc((size_t)d->p->n_global * (size_t)C + 1, sizeof *all))))
+        st = GAT_ENOMEM;
+    if (st == GAT_OK) memcpy(rows, logits, (size_t)d->no * (size_t)C * sizeof *rows);
+    if ((st = agree(d->comm, d->rank, d->size, st)) == GAT_OK &&
+        (st = gat_dist_gather(d, rows, C, root, all)) == GAT_OK && me)
+        gat_i_predict_rows(all, d->p->n_global, C, classes, probability);
+    gat_free(rows);
+    gat_free(all);
+    return st;
+}
+
+gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
+{
+    static const char *fn = "gat_dist_gather_ids";
+    gat_status st = GAT_OK;
+    gat_i_clear_error();
+    if (!d || !ids) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !d ? "dist d" : "ids");
+    *ids = NULL;
+    const int K = d->size, me = d->rank == root;
+    const gat_part *p = d->p;
+    const size_t N = (size_t)p->n_global;
+    size_t len = 0;
+    char *mine = NULL, *text = NULL, **out = NULL;
+    int *cnt = NULL, *dis = NULL, *gid = NULL, n, rc;
+    for (gat_idx i = 0; i < d->no; i++) len += strlen(p->node_ids[i]) + 1;
+    if (len > (size_t)INT32_MAX)
+        st = gat_i_error(GAT_EINVAL, "%s: rank %d: %zu bytes of node ids exceed one MPI message",
+                         fn, d->rank, len);
+    else if (!(mine = gat_malloc(len + 1, 1)) ||
+             (me && (!(cnt = gat_malloc((size_t)K, sizeof *cnt)) ||
+                     !(dis = gat_malloc((size_t)K, sizeof *dis)) ||
+                     !(gid = gat_malloc(N + 1, sizeof *gid)))))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    len = 0;
+    for (gat_idx i = 0; i < d->no; i++) {
+        const size_t l = strlen(p->node_ids[i]) + 1;
+        memcpy(mine + len, p->node_ids[i], l);
+        len += l;
+    }
+    /* the global ids first (the order of the strings), then the strings */
+    n = (int)d->no;
+    if ((rc = MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, root, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gather", rc);
+        goto done;
+    }
+    if (me)
+        for (int q = 0, s = 0; q < K; q++) dis[q] = s, s += cnt[q];
+    if ((rc = MPI_Gatherv(p->global_ids, n, MPI_INT, gid, cnt, dis, MPI_INT, root, d->comm)) !=
+        MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gatherv", rc);
+        goto done;
+    }
+    n = (int)len;
+    if ((rc = MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, root, d->comm)) != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gather", rc);
+        goto done;
+    }
+    size_t total = 0;
+    if (me) {
+        for (int q = 0; q < K; q++) total += (size_t)cnt[q];
+        if (total > (size_t)INT32_MAX)
+            st = gat_i_error(GAT_EINVAL, "%s: %zu bytes of node ids exceed one MPI message", fn,
+                             total);
+        else if (!(out = gat_malloc(N + 1, sizeof *out)) || !(text = gat_malloc(total + 1, 1)))
+            st = GAT_ENOMEM;
+        else
+            for (int q = 0, s = 0; q < K; q++) dis[q] = s, s += cnt[q];
+    }
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    if ((rc = MPI_Gatherv(mine, n, MPI_CHAR, text, cnt, dis, MPI_CHAR, root, d->comm)) !=
+        MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Gatherv", rc);
+        goto done;
+    }
+    if (me) {
+        /* one block: the pointers, then the strings (gat_dist_ids_free frees both) */
+        char **blk = gat_realloc(out, N + 1 + (total + sizeof(char *)) / sizeof(char *) + 1,
+                                 sizeof *blk);
+        if (!blk) {
+            st = GAT_ENOMEM;
+            goto done;
+        }
+        out = blk;
+        char *str = (char *)(out + N + 1);
+        memcpy(str, text, total);
+        size_t o = 0;
+        for (size_t t = 0; t < N; t++) {
+            out[gid[t]] = str + o;
+            o += strlen(str + o) + 1;
+        }
+        out[N] = NULL;
+        *ids = out;
+        out = NULL;
+    }
+done:
+    gat_free(mine);
+    gat_free(text);
+    gat_free(out);
+    gat_free(cnt);
+    gat_free(dis);
+    gat_free(gid);
+    return st;
+}
+
+void gat_dist_ids_free(char **ids)
+{
+    gat_free(ids);
+}

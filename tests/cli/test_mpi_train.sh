@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Distributed training (gat/dist.h, gat-train --partitions) against one process, under mpirun
+# with 1, 2 and 4 ranks on Cora partitions, every mpirun under a timeout:
+#  - dropout off, 50 epochs: the training and validation losses of every epoch equal one
+#    process's within 1e-5 relative, and the saved models predict the same classes;
+#  - dropout on (masks keyed by the whole graph's numbering): the same within 1e-5 over 30 epochs;
+#  - two runs with the same rank count give the same losses to the last digit;
+#  - faults end every rank with a message naming the rank and the cause: a rank count that is
+#    not the part count, a missing part file, a part of another partition, a partition of another
+#    dataset (--dataset), a rank killed mid-run; SIGTERM stops all ranks after the same epoch and
+#    rank 0 saves the best model.
+# Skipped (77) when the build has no MPI or mpirun is missing.
+# Usage: test_mpi_train.sh GAT_TRAIN GAT_PARTITION GAT_EMBED DATASETS_DIR HAVE_MPI
+set -u
+train=$1 partition=$2 embed=$3 datasets=$4 have_mpi=$5
+if [ "$have_mpi" != 1 ]; then echo "SKIP: built without MPI (meson -Dmpi)"; exit 77; fi
+if ! command -v mpirun >/dev/null; then echo "SKIP: mpirun not found (apt-get install openmpi-bin)"; exit 77; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+ok() { echo "ok   $*"; }
+run() { # K ARGS...: mpirun -np K gat-train ARGS under a timeout; output in $tmp/out
+  local k=$1; shift
+  timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np "$k" "$train" "$@" \
+    >"$tmp/out" 2>&1
+  local rc=$?
+  echo $rc >"$tmp/rc"
+  return $rc
+}
+same_losses() { # A.csv B.csv TOL: every epoch's train and val loss within TOL relative
+  /usr/bin/python3 - "$@" <<'PY'
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1])))
+b = list(csv.DictReader(open(sys.argv[2])))
+tol = float(sys.argv[3])
+if len(a) != len(b) or not a:
+    sys.exit(f"{len(a)} and {len(b)} epochs")
+worst = 0.0
+for x, y in zip(a, b):
+    for k in ("train_loss", "val_loss"):
+        u, v = float(x[k]), float(y[k])
+        worst = max(worst, abs(u - v) / max(abs(v), 1e-30))
+if worst > tol:
+    sys.exit(f"largest relative difference {worst:.3g} > {tol}")
+print(f"largest relative difference {worst:.3g}")
+PY
+}
+classes() { cut -f1,2 "$1"; }
+
+cora=$datasets/cora
+for k in 1 2 4; do
+  "$partition" --dataset "$cora" --parts $k --out "$tmp/p$k" --quiet || { echo "FAIL gat-partition $k"; exit 1; }
+done
+common=(--epochs 50 --patience 1000 --threads 1 --quiet)
+
+# one process, dropout off and on
+"$train" --dataset "$cora" --dropout 0 "${common[@]}" --metrics "$tmp/one.csv" --save "$tmp/one.gat" \
+  >/dev/null || { echo "FAIL one process"; exit 1; }
+"$embed" --model "$tmp/one.gat" --dataset "$cora" --predict "$tmp/one.tsv" >/dev/null || exit 1
+"$train" --dataset "$cora" --epochs 30 --patience 1000 --threads 1 --quiet --metrics "$tmp/oned.csv" \
+  >/dev/null || { echo "FAIL one process with dropout"; exit 1; }
+
+for k in 1 2 4; do
+  if run $k --partitions "$tmp/p$k" --dropout 0 "${common[@]}" --metrics "$tmp/m$k.csv" \
+      --save "$tmp/m$k.gat"; then
+    if d=$(same_losses "$tmp/m$k.csv" "$tmp/one.csv" 1e-5); then ok "$k ranks, dropout off: $d"
+    else fail "$k ranks, dropout off: $d"; fi
+    if "$embed" --model "$tmp/m$k.gat" --dataset "$cora" --predict "$tmp/m$k.tsv" >/dev/null &&
+        cmp -s <(classes "$tmp/m$k.tsv") <(classes "$tmp/one.tsv"); then
+      ok "$k ranks: the saved model predicts one process's classes"
+    else fail "$k ranks: predictions differ from one process's"; fi
+  else
+    cat "$tmp/out"; fail "mpirun -np $k gat-train --partitions"
+  fi
+done
+for k in 2 4; do
+  if run $k --partitions "$tmp/p$k" --epochs 30 --patience 1000 --threads 1 --quiet \
+      --metrics "$tmp/md$k.csv" && d=$(same_losses "$tmp/md$k.csv" "$tmp/oned.csv" 1e-5); then
+    ok "$k ranks, dropout on: $d"
+  else cat "$tmp/out"; fail "$k ranks, dropout on: ${d:-mpirun failed}"; fi
+done
+# run to run: the same losses to the last digit
+if run 2 --partitions "$tmp/p2" --epochs 30 --patience 1000 --threads 1 --quiet \
+    --metrics "$tmp/md2b.csv" &&
+    cmp -s <(cut -d, -f2,3,5 "$tmp/md2.csv") <(cut -d, -f2,3,5 "$tmp/md2b.csv"); then
+  ok "2 ranks twice: identical losses"
+else fail "2 ranks twice: the losses differ"; fi
+
+# gat-embed --partitions: every node's embeddings and predictions, in the dataset's order, as
+# one process computes them on the whole graph
+"$embed" --model "$tmp/one.gat" --dataset "$cora" --out "$tmp/one-emb.tsv" >/dev/null || exit 1
+if timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$embed" --model "$tmp/one.gat" \
+    --partitions "$tmp/p4" --out "$tmp/p4-emb.tsv" --predict "$tmp/p4.tsv" >"$tmp/out" 2>&1 &&
+    cmp -s <(classes "$tmp/p4.tsv") <(classes "$tmp/one.tsv") &&
+    d=$(/usr/bin/python3 - "$tmp/one-emb.tsv" "$tmp/p4-emb.tsv" <<'PY'
+import sys
+a = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+b = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+if len(a) != len(b) or a[0] != b[0] or [r[0] for r in a] != [r[0] for r in b]:
+    sys.exit("rows or ids differ")
+worst = max(abs(float(u) - float(v)) for x, y in zip(a[1:], b[1:]) for u, v in zip(x[1:], y[1:]))
+if worst > 1e-5:
+    sys.exit(f"largest difference {worst:.3g}")
+print(f"largest difference {worst:.3g}")
+PY
+    ); then
+  ok "gat-embed --partitions on 4 ranks: one process's predictions, embeddings to $d"
+else cat "$tmp/out"; fail "gat-embed --partitions: ${d:-}"; fi
+
+expect_fault() { # NAME K PATTERN ARGS...: mpirun fails, output matches PATTERN
+  local name=$1 k=$2 pat=$3; shift 3
+  if run "$k" "$@"; then fail "$name: exit 0"; cat "$tmp/out"; return; fi
+  if [ "$(cat "$tmp/rc" 2>/dev/null)" = 124 ]; then fail "$name: timed out"; return; fi
+  if grep -Eq "$pat" "$tmp/out"; then ok "$name: $(grep -Em1 "$pat" "$tmp/out")"
+  else fail "$name: no message matching '$pat'"; cat "$tmp/out"; fi
+}
+expect_fault "3 ranks on 2 parts" 3 "rank [0-9]: .*holds 2 parts but mpirun started 3 ranks" \
+  --partitions "$tmp/p2" --epochs 5
+cp -r "$tmp/p2" "$tmp/missing" && rm "$tmp/missing/part-1.gatd"
+expect_fault "a missing part file" 2 "rank 1: cannot load its part: .*part-1.gatd" \
+  --partitions "$tmp/missing" --epochs 5
+cp -r "$tmp/p2" "$tmp/mixed" && cp "$tmp/p4/part-1.gatd" "$tmp/mixed/part-1.gatd"
+expect_fault "a part of another partition" 2 "rank 1: cannot load its part: .*part-1.gatd.*(another partition|part 1 of 4)" \
+  --partitions "$tmp/mixed" --epochs 5
+expect_fault "a partition of another dataset" 2 "rank 0: .* is a partition of another dataset" \
+  --partitions "$tmp/p2" --dataset "$datasets/citeseer" --epochs 5
+
+# a rank killed mid-run: mpirun ends the others within seconds
+timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
+  --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 >"$tmp/kill.out" 2>&1 &
+job=$!
+for _ in $(seq 100); do grep -q '^epoch' "$tmp/kill.out" 2>/dev/null && break; sleep 0.1; done
+victim=$(pgrep -n -f -- "--partitions $tmp/p2 --epochs 100000000")
+t0=$SECONDS
+[ -n "$victim" ] && kill -9 "$victim"
+wait $job
+krc=$?
+if [ -z "$victim" ]; then fail "kill: no rank found"
+elif [ $krc -eq 0 ] || [ $krc -eq 124 ] || [ $((SECONDS - t0)) -gt 20 ]; then
+  fail "a killed rank: mpirun exited $krc after $((SECONDS - t0)) s"; cat "$tmp/kill.out"
+else ok "a killed rank ends the run in $((SECONDS - t0)) s (mpirun exit $krc)"; fi
+
+# SIGTERM to mpirun: every rank stops after the same epoch; rank 0 saves the best model
+timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
+  --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 --save "$tmp/term.gat" \
+  >"$tmp/term.out" 2>&1 &
+job=$!
+for _ in $(seq 100); do grep -q '^epoch' "$tmp/term.out" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $job # timeout passes it to mpirun, which passes it to the ranks (as Ctrl-C would)
+wait $job
+if grep -Eq "best model \(epoch [0-9]+\) saved to $tmp/term.gat" "$tmp/term.out" &&
+    [ -s "$tmp/term.gat" ] &&
+    "$embed" --model "$tmp/term.gat" --dataset "$cora" --predict "$tmp/term.tsv" >/dev/null; then
+  ok "SIGTERM: stopped, the best model saved and usable"
+else fail "SIGTERM"; cat "$tmp/term.out"; fi
+[ "$(grep -c 'interrupted' "$tmp/term.out")" = 1 ] && ok "SIGTERM: one report (rank 0's)" ||
+  { fail "SIGTERM: reports"; cat "$tmp/term.out"; }
+
+echo "$fails failed"
+[ $fails -eq 0 ]
