@@ -268,6 +268,7 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
                     : o->no_normalize ? GAT_NORMALIZE_OFF
                     : meta->normalize ? GAT_NORMALIZE_AUTO
                                       : GAT_NORMALIZE_OFF;
+    if (o->order) gat_order_from_name(o->order, &dop.order); /* checked by main */
     if (gat_dist_create(&d, &part, MPI_COMM_WORLD, &dop) != GAT_OK) {
         RANK_FAIL("cannot set up");
         goto done;

@@ -73,16 +73,38 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* SIGINT or SIGTERM once received, else 0. The first one lets the epoch under way finish, then
- * training stops and the best model is saved; the handler restores the default actions, so a
- * second signal ends the process at once (saves are atomic: no file is left half-written). */
+/* SIGINT or SIGTERM (and with --partitions SIGUSR1) once received, else 0. The first one lets
+ * the epoch under way finish, then training stops and the best model is saved; a second signal
+ * ends the process at once (saves are atomic: no file is left half-written). Under mpirun
+ * (--partitions) one Ctrl-C reaches a rank twice, from the terminal and forwarded by mpirun:
+ * signals within SIGNAL_ECHO seconds of the first count as that one. mpirun forwards SIGUSR1 to
+ * every rank as it is, while on SIGINT or SIGTERM it kills the ranks a few seconds later: kill
+ * -USR1 on mpirun stops a distributed run however long its epochs are. */
 static volatile sig_atomic_t stop_signal = 0;
+static volatile sig_atomic_t signal_echo = 0; /* --partitions: ignore the echo */
+static struct timespec first_signal;
+#define SIGNAL_ECHO 3
 
 static void on_signal(int sig)
 {
-    stop_signal = sig;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t); /* async-signal-safe */
+    if (!stop_signal) {
+        stop_signal = sig;
+        first_signal = t;
+        if (signal_echo) return;
+    } else if (signal_echo && t.tv_sec - first_signal.tv_sec < SIGNAL_ECHO) {
+        return;
+    } else {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGUSR1, SIG_DFL);
+        raise(sig);
+        return;
+    }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
 }
 
 /* The progress line of a terminal: "\r" returns to its start and ESC [K clears what a longer
@@ -512,6 +534,7 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
         gat_dist_options dop;
         gat_dist_options_default(&dop);
         dop.normalize = dopt->normalize;
+        if (o->order) gat_order_from_name(o->order, &dop.order); /* checked by main */
         if (gat_dist_create(dist, part, MPI_COMM_WORLD, &dop) != GAT_OK) {
             /* every rank fails together; the one that failed says why */
             dist_fail("cannot set up");
@@ -531,8 +554,37 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
         printf("partition %s: %d parts, %d nodes; rank 0 owns %d nodes, %d halo, %d edges\n",
                o->partitions, part->n_parts, part->n_global, part->n_owned, part->n_halo,
                part->nnz);
+        if (st.order != GAT_ORDER_NONE)
+            printf("rank 0's node order %s: %.2f s\n", gat_order_name(st.order), st.order_seconds);
     }
     return 0;
+}
+
+/* Every rank's exchange figures, printed by rank 0 (collective: every rank calls it). */
+static void dist_report(const gat_dist *d, const options *o, gat_idx epochs)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    gat_dist_stats st;
+    gat_dist_get_stats(d, &st);
+    double mine[6] = {st.n_owned, st.n_halo, st.peers, st.send_rows, (double)st.epoch_bytes,
+                      st.exchange_seconds}, *all = rank == 0 ? malloc(6 * (size_t)size * sizeof *all)
+                                                               : NULL;
+    int ok = rank != 0 || all;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) return;
+    MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0 && !o->quiet) {
+        printf("%4s %10s %10s %6s %10s %12s %14s\n", "rank", "owned", "halo", "peers",
+               "send rows", "MB/epoch", "exchange s/ep");
+        for (int q = 0; q < size; q++) {
+            const double *v = all + 6 * q;
+            printf("%4d %10.0f %10.0f %6.0f %10.0f %12.2f %14.4f\n", q, v[0], v[1], v[2], v[3],
+                   v[4] / 1e6, v[5] / (epochs > 0 ? epochs : 1));
+        }
+    }
+    free(all);
 }
 
 static int dist_normalized(const gat_dist *d)
@@ -672,6 +724,7 @@ int main(int argc, char **argv)
     if (o.partitions) {
         if ((rc = dist_usage(&o)) != 0) return rc;
         if ((rc = dist_open(&o, &dopt, &part, &dist, &rank)) != 0) return rc;
+        signal_echo = 1;
         /* every rank prints nothing but its errors; rank 0 reports and writes the files */
         if (rank > 0) {
             o.quiet = 1, o.metrics = o.plot = o.save = NULL, draw = 0;
@@ -731,6 +784,7 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (signal_echo) sigaction(SIGUSR1, &sa, NULL); /* what mpirun forwards as it is */
 
     double sum = 0, sum2 = 0, secs = 0;
     int interrupted = 0, done = 0;
@@ -808,6 +862,9 @@ int main(int argc, char **argv)
                        "%.2f s (%.3f ms/epoch)\n", r + 1, o.seed + r, 100 * res.test_acc,
                        100 * res.val_acc, res.best_epoch, res.epochs, res.seconds,
                        1e3 * res.seconds / res.epochs);
+#if GAT_HAVE_MPI
+            if (dist) dist_report(dist, &o, res.epochs);
+#endif
             double order_s;
             const gat_order used = gat_model_order(m, &order_s);
             if (!o.quiet && used != GAT_ORDER_NONE)
@@ -858,7 +915,7 @@ int main(int argc, char **argv)
     }
     if (rc == 0 && stop_signal && !interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
-    if (rc == 0 && stop_signal) rc = 128 + stop_signal; /* 130 for SIGINT, 143 for SIGTERM */
+    if (rc == 0 && stop_signal) rc = 128 + stop_signal; /* 130 SIGINT, 143 SIGTERM, 138 SIGUSR1 */
     if (rc == 0 && o.runs > 1) {
         if (!o.quiet) print_runs(rr, done);
         printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", 100 * mean,

@@ -50,6 +50,10 @@ typedef struct gat_dist_options {
     int normalize; /* GAT_NORMALIZE_AUTO (default), _ON or _OFF, as for datasets: decided over
                     * the whole graph (AUTO: row-normalise when no rank has a negative
                     * feature); a part stored normalised is used as it is */
+    gat_order order;  /* the owned rows' local order for locality (gat_model_set_order's rule:
+                       * GAT_ORDER_AUTO (default) renumbers by RCM from GAT_ORDER_AUTO_EDGES
+                       * local edges); internal: every result is in the part's and the whole
+                       * graph's numbering, the dropout masks stay the whole graph's */
 } gat_dist_options;
 
 /* Fills o with the defaults above. */
@@ -64,6 +68,8 @@ typedef struct gat_dist_stats {
     int64_t sent_bytes;      /* bytes sent by exchanges so far (forwards and backwards) */
     double exchange_seconds; /* wall time spent in exchanges so far (packing and waiting) */
     int normalized;          /* 1: the features are row-normalised (gat_dist_options) */
+    gat_order order;         /* the local order applied (GAT_ORDER_NONE: none) */
+    double order_seconds;    /* what computing and applying it took */
 } gat_dist_stats;
 
 /* Sets up rank r of comm (borrowed; duplicated, so the caller's communicator sees none of its
@@ -82,8 +88,11 @@ GAT_API gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm c
 GAT_API void gat_dist_free(gat_dist *d);
 
 /* The part and the local graph and features a model is bound to (borrowed, valid while d
- * lives): owned rows 0 .. n_owned - 1, then the halo. */
+ * lives): owned rows 0 .. n_owned - 1 (in the part's order, or renumbered for locality, see
+ * gat_dist_options.order), then the halo; gat_dist_global_ids gives the whole graph's id of
+ * every local row (n_owned + n_halo). */
 GAT_API const gat_part *gat_dist_part(const gat_dist *d);
+GAT_API const gat_idx *gat_dist_global_ids(const gat_dist *d);
 GAT_API const gat_graph *gat_dist_graph(const gat_dist *d);
 GAT_API const gat_csr *gat_dist_features(const gat_dist *d);
 
@@ -100,8 +109,9 @@ GAT_API gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_con
                                   gat_train_result *res);
 
 /* Inference of m on the whole graph: *logits (n_owned, C) the logits of this rank's owned
- * nodes (owned by m, valid until its next forward); after it gat_model_layer_output(m, l, &y)
- * gives layer l's rows of the local graph, the owned ones first. Returns GAT_EDIM, GAT_ENOMEM. */
+ * nodes in the local order (gat_dist_global_ids; owned by m, valid until its next forward);
+ * after it gat_model_layer_output(m, l, &y) gives layer l's rows of the local graph, the owned
+ * ones first. The model's order is left GAT_ORDER_NONE and m bound to the local graph. Returns GAT_EDIM, GAT_ENOMEM. */
 GAT_API gat_status gat_dist_forward(gat_model *m, gat_dist *d, const gat_real **logits);
 
 /* Loss and accuracy of m over the whole graph's nodes of split `which`. GAT_EINVAL if there is

@@ -29,6 +29,9 @@ struct gat_dist {
     gat_csr x;                /* (nl, F) owned then halo features */
     int64_t *xkey, *ekey;     /* dropout keys (gat_i_model_set_keys) */
     gat_idx *labels;          /* (nl) owned labels, -1 on the halo */
+    gat_idx *gid;             /* (nl) the whole graph's id of each local row */
+    gat_idx *perm;            /* (nl) the part's local row at each local row, or NULL (the
+                               * part's order) */
     gat_idx *rows[3], n_rows[3]; /* owned train, val, test rows */
     double g_rows[3];         /* the whole graph's counts of them */
     /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
@@ -101,6 +104,7 @@ void gat_dist_options_default(gat_dist_options *o)
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->normalize = GAT_NORMALIZE_AUTO;
+    o->order = GAT_ORDER_AUTO;
 }
 
 void gat_dist_free(gat_dist *d)
@@ -116,6 +120,8 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->xkey);
     gat_free(d->ekey);
     gat_free(d->labels);
+    gat_free(d->gid);
+    gat_free(d->perm);
     for (int s = 0; s < 3; s++) gat_free(d->rows[s]);
     gat_free(d->hoff);
     gat_free(d->soff);
@@ -129,6 +135,11 @@ void gat_dist_free(gat_dist *d)
 const gat_part *gat_dist_part(const gat_dist *d)
 {
     return d ? d->p : NULL;
+}
+
+const gat_idx *gat_dist_global_ids(const gat_dist *d)
+{
+    return d ? d->gid : NULL;
 }
 
 const gat_graph *gat_dist_graph(const gat_dist *d)
@@ -358,19 +369,90 @@ static gat_status normalise(gat_dist *d, int mode)
     return GAT_OK;
 }
 
-/* The local graph (halo rows: their self-loop), the edge keys, labels and split rows. */
-static gat_status local_graph(gat_dist *d, const int64_t *eb)
+/* Renumbers the owned rows by `order` (the halo stays last, in its (owner, id) order, so that
+ * each peer's rows stay contiguous): the graph, features, keys, the rows sent, and d->perm (the
+ * part's row at each new position) and d->gid. */
+static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
+{
+    const gat_idx no = d->no, nl = d->nl;
+    gat_idx *perm = gat_malloc((size_t)nl + 1, sizeof *perm), *pos = NULL;
+    int64_t *t64 = NULL;
+    gat_graph g2;
+    gat_csr x2;
+    gat_status st;
+    memset(&x2, 0, sizeof x2);
+    if (!perm) return GAT_ENOMEM;
+    const double t0 = now();
+    if ((st = gat_graph_order(&d->g, order, perm)) != GAT_OK) goto done;
+    /* the owned rows in the order's sequence, then the halo as it was */
+    gat_idx k = 0;
+    for (gat_idx r = 0; r < nl; r++)
+        if (perm[r] < no) perm[k++] = perm[r];
+    for (gat_idx h = no; h < nl; h++) perm[h] = h;
+    if ((st = gat_graph_permute(&g2, &d->g, perm, NULL)) != GAT_OK) goto done;
+    gat_graph_destroy(&d->g);
+    d->g = g2;
+    if (!(pos = gat_malloc((size_t)nl + 1, sizeof *pos)) ||
+        !(t64 = gat_malloc((size_t)nl + 1, sizeof *t64))) {
+        st = GAT_ENOMEM;
+        goto done;
+    }
+    for (gat_idx r = 0; r < nl; r++) pos[perm[r]] = r;
+    if ((st = gat_csr_init(&x2, nl, d->x.cols, (size_t)d->x.rowptr[nl])) != GAT_OK) goto done;
+    for (gat_idx r = 0, o = 0; r < nl; r++) {
+        const gat_idx i = perm[r], a = d->x.rowptr[i], n = d->x.rowptr[i + 1] - a;
+        memcpy(x2.col + o, d->x.col + a, (size_t)n * sizeof *x2.col);
+        memcpy(x2.val + o, d->x.val + a, (size_t)n * sizeof *x2.val);
+        o += n;
+        x2.rowptr[r + 1] = o;
+    }
+    gat_csr_destroy(&d->x);
+    d->x = x2;
+    memset(&x2, 0, sizeof x2);
+    for (gat_idx r = 0; r < nl; r++) t64[r] = d->xkey[perm[r]];
+    memcpy(d->xkey, t64, (size_t)nl * sizeof *t64);
+    for (gat_idx r = 0; r < no; r++) t64[r] = eb[perm[r]];
+    memcpy(eb, t64, (size_t)no * sizeof *t64);
+    for (gat_idx r = 0; r < nl; r++) d->gid[r] = d->p->global_ids[perm[r]];
+    for (gat_idx t = 0; t < d->soff[d->size]; t++) d->sidx[t] = pos[d->sidx[t]];
+    d->perm = perm;
+    perm = NULL;
+    d->stats.order = order;
+    d->stats.order_seconds = now() - t0;
+done:
+    gat_free(perm);
+    gat_free(pos);
+    gat_free(t64);
+    gat_csr_destroy(&x2);
+    return st;
+}
+
+/* The local graph (halo rows: their self-loop), renumbered for locality per order, the edge keys,
+ * labels and split rows. */
+static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
 {
     const gat_part *p = d->p;
     gat_idx *rowptr = gat_malloc((size_t)d->nl + 1, sizeof *rowptr);
     uint64_t *tmp = NULL;
     gat_status st;
-    if (!rowptr) return GAT_ENOMEM;
+    if (!rowptr || !(d->gid = gat_malloc((size_t)d->nl + 1, sizeof *d->gid))) {
+        gat_free(rowptr);
+        return GAT_ENOMEM;
+    }
+    memcpy(d->gid, p->global_ids, (size_t)d->nl * sizeof *d->gid);
     memcpy(rowptr, p->rowptr, ((size_t)d->no + 1) * sizeof *rowptr);
     for (gat_idx h = 0; h < d->nh; h++) rowptr[d->no + h + 1] = rowptr[d->no];
     st = gat_graph_from_csr(&d->g, d->nl, rowptr, p->col, 0);
     gat_free(rowptr);
     if (st != GAT_OK) return st;
+    for (gat_idx i = 0; i < d->no; i++)
+        if (d->g.rowptr[i + 1] - d->g.rowptr[i] != p->rowptr[i + 1] - p->rowptr[i])
+            return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: owned row %d (global %d) "
+                               "has a duplicate source or lacks its self-loop", d->rank, i,
+                               p->global_ids[i]);
+    if (order == GAT_ORDER_AUTO) order = d->g.nnz >= GAT_ORDER_AUTO_EDGES ? GAT_ORDER_RCM
+                                                                          : GAT_ORDER_NONE;
+    if (order != GAT_ORDER_NONE && (st = reorder(d, order, eb)) != GAT_OK) return st;
     gat_idx dmax = 1;
     for (gat_idx i = 0; i < d->no; i++)
         if (d->g.rowptr[i + 1] - d->g.rowptr[i] > dmax) dmax = d->g.rowptr[i + 1] - d->g.rowptr[i];
@@ -383,14 +465,8 @@ static gat_status local_graph(gat_dist *d, const int64_t *eb)
     /* edge k of owned row i: the whole graph's in-CSR lists i's sources by global id */
     for (gat_idx i = 0; i < d->no; i++) {
         const gat_idx a = d->g.rowptr[i], n = d->g.rowptr[i + 1] - a;
-        if (n != p->rowptr[i + 1] - p->rowptr[i]) {
-            gat_free(tmp);
-            return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: owned row %d (global %d) "
-                               "has a duplicate source or lacks its self-loop", d->rank, i,
-                               p->global_ids[i]);
-        }
         for (gat_idx t = 0; t < n; t++)
-            tmp[t] = (uint64_t)p->global_ids[d->g.col[a + t]] << 32 | (uint64_t)t;
+            tmp[t] = (uint64_t)d->gid[d->g.col[a + t]] << 32 | (uint64_t)t;
         qsort(tmp, (size_t)n, sizeof *tmp, cmp_u64);
         for (gat_idx r = 0; r < n; r++) d->ekey[a + (gat_idx)(tmp[r] & 0xffffffffu)] = eb[i] + r;
     }
@@ -401,17 +477,20 @@ static gat_status local_graph(gat_dist *d, const int64_t *eb)
         for (gat_idx i = 0; i < d->no; i++) n += p->split[i] == which[s];
         if (!(d->rows[s] = gat_malloc((size_t)n + 1, sizeof *d->rows[s]))) return GAT_ENOMEM;
         n = 0;
-        for (gat_idx i = 0; i < d->no; i++)
+        for (gat_idx r = 0; r < d->no; r++) {
+            const gat_idx i = d->perm ? d->perm[r] : r;
             if (p->split[i] == which[s]) {
                 if (p->labels[i] < 0 || p->labels[i] >= p->n_classes)
                     return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: node %d (global %d) "
                                        "of a split has label %d outside [0, %d)", d->rank, i,
                                        p->global_ids[i], p->labels[i], p->n_classes);
-                d->rows[s][n++] = i;
+                d->rows[s][n++] = r;
             }
+        }
         d->n_rows[s] = n;
     }
-    for (gat_idx i = 0; i < d->nl; i++) d->labels[i] = i < d->no ? p->labels[i] : -1;
+    for (gat_idx r = 0; r < d->nl; r++)
+        d->labels[r] = r < d->no ? p->labels[d->perm ? d->perm[r] : r] : -1;
     return GAT_OK;
 }
 
@@ -439,6 +518,7 @@ gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
     MPI_Comm_rank(d->comm, &d->rank);
     MPI_Comm_size(d->comm, &d->size);
     d->p = p;
+    d->stats.order = GAT_ORDER_NONE;
     d->no = p->n_owned;
     d->nh = p->n_halo;
     d->nl = p->n_owned + p->n_halo;
@@ -468,7 +548,7 @@ gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
     if ((st = numbering(d, xb, eb)) != GAT_OK || (st = fetch_features(d, xb)) != GAT_OK) goto fail;
     if ((st = normalise(d, opt->normalize)) != GAT_OK) goto fail_agree;
-    st = local_graph(d, eb);
+    st = local_graph(d, opt->order, eb);
 fail_agree:
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
     /* the whole graph's split counts */
@@ -610,7 +690,7 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
     d->m = m;
     d->n_layers = (int)gat_model_layer_count(m);
     d->failed = 0;
-    gat_i_model_set_keys(m, d->p->global_ids, d->xkey, d->ekey);
+    gat_i_model_set_keys(m, d->gid, d->xkey, d->ekey);
     gat_i_model_set_hook(m, hook, d);
     return GAT_OK;
 }
@@ -730,7 +810,7 @@ gat_status gat_dist_gather(gat_dist *d, const gat_real *rows, gat_idx width, int
         int64_t s = 0;
         for (int q = 0; q < K; q++) dis[q] = (int)s, s += cnt[q];
     }
-    if ((rc = MPI_Gatherv(d->p->global_ids, n, MPI_INT, ids, cnt, dis, MPI_INT, root,
+    if ((rc = MPI_Gatherv(d->gid, n, MPI_INT, ids, cnt, dis, MPI_INT, root,
                           d->comm)) != MPI_SUCCESS) {
         st = mpi_failed(fn, "MPI_Gatherv", rc);
         goto done;
@@ -930,7 +1010,7 @@ gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
     size_t len = 0;
     char *mine = NULL, *text = NULL, **out = NULL;
     int *cnt = NULL, *dis = NULL, *gid = NULL, n, rc;
-    for (gat_idx i = 0; i < d->no; i++) len += strlen(p->node_ids[i]) + 1;
+    for (gat_idx i = 0; i < d->no; i++) len += strlen(p->node_ids[d->perm ? d->perm[i] : i]) + 1;
     if (len > (size_t)INT32_MAX)
         st = gat_i_error(GAT_EINVAL, "%s: rank %d: %zu bytes of node ids exceed one MPI message",
                          fn, d->rank, len);
@@ -942,8 +1022,9 @@ gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
     if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
     len = 0;
     for (gat_idx i = 0; i < d->no; i++) {
-        const size_t l = strlen(p->node_ids[i]) + 1;
-        memcpy(mine + len, p->node_ids[i], l);
+        const char *id = p->node_ids[d->perm ? d->perm[i] : i];
+        const size_t l = strlen(id) + 1;
+        memcpy(mine + len, id, l);
         len += l;
     }
     /* the global ids first (the order of the strings), then the strings */
@@ -954,7 +1035,7 @@ gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
     }
     if (me)
         for (int q = 0, s = 0; q < K; q++) dis[q] = s, s += cnt[q];
-    if ((rc = MPI_Gatherv(p->global_ids, n, MPI_INT, gid, cnt, dis, MPI_INT, root, d->comm)) !=
+    if ((rc = MPI_Gatherv(d->gid, n, MPI_INT, gid, cnt, dis, MPI_INT, root, d->comm)) !=
         MPI_SUCCESS) {
         st = mpi_failed(fn, "MPI_Gatherv", rc);
         goto done;

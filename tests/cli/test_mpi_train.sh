@@ -7,8 +7,8 @@
 #  - two runs with the same rank count give the same losses to the last digit;
 #  - faults end every rank with a message naming the rank and the cause: a rank count that is
 #    not the part count, a missing part file, a part of another partition, a partition of another
-#    dataset (--dataset), a rank killed mid-run; SIGTERM stops all ranks after the same epoch and
-#    rank 0 saves the best model.
+#    dataset (--dataset), a rank killed mid-run; SIGUSR1 to mpirun or SIGTERM to the ranks stops
+#    all ranks after the same epoch and rank 0 saves the best model.
 # Skipped (77) when the build has no MPI or mpirun is missing.
 # Usage: test_mpi_train.sh GAT_TRAIN GAT_PARTITION GAT_EMBED DATASETS_DIR HAVE_MPI
 set -u
@@ -80,6 +80,11 @@ for k in 2 4; do
     ok "$k ranks, dropout on: $d"
   else cat "$tmp/out"; fail "$k ranks, dropout on: ${d:-mpirun failed}"; fi
 done
+# the local node order (RCM forced) changes no mask: still one process's losses
+if run 2 --partitions "$tmp/p2" --order rcm --epochs 30 --patience 1000 --threads 1 --quiet \
+    --metrics "$tmp/mr2.csv" && d=$(same_losses "$tmp/mr2.csv" "$tmp/oned.csv" 1e-5); then
+  ok "2 ranks renumbered by RCM, dropout on: $d"
+else cat "$tmp/out"; fail "2 ranks, --order rcm: ${d:-mpirun failed}"; fi
 # run to run: the same losses to the last digit
 if run 2 --partitions "$tmp/p2" --epochs 30 --patience 1000 --threads 1 --quiet \
     --metrics "$tmp/md2b.csv" &&
@@ -91,7 +96,7 @@ else fail "2 ranks twice: the losses differ"; fi
 # one process computes them on the whole graph
 "$embed" --model "$tmp/one.gat" --dataset "$cora" --out "$tmp/one-emb.tsv" >/dev/null || exit 1
 if timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$embed" --model "$tmp/one.gat" \
-    --partitions "$tmp/p4" --out "$tmp/p4-emb.tsv" --predict "$tmp/p4.tsv" >"$tmp/out" 2>&1 &&
+    --partitions "$tmp/p4" --order rcm --out "$tmp/p4-emb.tsv" --predict "$tmp/p4.tsv" >"$tmp/out" 2>&1 &&
     cmp -s <(classes "$tmp/p4.tsv") <(classes "$tmp/one.tsv") &&
     d=$(/usr/bin/python3 - "$tmp/one-emb.tsv" "$tmp/p4-emb.tsv" <<'PY'
 import sys
@@ -141,21 +146,24 @@ elif [ $krc -eq 0 ] || [ $krc -eq 124 ] || [ $((SECONDS - t0)) -gt 20 ]; then
   fail "a killed rank: mpirun exited $krc after $((SECONDS - t0)) s"; cat "$tmp/kill.out"
 else ok "a killed rank ends the run in $((SECONDS - t0)) s (mpirun exit $krc)"; fi
 
-# SIGTERM to mpirun: every rank stops after the same epoch; rank 0 saves the best model
-timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
-  --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 --save "$tmp/term.gat" \
-  >"$tmp/term.out" 2>&1 &
-job=$!
-for _ in $(seq 100); do grep -q '^epoch' "$tmp/term.out" 2>/dev/null && break; sleep 0.1; done
-kill -TERM $job # timeout passes it to mpirun, which passes it to the ranks (as Ctrl-C would)
-wait $job
-if grep -Eq "best model \(epoch [0-9]+\) saved to $tmp/term.gat" "$tmp/term.out" &&
-    [ -s "$tmp/term.gat" ] &&
-    "$embed" --model "$tmp/term.gat" --dataset "$cora" --predict "$tmp/term.tsv" >/dev/null; then
-  ok "SIGTERM: stopped, the best model saved and usable"
-else fail "SIGTERM"; cat "$tmp/term.out"; fi
-[ "$(grep -c 'interrupted' "$tmp/term.out")" = 1 ] && ok "SIGTERM: one report (rank 0's)" ||
-  { fail "SIGTERM: reports"; cat "$tmp/term.out"; }
+# stopping: every rank stops after the same epoch and rank 0 saves the best model, for SIGUSR1
+# sent to mpirun (which forwards it as it is) and for SIGTERM sent to the ranks themselves
+for how in mpirun-usr1 ranks-term; do
+  rm -f "$tmp/stop.gat"
+  timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
+    --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 --save "$tmp/stop.gat" \
+    >"$tmp/stop.out" 2>&1 &
+  job=$!
+  for _ in $(seq 300); do grep -q '^epoch' "$tmp/stop.out" 2>/dev/null && break; sleep 0.1; done
+  if [ $how = mpirun-usr1 ]; then kill -USR1 "$(pgrep -P $job -x mpirun)"
+  else pkill -TERM -x gat-train -P "$(pgrep -P $job -x mpirun)"; fi
+  wait $job
+  if grep -Eq "best model \(epoch [0-9]+\) saved to $tmp/stop.gat" "$tmp/stop.out" &&
+      [ "$(grep -c 'interrupted' "$tmp/stop.out")" = 1 ] &&
+      "$embed" --model "$tmp/stop.gat" --dataset "$cora" --predict "$tmp/stop.tsv" >/dev/null; then
+    ok "$how: all ranks stopped, rank 0 saved the best model (one report)"
+  else fail "$how"; cat "$tmp/stop.out"; fi
+done
 
 echo "$fails failed"
 [ $fails -eq 0 ]
