@@ -269,7 +269,9 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
                     : meta->normalize ? GAT_NORMALIZE_AUTO
                                       : GAT_NORMALIZE_OFF;
     if (o->order) gat_order_from_name(o->order, &dop.order); /* checked by main */
-    if (gat_dist_create(&d, &part, MPI_COMM_WORLD, &dop) != GAT_OK) {
+    const gat_status cst = gat_dist_create(&d, &part, MPI_COMM_WORLD, &dop);
+    gat_part_destroy(&part); /* the rank keeps what it needs of it */
+    if (cst != GAT_OK) {
         RANK_FAIL("cannot set up");
         goto done;
     }
@@ -277,7 +279,7 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
         RANK_FAIL("cannot gather the node ids");
         goto done;
     }
-    const gat_idx N = part.n_global;
+    const gat_idx N = gat_dist_part(d)->n_global, parts = gat_dist_part(d)->n_parts;
     if (o->out) {
         const gat_idx w = gat_model_embed_width(m, layer);
         if (rank == 0 && !(emb = malloc(((size_t)N * (size_t)w + 1) * sizeof *emb))) bad = 1;
@@ -299,7 +301,7 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
             }
             if (!o->quiet)
                 printf("wrote %s: %d x %d (%s, %s) from %d parts\n", o->out, N, w,
-                       layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), size);
+                       layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), parts);
         }
     }
     if (o->predict) {
@@ -323,7 +325,7 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
                 goto done;
             }
             if (!o->quiet)
-                printf("wrote %s: predictions of %d nodes from %d parts\n", o->predict, N, size);
+                printf("wrote %s: predictions of %d nodes from %d parts\n", o->predict, N, parts);
         }
     }
 #undef RANK_FAIL

@@ -543,17 +543,19 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
     } else if (!bad && *rank == 0) {
         fprintf(stderr, "gat-train: rank 0: stopping: another rank failed (its message says why)\n");
     }
+    /* the rank keeps what it needs of its part: give the part's memory back */
+    gat_part_destroy(part);
     if (any) {
-        gat_part_destroy(part);
         MPI_Finalize();
         return 1;
     }
+    const gat_part *kept = gat_dist_part(*dist);
     if (!o->quiet && *rank == 0) {
         gat_dist_stats st;
         gat_dist_get_stats(*dist, &st);
         printf("partition %s: %d parts, %d nodes; rank 0 owns %d nodes, %d halo, %d edges\n",
-               o->partitions, part->n_parts, part->n_global, part->n_owned, part->n_halo,
-               part->nnz);
+               o->partitions, kept->n_parts, kept->n_global, kept->n_owned, kept->n_halo,
+               kept->nnz);
         if (st.order != GAT_ORDER_NONE)
             printf("rank 0's node order %s: %.2f s\n", gat_order_name(st.order), st.order_seconds);
     }
@@ -731,9 +733,10 @@ int main(int argc, char **argv)
             if (!freopen("/dev/null", "w", stdout)) return 1;
         }
         memset(&ds, 0, sizeof ds);
-        ds.n_features = part.n_features;
-        ds.n_classes = part.n_classes;
-        ds.class_names = part.class_names;
+        const gat_part *kept = gat_dist_part(dist);
+        ds.n_features = kept->n_features;
+        ds.n_classes = kept->n_classes;
+        ds.class_names = kept->class_names;
         ds.normalized = dist_normalized(dist);
         name = o.partitions;
     } else

@@ -73,7 +73,8 @@ typedef struct gat_dist_stats {
 } gat_dist_stats;
 
 /* Sets up rank r of comm (borrowed; duplicated, so the caller's communicator sees none of its
- * messages) on part p (borrowed: it must outlive *out; load it with gat_part_load(p, dir, r)):
+ * messages) on part p (borrowed for the call: *out keeps copies of what it needs, so p may be
+ * destroyed right after, giving its memory back; load it with gat_part_load(p, dir, r)):
  * checks that comm's size is p->n_parts and p->part its rank, agrees with every rank on the
  * partition (fingerprint, assignment), fetches the halo's features, row-normalises per opt
  * (NULL: defaults) and numbers the dropout streams. *out: NULL on failure.
@@ -87,10 +88,12 @@ GAT_API gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm c
 /* Frees d (not collective). Accepts NULL. */
 GAT_API void gat_dist_free(gat_dist *d);
 
-/* The part and the local graph and features a model is bound to (borrowed, valid while d
- * lives): owned rows 0 .. n_owned - 1 (in the part's order, or renumbered for locality, see
+/* The local graph and features a model is bound to (borrowed, valid while d lives): owned rows
+ * 0 .. n_owned - 1 (in the part's order, or renumbered for locality, see
  * gat_dist_options.order), then the halo; gat_dist_global_ids gives the whole graph's id of
- * every local row (n_owned + n_halo). */
+ * every local row (n_owned + n_halo). gat_dist_part: the part's sizes, fingerprint and names as
+ * d keeps them: global_ids, node_ids (n_owned) in the local order and class_names; its other
+ * arrays are NULL. */
 GAT_API const gat_part *gat_dist_part(const gat_dist *d);
 GAT_API const gat_idx *gat_dist_global_ids(const gat_dist *d);
 GAT_API const gat_graph *gat_dist_graph(const gat_dist *d);

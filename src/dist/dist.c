@@ -32,6 +32,8 @@ struct gat_dist {
     gat_idx *gid;             /* (nl) the whole graph's id of each local row */
     gat_idx *perm;            /* (nl) the part's local row at each local row, or NULL (the
                                * part's order) */
+    gat_part own;             /* the part's sizes and names kept (d->p after create) */
+    char **ids, **classes;    /* own.node_ids (local order) and own.class_names */
     gat_idx *rows[3], n_rows[3]; /* owned train, val, test rows */
     double g_rows[3];         /* the whole graph's counts of them */
     /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
@@ -122,6 +124,8 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->labels);
     gat_free(d->gid);
     gat_free(d->perm);
+    gat_free(d->ids);
+    gat_free(d->classes);
     for (int s = 0; s < 3; s++) gat_free(d->rows[s]);
     gat_free(d->hoff);
     gat_free(d->soff);
@@ -494,6 +498,45 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
     return GAT_OK;
 }
 
+/* n strings into one block: the pointers, then the characters (one gat_free). */
+static char **copy_strings(const char *const *src, const gat_idx *order, gat_idx n)
+{
+    size_t len = 0;
+    for (gat_idx i = 0; i < n; i++) len += strlen(src[order ? order[i] : i]) + 1;
+    char **out = gat_malloc((size_t)n + 1 + len / sizeof(char *) + 1, sizeof *out);
+    if (!out) return NULL;
+    char *str = (char *)(out + n + 1);
+    for (gat_idx i = 0; i < n; i++) {
+        const char *s = src[order ? order[i] : i];
+        const size_t l = strlen(s) + 1;
+        memcpy(str, s, l);
+        out[i] = str;
+        str += l;
+    }
+    out[n] = NULL;
+    return out;
+}
+
+/* d->own: the part's sizes and names in the local order, which d uses from now on. */
+static gat_status keep_part(gat_dist *d)
+{
+    const gat_part *p = d->p;
+    d->own = *p;
+    d->own.rowptr = d->own.col = d->own.halo_owner = d->own.labels = NULL;
+    d->own.split = NULL;
+    memset(&d->own.x, 0, sizeof d->own.x);
+    d->own.storage = NULL;
+    d->own.global_ids = d->gid;
+    d->own.node_ids = d->own.class_names = NULL;
+    if (p->node_ids && !(d->ids = copy_strings(p->node_ids, d->perm, d->no))) return GAT_ENOMEM;
+    if (p->class_names && !(d->classes = copy_strings(p->class_names, NULL, p->n_classes)))
+        return GAT_ENOMEM;
+    d->own.node_ids = (const char *const *)d->ids;
+    d->own.class_names = (const char *const *)d->classes;
+    d->p = &d->own;
+    return GAT_OK;
+}
+
 gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
                            const gat_dist_options *opt)
 {
@@ -557,6 +600,8 @@ fail_agree:
         st = mpi_failed(fn, "MPI_Allreduce", rc);
         goto fail;
     }
+    /* what the rank keeps of the part: sizes and names (the caller may free it now) */
+    if ((st = keep_part(d)) != GAT_OK) goto fail;
     d->stats.n_owned = d->no;
     d->stats.n_halo = d->nh;
     gat_free(xb);
@@ -1010,7 +1055,8 @@ gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
     size_t len = 0;
     char *mine = NULL, *text = NULL, **out = NULL;
     int *cnt = NULL, *dis = NULL, *gid = NULL, n, rc;
-    for (gat_idx i = 0; i < d->no; i++) len += strlen(p->node_ids[d->perm ? d->perm[i] : i]) + 1;
+    if (!p->node_ids) return gat_i_error(GAT_EINVAL, "%s: the part has no node ids", fn);
+    for (gat_idx i = 0; i < d->no; i++) len += strlen(p->node_ids[i]) + 1;
     if (len > (size_t)INT32_MAX)
         st = gat_i_error(GAT_EINVAL, "%s: rank %d: %zu bytes of node ids exceed one MPI message",
                          fn, d->rank, len);
@@ -1022,7 +1068,7 @@ gat_status gat_dist_gather_ids(gat_dist *d, int root, char ***ids)
     if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
     len = 0;
     for (gat_idx i = 0; i < d->no; i++) {
-        const char *id = p->node_ids[d->perm ? d->perm[i] : i];
+        const char *id = p->node_ids[i];
         const size_t l = strlen(id) + 1;
         memcpy(mine + len, id, l);
         len += l;
