@@ -35,6 +35,9 @@ struct gat_dist {
     gat_part own;             /* the part's sizes and names kept (d->p after create) */
     char **ids, **classes;    /* own.node_ids (local order) and own.class_names */
     gat_idx *rows[3], n_rows[3]; /* owned train, val, test rows */
+    gat_idx *out[3], n_out[3];   /* each with the rows other ranks hold (ascending): what the
+                                  * last layer computes (the hidden layers then compute every
+                                  * row sent) */
     double g_rows[3];         /* the whole graph's counts of them */
     /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
      * rows q holds of ours are sidx[soff[q] .. soff[q + 1] - 1] */
@@ -126,7 +129,7 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->perm);
     gat_free(d->ids);
     gat_free(d->classes);
-    for (int s = 0; s < 3; s++) gat_free(d->rows[s]);
+    for (int s = 0; s < 3; s++) gat_free(d->rows[s]), gat_free(d->out[s]);
     gat_free(d->hoff);
     gat_free(d->soff);
     gat_free(d->sidx);
@@ -495,7 +498,27 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
     }
     for (gat_idx r = 0; r < d->nl; r++)
         d->labels[r] = r < d->no ? p->labels[d->perm ? d->perm[r] : r] : -1;
-    return GAT_OK;
+    /* the output rows of a split's forward: its rows and the rows sent */
+    uint8_t *mark = gat_calloc((size_t)d->no + 1, 1);
+    if (!mark) return GAT_ENOMEM;
+    st = GAT_OK;
+    for (int s = 0; s < 3 && st == GAT_OK; s++) {
+        memset(mark, 0, (size_t)d->no);
+        for (gat_idx t = 0; t < d->soff[d->size]; t++) mark[d->sidx[t]] = 1;
+        for (gat_idx k = 0; k < d->n_rows[s]; k++) mark[d->rows[s][k]] = 1;
+        gat_idx n = 0;
+        for (gat_idx i = 0; i < d->no; i++) n += mark[i];
+        if (!(d->out[s] = gat_malloc((size_t)n + 1, sizeof *d->out[s]))) {
+            st = GAT_ENOMEM;
+            break;
+        }
+        n = 0;
+        for (gat_idx i = 0; i < d->no; i++)
+            if (mark[i]) d->out[s][n++] = i;
+        d->n_out[s] = n;
+    }
+    gat_free(mark);
+    return st;
 }
 
 /* n strings into one block: the pointers, then the characters (one gat_free). */
@@ -783,7 +806,9 @@ static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *l
 {
     const int s = which == GAT_SPLIT_TRAIN ? 0 : which == GAT_SPLIT_VAL ? 1 : 2;
     const gat_real *logits;
+    gat_i_model_set_output_rows(m, d->out[s], d->n_out[s]);
     gat_status st = forward_logits(m, d, &logits);
+    gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
     if (d->g_rows[s] == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
     double v[2] = {0, 0};
@@ -917,7 +942,8 @@ static gat_status dist_train_epoch(void *u, gat_idx epoch, double *loss, double 
 {
     dtrain *t = u;
     gat_dist *d = t->d;
-    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t};
+    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t,
+                               .out_rows = d->out[0], .n_out_rows = d->n_out[0]};
     const int64_t s0 = d->stats.sent_bytes;
     gat_status st = gat_i_train_step_with(t->m, &d->g, &d->x, d->labels, d->rows[0],
                                           d->n_rows[0], &t->cfg->adam, epoch, loss, acc,

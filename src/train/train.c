@@ -226,6 +226,7 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
     /* the loss reads only these rows: the last layer computes just those */
     if (!o) gat_i_model_set_output_rows(m, rows, n_rows);
+    else if (o->out_rows) gat_i_model_set_output_rows(m, o->out_rows, o->n_out_rows);
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
