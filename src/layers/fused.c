@@ -229,6 +229,33 @@ INLINE uint64_t rkey_of(const gat_i_fl *l, gat_idx i)
     return l->rkey ? (uint64_t)l->rkey[i] : (uint64_t)i;
 }
 
+/* ---- gat's coefficients when alpha is not stored (gat_i_fl.alpha NULL; no edge term) ---- */
+
+/* The LeakyReLU input of edge j -> i, heads 8q .. 8q + 7 (H a multiple of 8), as fwd_row adds it */
+INLINE V8 pre8(const gat_i_fl *l, gat_idx i, gat_idx j, int q, int H)
+{
+    return ld(l->s_dst + (size_t)i * H + 8 * q) + ld(l->s_src + (size_t)j * H + 8 * q);
+}
+/* Its coefficients from that input t and row i's softmax terms (soft): fwd_row's operations, in
+ * its order (LeakyReLU, minus the maximum, vexp, times the inverse sum), so the same values */
+INLINE V8 alpha8(const gat_i_fl *l, gat_idx i, V8 t, int q, int H)
+{
+    const gat_real *sm = l->soft + (size_t)i * 2 * H;
+    t = sel(t > 0, t, t * l->slope);
+    return vexp(t - ld(sm + 8 * q)) * ld(sm + H + 8 * q);
+}
+/* The same for head h alone (any H; vexp works lane by lane) */
+INLINE gat_real pre1(const gat_i_fl *l, gat_idx i, gat_idx j, int h, int H)
+{
+    return l->s_dst[(size_t)i * H + h] + l->s_src[(size_t)j * H + h];
+}
+INLINE gat_real alpha1(const gat_i_fl *l, gat_idx i, gat_real t, int h, int H)
+{
+    const gat_real *sm = l->soft + (size_t)i * 2 * H;
+    t = t > 0 ? t : l->slope * t;
+    return vexp(bc(t - sm[h]))[0] * sm[H + h];
+}
+
 /* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bits kb. */
 INLINE V8 keep_pat(const gat_i_fl *l, const uint8_t *kb, int H, int q, gat_real scale)
 {
@@ -712,11 +739,16 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     const size_t hw = (size_t)Fp * H;
     const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
     const gat_real slope = l->slope;
-    gat_real *al = l->alpha;
     const gat_idx e0 = l->e0; /* per-edge arrays hold edges e0.. (see gat_i_fl.e0) */
+    /* the row's (k - k0, h) values: in alpha, or in the thread's row scratch when alpha is not
+     * kept (gat only: the backward recomputes it from soft) */
+    gat_real *al = l->alpha ? l->alpha + (size_t)(k0 - e0) * H
+                            : l->arow + (size_t)thread_num() * l->arow_stride;
+    uint8_t *pos_row = l->pos ? l->pos + (size_t)(k0 - e0) * AB : NULL;
+    uint8_t *keep_row = l->akeep ? l->akeep + (size_t)(k0 - e0) * AB : NULL;
 
-    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into alpha's slots, their
-     * signs, row maxima (l->ex is only read when D > 0) */
+    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into the row's slots,
+     * their signs (where kept), row maxima (l->ex is only read when D > 0) */
     if (Sc != GAT_SCORE_GAT) {
         family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
     } else if (H % 8 == 0) {
@@ -733,9 +765,9 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
                     t += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
                 const VI pos = t > 0;
-                l->pos[(size_t)(k - e0) * AB + q] = (uint8_t)movemask(pos);
+                if (pos_row) pos_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(pos);
                 t = sel(pos, t, t * slope);
-                st(al + (size_t)(k - e0) * H + 8 * q, t);
+                st(al + (size_t)(k - k0) * H + 8 * q, t);
                 M[q] = sel(t > M[q], t, M[q]);
             }
         }
@@ -749,7 +781,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
             if (l->prefetch && k + AHEAD < g->nnz)
                 __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
-            uint8_t *pb = l->pos + (size_t)(k - e0) * AB;
+            uint8_t *pb = pos_row ? pos_row + (size_t)(k - k0) * AB : NULL;
             const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
@@ -757,9 +789,9 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 for (gat_idx d = 0; d < l->D; d++)
                     t += xe[d] * l->em[(size_t)d * H + h];
                 bits |= (unsigned)(t > 0) << (h & 7);
-                if ((h & 7) == 7 || h == H - 1) pb[h >> 3] = (uint8_t)bits, bits = 0;
+                if (pb && ((h & 7) == 7 || h == H - 1)) pb[h >> 3] = (uint8_t)bits, bits = 0;
                 t = t > 0 ? t : slope * t;
-                al[(size_t)(k - e0) * H + h] = t;
+                al[(size_t)(k - k0) * H + h] = t;
                 mx[h] = t > mx[h] ? t : mx[h];
             }
         }
@@ -771,8 +803,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         S[q] = bc(0);
     for (int h = 0; h < H; h++)
         sum[h] = 0;
-    const size_t e1 = (size_t)(k1 - e0) * H;
-    size_t e = (size_t)(k0 - e0) * H;
+    const size_t e1 = (size_t)(k1 - k0) * H;
+    size_t e = 0;
     for (int q = 0; e + 8 <= e1; e += 8, q = q + 1 == P ? 0 : q + 1) {
         const V8 v = vexp(ld(al + e) - M[q]);
         st(al + e, v);
@@ -789,6 +821,10 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     fold(l, S, H, w);
     for (int h = 0; h < H; h++)
         sum[h] = 1 / (sum[h] + w[h]);
+    if (l->soft) { /* what the backward recomputes alpha from */
+        memcpy(l->soft + (size_t)i * 2 * H, mx, (size_t)H * sizeof *mx);
+        memcpy(l->soft + (size_t)i * 2 * H + H, sum, (size_t)H * sizeof *sum);
+    }
     /* normalise, attention dropout, weighted sum of the z_j */
     for (int v = 0; v < NV; v++)
         acc[v] = bc(0);
@@ -800,13 +836,14 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
             for (int q = 0; q < P; q++) {
-                const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q, ka = (size_t)(k - e0) * H + 8 * q;
+                const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q,
+                             ka = (size_t)(k - k0) * H + 8 * q;
                 const V8 a = ld(al + ka) * M[q];
                 st(al + ka, a);
                 S[q] = a;
                 if (l->att.on) {
                     const VI m = keep8(&l->att, kh); /* masks by the edge's own number */
-                    l->akeep[(size_t)(k - e0) * AB + q] = (uint8_t)movemask(m);
+                    if (keep_row) keep_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(m);
                     S[q] = a * (V8)((VI)bc(l->att.scale) & m);
                 }
             }
@@ -819,7 +856,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
             if (l->prefetch && k + AHEAD < g->nnz)
                 prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-            gat_real *a = al + (size_t)(k - e0) * H;
+            gat_real *a = al + (size_t)(k - k0) * H;
             unsigned bits = 0;
             for (int h = 0; h < H; h++) {
                 a[h] *= sum[h];
@@ -827,8 +864,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 if (l->att.on) {
                     const unsigned keep = keep1(&l->att, ekey_of(l, k) * H + h, &blk, &hv);
                     bits |= keep << (h & 7);
-                    if ((h & 7) == 7 || h == H - 1)
-                        l->akeep[(size_t)(k - e0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
+                    if (keep_row && ((h & 7) == 7 || h == H - 1))
+                        keep_row[(size_t)(k - k0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
                     w[h] = keep ? w[h] * l->att.scale : 0;
                 }
             }
@@ -879,6 +916,33 @@ static void FN(att_forward)(const gat_i_fl *l)
     const int nt = l->nt;
     FOR_ROWS(l->tc, l->rows, l->n_rows, nt,
              SCORES(l->score, SCORE_SHAPES(l->H, l->Fp, WITH_SCRATCH(FWD_ROWS))));
+}
+
+/* gat with alpha not stored: alpha (E, H) of rows r0 .. r1 - 1 (of l->rows, or all) recomputed
+ * as the backward does, the values fwd_row would have stored */
+INLINE void alpha_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, gat_real *alpha)
+{
+    const gat_graph *g = l->g;
+    const int H = l->H;
+    for (gat_idx r = r0; r < r1; r++) {
+        const gat_idx i = l->rows ? l->rows[r] : r;
+        for (gat_idx k = g->rowptr[i]; k < g->rowptr[i + 1]; k++) {
+            const gat_idx j = g->col[k];
+            gat_real *a = alpha + (size_t)k * H;
+            if (H % 8 == 0)
+                for (int q = 0; q < H / 8; q++)
+                    st(a + 8 * q, alpha8(l, i, pre8(l, i, j, q, H), q, H));
+            else
+                for (int h = 0; h < H; h++)
+                    a[h] = alpha1(l, i, pre1(l, i, j, h, H), h, H);
+        }
+    }
+}
+
+static void FN(att_alpha)(const gat_i_fl *l, gat_real *alpha)
+{
+    const int nt = l->nt;
+    FOR_ROWS(l->tc, l->rows, l->n_rows, nt, alpha_rows(l, r0, r1, alpha));
 }
 
 /* ---- attention backward ---- */
@@ -999,6 +1063,11 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const gat_real slope = l->slope, as = l->att.on ? l->att.scale : 1;
     const gat_real *al = l->alpha;
     gat_real *dp = b->drow + (size_t)thread_num() * b->drow_stride; /* the row's (k - k0, h) */
+    /* gat without stored coefficients: the first loop over a row's edges recomputes them into
+     * the thread's row scratch (the row's (k - k0, h)), the second reads them there */
+    const int rec = Sc == GAT_SCORE_GAT && !al;
+    gat_real *arow = rec ? l->arow + (size_t)thread_num() * l->arow_stride : NULL;
+    uint64_t hv = 0, blk = UINT64_MAX;
     for (int v = 0; v < NV; v++)
         db[v] = bc(0);
     /* the chunk's edge-term partial: gat's dM (D, H), gatv2's dW_e (D, Fp, H) */
@@ -1026,6 +1095,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             continue;
         }
         b->active[i] = 1;
+        const gat_real *ar = rec ? arow : al + (size_t)k0 * H; /* the row's (k - k0, h) */
         if (H % 8 == 0) {
             for (int q = 0; q < P; q++)
                 D[q] = bc(0);
@@ -1039,10 +1109,15 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     S[v % P] += dy[v] * ld(zj + 8 * v);
                 for (int q = 0; q < P; q++) {
                     const size_t kh = (size_t)(k - k0) * H + 8 * q;
-                    const V8 d =
-                        l->att.on ? S[q] * keep_pat(l, l->akeep + (size_t)k * AB, H, q, as) : S[q];
+                    const V8 km =
+                        !l->att.on ? bc(1)
+                        : l->akeep
+                            ? keep_pat(l, l->akeep + (size_t)k * AB, H, q, as)
+                            : (V8)((VI)bc(as) & keep8(&l->att, ekey_of(l, k) * H + 8 * (size_t)q));
+                    const V8 d = l->att.on ? S[q] * km : S[q];
                     st(dp + kh, d);
-                    D[q] += ld(al + (size_t)k0 * H + kh) * d;
+                    if (rec) st(arow + kh, alpha8(l, i, pre8(l, i, g->col[k], q, H), q, H));
+                    D[q] += ld(ar + kh) * d;
                 }
             }
             for (int q = 0; q < P; q++)
@@ -1058,8 +1133,10 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (gat_idx k = k0; k < k1; k++)
                 for (int q = 0; q < P; q++) {
                     const size_t kh = (size_t)(k - k0) * H + 8 * q;
-                    const V8 f = sel(expand(l->pos[(size_t)k * AB + q]), bc(1), bc(slope));
-                    const V8 d = ld(al + (size_t)k0 * H + kh) * (ld(dp + kh) - D[q]) * f;
+                    const VI pm =
+                        rec ? pre8(l, i, g->col[k], q, H) > 0 : expand(l->pos[(size_t)k * AB + q]);
+                    const V8 f = sel(pm, bc(1), bc(slope));
+                    const V8 d = ld(ar + kh) * (ld(dp + kh) - D[q]) * f;
                     st(dp + kh, d);
                     S[q] += d;
                 }
@@ -1080,11 +1157,15 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 S[v % P] += dy[v] * ld(zj + 8 * v);
             fold(l, S, H, gk);
             for (int h = 0; h < H; h++) {
-                const gat_real d = !l->att.on                              ? gk[h]
-                                   : bit_of(l->akeep + (size_t)k * AB, h) ? gk[h] * as
-                                                                          : 0;
-                dp[(size_t)(k - k0) * H + h] = d;
-                dot[h] += al[(size_t)k * H + h] * d;
+                const unsigned kept =
+                    !l->att.on ||
+                    (l->akeep ? bit_of(l->akeep + (size_t)k * AB, h)
+                              : keep1(&l->att, ekey_of(l, k) * H + (uint64_t)h, &blk, &hv));
+                const gat_real d = !l->att.on ? gk[h] : kept ? gk[h] * as : 0;
+                const size_t kh = (size_t)(k - k0) * H + h;
+                dp[kh] = d;
+                if (rec) arow[kh] = alpha1(l, i, pre1(l, i, g->col[k], h, H), h, H);
+                dot[h] += ar[kh] * d;
             }
         }
         memcpy(b->dot + (size_t)i * H, dot, (size_t)H * sizeof *dot);
@@ -1094,10 +1175,11 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         for (gat_idx k = k0; k < k1; k++)
             for (int h = 0; h < H; h++) {
-                const size_t kh = (size_t)k * H + h;
-                const gat_real d = al[kh] * (dp[kh - (size_t)k0 * H] - dot[h]) *
-                                   (bit_of(l->pos + (size_t)k * AB, h) ? 1 : slope);
-                dp[kh - (size_t)k0 * H] = d;
+                const size_t kh = (size_t)(k - k0) * H + h;
+                const unsigned pb =
+                    rec ? pre1(l, i, g->col[k], h, H) > 0 : bit_of(l->pos + (size_t)k * AB, h);
+                const gat_real d = ar[kh] * (dp[kh] - dot[h]) * (pb ? 1 : slope);
+                dp[kh] = d;
                 sum[h] += d;
             }
         for (int h = 0; h < H; h++)
@@ -1223,6 +1305,9 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const gat_real as = l->att.on ? l->att.scale : 1;
     gat_real *ps = b->ps + (size_t)c * b->ps_stride;
     gat_real *dW = ps + 2 * hw;
+    /* gat without stored coefficients, signs or keeps: each edge's from row i's node terms */
+    const int rec = Sc == GAT_SCORE_GAT && !l->alpha;
+    uint64_t hv = 0, blk = UINT64_MAX;
     for (int v = 0; v < NV; v++)
         das[v] = dad[v] = bc(0);
     memset(ps, 0, b->ps_stride * sizeof *ps);
@@ -1253,9 +1338,14 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 __builtin_prefetch(b->active + ia, 0, 3);
                 prefetch_row(b->dy + (size_t)ia * hw, hw);
                 __builtin_prefetch(b->dot + (size_t)ia * H, 0, 3);
-                __builtin_prefetch(l->alpha + ka * H, 0, 3);
-                if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
-                if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+                if (rec) {
+                    __builtin_prefetch(l->s_dst + (size_t)ia * H, 0, 3);
+                    __builtin_prefetch(l->soft + (size_t)ia * 2 * H, 0, 3);
+                } else {
+                    __builtin_prefetch(l->alpha + ka * H, 0, 3);
+                    if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
+                    if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+                }
             }
             if (!b->active[i]) continue;
             const size_t k = (size_t)g->t_edge[p];
@@ -1269,30 +1359,53 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 T[v % P] += ld(dyi + 8 * v) * ld(zr + 8 * v);
             if (H % 8 == 0) {
                 for (int q = 0; q < P; q++) {
-                    const V8 a = ld(l->alpha + k * H + 8 * q);
+                    V8 a;
+                    VI pm = (VI){0};
+                    if (rec) {
+                        const V8 t = pre8(l, i, j, q, H);
+                        pm = t > 0;
+                        a = alpha8(l, i, t, q, H);
+                    } else {
+                        a = ld(l->alpha + k * H + 8 * q);
+                        if (Sc == GAT_SCORE_GAT) pm = expand(l->pos[k * AB + q]);
+                    }
                     /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
-                     * more random cache line per edge */
-                    const V8 km = !l->att.on ? bc(1)
-                                  : l->prefetch
-                                      ? (V8)((VI)bc(as) & keep8(&l->att, ekey_of(l, k) * H + 8 * (size_t)q))
-                                      : keep_pat(l, l->akeep + k * AB, H, q, as);
+                     * more random cache line per edge; so is any layer that does not store them */
+                    const V8 km =
+                        !l->att.on ? bc(1)
+                        : l->prefetch || !l->akeep
+                            ? (V8)((VI)bc(as) & keep8(&l->att, ekey_of(l, k) * H + 8 * (size_t)q))
+                            : keep_pat(l, l->akeep + k * AB, H, q, as);
                     W[q] = a * km;
                     const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
                     if (Sc == GAT_SCORE_GAT)
-                        ES[q] += de * sel(expand(l->pos[k * AB + q]), bc(1), bc(l->slope));
+                        ES[q] += de * sel(pm, bc(1), bc(l->slope));
                     else
                         st(gd + 8 * q, de);
                 }
             } else {
                 fold(l, T, H, gd);
                 for (int h = 0; h < H; h++) {
-                    const gat_real a = l->alpha[k * H + h];
-                    const unsigned kept = !l->att.on || bit_of(l->akeep + k * AB, h);
+                    gat_real a;
+                    unsigned pb = 0;
+                    if (rec) {
+                        const gat_real t = pre1(l, i, j, h, H);
+                        pb = t > 0;
+                        a = alpha1(l, i, t, h, H);
+                    } else {
+                        a = l->alpha[k * H + h];
+                        if (Sc == GAT_SCORE_GAT) pb = bit_of(l->pos + k * AB, h);
+                    }
+                    const unsigned kept =
+                        !l->att.on ||
+                        (l->akeep
+                             ? bit_of(l->akeep + k * AB, h)
+                             : keep1(&l->att, ekey_of(l, (gat_idx)k) * H + (uint64_t)h, &blk, &hv));
                     w[h] = !l->att.on ? a : kept ? a * as : 0;
                     const gat_real de =
                         a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);
                     if (Sc == GAT_SCORE_GAT)
-                        dss[h] += de * (bit_of(l->pos + k * AB, h) ? 1 : l->slope);
+                        dss[h] += de * (pb ? 1 : l->slope);
                     else
                         gd[h] = de;
                 }
@@ -1532,6 +1645,7 @@ const gat_i_fused_ops FN(gat_i_fused_ops) = {
     .proj_sparse = FN(proj_sparse),
     .proj_dense = FN(proj_dense),
     .att_forward = FN(att_forward),
+    .att_alpha = FN(att_alpha),
     .att_backward_targets = FN(att_backward_targets),
     .att_backward_sources = FN(att_backward_sources),
     .dw_sparse = FN(dw_sparse),

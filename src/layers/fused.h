@@ -66,19 +66,33 @@ typedef struct gat_i_fl {
     uint8_t *xkeep;          /* layer 0: (nnz(x)) 0/1; later: (N, ceil(fin / 8)) bits */
     gat_real *z;             /* (N, Fp, H) */
     gat_real *s_src, *s_dst; /* (N, H) */
-    gat_real *alpha;         /* (E, H) before attention dropout */
-    uint8_t *pos;            /* (E, ceil(H / 8)) bits: LeakyReLU input > 0 */
-    uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps */
+    gat_real *alpha;         /* (E, H) before attention dropout, or NULL (gat without edge
+                              * features only): not stored; the backward and att_alpha recompute
+                              * alpha_ij = vexp(LeakyReLU(s_dst_i + s_src_j) - max_i) (1 / sum_i)
+                              * from s_src, s_dst and soft with the forward's operations in its
+                              * order (the same values), and the forward keeps a row's scores in
+                              * arow */
+    uint8_t *pos;            /* (E, ceil(H / 8)) bits: LeakyReLU input > 0; NULL: not stored (the
+                              * sign of s_dst_i + s_src_j, recomputed) */
+    uint8_t *akeep;          /* (E, ceil(H / 8)) bits: attention dropout keeps; NULL: not stored
+                              * (recomputed from the dropout hash) */
+    gat_real *soft;          /* (N, 2H) or NULL: per target row its softmax's maxima (H), then
+                              * the inverses of its sums (H), written by att_forward; what the
+                              * backward recomputes alpha from when alpha is NULL */
+    gat_real *arow;          /* alpha NULL: per thread (nt of them, arow_stride apart) a row's
+                              * (in-degree, H) scores and coefficients */
+    size_t arow_stride;      /* >= the largest in-degree times H */
     gat_idx e0;              /* att_forward: the per-edge arrays alpha, pos, akeep and esc hold
                               * edges e0, e0 + 1, ... (edge k at k - e0): 0 for all edges, the
                               * first edge of a chunk of rows in an inference binding (fast.c),
                               * whose per-edge arrays hold one chunk. Dropout masks are keyed by
                               * k itself. The backward passes need e0 = 0. */
     gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
-    /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos; every other
-     * score e = s(q_i, k_j) per head (tests/ref/scores.h has the definitions) uses the fields below instead. A projection
-     * pass writes s_src / s_dst (gat) or qinv (cosine) beside z; with any other score it writes z
-     * only (the query and key projections run it with W and z pointing at their own arrays). */
+    /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos (or
+     * soft); every other score e = s(q_i, k_j) per head (tests/ref/scores.h has the definitions)
+     * uses the fields below instead. A projection pass writes s_src / s_dst (gat) or qinv
+     * (cosine) beside z; with any other score it writes z only (the query and key projections
+     * run it with W and z pointing at their own arrays). */
     gat_score score;
     const gat_real *q, *k; /* (N, Fp, H) queries and keys; either may be z */
     const gat_real *att_w; /* gatv2: its attention vector (Fp, H) */
@@ -163,8 +177,11 @@ typedef struct gat_i_fused_ops {
     /* l > 0: z = dropout(xin) W, s_src, s_dst, xkeep, and the n_extra projections; over tc
      * chunks */
     void (*proj_dense)(const gat_i_fl *l);
-    /* out, alpha, pos, akeep for every row (or l->rows) */
+    /* out, alpha, pos, akeep (those not NULL) and soft for every row (or l->rows) */
     void (*att_forward)(const gat_i_fl *l);
+    /* gat with alpha NULL, after att_forward: alpha (E, H) of every row (or l->rows), the values
+     * att_forward would have stored */
+    void (*att_alpha)(const gat_i_fl *l, gat_real *alpha);
     /* dot, ds_dst, active, pt (and dq; pe with edge features) */
     void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
     /* ps, and dz (layer 0) or dy_prev (l > 0) */

@@ -81,6 +81,11 @@ struct gat_i_fast {
     void *block;     /* every cache and scratch buffer */
     /* backward scratch */
     gat_real *dot, *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
+    gat_real *arow; /* (nt_cap, drow_stride): gat_i_fl.arow of the layers that keep no alpha */
+    /* gat_i_fast_alpha of a layer that keeps no alpha: (E, H) made on first use (its own
+     * allocation, freed by a rebind), and the forward it was computed after */
+    gat_real *abuf[GAT_MAX_LAYERS];
+    long abuf_at[GAT_MAX_LAYERS], fwd;
     const gat_real *ex; /* edge features (E, D) or NULL (gat_i_fast_set_edges) */
     gat_real *pe, *dm;  /* edge term: per target chunk dM partials (tc.n, D, max H); dM (D, H) */
     size_t drow_stride; /* gat_i_fbw.drow_stride */
@@ -199,6 +204,9 @@ static size_t layout(gat_i_fast *f, char *base)
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
         const int hr = L->residual != 0, np = 1 + hq + hk + hr;
         const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
+        /* gat without edge features keeps no per-edge array: the backward recomputes alpha,
+         * the LeakyReLU signs and the dropout keeps from s_src, s_dst, soft and the hash */
+        const int rec = gat && L->edge_dim == 0;
         /* the masks are written only with dropout, which inference never applies */
         fl->xkeep = gat_i_carve(
             base, &off, T * (l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8)), 1);
@@ -206,13 +214,16 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->z = sh.z, fl->s_src = sh.s_src, fl->s_dst = sh.s_dst, fl->alpha = sh.alpha;
             fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
             fl->akeep = NULL;
+            fl->soft = NULL;
         } else {
             fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
             fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
             fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-            fl->alpha = gat_i_carve(base, &off, E * H, sizeof(gat_real));
-            fl->pos = gat_i_carve(base, &off, gat ? E * ab : 0, 1);
-            fl->akeep = gat_i_carve(base, &off, E * ab, 1);
+            /* NULL, not an empty carve: the kernels test these for being kept */
+            fl->alpha = rec ? NULL : gat_i_carve(base, &off, E * H, sizeof(gat_real));
+            fl->pos = rec ? NULL : gat_i_carve(base, &off, gat ? E * ab : 0, 1);
+            fl->akeep = rec ? NULL : gat_i_carve(base, &off, E * ab, 1);
+            fl->soft = rec ? gat_i_carve(base, &off, N * 2 * (size_t)H, sizeof(gat_real)) : NULL;
         }
         fl->out = gat_i_carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
         f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
@@ -255,6 +266,16 @@ static size_t layout(gat_i_fast *f, char *base)
     f->dot = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
     f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
     f->drow = gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
+    {
+        int rec = 0;
+        for (int l = 0; l < f->n_layers; l++)
+            rec |= f->L[l].score == GAT_SCORE_GAT && f->L[l].edge_dim == 0;
+        f->arow =
+            rec ? gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real))
+                : NULL;
+        for (int l = 0; l < f->n_layers; l++)
+            f->f[l].fl.arow = f->arow, f->f[l].fl.arow_stride = f->drow_stride;
+    }
     f->ds_dst = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
     f->active = gat_i_carve(base, &off, T * N, 1);
     f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * N, 1);
@@ -383,6 +404,10 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
         t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0;
     t.plan_clock = 0;
     t.trained = 0;
+    for (int l = 0; l < t.n_layers; l++) {
+        gat_free(t.abuf[l]);
+        t.abuf[l] = NULL;
+    }
     *f = t;
     *done = 1;
     return GAT_OK;
@@ -393,6 +418,8 @@ void gat_i_fast_free(gat_i_fast *f)
     if (!f) return;
     gat_free(f->block);
     gat_free(f->bounds);
+    for (int l = 0; l < f->n_layers; l++)
+        gat_free(f->abuf[l]);
     gat_csr_destroy(&f->xt);
     gat_free(f->xt_perm);
     gat_free(f);
@@ -451,9 +478,22 @@ gat_real *gat_i_fast_dy(gat_i_fast *f, int l)
     return f->dy[l % 2];
 }
 
-const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l)
+const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l)
 {
-    return f->lean ? NULL : f->f[l].fl.alpha;
+    gat_i_fl *fl = &f->f[l].fl;
+    if (f->lean) return NULL;
+    if (fl->alpha) return fl->alpha;
+    /* recomputed from the last forward's node terms: the values it would have stored */
+    if (!f->abuf[l]) {
+        const size_t n = (size_t)f->E * (size_t)fl->H;
+        if (!(f->abuf[l] = gat_calloc(n ? n : 1, sizeof(gat_real)))) return NULL;
+        f->abuf_at[l] = -1;
+    }
+    if (f->abuf_at[l] != f->fwd) {
+        f->ops->att_alpha(fl, f->abuf[l]);
+        f->abuf_at[l] = f->fwd;
+    }
+    return f->abuf[l];
 }
 
 int gat_i_fast_lean(const gat_i_fast *f)
@@ -742,6 +782,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         if (run->hook) run->hook(run->hook_user, 0, l);
     }
     f->trained = run->training;
+    f->fwd++;
     gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, nt_max);
 }
 

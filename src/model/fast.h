@@ -89,8 +89,11 @@ int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 gat_real *gat_i_fast_dy(gat_i_fast *f, int l);
 
 /* Layer l's output (N, width) in the model's order, and its alpha (E, heads) (NULL for an
- * inference binding). */
+ * inference binding, and on allocation failure). A training binding keeps alpha for scores
+ * other than gat and for gat with edge features; for gat without them (alpha recomputed in the
+ * backward) the first call after a forward computes it into a buffer made on first use, E x
+ * heads values, which f keeps until it is freed or rebound: O(E heads). */
 const gat_real *gat_i_fast_output(const gat_i_fast *f, int l);
-const gat_real *gat_i_fast_alpha(const gat_i_fast *f, int l);
+const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l);
 
 #endif

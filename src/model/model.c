@@ -465,8 +465,8 @@ static const gat_idx *edge_map(gat_model *m, const gat_graph *g)
 
 static const gat_real *alpha_view(gat_model *m, int l)
 {
-    const gat_real *a = gat_i_fast_alpha(m->ws.fast, l);
-    if (m->ws.order == GAT_ORDER_NONE) return a;
+    const gat_real *a = gat_i_fast_alpha(m->ws.fast, l); /* may allocate (gat_i_fast_alpha) */
+    if (!a || m->ws.order == GAT_ORDER_NONE) return a;
     const size_t H = (size_t)m->L[l].heads, E = (size_t)m->ws.pg.nnz;
     if (!edge_map(m, m->ws.g)) return NULL;
     if (!m->ws.aview[l] && !(m->ws.aview[l] = gat_malloc(E * H, sizeof *a))) return NULL;
