@@ -42,7 +42,7 @@ struct gat_dist {
     /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
      * rows q holds of ours are sidx[soff[q] .. soff[q + 1] - 1] */
     gat_idx *hoff, *soff, *sidx;
-    gat_real *sbuf, *rbuf;
+    gat_real *buf;            /* (rows sent x the widest row) */
     size_t buf_cap;
     MPI_Request *req;
     gat_model *m;             /* the model the hook serves */
@@ -133,8 +133,7 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->hoff);
     gat_free(d->soff);
     gat_free(d->sidx);
-    gat_free(d->sbuf);
-    gat_free(d->rbuf);
+    gat_free(d->buf);
     gat_free(d->req);
     gat_free(d);
 }
@@ -640,14 +639,13 @@ fail:
 
 /* ---- the exchange ---- */
 
+/* The exchange's one buffer (forward: the rows sent; backward: the gradients received). */
 static int grow(gat_dist *d, size_t values)
 {
     if (values <= d->buf_cap) return 1;
-    gat_real *s = gat_realloc(d->sbuf, values, sizeof *s), *r;
+    gat_real *s = gat_realloc(d->buf, values, sizeof *s);
     if (!s) return 0;
-    d->sbuf = s;
-    if (!(r = gat_realloc(d->rbuf, values, sizeof *r))) return 0;
-    d->rbuf = r;
+    d->buf = s;
     d->buf_cap = values;
     return 1;
 }
@@ -663,7 +661,7 @@ static void send_rows(gat_dist *d, gat_real *y, size_t w, int tag)
         return;
     }
     for (size_t t = 0; t < ns; t++)
-        memcpy(d->sbuf + t * w, y + (size_t)d->sidx[t] * w, w * sizeof *y);
+        memcpy(d->buf + t * w, y + (size_t)d->sidx[t] * w, w * sizeof *y);
     int ok = 1;
     for (int q = 0; q < K; q++) {
         const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
@@ -674,7 +672,7 @@ static void send_rows(gat_dist *d, gat_real *y, size_t w, int tag)
     for (int q = 0; q < K; q++) {
         const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
         if (n)
-            ok &= MPI_Isend(d->sbuf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
+            ok &= MPI_Isend(d->buf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
                             d->comm, &d->req[nr++]) == MPI_SUCCESS;
         d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
     }
@@ -696,7 +694,7 @@ static void return_rows(gat_dist *d, gat_real *dy, size_t w, int tag)
     for (int q = 0; q < K; q++) {
         const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
         if (n)
-            ok &= MPI_Irecv(d->rbuf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
+            ok &= MPI_Irecv(d->buf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
                             d->comm, &d->req[nr++]) == MPI_SUCCESS;
     }
     for (int q = 0; q < K; q++) {
@@ -713,7 +711,7 @@ static void return_rows(gat_dist *d, gat_real *dy, size_t w, int tag)
     }
     for (size_t t = 0; t < ns; t++) { /* peer order: rank order */
         gat_real *r = dy + (size_t)d->sidx[t] * w;
-        const gat_real *s = d->rbuf + t * w;
+        const gat_real *s = d->buf + t * w;
         for (size_t c = 0; c < w; c++) r[c] += s[c];
     }
     memset(dy + (size_t)d->no * w, 0, (size_t)d->nh * w * sizeof *dy);
