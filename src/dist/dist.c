@@ -43,6 +43,7 @@ struct gat_dist {
      * rows q holds of ours are sidx[soff[q] .. soff[q + 1] - 1] */
     gat_idx *hoff, *soff, *sidx;
     gat_real *buf;            /* (rows sent x the widest row) */
+    double *sums;             /* (size, 2): sum_doubles' all-gather */
     size_t buf_cap;
     MPI_Request *req;
     gat_model *m;             /* the model the hook serves */
@@ -66,42 +67,27 @@ static gat_status mpi_failed(const char *fn, const char *call, int rc)
     return gat_i_error(GAT_EDEP, "%s: %s failed: %s", fn, call, s);
 }
 
-#define MPI_TRY(fn, call)                                                                   \
-    do {                                                                                    \
-        const int rc_ = (call);                                                             \
-        if (rc_ != MPI_SUCCESS) return mpi_failed(fn, #call, rc_);                          \
-    } while (0)
-
-/* Every rank's status: GAT_OK if all are; else every rank returns the first failing rank's
- * status, the others with the message "rank R failed: <its message>". */
+/* Every rank's status: GAT_OK if all are; else a failing rank returns its own status and
+ * message, and every other rank the first failing rank's status with the message "rank R
+ * failed: <its message>". Allocates nothing (a rank short of memory still takes part). */
 static gat_status agree(MPI_Comm comm, int rank, int size, gat_status st)
 {
-    enum { MSG = 240 };
+    int bad = st != GAT_OK ? rank : size, first = size;
+    int rc = MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS) return mpi_failed("gat_dist", "MPI_Allreduce", rc);
+    if (first >= size) return GAT_OK;
     struct {
         int st;
-        char msg[MSG];
-    } mine, *all;
-    mine.st = (int)st;
-    snprintf(mine.msg, MSG, "%s", st == GAT_OK ? "" : gat_last_error());
-    if (!(all = gat_malloc((size_t)size, sizeof *all))) return GAT_ENOMEM;
-    const int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                 MPI_BYTE, comm);
-    if (rc != MPI_SUCCESS) {
-        gat_free(all);
-        return mpi_failed("gat_dist", "MPI_Allgather", rc);
+        char msg[240];
+    } m = {0};
+    if (rank == first) {
+        m.st = (int)st;
+        snprintf(m.msg, sizeof m.msg, "%s", gat_last_error());
     }
-    gat_status out = GAT_OK;
-    for (int q = 0; q < size && out == GAT_OK; q++)
-        if (all[q].st != GAT_OK) {
-            out = (gat_status)all[q].st;
-            if (q != rank || st == GAT_OK)
-                gat_i_error(out, "rank %d failed: %s", q, all[q].msg);
-        }
-    if (out != GAT_OK && st != GAT_OK && (gat_status)all[rank].st == st && rank >= 0) {
-        /* this rank failed too: keep its own message */
-    }
-    gat_free(all);
-    return out;
+    if ((rc = MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm)) != MPI_SUCCESS)
+        return mpi_failed("gat_dist", "MPI_Bcast", rc);
+    if (st != GAT_OK) return st;
+    return gat_i_error((gat_status)m.st, "rank %d failed: %s", first, m.msg);
 }
 
 void gat_dist_options_default(gat_dist_options *o)
@@ -134,6 +120,7 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->soff);
     gat_free(d->sidx);
     gat_free(d->buf);
+    gat_free(d->sums);
     gat_free(d->req);
     gat_free(d);
 }
@@ -182,7 +169,6 @@ static gat_status plan(gat_dist *d)
     const gat_part *p = d->p;
     const int K = d->size;
     int *rc = NULL, *sc = NULL, *rd = NULL, *sd = NULL;
-    gat_idx *want = NULL;
     gat_status st = GAT_OK;
     if (!(d->hoff = gat_calloc((size_t)K + 1, sizeof *d->hoff)) ||
         !(d->soff = gat_calloc((size_t)K + 1, sizeof *d->soff)) ||
@@ -221,7 +207,6 @@ static gat_status plan(gat_dist *d)
     d->stats.send_rows = (gat_idx)ns;
     for (int q = 0; q < K; q++) d->stats.peers += rc[q] > 0 || sc[q] > 0;
 done:
-    gat_free(want);
     gat_free(rc);
     gat_free(sc);
     gat_free(rd);
@@ -608,7 +593,8 @@ gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
     if ((st = plan(d)) != GAT_OK) goto fail;
     if (!(xb = gat_malloc((size_t)d->no + 1, sizeof *xb)) ||
-        !(eb = gat_malloc((size_t)d->no + 1, sizeof *eb)))
+        !(eb = gat_malloc((size_t)d->no + 1, sizeof *eb)) ||
+        !(d->sums = gat_malloc(2 * (size_t)d->size, sizeof *d->sums)))
         st = GAT_ENOMEM;
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
     if ((st = numbering(d, xb, eb)) != GAT_OK || (st = fetch_features(d, xb)) != GAT_OK) goto fail;
@@ -752,6 +738,16 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
                          "carry no edge features yet", c->edge_dim);
     if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK)
         st = gat_model_bind(m, &d->g, &d->x, 0);
+    /* the exchange's buffer for the widest row sent, now: the passes allocate nothing */
+    size_t w = 1;
+    for (gat_idx l = 0; st == GAT_OK && l + 1 < gat_model_layer_count(m); l++) {
+        const int H = (int)gat_model_layer_heads(m, l);
+        const size_t out = (size_t)gat_model_layer_width(m, l),
+                     dy = (size_t)gat_i_fused_fp(H, gat_model_layer_width(m, l) / H) * (size_t)H;
+        w = out > w ? out : w;
+        w = dy > w ? dy : w;
+    }
+    if (st == GAT_OK && !grow(d, (size_t)d->soff[d->size] * w + 1)) st = GAT_ENOMEM;
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) return st;
     d->m = m;
     d->n_layers = (int)gat_model_layer_count(m);
@@ -781,8 +777,7 @@ static gat_status pass_status(gat_dist *d, gat_status st)
 /* Sums of n doubles over the ranks, in rank order, the same on every rank. */
 static gat_status sum_doubles(gat_dist *d, double *v, int n)
 {
-    double *all = gat_malloc((size_t)d->size * (size_t)n, sizeof *all);
-    if (!all) return GAT_ENOMEM;
+    double *all = d->sums; /* (size, 2), made by create: nothing allocated between collectives */
     const int rc = MPI_Allgather(v, n, MPI_DOUBLE, all, n, MPI_DOUBLE, d->comm);
     if (rc == MPI_SUCCESS)
         for (int k = 0; k < n; k++) {
@@ -790,7 +785,6 @@ static gat_status sum_doubles(gat_dist *d, double *v, int n)
             for (int q = 0; q < d->size; q++) s += all[(size_t)q * (size_t)n + (size_t)k];
             v[k] = s;
         }
-    gat_free(all);
     return rc == MPI_SUCCESS ? GAT_OK : mpi_failed("gat_dist", "MPI_Allgather", rc);
 }
 
