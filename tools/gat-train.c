@@ -478,11 +478,6 @@ static int dist_usage(const options *o)
     return 0;
 }
 
-static int dist_fail(const char *what)
-{
-    return fail(what);
-}
-
 /* MPI, this rank's part and its gat_dist; with --dataset, the partition must be the dataset's.
  * Every rank returns the same verdict (a failure on one is reported by it and ends all). */
 static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part *part,
@@ -499,7 +494,7 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
     gat_partition_manifest man;
     memset(part, 0, sizeof *part);
     if (gat_part_load(part, o->partitions, *rank) != GAT_OK) {
-        bad = dist_fail("cannot load its part");
+        bad = fail("cannot load its part");
     } else if (part->n_parts != size) {
         fprintf(stderr, "gat-train: rank %d: %s holds %d parts but mpirun started %d ranks "
                         "(run mpirun -np %d)\n", *rank, o->partitions, part->n_parts, size,
@@ -515,7 +510,7 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
         if (cli_load_dataset("gat-train", &o->data, NULL, 1, &d, &ds, &name) != 0) {
             bad = 1;
         } else if (gat_partition_manifest_load(&man, o->partitions) != GAT_OK) {
-            bad = dist_fail("cannot read the manifest");
+            bad = fail("cannot read the manifest");
             gat_dataset_destroy(&ds);
         } else {
             if (gat_dataset_fingerprint(&ds) != man.fingerprint) {
@@ -537,7 +532,7 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
         if (o->order) gat_order_from_name(o->order, &dop.order); /* checked by main */
         if (gat_dist_create(dist, part, MPI_COMM_WORLD, &dop) != GAT_OK) {
             /* every rank fails together; the one that failed says why */
-            dist_fail("cannot set up");
+            fail("cannot set up");
             any = 1;
         }
     } else if (!bad && *rank == 0) {

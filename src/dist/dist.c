@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "dist/dist_i.h"
 #include "layers/fused.h"
+#include "matrix_i.h"
 #include "model/model_i.h"
 #include "train/train_i.h"
 
@@ -389,14 +390,7 @@ static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
         goto done;
     }
     for (gat_idx r = 0; r < nl; r++) pos[perm[r]] = r;
-    if ((st = gat_csr_init(&x2, nl, d->x.cols, (size_t)d->x.rowptr[nl])) != GAT_OK) goto done;
-    for (gat_idx r = 0, o = 0; r < nl; r++) {
-        const gat_idx i = perm[r], a = d->x.rowptr[i], n = d->x.rowptr[i + 1] - a;
-        memcpy(x2.col + o, d->x.col + a, (size_t)n * sizeof *x2.col);
-        memcpy(x2.val + o, d->x.val + a, (size_t)n * sizeof *x2.val);
-        o += n;
-        x2.rowptr[r + 1] = o;
-    }
+    if ((st = gat_i_csr_permute_rows(&d->x, perm, &x2)) != GAT_OK) goto done;
     gat_csr_destroy(&d->x);
     d->x = x2;
     memset(&x2, 0, sizeof x2);
