@@ -1303,8 +1303,10 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
     const size_t hw = (size_t)Fp * H;
     const gat_real as = l->att.on ? l->att.scale : 1;
-    gat_real *ps = b->ps + (size_t)c * b->ps_stride;
+    gat_real *ps = b->ps + (size_t)(b->c0 + c) * b->ps_stride;
     gat_real *dW = ps + 2 * hw;
+    /* a remote row's target-side terms (ds_dst, dq, its own dy): zero */
+    static const gat_real zero_h[GAT_I_MAX_HEADS] = {0};
     /* gat without stored coefficients, signs or keeps: each edge's from row i's node terms */
     const int rec = Sc == GAT_SCORE_GAT && !l->alpha;
     uint64_t hv = 0, blk = UINT64_MAX;
@@ -1447,11 +1449,13 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 }
             }
         }
+        const int own = j < b->n_own;
         if (Sc == GAT_SCORE_GAT) {
             if (H % 8 == 0)
                 for (int q = 0; q < P; q++)
                     st(dss + 8 * q, ES[q]);
-            const gat_real *zj = l->z + (size_t)j * hw, *dsd = b->ds_dst + (size_t)j * H;
+            const gat_real *zj = l->z + (size_t)j * hw,
+                           *dsd = own ? b->ds_dst + (size_t)j * H : zero_h;
             for (int v = 0; v < NV; v++) {
                 const V8 es = pat(l, dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
                 acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
@@ -1474,9 +1478,10 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
              * then the separate query and key projections */
             const gat_real *dqj = b->dq + (size_t)j * hw;
             for (int v = 0; v < NV; v++) {
-                if (nsc == 1) acc[v] += K[v] + ld(dqj + 8 * v);
-                if (nsc == 2) acc[v] += K[v], K[v] = ld(dqj + 8 * v);
-                if (nsc == 3) DQ[v] = ld(dqj + 8 * v);
+                const V8 dq = own ? ld(dqj + 8 * v) : bc(0);
+                if (nsc == 1) acc[v] += K[v] + dq;
+                if (nsc == 2) acc[v] += K[v], K[v] = dq;
+                if (nsc == 3) DQ[v] = dq;
             }
         }
         /* acc = dz_j: the projection's backward; nothing to add for a zero row (no out-edge to
@@ -1484,7 +1489,23 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         /* the residual's gradient is row j's own pre-activation gradient */
         if (b->res)
             for (int v = 0; v < NV; v++)
-                RS[v] = ld(b->dy + (size_t)j * hw + 8 * v);
+                RS[v] = own ? ld(b->dy + (size_t)j * hw + 8 * v) : bc(0);
+        if (b->remote) { /* the owner back-propagates them */
+            store_row(b->rz + (size_t)j * hw, acc, NV);
+            if (nsc == 3) store_row(b->rk + (size_t)j * hw, K, NV);
+            continue;
+        }
+        if (b->add_ptr) /* other bindings' shares, in slot order */
+            for (gat_idx s = b->add_ptr[j]; s < b->add_ptr[j + 1]; s++) {
+                const gat_real *az = b->add_z + (size_t)b->add_slot[s] * hw;
+                for (int v = 0; v < NV; v++)
+                    acc[v] += ld(az + 8 * v);
+                if (nsc == 3) {
+                    const gat_real *ak = b->add_k + (size_t)b->add_slot[s] * hw;
+                    for (int v = 0; v < NV; v++)
+                        K[v] += ld(ak + 8 * v);
+                }
+            }
         V8 any = bc(0);
         for (int p = 0; p < np; p++)
             for (int v = 0; v < NV; v++)
@@ -1503,7 +1524,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         } else if (b->dz) {
             b->dz_nonzero[j] = 1;
             for (int p = 0; p < np; p++)
-                store_row(b->dz + ((size_t)p * (size_t)l->g->n + (size_t)j) * hw, gp[p], NV);
+                store_row(b->dz + ((size_t)p * (size_t)b->n_own + (size_t)j) * hw, gp[p], NV);
         } else {
             const gat_csr *x = l->x;
             const size_t pstride = (size_t)x->cols * hw;

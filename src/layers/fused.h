@@ -167,6 +167,23 @@ typedef struct gat_i_fbw {
     gat_idx prev_Fo, prev_Fp;
     int prev_H;
     gat_real *dy_prev; /* (N, prev_Fp, prev_H) written: gradient before the previous ELU */
+    /* Remote rows (gat_i_fast's n_own < N: a partition's halo, whose projections other
+     * bindings own): rows n_own .. N - 1 are sources only. The target-side arrays (ds_dst, dq,
+     * dy, dy_prev, dz) hold rows 0 .. n_own - 1 (dz's row stride is n_own); the sources pass
+     * reads zeros for a remote row's. */
+    gat_idx n_own;
+    int c0;     /* chunk index of l->sc's first chunk: its partial sums are ps row c0 + c */
+    int remote; /* 1: l->sc covers remote rows: each row's projection gradients, z's and (with
+                 * a separate key projection) k's, are stored at that row of rz (and rk) instead
+                 * of back-propagated (all-zero rows too) */
+    gat_real *rz, *rk; /* (N, Fp, H): rows n_own .. N - 1 written when remote (may be l->z and
+                        * the key projection: the sources pass reads a row's own projection
+                        * before it writes the row) */
+    /* own rows (remote == 0): gradients other bindings computed for row j's projections, added
+     * before its projection backward in slot order: the rows add_slot[s] of add_z (and add_k)
+     * for s in add_ptr[j] .. add_ptr[j + 1] - 1; add_ptr NULL: none */
+    const gat_idx *add_ptr, *add_slot;
+    const gat_real *add_z, *add_k; /* (slots, Fp, H) */
 } gat_i_fbw;
 
 typedef struct gat_i_fused_ops {

@@ -72,6 +72,9 @@ struct gat_i_fast {
     const gat_graph *g;
     const gat_csr *x;
     gat_idx N, E, xnnz;
+    gat_idx n_own;  /* rows 0 .. n_own - 1 are own, the rest remote (gat_i_remote); N: none */
+    int sc_own;     /* source chunks of the own rows (sc's first; the remote rows' follow) */
+    const gat_i_remote *remote; /* the exchange of the remote rows (n_own < N) */
     gat_idx maxdeg; /* the largest in-degree */
     int nt_cap;            /* threads the kernel scratch is laid out for */
     gat_real *scratch;     /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
@@ -127,18 +130,20 @@ static int chunk_count(gat_idx n, gat_idx nnz, int64_t per, int64_t most)
     return c < 1 ? 1 : (int)c;
 }
 
-static void partition(const gat_idx *rowptr, gat_idx n, int nch, gat_idx *bound)
+/* nch chunks of rows r0 .. r1 - 1: bound[0] = r0, ..., bound[nch] = r1 */
+static void partition(const gat_idx *rowptr, gat_idx r0, gat_idx r1, int nch, gat_idx *bound)
 {
-    const int64_t total = 2 * (int64_t)n + rowptr[n];
-    gat_idx i = 0;
-    bound[0] = 0;
+    const int64_t base = 2 * (int64_t)r0 + rowptr[r0];
+    const int64_t total = 2 * (int64_t)r1 + rowptr[r1] - base;
+    gat_idx i = r0;
+    bound[0] = r0;
     for (int c = 1; c < nch; c++) {
         const int64_t target = total * c / nch;
-        while (i < n && 2 * (int64_t)i + rowptr[i] < target)
+        while (i < r1 && 2 * (int64_t)i + rowptr[i] - base < target)
             i++;
         bound[c] = i;
     }
-    bound[nch] = n;
+    bound[nch] = r1;
 }
 
 /* ---- allocation ---- */
@@ -183,7 +188,8 @@ static void layout_shared(gat_i_fast *f, char *base, size_t *off, shared *sh)
 
 static size_t layout(gat_i_fast *f, char *base)
 {
-    const size_t N = (size_t)f->N, E = (size_t)f->E;
+    /* Nt: the target-side arrays' rows (the own rows); the source side (z, s_src, k, qinv) N */
+    const size_t N = (size_t)f->N, E = (size_t)f->E, Nt = (size_t)f->n_own;
     /* an inference binding keeps no backward scratch: T is 0 for it, 1 otherwise */
     const size_t T = !f->lean;
     shared sh = {0};
@@ -209,7 +215,7 @@ static size_t layout(gat_i_fast *f, char *base)
         const int rec = gat && L->edge_dim == 0;
         /* the masks are written only with dropout, which inference never applies */
         fl->xkeep = gat_i_carve(
-            base, &off, T * (l == 0 ? (size_t)f->xnnz : N * (((size_t)L->fin + 7) / 8)), 1);
+            base, &off, T * (l == 0 ? (size_t)f->xnnz : Nt * (((size_t)L->fin + 7) / 8)), 1);
         if (f->lean) {
             fl->z = sh.z, fl->s_src = sh.s_src, fl->s_dst = sh.s_dst, fl->alpha = sh.alpha;
             fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
@@ -218,14 +224,14 @@ static size_t layout(gat_i_fast *f, char *base)
         } else {
             fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
             fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-            fl->s_dst = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
+            fl->s_dst = gat_i_carve(base, &off, gat ? Nt * H : 0, sizeof(gat_real));
             /* NULL, not an empty carve: the kernels test these for being kept */
             fl->alpha = rec ? NULL : gat_i_carve(base, &off, E * H, sizeof(gat_real));
             fl->pos = rec ? NULL : gat_i_carve(base, &off, gat ? E * ab : 0, 1);
             fl->akeep = rec ? NULL : gat_i_carve(base, &off, E * ab, 1);
-            fl->soft = rec ? gat_i_carve(base, &off, N * 2 * (size_t)H, sizeof(gat_real)) : NULL;
+            fl->soft = rec ? gat_i_carve(base, &off, Nt * 2 * (size_t)H, sizeof(gat_real)) : NULL;
         }
-        fl->out = gat_i_carve(base, &off, N * (size_t)L->width, sizeof(gat_real));
+        fl->out = gat_i_carve(base, &off, Nt * (size_t)L->width, sizeof(gat_real));
         f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
         f->f[l].asp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
         f->f[l].adp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
@@ -236,9 +242,9 @@ static size_t layout(gat_i_fast *f, char *base)
         if (f->lean) {
             f->f[l].q = sh.q, f->f[l].k = sh.k, f->f[l].res = sh.res;
         } else {
-            f->f[l].q = gat_i_carve(base, &off, hq ? N * hw : 0, sizeof(gat_real));
+            f->f[l].q = gat_i_carve(base, &off, hq ? Nt * hw : 0, sizeof(gat_real));
             f->f[l].k = gat_i_carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
-            f->f[l].res = gat_i_carve(base, &off, hr ? N * hw : 0, sizeof(gat_real));
+            f->f[l].res = gat_i_carve(base, &off, hr ? Nt * hw : 0, sizeof(gat_real));
             fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
             fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
         }
@@ -263,7 +269,7 @@ static size_t layout(gat_i_fast *f, char *base)
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
-    f->dot = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
+    f->dot = gat_i_carve(base, &off, T * Nt * maxh, sizeof(gat_real));
     f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
     f->drow = gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
     {
@@ -276,9 +282,9 @@ static size_t layout(gat_i_fast *f, char *base)
         for (int l = 0; l < f->n_layers; l++)
             f->f[l].fl.arow = f->arow, f->f[l].fl.arow_stride = f->drow_stride;
     }
-    f->ds_dst = gat_i_carve(base, &off, T * N * maxh, sizeof(gat_real));
-    f->active = gat_i_carve(base, &off, T * N, 1);
-    f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * N, 1);
+    f->ds_dst = gat_i_carve(base, &off, T * Nt * maxh, sizeof(gat_real));
+    f->active = gat_i_carve(base, &off, T * Nt, 1);
+    f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * Nt, 1);
     f->pt = gat_i_carve(base, &off, T * (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
     {
         /* every layer has the model's D; gat's partials are (D, H), gatv2's (D, Fp, H) */
@@ -287,10 +293,10 @@ static size_t layout(gat_i_fast *f, char *base)
         f->pe = gat_i_carve(base, &off, T * (size_t)f->tc.n * D * w, sizeof(gat_real));
         f->dm = gat_i_carve(base, &off, T * D * maxh, sizeof(gat_real));
     }
-    f->dq = gat_i_carve(base, &off, family ? T * N * maxhw : 0, sizeof(gat_real));
+    f->dq = gat_i_carve(base, &off, family ? T * Nt * maxhw : 0, sizeof(gat_real));
     f->ps = gat_i_carve(base, &off, T * (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
-        f->dy[k] = gat_i_carve(base, &off, T * N * maxdy[k], sizeof(gat_real));
+        f->dy[k] = gat_i_carve(base, &off, T * Nt * maxdy[k], sizeof(gat_real));
     f->Wt = gat_i_carve(base, &off, T * maxwt, sizeof(gat_real));
     for (int k = 0; k < 2; k++) {
         f->plans[k].lists = gat_i_carve(base, &off, (size_t)f->n_layers * N, sizeof(gat_idx));
@@ -307,7 +313,7 @@ static size_t layout(gat_i_fast *f, char *base)
         for (size_t i = 0; i < N; i++) f->ident[i] = (gat_idx)i;
     f->dz = gat_i_carve(base, &off,
                         f->dw_fused ? 0
-                                    : T * np0 * N * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
+                                    : T * np0 * Nt * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
                                           f->L[0].heads,
                         sizeof(gat_real));
     return off;
@@ -328,11 +334,12 @@ static void advise_huge_pages(void *p, size_t bytes)
 }
 
 /* Sizes, chunk counts and the layer-0 weight-gradient strategy for graph g and features x. */
-static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x)
+static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x, gat_idx n_own)
 {
     f->g = g;
     f->x = x;
     f->N = g->n;
+    f->n_own = n_own > 0 && n_own < g->n ? n_own : g->n;
     f->E = g->nnz;
     f->xnnz = x->rowptr[x->rows];
     f->maxdeg = 0;
@@ -340,9 +347,13 @@ static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x)
         const gat_idx d = g->rowptr[i + 1] - g->rowptr[i];
         f->maxdeg = d > f->maxdeg ? d : f->maxdeg;
     }
-    f->tc.n = chunk_count(g->n, g->nnz, 512, 512);
-    f->sc.n = chunk_count(g->n, g->nnz, 2048, 128);
-    f->xc.n = chunk_count(x->rows, f->xnnz, 512, 512);
+    /* targets and projections: the own rows; sources: the own rows' chunks, then the remote
+     * rows' (the remote rows have no in-edges and no features) */
+    const gat_idx Nt = f->n_own, ot = g->t_rowptr[Nt];
+    f->tc.n = chunk_count(Nt, g->rowptr[Nt], 512, 512);
+    f->sc_own = chunk_count(Nt, ot, 2048, 128);
+    f->sc.n = f->sc_own + (Nt < g->n ? chunk_count(g->n - Nt, g->nnz - ot, 2048, 128) : 0);
+    f->xc.n = chunk_count(Nt, x->rowptr[Nt], 512, 512);
     /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt */
     f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
 }
@@ -351,13 +362,16 @@ static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x)
 static void partition_all(gat_i_fast *f)
 {
     gat_idx *b = f->bounds;
-    partition(f->g->rowptr, f->g->n, f->tc.n, b);
+    const gat_idx Nt = f->n_own;
+    partition(f->g->rowptr, 0, Nt, f->tc.n, b);
     f->tc.bound = b;
     b += f->tc.n + 1;
-    partition(f->g->t_rowptr, f->g->n, f->sc.n, b);
+    partition(f->g->t_rowptr, 0, Nt, f->sc_own, b);
+    if (f->sc.n > f->sc_own)
+        partition(f->g->t_rowptr, Nt, f->N, f->sc.n - f->sc_own, b + f->sc_own);
     f->sc.bound = b;
     b += f->sc.n + 1;
-    partition(f->x->rowptr, f->x->rows, f->xc.n, b);
+    partition(f->x->rowptr, 0, Nt, f->xc.n, b);
     f->xc.bound = b;
 }
 
@@ -375,12 +389,13 @@ static void set_lean(gat_i_fast *f, gat_idx chunk)
 }
 
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, int *done)
+                             int nt, gat_idx lean_chunk, gat_idx n_own, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
     *done = 0;
-    size_inputs(&t, g, x);
+    size_inputs(&t, g, x, n_own);
+    t.remote = NULL;
     set_lean(&t, lean_chunk);
     t.nt_cap = nt < 1 ? 1 : nt;
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
@@ -427,7 +442,7 @@ void gat_i_fast_free(gat_i_fast *f)
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk)
+                             int nt, gat_idx lean_chunk, gat_idx n_own)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
@@ -447,7 +462,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     for (int k = 0; k < N_KINDS; k++)
         f->gov.fresh[k] = 1;
 
-    size_inputs(f, g, x);
+    size_inputs(f, g, x, n_own);
     set_lean(f, lean_chunk);
     f->nt_cap = nt < 1 ? 1 : nt;
     f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
@@ -466,6 +481,16 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
 cleanup:
     gat_i_fast_free(f);
     return st;
+}
+
+void gat_i_fast_set_remote(gat_i_fast *f, const gat_i_remote *r)
+{
+    f->remote = r;
+}
+
+const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f)
+{
+    return f->remote;
 }
 
 const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
@@ -663,7 +688,9 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
 {
     const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap, nt = gov_begin(f, nt_max);
-    const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    /* remote rows: every own row of every layer (the owners of the remote rows need them) */
+    const int remote = f->n_own < f->N;
+    const plan *pl = remote ? NULL : plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
         flayer *fy = &f->f[l];
@@ -775,6 +802,13 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         else
             f->ops->proj_dense(fl);
         fl->res = L->residual ? fy->res : NULL;
+        if (remote) { /* the remote rows' projections, from their owners */
+            gat_i_remote_io io = {.layer = l, .hw = fl->hw, .H = H, .z = fl->z,
+                                  .s_src = S == GAT_SCORE_GAT ? fl->s_src : NULL,
+                                  .k = gat_i_score_has_k(S) ? fy->k : NULL,
+                                  .qinv = S == GAT_SCORE_COSINE ? fl->qinv : NULL};
+            f->remote->exchange(f->remote->user, 0, &io);
+        }
         if (f->lean)
             att_chunks(f, fl);
         else
@@ -885,8 +919,33 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             b.dz = f->dz;
             b.dz_nonzero = f->dz_nonzero;
         }
+        b.n_own = f->n_own;
         f->ops->att_backward_targets(fl, &b);
-        f->ops->att_backward_sources(fl, &b);
+        if (f->n_own < f->N) {
+            /* the remote rows' gradients first, to their owners; then the own rows with the
+             * gradients other bindings computed for them */
+            const gat_i_chunks all = fl->sc;
+            gat_i_remote_io io = {.layer = l, .hw = fl->hw, .H = H, .z = fl->z,
+                                  .k = gat_i_score_has_k(S) ? f->f[l].k : NULL};
+            fl->sc = (gat_i_chunks){.n = all.n - f->sc_own, .bound = all.bound + f->sc_own};
+            b.c0 = f->sc_own;
+            b.remote = 1;
+            b.rz = io.z;
+            b.rk = io.k;
+            f->ops->att_backward_sources(fl, &b);
+            f->remote->exchange(f->remote->user, 1, &io);
+            fl->sc = (gat_i_chunks){.n = f->sc_own, .bound = all.bound};
+            b.c0 = 0;
+            b.remote = 0;
+            b.add_ptr = f->remote->add_ptr;
+            b.add_slot = f->remote->add_slot;
+            b.add_z = io.add_z;
+            b.add_k = io.add_k;
+            f->ops->att_backward_sources(fl, &b);
+            fl->sc = all;
+        } else {
+            f->ops->att_backward_sources(fl, &b);
+        }
 
         /* per-chunk partials, in chunk order */
         reduce(f->pt, 2 * hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
@@ -937,7 +996,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             int n = 0, rep = -1;
             for (int p = 0; p < np; p++) {
                 if (p == pres && L->residual == 2) continue;
-                dz[n] = f->dz + (size_t)p * f->N * hw;
+                dz[n] = f->dz + (size_t)p * f->n_own * hw;
                 if (p == pres && L->mean) {
                     rep = p;
                     dW[n++] = f->Wt;

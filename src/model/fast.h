@@ -45,8 +45,39 @@ typedef struct gat_i_fast_run {
 
 typedef struct gat_i_fast gat_i_fast;
 
+/* Remote rows: a binding whose rows n_own .. N - 1 belong to other bindings (a partition's halo,
+ * dist.c). They are sources only (no in-edges): neither projected nor attended here, their
+ * projections are filled in by the caller after each projection pass, and in backward their
+ * projection gradients go back to the caller, who returns to each own row the gradients other
+ * bindings computed for it. Only rows 0 .. n_own - 1 hold outputs, logits and gradients (the
+ * target-side caches are n_own rows); restricted forwards (run->rows) run every own row. */
+typedef struct gat_i_remote_io {
+    int layer;
+    gat_idx hw; /* row widths: z and k (N, hw), s_src and qinv (N, H) */
+    int H;
+    /* forward: the caller writes rows n_own .. N - 1 of each non-NULL array (s_src: gat; k: a
+     * separate key projection; qinv: cosine), as their owners computed them. backward: rows
+     * n_own .. N - 1 of z (and k) hold the gradients of those rows' z (and k) */
+    gat_real *z, *s_src, *k, *qinv;
+    /* backward, set by the caller: gradients (slots, hw) of the own rows' z (and k) that other
+     * bindings computed, slot s of own row j as in gat_i_remote.add_ptr */
+    const gat_real *add_z, *add_k;
+} gat_i_remote_io;
+typedef void (*gat_i_remote_fn)(void *user, int backward, gat_i_remote_io *io);
+typedef struct gat_i_remote {
+    gat_idx n_own;
+    /* own row j's slots: add_slot[add_ptr[j] .. add_ptr[j + 1] - 1] (added in that order) */
+    const gat_idx *add_ptr, *add_slot;
+    gat_i_remote_fn exchange; /* called after each layer's projection (forward) and after its
+                               * remote rows' gradients (backward), on the caller's thread */
+    void *user;
+} gat_i_remote;
+
 /* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
- * nt threads (calls asking for more run nt). *out: NULL on failure. ops: the kernel set
+ * nt threads (calls asking for more run nt). *out: NULL on failure. n_own: 0 or g->n (no remote
+ * rows), or 0 < n_own < g->n for a binding with remote rows (then lean_chunk must be 0, rows
+ * n_own .. of g must have no in-edges and of x no entries; gat_i_fast_set_remote before any
+ * forward). ops: the kernel set
  * (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
  * lean_chunk > 0: an inference binding, for forwards without dropout only (never backward): no
  * backward scratch, one set of projection buffers shared by the layers and per-edge arrays for
@@ -56,15 +87,18 @@ typedef struct gat_i_fast gat_i_fast;
  * Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk);
+                             int nt, gat_idx lean_chunk, gat_idx n_own);
 void gat_i_fast_free(gat_i_fast *f);
+/* The exchange of a binding with remote rows (borrowed; must outlive its use), and the one set. */
+void gat_i_fast_set_remote(gat_i_fast *f, const gat_i_remote *r);
+const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f);
 /* Rebinds f to graph g and features x (borrowed; must outlive f) in its own memory when they fit
  * there (and take exactly its size if exact): *done = 1, every cache rebuilt, nothing
  * allocated unless x's transpose grows. Else *done = 0 and f is unchanged (free it and create
  * one). lean_chunk as in gat_i_fast_create: a binding may turn from one kind into the other.
  * Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, int *done);
+                             int nt, gat_idx lean_chunk, gat_idx n_own, int *done);
 /* Whether f is an inference binding (lean_chunk > 0). */
 int gat_i_fast_lean(const gat_i_fast *f);
 

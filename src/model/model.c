@@ -44,6 +44,7 @@ struct gat_model {
     void *hook_user;
     const int64_t *xkey, *ekey; /* dropout keys of the bound graph (gat_i_model_set_keys) */
     const gat_idx *rkey;
+    const gat_i_remote *remote; /* remote rows of the bound graph (gat_i_model_set_remote) */
     const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
@@ -543,6 +544,11 @@ void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user)
     m->hook_user = hook ? user : NULL;
 }
 
+void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r)
+{
+    m->remote = r;
+}
+
 void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
                           const int64_t *ekey)
 {
@@ -777,7 +783,9 @@ static gat_status attach_edges(gat_model *m, const gat_graph *g, const gat_real 
 static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags,
                           const gat_real *edge_x)
 {
-    const gat_idx lean = (flags & GAT_BIND_INFERENCE) ? m->lean_chunk : 0;
+    /* a binding with remote rows is a training binding */
+    const gat_idx lean = (flags & GAT_BIND_INFERENCE) && !m->remote ? m->lean_chunk : 0;
+    const gat_idx n_own = m->remote ? m->remote->n_own : 0;
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
     m->ws.g = NULL; /* unbound until the end */
@@ -795,7 +803,7 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     /* the engine rebuilds its caches in its own memory when the inputs fit there */
     int done = 0;
     if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, eg, ex, (flags & GAT_BIND_EXACT) != 0,
-                                              m->threads, lean, &done)) != GAT_OK) {
+                                              m->threads, lean, n_own, &done)) != GAT_OK) {
         drop_caches(m);
         return st;
     }
@@ -803,11 +811,12 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
         if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads,
-                                    lean)) != GAT_OK) {
+                                    lean, n_own)) != GAT_OK) {
             drop_caches(m);
             return st;
         }
     }
+    gat_i_fast_set_remote(m->ws.fast, m->remote);
     if ((st = attach_edges(m, g, edge_x)) != GAT_OK) {
         drop_caches(m);
         return st;
@@ -885,7 +894,9 @@ gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat
 static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, int training)
 {
     gat_status st = GAT_OK;
-    const int same = m->ws.fast && same_inputs(m, g, x);
+    /* a binding made for other remote rows (or none) is made again */
+    const int same = m->ws.fast && same_inputs(m, g, x) &&
+                     gat_i_fast_remote(m->ws.fast) == m->remote;
     if (!same)
         st = check_inputs(m, g, x, "gat_model_forward");
     /* an inference binding stays one for inference; training binds the same inputs again with

@@ -30,6 +30,10 @@ void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_ro
 /* Forwards and backwards call hook(user, backward, layer) after each layer (see
  * gat_i_layer_hook); NULL removes it. */
 void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user);
+/* The remote rows (fast.h) of the graphs bound from now on (borrowed; must outlive the binding),
+ * or NULL: none. A binding made with other remote rows is made again by the next forward. The
+ * graph must have no order (gat_model_set_order(m, GAT_ORDER_NONE)). */
+void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r);
 /* Dropout keys of the bound graph (gat_i_fl: rkey (N) a dense row's, xkey (N) layer 0's row
  * base, ekey (E) an edge's), borrowed, or NULL for the element's own index; a graph that is part
  * of a larger one (a partition's rows) passes its nodes' and edges' numbers in the whole graph,
