@@ -4,18 +4,19 @@
  * partition's part count): its owned nodes, all their in-edges (so each node's softmax stays on
  * its rank) and the halo, the sources owned by other ranks. A rank binds a model to a LOCAL
  * graph of its owned nodes followed by its halo nodes (the part's local numbering); a halo row
- * has its self-loop only and is never a training or evaluation row.
+ * is a source only: no in-edges, no features, never a training or evaluation row.
  *
- * Exchange. Layer 0 reads the halo's feature rows, fetched once from their owners by
- * gat_dist_create. Between layers, every rank sends the rows of its layer-l output that other
- * ranks hold as halo (after the layer's activation: layer l + 1's input) and receives its halo
- * rows in their place, so layer l + 1 projects every source it gathers, the halo's too. The
- * backward returns the gradients of those input rows to their owners, which add them (in rank
- * order) to their own before back-propagating further. Parameter gradients, the loss and the
- * accuracies are summed over the ranks in rank order (an all-gather, then the same sum on
- * every rank), and every rank runs the same Adam step, so all ranks hold the same parameters.
- * Per epoch a rank sends, per halo row another rank holds of it, 2 (L - 1) rows of the hidden
- * layers' widths (gat_dist_stats).
+ * Exchange. In every layer a rank projects its own rows only, then sends the projections other
+ * ranks hold as halo (z and what the score reads of a source: gat's score half, the separate
+ * keys of scaled-dot and bilinear, cosine's norms) and receives its halo's from their owners;
+ * then it attends its own rows. The backward returns the gradients of the halo's projections to
+ * their owners, which add them (in rank order) to their own rows' before the projection's
+ * backward. Parameter gradients, the loss and the accuracies are summed over the ranks in rank
+ * order (an all-gather, then the same sum on every rank), and every rank runs the same Adam
+ * step, so all ranks hold the same parameters. Per epoch a rank sends, per halo row another rank
+ * holds of it and per layer, the projection and the score's source terms in each forward and
+ * the projection's gradient in the backward (gat_dist_stats). Edge features are not supported
+ * (a partition carries none).
  *
  * Dropout is keyed by the whole graph's numbering (node ids, feature positions, edge numbers
  * of the in-CSR order with self-loops), so that the masks do not depend on the partition: with
@@ -76,12 +77,12 @@ typedef struct gat_dist_stats {
  * messages) on part p (borrowed for the call: *out keeps copies of what it needs, so p may be
  * destroyed right after, giving its memory back; load it with gat_part_load(p, dir, r)):
  * checks that comm's size is p->n_parts and p->part its rank, agrees with every rank on the
- * partition (fingerprint, assignment), fetches the halo's features, row-normalises per opt
+ * partition (fingerprint, assignment), row-normalises per opt
  * (NULL: defaults) and numbers the dropout streams. *out: NULL on failure.
  * Returns GAT_EINVAL (NULL argument, a part of another rank or size, ranks disagreeing on the
  * partition, a label outside the classes), GAT_EDEP (an MPI call failed), GAT_ENOMEM, or on
  * every other rank the status of the one that failed. Cost O(n_owned + n_halo + E_k + nnz of
- * the features fetched) per rank plus O(N) for the numbering. */
+ * the owned features) per rank plus O(N) for the numbering. */
 GAT_API gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
                                    const gat_dist_options *opt);
 
@@ -90,7 +91,9 @@ GAT_API void gat_dist_free(gat_dist *d);
 
 /* The local graph and features a model is bound to (borrowed, valid while d lives): owned rows
  * 0 .. n_owned - 1 (in the part's order, or renumbered for locality, see
- * gat_dist_options.order), then the halo; gat_dist_global_ids gives the whole graph's id of
+ * gat_dist_options.order), then the halo (sources only: no in-edges, empty feature rows; each
+ * peer's halo rows contiguous, ordered for locality when the owned rows are renumbered);
+ * gat_dist_global_ids gives the whole graph's id of
  * every local row (n_owned + n_halo). gat_dist_part: the part's sizes, fingerprint and names as
  * d keeps them: global_ids, node_ids (n_owned) in the local order and class_names; its other
  * arrays are NULL. */

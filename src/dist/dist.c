@@ -1,5 +1,6 @@
 /* Distributed full-graph training on MPI (gat/dist.h): a rank's local graph and features, the
- * halo exchange between layers (the engine's layer hook), the fixed-order sums of gradients and
+ * halo exchange in every layer (the engine's remote rows: projections out, their gradients
+ * back), the fixed-order sums of gradients and
  * figures, and gat_train's epoch loop over them. */
 #include "gat/dist.h"
 #include "core/core.h"
@@ -26,30 +27,28 @@ struct gat_dist {
     int rank, size;
     const gat_part *p;
     gat_idx no, nh, nl;       /* owned, halo, local nodes */
-    gat_graph g;              /* (nl) owned rows' in-edges; halo rows their self-loop */
-    gat_csr x;                /* (nl, F) owned then halo features */
+    gat_graph g;              /* (nl) owned rows' in-edges; halo rows none (sources only) */
+    gat_csr x;                /* (nl, F) owned features, then an empty row per halo node */
     int64_t *xkey, *ekey;     /* dropout keys (gat_i_model_set_keys) */
     gat_idx *labels;          /* (nl) owned labels, -1 on the halo */
     gat_idx *gid;             /* (nl) the whole graph's id of each local row */
     gat_idx *perm;            /* (nl) the part's local row at each local row, or NULL (the
                                * part's order) */
+    gat_idx *hperm;           /* (nh) the part's halo row at each halo position, or NULL */
     gat_part own;             /* the part's sizes and names kept (d->p after create) */
     char **ids, **classes;    /* own.node_ids (local order) and own.class_names */
     gat_idx *rows[3], n_rows[3]; /* owned train, val, test rows */
-    gat_idx *out[3], n_out[3];   /* each with the rows other ranks hold (ascending): what the
-                                  * last layer computes (the hidden layers then compute every
-                                  * row sent) */
     double g_rows[3];         /* the whole graph's counts of them */
     /* the exchange: peer q's halo rows are local no + hoff[q] .. no + hoff[q + 1] - 1; the
      * rows q holds of ours are sidx[soff[q] .. soff[q + 1] - 1] */
     gat_idx *hoff, *soff, *sidx;
-    gat_real *buf;            /* (rows sent x the widest row) */
+    gat_idx *add_ptr, *add_slot; /* (no + 1), (rows sent): gat_i_remote's slots of own rows */
+    gat_i_remote remote;      /* the engine's view of the halo */
+    gat_real *buf;            /* (rows sent, the widest projection rows of a layer) */
     double *sums;             /* (size, 2): sum_doubles' all-gather */
     size_t buf_cap;
-    MPI_Request *req;
-    gat_model *m;             /* the model the hook serves */
-    int n_layers;
-    int failed;               /* an MPI call of the hook failed (reported after the pass) */
+    MPI_Request *req;         /* (8 size): 4 arrays a layer, in and out per peer */
+    int failed;               /* an MPI call of the exchange failed (reported after the pass) */
     gat_dist_stats stats;
 };
 
@@ -114,9 +113,12 @@ void gat_dist_free(gat_dist *d)
     gat_free(d->labels);
     gat_free(d->gid);
     gat_free(d->perm);
+    gat_free(d->hperm);
     gat_free(d->ids);
     gat_free(d->classes);
-    for (int s = 0; s < 3; s++) gat_free(d->rows[s]), gat_free(d->out[s]);
+    for (int s = 0; s < 3; s++) gat_free(d->rows[s]);
+    gat_free(d->add_ptr);
+    gat_free(d->add_slot);
     gat_free(d->hoff);
     gat_free(d->soff);
     gat_free(d->sidx);
@@ -175,7 +177,7 @@ static gat_status plan(gat_dist *d)
         !(d->soff = gat_calloc((size_t)K + 1, sizeof *d->soff)) ||
         !(rc = gat_calloc((size_t)K, sizeof *rc)) || !(sc = gat_calloc((size_t)K, sizeof *sc)) ||
         !(rd = gat_calloc((size_t)K, sizeof *rd)) || !(sd = gat_calloc((size_t)K, sizeof *sd)) ||
-        !(d->req = gat_malloc(2 * (size_t)K, sizeof *d->req)))
+        !(d->req = gat_malloc(8 * (size_t)K, sizeof *d->req)))
         st = GAT_ENOMEM;
     if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
     for (gat_idx h = 0; h < d->nh; h++) rc[p->halo_owner[h]]++;
@@ -252,96 +254,22 @@ static gat_status numbering(gat_dist *d, int64_t *xb, int64_t *eb)
     return GAT_OK;
 }
 
-/* The halo's feature rows and their keys from their owners: d->x and d->xkey for all nl rows. */
-static gat_status fetch_features(gat_dist *d, const int64_t *xb)
+/* The local feature matrix: the owned rows, then an empty row per halo node (its owner projects
+ * it), and the owned rows' layer-0 dropout keys. */
+static gat_status local_features(gat_dist *d, const int64_t *xb)
 {
-    static const char *fn = "gat_dist_create";
     const gat_part *p = d->p;
-    const int K = d->size;
-    const size_t ns = (size_t)d->soff[K];
-    int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
-    gat_idx *snz = NULL, *rnz = NULL, *scol = NULL;
-    gat_real *sval = NULL;
-    int64_t *skey = NULL;
+    const size_t nnz = (size_t)p->x.rowptr[d->no];
     gat_status st = GAT_OK;
-    int ok = 1;
-    if (!(sc = gat_malloc((size_t)K, sizeof *sc)) || !(sd = gat_malloc((size_t)K, sizeof *sd)) ||
-        !(rc = gat_malloc((size_t)K, sizeof *rc)) || !(rd = gat_malloc((size_t)K, sizeof *rd)) ||
-        !(snz = gat_malloc(ns + 1, sizeof *snz)) || !(skey = gat_malloc(ns + 1, sizeof *skey)) ||
-        !(rnz = gat_malloc((size_t)d->nh + 1, sizeof *rnz)) ||
-        !(d->xkey = gat_malloc((size_t)d->nl + 1, sizeof *d->xkey)))
-        st = GAT_ENOMEM;
-    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
-    size_t snnz = 0;
-    for (size_t t = 0; t < ns; t++) {
-        const gat_idx i = d->sidx[t];
-        snz[t] = p->x.rowptr[i + 1] - p->x.rowptr[i];
-        skey[t] = xb[i];
-        snnz += (size_t)snz[t];
-    }
-    for (int q = 0; q < K; q++) {
-        sc[q] = (int)(d->soff[q + 1] - d->soff[q]), sd[q] = (int)d->soff[q];
-        rc[q] = (int)(d->hoff[q + 1] - d->hoff[q]), rd[q] = (int)d->hoff[q];
-    }
+    if (!(d->xkey = gat_calloc((size_t)d->nl + 1, sizeof *d->xkey)) ||
+        (st = gat_csr_init(&d->x, d->nl, p->n_features, (gat_idx)nnz)) != GAT_OK)
+        return st != GAT_OK ? st : GAT_ENOMEM;
     memcpy(d->xkey, xb, (size_t)d->no * sizeof *xb);
-    ok = MPI_Alltoallv(snz, sc, sd, MPI_INT, rnz, rc, rd, MPI_INT, d->comm) == MPI_SUCCESS &&
-         MPI_Alltoallv(skey, sc, sd, MPI_INT64_T, d->xkey + d->no, rc, rd, MPI_INT64_T,
-                       d->comm) == MPI_SUCCESS;
-    if (!ok) {
-        st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoallv failed", fn);
-        goto done;
-    }
-    /* the local matrix: owned rows, then each halo row as its owner holds it */
-    size_t nnz = (size_t)p->x.rowptr[d->no];
-    for (gat_idx h = 0; h < d->nh; h++) nnz += (size_t)rnz[h];
-    if (nnz > (size_t)INT32_MAX - 1)
-        st = gat_i_error(GAT_EINVAL, "%s: rank %d: %zu feature values with the halo's, more than "
-                         "a CSR matrix holds", fn, d->rank, nnz);
-    if (st == GAT_OK && (st = gat_csr_init(&d->x, d->nl, p->n_features, nnz)) == GAT_OK &&
-        (!(scol = gat_malloc(snnz + 1, sizeof *scol)) ||
-         !(sval = gat_malloc(snnz + 1, sizeof *sval))))
-        st = GAT_ENOMEM;
-    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
     memcpy(d->x.rowptr, p->x.rowptr, ((size_t)d->no + 1) * sizeof *d->x.rowptr);
-    memcpy(d->x.col, p->x.col, (size_t)p->x.rowptr[d->no] * sizeof *d->x.col);
-    memcpy(d->x.val, p->x.val, (size_t)p->x.rowptr[d->no] * sizeof *d->x.val);
-    for (gat_idx h = 0; h < d->nh; h++)
-        d->x.rowptr[d->no + h + 1] = d->x.rowptr[d->no + h] + rnz[h];
-    size_t o = 0;
-    for (size_t t = 0; t < ns; t++) {
-        const gat_idx i = d->sidx[t], a = p->x.rowptr[i], n = snz[t];
-        memcpy(scol + o, p->x.col + a, (size_t)n * sizeof *scol);
-        memcpy(sval + o, p->x.val + a, (size_t)n * sizeof *sval);
-        o += (size_t)n;
-    }
-    /* value counts per peer: the sums of its rows' counts */
-    for (int q = 0; q < K; q++) {
-        int64_t s = 0, r = 0;
-        for (gat_idx t = d->soff[q]; t < d->soff[q + 1]; t++) s += snz[t];
-        for (gat_idx h = d->hoff[q]; h < d->hoff[q + 1]; h++) r += rnz[h];
-        if (s > INT32_MAX || r > INT32_MAX) ok = 0;
-        sc[q] = (int)s, rc[q] = (int)r;
-    }
-    sd[0] = rd[0] = 0;
-    for (int q = 1; q < K; q++) sd[q] = sd[q - 1] + sc[q - 1], rd[q] = rd[q - 1] + rc[q - 1];
-    const gat_idx r0 = d->x.rowptr[d->no];
-    ok = ok &&
-         MPI_Alltoallv(scol, sc, sd, MPI_INT, d->x.col + r0, rc, rd, MPI_INT, d->comm) ==
-             MPI_SUCCESS &&
-         MPI_Alltoallv(sval, sc, sd, MPI_GAT_REAL, d->x.val + r0, rc, rd, MPI_GAT_REAL,
-                       d->comm) == MPI_SUCCESS;
-    if (!ok) st = gat_i_error(GAT_EDEP, "%s: MPI_Alltoallv of the halo's features failed", fn);
-done:
-    gat_free(sc);
-    gat_free(sd);
-    gat_free(rc);
-    gat_free(rd);
-    gat_free(snz);
-    gat_free(rnz);
-    gat_free(scol);
-    gat_free(sval);
-    gat_free(skey);
-    return st;
+    for (gat_idx h = 0; h < d->nh; h++) d->x.rowptr[d->no + h + 1] = (gat_idx)nnz;
+    memcpy(d->x.col, p->x.col, nnz * sizeof *d->x.col);
+    memcpy(d->x.val, p->x.val, nnz * sizeof *d->x.val);
+    return GAT_OK;
 }
 
 /* Row normalisation decided over every rank's features (gat_dist_options.normalize). */
@@ -361,9 +289,11 @@ static gat_status normalise(gat_dist *d, int mode)
     return GAT_OK;
 }
 
-/* Renumbers the owned rows by `order` (the halo stays last, in its (owner, id) order, so that
- * each peer's rows stay contiguous): the graph, features, keys, the rows sent, and d->perm (the
- * part's row at each new position) and d->gid. */
+/* Renumbers the owned rows by `order`, and the halo rows within each peer's block (the halo stays
+ * last and each peer's rows contiguous) by the first owned row that reads them, so that the
+ * gathers of halo rows follow the owned rows' sweep: the graph, features, keys, the rows sent,
+ * d->perm (the part's row at each new position), d->gid and d->hperm (what the peers learn in
+ * halo_order). */
 static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
 {
     const gat_idx no = d->no, nl = d->nl;
@@ -376,19 +306,34 @@ static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
     if (!perm) return GAT_ENOMEM;
     const double t0 = now();
     if ((st = gat_graph_order(&d->g, order, perm)) != GAT_OK) goto done;
-    /* the owned rows in the order's sequence, then the halo as it was */
+    /* the owned rows in the order's sequence, then each peer's halo rows by (first reader, id) */
     gat_idx k = 0;
     for (gat_idx r = 0; r < nl; r++)
         if (perm[r] < no) perm[k++] = perm[r];
-    for (gat_idx h = no; h < nl; h++) perm[h] = h;
-    if ((st = gat_graph_permute(&g2, &d->g, perm, NULL)) != GAT_OK) goto done;
-    gat_graph_destroy(&d->g);
-    d->g = g2;
     if (!(pos = gat_malloc((size_t)nl + 1, sizeof *pos)) ||
-        !(t64 = gat_malloc((size_t)nl + 1, sizeof *t64))) {
+        !(t64 = gat_malloc((size_t)nl + 1, sizeof *t64)) ||
+        !(d->hperm = gat_malloc((size_t)d->nh + 1, sizeof *d->hperm))) {
         st = GAT_ENOMEM;
         goto done;
     }
+    for (gat_idx r = 0; r < no; r++) pos[perm[r]] = r;
+    for (gat_idx h = 0; h < d->nh; h++) t64[h] = (int64_t)no << 32 | h;
+    for (gat_idx i = 0; i < no; i++)
+        for (gat_idx e = d->g.rowptr[i]; e < d->g.rowptr[i + 1]; e++) {
+            const gat_idx j = d->g.col[e];
+            if (j < no) continue;
+            const int64_t key = (int64_t)pos[i] << 32 | (j - no);
+            if (key < t64[j - no]) t64[j - no] = key;
+        }
+    for (int q = 0; q < d->size; q++)
+        qsort(t64 + d->hoff[q], (size_t)(d->hoff[q + 1] - d->hoff[q]), sizeof *t64, cmp_u64);
+    for (gat_idx h = 0; h < d->nh; h++) {
+        d->hperm[h] = (gat_idx)(t64[h] & 0xffffffff);
+        perm[no + h] = no + d->hperm[h];
+    }
+    if ((st = gat_graph_permute(&g2, &d->g, perm, NULL)) != GAT_OK) goto done;
+    gat_graph_destroy(&d->g);
+    d->g = g2;
     for (gat_idx r = 0; r < nl; r++) pos[perm[r]] = r;
     if ((st = gat_i_csr_permute_rows(&d->x, perm, &x2)) != GAT_OK) goto done;
     gat_csr_destroy(&d->x);
@@ -412,7 +357,25 @@ done:
     return st;
 }
 
-/* The local graph (halo rows: their self-loop), renumbered for locality per order, the edge keys,
+/* Removes the halo rows' self-loops (gat_graph_from_csr gives every row one): a halo row is a
+ * source only, with no in-edge (gat_i_remote). The halo rows are last, so their loops are the
+ * last edges of the in-CSR; the out-CSR keeps the other edges in order. */
+static void drop_halo_loops(gat_graph *g, gat_idx no)
+{
+    const gat_idx E = g->rowptr[no];
+    for (gat_idx i = no; i < g->n; i++) g->rowptr[i + 1] = E;
+    gat_idx w = 0;
+    for (gat_idx j = 0; j < g->n; j++) {
+        const gat_idx a = g->t_rowptr[j], b = g->t_rowptr[j + 1];
+        g->t_rowptr[j] = w;
+        for (gat_idx q = a; q < b; q++)
+            if (g->t_edge[q] < E) g->t_col[w] = g->t_col[q], g->t_edge[w++] = g->t_edge[q];
+    }
+    g->t_rowptr[g->n] = w;
+    g->nnz = E;
+}
+
+/* The local graph (halo rows: no in-edges), renumbered for locality per order, the edge keys,
  * labels and split rows. */
 static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
 {
@@ -430,6 +393,7 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
     st = gat_graph_from_csr(&d->g, d->nl, rowptr, p->col, 0);
     gat_free(rowptr);
     if (st != GAT_OK) return st;
+    drop_halo_loops(&d->g, d->no);
     for (gat_idx i = 0; i < d->no; i++)
         if (d->g.rowptr[i + 1] - d->g.rowptr[i] != p->rowptr[i + 1] - p->rowptr[i])
             return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: owned row %d (global %d) "
@@ -476,26 +440,63 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
     }
     for (gat_idx r = 0; r < d->nl; r++)
         d->labels[r] = r < d->no ? p->labels[d->perm ? d->perm[r] : r] : -1;
-    /* the output rows of a split's forward: its rows and the rows sent */
-    uint8_t *mark = gat_calloc((size_t)d->no + 1, 1);
-    if (!mark) return GAT_ENOMEM;
-    st = GAT_OK;
-    for (int s = 0; s < 3 && st == GAT_OK; s++) {
-        memset(mark, 0, (size_t)d->no);
-        for (gat_idx t = 0; t < d->soff[d->size]; t++) mark[d->sidx[t]] = 1;
-        for (gat_idx k = 0; k < d->n_rows[s]; k++) mark[d->rows[s][k]] = 1;
-        gat_idx n = 0;
-        for (gat_idx i = 0; i < d->no; i++) n += mark[i];
-        if (!(d->out[s] = gat_malloc((size_t)n + 1, sizeof *d->out[s]))) {
-            st = GAT_ENOMEM;
-            break;
-        }
-        n = 0;
-        for (gat_idx i = 0; i < d->no; i++)
-            if (mark[i]) d->out[s][n++] = i;
-        d->n_out[s] = n;
+    return GAT_OK;
+}
+
+/* Each peer's list of the rows it sends us follows our halo order: every rank tells each peer the
+ * order of that peer's halo block (d->hperm within the block; as it was without a renumbering)
+ * and orders its own lists as its peers ask. Then the slots of the gradients peers return
+ * (gat_i_remote): own row j's are the t with sidx[t] = j, in rank order (t ascending). */
+static gat_status halo_order(gat_dist *d)
+{
+    static const char *fn = "gat_dist_create";
+    const int K = d->size;
+    const size_t ns = (size_t)d->soff[K];
+    int *hc = NULL, *hd = NULL, *sc = NULL, *sd = NULL;
+    gat_idx *rel = NULL, *want = NULL, *old = NULL;
+    gat_status st = GAT_OK;
+    if (!(hc = gat_malloc((size_t)K, sizeof *hc)) || !(hd = gat_malloc((size_t)K, sizeof *hd)) ||
+        !(sc = gat_malloc((size_t)K, sizeof *sc)) || !(sd = gat_malloc((size_t)K, sizeof *sd)) ||
+        !(rel = gat_malloc((size_t)d->nh + 1, sizeof *rel)) ||
+        !(want = gat_malloc(ns + 1, sizeof *want)) || !(old = gat_malloc(ns + 1, sizeof *old)) ||
+        !(d->add_ptr = gat_calloc((size_t)d->no + 2, sizeof *d->add_ptr)) ||
+        !(d->add_slot = gat_malloc(ns + 1, sizeof *d->add_slot)))
+        st = GAT_ENOMEM;
+    if ((st = agree(d->comm, d->rank, K, st)) != GAT_OK) goto done;
+    for (int q = 0; q < K; q++) {
+        hc[q] = (int)(d->hoff[q + 1] - d->hoff[q]), hd[q] = (int)d->hoff[q];
+        sc[q] = (int)(d->soff[q + 1] - d->soff[q]), sd[q] = (int)d->soff[q];
+        for (gat_idx h = d->hoff[q]; h < d->hoff[q + 1]; h++)
+            rel[h] = (d->hperm ? d->hperm[h] : h) - d->hoff[q];
     }
-    gat_free(mark);
+    int rc = MPI_Alltoallv(rel, hc, hd, MPI_INT, want, sc, sd, MPI_INT, d->comm);
+    if (rc != MPI_SUCCESS) {
+        st = mpi_failed(fn, "MPI_Alltoallv", rc);
+        goto done;
+    }
+    memcpy(old, d->sidx, ns * sizeof *old);
+    for (int q = 0; q < K && st == GAT_OK; q++)
+        for (gat_idx k = 0; k < sc[q]; k++) {
+            const gat_idx w = want[d->soff[q] + k];
+            if (w < 0 || w >= sc[q]) {
+                st = gat_i_error(GAT_EINVAL, "%s: rank %d: rank %d asks for row %d of the %d it "
+                                 "holds of ours", fn, d->rank, q, w, sc[q]);
+                break;
+            }
+            d->sidx[d->soff[q] + k] = old[d->soff[q] + w];
+        }
+    for (size_t t = 0; t < ns; t++) d->add_ptr[d->sidx[t] + 2]++;
+    for (gat_idx i = 0; i < d->no; i++) d->add_ptr[i + 2] += d->add_ptr[i + 1];
+    for (size_t t = 0; t < ns; t++) d->add_slot[d->add_ptr[d->sidx[t] + 1]++] = (gat_idx)t;
+    st = agree(d->comm, d->rank, K, st);
+done:
+    gat_free(hc);
+    gat_free(hd);
+    gat_free(sc);
+    gat_free(sd);
+    gat_free(rel);
+    gat_free(want);
+    gat_free(old);
     return st;
 }
 
@@ -591,11 +592,14 @@ gat_status gat_dist_create(gat_dist **out, const gat_part *p, MPI_Comm comm,
         !(d->sums = gat_malloc(2 * (size_t)d->size, sizeof *d->sums)))
         st = GAT_ENOMEM;
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
-    if ((st = numbering(d, xb, eb)) != GAT_OK || (st = fetch_features(d, xb)) != GAT_OK) goto fail;
+    if ((st = numbering(d, xb, eb)) != GAT_OK) goto fail;
+    st = local_features(d, xb);
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
     if ((st = normalise(d, opt->normalize)) != GAT_OK) goto fail_agree;
     st = local_graph(d, opt->order, eb);
 fail_agree:
-    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) goto fail;
+    if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK || (st = halo_order(d)) != GAT_OK)
+        goto fail;
     /* the whole graph's split counts */
     double c[3] = {(double)d->n_rows[0], (double)d->n_rows[1], (double)d->n_rows[2]};
     if ((rc = MPI_Allreduce(c, d->g_rows, 3, MPI_DOUBLE, MPI_SUM, d->comm)) != MPI_SUCCESS) {
@@ -630,94 +634,91 @@ static int grow(gat_dist *d, size_t values)
     return 1;
 }
 
-/* Forward: rows (nl, w) of layer l's output; our rows others hold go out, the halo rows come in. */
-static void send_rows(gat_dist *d, gat_real *y, size_t w, int tag)
+/* Forward, after layer io->layer's projection: each array's rows that peers hold as halo go out
+ * (packed per peer), the halo's come in from their owners straight into its rows. One message
+ * per peer and array. */
+static void send_projections(gat_dist *d, gat_i_remote_io *io)
 {
     const int K = d->size;
     const size_t ns = (size_t)d->soff[K];
-    int nr = 0;
-    if (!grow(d, ns * w + 1)) {
-        d->failed = 1;
-        return;
-    }
-    for (size_t t = 0; t < ns; t++)
-        memcpy(d->buf + t * w, y + (size_t)d->sidx[t] * w, w * sizeof *y);
-    int ok = 1;
-    for (int q = 0; q < K; q++) {
-        const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
-        if (n)
-            ok &= MPI_Irecv(y + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n, MPI_GAT_REAL,
-                            q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
-    }
-    for (int q = 0; q < K; q++) {
-        const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
-        if (n)
-            ok &= MPI_Isend(d->buf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
-                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
-        d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+    gat_real *arr[4] = {io->z, io->s_src, io->k, io->qinv};
+    const size_t w[4] = {(size_t)io->hw, (size_t)io->H, (size_t)io->hw, (size_t)io->H};
+    int nr = 0, ok = 1;
+    size_t off = 0;
+    for (int a = 0; a < 4; a++) {
+        if (!arr[a]) continue;
+        const int tag = 8 * io->layer + a;
+        gat_real *sb = d->buf + off;
+        for (size_t t = 0; t < ns; t++)
+            memcpy(sb + t * w[a], arr[a] + (size_t)d->sidx[t] * w[a], w[a] * sizeof *sb);
+        for (int q = 0; q < K; q++) {
+            const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w[a];
+            if (n)
+                ok &= MPI_Irecv(arr[a] + ((size_t)d->no + (size_t)d->hoff[q]) * w[a], (int)n,
+                                MPI_GAT_REAL, q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
+        }
+        for (int q = 0; q < K; q++) {
+            const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w[a];
+            if (n)
+                ok &= MPI_Isend(sb + (size_t)d->soff[q] * w[a], (int)n, MPI_GAT_REAL, q, tag,
+                                d->comm, &d->req[nr++]) == MPI_SUCCESS;
+            d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+        }
+        off += ns * w[a];
     }
     ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
     if (!ok) d->failed = 1;
 }
 
-/* Backward: rows (nl, w) of a gradient; the halo rows go back to their owners, which add them
- * to their rows in rank order; the halo rows are then zero. */
-static void return_rows(gat_dist *d, gat_real *dy, size_t w, int tag)
+/* Backward: the halo rows' projection gradients (in their rows of z, and k) go to their owners;
+ * the gradients peers computed for our rows arrive in d->buf, z's then k's, slot t for sidx[t]
+ * (the engine adds them per row in slot order, which is rank order). */
+static void return_gradients(gat_dist *d, gat_i_remote_io *io)
 {
     const int K = d->size;
-    const size_t ns = (size_t)d->soff[K];
+    const size_t ns = (size_t)d->soff[K], w = (size_t)io->hw;
+    gat_real *arr[2] = {io->z, io->k};
     int nr = 0, ok = 1;
-    if (!grow(d, ns * w + 1)) {
-        d->failed = 1;
-        return;
-    }
-    for (int q = 0; q < K; q++) {
-        const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
-        if (n)
-            ok &= MPI_Irecv(d->buf + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
-                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
-    }
-    for (int q = 0; q < K; q++) {
-        const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
-        if (n)
-            ok &= MPI_Isend(dy + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n, MPI_GAT_REAL,
-                            q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
-        d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+    io->add_z = d->buf;
+    io->add_k = io->k ? d->buf + ns * w : NULL;
+    for (int a = 0; a < 2; a++) {
+        if (!arr[a]) continue;
+        const int tag = 8 * io->layer + 4 + a;
+        gat_real *rb = d->buf + (size_t)a * ns * w;
+        for (int q = 0; q < K; q++) {
+            const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
+            if (n)
+                ok &= MPI_Irecv(rb + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
+                                d->comm, &d->req[nr++]) == MPI_SUCCESS;
+        }
+        for (int q = 0; q < K; q++) {
+            const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
+            if (n)
+                ok &= MPI_Isend(arr[a] + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n,
+                                MPI_GAT_REAL, q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
+            d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
+        }
     }
     ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
     if (!ok) {
         d->failed = 1;
-        return;
+        /* nothing half-received is added */
+        memset(d->buf, 0, (io->k ? 2 : 1) * ns * w * sizeof *d->buf);
     }
-    for (size_t t = 0; t < ns; t++) { /* peer order: rank order */
-        gat_real *r = dy + (size_t)d->sidx[t] * w;
-        const gat_real *s = d->buf + t * w;
-        for (size_t c = 0; c < w; c++) r[c] += s[c];
-    }
-    memset(dy + (size_t)d->no * w, 0, (size_t)d->nh * w * sizeof *dy);
 }
 
-static void hook(void *user, int backward, int layer)
+static void exchange(void *user, int backward, gat_i_remote_io *io)
 {
     gat_dist *d = user;
-    gat_model *m = d->m;
     const double t0 = now();
-    if (!backward && layer < d->n_layers - 1) {
-        gat_real *y = gat_i_model_out_buf(m, layer);
-        if (!y) d->failed = 1;
-        else send_rows(d, y, (size_t)gat_model_layer_width(m, layer), 2 * layer);
-    } else if (backward && layer > 0) {
-        /* the gradient of layer l - 1's output rows: (nl, Fp, H) of that layer */
-        const int l = layer - 1, H = (int)gat_model_layer_heads(m, l);
-        const gat_idx fo = gat_model_layer_width(m, l) / H;
-        gat_real *dy = gat_i_model_dy_buf(m, l);
-        if (!dy) d->failed = 1;
-        else return_rows(d, dy, (size_t)gat_i_fused_fp(H, fo) * (size_t)H, 2 * layer + 1);
-    }
+    if (backward)
+        return_gradients(d, io);
+    else
+        send_projections(d, io);
     d->stats.exchange_seconds += now() - t0;
 }
 
-/* Binds m to the local graph for the exchange (order none, keys, hook). */
+/* Binds m to the local graph for the exchange (order none, keys, remote rows). */
 static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
 {
     const gat_model_config *c = gat_model_get_config(m);
@@ -730,32 +731,39 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
     else if (c->edge_dim > 0)
         st = gat_i_error(GAT_EINVAL, "a model with edge features (edge_dim %d): partitions "
                          "carry no edge features yet", c->edge_dim);
-    if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK)
+    d->remote = (gat_i_remote){.n_own = d->no, .add_ptr = d->add_ptr, .add_slot = d->add_slot,
+                               .exchange = exchange, .user = d};
+    if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK) {
+        gat_i_model_set_remote(m, &d->remote);
         st = gat_model_bind(m, &d->g, &d->x, 0);
-    /* the exchange's buffer for the widest row sent, now: the passes allocate nothing */
+    }
+    /* the exchange's buffer for a layer's widest rows, now (the passes allocate nothing):
+     * forward z (hw), s_src (gat: H), k (separate keys: hw), qinv (cosine: H) sent; backward the
+     * gradients of z and k received */
     size_t w = 1;
-    for (gat_idx l = 0; st == GAT_OK && l + 1 < gat_model_layer_count(m); l++) {
-        const int H = (int)gat_model_layer_heads(m, l);
-        const size_t out = (size_t)gat_model_layer_width(m, l),
-                     dy = (size_t)gat_i_fused_fp(H, gat_model_layer_width(m, l) / H) * (size_t)H;
-        w = out > w ? out : w;
-        w = dy > w ? dy : w;
+    const gat_score S = c->score;
+    const size_t nk = (size_t)gat_i_score_has_k(S);
+    for (gat_idx l = 0; st == GAT_OK && l < gat_model_layer_count(m); l++) {
+        const size_t H = (size_t)gat_model_layer_heads(m, l);
+        const size_t hw = (size_t)gat_i_fused_fp((int)H, gat_model_layer_width(m, l) / (gat_idx)H) * H;
+        const size_t fwd = hw * (1 + nk) + (S == GAT_SCORE_GAT || S == GAT_SCORE_COSINE ? H : 0);
+        const size_t r = fwd > hw * (1 + nk) ? fwd : hw * (1 + nk);
+        w = r > w ? r : w;
     }
     if (st == GAT_OK && !grow(d, (size_t)d->soff[d->size] * w + 1)) st = GAT_ENOMEM;
+    if (st != GAT_OK) gat_i_model_set_remote(m, NULL);
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) return st;
-    d->m = m;
-    d->n_layers = (int)gat_model_layer_count(m);
     d->failed = 0;
     gat_i_model_set_keys(m, d->gid, d->xkey, d->ekey);
-    gat_i_model_set_hook(m, hook, d);
     return GAT_OK;
 }
 
-static void detach(gat_model *m, gat_dist *d)
+/* The model's binding stays (its outputs are read after a forward); the next forward outside
+ * the dist's calls binds again (gat_i_model_set_remote). */
+static void detach(gat_model *m)
 {
-    gat_i_model_set_hook(m, NULL, NULL);
+    gat_i_model_set_remote(m, NULL);
     gat_i_model_set_keys(m, NULL, NULL, NULL);
-    d->m = NULL;
 }
 
 /* The exchange's failures (allocation or MPI) after a pass, agreed. */
@@ -792,9 +800,7 @@ static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *l
 {
     const int s = which == GAT_SPLIT_TRAIN ? 0 : which == GAT_SPLIT_VAL ? 1 : 2;
     const gat_real *logits;
-    gat_i_model_set_output_rows(m, d->out[s], d->n_out[s]);
     gat_status st = forward_logits(m, d, &logits);
-    gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
     if (d->g_rows[s] == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
     double v[2] = {0, 0};
@@ -818,7 +824,7 @@ gat_status gat_dist_forward(gat_model *m, gat_dist *d, const gat_real **logits)
         return st;
     if ((st = attach(m, d, &saved)) != GAT_OK) return st;
     st = forward_logits(m, d, logits);
-    detach(m, d);
+    detach(m);
     return st;
 }
 
@@ -833,7 +839,7 @@ gat_status gat_dist_evaluate(gat_model *m, gat_dist *d, gat_split which, double 
         return st;
     if ((st = attach(m, d, &saved)) != GAT_OK) return st;
     st = evaluate(m, d, which, loss, acc);
-    detach(m, d);
+    detach(m);
     return st;
 }
 
@@ -928,8 +934,7 @@ static gat_status dist_train_epoch(void *u, gat_idx epoch, double *loss, double 
 {
     dtrain *t = u;
     gat_dist *d = t->d;
-    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t,
-                               .out_rows = d->out[0], .n_out_rows = d->n_out[0]};
+    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t};
     const int64_t s0 = d->stats.sent_bytes;
     gat_status st = gat_i_train_step_with(t->m, &d->g, &d->x, d->labels, d->rows[0],
                                           d->n_rows[0], &t->cfg->adam, epoch, loss, acc,
@@ -993,7 +998,7 @@ gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg
     const gat_i_train_ops ops = {.train = dist_train_epoch, .evaluate = dist_evaluate,
                                  .agree = dist_agree, .has_test = d->g_rows[2] > 0};
     st = gat_i_train_loop(m, cfg, &ops, &t, res);
-    detach(m, d);
+    detach(m);
     if (saved != GAT_ORDER_NONE) gat_model_set_order(m, saved);
 done:
     gat_free(t.all);
