@@ -116,8 +116,10 @@ GAT_API gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_con
 
 /* Inference of m on the whole graph: *logits (n_owned, C) the logits of this rank's owned
  * nodes in the local order (gat_dist_global_ids; owned by m, valid until its next forward);
- * after it gat_model_layer_output(m, l, &y) gives layer l's rows of the local graph, the owned
- * ones first. The model's order is left GAT_ORDER_NONE and m bound to the local graph. Returns GAT_EDIM, GAT_ENOMEM. */
+ * after it gat_model_layer_output(m, l, &y) gives layer l's rows of the owned nodes (n_owned:
+ * the halo's are computed by their owners). The model's order is left GAT_ORDER_NONE and m
+ * bound to the local graph (its next forward outside these calls binds again). Returns
+ * GAT_EDIM, GAT_ENOMEM. */
 GAT_API gat_status gat_dist_forward(gat_model *m, gat_dist *d, const gat_real **logits);
 
 /* Loss and accuracy of m over the whole graph's nodes of split `which`. GAT_EINVAL if there is

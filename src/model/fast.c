@@ -498,11 +498,6 @@ const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
     return f->f[l].fl.out;
 }
 
-gat_real *gat_i_fast_dy(gat_i_fast *f, int l)
-{
-    return f->dy[l % 2];
-}
-
 const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l)
 {
     gat_i_fl *fl = &f->f[l].fl;

@@ -118,11 +118,7 @@ void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex);
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 
-/* The gradient buffer layer l's backward reads, (N, Fp, H) (Fp = gat_i_fused_fp(heads, fo)):
- * for l < last, after layer l + 1's backward it holds d loss / d (layer l's pre-activation). */
-gat_real *gat_i_fast_dy(gat_i_fast *f, int l);
-
-/* Layer l's output (N, width) in the model's order, and its alpha (E, heads) (NULL for an
+/* Layer l's output (N rows, or n_own with remote rows; width) in the model's order, and its alpha (E, heads) (NULL for an
  * inference binding, and on allocation failure). A training binding keeps alpha for scores
  * other than gat and for gat with edge features; for gat without them (alpha recomputed in the
  * backward) the first call after a forward computes it into a buffer made on first use, E x

@@ -557,19 +557,6 @@ void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey
     m->ekey = ekey;
 }
 
-gat_real *gat_i_model_out_buf(gat_model *m, int l)
-{
-    if (!m->ws.fast || m->ws.order != GAT_ORDER_NONE || l < 0 || l >= m->n_layers) return NULL;
-    return (gat_real *)gat_i_fast_output(m->ws.fast, l);
-}
-
-gat_real *gat_i_model_dy_buf(gat_model *m, int l)
-{
-    if (!m->ws.fast || m->ws.order != GAT_ORDER_NONE || m->ws.lean || l < 0 ||
-        l >= m->n_layers)
-        return NULL;
-    return gat_i_fast_dy(m->ws.fast, l);
-}
 
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows)
 {

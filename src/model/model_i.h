@@ -41,12 +41,6 @@ void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r);
  * they stay until set again (NULLs). */
 void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
                           const int64_t *ekey);
-/* The engine's buffers of an unrenumbered binding (NULL otherwise or for l out of range), for
- * code that exchanges rows between forward and backward passes (gat_i_model_set_hook): layer l's
- * output (N, width), which layer l + 1 reads, and the gradient layer l's backward reads
- * (gat_i_fast_dy; not for an inference binding). */
-gat_real *gat_i_model_out_buf(gat_model *m, int l);
-gat_real *gat_i_model_dy_buf(gat_model *m, int l);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
