@@ -30,6 +30,7 @@ struct gat_dist {
     gat_graph g;              /* (nl) owned rows' in-edges; halo rows none (sources only) */
     gat_csr x;                /* (nl, F) owned features, then an empty row per halo node */
     int64_t *xkey, *ekey;     /* dropout keys (gat_i_model_set_keys) */
+    int64_t *tekey;           /* ekey in the out-CSR's order (the sources pass reads it in turn) */
     gat_idx *labels;          /* (nl) owned labels, -1 on the halo */
     gat_idx *gid;             /* (nl) the whole graph's id of each local row */
     gat_idx *perm;            /* (nl) the part's local row at each local row, or NULL (the
@@ -110,6 +111,7 @@ void gat_dist_free(gat_dist *d)
     gat_csr_destroy(&d->x);
     gat_free(d->xkey);
     gat_free(d->ekey);
+    gat_free(d->tekey);
     gat_free(d->labels);
     gat_free(d->gid);
     gat_free(d->perm);
@@ -420,6 +422,8 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
         for (gat_idx r = 0; r < n; r++) d->ekey[a + (gat_idx)(tmp[r] & 0xffffffffu)] = eb[i] + r;
     }
     gat_free(tmp);
+    if (!(d->tekey = gat_malloc((size_t)d->g.nnz + 1, sizeof *d->tekey))) return GAT_ENOMEM;
+    for (gat_idx q = 0; q < d->g.nnz; q++) d->tekey[q] = d->ekey[d->g.t_edge[q]];
     const gat_split which[3] = {GAT_SPLIT_TRAIN, GAT_SPLIT_VAL, GAT_SPLIT_TEST};
     for (int s = 0; s < 3; s++) {
         gat_idx n = 0;
@@ -754,7 +758,7 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
     if (st != GAT_OK) gat_i_model_set_remote(m, NULL);
     if ((st = agree(d->comm, d->rank, d->size, st)) != GAT_OK) return st;
     d->failed = 0;
-    gat_i_model_set_keys(m, d->gid, d->xkey, d->ekey);
+    gat_i_model_set_keys(m, d->gid, d->xkey, d->ekey, d->tekey);
     return GAT_OK;
 }
 
@@ -763,7 +767,7 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
 static void detach(gat_model *m)
 {
     gat_i_model_set_remote(m, NULL);
-    gat_i_model_set_keys(m, NULL, NULL, NULL);
+    gat_i_model_set_keys(m, NULL, NULL, NULL, NULL);
 }
 
 /* The exchange's failures (allocation or MPI) after a pass, agreed. */

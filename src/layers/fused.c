@@ -224,6 +224,11 @@ INLINE uint64_t ekey_of(const gat_i_fl *l, gat_idx k)
 {
     return l->ekey ? (uint64_t)l->ekey[k] : (uint64_t)k;
 }
+/* the key of out-CSR position p, edge k = t_edge[p] */
+INLINE uint64_t tkey_of(const gat_i_fl *l, gat_idx p, size_t k)
+{
+    return l->tekey ? (uint64_t)l->tekey[p] : ekey_of(l, (gat_idx)k);
+}
 INLINE uint64_t rkey_of(const gat_i_fl *l, gat_idx i)
 {
     return l->rkey ? (uint64_t)l->rkey[i] : (uint64_t)i;
@@ -1376,7 +1381,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     const V8 km =
                         !l->att.on ? bc(1)
                         : l->prefetch || !l->akeep
-                            ? (V8)((VI)bc(as) & keep8(&l->att, ekey_of(l, k) * H + 8 * (size_t)q))
+                            ? (V8)((VI)bc(as) & keep8(&l->att, tkey_of(l, p, k) * H + 8 * (size_t)q))
                             : keep_pat(l, l->akeep + k * AB, H, q, as);
                     W[q] = a * km;
                     const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
@@ -1402,7 +1407,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                         !l->att.on ||
                         (l->akeep
                              ? bit_of(l->akeep + k * AB, h)
-                             : keep1(&l->att, ekey_of(l, (gat_idx)k) * H + (uint64_t)h, &blk, &hv));
+                             : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, &blk, &hv));
                     w[h] = !l->att.on ? a : kept ? a * as : 0;
                     const gat_real de =
                         a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);

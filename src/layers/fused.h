@@ -55,6 +55,8 @@ typedef struct gat_i_fl {
      * the masks the whole graph would. */
     const int64_t *xkey, *ekey;
     const gat_idx *rkey;
+    const int64_t *tekey; /* ekey in the out-CSR's order (tekey[p] = ekey[t_edge[p]]), which the
+                           * sources pass reads in sequence, or NULL (it reads ekey[t_edge[p]]) */
     /* edge features: gat adds the edge term sum_d ex[e, d] em[d, h] to the LeakyReLU input of
      * edge e, head h; gatv2 adds W_e x_e (Fp, H), formed per edge from we and never stored,
      * inside its LeakyReLU. D = 0 (ex, em, we NULL): none */

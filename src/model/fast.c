@@ -760,6 +760,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
         fl->xkey = run->xkey;
         fl->ekey = run->ekey;
+        fl->tekey = run->tekey;
         fl->rkey = run->rkey;
         fl->rows = pl ? pl->att[l] : NULL;
         fl->n_rows = pl ? pl->n_att[l] : 0;

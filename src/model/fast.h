@@ -39,7 +39,7 @@ typedef struct gat_i_fast_run {
     int nt; /* threads */
     gat_i_layer_hook hook; /* optional, with hook_user */
     void *hook_user;
-    const int64_t *xkey, *ekey; /* dropout keys (gat_i_fl), or NULL */
+    const int64_t *xkey, *ekey, *tekey; /* dropout keys (gat_i_fl), or NULL */
     const gat_idx *rkey;
 } gat_i_fast_run;
 

@@ -42,7 +42,7 @@ struct gat_model {
     gat_idx n_out_rows;
     gat_i_layer_hook hook; /* gat_i_model_set_hook */
     void *hook_user;
-    const int64_t *xkey, *ekey; /* dropout keys of the bound graph (gat_i_model_set_keys) */
+    const int64_t *xkey, *ekey, *tekey; /* dropout keys of the bound graph (gat_i_model_set_keys) */
     const gat_idx *rkey;
     const gat_i_remote *remote; /* remote rows of the bound graph (gat_i_model_set_remote) */
     const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
@@ -550,11 +550,12 @@ void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r)
 }
 
 void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
-                          const int64_t *ekey)
+                          const int64_t *ekey, const int64_t *tekey)
 {
     m->rkey = rkey;
     m->xkey = xkey;
     m->ekey = ekey;
+    m->tekey = ekey ? tekey : NULL;
 }
 
 
@@ -904,7 +905,8 @@ void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
                             .in_p = m->in_p, .att_p = m->att_p, .slope = m->cfg.negative_slope,
                             .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads,
                             .hook = m->hook, .hook_user = m->hook_user,
-                            .xkey = m->xkey, .ekey = m->ekey, .rkey = m->rkey};
+                            .xkey = m->xkey, .ekey = m->ekey, .tekey = m->tekey,
+                            .rkey = m->rkey};
 }
 
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,

@@ -35,12 +35,13 @@ void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user);
  * graph must have no order (gat_model_set_order(m, GAT_ORDER_NONE)). */
 void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r);
 /* Dropout keys of the bound graph (gat_i_fl: rkey (N) a dense row's, xkey (N) layer 0's row
- * base, ekey (E) an edge's), borrowed, or NULL for the element's own index; a graph that is part
+ * base, ekey (E) an edge's, tekey (E) ekey in the out-CSR's order, tekey[p] = ekey[t_edge[p]],
+ * or NULL: read through t_edge), borrowed, or NULL for the element's own index; a graph that is part
  * of a larger one (a partition's rows) passes its nodes' and edges' numbers in the whole graph,
  * so that its masks are the whole graph's. For unrenumbered bindings (GAT_ORDER_NONE) only;
  * they stay until set again (NULLs). */
 void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
-                          const int64_t *ekey);
+                          const int64_t *ekey, const int64_t *tekey);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
