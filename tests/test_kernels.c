@@ -465,12 +465,38 @@ START_TEST(test_isa_variable)
 }
 END_TEST
 
+/* GAT_ALPHA: a small graph's gat layers keep their coefficients (alpha, signs, keeps) unless
+ * GAT_ALPHA=recompute, which .ci/run sets for a second run of the numeric suites so that both
+ * backward paths are checked on small graphs; other scores always keep them. */
+START_TEST(test_alpha_variable)
+{
+    const char *env = getenv("GAT_ALPHA");
+    const int recompute = env && !strcmp(env, "recompute");
+    fixture f;
+    fixture_init_n(&f, &SHAPES[0], 50, 700);
+    for (int s = 0; s < 2; s++) {
+        gat_model *m = NULL;
+        const gat_real *logits;
+        f.cfg.score = s ? GAT_SCORE_DOT : GAT_SCORE_GAT;
+        ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
+        ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+        for (int l = 0; l < (int)gat_model_layer_count(m); l++)
+            ck_assert_int_eq(gat_i_model_keeps_alpha(m, l), s == 1 || !recompute);
+        gat_model_free(m);
+    }
+    printf("GAT_ALPHA=%s: gat layers %s alpha on a small graph\n", env ? env : "(unset)",
+           recompute ? "recompute" : "keep");
+    fixture_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("kernels");
     TCase *t = tcase_create("fused vs reference");
     tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
     tcase_add_test(t, test_fused_large);
+    tcase_add_test(t, test_alpha_variable);
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_vs_reference, 0, (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_restricted_no_self_loops, 0, GAT_SCORE_COUNT);

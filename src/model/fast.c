@@ -11,9 +11,17 @@
 #endif
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* A gat layer without edge features keeps its attention coefficients (E, H), LeakyReLU signs and
+ * dropout keeps per edge while they take at most this many bytes, and recomputes them in the
+ * backward above (the lean backward: O(N H) per layer instead of O(E H)). The environment
+ * variable GAT_ALPHA (read once) overrides: "store" or "recompute" for every graph (tests run
+ * both paths on small graphs). */
+#define ALPHA_STORE_BYTES ((size_t)64 << 20)
 
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
@@ -148,6 +156,31 @@ static void partition(const gat_idx *rowptr, gat_idx r0, gat_idx r1, int nch, ga
 
 /* ---- allocation ---- */
 
+/* GAT_ALPHA: 0 auto (by size), 1 store, 2 recompute; read by the first call only (racing first
+ * calls store the same value). */
+static int alpha_mode(void)
+{
+    static _Atomic int mode = -1;
+    int m = atomic_load_explicit(&mode, memory_order_acquire);
+    if (m < 0) {
+        const char *e = getenv("GAT_ALPHA");
+        m = e && !strcmp(e, "store") ? 1 : e && !strcmp(e, "recompute") ? 2 : 0;
+        atomic_store_explicit(&mode, m, memory_order_release);
+    }
+    return m;
+}
+
+/* Whether layer L of f keeps no per-edge arrays (gat without edge features, recomputed in the
+ * backward from s_src, s_dst, soft and the dropout hash): above ALPHA_STORE_BYTES of them. */
+static int recomputes_alpha(const gat_i_fast *f, const gat_i_fast_layer *L)
+{
+    if (L->score != GAT_SCORE_GAT || L->edge_dim != 0) return 0;
+    const int m = alpha_mode();
+    if (m) return m == 2;
+    const size_t H = (size_t)L->heads, ab = (H + 7) / 8;
+    return (size_t)f->E * (H * sizeof(gat_real) + 2 * ab) > ALPHA_STORE_BYTES;
+}
+
 /* The buffers an inference binding shares between its layers: every layer writes its
  * projections and, chunk by chunk, its per-edge values there (each layer reads only the previous
  * layer's output, which it keeps), sized for the widest layer and one chunk of edges. */
@@ -210,9 +243,10 @@ static size_t layout(gat_i_fast *f, char *base)
         const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
         const int hr = L->residual != 0, np = 1 + hq + hk + hr;
         const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
-        /* gat without edge features keeps no per-edge array: the backward recomputes alpha,
-         * the LeakyReLU signs and the dropout keeps from s_src, s_dst, soft and the hash */
-        const int rec = gat && L->edge_dim == 0;
+        /* gat without edge features on a large graph keeps no per-edge array: the backward
+         * recomputes alpha, the LeakyReLU signs and the dropout keeps from s_src, s_dst, soft
+         * and the hash */
+        const int rec = recomputes_alpha(f, L);
         /* the masks are written only with dropout, which inference never applies */
         fl->xkeep = gat_i_carve(
             base, &off, T * (l == 0 ? (size_t)f->xnnz : Nt * (((size_t)L->fin + 7) / 8)), 1);
@@ -275,7 +309,7 @@ static size_t layout(gat_i_fast *f, char *base)
     {
         int rec = 0;
         for (int l = 0; l < f->n_layers; l++)
-            rec |= f->L[l].score == GAT_SCORE_GAT && f->L[l].edge_dim == 0;
+            rec |= recomputes_alpha(f, &f->L[l]);
         f->arow =
             rec ? gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real))
                 : NULL;
@@ -514,6 +548,11 @@ const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l)
         f->abuf_at[l] = f->fwd;
     }
     return f->abuf[l];
+}
+
+int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l)
+{
+    return !f->lean && f->f[l].fl.alpha != NULL;
 }
 
 int gat_i_fast_lean(const gat_i_fast *f)

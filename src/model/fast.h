@@ -115,6 +115,10 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
  * or NULL; a model with edge_dim > 0 sets them before every forward on a binding. */
 void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex);
 
+/* Whether layer l keeps its per-edge attention arrays (a training binding: every score but gat
+ * without edge features, and that one below a size, see fast.c's ALPHA_STORE_BYTES). */
+int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l);
+
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 

@@ -592,6 +592,12 @@ int gat_i_model_set_fused(gat_model *m, const char *isa)
     return 0;
 }
 
+int gat_i_model_keeps_alpha(const gat_model *m, int l)
+{
+    if (!m->ws.fast || l < 0 || l >= m->n_layers) return 0;
+    return gat_i_fast_keeps_alpha(m->ws.fast, l);
+}
+
 const char *gat_i_model_fused_isa(const gat_model *m)
 {
     return m->ws.fast ? m->fused->isa : NULL;

@@ -53,6 +53,10 @@ void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);
 int gat_i_model_set_fused(gat_model *m, const char *isa);
 /* The instruction set of the kernels the last forward ran, or NULL (none ran on the binding). */
 const char *gat_i_model_fused_isa(const gat_model *m);
+/* Whether layer l of m's binding keeps its per-edge attention arrays (alpha, the LeakyReLU signs,
+ * the dropout keeps) rather than recomputing them in the backward (fast.c, GAT_ALPHA); 0 when
+ * nothing is bound or l is out of range. */
+int gat_i_model_keeps_alpha(const gat_model *m, int l);
 /* The engine's description of the model's layers in FL (GAT_MAX_LAYERS entries); returns the
  * layer count. */
 int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL);
