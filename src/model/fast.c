@@ -82,7 +82,7 @@ struct gat_i_fast {
     gat_idx N, E, xnnz;
     gat_idx n_own;  /* rows 0 .. n_own - 1 are own, the rest remote (gat_i_remote); N: none */
     int sc_own;     /* source chunks of the own rows (sc's first; the remote rows' follow) */
-    const gat_i_remote *remote; /* the exchange of the remote rows (n_own < N) */
+    const gat_i_remote *remote; /* the exchange of the remote rows (used when n_own < N) */
     gat_idx maxdeg; /* the largest in-degree */
     int nt_cap;            /* threads the kernel scratch is laid out for */
     gat_real *scratch;     /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
@@ -368,12 +368,14 @@ static void advise_huge_pages(void *p, size_t bytes)
 }
 
 /* Sizes, chunk counts and the layer-0 weight-gradient strategy for graph g and features x. */
-static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x, gat_idx n_own)
+static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x,
+                        const gat_i_remote *remote)
 {
     f->g = g;
     f->x = x;
     f->N = g->n;
-    f->n_own = n_own > 0 && n_own < g->n ? n_own : g->n;
+    f->remote = remote;
+    f->n_own = remote && remote->n_own > 0 && remote->n_own < g->n ? remote->n_own : g->n;
     f->E = g->nnz;
     f->xnnz = x->rowptr[x->rows];
     f->maxdeg = 0;
@@ -423,13 +425,12 @@ static void set_lean(gat_i_fast *f, gat_idx chunk)
 }
 
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, gat_idx n_own, int *done)
+                             int nt, gat_idx lean_chunk, const gat_i_remote *remote, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
     *done = 0;
-    size_inputs(&t, g, x, n_own);
-    t.remote = NULL;
+    size_inputs(&t, g, x, remote);
     set_lean(&t, lean_chunk);
     t.nt_cap = nt < 1 ? 1 : nt;
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
@@ -476,7 +477,7 @@ void gat_i_fast_free(gat_i_fast *f)
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk, gat_idx n_own)
+                             int nt, gat_idx lean_chunk, const gat_i_remote *remote)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
@@ -496,7 +497,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     for (int k = 0; k < N_KINDS; k++)
         f->gov.fresh[k] = 1;
 
-    size_inputs(f, g, x, n_own);
+    size_inputs(f, g, x, remote);
     set_lean(f, lean_chunk);
     f->nt_cap = nt < 1 ? 1 : nt;
     f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
@@ -515,11 +516,6 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
 cleanup:
     gat_i_fast_free(f);
     return st;
-}
-
-void gat_i_fast_set_remote(gat_i_fast *f, const gat_i_remote *r)
-{
-    f->remote = r;
 }
 
 const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f)

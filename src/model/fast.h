@@ -74,10 +74,9 @@ typedef struct gat_i_remote {
 } gat_i_remote;
 
 /* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
- * nt threads (calls asking for more run nt). *out: NULL on failure. n_own: 0 or g->n (no remote
- * rows), or 0 < n_own < g->n for a binding with remote rows (then lean_chunk must be 0, rows
- * n_own .. of g must have no in-edges and of x no entries; gat_i_fast_set_remote before any
- * forward). ops: the kernel set
+ * nt threads (calls asking for more run nt). *out: NULL on failure. remote: NULL (no remote
+ * rows), or the exchange of a binding with remote rows (borrowed; must outlive f; then
+ * lean_chunk must be 0, rows remote->n_own .. of g must have no in-edges and of x no entries). ops: the kernel set
  * (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
  * lean_chunk > 0: an inference binding, for forwards without dropout only (never backward): no
  * backward scratch, one set of projection buffers shared by the layers and per-edge arrays for
@@ -87,10 +86,9 @@ typedef struct gat_i_remote {
  * Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk, gat_idx n_own);
+                             int nt, gat_idx lean_chunk, const gat_i_remote *remote);
 void gat_i_fast_free(gat_i_fast *f);
-/* The exchange of a binding with remote rows (borrowed; must outlive its use), and the one set. */
-void gat_i_fast_set_remote(gat_i_fast *f, const gat_i_remote *r);
+/* The exchange f was made with (gat_i_fast_create, gat_i_fast_rebind), or NULL. */
 const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f);
 /* Rebinds f to graph g and features x (borrowed; must outlive f) in its own memory when they fit
  * there (and take exactly its size if exact): *done = 1, every cache rebuilt, nothing
@@ -98,7 +96,7 @@ const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f);
  * one). lean_chunk as in gat_i_fast_create: a binding may turn from one kind into the other.
  * Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, gat_idx n_own, int *done);
+                             int nt, gat_idx lean_chunk, const gat_i_remote *remote, int *done);
 /* Whether f is an inference binding (lean_chunk > 0). */
 int gat_i_fast_lean(const gat_i_fast *f);
 

@@ -779,7 +779,6 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
 {
     /* a binding with remote rows is a training binding */
     const gat_idx lean = (flags & GAT_BIND_INFERENCE) && !m->remote ? m->lean_chunk : 0;
-    const gat_idx n_own = m->remote ? m->remote->n_own : 0;
     gat_status st;
     gat_i_fast_layer FL[GAT_MAX_LAYERS];
     m->ws.g = NULL; /* unbound until the end */
@@ -797,7 +796,7 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     /* the engine rebuilds its caches in its own memory when the inputs fit there */
     int done = 0;
     if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, eg, ex, (flags & GAT_BIND_EXACT) != 0,
-                                              m->threads, lean, n_own, &done)) != GAT_OK) {
+                                              m->threads, lean, m->remote, &done)) != GAT_OK) {
         drop_caches(m);
         return st;
     }
@@ -805,12 +804,11 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
         if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads,
-                                    lean, n_own)) != GAT_OK) {
+                                    lean, m->remote)) != GAT_OK) {
             drop_caches(m);
             return st;
         }
     }
-    gat_i_fast_set_remote(m->ws.fast, m->remote);
     if ((st = attach_edges(m, g, edge_x)) != GAT_OK) {
         drop_caches(m);
         return st;

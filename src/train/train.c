@@ -224,9 +224,9 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     const gat_idx C = gat_model_get_config(m)->classes;
     *diverged = 0;
     if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
-    /* the loss reads only these rows: the last layer computes just those */
-    if (!o) gat_i_model_set_output_rows(m, rows, n_rows);
-    else if (o->out_rows) gat_i_model_set_output_rows(m, o->out_rows, o->n_out_rows);
+    /* the loss reads only these rows: the last layer computes just those (a binding with remote
+     * rows computes every own row) */
+    gat_i_model_set_output_rows(m, rows, n_rows);
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;

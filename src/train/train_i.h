@@ -26,10 +26,6 @@ typedef struct gat_i_step_opts {
      * on each (a status other than GAT_OK fails the step on every process) */
     gat_status (*reduce)(void *user, gat_real *grads, size_t P, double *loss, double *acc);
     void *user;
-    /* the rows the forward computes the last layer for (ascending, a superset of the step's
-     * rows), or NULL for every row */
-    const gat_idx *out_rows;
-    gat_idx n_out_rows;
 } gat_i_step_opts;
 
 /* The training step of gat_train_step, gat_train's epochs and mini-batches (arguments checked
