@@ -722,6 +722,47 @@ static void exchange(void *user, int backward, gat_i_remote_io *io)
     d->stats.exchange_seconds += now() - t0;
 }
 
+/* The restricted forwards' plans, made with the other ranks (gat_i_remote.agree, .need). */
+static void plan_agree(void *user, int64_t v[3])
+{
+    gat_dist *d = user;
+    int64_t in[3] = {v[0], v[1], v[2]};
+    if (MPI_Allreduce(in, v, 3, MPI_INT64_T, MPI_MAX, d->comm) != MPI_SUCCESS) {
+        d->failed = 1;
+        v[0] = -2, v[1] = 2, v[2] = in[2]; /* make a plan: need's failure marks every row */
+    }
+}
+
+/* mark's halo flags go to their owners; the own rows a peer flags are flagged here */
+static void plan_need(void *user, int layer, uint8_t *mark)
+{
+    gat_dist *d = user;
+    const int K = d->size, tag = 8 * layer + 6;
+    const size_t ns = (size_t)d->soff[K];
+    uint8_t *rb = (uint8_t *)d->buf; /* (rows sent) bytes: the buffer holds as many reals */
+    int nr = 0, ok = 1;
+    for (int q = 0; q < K; q++) {
+        const int n = (int)(d->soff[q + 1] - d->soff[q]);
+        if (n)
+            ok &= MPI_Irecv(rb + d->soff[q], n, MPI_BYTE, q, tag, d->comm, &d->req[nr++]) ==
+                  MPI_SUCCESS;
+    }
+    for (int q = 0; q < K; q++) {
+        const int n = (int)(d->hoff[q + 1] - d->hoff[q]);
+        if (n)
+            ok &= MPI_Isend(mark + (size_t)d->no + (size_t)d->hoff[q], n, MPI_BYTE, q, tag,
+                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
+    }
+    ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+    if (!ok) { /* every own row (the failure is reported after the pass) */
+        d->failed = 1;
+        memset(mark, 1, (size_t)d->no);
+        return;
+    }
+    for (size_t t = 0; t < ns; t++)
+        if (rb[t]) mark[d->sidx[t]] = 1;
+}
+
 /* Binds m to the local graph for the exchange (order none, keys, remote rows). */
 static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
 {
@@ -736,7 +777,8 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
         st = gat_i_error(GAT_EINVAL, "a model with edge features (edge_dim %d): partitions "
                          "carry no edge features yet", c->edge_dim);
     d->remote = (gat_i_remote){.n_own = d->no, .add_ptr = d->add_ptr, .add_slot = d->add_slot,
-                               .exchange = exchange, .user = d};
+                               .exchange = exchange, .agree = plan_agree,
+                               .need = plan_need, .user = d};
     if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK) {
         gat_i_model_set_remote(m, &d->remote);
         st = gat_model_bind(m, &d->g, &d->x, 0);
@@ -804,7 +846,10 @@ static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *l
 {
     const int s = which == GAT_SPLIT_TRAIN ? 0 : which == GAT_SPLIT_VAL ? 1 : 2;
     const gat_real *logits;
+    /* the split's rows alone (every rank's, the plans made together) */
+    gat_i_model_set_output_rows(m, d->rows[s], d->n_rows[s]);
     gat_status st = forward_logits(m, d, &logits);
+    gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
     if (d->g_rows[s] == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
     double v[2] = {0, 0};

@@ -67,6 +67,7 @@ typedef struct plan {
     const gat_idx *ptr; /* the caller's list it was made for, and its length */
     gat_idx n;
     long used;             /* for replacing the least recently used plan */
+    int64_t round;         /* remote rows: the bindings' round that made it (0: none) */
     gat_idx *copy, *lists; /* (N) the list's contents; (layers, N) the lists below */
     gat_idx *att[GAT_MAX_LAYERS], *prj[GAT_MAX_LAYERS], n_att[GAT_MAX_LAYERS],
         n_prj[GAT_MAX_LAYERS];
@@ -107,6 +108,7 @@ struct gat_i_fast {
      * training and the validation rows) */
     plan plans[2];
     long plan_clock;
+    int64_t plan_round; /* remote rows: the last round of plans made with the other bindings */
     uint8_t *mark;
     gat_csr xt; /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
@@ -451,7 +453,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
     memset(t.block, 0, bytes);
     layout(&t, t.block);
     for (int k = 0; k < 2; k++)
-        t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0;
+        t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0, t.plans[k].round = 0;
     t.plan_clock = 0;
     t.trained = 0;
     for (int l = 0; l < t.n_layers; l++) {
@@ -667,60 +669,93 @@ static gat_i_drop drop(int on, double p, uint64_t key)
 
 /* The plan of the listed output rows (see plan), made or reused: exact, since a
  * row of layer l depends only on layer l - 1's rows in its in-neighbourhood. Lists covering most
- * rows are dropped (all rows, in edge-balanced chunks). */
+ * rows are dropped (all rows, in edge-balanced chunks). With remote rows (and the remote's agree
+ * and need) the lists hold own rows, made together with the other bindings: a row is projected
+ * when this binding's attention reads it or another's reads it as a remote row. Every binding
+ * uses its plan of the same round, or all make theirs anew (a binding without rows takes part
+ * with every row). */
 static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
 {
     const int L = f->n_layers;
     const gat_graph *g = f->g;
-    const gat_idx N = f->N;
-    if (!rows) return NULL;
+    const gat_idx N = f->N, no = f->n_own;
+    const gat_i_remote *rm = no < N && f->remote->agree && f->remote->need ? f->remote : NULL;
+    plan *hit = NULL;
+    if ((!rows && !rm) || (no < N && !rm)) return NULL;
     f->plan_clock++;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; rows && k < 2; k++) {
         plan *p = &f->plans[k];
-        if (p->ptr == rows && p->n == n && !memcmp(rows, p->copy, (size_t)n * sizeof *rows)) {
-            p->used = f->plan_clock;
-            return p;
-        }
+        if ((!rm || p->round > 0) && p->ptr == rows && p->n == n &&
+            !memcmp(rows, p->copy, (size_t)n * sizeof *rows))
+            hit = p;
     }
-    plan *p = f->plans[0].used <= f->plans[1].used ? &f->plans[0] : &f->plans[1];
-    memcpy(p->copy, rows, (size_t)n * sizeof *rows);
-    p->ptr = rows;
-    p->n = n;
-    p->used = f->plan_clock;
-    const gat_idx *cur = p->copy;
+    if (rm) {
+        /* mine: -1 no rows, -2 a plan to make, else the round of my plan */
+        const int64_t mine = !rows ? -1 : hit ? hit->round : -2;
+        int64_t v[3] = {mine, -mine, f->plan_round};
+        rm->agree(rm->user, v);
+        if (v[0] == -1) return NULL; /* no binding restricts */
+        if (v[0] == -v[1] && v[0] > 0) {
+            hit->used = f->plan_clock;
+            return hit;
+        }
+        f->plan_round = v[2] + 1;
+    } else if (hit) {
+        hit->used = f->plan_clock;
+        return hit;
+    }
+    plan *p = hit                                      ? hit
+              : f->plans[0].used <= f->plans[1].used ? &f->plans[0]
+                                                     : &f->plans[1];
+    if (rows) {
+        memcpy(p->copy, rows, (size_t)n * sizeof *rows);
+        p->ptr = rows;
+        p->n = n;
+        p->used = f->plan_clock;
+        p->round = rm ? f->plan_round : 0;
+    }
+    const gat_idx *cur = rows ? p->copy : NULL;
     gat_idx ncur = n;
+    const gat_idx nrows = rm ? no : N; /* the rows a list may hold */
     for (int l = L - 1; l >= 0; l--) {
-        p->att[l] = (gat_idx *)cur;
-        p->n_att[l] = ncur;
-        if (!cur) { /* all rows from here down */
+        if (rows) {
+            p->att[l] = (gat_idx *)cur;
+            p->n_att[l] = ncur;
+        }
+        if (!cur && !rm) { /* all rows from here down */
             p->prj[l] = NULL, p->n_prj[l] = 0;
             continue;
         }
         /* a row's own projection is read too (s_dst_i, q_i), with or without a self-loop */
-        memset(f->mark, 0, (size_t)N);
-        for (gat_idx r = 0; r < ncur; r++) {
+        memset(f->mark, !cur, (size_t)N);
+        for (gat_idx r = 0; cur && r < ncur; r++) {
             f->mark[cur[r]] = 1;
             for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++)
                 f->mark[g->col[k]] = 1;
         }
+        if (rm) rm->need(rm->user, l, f->mark);
+        if (!cur) continue; /* every own row, and the other bindings asked */
         gat_idx *list = p->lists + (size_t)l * N, m = 0;
-        for (gat_idx j = 0; j < N; j++)
+        for (gat_idx j = 0; j < nrows; j++)
             if (f->mark[j]) list[m++] = j;
-        if ((int64_t)m * 4 >= (int64_t)N * 3) list = NULL, m = 0;
+        if ((int64_t)m * 4 >= (int64_t)nrows * 3) list = NULL, m = 0;
         p->prj[l] = list;
         p->n_prj[l] = m;
         cur = list;
         ncur = m;
     }
+    if (!rows) return NULL;
+    if (rm) /* a binding without rows took part; its lists are none */
+        for (int l = 0; l < L; l++)
+            if (!p->att[l]) p->prj[l] = NULL, p->n_prj[l] = 0;
     return p;
 }
 
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
 {
     const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap, nt = gov_begin(f, nt_max);
-    /* remote rows: every own row of every layer (the owners of the remote rows need them) */
     const int remote = f->n_own < f->N;
-    const plan *pl = remote ? NULL : plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         const gat_i_fast_layer *L = &f->L[l];
         flayer *fy = &f->f[l];

@@ -50,7 +50,8 @@ typedef struct gat_i_fast gat_i_fast;
  * projections are filled in by the caller after each projection pass, and in backward their
  * projection gradients go back to the caller, who returns to each own row the gradients other
  * bindings computed for it. Only rows 0 .. n_own - 1 hold outputs, logits and gradients (the
- * target-side caches are n_own rows); restricted forwards (run->rows) run every own row. */
+ * target-side caches are n_own rows); restricted forwards (run->rows) restrict own rows only,
+ * with the other bindings (agree, need below). */
 typedef struct gat_i_remote_io {
     int layer;
     gat_idx hw; /* row widths: z and k (N, hw), s_src and qinv (N, H) */
@@ -70,6 +71,15 @@ typedef struct gat_i_remote {
     const gat_idx *add_ptr, *add_slot;
     gat_i_remote_fn exchange; /* called after each layer's projection (forward) and after its
                                * remote rows' gradients (backward), on the caller's thread */
+    /* Restricted forwards (run->rows; optional: with agree or need NULL a binding with remote
+     * rows runs every own row). The bindings make their plans together: every binding calls
+     * these in the same order, on the caller's thread at the start of a forward.
+     * agree: v[0 .. 2] replaced by their maxima over the bindings.
+     * need (layers from the last down): mark (N) flags the rows this binding's layer reads (own
+     * and remote); the caller flags, in addition, the own rows that the other bindings' layer
+     * reads as their remote rows. */
+    void (*agree)(void *user, int64_t v[3]);
+    void (*need)(void *user, int layer, uint8_t *mark);
     void *user;
 } gat_i_remote;
 

@@ -224,8 +224,7 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     const gat_idx C = gat_model_get_config(m)->classes;
     *diverged = 0;
     if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
-    /* the loss reads only these rows: the last layer computes just those (a binding with remote
-     * rows computes every own row) */
+    /* the loss reads only these rows: the last layer computes just those */
     gat_i_model_set_output_rows(m, rows, n_rows);
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
