@@ -314,6 +314,67 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* A dataset with edge features: each part carries its in-edges' features in its own in-CSR
+ * order (edge e of the part: the features of the whole graph's edge from the same source), the
+ * manifest says how many columns; a part without them in a partition with them is refused. */
+START_TEST(edge_features)
+{
+    const gat_idx D = 2, k = 3;
+    const gat_graph *g = &cora.graph;
+    gat_dataset ds = cora; /* a shallow copy: only edge_x is its own */
+    gat_real *ex = malloc((size_t)g->nnz * (size_t)D * sizeof *ex);
+    gat_idx *assign = malloc((size_t)cora.n * sizeof *assign);
+    ck_assert_ptr_nonnull(ex);
+    ck_assert_ptr_nonnull(assign);
+    for (gat_idx i = 0; i < g->n; i++)
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+            ex[(size_t)e * D] = (gat_real)i, ex[(size_t)e * D + 1] = (gat_real)g->col[e] + 0.5f;
+    ds.edge_x = ex;
+    ds.n_edge_features = D;
+    for (gat_idx i = 0; i < cora.n; i++)
+        assign[i] = (gat_idx)((i * 7) % k);
+    char *dir = tu_tmpdir(), *plain = tu_tmpdir();
+    ck_assert_msg(gat_partition_save(&ds, k, assign, 0, dir, "cora") == GAT_OK, "%s",
+                  gat_last_error());
+    gat_partition_manifest m;
+    ck_assert_int_eq(gat_partition_manifest_load(&m, dir), GAT_OK);
+    ck_assert_int_eq(m.n_edge_features, D);
+    gat_partition_manifest_destroy(&m);
+    for (gat_idx q = 0; q < k; q++) {
+        gat_part p;
+        ck_assert_msg(gat_part_load(&p, dir, q) == GAT_OK, "part %d: %s", q, gat_last_error());
+        ck_assert_int_eq(p.n_edge_features, D);
+        ck_assert_ptr_nonnull(p.edge_x);
+        for (gat_idx r = 0; r < p.n_owned; r++)
+            for (gat_idx e = p.rowptr[r]; e < p.rowptr[r + 1]; e++) {
+                ck_assert(p.edge_x[(size_t)e * D] == (gat_real)p.global_ids[r]);
+                ck_assert(p.edge_x[(size_t)e * D + 1] ==
+                          (gat_real)p.global_ids[p.col[e]] + 0.5f);
+            }
+        gat_part_destroy(&p);
+    }
+    /* without edge features: no tensor, D 0; such a part among parts with them is refused */
+    ck_assert_int_eq(gat_partition_save(&cora, k, assign, 0, plain, "cora"), GAT_OK);
+    gat_part p;
+    ck_assert_int_eq(gat_part_load(&p, plain, 1), GAT_OK);
+    ck_assert_int_eq(p.n_edge_features, 0);
+    ck_assert_ptr_null(p.edge_x);
+    gat_part_destroy(&p);
+    char path[4096], other[4096];
+    snprintf(path, sizeof path, "%s/part-1.gatd", dir);
+    snprintf(other, sizeof other, "%s/part-1.gatd", plain);
+    copy_file(other, path);
+    ASSERT_FAILS(gat_part_load(&p, dir, 1), GAT_EFORMAT,
+                 "0 edge feature columns; the manifest's partition has 2");
+    tu_rmtree(dir);
+    tu_rmtree(plain);
+    free(dir);
+    free(plain);
+    free(ex);
+    free(assign);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     gat_idx *a = malloc((size_t)cora.n * sizeof *a), *b = malloc((size_t)cora.n * sizeof *b);
@@ -446,6 +507,7 @@ int main(void)
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, given_assignment);
     tcase_add_test(tc, options);
+    tcase_add_test(tc, edge_features);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("errors");
     tcase_add_unchecked_fixture(bad, load_cora, free_cora);

@@ -468,7 +468,7 @@ static int fail(const char *what)
 static int dist_usage(const options *o)
 {
     const char *bad = o->data.graph ? "--graph" : o->batch_size ? "--batch-size"
-                      : o->edge_features ? "--edge-features" : o->runs > 1 ? "--runs"
+                      : o->runs > 1 ? "--runs"
                       : o->random_split ? "--random-split" : NULL;
     if (bad) {
         fprintf(stderr, "gat-train: --partitions: %s does not apply (the partition holds the "
@@ -732,8 +732,17 @@ int main(int argc, char **argv)
         ds.n_features = kept->n_features;
         ds.n_classes = kept->n_classes;
         ds.class_names = kept->class_names;
+        ds.n_edge_features = kept->n_edge_features; /* the model's edge_dim; the rank binds its own */
         ds.normalized = dist_normalized(dist);
         name = o.partitions;
+        if (o.edge_features && ds.n_edge_features == 0) {
+            if (rank == 0)
+                fprintf(stderr, "gat-train: --edge-features: partition %s carries no edge "
+                                "features (its dataset had none)\n", name);
+            gat_dist_free(dist);
+            MPI_Finalize();
+            return 1;
+        }
     } else
 #else
     if (o.partitions) {

@@ -15,8 +15,12 @@
  * order (an all-gather, then the same sum on every rank), and every rank runs the same Adam
  * step, so all ranks hold the same parameters. Per epoch a rank sends, per halo row another rank
  * holds of it and per layer, the projection and the score's source terms in each forward and
- * the projection's gradient in the backward (gat_dist_stats). Edge features are not supported
- * (a partition carries none).
+ * the projection's gradient in the backward (gat_dist_stats). A model with an edge term
+ * (edge_dim D) reads the in-edges' features its part carries (gat_part.edge_x, in the local
+ * order after a renumbering); a partition without them fails with GAT_EDIM.
+ * The training and validation forwards run only the rows their split's loss depends on, as
+ * one process's do: the ranks make these plans together, each telling the owners which of
+ * their rows its layers read.
  *
  * Dropout is keyed by the whole graph's numbering (node ids, feature positions, edge numbers
  * of the in-CSR order with self-loops), so that the masks do not depend on the partition: with

@@ -13,13 +13,16 @@
  *                     with "format": "libgat-part": graph.indptr I32 (n_owned+1) and
  *                     graph.indices I32 (E_k) the owned nodes' in-edges with LOCAL sources
  *                     (ascending in each row, the self-loop i in row i); features.*, labels,
- *                     split, node_ids of the owned nodes; part.global_ids I32 (n_owned+n_halo)
+ *                     split, node_ids of the owned nodes; edge_features F32 (E_k, D) the
+ *                     in-edges' features in that order, when the dataset has edge features;
+ *                     part.global_ids I32 (n_owned+n_halo)
  *                     the global id of every local node; part.halo_owner I32 (n_halo) the part
  *                     owning each halo node. __metadata__ adds "halo", "part", "parts",
  *                     "global_nodes", "fingerprint" and "assignment" (16 hex digits each) to the
  *                     dataset file's keys ("nodes" and "edges" count the owned nodes and E_k).
  *   DIR/manifest.json written last: {"format": "libgat-partition", "version": 1, "name",
  *                     "parts", "nodes", "edges" (self-loops included), "features", "classes",
+ *                     "edge_features" (D; absent: 0),
  *                     "fingerprint", "assignment", "edge_cut", "cut_in_edges",
  *                     "part_files": [{"file", "nodes", "edges", "halo", "train"}, ...]}.
  * A directory without a manifest is not a partition: readers refuse it. Every file is written
@@ -85,6 +88,7 @@ typedef struct gat_partition_manifest {
     gat_idx n_parts;          /* K */
     gat_idx n_nodes, n_edges; /* of the whole dataset (edges with self-loops) */
     gat_idx n_features, n_classes;
+    gat_idx n_edge_features;  /* D: the edges' feature columns the parts carry (0: none) */
     uint64_t fingerprint;     /* gat_dataset_fingerprint of the dataset */
     uint64_t assignment;      /* hash of every node's part */
     int64_t edge_cut;         /* METIS's edge cut (undirected edges between parts) */
@@ -118,6 +122,8 @@ typedef struct gat_part {
     const gat_idx *halo_owner; /* (n_halo) part owning halo node n_owned + h */
     gat_idx n_features, n_classes;
     gat_csr x;                 /* (n_owned, F) features of the owned nodes (read-only) */
+    gat_idx n_edge_features;   /* D, or 0: the part carries no edge features */
+    const gat_real *edge_x;    /* (nnz, D) the features of each edge (in-CSR order), or NULL */
     const gat_idx *labels;     /* (n_owned) class or -1 */
     const uint8_t *split;      /* (n_owned) GAT_SPLIT_* */
     gat_idx n_train, n_val, n_test;

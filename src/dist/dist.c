@@ -29,6 +29,7 @@ struct gat_dist {
     gat_idx no, nh, nl;       /* owned, halo, local nodes */
     gat_graph g;              /* (nl) owned rows' in-edges; halo rows none (sources only) */
     gat_csr x;                /* (nl, F) owned features, then an empty row per halo node */
+    gat_real *ex;             /* (g.nnz, D) the edges' features in g's in-CSR order, or NULL */
     int64_t *xkey, *ekey;     /* dropout keys (gat_i_model_set_keys) */
     int64_t *tekey;           /* ekey in the out-CSR's order (the sources pass reads it in turn) */
     gat_idx *labels;          /* (nl) owned labels, -1 on the halo */
@@ -109,6 +110,7 @@ void gat_dist_free(gat_dist *d)
     }
     gat_graph_destroy(&d->g);
     gat_csr_destroy(&d->x);
+    gat_free(d->ex);
     gat_free(d->xkey);
     gat_free(d->ekey);
     gat_free(d->tekey);
@@ -295,8 +297,8 @@ static gat_status normalise(gat_dist *d, int mode)
  * last and each peer's rows contiguous) by the first owned row that reads them, so that the
  * gathers of halo rows follow the owned rows' sweep: the graph, features, keys, the rows sent,
  * d->perm (the part's row at each new position), d->gid and d->hperm (what the peers learn in
- * halo_order). */
-static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
+ * halo_order). edge_of: (g.nnz) or NULL: the edge each new edge was. */
+static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb, gat_idx *edge_of)
 {
     const gat_idx no = d->no, nl = d->nl;
     gat_idx *perm = gat_malloc((size_t)nl + 1, sizeof *perm), *pos = NULL;
@@ -333,7 +335,7 @@ static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb)
         d->hperm[h] = (gat_idx)(t64[h] & 0xffffffff);
         perm[no + h] = no + d->hperm[h];
     }
-    if ((st = gat_graph_permute(&g2, &d->g, perm, NULL)) != GAT_OK) goto done;
+    if ((st = gat_graph_permute(&g2, &d->g, perm, edge_of)) != GAT_OK) goto done;
     gat_graph_destroy(&d->g);
     d->g = g2;
     for (gat_idx r = 0; r < nl; r++) pos[perm[r]] = r;
@@ -403,7 +405,21 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
                                p->global_ids[i]);
     if (order == GAT_ORDER_AUTO) order = d->g.nnz >= GAT_ORDER_AUTO_EDGES ? GAT_ORDER_RCM
                                                                           : GAT_ORDER_NONE;
-    if (order != GAT_ORDER_NONE && (st = reorder(d, order, eb)) != GAT_OK) return st;
+    /* the edges' features follow the renumbering (before it, edge e is the part's edge e) */
+    const size_t D = p->edge_x ? (size_t)p->n_edge_features : 0;
+    gat_idx *edge_of = NULL;
+    if (D && (!(d->ex = gat_malloc((size_t)d->g.nnz * D + 1, sizeof *d->ex)) ||
+              (order != GAT_ORDER_NONE &&
+               !(edge_of = gat_malloc((size_t)d->g.nnz + 1, sizeof *edge_of)))))
+        return GAT_ENOMEM;
+    if (order != GAT_ORDER_NONE && (st = reorder(d, order, eb, edge_of)) != GAT_OK) {
+        gat_free(edge_of);
+        return st;
+    }
+    for (gat_idx e = 0; D && e < d->g.nnz; e++)
+        memcpy(d->ex + (size_t)e * D, p->edge_x + (size_t)(edge_of ? edge_of[e] : e) * D,
+               D * sizeof *d->ex);
+    gat_free(edge_of);
     gat_idx dmax = 1;
     for (gat_idx i = 0; i < d->no; i++)
         if (d->g.rowptr[i + 1] - d->g.rowptr[i] > dmax) dmax = d->g.rowptr[i + 1] - d->g.rowptr[i];
@@ -531,6 +547,7 @@ static gat_status keep_part(gat_dist *d)
     d->own.rowptr = d->own.col = d->own.halo_owner = d->own.labels = NULL;
     d->own.split = NULL;
     memset(&d->own.x, 0, sizeof d->own.x);
+    d->own.edge_x = NULL; /* d->ex holds them, in the local order */
     d->own.storage = NULL;
     d->own.global_ids = d->gid;
     d->own.node_ids = d->own.class_names = NULL;
@@ -773,15 +790,16 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
         st = gat_i_error(GAT_EDIM, "the partition's dataset has %d features and %d classes but "
                          "the model expects %d and %d", d->p->n_features, d->p->n_classes,
                          c->in_features, c->classes);
-    else if (c->edge_dim > 0)
-        st = gat_i_error(GAT_EINVAL, "a model with edge features (edge_dim %d): partitions "
-                         "carry no edge features yet", c->edge_dim);
+    else if (c->edge_dim > 0 && c->edge_dim != d->own.n_edge_features)
+        st = gat_i_error(GAT_EDIM, "the model reads %d edge features but the partition's "
+                         "edges carry %d", c->edge_dim, d->own.n_edge_features);
     d->remote = (gat_i_remote){.n_own = d->no, .add_ptr = d->add_ptr, .add_slot = d->add_slot,
                                .exchange = exchange, .agree = plan_agree,
                                .need = plan_need, .user = d};
     if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK) {
         gat_i_model_set_remote(m, &d->remote);
-        st = gat_model_bind(m, &d->g, &d->x, 0);
+        st = c->edge_dim > 0 ? gat_i_model_bind_edges_of(m, &d->g, &d->x, d->ex, c->edge_dim, 0)
+                             : gat_model_bind(m, &d->g, &d->x, 0);
     }
     /* the exchange's buffer for a layer's widest rows, now (the passes allocate nothing):
      * forward z (hw), s_src (gat: H), k (separate keys: hw), qinv (cosine: H) sent; backward the

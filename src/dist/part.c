@@ -90,6 +90,12 @@ static gat_status manifest_parse(gat_partition_manifest *m, const char *path, co
     m->n_features = (gat_idx)v[4];
     m->n_classes = (gat_idx)v[5];
     m->edge_cut = (int64_t)v[6];
+    if (cJSON_GetObjectItemCaseSensitive(root, "edge_features")) {
+        double D;
+        if ((st = json_int(path, root, "", "edge_features", 0, INT32_MAX, &D)) != GAT_OK)
+            return st;
+        m->n_edge_features = (gat_idx)D;
+    }
     m->cut_in_edges = (int64_t)v[7];
     if (m->n_parts > m->n_nodes)
         return gat_i_error(GAT_EFORMAT, "%s: %d parts for %d nodes", path, m->n_parts,
@@ -210,6 +216,10 @@ static gat_status check_part(const gat_i_part_data *d, const gat_partition_manif
                            path, (unsigned long long)d->fingerprint, d->n_global, ds->n_features,
                            ds->n_classes, (unsigned long long)m->fingerprint, m->n_nodes,
                            m->n_features, m->n_classes);
+    if (ds->n_edge_features != m->n_edge_features)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: %d edge feature columns; the manifest's partition has %d", path,
+                           ds->n_edge_features, m->n_edge_features);
     if (d->assignment != m->assignment)
         return gat_i_error(GAT_EFORMAT,
                            "%s: made by another partition of the dataset (assignment %016llx, "
@@ -308,6 +318,8 @@ gat_status gat_part_load(gat_part *p, const char *dir, gat_idx k)
     p->n_features = ds->n_features;
     p->n_classes = ds->n_classes;
     p->x = ds->x;
+    p->n_edge_features = ds->n_edge_features;
+    p->edge_x = ds->edge_x;
     p->labels = ds->labels;
     p->split = ds->split;
     p->n_train = ds->n_train;

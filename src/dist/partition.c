@@ -223,26 +223,31 @@ static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *pa
     gat_i_part_data P;
     gat_idx *owned = NULL, *rowptr = NULL, *col = NULL, *global = NULL, *owner = NULL;
     gat_idx *xptr = NULL, *xcol = NULL, *labels = NULL;
-    gat_real *xval = NULL;
+    gat_real *xval = NULL, *ex = NULL;
     uint8_t *split = NULL;
     uint64_t *halo = NULL;
     const char **ids = NULL;
     char file[32], *path = NULL;
     gat_status st = GAT_OK;
-    size_t no = 0, nh = 0, E = 0, nnz = 0;
+    size_t no = 0, nh = 0, E = 0, nnz = 0, dmax = 1;
+    const size_t D = ds->edge_x ? (size_t)ds->n_edge_features : 0;
+    uint64_t *key = NULL;
 
     memset(&P, 0, sizeof P);
     for (gat_idx i = 0; i < n; i++)
         if (part[i] == q) {
             no++;
-            E += (size_t)(g->rowptr[i + 1] - g->rowptr[i]);
+            const size_t deg = (size_t)(g->rowptr[i + 1] - g->rowptr[i]);
+            E += deg;
+            dmax = deg > dmax ? deg : dmax;
             nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
         }
     if (!(owned = gat_malloc(no + 1, sizeof *owned)) || !(rowptr = gat_malloc(no + 1, sizeof *rowptr)) ||
         !(col = gat_malloc(E + 1, sizeof *col)) || !(xptr = gat_malloc(no + 1, sizeof *xptr)) ||
         !(xcol = gat_malloc(nnz + 1, sizeof *xcol)) || !(xval = gat_malloc(nnz + 1, sizeof *xval)) ||
         !(labels = gat_malloc(no + 1, sizeof *labels)) || !(split = gat_malloc(no + 1, 1)) ||
-        !(ids = gat_malloc(no + 1, sizeof *ids)) || !(halo = gat_malloc(E + 1, sizeof *halo))) {
+        !(ids = gat_malloc(no + 1, sizeof *ids)) || !(halo = gat_malloc(E + 1, sizeof *halo)) ||
+        !(key = gat_malloc(dmax, sizeof *key)) || (D && !(ex = gat_malloc(E * D, sizeof *ex)))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
@@ -271,18 +276,24 @@ static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *pa
         owner[h] = (gat_idx)(halo[h] / (uint64_t)n);
         loc[j] = (gat_idx)(no + h);
     }
-    /* rows: local sources, sorted (halo locals do not follow global order); features, labels */
+    /* rows: local sources, sorted (halo locals do not follow global order), with their edges'
+     * features; features, labels */
     size_t e_out = 0, x_out = 0;
     rowptr[0] = xptr[0] = 0;
     for (size_t r = 0; r < no; r++) {
-        const gat_idx i = owned[r];
-        const size_t first = e_out;
-        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
-            const gat_idx j = g->col[e];
-            col[e_out++] = part[j] == q ? pos[j] : loc[j];
+        const gat_idx i = owned[r], e0 = g->rowptr[i], deg = g->rowptr[i + 1] - e0;
+        for (gat_idx t = 0; t < deg; t++) {
+            const gat_idx j = g->col[e0 + t];
+            key[t] = (uint64_t)(part[j] == q ? pos[j] : loc[j]) << 32 | (uint64_t)t;
             *cut += part[j] != q;
         }
-        qsort(col + first, e_out - first, sizeof *col, gat_i_cmp_idx);
+        qsort(key, (size_t)deg, sizeof *key, cmp_u64);
+        for (gat_idx t = 0; t < deg; t++, e_out++) {
+            col[e_out] = (gat_idx)(key[t] >> 32);
+            if (D)
+                memcpy(ex + e_out * D, ds->edge_x + ((size_t)e0 + (key[t] & 0xffffffffu)) * D,
+                       D * sizeof *ex);
+        }
         rowptr[r + 1] = (gat_idx)e_out;
         for (gat_idx t = ds->x.rowptr[i]; t < ds->x.rowptr[i + 1]; t++) {
             xcol[x_out] = ds->x.col[t];
@@ -315,6 +326,8 @@ static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *pa
     P.ds.node_ids = ds->node_ids ? ids : NULL;
     P.ds.class_names = ds->class_names;
     P.ds.normalized = ds->normalized;
+    P.ds.n_edge_features = (gat_idx)D;
+    P.ds.edge_x = ex;
     P.n_halo = (gat_idx)nh;
     P.part = q;
     P.n_parts = k;
@@ -339,6 +352,8 @@ cleanup:
     gat_free(xptr);
     gat_free(xcol);
     gat_free(xval);
+    gat_free(ex);
+    gat_free(key);
     gat_free(labels);
     gat_free(split);
     gat_free(halo);
@@ -375,6 +390,8 @@ static gat_status write_manifest(const gat_dataset *ds, gat_idx k, uint64_t fp, 
              cJSON_AddNumberToObject(root, "edges", ds->graph.nnz) &&
              cJSON_AddNumberToObject(root, "features", ds->n_features) &&
              cJSON_AddNumberToObject(root, "classes", ds->n_classes) &&
+             cJSON_AddNumberToObject(root, "edge_features",
+                                     ds->edge_x ? ds->n_edge_features : 0) &&
              add_hex(root, "fingerprint", fp) && add_hex(root, "assignment", asg) &&
              cJSON_AddNumberToObject(root, "edge_cut", (double)edge_cut) &&
              cJSON_AddNumberToObject(root, "cut_in_edges", (double)cut) &&

@@ -1135,6 +1135,7 @@ gat_status gat_i_partfile_save(const gat_i_part_data *p, const char *path, const
         ids_len += strlen(ds->node_ids[i]) + 1;
     const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)ds->x.rowptr[ds->n];
     const size_t nl = n + (size_t)p->n_halo, nh = (size_t)p->n_halo;
+    const size_t D = ds->edge_x ? (size_t)ds->n_edge_features : 0;
     out_tensor t[] = {
         {"graph.indptr", "I32", {n + 1, 0}, 1, 4 * (n + 1), 0, ds->graph.rowptr, NULL, 0},
         {"graph.indices", "I32", {E, 0}, 1, 4 * E, 0, ds->graph.col, NULL, 0},
@@ -1146,8 +1147,10 @@ gat_status gat_i_partfile_save(const gat_i_part_data *p, const char *path, const
         {"part.global_ids", "I32", {nl, 0}, 1, 4 * nl, 0, p->global_ids, NULL, 0},
         {"part.halo_owner", "I32", {nh, 0}, 1, 4 * nh, 0, p->halo_owner, NULL, 0},
         {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
+        {"edge_features", "F32", {E, D}, 2, 4 * E * D, 0, ds->edge_x, NULL, 0},
     };
-    const int nt = default_ids ? 9 : 10;
+    int nt = default_ids ? 9 : 10;
+    if (D > 0) t[nt++] = t[10]; /* the edges' features, in the part's in-CSR order */
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
     if (!(root = cJSON_CreateObject()) ||
         !(md = dataset_meta(root, GATD_PART_FORMAT, ds, name)) ||

@@ -6,15 +6,18 @@
 #  - dropout on (masks keyed by the whole graph's numbering): the same within 1e-5 over 30 epochs;
 #  - every other score (gatv2, dot, scaled-dot, bilinear, cosine, gaussian) with residual
 #    connections over three layers, dropout off: the same within 1e-5 over 10 epochs;
+#  - edge features (gat and gatv2, a gat-synth dataset with 3 edge feature columns; one rank
+#    renumbered by RCM, so the edges' features follow it): the same within 1e-5 over 10 epochs,
+#    and gat-embed --partitions predicts one process's classes;
 #  - two runs with the same rank count give the same losses to the last digit;
 #  - faults end every rank with a message naming the rank and the cause: a rank count that is
 #    not the part count, a missing part file, a part of another partition, a partition of another
 #    dataset (--dataset), a rank killed mid-run; SIGUSR1 to mpirun or SIGTERM to the ranks stops
 #    all ranks after the same epoch and rank 0 saves the best model.
 # Skipped (77) when the build has no MPI or mpirun is missing.
-# Usage: test_mpi_train.sh GAT_TRAIN GAT_PARTITION GAT_EMBED DATASETS_DIR HAVE_MPI
+# Usage: test_mpi_train.sh GAT_TRAIN GAT_PARTITION GAT_EMBED DATASETS_DIR HAVE_MPI GAT_SYNTH
 set -u
-train=$1 partition=$2 embed=$3 datasets=$4 have_mpi=$5
+train=$1 partition=$2 embed=$3 datasets=$4 have_mpi=$5 synth=$6
 if [ "$have_mpi" != 1 ]; then echo "SKIP: built without MPI (meson -Dmpi)"; exit 77; fi
 if ! command -v mpirun >/dev/null; then echo "SKIP: mpirun not found (apt-get install openmpi-bin)"; exit 77; fi
 tmp=$(mktemp -d)
@@ -94,6 +97,28 @@ for a in gatv2 dot scaled-dot bilinear cosine gaussian; do
     ok "$a, residual, 3 layers, $k ranks, dropout off: $d"
   else cat "$tmp/out"; fail "$a, residual, 3 layers, $k ranks: ${d:-a run failed}"; fi
 done
+# edge features: each part carries its in-edges' features, which follow a rank's renumbering
+"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet || exit 1
+"$partition" --dataset "$tmp/e3.gatd" --parts 2 --out "$tmp/pe2" --quiet || { echo "FAIL gat-partition e3"; exit 1; }
+grep -q '"edge_features":[[:space:]]*3' "$tmp/pe2/manifest.json" && ok "the manifest records 3 edge features" ||
+  fail "the manifest lacks \"edge_features\": 3"
+for a in gat gatv2; do
+  ef=(--edge-features --attention "$a" --dropout 0 --epochs 10 --patience 1000 --threads 1 --quiet)
+  for order in none rcm; do
+    if "$train" --dataset "$tmp/e3.gatd" "${ef[@]}" --metrics "$tmp/e1.csv" --save "$tmp/e1.gat" >/dev/null 2>&1 &&
+        run 2 --partitions "$tmp/pe2" "${ef[@]}" --order $order --metrics "$tmp/e2.csv" --save "$tmp/e2.gat" &&
+        d=$(same_losses "$tmp/e2.csv" "$tmp/e1.csv" 1e-5); then
+      ok "$a with edge features, 2 ranks, --order $order, dropout off: $d"
+    else cat "$tmp/out"; fail "$a with edge features, 2 ranks, --order $order: ${d:-a run failed}"; fi
+  done
+done
+"$embed" --model "$tmp/e1.gat" --dataset "$tmp/e3.gatd" --predict "$tmp/e1.tsv" >/dev/null || exit 1
+if timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$embed" --model "$tmp/e1.gat" \
+    --partitions "$tmp/pe2" --predict "$tmp/e2.tsv" >"$tmp/out" 2>&1 &&
+    cmp -s <(classes "$tmp/e2.tsv") <(classes "$tmp/e1.tsv"); then
+  ok "gat-embed --partitions with edge features: one process's predictions"
+else cat "$tmp/out"; fail "gat-embed --partitions with edge features"; fi
+
 # the local node order (RCM forced) changes no mask: still one process's losses
 if run 2 --partitions "$tmp/p2" --order rcm --epochs 30 --patience 1000 --threads 1 --quiet \
     --metrics "$tmp/mr2.csv" && d=$(same_losses "$tmp/mr2.csv" "$tmp/oned.csv" 1e-5); then
@@ -134,6 +159,17 @@ expect_fault() { # NAME K PATTERN ARGS...: mpirun fails, output matches PATTERN
   if grep -Eq "$pat" "$tmp/out"; then ok "$name: $(grep -Em1 "$pat" "$tmp/out")"
   else fail "$name: no message matching '$pat'"; cat "$tmp/out"; fi
 }
+expect_fault "--edge-features on a partition without them" 2 \
+  "partition .* carries no edge features" --partitions "$tmp/p2" --edge-features --epochs 5
+# the same graph and features without edge features
+"$synth" --out "$tmp/e0" --nodes 600 --seed 5 --format binary --quiet || exit 1
+"$partition" --dataset "$tmp/e0.gatd" --parts 2 --out "$tmp/pe0" --quiet || exit 1
+if timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$embed" --model "$tmp/e1.gat" \
+    --partitions "$tmp/pe0" --predict "$tmp/x.tsv" >"$tmp/out" 2>&1; then
+  fail "gat-embed: an edge model on a partition without edge features: exit 0"
+elif grep -Eq "reads 3 edge features but the partition's edges carry 0" "$tmp/out"; then
+  ok "gat-embed: an edge model on a partition without edge features: $(grep -Em1 'edge features' "$tmp/out")"
+else fail "gat-embed: an edge model on a partition without edge features: no message"; cat "$tmp/out"; fi
 expect_fault "3 ranks on 2 parts" 3 "rank [0-9]: .*holds 2 parts but mpirun started 3 ranks" \
   --partitions "$tmp/p2" --epochs 5
 cp -r "$tmp/p2" "$tmp/missing" && rm "$tmp/missing/part-1.gatd"
