@@ -468,11 +468,10 @@ static int fail(const char *what)
 static int dist_usage(const options *o)
 {
     const char *bad = o->data.graph ? "--graph" : o->batch_size ? "--batch-size"
-                      : o->runs > 1 ? "--runs"
                       : o->random_split ? "--random-split" : NULL;
     if (bad) {
         fprintf(stderr, "gat-train: --partitions: %s does not apply (the partition holds the "
-                        "dataset; training is full-graph, one run)\n", bad);
+                        "dataset and its split; training is full-graph)\n", bad);
         return 2;
     }
     return 0;
@@ -555,6 +554,15 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
             printf("rank 0's node order %s: %.2f s\n", gat_order_name(st.order), st.order_seconds);
     }
     return 0;
+}
+
+/* Whether every rank goes on to the next run (collective: ranks stop together, e.g. when a
+ * signal reached one of them between runs). */
+static int all_continue(int go)
+{
+    int all = 0;
+    if (MPI_Allreduce(&go, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return 0;
+    return all;
 }
 
 /* Every rank's exchange figures, printed by rank 0 (collective: every rank calls it). */
@@ -804,7 +812,12 @@ int main(int argc, char **argv)
         return 1;
     }
     rc = 0;
-    for (int r = 0; r < o.runs && rc == 0 && !interrupted && !stop_signal; r++) {
+    for (int r = 0; r < o.runs; r++) {
+        int go = rc == 0 && !interrupted && !stop_signal;
+#if GAT_HAVE_MPI
+        if (dist) go = all_continue(go);
+#endif
+        if (!go) break;
         gat_model_config mc;
         gat_model_config_default(&mc, ds.n_features, ds.n_classes);
         mc.layers = o.layers;
@@ -870,7 +883,7 @@ int main(int argc, char **argv)
                        100 * res.val_acc, res.best_epoch, res.epochs, res.seconds,
                        1e3 * res.seconds / res.epochs);
 #if GAT_HAVE_MPI
-            if (dist) dist_report(dist, &o, res.epochs);
+            if (dist && o.runs == 1) dist_report(dist, &o, res.epochs);
 #endif
             double order_s;
             const gat_order used = gat_model_order(m, &order_s);

@@ -10,6 +10,8 @@
 #    renumbered by RCM, so the edges' features follow it): the same within 1e-5 over 10 epochs,
 #    and gat-embed --partitions predicts one process's classes;
 #  - two runs with the same rank count give the same losses to the last digit;
+#  - --runs 3 (seeds 1..3, dropout on) on 2 ranks: one process's mean test accuracy within 0.5
+#    points;
 #  - faults end every rank with a message naming the rank and the cause: a rank count that is
 #    not the part count, a missing part file, a part of another partition, a partition of another
 #    dataset (--dataset), a rank killed mid-run; SIGUSR1 to mpirun or SIGTERM to the ranks stops
@@ -130,6 +132,16 @@ if run 2 --partitions "$tmp/p2" --epochs 30 --patience 1000 --threads 1 --quiet 
     cmp -s <(cut -d, -f2,3,5 "$tmp/md2.csv") <(cut -d, -f2,3,5 "$tmp/md2b.csv"); then
   ok "2 ranks twice: identical losses"
 else fail "2 ranks twice: the losses differ"; fi
+
+# --runs: every rank trains run after run with the next seed
+rs=(--runs 3 --epochs 30 --patience 1000 --threads 1)
+mean() { sed -nE 's/^test accuracy: ([0-9.]+)% .*\(3 runs.*/\1/p' "$1"; }
+ma= mb=
+if "$train" --dataset "$cora" "${rs[@]}" >"$tmp/runs1.out" 2>&1 && run 2 --partitions "$tmp/p2" "${rs[@]}" &&
+    ma=$(mean "$tmp/runs1.out") && mb=$(mean "$tmp/out") && [ -n "$ma" ] && [ -n "$mb" ] &&
+    awk -v a="$ma" -v b="$mb" 'BEGIN { d = a - b; exit !(d <= 0.5 && d >= -0.5) }'; then
+  ok "--runs 3 on 2 ranks: mean test accuracy $mb% (one process $ma%)"
+else cat "$tmp/out"; fail "--runs 3 on 2 ranks: ${mb:-?}% against ${ma:-?}%"; fi
 
 # gat-embed --partitions: every node's embeddings and predictions, in the dataset's order, as
 # one process computes them on the whole graph
