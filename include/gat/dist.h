@@ -9,9 +9,9 @@
  * Exchange. In every layer a rank projects its own rows only, then sends the projections other
  * ranks hold as halo (z and what the score reads of a source: gat's score half, the separate
  * keys of scaled-dot and bilinear, cosine's norms) and receives its halo's from their owners;
- * then it attends its own rows. The backward returns the gradients of the halo's projections to
- * their owners, which add them (in rank order) to their own rows' before the projection's
- * backward. Parameter gradients, the loss and the accuracies are summed over the ranks in rank
+ * it attends its own rows without halo sources while these arrive, then the others. The
+ * backward returns the gradients of the halo's projections to their owners, which add them (in
+ * rank order) to their own rows' before the projection's backward. Parameter gradients, the loss and the accuracies are summed over the ranks in rank
  * order (an all-gather, then the same sum on every rank), and every rank runs the same Adam
  * step, so all ranks hold the same parameters. Per epoch a rank sends, per halo row another rank
  * holds of it and per layer, the projection and the score's source terms in each forward and

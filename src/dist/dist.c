@@ -50,6 +50,7 @@ struct gat_dist {
     double *sums;             /* (size, 2): sum_doubles' all-gather */
     size_t buf_cap;
     MPI_Request *req;         /* (8 size): 4 arrays a layer, in and out per peer */
+    int n_req;                /* the forward's requests in flight (send_projections) */
     int failed;               /* an MPI call of the exchange failed (reported after the pass) */
     gat_dist_stats stats;
 };
@@ -657,7 +658,8 @@ static int grow(gat_dist *d, size_t values)
 
 /* Forward, after layer io->layer's projection: each array's rows that peers hold as halo go out
  * (packed per peer), the halo's come in from their owners straight into its rows. One message
- * per peer and array. */
+ * per peer and array, started here and completed by projections_arrived, which the engine calls
+ * after attending the own rows without halo sources. */
 static void send_projections(gat_dist *d, gat_i_remote_io *io)
 {
     const int K = d->size;
@@ -687,8 +689,19 @@ static void send_projections(gat_dist *d, gat_i_remote_io *io)
         }
         off += ns * w[a];
     }
-    ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+    d->n_req = nr;
     if (!ok) d->failed = 1;
+}
+
+/* The forward's transfers, completed (gat_i_remote.finish). */
+static void projections_arrived(void *user, gat_i_remote_io *io)
+{
+    gat_dist *d = user;
+    const double t0 = now();
+    (void)io;
+    if (MPI_Waitall(d->n_req, d->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) d->failed = 1;
+    d->n_req = 0;
+    d->stats.exchange_seconds += now() - t0;
 }
 
 /* Backward: the halo rows' projection gradients (in their rows of z, and k) go to their owners;
@@ -794,7 +807,8 @@ static gat_status attach(gat_model *m, gat_dist *d, gat_order *saved)
         st = gat_i_error(GAT_EDIM, "the model reads %d edge features but the partition's "
                          "edges carry %d", c->edge_dim, d->own.n_edge_features);
     d->remote = (gat_i_remote){.n_own = d->no, .add_ptr = d->add_ptr, .add_slot = d->add_slot,
-                               .exchange = exchange, .agree = plan_agree,
+                               .exchange = exchange, .finish = projections_arrived,
+                               .agree = plan_agree,
                                .need = plan_need, .user = d};
     if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK) {
         gat_i_model_set_remote(m, &d->remote);

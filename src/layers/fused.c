@@ -910,8 +910,10 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
 INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
                      gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
 {
-    for (gat_idx r = r0; r < r1; r++)
-        fwd_row(l, l->rows ? l->rows[r] : r, acc, M, S, mx, sum, w, H, Fp, Sc);
+    for (gat_idx r = r0; r < r1; r++) {
+        const gat_idx i = l->rows ? l->rows[r] : r;
+        if (!l->pass || l->pass[i] == l->pass_want) fwd_row(l, i, acc, M, S, mx, sum, w, H, Fp, Sc);
+    }
 }
 
 #define FWD_ROWS fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, Hc, Fc, Sc)

@@ -124,6 +124,9 @@ typedef struct gat_i_fl {
                               * 0) values each, scratch_stride apart, 64-byte aligned */
     size_t scratch_stride;
     int prefetch;            /* gathered rows outgrow the caches: prefetch them ahead */
+    /* att_forward: only the rows i (of rows, or all) with pass[i] == pass_want; pass NULL: all */
+    const uint8_t *pass;
+    int pass_want;
     int nt;
 } gat_i_fl;
 

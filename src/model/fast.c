@@ -110,6 +110,7 @@ struct gat_i_fast {
     long plan_clock;
     int64_t plan_round; /* remote rows: the last round of plans made with the other bindings */
     uint8_t *mark;
+    uint8_t *inner; /* remote rows: (n_own) 1 for an own row with no remote source */
     gat_csr xt; /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
@@ -339,6 +340,7 @@ static size_t layout(gat_i_fast *f, char *base)
         f->plans[k].copy = gat_i_carve(base, &off, N, sizeof(gat_idx));
     }
     f->mark = gat_i_carve(base, &off, N, 1);
+    f->inner = gat_i_carve(base, &off, Nt < N ? Nt : 0, 1);
     f->scratch_stride = scr;
     /* 64 bytes more: the kernels keep vectors there, aligned to 64 bytes (the block is not) */
     f->scratch = gat_i_carve(base, &off, (size_t)f->nt_cap * scr + 64 / sizeof(gat_real),
@@ -426,6 +428,22 @@ static void set_lean(gat_i_fast *f, gat_idx chunk)
     f->chunk = chunk > 0 ? chunk : 1;
 }
 
+/* With remote rows: which own rows read no remote row (gat_i_remote.finish). */
+static void mark_inner(gat_i_fast *f)
+{
+    const gat_graph *g = f->g;
+    if (f->n_own == f->N) { /* none carved */
+        f->inner = NULL;
+        return;
+    }
+    for (gat_idx i = 0; i < f->n_own; i++) {
+        uint8_t in = 1;
+        for (gat_idx k = g->rowptr[i]; k < g->rowptr[i + 1] && in; k++)
+            in = g->col[k] < f->n_own;
+        f->inner[i] = in;
+    }
+}
+
 gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
                              int nt, gat_idx lean_chunk, const gat_i_remote *remote, int *done)
 {
@@ -452,6 +470,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
     /* zeroed as by create: rows a restricted forward skips hold finite values for backward */
     memset(t.block, 0, bytes);
     layout(&t, t.block);
+    mark_inner(&t);
     for (int k = 0; k < 2; k++)
         t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0, t.plans[k].round = 0;
     t.plan_clock = 0;
@@ -510,6 +529,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     f->cap_bytes = bytes;
     advise_huge_pages(f->block, bytes);
     layout(f, f->block);
+    mark_inner(f);
     if (!f->dw_fused && !f->lean &&
         (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
         goto cleanup;
@@ -669,19 +689,18 @@ static gat_i_drop drop(int on, double p, uint64_t key)
 
 /* The plan of the listed output rows (see plan), made or reused: exact, since a
  * row of layer l depends only on layer l - 1's rows in its in-neighbourhood. Lists covering most
- * rows are dropped (all rows, in edge-balanced chunks). With remote rows (and the remote's agree
- * and need) the lists hold own rows, made together with the other bindings: a row is projected
- * when this binding's attention reads it or another's reads it as a remote row. Every binding
- * uses its plan of the same round, or all make theirs anew (a binding without rows takes part
- * with every row). */
+ * rows are dropped (all rows, in edge-balanced chunks). With remote rows the lists hold own
+ * rows, made together with the other bindings: a row is projected when this binding's attention
+ * reads it or another's reads it as a remote row. Every binding uses its plan of the same round,
+ * or all make theirs anew (a binding without rows takes part with every row). */
 static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
 {
     const int L = f->n_layers;
     const gat_graph *g = f->g;
     const gat_idx N = f->N, no = f->n_own;
-    const gat_i_remote *rm = no < N && f->remote->agree && f->remote->need ? f->remote : NULL;
+    const gat_i_remote *rm = no < N ? f->remote : NULL;
     plan *hit = NULL;
-    if ((!rows && !rm) || (no < N && !rm)) return NULL;
+    if (!rows && !rm) return NULL;
     f->plan_clock++;
     for (int k = 0; rows && k < 2; k++) {
         plan *p = &f->plans[k];
@@ -874,11 +893,19 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
                                   .k = gat_i_score_has_k(S) ? fy->k : NULL,
                                   .qinv = S == GAT_SCORE_COSINE ? fl->qinv : NULL};
             f->remote->exchange(f->remote->user, 0, &io);
-        }
-        if (f->lean)
-            att_chunks(f, fl);
-        else
+            /* the rows without remote sources while they arrive, then the others */
+            fl->pass = f->inner;
+            fl->pass_want = 1;
             f->ops->att_forward(fl);
+            f->remote->finish(f->remote->user, &io);
+            fl->pass_want = 0;
+            f->ops->att_forward(fl);
+            fl->pass = NULL;
+        } else if (f->lean) {
+            att_chunks(f, fl);
+        } else {
+            f->ops->att_forward(fl);
+        }
         if (run->hook) run->hook(run->hook_user, 0, l);
     }
     f->trained = run->training;

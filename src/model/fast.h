@@ -69,11 +69,14 @@ typedef struct gat_i_remote {
     gat_idx n_own;
     /* own row j's slots: add_slot[add_ptr[j] .. add_ptr[j + 1] - 1] (added in that order) */
     const gat_idx *add_ptr, *add_slot;
-    gat_i_remote_fn exchange; /* called after each layer's projection (forward) and after its
-                               * remote rows' gradients (backward), on the caller's thread */
-    /* Restricted forwards (run->rows; optional: with agree or need NULL a binding with remote
-     * rows runs every own row). The bindings make their plans together: every binding calls
-     * these in the same order, on the caller's thread at the start of a forward.
+    /* called on the caller's thread after each layer's projection (forward: it may only start
+     * the transfer) and after its remote rows' gradients (backward) */
+    gat_i_remote_fn exchange;
+    /* forward: the engine attends the own rows without remote sources, then calls finish (the
+     * remote rows' arrays are filled on return), then attends the other rows */
+    void (*finish)(void *user, gat_i_remote_io *io);
+    /* Restricted forwards (run->rows): the bindings make their plans together; every binding
+     * calls these in the same order, on the caller's thread at the start of a forward.
      * agree: v[0 .. 2] replaced by their maxima over the bindings.
      * need (layers from the last down): mark (N) flags the rows this binding's layer reads (own
      * and remote); the caller flags, in addition, the own rows that the other bindings' layer
