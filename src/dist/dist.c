@@ -656,6 +656,31 @@ static int grow(gat_dist *d, size_t values)
     return 1;
 }
 
+/* Posts one exchange with every peer q: a receive into rbuf's rows roff[q] .. roff[q + 1] - 1 and
+ * a send of sbuf's rows soff[q] .. soff[q + 1] - 1, rows of w values of type (esize bytes each);
+ * the requests go to d->req from *nr on. sent (or NULL) counts the bytes sent. 0 if a post
+ * failed. */
+static int post_rows(gat_dist *d, void *rbuf, const gat_idx *roff, const void *sbuf,
+                     const gat_idx *soff, size_t w, MPI_Datatype type, size_t esize, int tag,
+                     int *nr, int64_t *sent)
+{
+    int ok = 1;
+    for (int q = 0; q < d->size; q++) {
+        const size_t n = (size_t)(roff[q + 1] - roff[q]) * w;
+        if (n)
+            ok &= MPI_Irecv((char *)rbuf + (size_t)roff[q] * w * esize, (int)n, type, q, tag,
+                            d->comm, &d->req[(*nr)++]) == MPI_SUCCESS;
+    }
+    for (int q = 0; q < d->size; q++) {
+        const size_t n = (size_t)(soff[q + 1] - soff[q]) * w;
+        if (n)
+            ok &= MPI_Isend((const char *)sbuf + (size_t)soff[q] * w * esize, (int)n, type, q,
+                            tag, d->comm, &d->req[(*nr)++]) == MPI_SUCCESS;
+        if (sent) *sent += (int64_t)(n * esize);
+    }
+    return ok;
+}
+
 /* Forward, after layer io->layer's projection: each array's rows that peers hold as halo go out
  * (packed per peer), the halo's come in from their owners straight into its rows. One message
  * per peer and array, started here and completed by projections_arrived, which the engine calls
@@ -670,23 +695,11 @@ static void send_projections(gat_dist *d, gat_i_remote_io *io)
     size_t off = 0;
     for (int a = 0; a < 4; a++) {
         if (!arr[a]) continue;
-        const int tag = 8 * io->layer + a;
         gat_real *sb = d->buf + off;
         for (size_t t = 0; t < ns; t++)
             memcpy(sb + t * w[a], arr[a] + (size_t)d->sidx[t] * w[a], w[a] * sizeof *sb);
-        for (int q = 0; q < K; q++) {
-            const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w[a];
-            if (n)
-                ok &= MPI_Irecv(arr[a] + ((size_t)d->no + (size_t)d->hoff[q]) * w[a], (int)n,
-                                MPI_GAT_REAL, q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
-        }
-        for (int q = 0; q < K; q++) {
-            const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w[a];
-            if (n)
-                ok &= MPI_Isend(sb + (size_t)d->soff[q] * w[a], (int)n, MPI_GAT_REAL, q, tag,
-                                d->comm, &d->req[nr++]) == MPI_SUCCESS;
-            d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
-        }
+        ok &= post_rows(d, arr[a] + (size_t)d->no * w[a], d->hoff, sb, d->soff, w[a],
+                        MPI_GAT_REAL, sizeof *sb, 8 * io->layer + a, &nr, &d->stats.sent_bytes);
         off += ns * w[a];
     }
     d->n_req = nr;
@@ -717,21 +730,9 @@ static void return_gradients(gat_dist *d, gat_i_remote_io *io)
     io->add_k = io->k ? d->buf + ns * w : NULL;
     for (int a = 0; a < 2; a++) {
         if (!arr[a]) continue;
-        const int tag = 8 * io->layer + 4 + a;
-        gat_real *rb = d->buf + (size_t)a * ns * w;
-        for (int q = 0; q < K; q++) {
-            const size_t n = (size_t)(d->soff[q + 1] - d->soff[q]) * w;
-            if (n)
-                ok &= MPI_Irecv(rb + (size_t)d->soff[q] * w, (int)n, MPI_GAT_REAL, q, tag,
-                                d->comm, &d->req[nr++]) == MPI_SUCCESS;
-        }
-        for (int q = 0; q < K; q++) {
-            const size_t n = (size_t)(d->hoff[q + 1] - d->hoff[q]) * w;
-            if (n)
-                ok &= MPI_Isend(arr[a] + ((size_t)d->no + (size_t)d->hoff[q]) * w, (int)n,
-                                MPI_GAT_REAL, q, tag, d->comm, &d->req[nr++]) == MPI_SUCCESS;
-            d->stats.sent_bytes += (int64_t)(n * sizeof(gat_real));
-        }
+        ok &= post_rows(d, d->buf + (size_t)a * ns * w, d->soff, arr[a] + (size_t)d->no * w,
+                        d->hoff, w, MPI_GAT_REAL, sizeof *d->buf, 8 * io->layer + 4 + a, &nr,
+                        &d->stats.sent_bytes);
     }
     ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
     if (!ok) {
@@ -767,22 +768,11 @@ static void plan_agree(void *user, int64_t v[3])
 static void plan_need(void *user, int layer, uint8_t *mark)
 {
     gat_dist *d = user;
-    const int K = d->size, tag = 8 * layer + 6;
-    const size_t ns = (size_t)d->soff[K];
+    const size_t ns = (size_t)d->soff[d->size];
     uint8_t *rb = (uint8_t *)d->buf; /* (rows sent) bytes: the buffer holds as many reals */
-    int nr = 0, ok = 1;
-    for (int q = 0; q < K; q++) {
-        const int n = (int)(d->soff[q + 1] - d->soff[q]);
-        if (n)
-            ok &= MPI_Irecv(rb + d->soff[q], n, MPI_BYTE, q, tag, d->comm, &d->req[nr++]) ==
-                  MPI_SUCCESS;
-    }
-    for (int q = 0; q < K; q++) {
-        const int n = (int)(d->hoff[q + 1] - d->hoff[q]);
-        if (n)
-            ok &= MPI_Isend(mark + (size_t)d->no + (size_t)d->hoff[q], n, MPI_BYTE, q, tag,
-                            d->comm, &d->req[nr++]) == MPI_SUCCESS;
-    }
+    int nr = 0;
+    int ok = post_rows(d, rb, d->soff, mark + d->no, d->hoff, 1, MPI_BYTE, 1, 8 * layer + 6, &nr,
+                       NULL);
     ok &= MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
     if (!ok) { /* every own row (the failure is reported after the pass) */
         d->failed = 1;

@@ -912,7 +912,8 @@ INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, 
 {
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->rows ? l->rows[r] : r;
-        if (!l->pass || l->pass[i] == l->pass_want) fwd_row(l, i, acc, M, S, mx, sum, w, H, Fp, Sc);
+        if (!l->pass || l->pass[i] == l->pass_want)
+            fwd_row(l, i, acc, M, S, mx, sum, w, H, Fp, Sc);
     }
 }
 

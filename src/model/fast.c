@@ -753,7 +753,10 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
                 f->mark[g->col[k]] = 1;
         }
         if (rm) rm->need(rm->user, l, f->mark);
-        if (!cur) continue; /* every own row, and the other bindings asked */
+        if (!cur) { /* every own row (the other bindings asked what they read) */
+            if (rows) p->prj[l] = NULL, p->n_prj[l] = 0;
+            continue;
+        }
         gat_idx *list = p->lists + (size_t)l * N, m = 0;
         for (gat_idx j = 0; j < nrows; j++)
             if (f->mark[j]) list[m++] = j;
@@ -763,11 +766,7 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
         cur = list;
         ncur = m;
     }
-    if (!rows) return NULL;
-    if (rm) /* a binding without rows took part; its lists are none */
-        for (int l = 0; l < L; l++)
-            if (!p->att[l]) p->prj[l] = NULL, p->n_prj[l] = 0;
-    return p;
+    return rows ? p : NULL; /* a binding without rows took part with every row */
 }
 
 void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)

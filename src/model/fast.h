@@ -89,8 +89,8 @@ typedef struct gat_i_remote {
 /* Caches for graph g and features x (both borrowed; must outlive f) and kernel scratch for up to
  * nt threads (calls asking for more run nt). *out: NULL on failure. remote: NULL (no remote
  * rows), or the exchange of a binding with remote rows (borrowed; must outlive f; then
- * lean_chunk must be 0, rows remote->n_own .. of g must have no in-edges and of x no entries). ops: the kernel set
- * (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
+ * lean_chunk must be 0, rows remote->n_own .. of g must have no in-edges and of x no entries).
+ * ops: the kernel set (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
  * lean_chunk > 0: an inference binding, for forwards without dropout only (never backward): no
  * backward scratch, one set of projection buffers shared by the layers and per-edge arrays for
  * lean_chunk edges (at least the largest in-degree), over which each layer's attention runs in
@@ -133,11 +133,10 @@ int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l);
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 
-/* Layer l's output (N rows, or n_own with remote rows; width) in the model's order, and its alpha (E, heads) (NULL for an
- * inference binding, and on allocation failure). A training binding keeps alpha for scores
- * other than gat and for gat with edge features; for gat without them (alpha recomputed in the
- * backward) the first call after a forward computes it into a buffer made on first use, E x
- * heads values, which f keeps until it is freed or rebound: O(E heads). */
+/* Layer l's output (N rows, or n_own with remote rows; width) in the model's order, and its
+ * alpha (E, heads) (NULL for an inference binding, and on allocation failure). A layer that
+ * keeps no alpha (gat_i_fast_keeps_alpha) computes it on the first call after a forward into a
+ * buffer made on first use, E x heads values, which f keeps until it is freed or rebound. */
 const gat_real *gat_i_fast_output(const gat_i_fast *f, int l);
 const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l);
 
