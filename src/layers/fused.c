@@ -243,22 +243,30 @@ INLINE V8 pre8(const gat_i_fl *l, gat_idx i, gat_idx j, int q, int H)
 }
 /* Its coefficients from that input t and row i's softmax terms (soft): fwd_row's operations, in
  * its order (LeakyReLU, minus the maximum, vexp, times the inverse sum), so the same values */
+INLINE V8 alpha8_of(V8 t, const gat_real *mx, const gat_real *isum, gat_real slope, int q)
+{
+    t = sel(t > 0, t, t * slope);
+    return vexp(t - ld(mx + 8 * q)) * ld(isum + 8 * q);
+}
 INLINE V8 alpha8(const gat_i_fl *l, gat_idx i, V8 t, int q, int H)
 {
     const gat_real *sm = l->soft + (size_t)i * 2 * H;
-    t = sel(t > 0, t, t * l->slope);
-    return vexp(t - ld(sm + 8 * q)) * ld(sm + H + 8 * q);
+    return alpha8_of(t, sm, sm + H, l->slope, q);
 }
 /* The same for head h alone (any H; vexp works lane by lane) */
 INLINE gat_real pre1(const gat_i_fl *l, gat_idx i, gat_idx j, int h, int H)
 {
     return l->s_dst[(size_t)i * H + h] + l->s_src[(size_t)j * H + h];
 }
+INLINE gat_real alpha1_of(gat_real t, gat_real mx, gat_real isum, gat_real slope)
+{
+    t = t > 0 ? t : slope * t;
+    return vexp(bc(t - mx))[0] * isum;
+}
 INLINE gat_real alpha1(const gat_i_fl *l, gat_idx i, gat_real t, int h, int H)
 {
     const gat_real *sm = l->soft + (size_t)i * 2 * H;
-    t = t > 0 ? t : l->slope * t;
-    return vexp(bc(t - sm[h]))[0] * sm[H + h];
+    return alpha1_of(t, sm[h], sm[H + h], l->slope);
 }
 
 /* Lane factors (0 or scale) of an (Fp, H) row vector q from the per-edge keep bits kb. */
@@ -957,7 +965,8 @@ static void FN(att_alpha)(const gat_i_fl *l, gat_real *alpha)
 
 /* Target row i: back through the weighted sum (d alpha' = dy_i . z_j), attention dropout,
  * softmax (de = alpha (d alpha - sum alpha d alpha)) and LeakyReLU: dpre (E, H), ds_dst_i.
- * The output layer first writes dy_i = dlogits_i / H per head into b->dy. */
+ * The output layer first writes dy_i = dlogits_i / H per head into b->dy. Row i's record
+ * (GAT_I_DY_HEAD) is written for the sources pass. */
 /* Scores other than gat, active target row i, after the weighted sum's backward: dp (the row's
  * slice of dpre) holds d alpha' per edge and dot the per-head sums of alpha d alpha'. Back
  * through the softmax and the score's per-head transform: dp becomes the gradient of the score's
@@ -1085,7 +1094,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     if (pe) memset(pe, 0, pel * sizeof *pe);
     for (gat_idx i = r0; i < r1; i++) {
         const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
-        gat_real *dyi = b->dy + (size_t)i * hw;
+        gat_real *hd = b->dy + (size_t)i * b->dy_stride, *dyi = hd + GAT_I_DY_HEAD(H);
         if (b->dlogits) {
             const gat_real *d = b->dlogits + (size_t)i * l->Fo;
             const gat_real s = H == 1 ? 1 : (gat_real)1 / H;
@@ -1102,7 +1111,14 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (Sc != GAT_SCORE_GAT) memset(b->dq + (size_t)i * hw, 0, hw * sizeof *dp);
             continue;
         }
+        /* the record's softmax terms and s_dst (what the sources pass recomputes alpha from) */
+        if (rec) {
+            memcpy(hd, l->soft + (size_t)i * 2 * H + H, (size_t)H * sizeof *hd);
+            memcpy(hd + H, l->soft + (size_t)i * 2 * H, (size_t)H * sizeof *hd);
+            memcpy(hd + 2 * H, l->s_dst + (size_t)i * H, (size_t)H * sizeof *hd);
+        }
         b->active[i] = 1;
+        gat_real *hdot = hd + 3 * H;
         const gat_real *ar = rec ? arow : al + (size_t)k0 * H; /* the row's (k - k0, h) */
         if (H % 8 == 0) {
             for (int q = 0; q < P; q++)
@@ -1129,7 +1145,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 }
             }
             for (int q = 0; q < P; q++)
-                st(b->dot + (size_t)i * H + 8 * q, D[q]);
+                st(hdot + 8 * q, D[q]);
             if (Sc != GAT_SCORE_GAT) {
                 for (int q = 0; q < P; q++)
                     st(dot + 8 * q, D[q]);
@@ -1176,7 +1192,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                 dot[h] += ar[kh] * d;
             }
         }
-        memcpy(b->dot + (size_t)i * H, dot, (size_t)H * sizeof *dot);
+        memcpy(hdot, dot, (size_t)H * sizeof *dot);
         if (Sc != GAT_SCORE_GAT) {
             family_backward_row(l, b, i, dp, dot, Q, DQ, Pv, ph, rs, sum, pe, H, Fp, Sc);
             continue;
@@ -1284,7 +1300,7 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     /* model order (h, f) of the previous layer -> its (Fp, H) rows, zero padding */
     const int pH = b->prev_H;
     const gat_idx pFo = b->prev_Fo, pFp = b->prev_Fp;
-    gat_real *dyp = b->dy_prev + (size_t)j * pFp * pH;
+    gat_real *dyp = b->dy_prev + (size_t)j * b->prev_stride + GAT_I_DY_HEAD(pH);
     if (pH == 8 && pFp == 8) {
         V8 in[8], out[8];
         for (int h = 0; h < 8; h++)
@@ -1345,21 +1361,23 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             if (l->prefetch && p + AHEAD < g->nnz) {
                 const gat_idx ia = g->t_col[p + AHEAD];
                 const size_t ka = (size_t)g->t_edge[p + AHEAD];
-                __builtin_prefetch(b->active + ia, 0, 3);
-                prefetch_row(b->dy + (size_t)ia * hw, hw);
-                __builtin_prefetch(b->dot + (size_t)ia * H, 0, 3);
-                if (rec) {
-                    __builtin_prefetch(l->s_dst + (size_t)ia * H, 0, 3);
-                    __builtin_prefetch(l->soft + (size_t)ia * 2 * H, 0, 3);
-                } else {
-                    __builtin_prefetch(l->alpha + ka * H, 0, 3);
-                    if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
-                    if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+                /* a row without gradient is not read (nor its edge's stored values): its flag
+                 * is fetched AHEAD edges before the row is */
+                if (p + 2 * AHEAD < g->nnz)
+                    __builtin_prefetch(b->active + g->t_col[p + 2 * AHEAD], 0, 3);
+                if (b->active[ia]) {
+                    prefetch_row(b->dy + (size_t)ia * b->dy_stride, b->dy_stride);
+                    if (!rec) {
+                        __builtin_prefetch(l->alpha + ka * H, 0, 3);
+                        if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
+                        if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+                    }
                 }
             }
             if (!b->active[i]) continue;
+            const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
             const size_t k = (size_t)g->t_edge[p];
-            const gat_real *dyi = b->dy + (size_t)i * hw, *doti = b->dot + (size_t)i * H;
+            const gat_real *dyi = hdi + GAT_I_DY_HEAD(H), *doti = hdi + 3 * H;
             /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's
              * score gradient from it and row i's softmax term: recomputed here rather than
              * stored per edge by the targets pass */
@@ -1372,9 +1390,9 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     V8 a;
                     VI pm = (VI){0};
                     if (rec) {
-                        const V8 t = pre8(l, i, j, q, H);
+                        const V8 t = ld(hdi + 2 * H + 8 * q) + ld(l->s_src + (size_t)j * H + 8 * q);
                         pm = t > 0;
-                        a = alpha8(l, i, t, q, H);
+                        a = alpha8_of(t, hdi + H, hdi, l->slope, q);
                     } else {
                         a = ld(l->alpha + k * H + 8 * q);
                         if (Sc == GAT_SCORE_GAT) pm = expand(l->pos[k * AB + q]);
@@ -1399,9 +1417,9 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     gat_real a;
                     unsigned pb = 0;
                     if (rec) {
-                        const gat_real t = pre1(l, i, j, h, H);
+                        const gat_real t = hdi[2 * H + h] + l->s_src[(size_t)j * H + h];
                         pb = t > 0;
-                        a = alpha1(l, i, t, h, H);
+                        a = alpha1_of(t, hdi[H + h], hdi[h], l->slope);
                     } else {
                         a = l->alpha[k * H + h];
                         if (Sc == GAT_SCORE_GAT) pb = bit_of(l->pos + k * AB, h);
@@ -1497,7 +1515,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         /* the residual's gradient is row j's own pre-activation gradient */
         if (b->res)
             for (int v = 0; v < NV; v++)
-                RS[v] = own ? ld(b->dy + (size_t)j * hw + 8 * v) : bc(0);
+                RS[v] = own ? ld(b->dy + (size_t)j * b->dy_stride + GAT_I_DY_HEAD(H) + 8 * v)
+                            : bc(0);
         if (b->remote) { /* the owner back-propagates them */
             store_row(b->rz + (size_t)j * hw, acc, NV);
             if (nsc == 3) store_row(b->rk + (size_t)j * hw, K, NV);
@@ -1521,7 +1540,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         if (hsum(any) == 0) {
             if (l->xin) {
                 const size_t pw = (size_t)b->prev_Fp * b->prev_H;
-                memset(b->dy_prev + (size_t)j * pw, 0, pw * sizeof(gat_real));
+                memset(b->dy_prev + (size_t)j * b->prev_stride + GAT_I_DY_HEAD(b->prev_H), 0,
+                       pw * sizeof(gat_real));
             } else if (b->dz) {
                 b->dz_nonzero[j] = 0;
             }

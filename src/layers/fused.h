@@ -133,20 +133,19 @@ typedef struct gat_i_fl {
 /* Backward buffers of one layer. */
 typedef struct gat_i_fbw {
     const gat_real *dlogits; /* output layer: (N, Fo) gradient of the logits, else NULL */
-    gat_real *dy;            /* (N, Fp, H) gradient of the attention output: hidden layers read it
-                              * (written by the next layer); the output layer's targets pass fills
-                              * it from dlogits */
-    gat_real *dot;           /* (N, H) scratch: per target row and head, sum_j alpha_ij d alpha'_ij
-                              * (the softmax backward's row term), written by the targets pass
-                              * for active rows; the sources pass recomputes each edge's score
-                              * gradient from it instead of reading an (E, H) array */
+    gat_real *dy;            /* (N, dy_stride) per target row: its record (GAT_I_DY_HEAD), then
+                              * the gradient of the attention output (Fp, H) at offset 4H: hidden
+                              * layers' rows are written by the next layer; the output layer's
+                              * targets pass fills them from dlogits */
+    size_t dy_stride;        /* GAT_I_DY_STRIDE(H, hw) */
     gat_real *drow;          /* per thread (nt of them, drow_stride apart): a target row's per-edge
                               * scratch, (in-degree, H): d loss / d LeakyReLU input (gat); d loss /
                               * d of the score's core (the dot product, cosine or squared distance
                               * of q_i and k_j, or gatv2's e) for the other scores */
     size_t drow_stride;      /* >= the largest in-degree times H */
     gat_real *ds_dst;        /* (N, H) scratch */
-    uint8_t *active;         /* (N) scratch: target row has a non-zero gradient */
+    uint8_t *active;         /* (N) scratch: target row has a non-zero gradient (its record and
+                              * gradient are written, and read by the sources pass) */
     gat_real *pe;            /* l->D > 0, per target chunk: gat (tc.n, D H), the edge term's
                               * dM[d, h] = sum over the chunk's edges of ex[e, d] d loss / d pre[e,
                               * h]; gatv2 (tc.n, D hw), dW_e (D, Fp, H) */
@@ -171,7 +170,9 @@ typedef struct gat_i_fbw {
     /* l > 0: the previous (hidden) layer, whose output is this layer's input */
     gat_idx prev_Fo, prev_Fp;
     int prev_H;
-    gat_real *dy_prev; /* (N, prev_Fp, prev_H) written: gradient before the previous ELU */
+    gat_real *dy_prev; /* (N, prev_stride) written: gradient before the previous ELU, (prev_Fp,
+                        * prev_H) at offset 4 prev_H of each row (the previous layer's dy) */
+    size_t prev_stride;
     /* Remote rows (gat_i_fast's n_own < N: a partition's halo, whose projections other
      * bindings own): rows n_own .. N - 1 are sources only. The target-side arrays (ds_dst, dq,
      * dy, dy_prev, dz) hold rows 0 .. n_own - 1 (dz's row stride is n_own); the sources pass
@@ -191,6 +192,16 @@ typedef struct gat_i_fbw {
     const gat_real *add_z, *add_k; /* (slots, Fp, H) */
 } gat_i_fbw;
 
+/* A target row's record, the first 4H values of its dy row: written by the targets pass for a
+ * row with a gradient, and gathered by the sources pass with that gradient, so that each edge
+ * there reads one contiguous row instead of five arrays. (H) the inverse softmax sums, (H) the
+ * softmax maxima, (H) s_dst (these three for gat without stored alpha: what the sources pass
+ * recomputes alpha from; else unused), (H) the row's sum_j alpha_ij d alpha'_ij (the softmax
+ * backward's row term), from which the sources pass recomputes each edge's score gradient
+ * instead of reading an (E, H) array. */
+#define GAT_I_DY_HEAD(H) (4 * (size_t)(H))
+#define GAT_I_DY_STRIDE(H, hw) GAT_I_R16(GAT_I_DY_HEAD(H) + (size_t)(hw))
+
 typedef struct gat_i_fused_ops {
     const char *isa;
     /* layer 0: z = dropout(x) W, s_src, s_dst, xkeep, and the n_extra projections; over xc
@@ -204,7 +215,7 @@ typedef struct gat_i_fused_ops {
     /* gat with alpha NULL, after att_forward: alpha (E, H) of every row (or l->rows), the values
      * att_forward would have stored */
     void (*att_alpha)(const gat_i_fl *l, gat_real *alpha);
-    /* dot, ds_dst, active, pt (and dq; pe with edge features) */
+    /* dy's records, ds_dst, pt (and dq; pe with edge features) */
     void (*att_backward_targets)(const gat_i_fl *l, const gat_i_fbw *b);
     /* ps, and dz (layer 0) or dy_prev (l > 0) */
     void (*att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b);

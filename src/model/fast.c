@@ -92,7 +92,7 @@ struct gat_i_fast {
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
     void *block;     /* every cache and scratch buffer */
     /* backward scratch */
-    gat_real *dot, *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
+    gat_real *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
     gat_real *arow; /* (nt_cap, drow_stride): gat_i_fl.arow of the layers that keep no alpha */
     /* gat_i_fast_alpha of a layer that keeps no alpha: (E, H) made on first use (its own
      * allocation, freed by a rebind), and the forward it was computed after */
@@ -296,7 +296,10 @@ static size_t layout(gat_i_fast *f, char *base)
         if (l == 0) np0 = (size_t)np;
         maxh = (size_t)H > maxh ? (size_t)H : maxh;
         maxhw = hw > maxhw ? hw : maxhw;
-        maxdy[l % 2] = hw > maxdy[l % 2] ? hw : maxdy[l % 2];
+        {
+            const size_t ds = GAT_I_DY_STRIDE(H, hw);
+            maxdy[l % 2] = ds > maxdy[l % 2] ? ds : maxdy[l % 2];
+        }
         if (l > 0) maxwt = np * (size_t)L->fin * hw > maxwt ? np * (size_t)L->fin * hw : maxwt;
         if (l == 0 && L->mean && hr && !f->dw_fused) /* scratch for the replicated R's gradient */
             maxwt = (size_t)f->x->cols * hw > maxwt ? (size_t)f->x->cols * hw : maxwt;
@@ -306,7 +309,6 @@ static size_t layout(gat_i_fast *f, char *base)
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
-    f->dot = gat_i_carve(base, &off, T * Nt * maxh, sizeof(gat_real));
     f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
     f->drow = gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
     {
@@ -968,7 +970,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         b.identity = -1;
         b.dlogits = L->mean ? dlogits : NULL;
         b.dy = f->dy[l % 2];
-        b.dot = f->dot;
+        b.dy_stride = GAT_I_DY_STRIDE(H, hw);
         b.drow = f->drow;
         b.drow_stride = f->drow_stride;
         b.ds_dst = f->ds_dst;
@@ -1007,6 +1009,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             b.prev_Fo = P->fo;
             b.prev_Fp = gat_i_fused_fp(P->heads, P->fo);
             b.dy_prev = f->dy[(l - 1) % 2];
+            b.prev_stride = GAT_I_DY_STRIDE(b.prev_H, (size_t)b.prev_Fp * (size_t)b.prev_H);
         } else if (!f->dw_fused) {
             b.dz = f->dz;
             b.dz_nonzero = f->dz_nonzero;
