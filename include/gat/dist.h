@@ -11,13 +11,14 @@
  * keys of scaled-dot and bilinear, cosine's norms) and receives its halo's from their owners;
  * it attends its own rows without halo sources while these arrive, then the others. The
  * backward returns the gradients of the halo's projections to their owners, which add them (in
- * rank order) to their own rows' before the projection's backward. Parameter gradients, the loss and the accuracies are summed over the ranks in rank
- * order (an all-gather, then the same sum on every rank), and every rank runs the same Adam
- * step, so all ranks hold the same parameters. Per epoch a rank sends, per halo row another rank
- * holds of it and per layer, the projection and the score's source terms in each forward and
- * the projection's gradient in the backward (gat_dist_stats). A model with an edge term
- * (edge_dim D) reads the in-edges' features its part carries (gat_part.edge_x, in the local
- * order after a renumbering); a partition without them fails with GAT_EDIM.
+ * rank order) to their own rows' before the projection's backward. Parameter gradients, the loss
+ * and the accuracies are summed over the ranks in rank order (an all-gather, then the same sum on
+ * every rank), and every rank runs the same Adam step, so all ranks hold the same parameters. Per
+ * epoch a rank sends, per halo row another rank holds of it and per layer, the projection and the
+ * score's source terms in each forward and the projection's gradient in the backward
+ * (gat_dist_stats). A model with an edge term (edge_dim D) reads the in-edges' features its part
+ * carries (gat_part.edge_x, in the local order after a renumbering); a partition without them
+ * fails with GAT_EDIM.
  * The training and validation forwards run only the rows their split's loss depends on, as
  * one process's do: the ranks make these plans together, each telling the owners which of
  * their rows its layers read.

@@ -1113,8 +1113,7 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         /* the record's softmax terms and s_dst (what the sources pass recomputes alpha from) */
         if (rec) {
-            memcpy(hd, l->soft + (size_t)i * 2 * H + H, (size_t)H * sizeof *hd);
-            memcpy(hd + H, l->soft + (size_t)i * 2 * H, (size_t)H * sizeof *hd);
+            memcpy(hd, l->soft + (size_t)i * 2 * H, 2 * (size_t)H * sizeof *hd);
             memcpy(hd + 2 * H, l->s_dst + (size_t)i * H, (size_t)H * sizeof *hd);
         }
         b->active[i] = 1;
@@ -1392,7 +1391,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     if (rec) {
                         const V8 t = ld(hdi + 2 * H + 8 * q) + ld(l->s_src + (size_t)j * H + 8 * q);
                         pm = t > 0;
-                        a = alpha8_of(t, hdi + H, hdi, l->slope, q);
+                        a = alpha8_of(t, hdi, hdi + H, l->slope, q);
                     } else {
                         a = ld(l->alpha + k * H + 8 * q);
                         if (Sc == GAT_SCORE_GAT) pm = expand(l->pos[k * AB + q]);
@@ -1419,7 +1418,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     if (rec) {
                         const gat_real t = hdi[2 * H + h] + l->s_src[(size_t)j * H + h];
                         pb = t > 0;
-                        a = alpha1_of(t, hdi[H + h], hdi[h], l->slope);
+                        a = alpha1_of(t, hdi[h], hdi[H + h], l->slope);
                     } else {
                         a = l->alpha[k * H + h];
                         if (Sc == GAT_SCORE_GAT) pb = bit_of(l->pos + k * AB, h);

@@ -194,11 +194,11 @@ typedef struct gat_i_fbw {
 
 /* A target row's record, the first 4H values of its dy row: written by the targets pass for a
  * row with a gradient, and gathered by the sources pass with that gradient, so that each edge
- * there reads one contiguous row instead of five arrays. (H) the inverse softmax sums, (H) the
- * softmax maxima, (H) s_dst (these three for gat without stored alpha: what the sources pass
- * recomputes alpha from; else unused), (H) the row's sum_j alpha_ij d alpha'_ij (the softmax
- * backward's row term), from which the sources pass recomputes each edge's score gradient
- * instead of reading an (E, H) array. */
+ * there reads one contiguous row instead of five arrays. (2H) the row's soft (maxima, then
+ * inverse sums) and (H) s_dst, for gat without stored alpha (what the sources pass recomputes
+ * alpha from; else unused); (H) the row's sum_j alpha_ij d alpha'_ij (the softmax backward's
+ * row term), from which the sources pass recomputes each edge's score gradient instead of
+ * reading an (E, H) array. */
 #define GAT_I_DY_HEAD(H) (4 * (size_t)(H))
 #define GAT_I_DY_STRIDE(H, hw) GAT_I_R16(GAT_I_DY_HEAD(H) + (size_t)(hw))
 

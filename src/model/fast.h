@@ -90,12 +90,12 @@ typedef struct gat_i_remote {
  * nt threads (calls asking for more run nt). *out: NULL on failure. remote: NULL (no remote
  * rows), or the exchange of a binding with remote rows (borrowed; must outlive f; then
  * lean_chunk must be 0, rows remote->n_own .. of g must have no in-edges and of x no entries).
- * ops: the kernel set (gat_i_fused() or a named one). lean_chunk 0: a training binding (every cache backward needs);
- * lean_chunk > 0: an inference binding, for forwards without dropout only (never backward): no
- * backward scratch, one set of projection buffers shared by the layers and per-edge arrays for
- * lean_chunk edges (at least the largest in-degree), over which each layer's attention runs in
- * row chunks; the layers' outputs are kept, their attention coefficients are not
- * (gat_i_fast_alpha gives NULL). Memory O(N x the layers' widths + lean_chunk x heads).
+ * ops: the kernel set (gat_i_fused() or a named one). lean_chunk 0: a training binding (every
+ * cache backward needs); lean_chunk > 0: an inference binding, for forwards without dropout only
+ * (never backward): no backward scratch, one set of projection buffers shared by the layers and
+ * per-edge arrays for lean_chunk edges (at least the largest in-degree), over which each layer's
+ * attention runs in row chunks; the layers' outputs are kept, their attention coefficients are
+ * not (gat_i_fast_alpha gives NULL). Memory O(N x the layers' widths + lean_chunk x heads).
  * Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
                              const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
