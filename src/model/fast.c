@@ -3,6 +3,7 @@
  * (Fp, H) layout, and the per-chunk partial gradients summed in chunk order. */
 #define _DEFAULT_SOURCE /* madvise */
 #include "fast.h"
+#include "gov.h"
 #include "core/core.h"
 #include "matrix_i.h"
 
@@ -27,24 +28,6 @@
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
 #define DW_FUSED_RATIO 4
 
-/* Thread-count governor. Results do not depend on the thread count, so each call may pick one:
- * all threads unless timing shows them slower than one (an oversubscribed machine, where
- * spinning OpenMP waits make a preempted thread stall everyone). Calls are timed per kind. Now
- * and then a probe episode runs PROBE_CALLS consecutive calls (every kind, as callers alternate
- * forward and backward) with the other setting; the first call of each kind after a switch is
- * dropped (sleeping threads, caches of the other core), the rest give that setting fresh means,
- * and the faster setting is kept. The interval between probes doubles while they lose. */
-enum { K_TRAIN, K_EVAL_ROWS, K_EVAL, K_BACKWARD, N_KINDS };
-#define PROBE_CALLS 12
-#define PROBE_ABORT 2.5
-typedef struct governor {
-    double t[2][N_KINDS]; /* mean seconds per call: [0 one thread, 1 all][kind] */
-    int seen[2][N_KINDS]; /* samples behind t */
-    int fresh[N_KINDS];   /* no call of this kind since the last switch: drop the next one */
-    int all;              /* the usual setting */
-    int probing;          /* calls left in the current probe episode (0: none) */
-    long calls, next_probe, interval;
-} governor;
 
 typedef struct flayer {
     gat_i_fl fl;
@@ -122,7 +105,7 @@ struct gat_i_fast {
     gat_idx *ident; /* lean: (N) 0, 1, ..., N - 1, the row list of an unrestricted layer */
     size_t cap_bytes; /* block's size, and the bounds' length: what a rebind may reuse */
     int cap_bounds;
-    governor gov;
+    gat_i_gov gov;
     int probe; /* this call runs the other setting */
     double t0;
 };
@@ -509,16 +492,9 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     f->ops = ops;
     f->n_layers = n_layers;
     memcpy(f->L, L, (size_t)n_layers * sizeof *L);
-    /* start with all threads unless the machine is already busy (the 1-minute load average,
-     * as a prior only; the timings decide from the first probe on) */
-    {
-        double la = 0;
-        f->gov.all = !(getloadavg(&la, 1) == 1 && la >= 0.5);
-    }
-    f->gov.interval = 32;
-    f->gov.next_probe = 2 * N_KINDS;
-    for (int k = 0; k < N_KINDS; k++)
-        f->gov.fresh[k] = 1;
+    /* start with all threads unless other processes already fill the cores (a prior only:
+     * the timings decide from the first probe on) */
+    gat_i_gov_init(&f->gov, nt > 1 && gat_i_gov_busy(nt));
 
     size_inputs(f, g, x, remote);
     set_lean(f, lean_chunk);
@@ -609,61 +585,18 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void gov_switched(governor *g)
-{
-    for (int k = 0; k < N_KINDS; k++)
-        g->fresh[k] = 1;
-}
-
 /* Threads for this call (out of nt_max). */
 static int gov_begin(gat_i_fast *f, int nt_max)
 {
-    governor *g = &f->gov;
     if (nt_max <= 1) return 1;
-    if (!g->probing && ++g->calls >= g->next_probe) {
-        const int s = !g->all;
-        g->probing = PROBE_CALLS;
-        for (int k = 0; k < N_KINDS; k++)
-            g->seen[s][k] = 0;
-        gov_switched(g);
-    }
+    const int all = gat_i_gov_begin(&f->gov);
     f->t0 = now();
-    return (g->all ^ (g->probing > 0)) ? nt_max : 1;
+    return all ? nt_max : 1;
 }
 
 static void gov_end(gat_i_fast *f, int kind, int nt_max)
 {
-    governor *g = &f->gov;
-    if (nt_max <= 1) return;
-    const double t = now() - f->t0;
-    const int s = g->all ^ (g->probing > 0);
-    if (g->fresh[kind])
-        g->fresh[kind] = 0;
-    else if (g->probing) /* the probed setting: a plain mean of this episode */
-        g->t[s][kind] = (g->t[s][kind] * g->seen[s][kind] + t) / (g->seen[s][kind] + 1),
-        g->seen[s][kind]++;
-    else /* the usual setting: a running mean */
-        g->t[s][kind] = g->seen[s][kind]++ == 0 ? t : 0.75 * g->t[s][kind] + 0.25 * t;
-    if (!g->probing) return;
-    /* a probe call far slower than the usual setting (threads preempted by other processes,
-     * spinning at barriers) ends the episode at once: it lost, and waiting longer costs time */
-    const int lost = g->seen[g->all][kind] && t > PROBE_ABORT * g->t[g->all][kind];
-    if (!lost && --g->probing > 0) return;
-    g->probing = 0;
-    /* episode over: all threads must beat one by 5% over the kinds timed both ways */
-    double t1 = 0, tn = 0;
-    int both = 0;
-    for (int k = 0; k < N_KINDS; k++)
-        if (g->seen[0][k] && g->seen[1][k]) t1 += g->t[0][k], tn += g->t[1][k], both = 1;
-    const int all = lost || !both ? g->all : tn < 0.95 * t1;
-    if (all == g->all) {
-        if (g->interval < 4096) g->interval *= 2;
-    } else {
-        g->all = all;
-        g->interval = 32;
-    }
-    g->next_probe = g->calls + g->interval;
-    gov_switched(g);
+    if (nt_max > 1) gat_i_gov_end(&f->gov, kind, now() - f->t0);
 }
 
 void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex)
@@ -911,7 +844,11 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
     }
     f->trained = run->training;
     f->fwd++;
-    gov_end(f, run->training ? K_TRAIN : run->rows ? K_EVAL_ROWS : K_EVAL, nt_max);
+    gov_end(f,
+            run->training ? GAT_I_GOV_TRAIN
+            : run->rows   ? GAT_I_GOV_EVAL_ROWS
+                          : GAT_I_GOV_EVAL,
+            nt_max);
 }
 
 /* ---- backward ---- */
@@ -1113,5 +1050,5 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         }
         if (hook) hook(hook_user, 1, l);
     }
-    gov_end(f, K_BACKWARD, nt_max);
+    gov_end(f, GAT_I_GOV_BACKWARD, nt_max);
 }
