@@ -744,8 +744,26 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         M[q] = pat(l, mx, H, q);
 }
 
+/* A row of NV vectors at p that is read again only in the backward: with stream (a large graph,
+ * whose caches will not hold it until then) stored past the caches where the build can and p is
+ * 32-byte aligned (the caller then fences), else stored. */
+INLINE void put_row(gat_real *p, const V8 *v, int NV, int stream)
+{
+#ifdef HAVE_AVX
+    if (stream && !((uintptr_t)p & 31)) {
+        for (int k = 0; k < NV; k++)
+            _mm256_stream_ps(p + 8 * k, (__m256)v[k]);
+        return;
+    }
+#endif
+    (void)stream;
+    for (int k = 0; k < NV; k++)
+        st(p + 8 * k, v[k]);
+}
+
 INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                    gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
+                    gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
+                    int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
@@ -838,12 +856,14 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         memcpy(l->soft + (size_t)i * 2 * H, mx, (size_t)H * sizeof *mx);
         memcpy(l->soft + (size_t)i * 2 * H + H, sum, (size_t)H * sizeof *sum);
     }
-    /* normalise, attention dropout, weighted sum of the z_j */
+    /* normalise, attention dropout, weighted sum of the z_j (and with agg the sums the
+     * targets pass reads, the LeakyReLU's slope from the score's input recomputed) */
+    const int ag = Sc == GAT_SCORE_GAT && l->agg && !l->D;
     for (int v = 0; v < NV; v++)
-        acc[v] = bc(0);
+        acc[v] = bc(0), A2[v] = bc(0);
     if (H % 8 == 0) {
         for (int q = 0; q < P; q++)
-            M[q] = ld(sum + 8 * q); /* M: 1 / row sums now */
+            M[q] = ld(sum + 8 * q), SG[q] = bc(0); /* M: 1 / row sums now */
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
             if (l->prefetch && k + AHEAD < g->nnz)
@@ -859,11 +879,24 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                     if (keep_row) keep_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(m);
                     S[q] = a * (V8)((VI)bc(l->att.scale) & m);
                 }
+                if (ag) {
+                    const V8 f = sel(pre8(l, i, g->col[k], q, H) > 0, bc(1), bc(slope));
+                    SG[q] += a * f;
+                    S2[q] = S[q] * f;
+                }
             }
             for (int v = 0; v < NV; v++)
                 acc[v] += S[v % P] * ld(zj + 8 * v);
+            if (ag)
+                for (int v = 0; v < NV; v++)
+                    A2[v] += S2[v % P] * ld(zj + 8 * v);
         }
+        if (ag)
+            for (int q = 0; q < P; q++)
+                st(sg + 8 * q, SG[q]);
     } else {
+        for (int h = 0; h < H; h++)
+            sg[h] = 0;
         uint64_t hv = 0, blk = UINT64_MAX;
         for (gat_idx k = k0; k < k1; k++) {
             const gat_real *zj = l->z + (size_t)g->col[k] * hw;
@@ -886,7 +919,22 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
                 S[q] = pat(l, w, H, q);
             for (int v = 0; v < NV; v++)
                 acc[v] += S[v % P] * ld(zj + 8 * v);
+            if (!ag) continue;
+            for (int h = 0; h < H; h++) {
+                const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
+                sg[h] += a[h] * f;
+                w2[h] = w[h] * f;
+            }
+            for (int q = 0; q < P; q++)
+                S2[q] = pat(l, w2, H, q);
+            for (int v = 0; v < NV; v++)
+                A2[v] += S2[v % P] * ld(zj + 8 * v);
         }
+    }
+    if (ag) {
+        put_row(l->agg + (size_t)i * hw, acc, NV, l->prefetch);
+        put_row(l->agg2 + (size_t)i * hw, A2, NV, l->prefetch);
+        memcpy(l->asig + (size_t)i * H, sg, (size_t)H * sizeof *sg);
     }
     /* the residual x_d R (fh layout; replicated per head on the output layer) */
     if (l->res)
@@ -916,16 +964,22 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
 }
 
 INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                     gat_real *sum, gat_real *w, int H, gat_idx Fp, int Sc)
+                     gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2,
+                     gat_real *sg, int H, gat_idx Fp, int Sc)
 {
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->rows ? l->rows[r] : r;
         if (!l->pass || l->pass[i] == l->pass_want)
-            fwd_row(l, i, acc, M, S, mx, sum, w, H, Fp, Sc);
+            fwd_row(l, i, acc, M, S, mx, sum, w, A2, S2, SG, w2, sg, H, Fp, Sc);
     }
+#ifdef HAVE_AVX
+    if (l->agg && l->prefetch) _mm_sfence(); /* put_row's streaming stores */
+#endif
 }
 
-#define FWD_ROWS fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, Hc, Fc, Sc)
+#define FWD_ROWS                                                                                   \
+    fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, s_.D, s_.E, s_.F, s_.h4, s_.h5, \
+             Hc, Fc, Sc)
 
 static void FN(att_forward)(const gat_i_fl *l)
 {
@@ -1118,6 +1172,24 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         b->active[i] = 1;
         gat_real *hdot = hd + 3 * H;
+        if (Sc == GAT_SCORE_GAT && l->agg && !l->D) {
+            /* the row terms from the forward's sums: dot_i = dy_i . sum_j alpha'_ij z_j and
+             * ds_dst_i = dy_i . sum_j alpha'_ij f_ij z_j - dot_i sum_j alpha_ij f_ij */
+            const gat_real *r = l->agg + (size_t)i * hw, *r2 = l->agg2 + (size_t)i * hw,
+                           *sg = l->asig + (size_t)i * H;
+            for (int q = 0; q < P; q++)
+                D[q] = bc(0), S[q] = bc(0);
+            for (int v = 0; v < NV; v++) {
+                D[v % P] += dy[v] * ld(r + 8 * v);
+                S[v % P] += dy[v] * ld(r2 + 8 * v);
+            }
+            fold(l, D, H, dot);
+            fold(l, S, H, sum);
+            memcpy(hdot, dot, (size_t)H * sizeof *dot);
+            for (int h = 0; h < H; h++)
+                b->ds_dst[(size_t)i * H + h] = sum[h] - dot[h] * sg[h];
+            continue;
+        }
         const gat_real *ar = rec ? arow : al + (size_t)k0 * H; /* the row's (k - k0, h) */
         if (H % 8 == 0) {
             for (int q = 0; q < P; q++)

@@ -81,6 +81,14 @@ typedef struct gat_i_fl {
     gat_real *soft;          /* (N, 2H) or NULL: per target row its softmax's maxima (H), then
                               * the inverses of its sums (H), written by att_forward; what the
                               * backward recomputes alpha from when alpha is NULL */
+    /* gat without edge features, a training forward: per target row i its aggregate agg_i =
+     * sum_j alpha'_ij z_j before the residual and bias, agg2_i = sum_j alpha'_ij f_ij z_j (both
+     * (N, Fp, H)) and per head asig_i = sum_j alpha_ij f_ij (N, H), f_ij the LeakyReLU's slope
+     * at the edge (1 or slope), alpha' after attention dropout. From them the targets pass has
+     * the softmax backward's row terms without a gather: dy_i . agg_i is sum_j alpha_ij d
+     * alpha_ij, and ds_dst_i = dy_i . agg2_i - that times asig_i. NULL: not written (the
+     * targets pass gathers z_j per edge). */
+    gat_real *agg, *agg2, *asig;
     gat_real *arow;          /* alpha NULL: per thread (nt of them, arow_stride apart) a row's
                               * (in-degree, H) scores and coefficients */
     size_t arow_stride;      /* >= the largest in-degree times H */

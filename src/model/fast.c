@@ -28,7 +28,6 @@
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
 #define DW_FUSED_RATIO 4
 
-
 typedef struct flayer {
     gat_i_fl fl;
     gat_real *Wp, *asp, *adp;   /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
@@ -39,6 +38,8 @@ typedef struct flayer {
                                  * identity matrix for identity residuals); x_d R (N, Fp, H) */
     gat_real *em;               /* edge features, gat: M (D, H), gat_i_fl.em */
     gat_real *Wep;              /* edge features, gatv2: W_e (D, Fp, H), gat_i_fl.we */
+    gat_real *agg, *agg2, *asig; /* gat without edge features, training bindings: gat_i_fl's
+                                  * (set for training forwards only) */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
     uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
@@ -106,7 +107,6 @@ struct gat_i_fast {
     size_t cap_bytes; /* block's size, and the bounds' length: what a rebind may reuse */
     int cap_bounds;
     gat_i_gov gov;
-    int probe; /* this call runs the other setting */
     double t0;
 };
 
@@ -241,6 +241,7 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
             fl->akeep = NULL;
             fl->soft = NULL;
+            f->f[l].agg = f->f[l].agg2 = f->f[l].asig = NULL;
         } else {
             fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
             fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
@@ -250,6 +251,11 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->pos = rec ? NULL : gat_i_carve(base, &off, gat ? E * ab : 0, 1);
             fl->akeep = rec ? NULL : gat_i_carve(base, &off, E * ab, 1);
             fl->soft = rec ? gat_i_carve(base, &off, Nt * 2 * (size_t)H, sizeof(gat_real)) : NULL;
+            /* the forward's sums that spare the targets pass its gathers (gat_i_fl.agg) */
+            const size_t ag = gat && L->edge_dim == 0;
+            f->f[l].agg = ag ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
+            f->f[l].agg2 = ag ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
+            f->f[l].asig = ag ? gat_i_carve(base, &off, Nt * (size_t)H, sizeof(gat_real)) : NULL;
         }
         fl->out = gat_i_carve(base, &off, Nt * (size_t)L->width, sizeof(gat_real));
         f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
@@ -340,6 +346,13 @@ static size_t layout(gat_i_fast *f, char *base)
                                           f->L[0].heads,
                         sizeof(gat_real));
     return off;
+}
+
+/* Where the block's carves start: its first 64-byte boundary (the kernels stream some rows,
+ * which needs aligned addresses) */
+static char *block_base(const gat_i_fast *f)
+{
+    return (char *)(((uintptr_t)f->block + 63) & ~(uintptr_t)63);
 }
 
 /* Asks for transparent huge pages on the caches: the kernels gather rows of z, dy and alpha at
@@ -453,8 +466,8 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
     t.xt_perm = f->xt_perm;
     partition_all(&t);
     /* zeroed as by create: rows a restricted forward skips hold finite values for backward */
-    memset(t.block, 0, bytes);
-    layout(&t, t.block);
+    memset(block_base(&t), 0, bytes);
+    layout(&t, block_base(&t));
     mark_inner(&t);
     for (int k = 0; k < 2; k++)
         t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0, t.plans[k].round = 0;
@@ -503,10 +516,11 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
     const size_t bytes = layout(f, NULL);
-    if (!(f->block = gat_calloc(bytes, 1))) goto cleanup;
+    /* 64 bytes more: the carves start at the block's first 64-byte boundary */
+    if (bytes > SIZE_MAX - 64 || !(f->block = gat_calloc(bytes + 64, 1))) goto cleanup;
     f->cap_bytes = bytes;
-    advise_huge_pages(f->block, bytes);
-    layout(f, f->block);
+    advise_huge_pages(block_base(f), bytes);
+    layout(f, block_base(f));
     mark_inner(f);
     if (!f->dw_fused && !f->lean &&
         (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
@@ -779,6 +793,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->ex = fl->D ? f->ex : NULL;
         fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
         fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
+        fl->agg = run->training ? fy->agg : NULL;
+        fl->agg2 = run->training ? fy->agg2 : NULL;
+        fl->asig = run->training ? fy->asig : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
         fl->xkey = run->xkey;
