@@ -858,7 +858,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     }
     /* normalise, attention dropout, weighted sum of the z_j (and with agg the sums the
      * targets pass reads, the LeakyReLU's slope from the score's input recomputed) */
-    const int ag = Sc == GAT_SCORE_GAT && l->agg && !l->D;
+    const int ag = Sc == GAT_SCORE_GAT && l->agg2 && !l->D;
     for (int v = 0; v < NV; v++)
         acc[v] = bc(0), A2[v] = bc(0);
     if (H % 8 == 0) {
@@ -932,7 +932,7 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
         }
     }
     if (ag) {
-        put_row(l->agg + (size_t)i * hw, acc, NV, l->prefetch);
+        if (l->agg) put_row(l->agg + (size_t)i * hw, acc, NV, l->prefetch);
         put_row(l->agg2 + (size_t)i * hw, A2, NV, l->prefetch);
         memcpy(l->asig + (size_t)i * H, sg, (size_t)H * sizeof *sg);
     }
@@ -973,7 +973,7 @@ INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, 
             fwd_row(l, i, acc, M, S, mx, sum, w, A2, S2, SG, w2, sg, H, Fp, Sc);
     }
 #ifdef HAVE_AVX
-    if (l->agg && l->prefetch) _mm_sfence(); /* put_row's streaming stores */
+    if (l->agg2 && l->prefetch) _mm_sfence(); /* put_row's streaming stores */
 #endif
 }
 
@@ -1172,19 +1172,24 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         }
         b->active[i] = 1;
         gat_real *hdot = hd + 3 * H;
-        if (Sc == GAT_SCORE_GAT && l->agg && !l->D) {
+        if (Sc == GAT_SCORE_GAT && l->agg2 && !l->D) {
             /* the row terms from the forward's sums: dot_i = dy_i . sum_j alpha'_ij z_j and
              * ds_dst_i = dy_i . sum_j alpha'_ij f_ij z_j - dot_i sum_j alpha_ij f_ij */
-            const gat_real *r = l->agg + (size_t)i * hw, *r2 = l->agg2 + (size_t)i * hw,
-                           *sg = l->asig + (size_t)i * H;
+            const gat_real *r2 = l->agg2 + (size_t)i * hw, *sg = l->asig + (size_t)i * H;
             for (int q = 0; q < P; q++)
                 D[q] = bc(0), S[q] = bc(0);
             for (int v = 0; v < NV; v++) {
-                D[v % P] += dy[v] * ld(r + 8 * v);
+                if (l->agg) D[v % P] += dy[v] * ld(l->agg + (size_t)i * hw + 8 * v);
                 S[v % P] += dy[v] * ld(r2 + 8 * v);
             }
             fold(l, D, H, dot);
             fold(l, S, H, sum);
+            if (!l->agg) { /* one head, no residual: the sum is the logits less the bias */
+                const gat_real *o = l->out + (size_t)i * l->Fo;
+                dot[0] = 0;
+                for (gat_idx f = 0; f < l->Fo; f++)
+                    dot[0] += dyi[f] * (o[f] - l->b[f]);
+            }
             memcpy(hdot, dot, (size_t)H * sizeof *dot);
             for (int h = 0; h < H; h++)
                 b->ds_dst[(size_t)i * H + h] = sum[h] - dot[h] * sg[h];

@@ -86,8 +86,9 @@ typedef struct gat_i_fl {
      * (N, Fp, H)) and per head asig_i = sum_j alpha_ij f_ij (N, H), f_ij the LeakyReLU's slope
      * at the edge (1 or slope), alpha' after attention dropout. From them the targets pass has
      * the softmax backward's row terms without a gather: dy_i . agg_i is sum_j alpha_ij d
-     * alpha_ij, and ds_dst_i = dy_i . agg2_i - that times asig_i. NULL: not written (the
-     * targets pass gathers z_j per edge). */
+     * alpha_ij, and ds_dst_i = dy_i . agg2_i - that times asig_i. agg2 NULL: none written (the
+     * targets pass gathers z_j per edge); agg alone NULL (an output layer of one head without
+     * residual): agg_i is taken as out_i - b. */
     gat_real *agg, *agg2, *asig;
     gat_real *arow;          /* alpha NULL: per thread (nt of them, arow_stride apart) a row's
                               * (in-degree, H) scores and coefficients */

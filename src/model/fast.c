@@ -253,7 +253,10 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->soft = rec ? gat_i_carve(base, &off, Nt * 2 * (size_t)H, sizeof(gat_real)) : NULL;
             /* the forward's sums that spare the targets pass its gathers (gat_i_fl.agg) */
             const size_t ag = gat && L->edge_dim == 0;
-            f->f[l].agg = ag ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
+            /* an output layer of one head without residual: its logits less the bias */
+            const int from_out = L->mean && H == 1 && !hr;
+            f->f[l].agg =
+                ag && !from_out ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
             f->f[l].agg2 = ag ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
             f->f[l].asig = ag ? gat_i_carve(base, &off, Nt * (size_t)H, sizeof(gat_real)) : NULL;
         }
