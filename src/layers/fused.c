@@ -1178,13 +1178,15 @@ INLINE void bwd_target_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             const gat_real *r2 = l->agg2 + (size_t)i * hw, *sg = l->asig + (size_t)i * H;
             for (int q = 0; q < P; q++)
                 D[q] = bc(0), S[q] = bc(0);
-            for (int v = 0; v < NV; v++) {
-                if (l->agg) D[v % P] += dy[v] * ld(l->agg + (size_t)i * hw + 8 * v);
+            for (int v = 0; v < NV; v++)
                 S[v % P] += dy[v] * ld(r2 + 8 * v);
-            }
-            fold(l, D, H, dot);
             fold(l, S, H, sum);
-            if (!l->agg) { /* one head, no residual: the sum is the logits less the bias */
+            if (l->agg) {
+                const gat_real *r = l->agg + (size_t)i * hw;
+                for (int v = 0; v < NV; v++)
+                    D[v % P] += dy[v] * ld(r + 8 * v);
+                fold(l, D, H, dot);
+            } else { /* one head, no residual: the sum is the logits less the bias */
                 const gat_real *o = l->out + (size_t)i * l->Fo;
                 dot[0] = 0;
                 for (gat_idx f = 0; f < l->Fo; f++)

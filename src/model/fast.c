@@ -252,7 +252,7 @@ static size_t layout(gat_i_fast *f, char *base)
             fl->akeep = rec ? NULL : gat_i_carve(base, &off, E * ab, 1);
             fl->soft = rec ? gat_i_carve(base, &off, Nt * 2 * (size_t)H, sizeof(gat_real)) : NULL;
             /* the forward's sums that spare the targets pass its gathers (gat_i_fl.agg) */
-            const size_t ag = gat && L->edge_dim == 0;
+            const int ag = gat && L->edge_dim == 0;
             /* an output layer of one head without residual: its logits less the bias */
             const int from_out = L->mean && H == 1 && !hr;
             f->f[l].agg =
@@ -336,11 +336,9 @@ static size_t layout(gat_i_fast *f, char *base)
     f->mark = gat_i_carve(base, &off, N, 1);
     f->inner = gat_i_carve(base, &off, Nt < N ? Nt : 0, 1);
     f->scratch_stride = scr;
-    /* 64 bytes more: the kernels keep vectors there, aligned to 64 bytes (the block is not) */
-    f->scratch = gat_i_carve(base, &off, (size_t)f->nt_cap * scr + 64 / sizeof(gat_real),
-                             sizeof(gat_real));
-    if (f->scratch)
-        f->scratch = (gat_real *)(void *)(((uintptr_t)f->scratch + 63) & ~(uintptr_t)63);
+    /* 64-byte aligned, as every carve of the block (block_base), which the kernels' vectors there
+     * need; scr is a multiple of 16 values, so every thread's part is aligned too */
+    f->scratch = gat_i_carve(base, &off, (size_t)f->nt_cap * scr, sizeof(gat_real));
     if (base && f->lean)
         for (size_t i = 0; i < N; i++) f->ident[i] = (gat_idx)i;
     f->dz = gat_i_carve(base, &off,
