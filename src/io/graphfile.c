@@ -495,14 +495,11 @@ static igraph_error_t read_graph_body(void *p)
     return rc;
 }
 
-/* Reads the graph file into c (inputs set; results owned by c). */
+/* Reads the graph file into c (inputs set, split_columns done; results owned by c). */
 static gat_status read_graph(read_ctx *c, const char *path)
 {
     char what[600];
     gat_status st;
-    if ((c->fmt == GAT_GRAPH_FORMAT_EDGELIST || c->fmt == GAT_GRAPH_FORMAT_NCOL) &&
-        (st = split_columns(c, path)) != GAT_OK)
-        return st;
     errno = 0;
     if (c->stripped ? !(c->f = fmemopen(c->stripped, c->stripped_len ? c->stripped_len : 1, "r"))
                     : !(c->f = fopen(path, "rb")))
@@ -665,11 +662,18 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
     if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST && c->fmt != GAT_GRAPH_FORMAT_PAJEK &&
         c->fmt != GAT_GRAPH_FORMAT_DIMACS)
         return GAT_OK;
-    /* the bytes as igraph sees them (no gzip inflation), cut into fields by the text reader */
+    /* the bytes as igraph sees them (no gzip inflation; an edge list with feature columns:
+     * c->stripped, its node fields), cut into fields by the text reader */
     if ((st = gat_i_read_file(path, &raw, &t.len)) != GAT_OK) return st;
+    *bytes = t.len;
+    if (c->stripped) {
+        gat_free(raw);
+        if (!(raw = gat_malloc(c->stripped_len + 1, 1))) return GAT_ENOMEM;
+        memcpy(raw, c->stripped, c->stripped_len);
+        t.len = c->stripped_len;
+    }
     t.path = path;
     t.buf = (char *)raw;
-    *bytes = t.len;
     if (c->fmt == GAT_GRAPH_FORMAT_DIMACS) {
         dimacs_scan(t.buf, t.len, dc);
         *n = dc->vertices;
@@ -679,14 +683,12 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
     /* igraph reads past NUL bytes and splits at any white space: so do we, here */
     for (size_t k = 0; k < t.len; k++)
         if ((unsigned char)t.buf[k] < 0x20 && t.buf[k] != '\n') t.buf[k] = ' ';
-    size_t first = 0; /* fields of the first line: edge feature columns follow two vertices */
     while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
         size_t last = 0;    /* fields [0, last) hold vertex numbers */
         int64_t count = -1; /* a declared count */
         const char *f0 = t.field[0];
-        if (!first) first = t.n_fields;
         if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
-            last = first > 2 ? 2 : t.n_fields;
+            last = t.n_fields; /* igraph reads a stream of numbers, line ends or not */
         } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK && f0[0] == '*') {
             section = !strcasecmp(f0, "*vertices")                              ? PAJEK_VERTICES
                       : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs")   ? PAJEK_PAIRS
@@ -1079,6 +1081,9 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     c.min_n = F.max_number + 1;
     c.eattr = opt->edge_attributes;
     c.n_eattr = opt->n_edge_attributes;
+    if ((c.fmt == GAT_GRAPH_FORMAT_EDGELIST || c.fmt == GAT_GRAPH_FORMAT_NCOL) &&
+        (st = split_columns(&c, files->graph)) != GAT_OK)
+        goto cleanup;
     if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;

@@ -10,13 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Separates the files packed into one input ("content \x01 cites \x01 split"). */
 #define FUZZ_SEP 0x01
 
 /* The scratch directory (created on first use, in /dev/shm when it exists: a RAM file system
- * keeps the fuzzer fast), removed at exit. */
+ * keeps the fuzzer fast), removed at exit. GAT_FUZZ_DIR names it instead (a directory that does
+ * not exist yet): .ci/run gives a fixed name, so that the paths the library sees, and so the
+ * values libFuzzer's comparison tracing feeds its mutations, are the same in every run. */
 static inline const char *fuzz_dir(void);
 
 static char fuzz_dir_buf[256];
@@ -32,6 +35,18 @@ static inline void fuzz_cleanup(void)
 static inline const char *fuzz_dir(void)
 {
     if (fuzz_dir_buf[0]) return fuzz_dir_buf;
+    const char *fixed = getenv("GAT_FUZZ_DIR");
+    if (fixed && *fixed) {
+        if (strlen(fixed) >= sizeof fuzz_dir_buf - 64 || strchr(fixed, '\'') ||
+            mkdir(fixed, 0700) != 0) {
+            fprintf(stderr, "fuzz: GAT_FUZZ_DIR=%s: cannot create it (or its name is too long "
+                    "or holds a quote)\n", fixed);
+            abort();
+        }
+        snprintf(fuzz_dir_buf, sizeof fuzz_dir_buf, "%s", fixed);
+        atexit(fuzz_cleanup);
+        return fuzz_dir_buf;
+    }
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
     snprintf(fuzz_dir_buf, sizeof fuzz_dir_buf, "%s/gat-fuzz-XXXXXX", base ? base : "/tmp");
     if (!mkdtemp(fuzz_dir_buf)) {
