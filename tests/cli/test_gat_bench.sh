@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CLI tests of gat-bench's options (the benchmark itself is never timed here): --attention LIST
 # runs every listed score in one invocation and tags its JSON lines, --residual tags them too,
-# usage errors exit 2 with one line. Usage: test_gat_bench.sh GAT_BENCH
+# usage errors exit 2 with one line; a dataset file as a workload. Usage: test_gat_bench.sh
+# GAT_BENCH GAT_SYNTH
 set -u
 bin=$1
+synth=$2
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
@@ -53,6 +55,17 @@ if grep -Eq 'mini-batch: 2 steps per epoch, .* drawing [0-9.]+ M edges/s' "$tmp/
 else
   fail=$((fail + 1)); echo "FAIL minibatch-line"; cat "$tmp/out"
 fi
+
+# a dataset file as a workload, large enough (over 2^20 edges) that loading it runs the graph
+# transpose's OpenMP loop: each run's child loads it itself (a child forked after its parent
+# started an OpenMP thread pool hung in its first parallel loop); under a timeout, so a hang fails
+if "$synth" --nodes 100000 --format binary --out "$tmp/s1e5" --quiet; then
+  check file-workload 0 '"workload": "[^"]*/s1e5.gatd", "nodes": 100000, "edges": 1081746, .*"dataset_build_s": [0-9.]+' '' -- \
+    timeout 300 "$bin" --workloads "$tmp/s1e5.gatd" --threads 2 --epochs 1 --warmup 0 --infer 1 --order none
+else
+  fail=$((fail + 1)); echo "FAIL file-workload: gat-synth failed"
+fi
+check missing-file 1 '' 'gat-bench: .*no-such.gatd' -- "$bin" --workloads "$tmp/no-such.gatd" --threads 1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
