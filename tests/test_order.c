@@ -203,6 +203,105 @@ START_TEST(transpose_matches_cxsparse)
 }
 END_TEST
 
+/* A rows x cols grid (each node joined to its right and lower neighbour, undirected) whose node
+ * (r, c) is numbered r * cols + c, or in a scrambled order (scramble): above
+ * GAT_ORDER_AUTO_EDGES edges from 400 000 nodes. */
+static void grid(gat_graph *g, gat_idx rows, gat_idx cols, int scramble)
+{
+    const gat_idx n = rows * cols;
+    gat_idx *label = malloc((size_t)n * sizeof *label), *src = malloc(2 * (size_t)n * sizeof *src),
+            *dst = malloc(2 * (size_t)n * sizeof *dst);
+    ck_assert(label && src && dst);
+    gat_rng r;
+    gat_rng_seed(&r, 5);
+    for (gat_idx i = 0; i < n; i++)
+        label[i] = i;
+    for (gat_idx i = n - 1; scramble && i > 0; i--) {
+        const gat_idx j = (gat_idx)gat_rng_below(&r, (uint64_t)i + 1), t = label[i];
+        label[i] = label[j], label[j] = t;
+    }
+    size_t m = 0;
+    for (gat_idx i = 0; i < rows; i++)
+        for (gat_idx c = 0; c < cols; c++) {
+            const gat_idx v = i * cols + c;
+            if (c + 1 < cols) src[m] = label[v], dst[m++] = label[v + 1];
+            if (i + 1 < rows) src[m] = label[v], dst[m++] = label[v + cols];
+        }
+    ck_assert_int_eq(gat_graph_from_edges(g, n, m, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
+    free(label);
+    free(src);
+    free(dst);
+}
+
+/* auto renumbers where RCM brings the edges' ends together (a grid numbered at random: RCM
+ * gives it a band), and keeps the caller's numbering where it would not (the same grid numbered
+ * row by row, already a band; a random graph, where no order can), or below the size. */
+START_TEST(auto_reorders_where_it_pays)
+{
+    gat_graph g;
+    gat_idx *perm;
+    gat_order used;
+    for (int scramble = 0; scramble < 2; scramble++) {
+        grid(&g, 700, 600, scramble);
+        ck_assert_int_ge(g.nnz, GAT_ORDER_AUTO_EDGES);
+        perm = malloc((size_t)g.n * sizeof *perm);
+        ck_assert_int_eq(gat_i_order_pick(&g, GAT_ORDER_AUTO, perm, &used), GAT_OK);
+        ck_assert_msg(used == (scramble ? GAT_ORDER_RCM : GAT_ORDER_NONE), "scramble %d: %s",
+                      scramble, gat_order_name(used));
+        if (used == GAT_ORDER_RCM) {
+            assert_permutation(perm, g.n);
+            ck_assert_int_le(bandwidth(&g, perm), 2 * 700);
+        }
+        /* a method is used as asked */
+        ck_assert_int_eq(gat_i_order_pick(&g, GAT_ORDER_RCM, perm, &used), GAT_OK);
+        ck_assert_int_eq(used, GAT_ORDER_RCM);
+        ck_assert_int_eq(gat_i_order_pick(&g, GAT_ORDER_NONE, perm, &used), GAT_OK);
+        ck_assert_int_eq(used, GAT_ORDER_NONE);
+        if (!scramble) { /* through a model: bound unordered, the decision's cost reported */
+            gat_model *m = NULL;
+            gat_model_config cfg;
+            gat_csr x;
+            double secs = -1;
+            gat_model_config_default(&cfg, 2, 2);
+            cfg.heads = 1;
+            cfg.hidden = 2;
+            ck_assert_int_eq(gat_model_create(&m, &cfg, 3), GAT_OK);
+            tu_features(&x, g.n, 2, 0.5, 4);
+            ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE), GAT_OK);
+            ck_assert_int_eq(gat_model_order(m, &secs), GAT_ORDER_NONE);
+            ck_assert(secs > 0);
+            gat_model_free(m);
+            gat_csr_destroy(&x);
+        }
+        free(perm);
+        gat_graph_destroy(&g);
+    }
+    /* a random graph of 2.2 million edges: no order brings its edges' ends together */
+    const gat_idx n = 200000;
+    const size_t m = 1000000;
+    gat_idx *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    ck_assert(src && dst);
+    gat_rng r;
+    gat_rng_seed(&r, 9);
+    for (size_t e = 0; e < m; e++)
+        src[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n), dst[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n);
+    ck_assert_int_eq(gat_graph_from_edges(&g, n, m, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
+    ck_assert_int_ge(g.nnz, GAT_ORDER_AUTO_EDGES);
+    perm = malloc((size_t)n * sizeof *perm);
+    ck_assert_int_eq(gat_i_order_pick(&g, GAT_ORDER_AUTO, perm, &used), GAT_OK);
+    ck_assert_int_eq(used, GAT_ORDER_NONE);
+    gat_graph_destroy(&g);
+    /* below the size, auto never orders (a scrambled ring, where RCM would pay) */
+    scrambled_ring(&g, 5000, 2);
+    ck_assert_int_eq(gat_i_order_pick(&g, GAT_ORDER_AUTO, perm, &used), GAT_OK);
+    ck_assert_int_eq(used, GAT_ORDER_NONE);
+    gat_graph_destroy(&g);
+    free(perm);
+    free(src);
+    free(dst);
+}
+END_TEST
+
 static gat_model *make_model(gat_score score, double dropout, int threads)
 {
     gat_model_config cfg;
@@ -395,6 +494,7 @@ int main(void)
     tcase_add_loop_test(tc, ordered_model_matches, 0, 3);
     tcase_add_test(tc, ordered_threads_identical);
     tcase_add_test(tc, ordered_bind_allocation_failures);
+    tcase_add_test(tc, auto_reorders_where_it_pays);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -378,7 +378,7 @@ int main(int argc, char **argv)
         {"undirected", CLI_FLAG, &o.undirected, 0, 0, NULL,
          "make edges undirected (default: as trained)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
-        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto); outputs stay in the input's order"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), none, rcm or degree (default auto); outputs stay in the input's order"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const char *synopsis = "--model FILE [--dataset NAME|PATH | --graph FILE] [--out FILE] "

@@ -630,7 +630,7 @@ int main(int argc, char **argv)
         {"seed", CLI_INT, &o.seed, 0, 2147483647, "S", "random seed (default 1); run r uses seed S+r-1"},
         {"runs", CLI_INT, &o.runs, 1, 10000, "N", "train N times and report mean and std (default 1)"},
         {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
-        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges), none, rcm or degree (default auto; none with --batch-size)"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), none, rcm or degree (default auto; none with --batch-size)"},
         {"batch-size", CLI_INT, &o.batch_size, 1, 2147483647, "B", "mini-batch training: B training nodes per step on sampled neighbourhoods (needs --fanout)"},
         {"fanout", CLI_STRING, &o.fanout, 0, 0, "F1,...,FL", "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; -1 all, 0 none"},
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR", "distributed training: under mpirun -np K, rank r trains on part r of the partition gat-partition wrote to DIR (with --dataset: checked to be its partition)"},

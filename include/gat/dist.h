@@ -58,7 +58,7 @@ typedef struct gat_dist_options {
                     * feature); a part stored normalised is used as it is */
     gat_order order;  /* the owned rows' local order for locality (gat_model_set_order's rule:
                        * GAT_ORDER_AUTO (default) renumbers by RCM from GAT_ORDER_AUTO_EDGES
-                       * local edges); internal: every result is in the part's and the whole
+                       * local edges where that pays); internal: every result is in the part's and the whole
                        * graph's numbering, the dropout masks stay the whole graph's */
 } gat_dist_options;
 

@@ -121,7 +121,8 @@ static inline gat_idx gat_graph_degree(const gat_graph *g, gat_idx i)
  * the node numbering, those rows come from cache instead of memory. */
 typedef enum gat_order {
     GAT_ORDER_AUTO = 0, /* gat_model_set_order only: GAT_ORDER_RCM on graphs of at least
-                         * GAT_ORDER_AUTO_EDGES edges, GAT_ORDER_NONE below */
+                         * GAT_ORDER_AUTO_EDGES edges where it brings the edges' ends closer
+                         * together (see gat_model_set_order), else GAT_ORDER_NONE */
     GAT_ORDER_NONE,     /* the caller's numbering */
     GAT_ORDER_RCM,      /* reverse Cuthill-McKee: breadth-first from a low-degree node of each
                          * component, neighbours by ascending degree, reversed */

@@ -5,6 +5,7 @@
 #include "gat/dist.h"
 #include "core/core.h"
 #include "dist/dist_i.h"
+#include "graph/graph_i.h"
 #include "layers/fused.h"
 #include "matrix_i.h"
 #include "model/model_i.h"
@@ -294,23 +295,22 @@ static gat_status normalise(gat_dist *d, int mode)
     return GAT_OK;
 }
 
-/* Renumbers the owned rows by `order`, and the halo rows within each peer's block (the halo stays
+/* Renumbers the owned rows by `order`, in the sequence perm gives (gat_i_order_pick's; taken
+ * over: freed here), and the halo rows within each peer's block (the halo stays
  * last and each peer's rows contiguous) by the first owned row that reads them, so that the
  * gathers of halo rows follow the owned rows' sweep: the graph, features, keys, the rows sent,
  * d->perm (the part's row at each new position), d->gid and d->hperm (what the peers learn in
  * halo_order). edge_of: (g.nnz) or NULL: the edge each new edge was. */
-static gat_status reorder(gat_dist *d, gat_order order, int64_t *eb, gat_idx *edge_of)
+static gat_status reorder(gat_dist *d, gat_order order, gat_idx *perm, double t0, int64_t *eb,
+                          gat_idx *edge_of)
 {
     const gat_idx no = d->no, nl = d->nl;
-    gat_idx *perm = gat_malloc((size_t)nl + 1, sizeof *perm), *pos = NULL;
+    gat_idx *pos = NULL;
     int64_t *t64 = NULL;
     gat_graph g2;
     gat_csr x2;
     gat_status st;
     memset(&x2, 0, sizeof x2);
-    if (!perm) return GAT_ENOMEM;
-    const double t0 = now();
-    if ((st = gat_graph_order(&d->g, order, perm)) != GAT_OK) goto done;
     /* the owned rows in the order's sequence, then each peer's halo rows by (first reader, id) */
     gat_idx k = 0;
     for (gat_idx r = 0; r < nl; r++)
@@ -404,16 +404,28 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
             return gat_i_error(GAT_EINVAL, "gat_dist_create: rank %d: owned row %d (global %d) "
                                "has a duplicate source or lacks its self-loop", d->rank, i,
                                p->global_ids[i]);
-    if (order == GAT_ORDER_AUTO) order = d->g.nnz >= GAT_ORDER_AUTO_EDGES ? GAT_ORDER_RCM
-                                                                          : GAT_ORDER_NONE;
+    const double t0 = now();
+    gat_idx *perm = NULL;
+    if (order != GAT_ORDER_NONE &&
+        !(order == GAT_ORDER_AUTO && d->g.nnz < GAT_ORDER_AUTO_EDGES)) {
+        if (!(perm = gat_malloc((size_t)d->nl + 1, sizeof *perm))) return GAT_ENOMEM;
+        if ((st = gat_i_order_pick(&d->g, order, perm, &order)) != GAT_OK) {
+            gat_free(perm);
+            return st;
+        }
+    }
+    if (order == GAT_ORDER_AUTO) order = GAT_ORDER_NONE;
     /* the edges' features follow the renumbering (before it, edge e is the part's edge e) */
     const size_t D = p->edge_x ? (size_t)p->n_edge_features : 0;
     gat_idx *edge_of = NULL;
     if (D && (!(d->ex = gat_malloc((size_t)d->g.nnz * D + 1, sizeof *d->ex)) ||
               (order != GAT_ORDER_NONE &&
-               !(edge_of = gat_malloc((size_t)d->g.nnz + 1, sizeof *edge_of)))))
+               !(edge_of = gat_malloc((size_t)d->g.nnz + 1, sizeof *edge_of))))) {
+        gat_free(perm);
         return GAT_ENOMEM;
-    if (order != GAT_ORDER_NONE && (st = reorder(d, order, eb, edge_of)) != GAT_OK) {
+    }
+    if (order == GAT_ORDER_NONE) gat_free(perm);
+    else if ((st = reorder(d, order, perm, t0, eb, edge_of)) != GAT_OK) {
         gat_free(edge_of);
         return st;
     }

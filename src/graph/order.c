@@ -151,6 +151,44 @@ gat_status gat_graph_order(const gat_graph *g, gat_order method, gat_idx *perm)
     return st;
 }
 
+/* The share of g's edges j -> i, i != j, with |pos[i] - pos[j]| < GAT_I_ORDER_WINDOW (pos: each
+ * node's position, NULL: its number); 0 without such edges. */
+static double window_share(const gat_graph *g, const gat_idx *pos)
+{
+    int64_t near = 0, all = 0;
+    for (gat_idx i = 0; i < g->n; i++) {
+        const int64_t pi = pos ? pos[i] : i;
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+            const gat_idx j = g->col[e];
+            const int64_t d = pi - (pos ? pos[j] : j);
+            all += j != i;
+            near += j != i && d < GAT_I_ORDER_WINDOW && d > -GAT_I_ORDER_WINDOW;
+        }
+    }
+    return all ? (double)near / (double)all : 0;
+}
+
+gat_status gat_i_order_pick(const gat_graph *g, gat_order asked, gat_idx *perm, gat_order *used)
+{
+    gat_status st;
+    *used = GAT_ORDER_NONE;
+    if (asked == GAT_ORDER_NONE || (asked == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
+        return GAT_OK;
+    const gat_order method = asked == GAT_ORDER_AUTO ? GAT_ORDER_RCM : asked;
+    if ((st = gat_graph_order(g, method, perm)) != GAT_OK) return st;
+    if (asked == GAT_ORDER_AUTO) {
+        gat_idx *pos = gat_malloc((size_t)g->n + 1, sizeof *pos);
+        if (!pos) return GAT_ENOMEM;
+        for (gat_idx k = 0; k < g->n; k++)
+            pos[perm[k]] = k;
+        const double gain = window_share(g, pos) - window_share(g, NULL);
+        gat_free(pos);
+        if (gain < GAT_I_ORDER_GAIN) return GAT_OK;
+    }
+    *used = method;
+    return GAT_OK;
+}
+
 /* Threads of the transpose: up to 4 on graphs large enough to pay for the per-thread counts. */
 static int transpose_threads(const gat_graph *g)
 {

@@ -673,17 +673,23 @@ static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
     gat_status st;
     const double t0 = now();
     drop_order(m);
-    gat_order use = m->order;
-    if (use == GAT_ORDER_AUTO) use = g->nnz >= GAT_ORDER_AUTO_EDGES ? GAT_ORDER_RCM : GAT_ORDER_NONE;
-    if (use == GAT_ORDER_NONE) return GAT_OK;
+    gat_order use;
+    if (m->order == GAT_ORDER_NONE ||
+        (m->order == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
+        return GAT_OK;
     const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes;
+    if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm))) return GAT_ENOMEM;
+    if ((st = gat_i_order_pick(g, m->order, m->ws.perm, &use)) != GAT_OK) goto fail;
+    if (use == GAT_ORDER_NONE) { /* auto kept the caller's order: what deciding cost */
+        drop_order(m);
+        m->ws.order_seconds = now() - t0;
+        return GAT_OK;
+    }
     st = GAT_ENOMEM;
-    if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm)) ||
-        !(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) ||
+    if (!(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) ||
         !(m->ws.mark = gat_calloc(n, 1)) || !(m->ws.rows = gat_malloc(n, sizeof *m->ws.rows)) ||
         !(m->ws.dl = gat_malloc(n * C, sizeof *m->ws.dl)))
         goto fail;
-    if ((st = gat_graph_order(g, use, m->ws.perm)) != GAT_OK) goto fail;
     for (size_t k = 0; k < n; k++)
         m->ws.iperm[m->ws.perm[k]] = (gat_idx)k;
     if ((st = gat_graph_permute(&m->ws.pg, g, m->ws.perm, NULL)) != GAT_OK ||
