@@ -890,6 +890,9 @@ int main(int argc, char **argv)
             if (!o.quiet && used != GAT_ORDER_NONE)
                 printf("node order %s: %.2f s (counted in the training time)\n",
                        gat_order_name(used), order_s);
+            else if (!o.quiet && order_s > 0)
+                printf("node order: the input's kept (auto: RCM would not bring neighbours "
+                       "closer; deciding took %.2f s)\n", order_s);
             if (o.runs == 1)
                 printf("test accuracy: %.2f%%  (best epoch %d, %.2f s)\n", 100 * res.test_acc,
                        res.best_epoch, res.seconds);
