@@ -283,8 +283,10 @@ START_TEST(auto_reorders_where_it_pays)
     ck_assert(src && dst);
     gat_rng r;
     gat_rng_seed(&r, 9);
-    for (size_t e = 0; e < m; e++)
-        src[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n), dst[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n);
+    for (size_t e = 0; e < m; e++) {
+        src[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n);
+        dst[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n);
+    }
     ck_assert_int_eq(gat_graph_from_edges(&g, n, m, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
     ck_assert_int_ge(g.nnz, GAT_ORDER_AUTO_EDGES);
     perm = malloc((size_t)n * sizeof *perm);

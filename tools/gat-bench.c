@@ -1,10 +1,10 @@
-/* gat-bench: times GAT training and inference on Cora, Citeseer and synthetic graphs (tools/synth.c)
- * for a sweep of thread counts and attention scores, and prints a table and one JSON line per run.
- * Each run is a child process, so its peak resident memory is its own; a workload read from a file
- * is loaded by each child (loading a large graph runs OpenMP loops, and a child forked after its
- * parent started an OpenMP thread pool hangs in its first parallel loop). A benchmark, not a test:
- * run it on a quiet machine (`ninja -C build bench`). An epoch is gat_train_step, exactly
- * gat_train's epoch without the validation pass. */
+/* gat-bench: times GAT training and inference on Cora, Citeseer and synthetic graphs
+ * (tools/synth.c) for a sweep of thread counts and attention scores, and prints a table and one
+ * JSON line per run. Each run is a child process, so its peak resident memory is its own; a
+ * workload read from a file is loaded by each child (loading a large graph runs OpenMP loops, and a
+ * child forked after its parent started an OpenMP thread pool hangs in its first parallel loop). A
+ * benchmark, not a test: run it on a quiet machine (`ninja -C build bench`). An epoch is
+ * gat_train_step, exactly gat_train's epoch without the validation pass. */
 #define _DEFAULT_SOURCE /* wait4 */
 #include "cli.h"
 #include "synth.h"
@@ -563,9 +563,8 @@ int main(int argc, char **argv)
                 long rss = 0;
                 pid_t hogs[64];
                 const int n_hogs = start_load(load, hogs);
-                const int failed =
-                    !r || run_child(w, drawn ? &ds : NULL, sc[a / n_ord], residual, th[t], warmup,
-                                    epochs, infer, r, &rss);
+                const int failed = !r || run_child(w, drawn ? &ds : NULL, sc[a / n_ord], residual,
+                                                   th[t], warmup, epochs, infer, r, &rss);
                 if (failed) {
                     fprintf(stderr, "gat-bench: %s, %s, %d threads failed\n", w, sname, th[t]);
                     stop_load(n_hogs, hogs);
@@ -589,11 +588,12 @@ int main(int argc, char **argv)
                 const double mib = (double)rss / 1024;
                 char clis[16] = "-";
                 if (cli_s > 0) snprintf(clis, sizeof clis, "%.3f", cli_s);
-                printf("%-11s %8d %9d %3d %-10s %7s %-6s %7.3f | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f "
-                       "| %8.1f | %7s\n",
-                       w, r->n, r->nnz, th[t], sname, r->isa, gat_order_name(r->order),
-                       r->order_s, 1e3 * emed, 1e3 * emin,
-                       1e3 * emax, 1e3 * imed, mib, (double)r->nnz / emed / 1e6, clis);
+                printf(
+                    "%-11s %8d %9d %3d %-10s %7s %-6s %7.3f | %9.3f (%8.3f-%8.3f) | %10.3f | %8.0f "
+                    "| %8.1f | %7s\n",
+                    w, r->n, r->nnz, th[t], sname, r->isa, gat_order_name(r->order), r->order_s,
+                    1e3 * emed, 1e3 * emin, 1e3 * emax, 1e3 * imed, mib,
+                    (double)r->nnz / emed / 1e6, clis);
                 if (batch_size)
                     printf("%-11s   mini-batch: %.0f steps per epoch, %.3g block edges per epoch "
                            "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)\n",
@@ -616,10 +616,11 @@ int main(int argc, char **argv)
                     "\"peak_rss_mib\": %.1f, \"edges_per_s\": %.4g, \"train_acc_last\": %.4f, "
                     "\"cli_s\": %.4f, \"dataset_build_s\": %.3f, \"load\": %d, "
                     "\"order\": \"%s\", \"order_s\": %.4f, \"edge_dim\": %d}\n",
-                    w, r->n, r->nnz, r->features, r->feature_nnz, r->classes, th[t],
-                    sname, residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed, 1e3 * emin,
-                    1e3 * emax, 1e3 * imed, mib, (double)r->nnz / emed, r->train_acc, cli_s,
-                    drawn ? build_s : r->build_s, n_hogs, gat_order_name(r->order), r->order_s, edge_dim);
+                    w, r->n, r->nnz, r->features, r->feature_nnz, r->classes, th[t], sname,
+                    residual ? "true" : "false", r->isa, n_layers, r->epochs, 1e3 * emed,
+                    1e3 * emin, 1e3 * emax, 1e3 * imed, mib, (double)r->nnz / emed, r->train_acc,
+                    cli_s, drawn ? build_s : r->build_s, n_hogs, gat_order_name(r->order),
+                    r->order_s, edge_dim);
                 free(r);
             }
         }

@@ -406,8 +406,7 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
                                p->global_ids[i]);
     const double t0 = now();
     gat_idx *perm = NULL;
-    if (order != GAT_ORDER_NONE &&
-        !(order == GAT_ORDER_AUTO && d->g.nnz < GAT_ORDER_AUTO_EDGES)) {
+    if (order != GAT_ORDER_NONE && !(order == GAT_ORDER_AUTO && d->g.nnz < GAT_ORDER_AUTO_EDGES)) {
         if (!(perm = gat_malloc((size_t)d->nl + 1, sizeof *perm))) return GAT_ENOMEM;
         if ((st = gat_i_order_pick(&d->g, order, perm, &order)) != GAT_OK) {
             gat_free(perm);
@@ -424,7 +423,8 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
         gat_free(perm);
         return GAT_ENOMEM;
     }
-    if (order == GAT_ORDER_NONE) gat_free(perm);
+    if (order == GAT_ORDER_NONE)
+        gat_free(perm);
     else if ((st = reorder(d, order, perm, t0, eb, edge_of)) != GAT_OK) {
         gat_free(edge_of);
         return st;

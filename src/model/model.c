@@ -674,8 +674,7 @@ static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
     const double t0 = now();
     drop_order(m);
     gat_order use;
-    if (m->order == GAT_ORDER_NONE ||
-        (m->order == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
+    if (m->order == GAT_ORDER_NONE || (m->order == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
         return GAT_OK;
     const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes;
     if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm))) return GAT_ENOMEM;
@@ -686,8 +685,8 @@ static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
         return GAT_OK;
     }
     st = GAT_ENOMEM;
-    if (!(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) ||
-        !(m->ws.mark = gat_calloc(n, 1)) || !(m->ws.rows = gat_malloc(n, sizeof *m->ws.rows)) ||
+    if (!(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) || !(m->ws.mark = gat_calloc(n, 1)) ||
+        !(m->ws.rows = gat_malloc(n, sizeof *m->ws.rows)) ||
         !(m->ws.dl = gat_malloc(n * C, sizeof *m->ws.dl)))
         goto fail;
     for (size_t k = 0; k < n; k++)

@@ -39,8 +39,10 @@ static inline const char *fuzz_dir(void)
     if (fixed && *fixed) {
         if (strlen(fixed) >= sizeof fuzz_dir_buf - 64 || strchr(fixed, '\'') ||
             mkdir(fixed, 0700) != 0) {
-            fprintf(stderr, "fuzz: GAT_FUZZ_DIR=%s: cannot create it (or its name is too long "
-                    "or holds a quote)\n", fixed);
+            fprintf(stderr,
+                    "fuzz: GAT_FUZZ_DIR=%s: cannot create it (or its name is too long "
+                    "or holds a quote)\n",
+                    fixed);
             abort();
         }
         snprintf(fuzz_dir_buf, sizeof fuzz_dir_buf, "%s", fixed);
