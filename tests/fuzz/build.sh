@@ -17,7 +17,9 @@ mapfile -t srcs < <(sed -n '/^gat_sources = files(/,/^)/p' "$root/src/meson.buil
 [ ${#srcs[@]} -gt 0 ] || { echo "build.sh: no sources found in src/meson.build" >&2; exit 1; }
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-cflags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wno-unknown-pragmas
+# -ffile-prefix-map: source paths in the binaries (__FILE__, debug info) relative to the clone, so
+# that where it sits moves no constant data (fixed-seed runs compare addresses: .ci/run)
+cflags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wno-unknown-pragmas -ffile-prefix-map="$root"=.
         -I"$root/include" -I"$root/src" $(pkg-config --cflags igraph libcjson zlib openblas))
 libs=($(pkg-config --libs igraph libcjson zlib openblas) -lcxsparse -lmetis -lm)
 
