@@ -406,26 +406,26 @@ static gat_status local_graph(gat_dist *d, gat_order order, int64_t *eb)
                                p->global_ids[i]);
     const double t0 = now();
     gat_idx *perm = NULL;
-    if (order != GAT_ORDER_NONE && !(order == GAT_ORDER_AUTO && d->g.nnz < GAT_ORDER_AUTO_EDGES)) {
+    gat_order use = GAT_ORDER_NONE;
+    if (gat_i_order_considered(&d->g, order)) {
         if (!(perm = gat_malloc((size_t)d->nl + 1, sizeof *perm))) return GAT_ENOMEM;
-        if ((st = gat_i_order_pick(&d->g, order, perm, &order)) != GAT_OK) {
+        if ((st = gat_i_order_pick(&d->g, order, perm, &use)) != GAT_OK) {
             gat_free(perm);
             return st;
         }
     }
-    if (order == GAT_ORDER_AUTO) order = GAT_ORDER_NONE;
     /* the edges' features follow the renumbering (before it, edge e is the part's edge e) */
     const size_t D = p->edge_x ? (size_t)p->n_edge_features : 0;
     gat_idx *edge_of = NULL;
     if (D && (!(d->ex = gat_malloc((size_t)d->g.nnz * D + 1, sizeof *d->ex)) ||
-              (order != GAT_ORDER_NONE &&
+              (use != GAT_ORDER_NONE &&
                !(edge_of = gat_malloc((size_t)d->g.nnz + 1, sizeof *edge_of))))) {
         gat_free(perm);
         return GAT_ENOMEM;
     }
-    if (order == GAT_ORDER_NONE)
+    if (use == GAT_ORDER_NONE)
         gat_free(perm);
-    else if ((st = reorder(d, order, perm, t0, eb, edge_of)) != GAT_OK) {
+    else if ((st = reorder(d, use, perm, t0, eb, edge_of)) != GAT_OK) {
         gat_free(edge_of);
         return st;
     }

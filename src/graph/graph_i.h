@@ -34,4 +34,11 @@ gat_status gat_i_graph_transpose(gat_graph *g);
  * gat_graph_order's statuses. Cost: the method's, plus O(n + E) for the rule. */
 gat_status gat_i_order_pick(const gat_graph *g, gat_order asked, gat_idx *perm, gat_order *used);
 
+/* Whether a binding asking for `asked` may renumber g at all (gat_i_order_pick may be skipped,
+ * and its permutation not allocated, where not). */
+static inline int gat_i_order_considered(const gat_graph *g, gat_order asked)
+{
+    return asked != GAT_ORDER_NONE && (asked != GAT_ORDER_AUTO || g->nnz >= GAT_ORDER_AUTO_EDGES);
+}
+
 #endif

@@ -172,8 +172,7 @@ gat_status gat_i_order_pick(const gat_graph *g, gat_order asked, gat_idx *perm, 
 {
     gat_status st;
     *used = GAT_ORDER_NONE;
-    if (asked == GAT_ORDER_NONE || (asked == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
-        return GAT_OK;
+    if (!gat_i_order_considered(g, asked)) return GAT_OK;
     const gat_order method = asked == GAT_ORDER_AUTO ? GAT_ORDER_RCM : asked;
     if ((st = gat_graph_order(g, method, perm)) != GAT_OK) return st;
     if (asked == GAT_ORDER_AUTO) {

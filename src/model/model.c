@@ -674,8 +674,7 @@ static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
     const double t0 = now();
     drop_order(m);
     gat_order use;
-    if (m->order == GAT_ORDER_NONE || (m->order == GAT_ORDER_AUTO && g->nnz < GAT_ORDER_AUTO_EDGES))
-        return GAT_OK;
+    if (!gat_i_order_considered(g, m->order)) return GAT_OK;
     const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes;
     if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm))) return GAT_ENOMEM;
     if ((st = gat_i_order_pick(g, m->order, m->ws.perm, &use)) != GAT_OK) goto fail;
