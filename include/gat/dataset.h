@@ -149,7 +149,8 @@ typedef struct gat_dataset_options {
 GAT_API void gat_dataset_options_default(gat_dataset_options *o);
 
 /* Where the dataset called name is, as gat_dataset_load and gat-train --dataset find it:
- *   1. name itself if it exists as a directory or file, or name.content[.gz] does (a prefix);
+ *   1. name itself if it exists as a directory or file, or name.content[.gz] does (a prefix),
+ *      or name.graph and name.allx do (a Planetoid prefix, e.g. DIR/ind.cora);
  *   2. otherwise, for a bare name (no '/'), DIR/name in the first of these folders that has it:
  *      $GAT_DATASETS (if set and not empty), the installed datasets folder
  *      (PREFIX/share/libgat/datasets, fixed at build time; `pkg-config --variable=datasetsdir gat`
@@ -161,8 +162,12 @@ GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size)
 
 /* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D), a
  * prefix P (files P.content[.gz], P.cites, P.split), a dataset file (a name ending in .gatd, or a
- * regular file that starts like one and is no prefix P as above), or the bare name of a bundled
- * dataset ("cora", "citeseer") found as gat_dataset_locate says.
+ * regular file that starts like one and is no prefix P as above), a Planetoid dataset (the raw
+ * pickles ind.NAME.{x,y,tx,ty,allx,ally,graph,test.index} of the GCN/GAT reference code, named by
+ * the prefix DIR/ind.NAME or by a directory NAME holding them: read as tkipf/gcn's load_data
+ * builds them, with the public split as the split file; no Python involved, and only the types
+ * these pickles hold are accepted), or the bare name of a bundled dataset ("cora", "citeseer")
+ * found as gat_dataset_locate says.
  * A .gatd file is mapped into memory (mmap) and the dataset's arrays point into the mapping where
  * the host's byte order and the alignment allow (copies otherwise); it is checked whole first
  * (header, every tensor's dtype, shape and offsets, row pointers, indices sorted and in range,

@@ -5,6 +5,7 @@
 #include "gat/dataset.h"
 #include "core/core.h"
 #include "io/dataset_i.h"
+#include "io/planetoid.h"
 #include "io/text.h"
 
 #include <ctype.h>
@@ -68,7 +69,7 @@ static int exists_as_dataset(const char *path)
     probe = NULL;
     if (!yes && (probe = concat(path, len, ".content.gz"))) yes = exists(probe);
     gat_free(probe);
-    return yes;
+    return yes || gat_i_planetoid_is(path);
 }
 
 /* Resolves name as gat_dataset_locate documents it; *out: allocated path on success. */
@@ -563,6 +564,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     if (!exists_as_dataset(path) && !strchr(path, '/')) {
         if ((st = locate("gat_dataset_load", path, &found)) != GAT_OK) goto cleanup;
         path = found;
+    }
+    if (gat_i_planetoid_is(path)) {
+        st = gat_i_planetoid_load(ds, path, opt);
+        goto cleanup;
     }
     if (gat_i_datafile_is(path)) {
         st = gat_i_datafile_load(ds, path, opt);
