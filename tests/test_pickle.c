@@ -301,6 +301,66 @@ START_TEST(test_scalars_and_containers)
 }
 END_TEST
 
+/* NumPy integer scalars (numpy.core.multiarray.scalar(dtype, bytes)) read as ints: [i8 -3,
+ * i4 7 (its dtype from the memo), b1 True]; a float scalar and a short payload are refused. */
+START_TEST(test_numpy_scalars)
+{
+    pkb p;
+    gat_i_pickle pk;
+    const int64_t m3 = -3;
+    const int32_t seven = 7;
+    start(&p);
+    op(&p, ']');
+    op(&p, '(');
+    global(&p, "numpy.core.multiarray", "scalar");
+    put(&p); /* memo 1 */
+    dtype(&p, "i8", "<");
+    binstr(&p, &m3, 8);
+    op(&p, 0x86);
+    op(&p, 'R');
+    op(&p, 'h');
+    op(&p, 1);
+    dtype(&p, "i4", "<"); /* memo 3 */
+    binstr(&p, &seven, 4);
+    op(&p, 0x86);
+    op(&p, 'R');
+    op(&p, 'h');
+    op(&p, 1);
+    dtype(&p, "b1", "|");
+    binstr(&p, "\x01", 1);
+    op(&p, 0x86);
+    op(&p, 'R');
+    op(&p, 'e');
+    stop(&p);
+    parse_ok(&pk, &p);
+    const gat_i_pval *l = gat_i_pickle_at(&pk, pk.root);
+    ck_assert_uint_eq(l->u.seq.n, 3);
+    ck_assert_int_eq(item(&pk, l, 0)->kind, GAT_I_PK_INT);
+    ck_assert_int_eq(item(&pk, l, 0)->u.i, -3);
+    ck_assert_int_eq(item(&pk, l, 1)->u.i, 7);
+    ck_assert_int_eq(item(&pk, l, 2)->kind, GAT_I_PK_BOOL);
+    ck_assert_int_eq(item(&pk, l, 2)->u.i, 1);
+    gat_i_pickle_free(&pk);
+
+    start(&p);
+    global(&p, "numpy.core.multiarray", "scalar");
+    dtype(&p, "f8", "<");
+    binstr(&p, &m3, 8);
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: a numpy scalar of dtype f8 is not supported");
+    start(&p);
+    global(&p, "numpy.core.multiarray", "scalar");
+    dtype(&p, "i8", "<");
+    binstr(&p, &seven, 4);
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: a numpy scalar of dtype i8 in 4 bytes");
+}
+END_TEST
+
 /* A (2, 3) ndarray of each dtype, read back as a dense matrix. */
 START_TEST(test_ndarray_dtypes)
 {
@@ -884,6 +944,9 @@ START_TEST(test_planetoid_bad)
     tu_write(dir, "ind.bad.test.index", "11\n8\n12\n");
     ASSERT_FAILS(gat_dataset_load(&ds, prefix, NULL), GAT_EFORMAT,
                  "ind.bad.test.index has 3 ids but");
+    tu_write(dir, "ind.bad.test.index", "8\n9\n11\n20\n");
+    ASSERT_FAILS(gat_dataset_load(&ds, prefix, NULL), GAT_EFORMAT,
+                 "the test ids span 8 .. 20, 4 ids for 13 nodes: more than half of the range");
     tu_write(dir, "ind.bad.test.index", "11\n8\nx12\n9\n");
     ASSERT_FAILS(gat_dataset_load(&ds, prefix, NULL), GAT_EFORMAT,
                  "ind.bad.test.index:3: expected one node id (an integer >= 0), got 'x12'");
@@ -992,6 +1055,7 @@ int main(void)
     Suite *s = suite_create("pickle");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, test_scalars_and_containers);
+    tcase_add_test(tc, test_numpy_scalars);
     tcase_add_loop_test(tc, test_ndarray_dtypes, 0, 5);
     tcase_add_loop_test(tc, test_csr, 0, 2);
     suite_add_tcase(s, tc);

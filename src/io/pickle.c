@@ -220,6 +220,8 @@ static const struct {
 } allowed[] = {
     {"numpy.core.multiarray", "_reconstruct", GAT_I_PG_RECONSTRUCT},
     {"numpy._core.multiarray", "_reconstruct", GAT_I_PG_RECONSTRUCT},
+    {"numpy.core.multiarray", "scalar", GAT_I_PG_SCALAR},
+    {"numpy._core.multiarray", "scalar", GAT_I_PG_SCALAR},
     {"numpy", "ndarray", GAT_I_PG_NDARRAY},
     {"numpy", "dtype", GAT_I_PG_DTYPE},
     {"scipy.sparse.csr", "csr_matrix", GAT_I_PG_CSR},
@@ -328,6 +330,27 @@ static gat_status op_reduce(machine *m)
             (st = push_new(m, GAT_I_PK_DTYPE, &v)) != GAT_OK)
             return st;
         v->u.i = t;
+        return GAT_OK;
+    }
+    case GAT_I_PG_SCALAR: { /* scalar(dtype, bytes): a NumPy integer, e.g. a node id */
+        const gat_i_pval *dt, *raw;
+        if (!is_tuple(args, 2, &a) || (dt = at(m, a[0]))->kind != GAT_I_PK_DTYPE || !dt->flag ||
+            (raw = at(m, a[1]))->kind != GAT_I_PK_STR)
+            return fail(m, "numpy scalar expects (numpy.dtype, bytes)%s%s", NULL, NULL);
+        const gat_i_parray one = {
+            .dtype = (gat_i_pdtype)dt->u.i, .ndim = 0, .count = 1, .data = raw->u.str.s};
+        if (one.dtype == GAT_I_PD_F4 || one.dtype == GAT_I_PD_F8)
+            return fail(m, "a numpy scalar of dtype %s is not supported (integers only)%s",
+                        gat_i_pdtype_name(one.dtype), NULL);
+        if (raw->u.str.len != gat_i_pdtype_size(one.dtype)) {
+            char got[32];
+            snprintf(got, sizeof got, "%zu", raw->u.str.len);
+            return fail(m, "a numpy scalar of dtype %s in %s bytes", gat_i_pdtype_name(one.dtype),
+                        got);
+        }
+        if ((st = push_new(m, dt->u.i == GAT_I_PD_B1 ? GAT_I_PK_BOOL : GAT_I_PK_INT, &v)) != GAT_OK)
+            return st;
+        v->u.i = gat_i_parray_int(&one, 0);
         return GAT_OK;
     }
     case GAT_I_PG_DEFAULTDICT: /* defaultdict(list) */

@@ -1,12 +1,14 @@
 /* Private: a small, bounded unpickler for the Python 2 pickles (protocol 2) of the Planetoid
  * datasets: scipy.sparse csr_matrix, NumPy ndarrays (f4, f8, i4, i8, b1; little-endian, C order),
- * collections.defaultdict(list), ints, bools, None, strings, tuples, lists and dicts.
+ * NumPy integer scalars (as ints), collections.defaultdict(list), ints, bools, None, strings,
+ * tuples, lists and dicts.
  *
  * Nothing is executed: GLOBAL names outside a fixed allow-list and every opcode these files do not
  * need are refused (GAT_EFORMAT naming the file, the byte offset and the opcode or name), so a
  * hostile file can do no more than fail. Every length is checked against the bytes left; the
  * parser is a loop over opcodes (no recursion), and every value, stack slot, memo slot and item
- * comes from an opcode of the file, so memory stays within a constant times the file's size.
+ * comes from an opcode of the file, so memory stays within a constant times the file's size
+ * (at most about 150 bytes per byte of file, for a file of one-byte opcodes).
  * Array payloads are not copied: they point into the file's bytes held by the gat_i_pickle. */
 #ifndef GAT_I_PICKLE_H
 #define GAT_I_PICKLE_H
@@ -35,6 +37,7 @@ typedef enum gat_i_pkind {
 /* The allowed GLOBAL names (module and name as the pickle spells them). */
 typedef enum gat_i_pglobal {
     GAT_I_PG_RECONSTRUCT,   /* numpy.core.multiarray._reconstruct */
+    GAT_I_PG_SCALAR,        /* numpy.core.multiarray.scalar: NumPy integers, read as ints */
     GAT_I_PG_NDARRAY,       /* numpy.ndarray */
     GAT_I_PG_DTYPE,         /* numpy.dtype */
     GAT_I_PG_CSR,           /* scipy.sparse.csr.csr_matrix (scipy.sparse._csr in newer scipy) */

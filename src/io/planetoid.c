@@ -254,6 +254,15 @@ static gat_status read_test_index(loader *L)
                          path, (long long)lo, L->n_all, L->path[P_ALLX]);
         goto cleanup;
     }
+    /* the padded nodes of the test range cost memory the files do not hold: bound them by the
+     * test nodes (Citeseer pads 15 for 1000) */
+    if (L->n_test && (uint64_t)(hi - lo + 1) - L->n_test > L->n_test) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: the test ids span %lld .. %lld, %zu ids for %lld "
+                         "nodes: more than half of the range would be padding",
+                         path, (long long)lo, (long long)hi, L->n_test, (long long)(hi - lo + 1));
+        goto cleanup;
+    }
     L->n = L->n_test ? (gat_idx)(hi + 1) : L->n_all;
 cleanup:
     gat_i_text_free(&t);
