@@ -167,6 +167,7 @@ static gat_i_pval *at(const machine *m, uint32_t id)
 /* Appends count ids to seq value v. */
 static gat_status seq_add(gat_i_pval *v, const uint32_t *ids, size_t count)
 {
+    if (count == 0) return GAT_OK; /* an empty tuple keeps item NULL */
     if (grow(&v->u.seq.item, &v->u.seq.cap, v->u.seq.n + count, sizeof *v->u.seq.item) != GAT_OK)
         return GAT_ENOMEM;
     memcpy(v->u.seq.item + v->u.seq.n, ids, count * sizeof *ids);
@@ -199,7 +200,7 @@ static gat_status make_tuple(machine *m, size_t base)
     /* the items leave the stack before the tuple is pushed: copy them first if few, else build
      * the tuple from the stack and then pop */
     if (n <= 3) {
-        memcpy(items, src, n * sizeof *items);
+        if (n) memcpy(items, src, n * sizeof *items);
         m->sp = base;
         if ((st = push_new(m, GAT_I_PK_TUPLE, &t)) != GAT_OK) return st;
         return seq_add(t, items, n);
