@@ -952,7 +952,9 @@ START_TEST(labels_split_and_class_order)
     gat_dataset ds;
     snprintf(g, sizeof g, "%s", tu_write(dir, "g.edges", "0 1\n1 2\n2 3\n3 4\n"));
     snprintf(l, sizeof l, "%s", tu_write(dir, "g.labels", "# node label\n0 10\n1 9\n2 2\n4 10\n"));
-    snprintf(s, sizeof s, "%s", tu_write(dir, "g.split", "0 train\n1 train\n2 val\n4 test\n"));
+    /* '#' lines are comments in the split table as in the labels one (io/idtable.h) */
+    snprintf(s, sizeof s, "%s",
+             tu_write(dir, "g.split", "# node split\n0 train\n1 train\n#3 val\n2 val\n4 test\n"));
     gat_dataset_files files = {.graph = g, .labels = l, .split = s};
     ck_assert_msg(gat_dataset_read(&ds, &files, NULL) == GAT_OK, "%s", gat_last_error());
     ck_assert_int_eq(ds.n_classes, 3); /* integer labels: numeric order 2, 9, 10 */
@@ -1061,6 +1063,10 @@ START_TEST(malformed_files_are_named)
                       "g.labels:2: expected 2 fields (node id, label), found 3");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b\n0 b\n", NULL, GAT_EFORMAT,
                       "g.labels:3: node '0' is listed twice (first on line 1)");
+    assert_read_fails(el, "edges", NULL, "0 a\n1 b\n", "0 train\n1 val\n0 test\n", GAT_EFORMAT,
+                      "g.split:3: node '0' is listed twice (first on line 1)");
+    assert_read_fails(el, "edges", NULL, "0 a\n1 b\n", "0 train\n1\n", GAT_EFORMAT,
+                      "g.split:2: expected 2 fields (node id, train|val|test), found 1");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b\n", "0 train\n1 exam\n", GAT_EFORMAT,
                       "g.split:2:3: unknown split 'exam'");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b\n", "0 train\n2 val\n", GAT_EFORMAT,

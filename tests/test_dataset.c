@@ -470,6 +470,30 @@ START_TEST(test_random_split_no_file)
 }
 END_TEST
 
+/* The split table has one rule on every path (io/idtable.h; gat_dataset_read's is tested in
+ * test_api): '#' lines are comments, a node listed twice is an error (tests/data/bad/split_twice). */
+START_TEST(test_split_file_comments)
+{
+    char *dir = tu_tmpdir(), split[4200];
+    const char *ds_dir = make_tiny_copy(dir, "commented", 0, 1);
+    gat_dataset ref = load_ok(tu_data("tiny"), NULL), ds;
+    snprintf(split, sizeof split, "%s/commented.split", ds_dir);
+    FILE *f = fopen(split, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# node split\npaper_a\ttrain\npaper_e\ttrain\n#paper_c val\npaper_c\ttrain\n"
+          "paper_b\tval\npaper_d\tval\n# the test nodes\npaper_f\ttest\npaper_g\ttest\n"
+          "paper_h\ttest\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    ds = load_ok(ds_dir, NULL);
+    ck_assert_mem_eq(ds.split, ref.split, (size_t)ref.n);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&ref);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_random_split_too_small)
 {
     gat_dataset_options o;
@@ -1741,6 +1765,7 @@ int main(void)
     tcase_add_test(tc, test_random_split_cora);
     tcase_add_test(tc, test_random_split_no_file);
     tcase_add_test(tc, test_random_split_too_small);
+    tcase_add_test(tc, test_split_file_comments);
     tcase_add_test(tc, test_small_default_split);
     tcase_add_test(tc, test_small_strict_split);
     tcase_add_test(tc, test_split_rules);

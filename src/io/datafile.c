@@ -41,9 +41,10 @@
 /* ---- What a loaded dataset keeps (gat_dataset.storage) ------------------------------------ */
 
 typedef struct storage {
-    void *map;      /* the file, mapped MAP_PRIVATE (writes stay in this process) */
+    gat_i_storage base; /* gat_dataset.storage points here; base.context to this struct */
+    void *map;          /* the file, mapped MAP_PRIVATE (writes stay in this process) */
     size_t map_len;
-    char *ids;      /* generated node ids "0".."n-1" back to back, or NULL */
+    char *ids; /* generated node ids "0".."n-1" back to back, or NULL */
     size_t ids_len;
 } storage;
 
@@ -62,10 +63,10 @@ static void forget(const storage *s, void *pp)
     if (inside(s, *p)) *p = NULL;
 }
 
-void gat_i_dataset_release(gat_dataset *ds)
+/* gat_i_storage.release of a loaded file: clears the pointers into s, unmaps and frees s. */
+static void release(gat_dataset *ds, void *context)
 {
-    storage *s = ds->storage;
-    if (!s) return;
+    storage *s = context;
     char **ids = gat_i_strv(ds->node_ids);
     for (gat_idx i = 0; ids && i < ds->n; i++)
         forget(s, &ids[i]);
@@ -81,7 +82,6 @@ void gat_i_dataset_release(gat_dataset *ds)
     if (s->map) munmap(s->map, s->map_len);
     gat_free(s->ids);
     gat_free(s);
-    ds->storage = NULL;
 }
 
 /* ---- Sniffing ---------------------------------------------------------------------------- */
@@ -129,6 +129,7 @@ int gat_i_datafile_is(const char *path)
 
 /* ---- Loading ----------------------------------------------------------------------------- */
 
+/* clang-format off */
 enum {
     T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS,
     T_EX, T_EIN,        /* optional edge features and provenance */
@@ -146,6 +147,7 @@ static const struct {
     {"edge_features", "F32", 4},   {"edge_input", "I32", 4},
     {"part.global_ids", "I32", 4}, {"part.halo_owner", "I32", 4},
 };
+/* clang-format on */
 
 typedef struct reader {
     const char *path;
@@ -157,7 +159,7 @@ typedef struct reader {
     size_t span[T_COUNT][2];
     size_t dims[T_COUNT][2];
     int ndim[T_COUNT];
-    gat_idx classes; /* C from the metadata */
+    gat_idx classes;       /* C from the metadata */
     gat_i_part_data *part; /* a part file (format libgat-part) is read into it; NULL: a dataset */
     gat_idx cols;          /* columns of the graph CSR: n, or n + halo in a part file */
 } reader;
@@ -219,10 +221,11 @@ static gat_status read_entries(reader *R, const cJSON *root)
                                "features.*, labels, split, node_ids and part.*)",
                                R->path, e->string);
         if (k == T_COUNT)
-            return gat_i_error(GAT_EFORMAT,
-                               "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
-                               "features[.*], labels, split, node_ids, edge_features and edge_input)",
-                               R->path, e->string);
+            return gat_i_error(
+                GAT_EFORMAT,
+                "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
+                "features[.*], labels, split, node_ids, edge_features and edge_input)",
+                R->path, e->string);
         if ((st = gat_i_st_entry(R->path, e, e->string, R->data_len, &dtype, dims, 2, &ndim,
                                  span)) != GAT_OK)
             return st;
@@ -268,8 +271,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
                            R->path);
     for (int k = T_XPTR; csr && k <= T_XVAL; k++)
         if (!R->present[k])
-            return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" is missing", R->path,
-                               spec[k].name);
+            return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" is missing", R->path, spec[k].name);
     /* sorted by start, each tensor must begin at or after the previous one's end */
     int order[T_COUNT], m = 0;
     for (int k = 0; k < T_COUNT; k++) {
@@ -294,9 +296,8 @@ static gat_status read_entries(reader *R, const cJSON *root)
 static gat_status expect_dim(const reader *R, int k, int d, size_t want, const char *why)
 {
     if (R->dims[k][d] != want)
-        return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has %zu %s, expected %zu (%s)",
-                           R->path, spec[k].name, R->dims[k][d], d ? "columns" : "entries", want,
-                           why);
+        return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has %zu %s, expected %zu (%s)", R->path,
+                           spec[k].name, R->dims[k][d], d ? "columns" : "entries", want, why);
     return GAT_OK;
 }
 
@@ -333,7 +334,8 @@ static gat_status read_meta(reader *R, const cJSON *md, long *v_norm)
     gat_status st;
     if (!md || (st = gat_i_st_meta_get(R->path, md, "format", 0, &s)) != GAT_OK || !s ||
         strcmp(s, format) != 0)
-        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"format\" is not \"%s\": not a libgat %s file",
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"format\" is not \"%s\": not a libgat %s file",
                            R->path, format, R->part ? "part" : "dataset");
     if ((st = gat_i_st_meta_get(R->path, md, "version", 1, &s)) != GAT_OK) return st;
     if (strcmp(s, GATD_VERSION) != 0)
@@ -426,8 +428,8 @@ static gat_status idx_array(const reader *R, int k, gat_idx **out)
 static float f32_at(const unsigned char *p, size_t i)
 {
     p += 4 * i;
-    const uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                       (uint32_t)p[3] << 24;
+    const uint32_t u =
+        (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
@@ -450,8 +452,10 @@ static gat_status check_csr(const reader *R, int kp, int ki, const gat_idx *ptr,
                                "never decrease)",
                                R->path, spec[kp].name, i, ptr[i + 1], ptr[i]);
     if ((size_t)ptr[rows] != nnz)
-        return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" ends at %d, expected %zu (the length "
-                           "of \"%s\")", R->path, spec[kp].name, ptr[rows], nnz, spec[ki].name);
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" ends at %d, expected %zu (the length "
+                           "of \"%s\")",
+                           R->path, spec[kp].name, ptr[rows], nnz, spec[ki].name);
     for (gat_idx i = 0; i < rows; i++) {
         int loop = 0;
         for (gat_idx e = ptr[i]; e < ptr[i + 1]; e++) {
@@ -601,8 +605,10 @@ static gat_status read_features(reader *R)
                 nnz += v != 0;
             }
         if (nnz > (size_t)INT32_MAX)
-            return gat_i_error(GAT_EFORMAT, "%s: tensor \"features\" has %zu non-zeros, more "
-                               "than %d", R->path, nnz, INT32_MAX);
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"features\" has %zu non-zeros, more "
+                               "than %d",
+                               R->path, nnz, INT32_MAX);
         if ((st = gat_csr_init(x, n, F, nnz)) != GAT_OK) return st;
         size_t k = 0;
         for (gat_idx i = 0; i < n; i++) {
@@ -723,7 +729,10 @@ static gat_status load_file(reader *R, const gat_dataset_options *opt)
     long normalized = 0;
     gat_status st;
 
-    if (!(R->own = ds->storage = gat_calloc(1, sizeof(storage)))) return GAT_ENOMEM;
+    if (!(R->own = gat_calloc(1, sizeof(storage)))) return GAT_ENOMEM;
+    R->own->base.release = release;
+    R->own->base.context = R->own;
+    ds->storage = &R->own->base;
     if ((st = map_file(R)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
     if ((st = gat_i_st_parse_header(R->path, R->own->map, R->own->map_len, &root, &data_at)) !=
@@ -794,7 +803,8 @@ gat_status gat_i_partfile_load(gat_i_part_data *p, const char *path)
 void gat_i_partfile_destroy(gat_i_part_data *p)
 {
     if (!p) return;
-    const storage *s = p->ds.storage;
+    const gat_i_storage *base = p->ds.storage;
+    const storage *s = base ? base->context : NULL;
     if (!s || !inside(s, p->global_ids)) gat_free(p->global_ids);
     if (!s || !inside(s, p->halo_owner)) gat_free(p->halo_owner);
     gat_dataset_destroy(&p->ds);
@@ -824,8 +834,7 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
         int loop = 0;
         for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
             if (e > g->rowptr[i] && g->col[e] <= g->col[e - 1])
-                return gat_i_error(GAT_EINVAL, "%s: graph row %d is not strictly ascending", fn,
-                                   i);
+                return gat_i_error(GAT_EINVAL, "%s: graph row %d is not strictly ascending", fn, i);
             loop |= g->col[e] == i;
         }
         if (!loop)
@@ -885,8 +894,9 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
     }
     gat_i_strmap_free(&map);
     /* symmetric iff the in-CSR equals the out-CSR (both sorted, self-loops in both) */
-    *symmetric = g->n == 0 || g->nnz == 0 || (!memcmp(g->rowptr, g->t_rowptr, ((size_t)g->n + 1) * sizeof(gat_idx)) &&
-                               !memcmp(g->col, g->t_col, (size_t)g->nnz * sizeof(gat_idx)));
+    *symmetric = g->n == 0 || g->nnz == 0 ||
+                 (!memcmp(g->rowptr, g->t_rowptr, ((size_t)g->n + 1) * sizeof(gat_idx)) &&
+                  !memcmp(g->col, g->t_col, (size_t)g->nnz * sizeof(gat_idx)));
     return st;
 }
 
@@ -914,8 +924,8 @@ static int add_num(cJSON *o, const char *k, long v)
     return add_str(o, k, s);
 }
 
-static int add_entry(cJSON *root, const char *name, const char *dtype, const size_t *dims,
-                     int ndim, size_t begin, size_t end)
+static int add_entry(cJSON *root, const char *name, const char *dtype, const size_t *dims, int ndim,
+                     size_t begin, size_t end)
 {
     cJSON *e = cJSON_AddObjectToObject(root, name), *shape, *offs;
     if (!e || !add_str(e, "dtype", dtype) || !(shape = cJSON_AddArrayToObject(e, "shape")) ||
@@ -929,8 +939,7 @@ static int add_entry(cJSON *root, const char *name, const char *dtype, const siz
 
 /* The dataset metadata of a file of the given format (a dataset or a part) into a new
  * "__metadata__" object of root; NULL if out of memory. */
-static cJSON *dataset_meta(cJSON *root, const char *format, const gat_dataset *ds,
-                           const char *name)
+static cJSON *dataset_meta(cJSON *root, const char *format, const gat_dataset *ds, const char *name)
 {
     cJSON *md = NULL, *names = NULL;
     char *names_json = NULL;
@@ -1152,12 +1161,11 @@ gat_status gat_i_partfile_save(const gat_i_part_data *p, const char *path, const
     int nt = default_ids ? 9 : 10;
     if (D > 0) t[nt++] = t[10]; /* the edges' features, in the part's in-CSR order */
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (!(root = cJSON_CreateObject()) ||
-        !(md = dataset_meta(root, GATD_PART_FORMAT, ds, name)) ||
+    if (!(root = cJSON_CreateObject()) || !(md = dataset_meta(root, GATD_PART_FORMAT, ds, name)) ||
         !add_num(md, "halo", p->n_halo) || !add_num(md, "part", p->part) ||
         !add_num(md, "parts", p->n_parts) || !add_num(md, "global_nodes", p->n_global) ||
-        !add_hex(md, "fingerprint", p->fingerprint) ||
-        !add_hex(md, "assignment", p->assignment) || !add_tensors(root, t, nt)) {
+        !add_hex(md, "fingerprint", p->fingerprint) || !add_hex(md, "assignment", p->assignment) ||
+        !add_tensors(root, t, nt)) {
         st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
         goto cleanup;
     }

@@ -5,6 +5,7 @@
 #include "gat/dataset.h"
 #include "core/core.h"
 #include "io/dataset_i.h"
+#include "io/idtable.h"
 #include "io/planetoid.h"
 #include "io/text.h"
 
@@ -78,11 +79,11 @@ static gat_status locate(const char *fn, const char *name, char **out)
     const char *env = getenv("GAT_DATASETS");
     const char *dirs[3] = {env && *env ? env : NULL, GAT_INSTALL_DATASETS, GAT_SOURCE_DATASETS};
     *out = NULL;
-    if (exists_as_dataset(name)) return (*out = concat(name, strlen(name), "")) ? GAT_OK : GAT_ENOMEM;
+    if (exists_as_dataset(name))
+        return (*out = concat(name, strlen(name), "")) ? GAT_OK : GAT_ENOMEM;
     if (strchr(name, '/'))
-        return gat_i_error(GAT_EIO,
-                           "%s: no dataset '%s': neither it nor %s.content[.gz] exists", fn,
-                           name, name);
+        return gat_i_error(GAT_EIO, "%s: no dataset '%s': neither it nor %s.content[.gz] exists",
+                           fn, name, name);
     for (int k = 0; k < 3; k++) {
         if (!dirs[k] || !*dirs[k]) continue;
         char *dir = concat(dirs[k], strlen(dirs[k]), "/"), *p = NULL;
@@ -111,8 +112,10 @@ gat_status gat_dataset_locate(const char *name, char *path, size_t size)
     if (!path) return gat_i_error(GAT_EINVAL, "gat_dataset_locate: NULL path buffer");
     if ((st = locate("gat_dataset_locate", name, &found)) != GAT_OK) return st;
     if (strlen(found) >= size)
-        st = gat_i_error(GAT_EINVAL, "gat_dataset_locate: the path '%s' needs %zu bytes, the buffer "
-                         "has %zu", found, strlen(found) + 1, size);
+        st = gat_i_error(GAT_EINVAL,
+                         "gat_dataset_locate: the path '%s' needs %zu bytes, the buffer "
+                         "has %zu",
+                         found, strlen(found) + 1, size);
     else
         memcpy(path, found, strlen(found) + 1);
     gat_free(found);
@@ -302,8 +305,7 @@ static int cmp_str(const void *a, const void *b)
 /* Numbers the classes by the byte order of their names: ds->labels holds first-seen class
  * numbers on entry (names (C) in first-seen order, found through map) and sorted ones on exit;
  * ds->class_names receives copies of the sorted names. */
-static gat_status number_classes(gat_dataset *ds, char **names, gat_idx C,
-                                 const gat_i_strmap *map)
+static gat_status number_classes(gat_dataset *ds, char **names, gat_idx C, const gat_i_strmap *map)
 {
     char **sorted = gat_malloc((size_t)C, sizeof *sorted);
     gat_idx *rank = gat_malloc((size_t)C, sizeof *rank);
@@ -350,7 +352,8 @@ static gat_status read_content(loader *L, const char *base)
     L->line_of = gat_malloc(max_nodes, sizeof *L->line_of);
     names = gat_malloc(max_nodes, sizeof *names);
     if (!ds->node_ids || !ds->labels || !ds->x.rowptr || !L->line_of || !names ||
-        gat_i_strmap_init(&L->ids, max_nodes) != GAT_OK || gat_i_strmap_init(&classes, max_nodes) != GAT_OK) {
+        gat_i_strmap_init(&L->ids, max_nodes) != GAT_OK ||
+        gat_i_strmap_init(&classes, max_nodes) != GAT_OK) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
@@ -424,19 +427,18 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
                                  path, t.line, gat_i_text_column(&t, width), t.field[width], width,
                                  width - 2, t.n_fields);
             else if (width > 2)
-                st = gat_i_error(GAT_EFORMAT,
-                                 "%s:%ld:%ld: edge feature %zu is missing: expected %zu fields "
-                                 "(cited id, citing id, %zu edge features, as on the first "
-                                 "line), found %zu",
-                                 path, t.line,
-                                 gat_i_text_column(&t, t.n_fields - 1) +
-                                     (long)strlen(t.field[t.n_fields - 1]),
-                                 t.n_fields >= 2 ? t.n_fields - 1 : 1, width, width - 2,
-                                 t.n_fields);
+                st = gat_i_error(
+                    GAT_EFORMAT,
+                    "%s:%ld:%ld: edge feature %zu is missing: expected %zu fields "
+                    "(cited id, citing id, %zu edge features, as on the first "
+                    "line), found %zu",
+                    path, t.line,
+                    gat_i_text_column(&t, t.n_fields - 1) + (long)strlen(t.field[t.n_fields - 1]),
+                    t.n_fields >= 2 ? t.n_fields - 1 : 1, width, width - 2, t.n_fields);
             else
                 st = gat_i_error(GAT_EFORMAT,
-                                 "%s:%ld: expected 2 fields (cited id, citing id), found %zu",
-                                 path, t.line, t.n_fields);
+                                 "%s:%ld: expected 2 fields (cited id, citing id), found %zu", path,
+                                 t.line, t.n_fields);
             goto cleanup;
         }
         if (m == 0 && width > 2 && width - 2 > (size_t)INT32_MAX / 2) {
@@ -487,60 +489,20 @@ cleanup:
 
 /* ---- NAME.split or a random split -------------------------------------------------------- */
 
-/* Reads ds->split from the file at path; *absent = 1 (and GAT_OK) if it does not exist. */
+/* Reads ds->split from the split table at path (io/idtable.h); *absent = 1 (and GAT_OK) if it
+ * does not exist. */
 static gat_status read_split(loader *L, const char *path, int *absent)
 {
-    gat_dataset *ds = L->ds;
-    gat_i_text t;
-    int errnum;
-    gat_status st = gat_i_text_load(&t, path, &errnum);
-
-    *absent = st != GAT_OK && errnum == ENOENT;
-    if (*absent) gat_i_clear_error();
-    if (st != GAT_OK) return *absent ? GAT_OK : st;
-    while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        gat_idx i;
-        uint8_t v;
-        if (t.n_fields != 2) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld: expected 2 fields (id, train|val|test), found %zu", path,
-                             t.line, t.n_fields);
-            break;
-        }
-        if ((st = lookup_node(L, &t, 0, &i)) != GAT_OK) break;
-        if ((v = gat_i_split_value(t.field[1])) == GAT_SPLIT_NONE) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld:%ld: unknown split '%s' (expected train, val or test)", path,
-                             t.line, gat_i_text_column(&t, 1), t.field[1]);
-            break;
-        }
-        if (ds->split[i] != GAT_SPLIT_NONE) {
-            st = gat_i_error(GAT_EFORMAT, "%s:%ld: node '%s' is listed twice (first on line %ld)",
-                             path, t.line, t.field[0], L->line_of[i]);
-            break;
-        }
-        ds->split[i] = v;
-        L->line_of[i] = t.line;
-    }
-    gat_i_text_free(&t);
+    char *known = concat("in ", 3, L->content_path);
+    if (!known) return GAT_ENOMEM;
+    const gat_status st =
+        gat_i_split_table_read(L->ds->split, path, absent, &L->ids, gat_i_strv(L->ds->node_ids),
+                               L->ds->n, known, L->ds->labels, NULL);
+    gat_free(known);
     return st;
 }
 
 /* ---- Public API -------------------------------------------------------------------------- */
-
-void gat_dataset_options_default(gat_dataset_options *o)
-{
-    if (!o) return;
-    memset(o, 0, sizeof *o);
-    o->normalize = GAT_NORMALIZE_AUTO;
-    o->symmetrize = 1;
-    o->train_per_class = 20;
-    o->n_val = 500;
-    o->n_test = 1000;
-    o->seed = 1;
-    o->ignore_split_file = 0;
-    o->split_strict = 0;
-}
 
 gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
 {
@@ -596,26 +558,4 @@ cleanup:
     gat_free(found);
     if (st != GAT_OK) gat_dataset_destroy(ds);
     return st;
-}
-
-void gat_dataset_destroy(gat_dataset *ds)
-{
-    if (!ds) return;
-    gat_i_dataset_release(ds);
-    gat_csr_destroy(&ds->x);
-    gat_graph_destroy(&ds->graph);
-    char **ids = gat_i_strv(ds->node_ids), **names = gat_i_strv(ds->class_names);
-    if (ids)
-        for (gat_idx i = 0; i < ds->n; i++)
-            gat_free(ids[i]);
-    if (names)
-        for (gat_idx c = 0; c < ds->n_classes; c++)
-            gat_free(names[c]);
-    gat_free(ids);
-    gat_free(names);
-    gat_free(ds->labels);
-    gat_free(ds->split);
-    gat_free(ds->edge_x);
-    gat_free(ds->edge_input);
-    memset(ds, 0, sizeof *ds);
 }

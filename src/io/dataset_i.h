@@ -1,59 +1,10 @@
-/* Private dataset assembly shared by the readers of src/io: the seeded random split, split
- * names, and a dataset built from caller-supplied parts (gat_dataset_from_parts and the graph-file
- * and igraph readers all end there). */
+/* Private interface of the dataset readers of src/io that other modules use: .gatd dataset files
+ * and the part files of a partition (datafile.c). The dataset type itself is src/data's
+ * (data/data_i.h, included here). */
 #ifndef GAT_I_DATASET_H
 #define GAT_I_DATASET_H
 
-#include "gat/dataset.h"
-
-/* The dataset's own string arrays (node_ids, class_names), writable by the builders that
- * allocated them: the public fields are const for the caller. */
-static inline char **gat_i_strv(const char *const *v)
-{
-    return (char **)(uintptr_t)v;
-}
-
-/* GAT_SPLIT_* value of "train", "val" or "test", or GAT_SPLIT_NONE for any other word. */
-uint8_t gat_i_split_value(const char *word);
-
-/* Fills ds->split (zeroed, (n)) at random from ds->labels: after a seeded Fisher-Yates shuffle
- * of the nodes, the first train_per_class labelled nodes of each class train, then the next
- * n_val other labelled nodes validate and the next n_test test; unlabelled nodes (label -1) stay
- * GAT_SPLIT_NONE. Sizes that are not in o->split_strict shrink to fit the data as
- * gat_dataset_options says; ds->split_adapted gets the bits of those that did. what names the
- * data in messages ("random split of WHAT: ..."). Returns GAT_EFORMAT (a strict size the data
- * cannot give), GAT_ENOMEM. */
-gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what);
-
-/* Checks the option fields every dataset source reads (split sizes, normalize); GAT_EINVAL
- * naming fn and the field. */
-gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn);
-
-/* Edge features per edge of g (built from the m input edges src[k] -> dst[k], with symmetrize as
- * given to the builder) from the input rows raw (m, D): each edge averages the rows of the input
- * edges that gave it (duplicates, reverses); input self-loops are dropped; an added self-loop gets
- * per fill (GAT_SELF_LOOP_FILL_*) the mean of its node's other in-edge rows or zeros. *out: NULL
- * for D == 0, else allocated (E, D). Returns GAT_ENOMEM. Cost O(n + E D + m (D + log deg)). */
-gat_status gat_i_edge_rows(const gat_graph *g, size_t m, const gat_idx *src, const gat_idx *dst,
-                           int symmetrize, const gat_real *raw, gat_idx D, int fill,
-                           gat_real **out);
-
-/* Sets ds->n_train, n_val, n_test from ds->split. */
-void gat_i_count_split(gat_dataset *ds);
-
-/* Applies the normalisation mode (GAT_NORMALIZE_*) to ds->x: records the first negative
- * feature in ds->negative_value/_node/_column, then row-normalises (gat_csr_normalize_rows) with
- * GAT_NORMALIZE_ON, or with GAT_NORMALIZE_AUTO when no feature is negative, and sets
- * ds->normalized. Returns GAT_EINVAL for GAT_NORMALIZE_ON with a negative feature, naming fn,
- * `what` (the features, for messages), the node id, the column and the value. O(nnz). */
-gat_status gat_i_normalize_checked(gat_dataset *ds, int mode, const char *fn, const char *what);
-
-/* gat_dataset_from_parts with the random split's messages naming `what`, normalisation
- * messages naming `features` (NULL: "the features") and `fn` naming the public function in
- * argument errors. */
-gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
-                                    const gat_dataset_options *opt, const char *fn,
-                                    const char *what, const char *features);
+#include "data/data_i.h"
 
 /* ---- Dataset files (.gatd, datafile.c) ---------------------------------------------------- */
 
@@ -92,10 +43,5 @@ gat_status gat_i_partfile_load(gat_i_part_data *p, const char *path);
 
 /* Frees what p holds and zeroes it; accepts a zeroed p. */
 void gat_i_partfile_destroy(gat_i_part_data *p);
-
-/* Part of gat_dataset_destroy: releases ds->storage (the file mapping and the bulk blocks of a
- * .gatd load) after clearing every array pointer of ds that lies inside it, so that the
- * per-array frees that follow skip them. Accepts ds->storage NULL. */
-void gat_i_dataset_release(gat_dataset *ds);
 
 #endif

@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "io/dataset_i.h"
 #include "io/fileio.h"
+#include "io/idtable.h"
 #include "io/igraph_i.h"
 #include "io/text.h"
 
@@ -41,7 +42,8 @@ gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt)
     gat_status st;
     gat_i_clear_error();
     if (!name || !fmt)
-        return gat_i_error(GAT_EINVAL, "gat_graph_format_from_name: NULL %s", !name ? "name" : "fmt");
+        return gat_i_error(GAT_EINVAL, "gat_graph_format_from_name: NULL %s",
+                           !name ? "name" : "fmt");
     if ((st = gat_i_name_lookup("graph format", name, format_names, values, N_FORMATS, &v)) ==
         GAT_OK)
         *fmt = (gat_graph_format)v;
@@ -281,10 +283,10 @@ typedef struct read_ctx {
     int *etype;   /* (n_eattr) */
     double *erow; /* (m, n_eattr) */
     /* edgelist and ncol: numeric columns after the two node fields (split_columns) */
-    gat_idx n_cols;   /* D, 0 if the lines have two fields */
-    gat_real *crow;   /* (lines, D) */
-    size_t n_lines;   /* edge lines read */
-    char *stripped;   /* the file with the two node fields of each line, which igraph reads */
+    gat_idx n_cols; /* D, 0 if the lines have two fields */
+    gat_real *crow; /* (lines, D) */
+    size_t n_lines; /* edge lines read */
+    char *stripped; /* the file with the two node fields of each line, which igraph reads */
     size_t stripped_len;
 } read_ctx;
 
@@ -335,7 +337,8 @@ static gat_status split_columns(read_ctx *c, const char *path)
     for (; t.n_fields > 0; st = gat_i_text_next(&t)) {
         if (st != GAT_OK) goto cleanup;
         if (t.n_fields != D + 2) {
-            st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu fields, expected %zu as on the first line "
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s:%ld: %zu fields, expected %zu as on the first line "
                              "(two nodes and the same %zu edge feature column%s on every line)",
                              path, t.line, t.n_fields, D + 2, D, D == 1 ? "" : "s");
             goto cleanup;
@@ -345,8 +348,10 @@ static gat_status split_columns(read_ctx *c, const char *path)
             char *end;
             const double v = strtod(f, &end);
             if (end == f || *end != '\0') {
-                st = gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: edge feature %zu is not a number: "
-                                 "'%s'", path, t.line, gat_i_text_column(&t, k + 2), k + 1, f);
+                st = gat_i_error(GAT_EFORMAT,
+                                 "%s:%ld:%ld: edge feature %zu is not a number: "
+                                 "'%s'",
+                                 path, t.line, gat_i_text_column(&t, k + 2), k + 1, f);
                 goto cleanup;
             }
             if (!isfinite(v) || fabs(v) > REAL_MAX) {
@@ -690,10 +695,10 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
         if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
             last = t.n_fields; /* igraph reads a stream of numbers, line ends or not */
         } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK && f0[0] == '*') {
-            section = !strcasecmp(f0, "*vertices")                              ? PAJEK_VERTICES
-                      : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs")   ? PAJEK_PAIRS
+            section = !strcasecmp(f0, "*vertices")                            ? PAJEK_VERTICES
+                      : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs") ? PAJEK_PAIRS
                       : !strcasecmp(f0, "*edgeslist") || !strcasecmp(f0, "*arcslist") ? PAJEK_LISTS
-                                                                                 : PAJEK_OTHER;
+                                                                                      : PAJEK_OTHER;
             if (section == PAJEK_VERTICES && t.n_fields >= 2) count = id_value(t.field[1]);
         } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK) {
             last = section == PAJEK_VERTICES ? 1
@@ -759,50 +764,24 @@ static gat_status check_counts(const read_ctx *c, const features *F, const char 
     while (has[missing])
         missing++;
     gat_free(has);
-    return gat_i_error(GAT_EFORMAT, "%s: no line for node '%lld' (every vertex of %s needs its "
-                       "features)", F->t.path, (long long)missing, path);
+    return gat_i_error(GAT_EFORMAT,
+                       "%s: no line for node '%lld' (every vertex of %s needs its "
+                       "features)",
+                       F->t.path, (long long)missing, path);
 }
 
 /* ---- Labels and split files -------------------------------------------------------------- */
 
-/* The node named by field k of t's current line; an unknown id is a format error. */
-static gat_status lookup(const gat_i_strmap *nodes, char *const *ids, const gat_i_text *t, size_t k,
-                         const char *graph_path, gat_idx *i)
-{
-    *i = *gat_i_strmap_slot(nodes, ids, t->field[k]);
-    if (*i < 0)
-        return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: unknown node id '%s' (not a vertex of %s)",
-                           t->path, t->line, gat_i_text_column(t, k), t->field[k], graph_path);
-    return GAT_OK;
-}
-
-/* A two-field line of a labels or split file: checks the shape and finds the node, which must
- * not have been listed before (line_of[i] == 0). */
-static gat_status pair_line(const gat_i_text *t, const gat_i_strmap *nodes, char *const *ids,
-                            const char *graph_path, long *line_of, const char *second, gat_idx *i)
-{
-    gat_status st;
-    if (t->n_fields != 2)
-        return gat_i_error(GAT_EFORMAT, "%s:%ld: expected 2 fields (node id, %s), found %zu",
-                           t->path, t->line, second, t->n_fields);
-    if ((st = lookup(nodes, ids, t, 0, graph_path, i)) != GAT_OK) return st;
-    if (line_of[*i])
-        return gat_i_error(GAT_EFORMAT, "%s:%ld: node '%s' is listed twice (first on line %ld)",
-                           t->path, t->line, t->field[0], line_of[*i]);
-    line_of[*i] = t->line;
-    return GAT_OK;
-}
-
 typedef struct labels {
-    gat_i_text t;   /* the file; class names point into it */
-    gat_idx *label; /* (n) class or -1 */
-    char **names;   /* (C) class names, ordered */
+    gat_i_idtable r; /* the file; class names point into it */
+    gat_idx *label;  /* (n) class or -1 */
+    char **names;    /* (C) class names, ordered */
     gat_idx n_classes;
 } labels;
 
 static void labels_free(labels *L)
 {
-    gat_i_text_free(&L->t);
+    gat_i_idtable_close(&L->r);
     gat_free(L->label);
     gat_free(L->names);
     memset(L, 0, sizeof *L);
@@ -836,27 +815,29 @@ static int integer_label(const char *s, double *v)
     return 1;
 }
 
-/* Reads the labels file: label strings per node, then classes numbered in order. */
+/* Reads the labels file (an id table, io/idtable.h): label strings per node, then classes
+ * numbered in order. */
 static gat_status read_labels(labels *L, const char *path, const gat_i_strmap *nodes,
-                              char *const *ids, gat_idx n, const char *graph_path)
+                              char *const *ids, gat_idx n, const char *known)
 {
-    long *line_of = gat_calloc((size_t)n, sizeof *line_of);
-    char **text_label = gat_calloc((size_t)n, sizeof *text_label); /* into L->t */
+    char **text_label = gat_calloc((size_t)n, sizeof *text_label); /* into L->r.t */
     class_key *keys = NULL;
     gat_i_strmap classes = {0};
     gat_idx *first = NULL; /* (n) class of each distinct label in first-seen order */
     size_t max_lines;
-    gat_idx C = 0;
+    gat_idx C = 0, i;
+    char *label;
     int errnum, all_integer = 1;
     gat_status st;
 
     memset(L, 0, sizeof *L);
-    if (!line_of || !text_label || !(L->label = gat_malloc((size_t)n, sizeof *L->label))) {
+    if (!text_label || !(L->label = gat_malloc((size_t)n, sizeof *L->label))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    if ((st = gat_i_text_load(&L->t, path, &errnum)) != GAT_OK) goto cleanup;
-    max_lines = gat_i_text_count_lines(&L->t);
+    if ((st = gat_i_idtable_open(&L->r, path, &errnum, nodes, ids, n, known, "label")) != GAT_OK)
+        goto cleanup;
+    max_lines = gat_i_text_count_lines(&L->r.t);
     if (!(L->names = gat_malloc(max_lines, sizeof *L->names)) ||
         !(keys = gat_malloc(max_lines, sizeof *keys)) ||
         !(first = gat_malloc(max_lines, sizeof *first)) ||
@@ -864,17 +845,13 @@ static gat_status read_labels(labels *L, const char *path, const gat_i_strmap *n
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    while ((st = gat_i_text_next(&L->t)) == GAT_OK && L->t.n_fields > 0) {
-        gat_idx i = -1;
-        if (comment(&L->t)) continue;
-        if ((st = pair_line(&L->t, nodes, ids, graph_path, line_of, "label", &i)) != GAT_OK)
-            goto cleanup;
-        text_label[i] = L->t.field[1];
-        gat_idx *slot = gat_i_strmap_slot(&classes, L->names, L->t.field[1]);
+    while ((st = gat_i_idtable_next(&L->r, &i, &label)) == GAT_OK && i >= 0) {
+        text_label[i] = label;
+        gat_idx *slot = gat_i_strmap_slot(&classes, L->names, label);
         if (*slot < 0) {
-            L->names[C] = L->t.field[1];
-            keys[C].name = L->t.field[1];
-            all_integer &= integer_label(L->t.field[1], &keys[C].value);
+            L->names[C] = label;
+            keys[C].name = label;
+            all_integer &= integer_label(label, &keys[C].value);
             *slot = C++;
         }
     }
@@ -883,55 +860,17 @@ static gat_status read_labels(labels *L, const char *path, const gat_i_strmap *n
     /* rank: class number of each first-seen label, through the map */
     for (gat_idx k = 0; k < C; k++)
         first[*gat_i_strmap_slot(&classes, L->names, keys[k].name)] = k;
-    for (gat_idx i = 0; i < n; i++)
-        L->label[i] =
-            text_label[i] ? first[*gat_i_strmap_slot(&classes, L->names, text_label[i])] : -1;
+    for (gat_idx v = 0; v < n; v++)
+        L->label[v] =
+            text_label[v] ? first[*gat_i_strmap_slot(&classes, L->names, text_label[v])] : -1;
     for (gat_idx k = 0; k < C; k++)
         L->names[k] = keys[k].name;
     L->n_classes = C;
 cleanup:
-    gat_free(line_of);
     gat_free(text_label);
     gat_free(keys);
     gat_free(first);
     gat_i_strmap_free(&classes);
-    return st;
-}
-
-/* Reads the split file into split (n, zeroed). */
-static gat_status read_split(uint8_t *split, const char *path, const gat_i_strmap *nodes,
-                             char *const *ids, gat_idx n, const gat_idx *label,
-                             const char *graph_path, const char *labels_path)
-{
-    long *line_of = gat_calloc((size_t)n, sizeof *line_of);
-    gat_i_text t = {0};
-    int errnum;
-    gat_status st;
-
-    if (!line_of) return GAT_ENOMEM;
-    if ((st = gat_i_text_load(&t, path, &errnum)) != GAT_OK) goto cleanup;
-    while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        gat_idx i = -1;
-        if (comment(&t)) continue;
-        if ((st = pair_line(&t, nodes, ids, graph_path, line_of, "train|val|test", &i)) != GAT_OK)
-            break;
-        if ((split[i] = gat_i_split_value(t.field[1])) == GAT_SPLIT_NONE) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld:%ld: unknown split '%s' (expected train, val or test)", path,
-                             t.line, gat_i_text_column(&t, 1), t.field[1]);
-            break;
-        }
-        if (!label || label[i] < 0) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld: node '%s' is in the %s split but has no label%s%s", path,
-                             t.line, t.field[0], t.field[1], labels_path ? " in " : "",
-                             labels_path ? labels_path : " (no labels file)");
-            break;
-        }
-    }
-cleanup:
-    gat_i_text_free(&t);
-    gat_free(line_of);
     return st;
 }
 
@@ -1061,6 +1000,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     gat_graph g = {0};
     gat_csr x = {0};
     uint8_t *split = NULL;
+    char *known = NULL; /* "a vertex of GRAPH", for the tables' messages */
     gat_idx *edge_input = NULL;
     gat_real *erows = NULL;
     gat_dataset_parts parts = {0};
@@ -1084,15 +1024,13 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((c.fmt == GAT_GRAPH_FORMAT_EDGELIST || c.fmt == GAT_GRAPH_FORMAT_NCOL) &&
         (st = split_columns(&c, files->graph)) != GAT_OK)
         goto cleanup;
-    if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
-        goto cleanup;
+    if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK) goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
     const int named = c.fmt == GAT_GRAPH_FORMAT_NCOL || c.fmt == GAT_GRAPH_FORMAT_LGL;
     if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK)
         goto cleanup;
     const gat_idx n = (gat_idx)c.n;
-    const unsigned gflags =
-        c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
+    const unsigned gflags = c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
     /* provenance: igraph's edge ids, which follow the file's edge order */
     if (!(edge_input = gat_malloc(GAT_GRAPH_MAX_EDGES(c.n, c.m, gflags), sizeof *edge_input))) {
         st = GAT_ENOMEM;
@@ -1102,13 +1040,13 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         GAT_OK)
         goto cleanup;
     if (c.n_eattr > 0 && c.n_cols > 0) {
-        st = gat_i_error(GAT_EINVAL, "%s: edge feature columns and edge attributes (%s) both given: "
-                         "%s files have no edge attributes", files->graph, c.eattr[0],
-                         gat_graph_format_name(c.fmt));
+        st = gat_i_error(GAT_EINVAL,
+                         "%s: edge feature columns and edge attributes (%s) both given: "
+                         "%s files have no edge attributes",
+                         files->graph, c.eattr[0], gat_graph_format_name(c.fmt));
         goto cleanup;
     }
-    if (c.n_eattr > 0 &&
-        (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
+    if (c.n_eattr > 0 && (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
         goto cleanup;
     /* the columns of edge k are line k's: igraph keeps the file's order */
     if (c.n_cols > 0 &&
@@ -1117,16 +1055,20 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
     if (st != GAT_OK) goto cleanup;
-    if (files->labels &&
-        (st = read_labels(&L, files->labels, &nodes, c.ids, n, files->graph)) != GAT_OK)
+    if (!(known = gat_malloc(strlen(files->graph) + 16, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    sprintf(known, "a vertex of %s", files->graph);
+    if (files->labels && (st = read_labels(&L, files->labels, &nodes, c.ids, n, known)) != GAT_OK)
         goto cleanup;
     if (files->split) {
         if (!(split = gat_calloc((size_t)n, sizeof *split))) {
             st = GAT_ENOMEM;
             goto cleanup;
         }
-        if ((st = read_split(split, files->split, &nodes, c.ids, n, L.label, files->graph,
-                             files->labels)) != GAT_OK)
+        if ((st = gat_i_split_table_read(split, files->split, NULL, &nodes, c.ids, n, known,
+                                         L.label, files->labels)) != GAT_OK)
             goto cleanup;
     }
     parts.graph = &g;
@@ -1150,6 +1092,7 @@ cleanup:
     gat_graph_destroy(&g);
     gat_csr_destroy(&x);
     gat_free(split);
+    gat_free(known);
     gat_free(edge_input);
     gat_free(erows);
     return st;

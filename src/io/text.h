@@ -1,8 +1,9 @@
 /* Private text plumbing of the src/io readers: a file (plain or gzip) read whole and cut into
- * lines and fields in place, and a string -> index hash table over a caller's array of names. */
+ * lines and fields in place (and, through core/strmap.h, the string -> index table). */
 #ifndef GAT_I_TEXT_H
 #define GAT_I_TEXT_H
 
+#include "core/strmap.h"
 #include "gat/status.h"
 
 /* A capacity of at least need elements: cap doubled (from 64) until it fits. */
@@ -34,19 +35,5 @@ size_t gat_i_text_count_lines(const gat_i_text *t);
 gat_status gat_i_text_next(gat_i_text *t);
 /* 1-based byte column of field k of the current line. */
 long gat_i_text_column(const gat_i_text *t, size_t k);
-
-/* Open addressing with linear probing. The keys live in a caller's array of names; a slot holds
- * an index into it, or -1. Sized once for the most keys it will hold, at most half full. */
-typedef struct gat_i_strmap {
-    gat_idx *slot; /* (mask + 1) */
-    size_t mask;
-} gat_i_strmap;
-
-/* m: uninitialised. Returns GAT_ENOMEM (m is then destroy-safe). */
-gat_status gat_i_strmap_init(gat_i_strmap *m, size_t max_keys);
-/* Frees m and zeroes it; accepts a zeroed m. */
-void gat_i_strmap_free(gat_i_strmap *m);
-/* The slot of key: it holds key's index into names, or -1 where key would be stored. */
-gat_idx *gat_i_strmap_slot(const gat_i_strmap *m, char *const *names, const char *key);
 
 #endif

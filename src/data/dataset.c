@@ -1,0 +1,123 @@
+/* gat_dataset's lifecycle and the steps every dataset source shares: default options and their
+ * checks, split names and sizes, and the feature normalisation (row sums, GAT paper). */
+#include "data/data_i.h"
+#include "core/core.h"
+#include "matrix_i.h"
+
+#include <string.h>
+
+void gat_dataset_options_default(gat_dataset_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->normalize = GAT_NORMALIZE_AUTO;
+    o->symmetrize = 1;
+    o->train_per_class = 20;
+    o->n_val = 500;
+    o->n_test = 1000;
+    o->seed = 1;
+    o->ignore_split_file = 0;
+    o->split_strict = 0;
+}
+
+gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
+{
+    if (o->train_per_class < 0 || o->n_val < 0 || o->n_test < 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d)", fn,
+                           o->train_per_class, o->n_val, o->n_test);
+    if (o->normalize != GAT_NORMALIZE_OFF && o->normalize != GAT_NORMALIZE_ON &&
+        o->normalize != GAT_NORMALIZE_AUTO)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: normalize is %d, expected GAT_NORMALIZE_OFF (0), GAT_NORMALIZE_ON "
+                           "(1) or GAT_NORMALIZE_AUTO (2)",
+                           fn, o->normalize);
+    if (o->self_loop_fill != GAT_SELF_LOOP_FILL_MEAN &&
+        o->self_loop_fill != GAT_SELF_LOOP_FILL_ZERO)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: self_loop_fill is %d, expected GAT_SELF_LOOP_FILL_MEAN (0) or "
+                           "GAT_SELF_LOOP_FILL_ZERO (1)",
+                           fn, o->self_loop_fill);
+    if (o->n_edge_attributes < 0 || (o->n_edge_attributes > 0 && !o->edge_attributes))
+        return gat_i_error(GAT_EINVAL, "%s: n_edge_attributes = %d with edge_attributes %s", fn,
+                           o->n_edge_attributes, o->edge_attributes ? "set" : "NULL");
+    for (gat_idx k = 0; k < o->n_edge_attributes; k++)
+        if (!o->edge_attributes[k])
+            return gat_i_error(GAT_EINVAL, "%s: edge_attributes[%d] is NULL", fn, k);
+    return GAT_OK;
+}
+
+uint8_t gat_i_split_value(const char *word)
+{
+    if (strcmp(word, "train") == 0) return GAT_SPLIT_TRAIN;
+    if (strcmp(word, "val") == 0) return GAT_SPLIT_VAL;
+    if (strcmp(word, "test") == 0) return GAT_SPLIT_TEST;
+    return GAT_SPLIT_NONE;
+}
+
+void gat_i_count_split(gat_dataset *ds)
+{
+    ds->n_train = ds->n_val = ds->n_test = 0;
+    for (gat_idx i = 0; i < ds->n; i++) {
+        ds->n_train += ds->split[i] == GAT_SPLIT_TRAIN;
+        ds->n_val += ds->split[i] == GAT_SPLIT_VAL;
+        ds->n_test += ds->split[i] == GAT_SPLIT_TEST;
+    }
+}
+
+gat_status gat_i_normalize_checked(gat_dataset *ds, int mode, const char *fn, const char *what)
+{
+    const gat_csr *x = &ds->x;
+    ds->normalized = 0;
+    ds->negative_value = 0;
+    ds->negative_node = ds->negative_column = -1;
+    for (gat_idx i = 0; i < x->rows && ds->negative_node < 0; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++)
+            if (x->val[k] < 0) {
+                ds->negative_value = x->val[k];
+                ds->negative_node = i;
+                ds->negative_column = x->col[k];
+                break;
+            }
+    if (mode == GAT_NORMALIZE_ON && ds->negative_node >= 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: row normalisation was requested (GAT_NORMALIZE_ON) but %s has a "
+                           "negative feature: node '%s', column %d is %g (the first one); row "
+                           "sums of signed features can cancel, so only non-negative features "
+                           "are row-normalised (GAT_NORMALIZE_AUTO keeps signed ones as they are)",
+                           fn, what, ds->node_ids[ds->negative_node], ds->negative_column,
+                           (double)ds->negative_value);
+    if (mode == GAT_NORMALIZE_OFF || ds->negative_node >= 0) return GAT_OK;
+    /* every value is >= 0, so each row sum is at least its largest value: the results lie in
+     * [0, 1] */
+    gat_csr_normalize_rows(&ds->x);
+    ds->normalized = 1;
+    return GAT_OK;
+}
+
+void gat_dataset_destroy(gat_dataset *ds)
+{
+    if (!ds) return;
+    gat_i_storage *s = ds->storage;
+    /* the storage first: it clears the pointers into it, which the frees below then skip */
+    if (s) {
+        ds->storage = NULL;
+        s->release(ds, s->context);
+    }
+    gat_csr_destroy(&ds->x);
+    gat_graph_destroy(&ds->graph);
+    char **ids = gat_i_strv(ds->node_ids), **names = gat_i_strv(ds->class_names);
+    if (ids)
+        for (gat_idx i = 0; i < ds->n; i++)
+            gat_free(ids[i]);
+    if (names)
+        for (gat_idx c = 0; c < ds->n_classes; c++)
+            gat_free(names[c]);
+    gat_free(ids);
+    gat_free(names);
+    gat_free(ds->labels);
+    gat_free(ds->split);
+    gat_free(ds->edge_x);
+    gat_free(ds->edge_input);
+    memset(ds, 0, sizeof *ds);
+}

@@ -1,0 +1,167 @@
+/* Datasets assembled from parts in memory (gat_dataset_from_parts), where the graph-file and
+ * igraph readers end too: the parts are checked, copied, split and normalised. */
+#include "data/data_i.h"
+#include "core/core.h"
+#include "core/strmap.h"
+#include "graph/graph_i.h"
+#include "matrix_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Checks labels, split and names of p against n nodes. */
+static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char *fn)
+{
+    static const char *const split_name[] = {"none", "train", "val", "test"};
+    gat_i_strmap ids = {0};
+    gat_status st = GAT_OK;
+
+    if (p->n_classes < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative class count %d", fn, p->n_classes);
+    for (gat_idx i = 0; p->labels && i < n; i++)
+        if (p->labels[i] < -1 || p->labels[i] >= p->n_classes)
+            return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
+                               p->labels[i], p->n_classes);
+    for (gat_idx i = 0; p->split && i < n; i++) {
+        if (p->split[i] > GAT_SPLIT_TEST)
+            return gat_i_error(GAT_EINVAL,
+                               "%s: node %d has split value %d, expected 0..3 "
+                               "(GAT_SPLIT_*)",
+                               fn, i, p->split[i]);
+        if (p->split[i] != GAT_SPLIT_NONE && (!p->labels || p->labels[i] < 0))
+            return gat_i_error(GAT_EINVAL, "%s: node %d is in the %s split but has no label", fn, i,
+                               split_name[p->split[i]]);
+    }
+    const gat_idx E = p->graph->nnz, D = p->n_edge_features;
+    if (D < 0 || (D > 0 && !p->edge_features))
+        return gat_i_error(GAT_EINVAL, "%s: n_edge_features = %d with edge_features %s", fn, D,
+                           p->edge_features ? "given" : "NULL");
+    for (gat_idx e = 0; e < E; e++) {
+        for (gat_idx d = 0; d < D; d++)
+            if (!isfinite(p->edge_features[(size_t)e * (size_t)D + (size_t)d]))
+                return gat_i_error(GAT_ENUMERIC, "%s: edge_features of edge %d, column %d is %g",
+                                   fn, e, d,
+                                   (double)p->edge_features[(size_t)e * (size_t)D + (size_t)d]);
+        if (p->edge_input && p->edge_input[e] < -1)
+            return gat_i_error(GAT_EINVAL, "%s: edge_input[%d] = %d, expected >= -1", fn, e,
+                               p->edge_input[e]);
+    }
+    for (gat_idx c = 0; p->class_names && c < p->n_classes; c++)
+        if (!p->class_names[c])
+            return gat_i_error(GAT_EINVAL, "%s: class_names[%d] is NULL", fn, c);
+    if (!p->node_ids) return GAT_OK;
+    if (gat_i_strmap_init(&ids, (size_t)n) != GAT_OK) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < n && st == GAT_OK; i++) {
+        gat_idx *slot;
+        if (!p->node_ids[i]) {
+            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] is NULL", fn, i);
+            break;
+        }
+        /* the map only reads the names it is given */
+        slot = gat_i_strmap_slot(&ids, (char *const *)p->node_ids, p->node_ids[i]);
+        if (*slot >= 0)
+            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] = '%s' repeats node_ids[%d]", fn, i,
+                             p->node_ids[i], *slot);
+        *slot = i;
+    }
+    gat_i_strmap_free(&ids);
+    return st;
+}
+
+/* names (count) copies of given[k], or of the decimal k when given is NULL. */
+static gat_status copy_names(const char *const **names, gat_idx count, const char *const *given)
+{
+    char **out = gat_calloc((size_t)count, sizeof *out);
+    if (!(*names = (const char *const *)out)) return GAT_ENOMEM;
+    for (gat_idx k = 0; k < count; k++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", k);
+        if (!(out[k] = gat_strdup(given ? given[k] : num))) return GAT_ENOMEM;
+    }
+    return GAT_OK;
+}
+
+gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
+                                    const gat_dataset_options *opt, const char *fn,
+                                    const char *what, const char *features)
+{
+    gat_dataset_options defaults;
+    gat_dataset out = {0};
+    gat_idx labelled = 0;
+    gat_status st;
+
+    if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
+    memset(ds, 0, sizeof *ds);
+    if (!p || !p->graph || !p->features)
+        return gat_i_error(GAT_EINVAL, "%s: NULL parts, graph or features", fn);
+    if (!opt) {
+        gat_dataset_options_default(&defaults);
+        opt = &defaults;
+    }
+    if ((st = gat_i_check_options(opt, fn)) != GAT_OK) return st;
+    const gat_idx n = p->graph->n;
+    const gat_csr *x = p->features;
+    if ((st = gat_i_graph_check(p->graph, fn)) != GAT_OK) return st;
+    if (x->rows != n)
+        return gat_i_error(GAT_EDIM, "%s: the features have %d rows but the graph has %d nodes", fn,
+                           x->rows, n);
+    if ((st = gat_i_csr_check_matrix(x, fn)) != GAT_OK) return st;
+    if ((st = check_parts(p, n, fn)) != GAT_OK) return st;
+
+    out.n = n;
+    out.n_features = x->cols;
+    out.n_classes = p->n_classes;
+    if ((st = gat_graph_copy(&out.graph, p->graph)) != GAT_OK ||
+        (st = gat_csr_copy(&out.x, x)) != GAT_OK ||
+        (st = copy_names(&out.node_ids, n, p->node_ids)) != GAT_OK ||
+        (st = copy_names(&out.class_names, p->n_classes, p->class_names)) != GAT_OK)
+        goto cleanup;
+    out.labels = gat_malloc((size_t)n, sizeof *out.labels);
+    out.split = gat_calloc((size_t)n, sizeof *out.split);
+    if (!out.labels || !out.split) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    const size_t E = (size_t)p->graph->nnz;
+    if (p->n_edge_features > 0) {
+        if (!(out.edge_x = gat_malloc(E * (size_t)p->n_edge_features, sizeof *out.edge_x))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(out.edge_x, p->edge_features, E * (size_t)p->n_edge_features * sizeof *out.edge_x);
+        out.n_edge_features = p->n_edge_features;
+    }
+    if (p->edge_input) {
+        if (!(out.edge_input = gat_malloc(E, sizeof *out.edge_input))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(out.edge_input, p->edge_input, E * sizeof *out.edge_input);
+    }
+    for (gat_idx i = 0; i < n; i++) {
+        out.labels[i] = p->labels ? p->labels[i] : -1;
+        labelled += out.labels[i] >= 0;
+    }
+    if (p->split)
+        memcpy(out.split, p->split, (size_t)n * sizeof *out.split);
+    else if (labelled > 0 && (st = gat_i_random_split(&out, opt, what)) != GAT_OK)
+        goto cleanup;
+    gat_i_count_split(&out);
+    if ((st = gat_i_normalize_checked(&out, opt->normalize, fn,
+                                      features ? features : "the features argument")) != GAT_OK)
+        goto cleanup;
+    *ds = out;
+    return GAT_OK;
+cleanup:
+    gat_dataset_destroy(&out);
+    return st;
+}
+
+gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
+                                  const gat_dataset_options *opt)
+{
+    gat_i_clear_error();
+    return gat_i_dataset_from_parts(ds, parts, opt, "gat_dataset_from_parts", "the labelled nodes",
+                                    NULL);
+}

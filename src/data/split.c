@@ -1,0 +1,133 @@
+/* The seeded random split every dataset source shares: train_per_class nodes of each class, then
+ * validation and test from the labelled nodes left. */
+#include "data/data_i.h"
+#include "core/core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The sizes of o's random split over count (C) labelled nodes per class, labelled in all:
+ * train[c] training nodes of class c, *val and *test; ds->split_adapted gets the bits of the
+ * sizes that shrank (rules in gat_dataset_options). Returns GAT_EFORMAT for a strict size the
+ * data cannot give. */
+static gat_status plan_split(gat_dataset *ds, const gat_idx *count, gat_idx labelled,
+                             const gat_dataset_options *o, const char *what, gat_idx *train,
+                             gat_idx *val, gat_idx *test)
+{
+    const gat_idx T = o->train_per_class, V = o->n_val, X = o->n_test;
+    const unsigned strict = o->split_strict;
+    int64_t rest = labelled;
+    unsigned adapted = 0;
+    for (gat_idx c = 0; c < ds->n_classes; c++) {
+        if (strict & GAT_SPLIT_STRICT_TRAIN) {
+            if (count[c] < T)
+                return gat_i_error(GAT_EFORMAT,
+                                   "random split of %s: class '%s' has %d nodes, fewer than the %d "
+                                   "training nodes per class requested",
+                                   what, ds->class_names[c], count[c], T);
+            train[c] = T;
+        } else {
+            train[c] = count[c] / 2 < T ? count[c] / 2 : T;
+            if (train[c] < T) adapted |= GAT_SPLIT_STRICT_TRAIN;
+        }
+        rest -= train[c];
+    }
+    const int strict_val = (strict & GAT_SPLIT_STRICT_VAL) != 0;
+    const int strict_test = (strict & GAT_SPLIT_STRICT_TEST) != 0;
+    *val = V;
+    *test = X;
+    if (rest < (int64_t)V + X) {
+        /* "after the 20 training nodes of each of 7 classes", or the total when classes differ */
+        char after[96];
+        if (adapted & GAT_SPLIT_STRICT_TRAIN)
+            snprintf(after, sizeof after, "%lld training nodes", (long long)(labelled - rest));
+        else
+            snprintf(after, sizeof after, "%d training nodes of each of %d classes", T,
+                     ds->n_classes);
+        const char *lab = labelled < ds->n ? "labelled " : "";
+        if (strict_val && strict_test)
+            return gat_i_error(GAT_EFORMAT,
+                               "random split of %s: %lld %snodes remain after the %s, fewer than "
+                               "the %d validation + %d test nodes requested",
+                               what, (long long)rest, lab, after, V, X);
+        if ((strict_val && rest < V) || (strict_test && rest < X))
+            return gat_i_error(GAT_EFORMAT,
+                               "random split of %s: %lld %snodes remain after the %s, fewer than "
+                               "the %d %s nodes requested",
+                               what, (long long)rest, lab, after, strict_val ? V : X,
+                               strict_val ? "validation" : "test");
+        if (strict_val) {
+            *test = (gat_idx)(rest - V);
+        } else if (strict_test) {
+            *val = (gat_idx)(rest - X);
+        } else {
+            /* rest in the ratio V : X, rounded, keeping one node for each asked-for set */
+            int64_t v = (2 * rest * V + V + X) / (2 * ((int64_t)V + X));
+            if (V > 0 && v == 0 && rest > 0) v = 1;
+            if (X > 0 && v == rest && rest >= 2) v = rest - 1;
+            *val = (gat_idx)v;
+            *test = (gat_idx)(rest - v);
+        }
+        if (*val < V) adapted |= GAT_SPLIT_STRICT_VAL;
+        if (*test < X) adapted |= GAT_SPLIT_STRICT_TEST;
+    }
+    ds->split_adapted = adapted;
+    return GAT_OK;
+}
+
+/* Seeded Fisher-Yates shuffle of v (n). */
+static void shuffle(gat_idx *v, gat_idx n, gat_rng *rng)
+{
+    for (gat_idx i = n - 1; i > 0; i--) {
+        gat_idx j = (gat_idx)gat_rng_below(rng, (uint64_t)i + 1), tmp = v[i];
+        v[i] = v[j];
+        v[j] = tmp;
+    }
+}
+
+gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what)
+{
+    gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
+    gat_idx *count = gat_calloc((size_t)ds->n_classes, sizeof *count);
+    gat_idx *train = gat_calloc((size_t)ds->n_classes, sizeof *train);
+    gat_idx n_val = 0, n_test = 0, labelled = 0;
+    gat_rng rng;
+    gat_status st = GAT_ENOMEM;
+
+    if (!perm || !count || !train) goto cleanup;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0) {
+            count[ds->labels[i]]++;
+            labelled++;
+        }
+    if ((st = plan_split(ds, count, labelled, o, what, train, &n_val, &n_test)) != GAT_OK)
+        goto cleanup;
+    gat_rng_seed(&rng, o->seed);
+    for (gat_idx i = 0; i < ds->n; i++)
+        perm[i] = i;
+    shuffle(perm, ds->n, &rng);
+    memset(count, 0, (size_t)ds->n_classes * sizeof *count);
+    for (gat_idx k = 0; k < ds->n; k++) {
+        gat_idx i = perm[k];
+        if (ds->labels[i] >= 0 && count[ds->labels[i]] < train[ds->labels[i]]) {
+            count[ds->labels[i]]++;
+            ds->split[i] = GAT_SPLIT_TRAIN;
+        }
+    }
+    for (gat_idx k = 0, val = 0, test = 0; k < ds->n; k++) {
+        gat_idx i = perm[k];
+        if (ds->split[i] != GAT_SPLIT_NONE || ds->labels[i] < 0) continue;
+        if (val < n_val) {
+            ds->split[i] = GAT_SPLIT_VAL;
+            val++;
+        } else if (test < n_test) {
+            ds->split[i] = GAT_SPLIT_TEST;
+            test++;
+        }
+    }
+cleanup:
+    gat_free(perm);
+    gat_free(count);
+    gat_free(train);
+    return st;
+}
