@@ -877,6 +877,12 @@ int main(int argc, char **argv)
             secs += res.seconds;
             rr[done].seed = o.seed + r;
             rr[done++].res = res;
+            /* early stopping kept an epoch-1 or -2 model that no later one beat: often a lucky
+             * validation score (a small or skewed validation set), not a trained model */
+            if (rank == 0 && res.best_epoch <= 2 && res.epochs > res.best_epoch)
+                fprintf(stderr, "gat-train: warning: run %d: the restored model is from epoch %d "
+                                "of %d (no later epoch beat its validation score)\n",
+                        r + 1, res.best_epoch, res.epochs);
             if (o.runs == 1 && !o.quiet)
                 printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
                        "%.2f s (%.3f ms/epoch)\n", r + 1, o.seed + r, 100 * res.test_acc,

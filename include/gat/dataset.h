@@ -121,7 +121,8 @@ typedef struct gat_dataset_options {
     int normalize;        /* GAT_NORMALIZE_AUTO (default), _ON or _OFF: row normalisation */
     int symmetrize;       /* treat .cites edges as undirected (default 1) */
     /* Used only when there is no split file: a seeded random split with train_per_class nodes of
-     * every class for training, then n_val and n_test nodes drawn from the rest. */
+     * every class for training, then n_val and n_test nodes drawn uniformly from the rest (a
+     * second shuffle, as PyG's RandomNodeSplit). */
     gat_idx train_per_class; /* default 20 */
     gat_idx n_val;           /* default 500 */
     gat_idx n_test;          /* default 1000 */

@@ -29,9 +29,10 @@ static inline char **gat_i_strv(const char *const *v)
 uint8_t gat_i_split_value(const char *word);
 
 /* Fills ds->split (zeroed, (n)) at random from ds->labels: after a seeded Fisher-Yates shuffle
- * of the nodes, the first train_per_class labelled nodes of each class train, then the next
- * n_val other labelled nodes validate and the next n_test test; unlabelled nodes (label -1) stay
- * GAT_SPLIT_NONE. Sizes that are not in o->split_strict shrink to
+ * of the nodes, the first train_per_class labelled nodes of each class train; a second shuffle
+ * of the other labelled nodes (same stream) gives the first n_val to validation and the next
+ * n_test to test, so both are uniform draws from the remainder (as PyG's RandomNodeSplit);
+ * unlabelled nodes (label -1) stay GAT_SPLIT_NONE. Sizes that are not in o->split_strict shrink to
  * fit the data as gat_dataset_options says; ds->split_adapted gets the bits of those that did. what
  * names the data in messages ("random split of WHAT: ..."). Returns GAT_EFORMAT (a strict size the
  * data cannot give), GAT_ENOMEM. */

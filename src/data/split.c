@@ -1,5 +1,5 @@
 /* The seeded random split every dataset source shares: train_per_class nodes of each class, then
- * validation and test from the labelled nodes left. */
+ * validation and test drawn uniformly from the labelled nodes left (as PyG's RandomNodeSplit). */
 #include "data/data_i.h"
 #include "core/core.h"
 
@@ -90,7 +90,7 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
     gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
     gat_idx *count = gat_calloc((size_t)ds->n_classes, sizeof *count);
     gat_idx *train = gat_calloc((size_t)ds->n_classes, sizeof *train);
-    gat_idx n_val = 0, n_test = 0, labelled = 0;
+    gat_idx n_val = 0, n_test = 0, labelled = 0, rest = 0;
     gat_rng rng;
     gat_status st = GAT_ENOMEM;
 
@@ -114,17 +114,14 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
             ds->split[i] = GAT_SPLIT_TRAIN;
         }
     }
-    for (gat_idx k = 0, val = 0, test = 0; k < ds->n; k++) {
-        gat_idx i = perm[k];
-        if (ds->split[i] != GAT_SPLIT_NONE || ds->labels[i] < 0) continue;
-        if (val < n_val) {
-            ds->split[i] = GAT_SPLIT_VAL;
-            val++;
-        } else if (test < n_test) {
-            ds->split[i] = GAT_SPLIT_TEST;
-            test++;
-        }
-    }
+    /* Validation and test come from a fresh shuffle of the remainder (as PyG's RandomNodeSplit):
+     * the first leftovers of the shuffle above would favour the large classes, whose nodes the
+     * per-class training quota has not used up early in the order. */
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0 && ds->split[i] == GAT_SPLIT_NONE) perm[rest++] = i;
+    shuffle(perm, rest, &rng);
+    for (gat_idx k = 0; k < rest && k < n_val + n_test; k++)
+        ds->split[perm[k]] = k < n_val ? GAT_SPLIT_VAL : GAT_SPLIT_TEST;
 cleanup:
     gat_free(perm);
     gat_free(count);
