@@ -1,7 +1,8 @@
 /* Datasets from a graph file read by igraph (edgelist, ncol, lgl, graphml, gml, pajek, dimacs)
  * and text files of features (dense or sparse), labels and split, matched by node id
- * (gat/graphfile.h). The graph is read, converted and released inside one igraph body. */
-#include "gat/graphfile.h"
+ * (gat/graphfile.h). The graph is read, converted and released inside one igraph body; the node
+ * tables are graphfile_tables.c's, the checks of declared sizes graphfile_counts.c's. */
+#include "io/graphfile_i.h"
 #include "core/core.h"
 #include "io/dataset_i.h"
 #include "io/fileio.h"
@@ -78,217 +79,7 @@ gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt)
                        path);
 }
 
-/* ---- Numbers ----------------------------------------------------------------------------- */
-
-/* Field k of t's current line, s (the whole field or the value after "col:"), as a value. */
-static gat_status parse_value(const gat_i_text *t, size_t k, const char *s, gat_real *v)
-{
-    char *end;
-    double d;
-    if (s[0] == '0' && s[1] == '\0') { /* bag-of-words files are mostly these two tokens */
-        *v = 0;
-        return GAT_OK;
-    }
-    if (s[0] == '1' && s[1] == '\0') {
-        *v = 1;
-        return GAT_OK;
-    }
-    d = strtod(s, &end);
-    if (end == s || *end != '\0' || s[0] == ' ')
-        return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: field %zu of node '%s' is not a number: '%s'",
-                           t->path, t->line, gat_i_text_column(t, k), k + 1, t->field[0], s);
-    if (!isfinite(d) || fabs(d) > REAL_MAX)
-        return gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: field %zu of node '%s' is %s: '%s'", t->path,
-                           t->line, gat_i_text_column(t, k), k + 1, t->field[0],
-                           isfinite(d) ? "out of range for gat_real" : "not finite", s);
-    *v = (gat_real)d;
-    return GAT_OK;
-}
-
-/* s as a non-negative decimal integer below limit (digits only), or -1. */
-static int64_t parse_count(const char *s, int64_t limit)
-{
-    int64_t v = 0;
-    if (!*s) return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return -1;
-        v = v * 10 + (*s - '0');
-        if (v >= limit) return -1;
-    }
-    return v;
-}
-
-/* Whether the current line is a comment. */
-static int comment(const gat_i_text *t)
-{
-    return t->field[0][0] == '#';
-}
-
-/* ---- Features file ----------------------------------------------------------------------- */
-
-typedef struct features {
-    gat_i_text t;       /* the file; ids point into its buffer */
-    char **ids;         /* (rows) node id of each row */
-    long *line;         /* (rows) line of each row */
-    gat_csr x;          /* (rows, F) in file order */
-    gat_i_strmap map;   /* id -> row */
-    int64_t max_number; /* largest id that reads as a vertex number, -1 if none */
-} features;
-
-static void features_free(features *F)
-{
-    gat_i_text_free(&F->t);
-    gat_free(F->ids);
-    gat_free(F->line);
-    gat_csr_destroy(&F->x);
-    gat_i_strmap_free(&F->map);
-    memset(F, 0, sizeof *F);
-}
-
-/* Room for `more` values after nnz in F->x. */
-static gat_status features_reserve(features *F, size_t *cap, size_t nnz, size_t more)
-{
-    if (nnz + more > (size_t)INT32_MAX)
-        return gat_i_error(GAT_EFORMAT, "%s:%ld: more than %d non-zero features", F->t.path,
-                           F->t.line, INT32_MAX);
-    if (nnz + more <= *cap && F->x.col) return GAT_OK;
-    size_t c = gat_i_next_cap(*cap, nnz + more);
-    gat_idx *col = gat_realloc(F->x.col, c, sizeof *col);
-    if (!col) return GAT_ENOMEM;
-    F->x.col = col;
-    gat_real *val = gat_realloc(F->x.val, c, sizeof *val);
-    if (!val) return GAT_ENOMEM;
-    F->x.val = val;
-    *cap = c;
-    return GAT_OK;
-}
-
-/* Appends the current line's values as row F->x.rows (not yet counted). *max_col tracks the
- * largest sparse column. */
-static gat_status features_row(features *F, int sparse, size_t *cap, int64_t *max_col)
-{
-    const gat_i_text *t = &F->t;
-    size_t nnz = (size_t)F->x.rowptr[F->x.rows];
-    gat_status st;
-    if (!sparse && t->n_fields != (size_t)F->x.cols + 1)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s:%ld: expected %zu fields (node id and %d feature "
-                           "values, as on the first line), found %zu",
-                           t->path, t->line, (size_t)F->x.cols + 1, F->x.cols, t->n_fields);
-    if ((st = features_reserve(F, cap, nnz, t->n_fields - 1)) != GAT_OK) return st;
-    for (size_t k = 1; k < t->n_fields; k++) {
-        const char *s = t->field[k];
-        int64_t col = (int64_t)k - 1;
-        gat_real v = 0;
-        if (sparse) {
-            char *colon = strchr(t->field[k], ':');
-            if (!colon)
-                return gat_i_error(GAT_EFORMAT,
-                                   "%s:%ld:%ld: expected <column>:<value> in a "
-                                   "sparse features file, found '%s'",
-                                   t->path, t->line, gat_i_text_column(t, k), s);
-            *colon = '\0';
-            col = parse_count(s, INT32_MAX);
-            if (col < 0)
-                return gat_i_error(GAT_EFORMAT,
-                                   "%s:%ld:%ld: column '%s' is not a number in "
-                                   "[0, %d)",
-                                   t->path, t->line, gat_i_text_column(t, k), s, INT32_MAX);
-            if (nnz > (size_t)F->x.rowptr[F->x.rows] && col <= F->x.col[nnz - 1])
-                return gat_i_error(GAT_EFORMAT,
-                                   "%s:%ld:%ld: column %lld after column %d "
-                                   "(columns must be strictly ascending)",
-                                   t->path, t->line, gat_i_text_column(t, k), (long long)col,
-                                   F->x.col[nnz - 1]);
-            s = colon + 1;
-        }
-        if ((st = parse_value(t, k, s, &v)) != GAT_OK) return st;
-        if (col > *max_col) *max_col = col;
-        if (v == 0) continue;
-        F->x.col[nnz] = (gat_idx)col;
-        F->x.val[nnz++] = v;
-    }
-    F->x.rowptr[F->x.rows + 1] = (gat_idx)nnz;
-    return GAT_OK;
-}
-
-/* Reads the features file at path into F (uninitialised; destroy-safe on failure). */
-static gat_status read_features(features *F, const char *path)
-{
-    size_t max_rows, cap = 0;
-    int sparse = -1, errnum;
-    int64_t max_col = -1;
-    gat_status st;
-
-    memset(F, 0, sizeof *F);
-    F->max_number = -1;
-    if ((st = gat_i_text_load(&F->t, path, &errnum)) != GAT_OK) return st;
-    max_rows = gat_i_text_count_lines(&F->t);
-    if (max_rows > (size_t)INT32_MAX - 1)
-        return gat_i_error(GAT_EFORMAT, "%s: %zu lines exceed the node index type", path, max_rows);
-    F->ids = gat_malloc(max_rows, sizeof *F->ids);
-    F->line = gat_malloc(max_rows, sizeof *F->line);
-    F->x.rowptr = gat_calloc(max_rows + 1, sizeof *F->x.rowptr);
-    if (!F->ids || !F->line || !F->x.rowptr || gat_i_strmap_init(&F->map, max_rows) != GAT_OK)
-        return GAT_ENOMEM;
-    while ((st = gat_i_text_next(&F->t)) == GAT_OK && F->t.n_fields > 0) {
-        const gat_i_text *t = &F->t;
-        if (comment(t)) continue;
-        gat_idx *slot = gat_i_strmap_slot(&F->map, F->ids, t->field[0]);
-        if (*slot >= 0)
-            return gat_i_error(GAT_EFORMAT, "%s:%ld: duplicate node id '%s' (first on line %ld)",
-                               path, t->line, t->field[0], F->line[*slot]);
-        if (sparse < 0) {
-            sparse = t->n_fields >= 2 && strchr(t->field[1], ':') != NULL;
-            if (!sparse && t->n_fields < 2)
-                return gat_i_error(GAT_EFORMAT,
-                                   "%s:%ld: expected a node id and feature values, "
-                                   "found 1 field",
-                                   path, t->line);
-            if (!sparse && t->n_fields - 1 > (size_t)INT32_MAX - 1)
-                return gat_i_error(GAT_EFORMAT, "%s:%ld: %zu feature values exceed the index type",
-                                   path, t->line, t->n_fields - 1);
-            if (!sparse) F->x.cols = (gat_idx)(t->n_fields - 1);
-        }
-        if ((st = features_row(F, sparse, &cap, &max_col)) != GAT_OK) return st;
-        const int64_t number = parse_count(t->field[0], INT32_MAX);
-        if (number > F->max_number) F->max_number = number;
-        F->ids[F->x.rows] = t->field[0];
-        F->line[F->x.rows] = t->line;
-        *slot = F->x.rows++;
-    }
-    if (st != GAT_OK) return st;
-    if (F->x.rows == 0)
-        return gat_i_error(GAT_EFORMAT, "%s: no features: expected one line per node", path);
-    if (sparse) F->x.cols = (gat_idx)(max_col + 1);
-    return GAT_OK;
-}
-
 /* ---- Graph file via igraph --------------------------------------------------------------- */
-
-typedef struct read_ctx {
-    FILE *f;
-    gat_graph_format fmt;
-    int directed;  /* read edgelist, ncol, lgl and dimacs as directed */
-    int64_t min_n; /* edgelist: at least this many vertices */
-    /* results, gat-allocated */
-    int64_t n;
-    size_t m;
-    int is_directed;
-    int64_t *src, *dst; /* (m) */
-    char **ids;         /* (n) vertex ids */
-    /* edge attributes to read (inputs), and what they gave */
-    const char *const *eattr;
-    gat_idx n_eattr;
-    int *etype;   /* (n_eattr) */
-    double *erow; /* (m, n_eattr) */
-    /* edgelist and ncol: numeric columns after the two node fields (split_columns) */
-    gat_idx n_cols; /* D, 0 if the lines have two fields */
-    gat_real *crow; /* (lines, D) */
-    size_t n_lines; /* edge lines read */
-    char *stripped; /* the file with the two node fields of each line, which igraph reads */
-    size_t stripped_len;
-} read_ctx;
 
 static void read_ctx_free(read_ctx *c)
 {
@@ -525,397 +316,7 @@ static gat_status read_graph(read_ctx *c, const char *path)
     return st;
 }
 
-/* The largest vertex number field s can stand for: the largest run of digits in it, or its value
- * if it reads whole as a number (igraph's Pajek and DIMACS parsers take "1e9"); saturates at
- * INT64_MAX / 10. Over-estimates are harmless: they only trip the features-file bound below. */
-static int64_t id_value(const char *s)
-{
-    int64_t best = -1;
-    char *end;
-    const double d = strtod(s, &end);
-    if (end != s && !*end && d >= 0)
-        best = d < (double)(INT64_MAX / 10) ? (int64_t)d : INT64_MAX / 10;
-    for (const char *p = s; *p;) {
-        if (*p < '0' || *p > '9') {
-            p++;
-            continue;
-        }
-        int64_t x = 0;
-        for (; *p >= '0' && *p <= '9'; p++)
-            x = x < INT64_MAX / 100 ? x * 10 + (*p - '0') : INT64_MAX / 10;
-        if (x > best) best = x;
-    }
-    return best;
-}
-
-/* scanf's %ld on b[*at..len) as glibc does it: white space skipped (across line ends), an
- * optional sign, digits; the value saturates at INT64_MAX / 10. On failure the white space and
- * the sign stay consumed. Returns 0 (nothing converted: scanf would fail) or 1. */
-static int scan_long(const char *b, size_t len, size_t *at, int64_t *v)
-{
-    size_t p = *at;
-    int neg = 0;
-    while (p < len && isspace((unsigned char)b[p]))
-        p++;
-    if (p < len && (b[p] == '+' || b[p] == '-')) neg = b[p++] == '-';
-    *at = p;
-    if (p >= len || b[p] < '0' || b[p] > '9') return 0;
-    int64_t x = 0;
-    for (; p < len && b[p] >= '0' && b[p] <= '9'; p++)
-        x = x < INT64_MAX / 100 ? x * 10 + (b[p] - '0') : INT64_MAX / 10;
-    *v = neg ? -x : x;
-    *at = p;
-    return 1;
-}
-
-/* scanf's %Ns (max == N) or %lf, as far as where it stops matters: white space skipped (across
- * line ends), then up to max characters of the next word (a number's conversion stops inside
- * the word at the latest; igraph then skips to the line end, which is the same line end).
- * Returns 0 at the end of the input. */
-static int scan_word(const char *b, size_t len, size_t *at, size_t max, const char **word,
-                     size_t *n)
-{
-    size_t p = *at;
-    while (p < len && isspace((unsigned char)b[p]))
-        p++;
-    *word = b + p;
-    for (*n = 0; *n < max && p < len && !isspace((unsigned char)b[p]); p++)
-        ++*n;
-    *at = p;
-    return *n > 0;
-}
-
-/* What igraph 0.10's DIMACS reader (igraph_read_graph_dimacs_flow) takes from a file, found by
- * repeating its scanf calls on the bytes: per line, two characters ("%2c"), then by the first:
- * "p" the problem ("%20s %ld %ld": name, vertex count N, edge count M), "n" a node ("%ld %1s"
- * in max problems, "%ld %ld" else), "a" an arc ("%ld %ld %lf"), "e" an edge ("%ld %ld"), "c"
- * nothing; then the rest of the line is skipped. Conversions skip white space across line ends,
- * so a field may sit on the next line, and then igraph skips the rest of that line. The scan
- * stops where igraph surely fails (unknown line type, a missing field, a second "p" line) and
- * goes on where it may not, so it never misses what igraph reads. igraph creates max(N, the
- * largest arc or edge endpoint) vertices (numbered from 1) and reserves room for M edges. */
-typedef struct dimacs_counts {
-    int64_t vertices; /* that vertex count; -1 if the file gives none */
-    int64_t edges;    /* M of the "p" line; -1 without one */
-    long edges_line;  /* the line of the "p" line */
-} dimacs_counts;
-
-static void dimacs_scan(const char *b, size_t len, dimacs_counts *out)
-{
-    enum { NONE, EDGE, MAX } problem = NONE;
-    size_t at = 0;
-    out->vertices = out->edges = -1;
-    out->edges_line = 0;
-    while (at + 2 <= len) {
-        const size_t start = at;
-        const char kind = b[at];
-        const char *w;
-        size_t wn;
-        int64_t v[2];
-        at += 2;
-        if (kind == 'p') {
-            if (problem != NONE || !scan_word(b, len, &at, 20, &w, &wn) ||
-                !scan_long(b, len, &at, &v[0]) || !scan_long(b, len, &at, &v[1]))
-                return;
-            if (v[0] > out->vertices) out->vertices = v[0];
-            out->edges = v[1];
-            out->edges_line = 1;
-            for (size_t k = 0; k < start; k++)
-                out->edges_line += b[k] == '\n';
-            problem = wn == 3 && !memcmp(w, "max", 3) ? MAX : EDGE;
-        } else if (kind == 'n') {
-            if (!scan_long(b, len, &at, &v[0])) return;
-            if (problem == MAX) {
-                if (!scan_word(b, len, &at, 1, &w, &wn)) return;
-            } else {
-                scan_long(b, len, &at, &v[1]); /* optional: only the first must convert */
-            }
-        } else if (kind == 'a' || kind == 'e') {
-            if (!scan_long(b, len, &at, &v[0]) || !scan_long(b, len, &at, &v[1])) return;
-            if (kind == 'a' && !scan_word(b, len, &at, SIZE_MAX, &w, &wn)) return;
-            for (int k = 0; k < 2; k++)
-                if (v[k] > out->vertices) out->vertices = v[k];
-        } else if (kind != 'c') {
-            return;
-        }
-        while (at < len && b[at++] != '\n')
-            continue;
-    }
-}
-
-/* The shortest text an edge of a DIMACS file takes: an "e" line ("e", a separator, two numbers
- * with white space between them, a line end) has at least 6 bytes, an "a" line more. */
-#define DIMACS_MIN_EDGE_BYTES 6
-
-/* Pajek sections, from the "*word" line that opens them. */
-enum { PAJEK_OTHER, PAJEK_VERTICES, PAJEK_PAIRS, PAJEK_LISTS };
-
-/* The vertex count that the graph file declares or implies through its vertex numbers (edgelist:
- * every number, from 0; pajek: "*Vertices N", vertex lines and edge/arc endpoints, from 1;
- * dimacs: dimacs_scan), read before igraph allocates that many vertices; -1 for formats that
- * list their vertices (ncol, lgl, graphml, gml), whose count the file's size bounds. For dimacs
- * also *dc, the counts of its header, and *bytes, the file's size. */
-static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t *n,
-                                    dimacs_counts *dc, size_t *bytes)
-{
-    gat_i_text t = {0};
-    unsigned char *raw;
-    int section = PAJEK_OTHER;
-    const int base0 = c->fmt == GAT_GRAPH_FORMAT_EDGELIST; /* pajek counts from 1 */
-    gat_status st;
-    *n = -1;
-    if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST && c->fmt != GAT_GRAPH_FORMAT_PAJEK &&
-        c->fmt != GAT_GRAPH_FORMAT_DIMACS)
-        return GAT_OK;
-    /* the bytes as igraph sees them (no gzip inflation; an edge list with feature columns:
-     * c->stripped, its node fields), cut into fields by the text reader */
-    if ((st = gat_i_read_file(path, &raw, &t.len)) != GAT_OK) return st;
-    *bytes = t.len;
-    if (c->stripped) {
-        gat_free(raw);
-        if (!(raw = gat_malloc(c->stripped_len + 1, 1))) return GAT_ENOMEM;
-        memcpy(raw, c->stripped, c->stripped_len);
-        t.len = c->stripped_len;
-    }
-    t.path = path;
-    t.buf = (char *)raw;
-    if (c->fmt == GAT_GRAPH_FORMAT_DIMACS) {
-        dimacs_scan(t.buf, t.len, dc);
-        *n = dc->vertices;
-        gat_i_text_free(&t);
-        return GAT_OK;
-    }
-    /* igraph reads past NUL bytes and splits at any white space: so do we, here */
-    for (size_t k = 0; k < t.len; k++)
-        if ((unsigned char)t.buf[k] < 0x20 && t.buf[k] != '\n') t.buf[k] = ' ';
-    while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        size_t last = 0;    /* fields [0, last) hold vertex numbers */
-        int64_t count = -1; /* a declared count */
-        const char *f0 = t.field[0];
-        if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
-            last = t.n_fields; /* igraph reads a stream of numbers, line ends or not */
-        } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK && f0[0] == '*') {
-            section = !strcasecmp(f0, "*vertices")                            ? PAJEK_VERTICES
-                      : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs") ? PAJEK_PAIRS
-                      : !strcasecmp(f0, "*edgeslist") || !strcasecmp(f0, "*arcslist") ? PAJEK_LISTS
-                                                                                      : PAJEK_OTHER;
-            if (section == PAJEK_VERTICES && t.n_fields >= 2) count = id_value(t.field[1]);
-        } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK) {
-            last = section == PAJEK_VERTICES ? 1
-                   : section == PAJEK_PAIRS  ? 2
-                   : section == PAJEK_LISTS  ? t.n_fields
-                                             : 0;
-        }
-        if (last > t.n_fields) last = t.n_fields;
-        for (size_t k = 0; k < last; k++) {
-            const int64_t v = id_value(t.field[k]) + base0; /* vertices 0..v or 1..v */
-            if (v >= 0 && v > count) count = v;
-        }
-        if (count > *n) *n = count;
-    }
-    gat_i_text_free(&t);
-    return st;
-}
-
-/* The counts a graph file declares, checked before igraph allocates for them. A DIMACS header's
- * edge count must fit the file's size (igraph reserves room for that many edges: "p max 4
- * 444444441" would ask for gigabytes). With a features file F, every vertex needs a features
- * line, so a graph file declaring more vertices than F has lines fails (a few bytes of
- * "*Vertices 2000000000" would otherwise ask for gigabytes). Without one, every vertex becomes a
- * one-hot node, and a vertex count the file's own size cannot justify is refused: more vertices
- * than the file has bytes (a real graph names nearly all its vertices, each in two bytes or more;
- * "0 1999999999" alone asked for 20 GiB and minutes). Isolated vertices beyond that need a
- * features file, whose lines declare them. */
-static gat_status check_counts(const read_ctx *c, const features *F, const char *path)
-{
-    int64_t n;
-    dimacs_counts dc = {.vertices = -1, .edges = -1};
-    size_t bytes = 0;
-    gat_status st = declared_vertices(c, path, &n, &dc, &bytes);
-    if (st != GAT_OK) return st;
-    if (dc.edges > 0 && (uint64_t)dc.edges > (bytes + 1) / DIMACS_MIN_EDGE_BYTES)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s:%ld: header declares %lld edges, more than a file of %zu bytes "
-                           "can hold",
-                           path, dc.edges_line, (long long)dc.edges, bytes);
-    if (!F) {
-        if (n <= (int64_t)bytes) return GAT_OK;
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: implies %lld vertices, more than a file of %zu bytes can name "
-                           "(each would become a one-hot node); give a features file to declare "
-                           "isolated vertices",
-                           path, (long long)n, bytes);
-    }
-    if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST && c->min_n > n) n = c->min_n;
-    if (n <= F->x.rows) return GAT_OK;
-    if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: declares %lld vertices but %s has %d lines: every vertex needs "
-                           "its features",
-                           path, (long long)n, F->t.path, F->x.rows);
-    /* vertices are named by their numbers 0..n-1: name the first one without a line */
-    unsigned char *has = gat_calloc((size_t)F->x.rows + 1, 1);
-    int64_t missing = 0;
-    if (!has) return GAT_ENOMEM;
-    for (gat_idx r = 0; r < F->x.rows; r++) {
-        const int64_t v = parse_count(F->ids[r], (int64_t)F->x.rows + 1);
-        if (v >= 0) has[v] = 1;
-    }
-    while (has[missing])
-        missing++;
-    gat_free(has);
-    return gat_i_error(GAT_EFORMAT,
-                       "%s: no line for node '%lld' (every vertex of %s needs its "
-                       "features)",
-                       F->t.path, (long long)missing, path);
-}
-
-/* ---- Labels and split files -------------------------------------------------------------- */
-
-typedef struct labels {
-    gat_i_idtable r; /* the file; class names point into it */
-    gat_idx *label;  /* (n) class or -1 */
-    char **names;    /* (C) class names, ordered */
-    gat_idx n_classes;
-} labels;
-
-static void labels_free(labels *L)
-{
-    gat_i_idtable_close(&L->r);
-    gat_free(L->label);
-    gat_free(L->names);
-    memset(L, 0, sizeof *L);
-}
-
-typedef struct class_key {
-    char *name;
-    double value; /* numeric value when every label is an integer */
-} class_key;
-
-static int cmp_numeric(const void *a, const void *b)
-{
-    const class_key *x = a, *y = b;
-    if (x->value != y->value) return x->value < y->value ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static int cmp_bytes(const void *a, const void *b)
-{
-    return strcmp(((const class_key *)a)->name, ((const class_key *)b)->name);
-}
-
-/* Whether s is a decimal integer (optional sign); *v gets its value. */
-static int integer_label(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno) return 0;
-    *v = (double)x;
-    return 1;
-}
-
-/* Reads the labels file (an id table, io/idtable.h): label strings per node, then classes
- * numbered in order. */
-static gat_status read_labels(labels *L, const char *path, const gat_i_strmap *nodes,
-                              char *const *ids, gat_idx n, const char *known)
-{
-    char **text_label = gat_calloc((size_t)n, sizeof *text_label); /* into L->r.t */
-    class_key *keys = NULL;
-    gat_i_strmap classes = {0};
-    gat_idx *first = NULL; /* (n) class of each distinct label in first-seen order */
-    size_t max_lines;
-    gat_idx C = 0, i;
-    char *label;
-    int errnum, all_integer = 1;
-    gat_status st;
-
-    memset(L, 0, sizeof *L);
-    if (!text_label || !(L->label = gat_malloc((size_t)n, sizeof *L->label))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    if ((st = gat_i_idtable_open(&L->r, path, &errnum, nodes, ids, n, known, "label")) != GAT_OK)
-        goto cleanup;
-    max_lines = gat_i_text_count_lines(&L->r.t);
-    if (!(L->names = gat_malloc(max_lines, sizeof *L->names)) ||
-        !(keys = gat_malloc(max_lines, sizeof *keys)) ||
-        !(first = gat_malloc(max_lines, sizeof *first)) ||
-        gat_i_strmap_init(&classes, max_lines) != GAT_OK) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    while ((st = gat_i_idtable_next(&L->r, &i, &label)) == GAT_OK && i >= 0) {
-        text_label[i] = label;
-        gat_idx *slot = gat_i_strmap_slot(&classes, L->names, label);
-        if (*slot < 0) {
-            L->names[C] = label;
-            keys[C].name = label;
-            all_integer &= integer_label(label, &keys[C].value);
-            *slot = C++;
-        }
-    }
-    if (st != GAT_OK) goto cleanup;
-    qsort(keys, (size_t)C, sizeof *keys, all_integer ? cmp_numeric : cmp_bytes);
-    /* rank: class number of each first-seen label, through the map */
-    for (gat_idx k = 0; k < C; k++)
-        first[*gat_i_strmap_slot(&classes, L->names, keys[k].name)] = k;
-    for (gat_idx v = 0; v < n; v++)
-        L->label[v] =
-            text_label[v] ? first[*gat_i_strmap_slot(&classes, L->names, text_label[v])] : -1;
-    for (gat_idx k = 0; k < C; k++)
-        L->names[k] = keys[k].name;
-    L->n_classes = C;
-cleanup:
-    gat_free(text_label);
-    gat_free(keys);
-    gat_free(first);
-    gat_i_strmap_free(&classes);
-    return st;
-}
-
 /* ---- Assembly ---------------------------------------------------------------------------- */
-
-/* x (uninitialised) = F's rows in node order; every node needs exactly one row. */
-static gat_status features_by_node(gat_csr *x, const features *F, const gat_i_strmap *nodes,
-                                   char *const *ids, gat_idx n, const char *graph_path)
-{
-    gat_idx *row_of = gat_malloc((size_t)n, sizeof *row_of);
-    gat_status st = GAT_OK;
-    memset(x, 0, sizeof *x);
-    if (!row_of) return GAT_ENOMEM;
-    for (gat_idx i = 0; i < n; i++)
-        row_of[i] = -1;
-    for (gat_idx r = 0; r < F->x.rows; r++) {
-        const gat_idx i = *gat_i_strmap_slot(nodes, ids, F->ids[r]);
-        if (i < 0) {
-            st = gat_i_error(GAT_EFORMAT, "%s:%ld: unknown node id '%s' (not a vertex of %s)",
-                             F->t.path, F->line[r], F->ids[r], graph_path);
-            goto cleanup;
-        }
-        row_of[i] = r; /* ids are distinct in both, so no node is met twice */
-    }
-    for (gat_idx i = 0; i < n; i++)
-        if (row_of[i] < 0) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s: no line for node '%s' (every vertex of %s needs "
-                             "its features)",
-                             F->t.path, ids[i], graph_path);
-            goto cleanup;
-        }
-    if ((st = gat_csr_init(x, n, F->x.cols, (size_t)F->x.rowptr[F->x.rows])) != GAT_OK)
-        goto cleanup;
-    for (gat_idx i = 0; i < n; i++) {
-        const gat_idx r = row_of[i], len = F->x.rowptr[r + 1] - F->x.rowptr[r];
-        memcpy(x->col + x->rowptr[i], F->x.col + F->x.rowptr[r], (size_t)len * sizeof *x->col);
-        memcpy(x->val + x->rowptr[i], F->x.val + F->x.rowptr[r], (size_t)len * sizeof *x->val);
-        x->rowptr[i + 1] = x->rowptr[i] + len;
-    }
-cleanup:
-    gat_free(row_of);
-    return st;
-}
-
 /* The map id -> vertex over c's vertex ids; repeated ids are a format error of the graph file.
  * With F (ncol and lgl: files that know vertices only through edges), ids of F the graph lacks
  * become new isolated vertices after the graph's, in F's order. */
@@ -1016,7 +417,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     }
     if ((st = gat_i_check_options(opt, "gat_dataset_read")) != GAT_OK) return st;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (files->features && (st = read_features(&F, files->features)) != GAT_OK) goto cleanup;
+    if (files->features && (st = gat_i_gf_read_features(&F, files->features)) != GAT_OK)
+        goto cleanup;
     c.directed = !opt->symmetrize;
     c.min_n = F.max_number + 1;
     c.eattr = opt->edge_attributes;
@@ -1024,7 +426,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((c.fmt == GAT_GRAPH_FORMAT_EDGELIST || c.fmt == GAT_GRAPH_FORMAT_NCOL) &&
         (st = split_columns(&c, files->graph)) != GAT_OK)
         goto cleanup;
-    if ((st = check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_gf_check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
+        goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
     const int named = c.fmt == GAT_GRAPH_FORMAT_NCOL || c.fmt == GAT_GRAPH_FORMAT_LGL;
     if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK)
@@ -1052,7 +455,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if (c.n_cols > 0 &&
         (st = rows_per_edge(&c, &g, gflags, opt, c.crow, c.n_cols, &erows)) != GAT_OK)
         goto cleanup;
-    st = files->features ? features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
+    st = files->features ? gat_i_gf_features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
                          : gat_csr_identity(&x, n);
     if (st != GAT_OK) goto cleanup;
     if (!(known = gat_malloc(strlen(files->graph) + 16, 1))) {
@@ -1060,7 +463,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         goto cleanup;
     }
     sprintf(known, "a vertex of %s", files->graph);
-    if (files->labels && (st = read_labels(&L, files->labels, &nodes, c.ids, n, known)) != GAT_OK)
+    if (files->labels &&
+        (st = gat_i_gf_read_labels(&L, files->labels, &nodes, c.ids, n, known)) != GAT_OK)
         goto cleanup;
     if (files->split) {
         if (!(split = gat_calloc((size_t)n, sizeof *split))) {
@@ -1085,8 +489,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
                                   files->labels ? files->labels : files->graph, files->features);
 cleanup:
     gat_i_clocale_leave(&loc);
-    features_free(&F);
-    labels_free(&L);
+    gat_i_gf_features_free(&F);
+    gat_i_gf_labels_free(&L);
     read_ctx_free(&c);
     gat_i_strmap_free(&nodes);
     gat_graph_destroy(&g);

@@ -1,0 +1,341 @@
+/* The arrays of a .gatd or part file (io/datafile_i.h): each tensor checked in one pass (CSR
+ * shape and order, ranges, finite values, UTF-8 ids) and pointed into the mapping where byte
+ * order and alignment allow, else converted into a copy. */
+#include "io/datafile_i.h"
+#include "core/core.h"
+#include "core/strmap.h"
+#include "io/safetensors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct gat_i_gatd_tensor gat_i_gatd_spec[T_COUNT] = {
+    {"graph.indptr", "I32", 4},     {"graph.indices", "I32", 4}, {"features.indptr", "I32", 4},
+    {"features.indices", "I32", 4}, {"features.data", "F32", 4}, {"features", "F32", 4},
+    {"labels", "I32", 4},           {"split", "U8", 1},          {"node_ids", "U8", 1},
+    {"edge_features", "F32", 4},    {"edge_input", "I32", 4},    {"part.global_ids", "I32", 4},
+    {"part.halo_owner", "I32", 4},
+};
+
+/* Number of elements tensor k's shape holds, 0 for an absent tensor. */
+size_t gat_i_gatd_count(const reader *R, int k)
+{
+    size_t c = 1;
+    for (int d = 0; d < R->ndim[k]; d++)
+        c *= R->dims[k][d];
+    return R->present[k] ? c : 0;
+}
+
+/* The I32 tensor k as gat_idx values: a pointer into the mapping when aligned on a
+ * little-endian host, else a converted copy (owned by the dataset through *out). */
+gat_status gat_i_gatd_idx_array(const reader *R, int k, gat_idx **out)
+{
+    const unsigned char *p = R->data + R->span[k][0];
+    const size_t c = gat_i_gatd_count(R, k);
+    if (HOST_LE && (uintptr_t)p % sizeof(gat_idx) == 0) {
+        *out = (gat_idx *)(uintptr_t)p;
+        return GAT_OK;
+    }
+    if (!(*out = gat_malloc(c ? c : 1, sizeof **out))) return GAT_ENOMEM;
+    for (size_t i = 0; i < c; i++, p += 4)
+        (*out)[i] = (gat_idx)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                              (uint32_t)p[3] << 24);
+    return GAT_OK;
+}
+
+static float f32_at(const unsigned char *p, size_t i)
+{
+    p += 4 * i;
+    const uint32_t u =
+        (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* A CSR (row pointers ptr (rows+1), indices idx) of the tensors kp, ki: starts at 0, never
+ * decreases, ends at nnz, indices in [0, cols) strictly ascending per row; with loops, every row
+ * i holds i. */
+gat_status gat_i_gatd_check_csr(const reader *R, int kp, int ki, const gat_idx *ptr,
+                                const gat_idx *idx, gat_idx rows, gat_idx cols, int loops)
+{
+    const size_t nnz = gat_i_gatd_count(R, ki);
+    if (ptr[0] != 0)
+        return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" starts at %d, expected 0", R->path,
+                           gat_i_gatd_spec[kp].name, ptr[0]);
+    for (gat_idx i = 0; i < rows; i++)
+        if (ptr[i + 1] < ptr[i])
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"%s\" decreases at row %d: %d after %d (row pointers "
+                               "never decrease)",
+                               R->path, gat_i_gatd_spec[kp].name, i, ptr[i + 1], ptr[i]);
+    if ((size_t)ptr[rows] != nnz)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"%s\" ends at %d, expected %zu (the length "
+                           "of \"%s\")",
+                           R->path, gat_i_gatd_spec[kp].name, ptr[rows], nnz,
+                           gat_i_gatd_spec[ki].name);
+    for (gat_idx i = 0; i < rows; i++) {
+        int loop = 0;
+        for (gat_idx e = ptr[i]; e < ptr[i + 1]; e++) {
+            if (idx[e] < 0 || idx[e] >= cols)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: tensor \"%s\" entry %d (row %d) is %d, outside [0, %d)",
+                                   R->path, gat_i_gatd_spec[ki].name, e, i, idx[e], cols);
+            if (e > ptr[i] && idx[e] <= idx[e - 1])
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: tensor \"%s\" row %d is not strictly ascending: %d "
+                                   "after %d (entry %d)",
+                                   R->path, gat_i_gatd_spec[ki].name, i, idx[e], idx[e - 1], e);
+            loop |= idx[e] == i;
+        }
+        if (loops && !loop)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"%s\" row %d lacks the self-loop %d -> %d (every node "
+                               "has one)",
+                               R->path, gat_i_gatd_spec[ki].name, i, i, i);
+    }
+    return GAT_OK;
+}
+
+/* The node ids: the blob's n NUL-terminated strings (pointing into it), or "0".."n-1" in one
+ * owned block; checked distinct. */
+gat_status gat_i_gatd_read_ids(reader *R)
+{
+    gat_dataset *ds = R->ds;
+    const gat_idx n = ds->n;
+    gat_i_strmap map = {0};
+    gat_status st = GAT_OK;
+    char **ids = gat_calloc((size_t)n, sizeof *ids);
+    if (!(ds->node_ids = (const char *const *)ids)) return GAT_ENOMEM;
+    if (!R->present[T_IDS]) {
+        /* a part's nodes are named by their global ids */
+        const gat_idx *num = R->part ? R->part->global_ids : NULL;
+        size_t len = 0;
+        for (gat_idx i = 0; i < n; i++)
+            len += (size_t)snprintf(NULL, 0, "%d", num ? num[i] : i) + 1;
+        if (!(R->own->ids = gat_malloc(len ? len : 1, 1))) return GAT_ENOMEM;
+        R->own->ids_len = len ? len : 1;
+        char *w = R->own->ids;
+        for (gat_idx i = 0; i < n; i++) {
+            ids[i] = w;
+            w += snprintf(w, 16, "%d", num ? num[i] : i) + 1;
+        }
+        return GAT_OK; /* distinct by construction */
+    }
+    /* the blob lies in the writable private mapping: its strings are used in place */
+    char *blob = (char *)(uintptr_t)(R->data + R->span[T_IDS][0]);
+    const size_t len = gat_i_gatd_count(R, T_IDS);
+    size_t at = 0;
+    gat_idx i = 0;
+    for (; i < n && at < len; i++) {
+        const char *nul = memchr(blob + at, '\0', len - at);
+        if (!nul) break;
+        ids[i] = blob + at;
+        at = (size_t)(nul - blob) + 1;
+    }
+    if (i < n || at != len) {
+        /* count the strings for the message */
+        size_t k = 0;
+        for (size_t b = 0; b < len; b++)
+            k += blob[b] == '\0';
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"node_ids\" holds %zu NUL-terminated strings%s, expected "
+                           "%d (one per node)",
+                           R->path, k, len && blob[len - 1] ? " and an unterminated one" : "", n);
+    }
+    if ((st = gat_i_strmap_init(&map, (size_t)n)) != GAT_OK) return st;
+    for (gat_idx j = 0; j < n; j++) {
+        gat_idx *slot = gat_i_strmap_slot(&map, ids, ids[j]);
+        if (*slot >= 0) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: tensor \"node_ids\": node %d has the id '%s' of node %d (ids "
+                             "are distinct)",
+                             R->path, j, ids[j], *slot);
+            break;
+        }
+        *slot = j;
+    }
+    gat_i_strmap_free(&map);
+    return st;
+}
+
+gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
+{
+    gat_dataset *ds = R->ds;
+    const char *s;
+    const cJSON *it;
+    cJSON *a = NULL;
+    gat_status st = gat_i_st_meta_get(R->path, md, "class_names", 0, &s);
+    if (st != GAT_OK) return st;
+    if (s && (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != C)) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: __metadata__ \"class_names\" is not a JSON array of %d strings "
+                         "(one per class)",
+                         R->path, C);
+        goto cleanup;
+    }
+    char **names = gat_calloc((size_t)C, sizeof *names);
+    if (!(ds->class_names = (const char *const *)names)) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    ds->n_classes = C;
+    it = a ? a->child : NULL;
+    for (gat_idx c = 0; c < C; c++, it = it ? it->next : NULL) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", c);
+        if (a && !cJSON_IsString(it)) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: __metadata__ \"class_names\" entry %d is not a string", R->path,
+                             c);
+            goto cleanup;
+        }
+        if (!(names[c] = gat_strdup(a ? it->valuestring : num))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+    }
+cleanup:
+    cJSON_Delete(a);
+    return st;
+}
+
+/* ds->x from the CSR tensors (pointing into the mapping where possible) or the dense one. */
+gat_status gat_i_gatd_read_features(reader *R)
+{
+    gat_dataset *ds = R->ds;
+    gat_csr *x = &ds->x;
+    const gat_idx n = ds->n, F = ds->n_features;
+    gat_status st;
+    x->rows = n;
+    x->cols = F;
+    if (R->present[T_XDENSE]) {
+        const unsigned char *p = R->data + R->span[T_XDENSE][0];
+        size_t nnz = 0;
+        for (gat_idx i = 0; i < n; i++)
+            for (gat_idx f = 0; f < F; f++) {
+                const float v = f32_at(p, (size_t)i * (size_t)F + (size_t)f);
+                if (!isfinite(v))
+                    return gat_i_error(GAT_ENUMERIC,
+                                       "%s: tensor \"features\": node %d ('%s'), column %d is %g "
+                                       "(features must be finite)",
+                                       R->path, i, ds->node_ids[i], f, (double)v);
+                nnz += v != 0;
+            }
+        if (nnz > (size_t)INT32_MAX)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"features\" has %zu non-zeros, more "
+                               "than %d",
+                               R->path, nnz, INT32_MAX);
+        if ((st = gat_csr_init(x, n, F, nnz)) != GAT_OK) return st;
+        size_t k = 0;
+        for (gat_idx i = 0; i < n; i++) {
+            for (gat_idx f = 0; f < F; f++) {
+                const float v = f32_at(p, (size_t)i * (size_t)F + (size_t)f);
+                if (v != 0) x->col[k] = f, x->val[k++] = (gat_real)v;
+            }
+            x->rowptr[i + 1] = (gat_idx)k;
+        }
+        return GAT_OK;
+    }
+    if ((st = gat_i_gatd_idx_array(R, T_XPTR, &x->rowptr)) != GAT_OK ||
+        (st = gat_i_gatd_idx_array(R, T_XIDX, &x->col)) != GAT_OK ||
+        (st = gat_i_gatd_check_csr(R, T_XPTR, T_XIDX, x->rowptr, x->col, n, F, 0)) != GAT_OK)
+        return st;
+    const size_t nnz = gat_i_gatd_count(R, T_XIDX);
+    const unsigned char *p = R->data + R->span[T_XVAL][0];
+    x->capacity = nnz;
+    for (gat_idx i = 0; i < n; i++)
+        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
+            const float v = f32_at(p, (size_t)k);
+            if (!isfinite(v))
+                return gat_i_error(GAT_ENUMERIC,
+                                   "%s: tensor \"features.data\": node %d ('%s'), column %d is %g "
+                                   "(features must be finite)",
+                                   R->path, i, ds->node_ids[i], x->col[k], (double)v);
+        }
+    if (HOST_LE && sizeof(gat_real) == 4 && (uintptr_t)p % 4 == 0) {
+        x->val = (gat_real *)(uintptr_t)p;
+        return GAT_OK;
+    }
+    if (!(x->val = gat_malloc(nnz ? nnz : 1, sizeof *x->val))) return GAT_ENOMEM;
+    for (size_t k = 0; k < nnz; k++)
+        x->val[k] = (gat_real)f32_at(p, k);
+    return GAT_OK;
+}
+
+/* The optional edge tensors: edge_features (E, D) finite, copied into ds->edge_x; edge_input (E)
+ * -1 exactly on the self-loops (all of them added by the builder), >= 0 elsewhere. */
+gat_status gat_i_gatd_read_edges(reader *R)
+{
+    gat_dataset *ds = R->ds;
+    const gat_graph *g = &ds->graph;
+    gat_status st;
+    if (R->present[T_EX]) {
+        const size_t D = R->dims[T_EX][1], c = gat_i_gatd_count(R, T_EX);
+        const unsigned char *p = R->data + R->span[T_EX][0];
+        if (!(ds->edge_x = gat_malloc(c ? c : 1, sizeof *ds->edge_x))) return GAT_ENOMEM;
+        for (size_t k = 0; k < c; k++) {
+            const float v = f32_at(p, k);
+            if (!isfinite(v))
+                return gat_i_error(GAT_ENUMERIC,
+                                   "%s: tensor \"edge_features\": edge %zu, column %zu is %g "
+                                   "(edge features must be finite)",
+                                   R->path, k / D, k % D, (double)v);
+            ds->edge_x[k] = (gat_real)v;
+        }
+        ds->n_edge_features = (gat_idx)D;
+    }
+    if (!R->present[T_EIN]) return GAT_OK;
+    if ((st = gat_i_gatd_idx_array(R, T_EIN, &ds->edge_input)) != GAT_OK) return st;
+    for (gat_idx i = 0; i < g->n; i++)
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+            const int loop = g->col[e] == i;
+            if (loop ? ds->edge_input[e] != -1 : ds->edge_input[e] < 0)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: tensor \"edge_input\" entry %d (edge %d -> %d) is %d, "
+                                   "expected %s",
+                                   R->path, e, g->col[e], i, ds->edge_input[e],
+                                   loop ? "-1 (an added self-loop)" : "an input edge index >= 0");
+        }
+    return GAT_OK;
+}
+
+/* Labels in [-1, C), split values in 0..3 and only on labelled nodes. */
+gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt)
+{
+    static const char *const split_name[] = {"none", "train", "val", "test"};
+    gat_dataset *ds = R->ds;
+    gat_status st;
+    if ((st = gat_i_gatd_idx_array(R, T_LABELS, &ds->labels)) != GAT_OK) return st;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] < -1 || ds->labels[i] >= ds->n_classes)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"labels\": node %d ('%s') has label %d, outside "
+                               "[-1, %d)",
+                               R->path, i, ds->node_ids[i], ds->labels[i], ds->n_classes);
+    uint8_t *split = (uint8_t *)(uintptr_t)(R->data + R->span[T_SPLIT][0]);
+    for (gat_idx i = 0; i < ds->n; i++) {
+        if (split[i] > GAT_SPLIT_TEST)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"split\": node %d ('%s') has split value %d, "
+                               "expected 0..3 (none, train, val, test)",
+                               R->path, i, ds->node_ids[i], split[i]);
+        if (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"split\": node %d ('%s') is in the %s split but "
+                               "has no label",
+                               R->path, i, ds->node_ids[i], split_name[split[i]]);
+    }
+    if (!opt->ignore_split_file) {
+        ds->split = split;
+        return GAT_OK;
+    }
+    if (!(ds->split = gat_calloc((size_t)ds->n, sizeof *ds->split))) return GAT_ENOMEM;
+    return gat_i_random_split(ds, opt, R->path);
+}
+
+/* Reads the file R->path into R->ds (and R->part for a part file): opt's split and
+ * normalisation apply to datasets; a part keeps its stored split and features. */
