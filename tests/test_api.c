@@ -1061,6 +1061,11 @@ START_TEST(malformed_files_are_named)
                       "g.labels:2:1: unknown node id '9'");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b c\n", NULL, GAT_EFORMAT,
                       "g.labels:2: expected 2 fields (node id, label), found 3");
+    /* an empty labels file is named (it used to give 0 classes and a later error naming none) */
+    assert_read_fails(el, "edges", NULL, "", NULL, GAT_EFORMAT,
+                      "g.labels: no labels (the file is empty or holds only comments)");
+    assert_read_fails(el, "edges", NULL, "# node label\n\n", NULL, GAT_EFORMAT,
+                      "g.labels: no labels (the file is empty or holds only comments)");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b\n0 b\n", NULL, GAT_EFORMAT,
                       "g.labels:3: node '0' is listed twice (first on line 1)");
     assert_read_fails(el, "edges", NULL, "0 a\n1 b\n", "0 train\n1 val\n0 test\n", GAT_EFORMAT,

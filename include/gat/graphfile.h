@@ -23,9 +23,12 @@
  *   one-hot identity (gat_csr_identity).
  *   labels: <node-id> <label>   labels are strings; classes are numbered by numeric order when
  *                               every label is an integer, else by byte order; nodes not listed
- *                               are unlabelled (label -1, in no split).
+ *                               are unlabelled (label -1, in no split); a labels file that
+ *                               lists no node is an error.
  *   split:  <node-id> train|val|test   (labelled nodes only; without it, the seeded random split
  *                               of the options over the labelled nodes)
+ *   In the labels and split files, as in the Cora layout's split file, lines whose first field
+ *   starts with '#' are comments and a node listed twice is an error.
  * Numbers are read with '.' as the decimal point whatever the process locale.
  * Threads: igraph is not thread-safe; call gat_dataset_read from one thread at a time. */
 #ifndef GAT_GRAPHFILE_H

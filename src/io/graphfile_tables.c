@@ -272,6 +272,14 @@ gat_status gat_i_gf_read_labels(labels *L, const char *path, const gat_i_strmap 
         }
     }
     if (st != GAT_OK) goto cleanup;
+    if (C == 0) {
+        /* a labels file was given: training on it would fail later, naming no file */
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: no labels (the file is empty or holds only comments): expected "
+                         "'<node id> <label>' lines",
+                         path);
+        goto cleanup;
+    }
     qsort(keys, (size_t)C, sizeof *keys, all_integer ? cmp_numeric : cmp_bytes);
     /* rank: class number of each first-seen label, through the map */
     for (gat_idx k = 0; k < C; k++)
