@@ -391,6 +391,68 @@ START_TEST(test_gzip)
 }
 END_TEST
 
+/* Bytes after the gzip stream (issue 35.13: they used to be ignored) are an error naming the
+ * file and the offset; a second gzip member (as `cat a.gz b.gz` makes) is read on. */
+START_TEST(test_gzip_trailing)
+{
+    char *dir = tu_tmpdir(), gz[4200], half[4200];
+    gat_dataset ref = load_ok(tu_data("tiny"), NULL), ds;
+    const char *ds_dir = make_tiny_copy(dir, "tail", 1, 1);
+    struct stat sb;
+    snprintf(gz, sizeof gz, "%s/tail.content.gz", ds_dir);
+    ck_assert_int_eq(stat(gz, &sb), 0);
+    FILE *f = fopen(gz, "ab");
+    ck_assert_ptr_nonnull(f);
+    fputs("junk\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(gat_dataset_load(&ds, ds_dir, NULL), GAT_EFORMAT);
+    ck_assert(is_zeroed(&ds));
+    char want[4400];
+    snprintf(want, sizeof want, "%s: data after the end of the gzip stream at byte %lld", gz,
+             (long long)sb.st_size);
+    ck_assert_msg(strstr(gat_last_error(), want), "message '%s' lacks '%s'", gat_last_error(),
+                  want);
+
+    /* the content as two members: the first half of its lines, then the rest */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *in = fopen(tu_data("tiny/tiny.content"), "rb");
+    ck_assert_ptr_nonnull(in);
+    char line[1024];
+    while (fgets(line, sizeof line, in)) {
+        text = realloc(text, len + strlen(line) + 1);
+        memcpy(text + len, line, strlen(line) + 1);
+        len += strlen(line);
+    }
+    fclose(in);
+    const char *cut = strchr(text + len / 2, '\n') + 1;
+    f = fopen(gz, "wb");
+    ck_assert_ptr_nonnull(f);
+    for (int k = 0; k < 2; k++) {
+        snprintf(half, sizeof half, "%s/half.gz", dir);
+        gzFile out = gzopen(half, "wb");
+        ck_assert_ptr_nonnull(out);
+        const char *from = k ? cut : text;
+        const size_t n = k ? (size_t)(text + len - cut) : (size_t)(cut - text);
+        ck_assert_int_eq(gzwrite(out, from, (unsigned)n), (int)n);
+        ck_assert_int_eq(gzclose(out), Z_OK);
+        FILE *h = fopen(half, "rb");
+        size_t got;
+        while ((got = fread(line, 1, sizeof line, h)) > 0)
+            ck_assert_uint_eq(fwrite(line, 1, got, f), got);
+        fclose(h);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    ds = load_ok(ds_dir, NULL);
+    assert_same(&ref, &ds);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&ref);
+    free(text);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A gzip file cut short must fail, not yield the nodes before the cut. */
 START_TEST(test_gzip_truncated)
 {
@@ -1264,7 +1326,8 @@ static double offset_of(gatd_file *f, const char *name, int k)
 enum { BAD_TRUNC0, BAD_TRUNC4, BAD_TRUNC_HEADER, BAD_TRUNC_DATA, BAD_TRUNC_LAST, BAD_HLEN,
        BAD_JSON, BAD_FORMAT, BAD_MISSING, BAD_DTYPE, BAD_SHAPE, BAD_META_SHAPE, BAD_OVERLAP,
        BAD_RANGE, BAD_UNKNOWN, BAD_INDPTR, BAD_INDEX, BAD_UNSORTED, BAD_NOLOOP, BAD_DUPID,
-       BAD_IDCOUNT, BAD_LABEL, BAD_SPLIT, BAD_UNLABELLED, BAD_NAN, BAD_XINDEX, BAD_COUNT };
+       BAD_IDCOUNT, BAD_LABEL, BAD_SPLIT, BAD_UNLABELLED, BAD_NAN, BAD_XINDEX, BAD_DUPCLASS,
+       BAD_COUNT };
 
 static const struct {
     gat_status status;
@@ -1296,6 +1359,8 @@ static const struct {
     [BAD_UNLABELLED] = {GAT_EFORMAT, "is in the train split but has no label"},
     [BAD_NAN] = {GAT_ENUMERIC, "tensor \"features.data\": node 0 ('paper_a'), column 0 is nan"},
     [BAD_XINDEX] = {GAT_EFORMAT, "tensor \"features.indices\" entry 0 (row 0) is 5, outside [0, 5)"},
+    [BAD_DUPCLASS] = {GAT_EFORMAT, "\"class_names\" entries 0 and 1 are both 'Case_Based' "
+                                   "(class names must be distinct)"},
 };
 
 START_TEST(test_gatd_bad)
@@ -1394,6 +1459,20 @@ START_TEST(test_gatd_bad)
         break;
     }
     case BAD_XINDEX: set_i32(gatd_data(&f, "features.indices"), 0, 5); break;
+    case BAD_DUPCLASS: {
+        /* class 1 renamed as class 0 (issue 35.13: it used to load) */
+        cJSON *md = cJSON_GetObjectItem(f.root, "__metadata__");
+        cJSON *names = cJSON_Parse(cJSON_GetObjectItem(md, "class_names")->valuestring);
+        ck_assert_ptr_nonnull(names);
+        cJSON_ReplaceItemInArray(names, 1,
+                                 cJSON_CreateString(cJSON_GetArrayItem(names, 0)->valuestring));
+        char *text = cJSON_PrintUnformatted(names);
+        cJSON_ReplaceItemInObject(md, "class_names", cJSON_CreateString(text));
+        free(text);
+        cJSON_Delete(names);
+        edited_header = 1;
+        break;
+    }
     }
     if (edited_header)
         gatd_write(&f, bad);
@@ -1832,6 +1911,7 @@ int main(void)
     tcase_add_test(tc, test_path_forms);
     tcase_add_test(tc, test_gzip);
     tcase_add_test(tc, test_gzip_truncated);
+    tcase_add_test(tc, test_gzip_trailing);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("random_split");

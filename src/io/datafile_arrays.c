@@ -167,6 +167,7 @@ gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
     const char *s;
     const cJSON *it;
     cJSON *a = NULL;
+    gat_i_strmap seen = {0};
     gat_status st = gat_i_st_meta_get(R->path, md, "class_names", 0, &s);
     if (st != GAT_OK) return st;
     if (s && (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != C)) {
@@ -197,7 +198,22 @@ gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
             goto cleanup;
         }
     }
+    /* a class name must say which class: two classes of one name cannot be told apart in
+     * predictions (the text readers make names distinct by construction) */
+    if ((st = gat_i_strmap_init(&seen, (size_t)C)) != GAT_OK) goto cleanup;
+    for (gat_idx c = 0; c < C; c++) {
+        gat_idx *slot = gat_i_strmap_slot(&seen, names, names[c]);
+        if (*slot >= 0) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: __metadata__ \"class_names\" entries %d and %d are both '%s' "
+                             "(class names must be distinct)",
+                             R->path, *slot, c, names[c]);
+            goto cleanup;
+        }
+        *slot = c;
+    }
 cleanup:
+    gat_i_strmap_free(&seen);
     cJSON_Delete(a);
     return st;
 }

@@ -1,10 +1,12 @@
 /* Whole-file text readers of src/io: text files (plain or gzip) read whole, then cut into lines
- * and whitespace-separated fields in place; and a string -> index hash table for node ids. */
+ * and whitespace-separated fields in place. gzip members are inflated by zlib here (not gzread),
+ * so that bytes after the last member are an error rather than silently ignored. */
 #include "io/text.h"
 #include "core/core.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -29,23 +31,105 @@ void gat_i_text_free(gat_i_text *t)
     memset(t, 0, sizeof *t);
 }
 
-/* GAT_EIO naming path if gz met a read error or a truncated stream, else GAT_OK. */
-static gat_status gz_status(gzFile gz, const char *path)
+/* Room for at least 2 more bytes in t->buf (*cap), doubling it. Returns GAT_ENOMEM. */
+static gat_status grow(gat_i_text *t, size_t *cap)
 {
-    int zerr;
-    const char *msg = gzerror(gz, &zerr);
-    if (zerr == Z_OK) return GAT_OK;
-    return gat_i_error(GAT_EIO, "error reading %s: %s", path,
-                       zerr == Z_ERRNO ? strerror(errno) : msg);
+    if (*cap - t->len >= 2) return GAT_OK;
+    const size_t c = gat_i_next_cap(*cap, *cap + 1);
+    char *p = gat_realloc(t->buf, c, 1);
+    if (!p) return GAT_ENOMEM;
+    t->buf = p;
+    *cap = c;
+    return GAT_OK;
 }
 
-/* Reads the file at path whole into t (uninitialised; zeroed on failure). gzread inflates
- * gzip files and passes plain ones through, so .gz and plain text share this path. On GAT_EIO,
- * *errnum holds the errno of a failed open (0 for a read error). */
+/* Appends the rest of the plain file f to t->buf. */
+static gat_status read_plain(gat_i_text *t, size_t *cap, FILE *f, const char *path)
+{
+    for (;;) {
+        gat_status st = grow(t, cap);
+        if (st != GAT_OK) return st;
+        const size_t want = *cap - t->len - 1, got = fread(t->buf + t->len, 1, want, f);
+        t->len += got;
+        if (got < want) break;
+    }
+    if (ferror(f)) return gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno));
+    return GAT_OK;
+}
+
+/* Inflates the gzip members of f (its first two bytes, the magic, already read) into t->buf.
+ * Members follow each other (as gzip -d reads them); anything after the last one that is not a
+ * member is an error, as is a member cut short. */
+static gat_status read_gzip(gat_i_text *t, size_t *cap, FILE *f, const char *path)
+{
+    static const unsigned char magic[2] = {0x1f, 0x8b};
+    unsigned char *in = gat_malloc(1u << 18, 1);
+    z_stream z;
+    size_t consumed = 0; /* compressed bytes before z.next_in */
+    int zr = Z_STREAM_END, at_member = 1;
+    gat_status st = GAT_OK;
+
+    memset(&z, 0, sizeof z);
+    if (!in || inflateInit2(&z, 15 + 16) != Z_OK) {
+        gat_free(in);
+        return GAT_ENOMEM;
+    }
+    memcpy(in, magic, 2);
+    z.next_in = in;
+    z.avail_in = 2 + (unsigned)fread(in + 2, 1, (1u << 18) - 2, f);
+    for (;;) {
+        if (z.avail_in == 0) {
+            if (ferror(f)) {
+                st = gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno));
+                break;
+            }
+            consumed += (size_t)(z.next_in - in);
+            z.next_in = in;
+            z.avail_in = (unsigned)fread(in, 1, 1u << 18, f);
+            if (z.avail_in == 0 && zr == Z_STREAM_END) break; /* the end, after a member */
+            if (z.avail_in == 0) {
+                st = gat_i_error(GAT_EIO, "error reading %s: unexpected end of file", path);
+                break;
+            }
+        }
+        if (zr == Z_STREAM_END) {
+            /* a next member, or trailing bytes (a magic split across reads counts as one) */
+            if (!at_member &&
+                (z.next_in[0] != magic[0] || (z.avail_in > 1 && z.next_in[1] != magic[1]))) {
+                st = gat_i_error(GAT_EFORMAT,
+                                 "%s: data after the end of the gzip stream at byte %zu (not "
+                                 "another gzip member)",
+                                 path, consumed + (size_t)(z.next_in - in));
+                break;
+            }
+            inflateReset(&z);
+        }
+        at_member = 0;
+        if ((st = grow(t, cap)) != GAT_OK) break;
+        const size_t room = *cap - t->len - 1;
+        z.next_out = (unsigned char *)t->buf + t->len;
+        z.avail_out = room > UINT_MAX ? UINT_MAX : (unsigned)room;
+        zr = inflate(&z, Z_NO_FLUSH);
+        t->len = (size_t)((char *)z.next_out - t->buf);
+        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+            st = zr == Z_MEM_ERROR ? GAT_ENOMEM
+                                   : gat_i_error(GAT_EIO, "error reading %s: %s", path,
+                                                 z.msg ? z.msg : "corrupt gzip data");
+            break;
+        }
+    }
+    inflateEnd(&z);
+    gat_free(in);
+    return st;
+}
+
+/* Reads the file at path whole into t (uninitialised; zeroed on failure): gzip files (by their
+ * magic bytes) are inflated, plain ones read as they are, so .gz and plain text share this path.
+ * On GAT_EIO, *errnum holds the errno of a failed open (0 for a read error). */
 gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum)
 {
     struct stat sb;
-    gzFile gz;
+    unsigned char head[2];
     size_t cap;
     gat_status st = GAT_OK;
 
@@ -53,44 +137,32 @@ gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum)
     t->path = path;
     *errnum = 0;
     errno = 0;
-    gz = gzopen(path, "rb");
-    if (!gz) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
         *errnum = errno ? errno : ENOMEM;
         return gat_i_error(GAT_EIO, "cannot open %s: %s", path, strerror(*errnum));
     }
-    gzbuffer(gz, 1u << 18);
+    const size_t got = fread(head, 1, 2, f);
+    const int gz = got == 2 && head[0] == 0x1f && head[1] == 0x8b;
     /* Start from the on-disk size (exact for plain text) and let inflation double it. */
-    cap = stat(path, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 2 : 4096;
-    if (!gzdirect(gz)) cap *= 4;
-    t->buf = gat_malloc(cap, 1);
-    if (!t->buf) {
+    cap = fstat(fileno(f), &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 2 : 4096;
+    if (gz) cap *= 4;
+    if (!(t->buf = gat_malloc(cap, 1))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    for (;;) {
-        size_t room;
-        int got;
-        if (cap - t->len < 2) {
-            size_t c = gat_i_next_cap(cap, cap + 1);
-            char *p = gat_realloc(t->buf, c, 1);
-            if (!p) {
-                st = GAT_ENOMEM;
-                goto cleanup;
-            }
-            t->buf = p;
-            cap = c;
-        }
-        room = cap - t->len - 1; /* keep a byte for the terminating NUL */
-        if (room > (size_t)INT_MAX / 2) room = (size_t)INT_MAX / 2;
-        got = gzread(gz, t->buf + t->len, (unsigned)room);
-        if (got <= 0) break;
-        t->len += (size_t)got;
+    if (gz) {
+        st = read_gzip(t, &cap, f, path);
+    } else {
+        memcpy(t->buf, head, got);
+        t->len = got;
+        st = got < 2 && ferror(f)
+                 ? gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno))
+                 : read_plain(t, &cap, f, path);
     }
-    /* A truncated gzip stream ends like a complete one; only gzerror tells (Z_BUF_ERROR). */
-    if ((st = gz_status(gz, path)) != GAT_OK) goto cleanup;
-    t->buf[t->len] = '\0';
+    if (st == GAT_OK) t->buf[t->len] = '\0';
 cleanup:
-    gzclose(gz);
+    fclose(f);
     if (st != GAT_OK) gat_i_text_free(t);
     return st;
 }
