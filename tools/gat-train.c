@@ -877,9 +877,12 @@ int main(int argc, char **argv)
             secs += res.seconds;
             rr[done].seed = o.seed + r;
             rr[done++].res = res;
-            /* early stopping kept an epoch-1 or -2 model that no later one beat: often a lucky
-             * validation score (a small or skewed validation set), not a trained model */
-            if (rank == 0 && res.best_epoch <= 2 && res.epochs > res.best_epoch)
+            /* early stopping kept an epoch-1 or -2 model that no later one beat, though it had
+             * the time (patience ran out, or 50 epochs): often a lucky validation score (a small
+             * or skewed validation set), not a trained model. Short runs say nothing. */
+            const int later = res.epochs - res.best_epoch;
+            if (rank == 0 && res.best_epoch <= 2 && later > 0 &&
+                later >= (o.patience < 50 ? o.patience : 50))
                 fprintf(stderr, "gat-train: warning: run %d: the restored model is from epoch %d "
                                 "of %d (no later epoch beat its validation score)\n",
                         r + 1, res.best_epoch, res.epochs);
