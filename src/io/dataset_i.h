@@ -1,12 +1,12 @@
 /* Private interface of the dataset readers of src/io that other modules use: .gatd dataset files
- * and the part files of a partition (datafile.c). The dataset type itself is src/data's
+ * and the part files of a partition (datafile*.c). The dataset type itself is src/data's
  * (data/data_i.h, included here). */
 #ifndef GAT_I_DATASET_H
 #define GAT_I_DATASET_H
 
 #include "data/data_i.h"
 
-/* ---- Dataset files (.gatd, datafile.c) ---------------------------------------------------- */
+/* ---- Dataset files (.gatd, datafile*.c) ------------------------------------------------------ */
 
 /* Whether path names a dataset file: it ends in ".gatd", or it is a regular file whose first
  * bytes are a safetensors header length followed by '{' (a sniff; the loader checks the rest). */
@@ -16,7 +16,7 @@ int gat_i_datafile_is(const char *path);
  * On failure ds is left for the caller's gat_dataset_destroy. */
 gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt);
 
-/* ---- Part files (datafile.c; the format is described atop gat/partition.h) ------------------ */
+/* ---- Part files (datafile*.c; the format is described atop gat/partition.h) ------------------ */
 
 /* One part of a partitioned dataset as its file holds it. */
 typedef struct gat_i_part_data {
