@@ -1505,6 +1505,14 @@ START_TEST(test_gatd_save_errors)
     ASSERT_FAILS(gat_dataset_save(NULL, path, NULL), GAT_EINVAL, "NULL dataset");
     ASSERT_FAILS(gat_dataset_save(&ds, NULL, NULL), GAT_EINVAL, "NULL path");
     ASSERT_FAILS(gat_dataset_save(&ds, "/nonexistent-dir/x.gatd", NULL), GAT_EIO, "/nonexistent-dir");
+    {
+        /* two classes of one name: the loader would refuse the file */
+        char **names = (char **)(uintptr_t)ds.class_names, *keep = names[1];
+        names[1] = names[0];
+        ASSERT_FAILS(gat_dataset_save(&ds, path, NULL), GAT_EINVAL,
+                     "class_names[1] = 'Case_Based' repeats class_names[0]");
+        names[1] = keep;
+    }
     save_ok(&ds, path);
     size_t len0, len1;
     unsigned char *before = slurp(path, &len0);

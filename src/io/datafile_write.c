@@ -77,6 +77,17 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
         if (!s || !gat_i_utf8_valid((const unsigned char *)s, strlen(s), &at))
             return gat_i_error(GAT_EINVAL, "%s: class name %d is NULL or not UTF-8", fn, c);
     }
+    /* distinct, as the loader requires */
+    if ((st = gat_i_strmap_init(&map, (size_t)ds->n_classes)) != GAT_OK) return st;
+    for (gat_idx c = 0; c < ds->n_classes && st == GAT_OK; c++) {
+        gat_idx *slot = gat_i_strmap_slot(&map, (char *const *)ds->class_names, ds->class_names[c]);
+        if (*slot >= 0)
+            st = gat_i_error(GAT_EINVAL, "%s: class_names[%d] = '%s' repeats class_names[%d]", fn,
+                             c, ds->class_names[c], *slot);
+        *slot = c;
+    }
+    gat_i_strmap_free(&map);
+    if (st != GAT_OK) return st;
     *default_ids = 1;
     if (ds->n > 0 && !ds->node_ids) return gat_i_error(GAT_EINVAL, "%s: NULL node_ids", fn);
     if ((st = gat_i_strmap_init(&map, (size_t)ds->n)) != GAT_OK) return st;
