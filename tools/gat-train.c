@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,8 +375,11 @@ static int plot_training(const options *o, plot_format fmt, int width, int heigh
  * Returns 0, or 2 after a message. */
 static int parse_heads(const char *list, int layers, int *heads)
 {
-    int n, rc = cli_parse_list("gat-train", "hidden-heads", list, 1, 1024,
-                               "K[,K...] with each K in [1, 1024]", GAT_MAX_LAYERS, heads, &n);
+    char what[64];
+    int n;
+    snprintf(what, sizeof what, "K[,K...] with each K in [1, %d]", GAT_MAX_HEADS);
+    const int rc = cli_parse_list("gat-train", "hidden-heads", list, 1, GAT_MAX_HEADS, what,
+                                  GAT_MAX_LAYERS, heads, &n);
     if (rc) return rc;
     if (n > layers - 1) {
         fprintf(stderr, "gat-train: --hidden-heads: %d value%s for %d hidden layer%s "
@@ -450,6 +454,54 @@ static void split_note(const gat_dataset *ds, const gat_dataset_options *o)
     free(count);
 }
 
+/* The first of --train-per-class, --val-size, --test-size given, or NULL. */
+static const char *split_size_option(const options *o)
+{
+    return o->train_per_class >= 0 ? "--train-per-class"
+           : o->val_size >= 0      ? "--val-size"
+           : o->test_size >= 0     ? "--test-size"
+                                   : NULL;
+}
+
+/* Whether path (located) is a dataset file (.gatd): as gat_dataset_load tells one, a name ending
+ * in .gatd or a regular file that is no prefix of a .content file. */
+static int is_dataset_file(const char *path)
+{
+    const size_t n = strlen(path);
+    struct stat sb;
+    char probe[4200];
+    if (n >= 5 && !strcmp(path + n - 5, ".gatd")) return 1;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    snprintf(probe, sizeof probe, "%s.content", path);
+    if (access(probe, F_OK) == 0) return 0;
+    snprintf(probe, sizeof probe, "%s.content.gz", path);
+    return access(probe, F_OK) != 0;
+}
+
+/* Options that would do nothing on this input are usage errors (2): a size of the random split
+ * (which implies --random-split) beside the split file --split names, and --directed on a .gatd
+ * file, whose graph is stored as it was built. Returns 0 or 2 after a message. */
+static int split_usage(const options *o)
+{
+    const char *size = split_size_option(o);
+    if (size && o->data.split) {
+        fprintf(stderr, "gat-train: %s draws a random split, but --split %s gives the split "
+                        "(drop one; try --help)\n", size, o->data.split);
+        return 2;
+    }
+    if (o->directed && !o->data.graph && !o->partitions) {
+        char path[4096];
+        const char *name = o->data.dataset ? o->data.dataset : "cora";
+        if (gat_dataset_locate(name, path, sizeof path) == GAT_OK && is_dataset_file(path)) {
+            fprintf(stderr, "gat-train: --directed does not apply to dataset file %s: its graph "
+                            "is stored as it was built (train on the text dataset with "
+                            "--directed instead)\n", path);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 /* With --partitions: this process's rank, which its messages name; -1 otherwise. */
 static int dist_rank = -1;
 
@@ -468,7 +520,7 @@ static int fail(const char *what)
 static int dist_usage(const options *o)
 {
     const char *bad = o->data.graph ? "--graph" : o->batch_size ? "--batch-size"
-                      : o->random_split ? "--random-split" : NULL;
+                      : o->random_split ? "--random-split" : split_size_option(o);
     if (bad) {
         fprintf(stderr, "gat-train: --partitions: %s does not apply (the partition holds the "
                         "dataset and its split; training is full-graph)\n", bad);
@@ -613,8 +665,8 @@ int main(int argc, char **argv)
         CLI_LABEL_OPTIONS(o.data),
         {"layers", CLI_INT, &o.layers, 1, GAT_MAX_LAYERS, "L", "attention layers (default 2)"},
         {"hidden", CLI_INT, &o.hidden, 1, 65536, "F", "units per head of hidden layers (default 8)"},
-        {"heads", CLI_INT, &o.heads, 1, 1024, "K", "heads of hidden layers, concatenated (default 8)"},
-        {"out-heads", CLI_INT, &o.out_heads, 1, 1024, "K", "heads of the output layer, averaged (default 1)"},
+        {"heads", CLI_INT, &o.heads, 1, GAT_MAX_HEADS, "K", "heads of hidden layers, concatenated (default 8)"},
+        {"out-heads", CLI_INT, &o.out_heads, 1, GAT_MAX_HEADS, "K", "heads of the output layer, averaged (default 1)"},
         {"hidden-heads", CLI_STRING, &o.hidden_heads, 0, 0, "K[,K...]", "heads of each hidden layer, the last repeating (default --heads)"},
         {"attention", CLI_STRING, &o.attention, 0, 0, "NAME", "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &o.residual, 0, 0, NULL, "residual connection per layer, projected where widths differ"},
@@ -635,12 +687,12 @@ int main(int argc, char **argv)
         {"fanout", CLI_STRING, &o.fanout, 0, 0, "F1,...,FL", "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; -1 all, 0 none"},
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR", "distributed training: under mpirun -np K, rank r trains on part r of the partition gat-partition wrote to DIR (with --dataset: checked to be its partition)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
-        {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
-        {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
-        {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes, exactly (default: 1000, or fewer to fit)"},
+        {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "training nodes per class of a random split, exactly (implies --random-split; default: 20, or half of a class under 40)"},
+        {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "validation nodes of a random split, exactly (implies --random-split; default: 500, or fewer to fit)"},
+        {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "test nodes of a random split, exactly (implies --random-split; default: 1000, or fewer to fit)"},
         {"normalize", CLI_FLAG, &o.normalize, 0, 0, NULL, "row-normalise the features; an error if one is negative (default: when none is)"},
         {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL, "do not row-normalise the features"},
-        {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep edges directed (.cites: b -> a; --graph: as the file says)"},
+        {"directed", CLI_FLAG, &o.directed, 0, 0, NULL, "keep edges directed (.cites: b -> a; --graph: as the file says; not for a .gatd file, stored as built)"},
         {"log-every", CLI_INT, &o.log_every, 1, 100000000, "N", "print progress every N epochs (default 1)"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print only the summary"},
         {"save", CLI_STRING, &o.save, 0, 0, "MODEL", "write the trained (best) model to MODEL; needs --runs 1"},
@@ -696,6 +748,8 @@ int main(int argc, char **argv)
         return rc;
     if (o.plot && (rc = plot_check_path("gat-train", "plot", o.plot, &plot_fmt)) != 0) return rc;
     if (o.metrics && (rc = cli_check_output("gat-train", "metrics", o.metrics)) != 0) return rc;
+    if (o.save && (rc = cli_check_output("gat-train", "save", o.save)) != 0) return rc;
+    if ((rc = split_usage(&o)) != 0) return rc;
     if (o.plot) {
         /* training is the point: without gnuplot it runs and saves all the same (exit 0) */
         draw = plot_available();
@@ -711,7 +765,9 @@ int main(int argc, char **argv)
                      : o.no_normalize ? GAT_NORMALIZE_OFF
                                       : GAT_NORMALIZE_AUTO;
     dopt.symmetrize = !o.directed;
-    dopt.ignore_split_file = o.random_split;
+    /* a size of the random split asks for one (split_usage) */
+    dopt.ignore_split_file = o.random_split || o.train_per_class >= 0 || o.val_size >= 0 ||
+                             o.test_size >= 0;
     /* sizes given on the command line must be met; the defaults adapt to small data */
     if (o.train_per_class >= 0) dopt.train_per_class = o.train_per_class;
     if (o.val_size >= 0) dopt.n_val = o.val_size;
@@ -812,25 +868,32 @@ int main(int argc, char **argv)
         return 1;
     }
     rc = 0;
+    /* the model's configuration, checked before the work: options it refuses (a layer wider than
+     * the library's limit, an edge term the score lacks, too many edge features) are usage errors */
+    gat_model_config mc;
+    gat_model_config_default(&mc, ds.n_features, ds.n_classes);
+    mc.layers = o.layers;
+    mc.hidden = o.hidden;
+    mc.heads = o.heads;
+    mc.out_heads = o.out_heads;
+    mc.in_dropout = o.in_dropout;
+    mc.att_dropout = o.att_dropout;
+    mc.negative_slope = o.slope;
+    mc.score = score;
+    mc.residual = o.residual;
+    mc.edge_dim = o.edge_features ? ds.n_edge_features : 0; /* gat_train binds ds.edge_x */
+    memcpy(mc.hidden_heads, hidden_heads, sizeof mc.hidden_heads);
+    if (gat_model_config_check(&mc) != GAT_OK) {
+        if (rank == 0)
+            fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
+        rc = 2;
+    }
     for (int r = 0; r < o.runs; r++) {
         int go = rc == 0 && !interrupted && !stop_signal;
 #if GAT_HAVE_MPI
         if (dist) go = all_continue(go);
 #endif
         if (!go) break;
-        gat_model_config mc;
-        gat_model_config_default(&mc, ds.n_features, ds.n_classes);
-        mc.layers = o.layers;
-        mc.hidden = o.hidden;
-        mc.heads = o.heads;
-        mc.out_heads = o.out_heads;
-        mc.in_dropout = o.in_dropout;
-        mc.att_dropout = o.att_dropout;
-        mc.negative_slope = o.slope;
-        mc.score = score;
-        mc.residual = o.residual;
-        mc.edge_dim = o.edge_features ? ds.n_edge_features : 0; /* gat_train binds ds.edge_x */
-        memcpy(mc.hidden_heads, hidden_heads, sizeof mc.hidden_heads);
         gat_model *m = NULL;
         if (gat_model_create(&m, &mc, (uint64_t)o.seed + (uint64_t)r) != GAT_OK) {
             rc = fail("cannot create the model");

@@ -76,6 +76,8 @@ extern "C" {
 #endif
 
 #define GAT_MAX_LAYERS 16
+/* Largest head count of a layer (gat_model_config.heads, out_heads, hidden_heads). */
+#define GAT_MAX_HEADS 256
 
 /* How an edge j -> i is scored, per head, before the neighbourhood softmax. z = W h are the
  * values every score aggregates; |v| = sqrt(v.v + 1e-8). */

@@ -9,6 +9,7 @@
 #include "core/core.h"
 #include "gat/graph.h"
 #include "gat/matrix.h"
+#include "gat/model.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -21,8 +22,8 @@
 #define GAT_I_INLINE static inline
 #endif
 
-/* Largest head count of a layer. */
-#define GAT_I_MAX_HEADS 256
+/* Largest head count of a layer: the public limit (gat/model.h), one definition. */
+#define GAT_I_MAX_HEADS GAT_MAX_HEADS
 
 /* The cosine score's smoothing of norms: |v| = sqrt(v . v + GAT_I_COS_EPS). */
 #define GAT_I_COS_EPS 1e-8

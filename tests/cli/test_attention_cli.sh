@@ -31,7 +31,7 @@ check bad-attention 2 '' "--attention: unknown score function 'additive' \(expec
 check attention-case 2 '' "unknown score function 'GAT-v2'" -- "$bin" --attention GAT-v2
 check attention-upper 0 '^test accuracy' '' -- "$bin" --dataset "$data/tiny" --attention GATv2 --epochs 1 --threads 1 --quiet
 check heads-too-many 2 '' '--hidden-heads: 2 values for 1 hidden layer \(--layers 2\)' -- "$bin" --hidden-heads 4,4
-check heads-zero 2 '' '--hidden-heads: expected K\[,K\.\.\.\] with each K in \[1, 1024\], got .0,2.' -- "$bin" --layers 3 --hidden-heads 0,2
+check heads-zero 2 '' '--hidden-heads: expected K\[,K\.\.\.\] with each K in \[1, 256\], got .0,2.' -- "$bin" --layers 3 --hidden-heads 0,2
 check heads-junk 2 '' "--hidden-heads: expected .*got '4,'" -- "$bin" --layers 3 --hidden-heads 4,
 check residual-value 2 '' '--residual takes no value' -- "$bin" --residual=1
 

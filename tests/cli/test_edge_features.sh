@@ -47,7 +47,7 @@ strip "$tmp/out" >"$tmp/c"
 ! cmp -s "$tmp/a" "$tmp/c" && ok train-edges-differ || bad train-edges-differ "$tmp/a" "$tmp/c"
 
 run train-no-edges 1 '' '^gat-train: --edge-features: dataset .*e0 has no edge feature columns' -- "$train" --dataset "$tmp/e0" --edge-features --epochs 1
-run train-dot 1 '' 'edge_dim 3 needs the gat or gatv2 score: the dot score has no edge term' -- "$train" --dataset "$tmp/e3" --edge-features --attention dot --epochs 1
+run train-dot 2 '' 'edge_dim 3 needs the gat or gatv2 score: the dot score has no edge term' -- "$train" --dataset "$tmp/e3" --edge-features --attention dot --epochs 1
 run train-gatv2 0 '^test accuracy' '' -- "$train" --dataset "$tmp/e3" --edge-features --attention gatv2 --epochs 3 --seed 1 --threads 1 --save "$tmp/v2.gat"
 grep -q 'layer1.weight_edge' "$tmp/v2.gat" && ! grep -q 'att_edge' "$tmp/v2.gat" && ok gatv2-edge-tensors || bad gatv2-edge-tensors
 run embed-gatv2 0 '' '' -- "$embed" --model "$tmp/v2.gat" --dataset "$tmp/e3.gatd" --out "$tmp/v2.tsv" --threads 1
