@@ -2,7 +2,7 @@
  * part checked against the manifest and for index ranges, so that a rank reads only its part. */
 #include "gat/partition.h"
 #include "core/core.h"
-#include "dist/dist_i.h"
+#include "partition/partition_i.h"
 #include "io/dataset_i.h"
 #include "io/fileio.h"
 

@@ -1,6 +1,6 @@
 /* Private helpers of the partition writer (partition.c) and reader (part.c). */
-#ifndef GAT_I_DIST_H
-#define GAT_I_DIST_H
+#ifndef GAT_I_PARTITION_H
+#define GAT_I_PARTITION_H
 
 #include "gat/partition.h"
 

@@ -6,7 +6,7 @@
 #include "graph/graph_i.h"
 #include "io/dataset_i.h"
 #include "io/fileio.h"
-#include "dist/dist_i.h"
+#include "partition/partition_i.h"
 
 #include <cJSON.h>
 #include <errno.h>
