@@ -1,0 +1,118 @@
+/* gat-train's parts shared by its modes: the parsed options, what the runs train on (a dataset in
+ * this process, or a partition's parts under mpirun), and the distributed mode (train_mpi.c when
+ * libgat has MPI, train_nompi.c otherwise). */
+#ifndef GAT_TOOL_TRAIN_H
+#define GAT_TOOL_TRAIN_H
+
+#include "cli.h"
+#include "plot.h"
+
+#include "gat/gat.h"
+
+#include <pthread.h>
+
+typedef struct options {
+    cli_data data;
+    const char *save;
+    const char *attention, *hidden_heads;   /* --attention NAME, --hidden-heads K[,K...] */
+    const char *order;                      /* --order NAME */
+    const char *fanout;                     /* --fanout F1[,F2...] */
+    const char *partitions;                 /* --partitions DIR (under mpirun) */
+    int batch_size;                         /* --batch-size B (0: full graph) */
+    const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
+    int residual, edge_features;
+    int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
+    int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
+    int random_split, normalize, no_normalize, directed, quiet;
+    int log_every;
+    double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
+    /* what the checks made of them (check_options) */
+    gat_order node_order;            /* --order, or the mode's default */
+    gat_score score;                 /* --attention */
+    int layer_heads[GAT_MAX_LAYERS]; /* --hidden-heads per hidden layer, or 0 */
+    gat_idx fanouts[GAT_MAX_LAYERS]; /* --fanout per layer */
+    plot_format plot_fmt;            /* --plot's format, */
+    int plot_w, plot_h;              /* size */
+    int draw;                        /* and whether gnuplot is there to draw it */
+} options;
+
+/* ---- train_progress.c: signals, the progress line, the epochs kept ---- */
+
+/* What the progress callback keeps: the epoch rows of every run for --metrics and --plot, and
+ * the state of the progress line when stderr is a terminal. */
+typedef struct progress {
+    const options *o;
+    int run;              /* 1-based */
+    int keep;             /* record rows (--metrics or --plot) */
+    gat_epoch_info *rows; /* (n) every epoch of every run, run after run */
+    gat_idx *row_run;     /* (n) the run of each row */
+    size_t n, cap;
+    int oom;             /* a row could not be recorded */
+    int tty;             /* stderr is a terminal: one line updated in place */
+    double last_draw;    /* CLOCK_MONOTONIC seconds of the last update of that line */
+    gat_epoch_info last; /* the latest epoch, drawn once more when the run ends */
+    /* A terminal's line also moves during an epoch: a ticker thread redraws it with the time
+     * the epoch under way has taken once that passes a second (the library reports only
+     * between epochs). lock guards the line and the fields below it. */
+    pthread_t ticker;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int ticking;         /* the ticker runs; cleared to stop it */
+    double epoch_start;  /* when the epoch under way (or the run's setup) began */
+    gat_stage_info part; /* the last part of the epoch under way that ended (part.done > 0) */
+} progress;
+
+/* The graceful handlers of SIGINT and SIGTERM; distributed: also SIGUSR1, and the echo of one
+ * Ctrl-C under mpirun counts once (train_progress.c). */
+void train_catch_signals(int distributed);
+
+/* The signal that stops training (SIGINT, SIGTERM, SIGUSR1) once received, else 0. */
+int train_stop_signal(void);
+
+/* Starts run p->run's ticker thread on a terminal; end_line stops it and ends the line. */
+void start_ticker(progress *p);
+void end_line(progress *p);
+
+/* gat_train_config's callbacks with user = a progress: the parts of an epoch (stage), whether to
+ * stop after the step under way (stop), the epochs (progress: printed and kept). */
+void on_stage(const gat_stage_info *s, void *user);
+int on_stop(void *user);
+int on_epoch(const gat_epoch_info *e, void *user);
+
+/* ---- gat-train.c: the runs ---- */
+
+/* What the runs train on. */
+typedef struct source {
+    const char *name;          /* the dataset's or the partition's, for messages and the plot */
+    const char *model_dataset; /* gat_model_meta.dataset: a name gat-embed can load, or NULL */
+    gat_idx n_features, n_classes, n_edge_features;
+    const char *const *class_names; /* (n_classes), borrowed */
+    int normalized, symmetrize;     /* what the features and the graph went through */
+    int rank;                       /* this process's rank (0 but under --partitions) */
+    int distributed; /* 1: the runs agree over the ranks (agree), signals echo (mpirun), no
+                      * stage callback */
+    /* Trains m with tc, filling res (gat_train or gat_dist_train). */
+    gat_status (*train)(void *user, gat_model *m, const gat_train_config *tc,
+                        gat_train_result *res);
+    int (*agree)(void *user, int go); /* whether every rank goes on to the next run, or NULL */
+    /* After a single run that trained (collective), or NULL: the exchange figures. */
+    void (*report)(void *user, const options *o, gat_idx epochs);
+    void *user;
+} source;
+
+/* Trains o->runs models on src, writes the outputs o asks for and prints the summary. Returns the
+ * exit code (0, 1, 2, or 128 + a signal). */
+int train_runs(options *o, const source *src);
+
+/* Prints "gat-train: WHAT: <gat_last_error()>" (naming this process's rank under --partitions)
+ * to stderr. Returns 1. */
+int train_fail(const char *what);
+
+/* The rank train_fail names (-1: none, the default). */
+void train_set_rank(int rank);
+
+/* --partitions: under mpirun, rank r trains on part r of the partition o->partitions names.
+ * dopt: the dataset options (to check the partition against --dataset). Returns the exit code. */
+int train_partitions(options *o, const gat_dataset_options *dopt);
+
+#endif
