@@ -3,6 +3,7 @@
 #define GAT_I_GRAPH_H
 
 #include "gat/graph.h"
+#include "gat/matrix.h"
 
 /* Every flag bit of gat_graph_from_edges. */
 #define GAT_I_GRAPH_FLAGS (GAT_GRAPH_SYMMETRIZE | GAT_GRAPH_NO_SELF_LOOPS)
@@ -40,5 +41,12 @@ static inline int gat_i_order_considered(const gat_graph *g, gat_order asked)
 {
     return asked != GAT_ORDER_NONE && (asked != GAT_ORDER_AUTO || g->nnz >= GAT_ORDER_AUTO_EDGES);
 }
+
+/* The one renumbering step of a binding: pg = g with node perm[k] renumbered k
+ * (gat_graph_permute; edge_of as there, or NULL) and px = x's rows in the same order (row k is
+ * row perm[k]). pg, px: uninitialised, zeroed on failure. perm: (g->n) a permutation, borrowed.
+ * Returns gat_graph_permute's statuses, GAT_ENOMEM. Cost O(n + E log(max degree) + nnz(x)). */
+gat_status gat_i_renumber(const gat_graph *g, const gat_csr *x, const gat_idx *perm, gat_graph *pg,
+                          gat_csr *px, gat_idx *edge_of);
 
 #endif

@@ -1,7 +1,9 @@
-/* Node orders for locality (gat_graph_order), renumbering a graph (gat_graph_permute) and the
- * out-CSR of an in-CSR by a counting sort (gat_i_graph_transpose). */
+/* Node orders for locality (gat_graph_order), renumbering a graph (gat_graph_permute; with its
+ * feature rows: gat_i_renumber) and the out-CSR of an in-CSR by a counting sort
+ * (gat_i_graph_transpose). */
 #include "graph_i.h"
 #include "core/core.h"
+#include "matrix_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -338,5 +340,15 @@ cleanup:
     gat_graph_destroy(&out);
     gat_free(iperm);
     gat_free(scratch);
+    return st;
+}
+
+gat_status gat_i_renumber(const gat_graph *g, const gat_csr *x, const gat_idx *perm, gat_graph *pg,
+                          gat_csr *px, gat_idx *edge_of)
+{
+    gat_status st;
+    memset(px, 0, sizeof *px);
+    if ((st = gat_graph_permute(pg, g, perm, edge_of)) != GAT_OK) return st;
+    if ((st = gat_i_csr_permute_rows(x, perm, px)) != GAT_OK) gat_graph_destroy(pg);
     return st;
 }

@@ -4,7 +4,6 @@
 #include "mpi/mpi_i.h"
 #include "core/core.h"
 #include "graph/graph_i.h"
-#include "matrix_i.h"
 #include "partition/partition_i.h"
 
 #include <stdlib.h>
@@ -264,15 +263,14 @@ static gat_status reorder(gat_dist *d, gat_order order, gat_idx *perm, double t0
         d->hperm[h] = (gat_idx)(t64[h] & 0xffffffff);
         perm[no + h] = no + d->hperm[h];
     }
-    if ((st = gat_graph_permute(&g2, &d->g, perm, edge_of)) != GAT_OK) goto done;
+    if ((st = gat_i_renumber(&d->g, &d->x, perm, &g2, &x2, edge_of)) != GAT_OK) goto done;
     gat_graph_destroy(&d->g);
     d->g = g2;
-    for (gat_idx r = 0; r < nl; r++)
-        pos[perm[r]] = r;
-    if ((st = gat_i_csr_permute_rows(&d->x, perm, &x2)) != GAT_OK) goto done;
     gat_csr_destroy(&d->x);
     d->x = x2;
     memset(&x2, 0, sizeof x2);
+    for (gat_idx r = 0; r < nl; r++)
+        pos[perm[r]] = r;
     for (gat_idx r = 0; r < nl; r++)
         t64[r] = d->xkey[perm[r]];
     memcpy(d->xkey, t64, (size_t)nl * sizeof *t64);
