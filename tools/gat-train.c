@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A limit of the library as a string in the help (GAT_MAX_HEADS is a plain number). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* One finished run, for the table of --runs N. */
 typedef struct run_result {
     int seed;
@@ -661,13 +665,14 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "bundled dataset (cora, citeseer) or path (default cora)"},
         CLI_GRAPH_OPTIONS(op->data),
         CLI_LABEL_OPTIONS(op->data),
-        {"layers", CLI_INT, &op->layers, 1, GAT_MAX_LAYERS, "L", "attention layers (default 2)"},
+        {"layers", CLI_INT, &op->layers, 1, GAT_MAX_LAYERS, "L",
+         "attention layers (default 2, at most " STR(GAT_MAX_LAYERS) ")"},
         {"hidden", CLI_INT, &op->hidden, 1, 65536, "F",
          "units per head of hidden layers (default 8)"},
         {"heads", CLI_INT, &op->heads, 1, GAT_MAX_HEADS, "K",
-         "heads of hidden layers, concatenated (default 8)"},
+         "heads of hidden layers, concatenated (default 8, at most " STR(GAT_MAX_HEADS) ")"},
         {"out-heads", CLI_INT, &op->out_heads, 1, GAT_MAX_HEADS, "K",
-         "heads of the output layer, averaged (default 1)"},
+         "heads of the output layer, averaged (default 1, at most " STR(GAT_MAX_HEADS) ")"},
         {"hidden-heads", CLI_STRING, &op->hidden_heads, 0, 0, "K[,K...]",
          "heads of each hidden layer, the last repeating (default --heads)"},
         {"attention", CLI_STRING, &op->attention, 0, 0, "NAME",

@@ -64,6 +64,8 @@ check heads-limit 2 '' "^gat-train: --heads: expected an integer in \\[1, 256\\]
 check heads-at-limit 0 '^test accuracy' '' -- --dataset "$tiny" --heads 256 --hidden 1 --epochs 1 --threads 1
 check out-heads-limit 2 '' "^gat-train: --out-heads: expected an integer in \\[1, 256\\], got '257'$" -- --out-heads 257
 check hidden-heads-limit 2 '' "^gat-train: --hidden-heads: expected K\\[,K\\.\\.\\.\\] with each K in \\[1, 256\\], got '4,300'$" -- --layers 3 --hidden-heads 4,300
+check help-limits 0 '^  --heads K +heads of hidden layers, concatenated \(default 8, at most 256\)$' '' -- --help
+check help-implies 0 '^  --val-size N +validation nodes of a random split, exactly \(implies --random-split' '' -- --help
 check layers-limit 2 '' '^gat-train: --layers: expected an integer in \[1, 16\]' -- --layers 17
 # a layer wider than the library allows (heads x hidden > 2^20): a usage error before training
 check width-limit 2 '' '^gat-train: invalid model options: hidden layer width heads x hidden = 32 x 65536 exceeds 1048576' -- \
