@@ -5,13 +5,10 @@
 # once and leaves no partial file. Usage: test_interrupt.sh GAT_TRAIN GAT_EMBED
 set -u
 train=$1 embed=$2
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | tail -8; }
+# a failed case shows the end of the training's output
+badt() { badf "$1" "$tmp/out" "$tmp/err"; }
 
 # Starts a training that would run for hours; waits for its first progress lines (stdout is a
 # file, so they come in blocks of a few kB), at most 120 s.
@@ -40,7 +37,7 @@ finish() {
 for sig in INT TERM; do
   want=$([ $sig = INT ] && echo 130 || echo 143)
   rm -f "$tmp/m.gat"
-  if ! start --save "$tmp/m.gat"; then bad "sig$sig-start"; continue; fi
+  if ! start --save "$tmp/m.gat"; then badt "sig$sig-start"; continue; fi
   sleep 1
   kill -$sig "$pid"
   finish
@@ -50,9 +47,9 @@ for sig in INT TERM; do
      "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
     ok "$name (exit $rc)"
   else
-    echo "  exit $rc, want $want"; bad "$name"
+    echo "  exit $rc, want $want"; badt "$name"
   fi
-  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "$name-no-temporary"; }
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; badt "$name-no-temporary"; }
 done
 
 # mini-batch training stops after the step under way: the message, the exit code, the model
@@ -66,10 +63,10 @@ if start --save "$tmp/m.gat" --batch-size 4 --fanout 5,5; then
      "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
     ok "sigINT-minibatch (exit $rc)"
   else
-    echo "  exit $rc"; bad "sigINT-minibatch"
+    echo "  exit $rc"; badt "sigINT-minibatch"
   fi
 else
-  bad "sigINT-minibatch-start"
+  badt "sigINT-minibatch-start"
 fi
 
 # without --save: the message, the exit code, nothing written
@@ -80,10 +77,10 @@ if start; then
   if [ "$rc" -eq 130 ] && grep -Eq '^gat-train: interrupted at epoch [0-9]+; best epoch [0-9]+ \(no --save' "$tmp/err"; then
     ok "sigINT-no-save"
   else
-    echo "  exit $rc"; bad "sigINT-no-save"
+    echo "  exit $rc"; badt "sigINT-no-save"
   fi
 else
-  bad "sigINT-no-save-start"
+  badt "sigINT-no-save-start"
 fi
 
 # a second signal kills at once (during the first epoch, before any save): the existing model
@@ -95,12 +92,11 @@ if [ -f "$tmp/old.gat" ] && start --save "$tmp/m.gat"; then
   if [ "$rc" -eq 130 ] && "$embed" --model "$tmp/m.gat" --out "$tmp/e2.npy" >/dev/null 2>&1; then
     ok "second-signal (exit $rc)"
   else
-    echo "  exit $rc"; bad "second-signal"
+    echo "  exit $rc"; badt "second-signal"
   fi
-  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "second-signal-no-temporary"; }
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; badt "second-signal-no-temporary"; }
 else
-  bad "second-signal-start"
+  badt "second-signal-start"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -7,26 +7,8 @@
 # Usage: test_metrics_cli.sh GAT_TRAIN GAT_EMBED TESTDATA_DIR
 set -u
 bin=$1 embed=$2 data=$3
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tiny="$data/tiny"
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; for l in "$@"; do echo "    | $l"; done; }
-
-# check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- PROGRAM ARGS...
-check() {
-  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local good=1
-  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; good=0; }
-  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; good=0; fi
-  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; good=0; fi
-  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; good=0; fi
-  if [ $good -eq 1 ]; then ok "$name"; else bad "$name"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
 
 # --- metrics: CSV, one row per epoch; the printed progress lines (same callback) agree with it
 header='epoch,train_loss,train_acc,val_loss,val_acc,best_epoch,seconds,epoch_ms'
@@ -141,5 +123,4 @@ else
   echo "skip tty-progress: no script(1) (util-linux)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
