@@ -56,6 +56,12 @@ typedef struct progress {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int ticking;            /* the ticker runs; cleared to stop it */
+    /* Test hook: with GAT_TRAIN_TEST_TICKER set in the environment, each part of an epoch that
+     * ends waits until the ticker has drawn it (as if the epoch had taken a second), so that a
+     * test sees the 'under way' line however fast or loaded the machine is. */
+    int force;              /* the hook is on */
+    int pending;            /* a part ended that the ticker has not drawn yet (force) */
+    pthread_cond_t drawn;   /* the ticker drew it (force) */
     double epoch_start;     /* when the epoch under way (or the run's setup) began */
     gat_stage_info part;    /* the last part of the epoch under way that ended (part.done > 0) */
 } progress;
@@ -152,9 +158,13 @@ static void *tick(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&p->wake, &p->lock, &until);
+        if (!p->pending) pthread_cond_timedwait(&p->wake, &p->lock, &until);
         const double busy = now() - p->epoch_start;
-        if (p->ticking && busy >= 1.0) draw_line(p, &p->last, busy);
+        if (p->ticking && (busy >= 1.0 || p->pending)) draw_line(p, &p->last, busy);
+        if (p->pending) {
+            p->pending = 0;
+            pthread_cond_broadcast(&p->drawn);
+        }
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -171,6 +181,8 @@ static void start_ticker(progress *p)
     p->epoch_start = now();
     p->last = (gat_epoch_info){0};
     p->part = (gat_stage_info){0};
+    p->force = getenv("GAT_TRAIN_TEST_TICKER") != NULL;
+    p->pending = 0;
     p->ticking = 1;
     if (pthread_create(&p->ticker, NULL, tick, p) != 0) p->ticking = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -185,6 +197,7 @@ static void end_line(progress *p)
         pthread_mutex_lock(&p->lock);
         p->ticking = 0;
         pthread_cond_signal(&p->wake);
+        pthread_cond_broadcast(&p->drawn);
         pthread_mutex_unlock(&p->lock);
         pthread_join(p->ticker, NULL);
     }
@@ -200,6 +213,12 @@ static void on_stage(const gat_stage_info *s, void *user)
     progress *p = user;
     pthread_mutex_lock(&p->lock);
     p->part = *s;
+    if (p->force && p->ticking) { /* the test hook (progress.force) */
+        p->pending = 1;
+        pthread_cond_signal(&p->wake);
+        while (p->pending && p->ticking)
+            pthread_cond_wait(&p->drawn, &p->lock);
+    }
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -804,7 +823,8 @@ int main(int argc, char **argv)
     double sum = 0, sum2 = 0, secs = 0;
     int interrupted = 0, done = 0;
     progress p = {.o = &o, .keep = o.metrics || draw, .tty = !o.quiet && isatty(STDERR_FILENO),
-                  .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+                  .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+                  .drawn = PTHREAD_COND_INITIALIZER};
     run_result *rr = calloc((size_t)o.runs, sizeof *rr);
     if (!rr) {
         fprintf(stderr, "gat-train: out of memory for %d runs\n", o.runs);

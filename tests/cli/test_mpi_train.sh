@@ -189,30 +189,33 @@ expect_fault "a part of another partition" 2 "rank 1: cannot load its part: .*pa
 expect_fault "a partition of another dataset" 2 "rank 0: .* is a partition of another dataset" \
   --partitions "$tmp/p2" --dataset "$datasets/citeseer" --epochs 5
 
-# a rank killed mid-run: mpirun ends the others within seconds
-timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
+# a rank killed mid-run: mpirun ends the others (the timeout only catches a hang: no verdict
+# depends on how long anything takes)
+timeout -k 5 300 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
   --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 >"$tmp/kill.out" 2>&1 &
 job=$!
-for _ in $(seq 100); do grep -q '^epoch' "$tmp/kill.out" 2>/dev/null && break; sleep 0.1; done
-victim=$(pgrep -n -f -- "--partitions $tmp/p2 --epochs 100000000")
+# the first epoch line: both ranks train (waited for as long as the run lasts)
+until grep -q '^epoch' "$tmp/kill.out" 2>/dev/null || ! kill -0 $job 2>/dev/null; do sleep 0.1; done
+victim=$(pgrep -n -x gat-train -P "$(pgrep -P $job -x mpirun)")
 t0=$SECONDS
 [ -n "$victim" ] && kill -9 "$victim"
 wait $job
 krc=$?
-if [ -z "$victim" ]; then bad "kill: no rank found"
-elif [ $krc -eq 0 ] || [ $krc -eq 124 ] || [ $((SECONDS - t0)) -gt 20 ]; then
+if [ -z "$victim" ]; then bad "kill: no rank found"; cat "$tmp/kill.out"
+elif [ $krc -eq 0 ] || [ $krc -eq 124 ]; then
   bad "a killed rank: mpirun exited $krc after $((SECONDS - t0)) s"; cat "$tmp/kill.out"
-else ok "a killed rank ends the run in $((SECONDS - t0)) s (mpirun exit $krc)"; fi
+else ok "a killed rank ends the run (mpirun exit $krc)"; fi
 
 # stopping: every rank stops after the same epoch and rank 0 saves the best model, for SIGUSR1
 # sent to mpirun (which forwards it as it is) and for SIGTERM sent to the ranks themselves
 for how in mpirun-usr1 ranks-term; do
   rm -f "$tmp/stop.gat"
-  timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
+  timeout -k 5 300 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
     --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 --save "$tmp/stop.gat" \
     >"$tmp/stop.out" 2>&1 &
   job=$!
-  for _ in $(seq 300); do grep -q '^epoch' "$tmp/stop.out" 2>/dev/null && break; sleep 0.1; done
+  # signalled once both ranks train (their handlers are in place), however long that takes
+  until grep -q '^epoch' "$tmp/stop.out" 2>/dev/null || ! kill -0 $job 2>/dev/null; do sleep 0.1; done
   if [ $how = mpirun-usr1 ]; then kill -USR1 "$(pgrep -P $job -x mpirun)"
   else pkill -TERM -x gat-train -P "$(pgrep -P $job -x mpirun)"; fi
   wait $job
