@@ -4,6 +4,7 @@
 #include "gat/gat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,100 @@ int cli_check_output(const char *prog, const char *opt, const char *path)
                 strerror(errno));
         return 1;
     }
+    return 0;
+}
+
+void cli_afile_abort(cli_afile *a)
+{
+    if (a->f)
+        fclose(a->f);
+    else if (a->fd > 0)
+        close(a->fd);
+    if (a->tmp[0]) unlink(a->tmp);
+    memset(a, 0, sizeof *a);
+}
+
+static int afile_fail(const char *prog, cli_afile *a, int err)
+{
+    fprintf(stderr, "%s: cannot write %s: %s\n", prog, a->path[0] ? a->path : "(no name)",
+            err ? strerror(err) : "write error");
+    cli_afile_abort(a);
+    return 1;
+}
+
+/* Follows the symbolic links from a->path (at most 40) to the file they name, which need not
+ * exist; *proc: the chain enters /proc (/dev/stdout: an open descriptor's file). */
+static int afile_follow(cli_afile *a, int *proc)
+{
+    *proc = 0;
+    for (int hop = 0; hop <= 40; hop++) {
+        struct stat sb;
+        char buf[4096];
+        if (lstat(a->path, &sb) != 0 || !S_ISLNK(sb.st_mode)) return 0;
+        if (!strncmp(a->path, "/proc/", 6)) {
+            *proc = 1;
+            return 0;
+        }
+        const ssize_t n = readlink(a->path, buf, sizeof buf - 1);
+        if (n < 0) return errno;
+        buf[n] = '\0';
+        const char *slash = strrchr(a->path, '/');
+        const int dir = buf[0] != '/' && slash ? (int)(slash - a->path) + 1 : 0;
+        char next[sizeof a->path];
+        if (snprintf(next, sizeof next, "%.*s%s", dir, a->path, buf) >= (int)sizeof next)
+            return ENAMETOOLONG;
+        memcpy(a->path, next, sizeof next);
+    }
+    return ELOOP;
+}
+
+int cli_afile_open(const char *prog, cli_afile *a, const char *path)
+{
+    struct stat sb;
+    int proc = 0, err;
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path)
+        return afile_fail(prog, a, ENAMETOOLONG);
+    const int exists = stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) return afile_fail(prog, a, EISDIR);
+    if (!(exists && !S_ISREG(sb.st_mode)) && (err = afile_follow(a, &proc)) != 0)
+        return afile_fail(prog, a, err);
+    if ((exists && !S_ISREG(sb.st_mode)) || proc) { /* written straight into */
+        snprintf(a->path, sizeof a->path, "%s", path);
+        if ((a->fd = open(path, O_WRONLY | O_CLOEXEC | (proc ? O_TRUNC : 0))) < 0)
+            return afile_fail(prog, a, errno);
+    } else {
+        const char *slash = strrchr(a->path, '/');
+        const int dir = slash ? (int)(slash - a->path) + 1 : 0;
+        snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.tmp-XXXXXX", dir, a->path, a->path + dir);
+        if ((a->fd = mkstemp(a->tmp)) < 0) {
+            err = errno;
+            a->tmp[0] = '\0'; /* nothing was created */
+            return afile_fail(prog, a, err);
+        }
+        /* mkstemp makes 0600: an existing target's mode, else 0666 less the umask */
+        const mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(a->fd, stat(a->path, &sb) == 0 ? sb.st_mode & 07777 : 0666 & ~mask);
+    }
+    if (!(a->f = fdopen(a->fd, "w"))) return afile_fail(prog, a, errno);
+    setvbuf(a->f, NULL, _IOFBF, 1 << 20);
+    return 0;
+}
+
+int cli_afile_commit(const char *prog, cli_afile *a, int err)
+{
+    if (err) return afile_fail(prog, a, err);
+    errno = 0;
+    if (ferror(a->f) || fflush(a->f) != 0 || (a->tmp[0] && fsync(a->fd) != 0))
+        return afile_fail(prog, a, errno);
+    const int rc = fclose(a->f);
+    a->f = NULL;
+    a->fd = -1;
+    if (rc != 0 || (a->tmp[0] && rename(a->tmp, a->path) != 0)) return afile_fail(prog, a, errno);
+    a->tmp[0] = '\0';
+    cli_afile_abort(a);
     return 0;
 }
 

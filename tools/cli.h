@@ -37,6 +37,29 @@ int cli_parse_list(const char *prog, const char *opt, const char *list, long lo,
  * directory DIR: REASON" on stderr. */
 int cli_check_output(const char *prog, const char *opt, const char *path);
 
+/* An output file of a tool written under a temporary name beside it (".NAME.tmp-XXXXXX") and
+ * renamed over it by cli_afile_commit, so that a failed write (a full disk) leaves the previous
+ * file as it was; the library's rule (src/io/fileio.c) for what is not a regular file: an
+ * existing device or FIFO is written straight into, a symbolic link (dangling or not) replaces
+ * the file it names. Write through f, or through fd (e.g. zlib's gzdopen(dup(fd))) with f
+ * left empty. */
+typedef struct cli_afile {
+    FILE *f;
+    int fd;
+    char path[4096]; /* the file replaced or written into */
+    char tmp[4160];  /* the temporary file; "" when writing straight into path */
+} cli_afile;
+
+/* Opens the temporary file for path. Returns 0, or 1 after "PROG: cannot write PATH: REASON" on
+ * stderr (a is then zeroed). */
+int cli_afile_open(const char *prog, cli_afile *a, const char *path);
+/* Flushes, syncs and closes the file and renames it over the target. Returns 0, or 1 after
+ * "PROG: cannot write PATH: REASON" on stderr, the temporary file removed. err: the errno of an
+ * earlier failed write through a (0: none); the message gives its reason. */
+int cli_afile_commit(const char *prog, cli_afile *a, int err);
+/* Closes and removes the temporary file (the target stays as it was); accepts a zeroed a. */
+void cli_afile_abort(cli_afile *a);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */

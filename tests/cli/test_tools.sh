@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# What every tool shares, and faults of their outputs (issue 35, items 5, 7, 9, 10, 12):
+#  - every tool in the build's tools directory: --help (exit 0, "usage:"), --version (exit 0,
+#    the version), an unknown option (exit 2, one line); gat-convert's help names only options
+#    it takes;
+#  - option parsing: a misspelled option names the nearest one, an option given as another's
+#    value ("--dataset --quiet") is a usage error, --OPT=--VALUE is a value;
+#  - outputs that are not regular files: gat-embed --predict into a FIFO (still a FIFO), through
+#    a symbolic link (still a link; its target replaced), to /dev/fd/1;
+#  - gat-synth's text files: a write that fails (/dev/full behind a link, or past ulimit -f)
+#    names the file and the reason, and leaves the previous dataset whole, no temporary file;
+#  - signals, each sent at a point the test controls (a process blocked writing into a full FIFO
+#    the test holds, or SIGXFSZ raised by the kernel inside a write past ulimit -f), never after
+#    a guessed delay: gat-train restores the default actions once its work is saved (one SIGTERM
+#    ends it) and keeps an inherited SIG_IGN for SIGINT; gat-embed exits 128 + N leaving no
+#    temporary file, and keeps an inherited SIG_IGN too.
+# Usage: test_tools.sh TOOLS_DIR TESTDATA_DIR
+set -u
+tools=$1 data=$2
+train=$tools/gat-train embed=$tools/gat-embed synth=$tools/gat-synth
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+tiny=$data/tiny
+
+# --- gat-synth: failed writes name the file and why; the previous dataset stays whole
+mkdir "$tmp/s"
+check synth 0 '' '' -- "$synth" --out "$tmp/s/d" --nodes 200 --seed 1 --quiet
+cp -r "$tmp/s" "$tmp/s.before"
+ln -sf /dev/full "$tmp/s/d.split"
+check synth-full 1 '' "^gat-synth: cannot write $tmp/s/d\.split: No space left on device$" -- "$synth" --out "$tmp/s/d" --nodes 200 --seed 2 --quiet
+cmp -s "$tmp/s/d.content.gz" "$tmp/s.before/d.content.gz" && cmp -s "$tmp/s/d.cites" "$tmp/s.before/d.cites" &&
+  [ -L "$tmp/s/d.split" ] && ! ls -A "$tmp/s" | grep -q '\.tmp-' && ok synth-full-previous-kept ||
+  bad synth-full-previous-kept "$(ls -lA "$tmp/s")"
+rm "$tmp/s/d.split" && cp "$tmp/s.before/d.split" "$tmp/s/"
+# past ulimit -f (64 KiB; SIGXFSZ ignored, so the write fails with EFBIG): a full disk
+check synth-fsize 1 '' "^gat-synth: cannot write $tmp/s/d\.content: File too large$" -- \
+  bash -c 'ulimit -f 64; trap "" XFSZ; exec "$@"' - "$synth" --out "$tmp/s/d" --nodes 2000 --seed 3 --plain --quiet
+[ ! -e "$tmp/s/d.content" ] && cmp -s "$tmp/s/d.cites" "$tmp/s.before/d.cites" &&
+  ! ls -A "$tmp/s" | grep -q '\.tmp-' && ok synth-fsize-previous-kept || bad synth-fsize-previous-kept "$(ls -lA "$tmp/s")"
+
+summary
