@@ -22,6 +22,31 @@ train=$tools/gat-train embed=$tools/gat-embed synth=$tools/gat-synth
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 tiny=$data/tiny
 
+# --- outputs that are not regular files (a FIFO or a link in $tmp, never /dev/null itself)
+check save-tiny 0 'saved the model' '' -- "$train" --dataset "$tiny" --epochs 3 --threads 1 --save "$tmp/m.gat"
+check predict-file 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/want.tsv" --threads 1 --quiet
+mkfifo "$tmp/pred.fifo"
+cat "$tmp/pred.fifo" >"$tmp/pred.got" &
+reader=$!
+check predict-fifo 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/pred.fifo" --threads 1 --quiet
+# the reader ends: at gat-embed's end of file, or here if gat-embed never opened the FIFO (an
+# empty non-blocking open releases it) or replaced it (its inode is gone: killed)
+if [ -p "$tmp/pred.fifo" ]; then dd of="$tmp/pred.fifo" oflag=nonblock conv=notrunc count=0 status=none 2>/dev/null
+else kill $reader 2>/dev/null; fi
+wait $reader
+[ -p "$tmp/pred.fifo" ] && cmp -s "$tmp/pred.got" "$tmp/want.tsv" && ok predict-fifo-kept ||
+  bad predict-fifo-kept "$(ls -l "$tmp/pred.fifo")" "$(diff "$tmp/pred.got" "$tmp/want.tsv" | head -3)"
+echo old >"$tmp/real.tsv"
+ln -s real.tsv "$tmp/link.tsv"
+check predict-link 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/link.tsv" --threads 1 --quiet
+[ -L "$tmp/link.tsv" ] && [ "$(readlink "$tmp/link.tsv")" = real.tsv ] && cmp -s "$tmp/real.tsv" "$tmp/want.tsv" &&
+  ok predict-link-kept || bad predict-link-kept "$(ls -l "$tmp/link.tsv" "$tmp/real.tsv")"
+# /dev/fd/1 rather than /dev/stdout: a broken writer would try to replace a file in /proc (and
+# fail), not one in /dev
+check predict-stdout 0 '^id' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict /dev/fd/1 --threads 1 --quiet
+cmp -s "$tmp/out" "$tmp/want.tsv" && ok predict-stdout-rows || bad predict-stdout-rows "$(head -3 "$tmp/out")"
+ls -A "$tmp" | grep -q '\.tmp-' && bad predict-no-temporary "$(ls -A "$tmp")" || ok predict-no-temporary
+
 # --- gat-synth: failed writes name the file and why; the previous dataset stays whole
 mkdir "$tmp/s"
 check synth 0 '' '' -- "$synth" --out "$tmp/s/d" --nodes 200 --seed 1 --quiet
