@@ -22,6 +22,19 @@ train=$tools/gat-train embed=$tools/gat-embed synth=$tools/gat-synth
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 tiny=$data/tiny
 
+# --- every tool: --help, --version, an unknown option
+n=0
+for t in "$tools"/gat-*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  name=$(basename "$t")
+  n=$((n + 1))
+  check "$name-help" 0 '^usage: ' '' -- "$t" --help
+  check "$name-version" 0 "^$name \(libgat\) [0-9]+\.[0-9]+\.[0-9]+$" '' -- "$t" --version
+  check "$name-unknown-option" 2 '' "^$name: unknown option '--no-such-option' \(try --help\)$" -- "$t" --no-such-option
+done
+[ $n -ge 7 ] && ok "tools-found ($n)" || bad tools-found "$n tools in $tools, expected at least 7"
+"$tools/gat-convert" --help | grep -q -- '--dataset' && bad convert-help-options "gat-convert --help mentions --dataset" || ok convert-help-options
+
 # --- outputs that are not regular files (a FIFO or a link in $tmp, never /dev/null itself)
 check save-tiny 0 'saved the model' '' -- "$train" --dataset "$tiny" --epochs 3 --threads 1 --save "$tmp/m.gat"
 check predict-file 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/want.tsv" --threads 1 --quiet
