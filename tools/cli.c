@@ -51,6 +51,48 @@ static int set_value(const cli_option *o, const char *prog, const char *v)
     return 0;
 }
 
+/* Edit distance (insertions, deletions, substitutions, transpositions of neighbours) between a
+ * (length n) and b, at most 63 characters each; 99 past that. */
+static int edit_distance(const char *a, size_t n, const char *b)
+{
+    const size_t m = strlen(b);
+    int d[64][64];
+    if (n > 63 || m > 63) return 99;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+/* The option nearest to the unknown name (len characters), or NULL when none is near: at most
+ * two edits, and fewer than half the name's length (so "--x" suggests nothing). */
+static const char *nearest_option(const cli_option *opts, const char *name, size_t len)
+{
+    static const char *const builtin[] = {"help", "version"};
+    const char *best = NULL;
+    int best_d = 3;
+    for (const cli_option *o = opts; o->name; o++) {
+        const int d = edit_distance(name, len, o->name);
+        if (d < best_d) best_d = d, best = o->name;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        const int d = edit_distance(name, len, builtin[k]);
+        if (d < best_d) best_d = d, best = builtin[k];
+    }
+    return best && 2 * (size_t)best_d < len ? best : NULL;
+}
+
 int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, const char *synopsis,
               int *exit_now)
 {
@@ -76,7 +118,12 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
         const cli_option *o = opts;
         while (o->name && (strlen(o->name) != len || strncmp(o->name, a + 2, len) != 0)) o++;
         if (!o->name) {
-            fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
+            const char *near = nearest_option(opts, a + 2, len);
+            if (near)
+                fprintf(stderr, "%s: unknown option '%.*s' (did you mean --%s? try --help)\n", prog,
+                        (int)len + 2, a, near);
+            else
+                fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
             return 2;
         }
         if (o->type == CLI_FLAG) {
@@ -90,6 +137,15 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
         const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
         if (!v) {
             fprintf(stderr, "%s: --%s needs a value\n", prog, o->name);
+            return 2;
+        }
+        /* "--dataset --quiet" forgot the value: a separate value never starts with "--" (one
+         * that must is written --OPT=VALUE); "-" and negative numbers are values */
+        if (!eq && !strncmp(v, "--", 2)) {
+            fprintf(stderr,
+                    "%s: --%s needs a value, got the option '%s' (write --%s=VALUE for a "
+                    "value that starts with --)\n",
+                    prog, o->name, v, o->name);
             return 2;
         }
         int rc = set_value(o, prog, v);

@@ -19,8 +19,11 @@ typedef struct cli_option {
 } cli_option;
 
 /* Parses argv against opts (terminated by an entry with name NULL). Returns 0 on success,
- * 2 after printing a one-line error for a bad or unknown option to stderr. --help and --version
- * are handled here: they print and set *exit_now to 1 (return 0). */
+ * 2 after printing a one-line error for a bad or unknown option to stderr (an unknown one names
+ * the nearest option, within two edits: "did you mean --epochs?"). A value given as the next
+ * argument never starts with "--" ("--dataset --quiet" is a usage error); such a value is
+ * written --OPT=VALUE. --help and --version are handled here: they print and set *exit_now to 1
+ * (return 0). */
 int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, const char *synopsis,
               int *exit_now);
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis);

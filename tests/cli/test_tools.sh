@@ -35,6 +35,14 @@ done
 [ $n -ge 7 ] && ok "tools-found ($n)" || bad tools-found "$n tools in $tools, expected at least 7"
 "$tools/gat-convert" --help | grep -q -- '--dataset' && bad convert-help-options "gat-convert --help mentions --dataset" || ok convert-help-options
 
+# --- option parsing
+check misspelled 2 '' "^gat-train: unknown option '--epoch' \(did you mean --epochs\? try --help\)$" -- "$train" --epoch 3
+check misspelled-swap 2 '' "did you mean --hidden\?" -- "$train" --hidedn 8
+check misspelled-far 2 '' "^gat-train: unknown option '--zzzzzz' \(try --help\)$" -- "$train" --zzzzzz
+check option-as-value 2 '' "^gat-train: --dataset needs a value, got the option '--quiet' \(write --dataset=VALUE for a value that starts with --\)$" -- "$train" --dataset --quiet
+check option-as-value-embed 2 '' "^gat-embed: --out needs a value, got the option '--model'" -- "$embed" --out --model m.gat
+check value-with-equals 1 '' "no dataset '--quiet'" -- "$train" --dataset=--quiet
+
 # --- outputs that are not regular files (a FIFO or a link in $tmp, never /dev/null itself)
 check save-tiny 0 'saved the model' '' -- "$train" --dataset "$tiny" --epochs 3 --threads 1 --save "$tmp/m.gat"
 check predict-file 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/want.tsv" --threads 1 --quiet
