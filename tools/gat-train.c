@@ -113,6 +113,24 @@ static void on_signal(int sig)
     signal(SIGUSR1, SIG_DFL);
 }
 
+/* on: catches SIGINT, SIGTERM (and with --partitions SIGUSR1) with on_signal, except a signal
+ * the parent left ignored (nohup, a background job), which stays ignored. !on, once the work is
+ * saved: the default actions again, so that a process slow to exit (OpenBLAS's threads ending
+ * under ulimit -v) ends at the first SIGTERM. */
+static void catch_signals(int on)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        struct sigaction sa, old;
+        if (sigs[k] == SIGUSR1 && !signal_echo) continue;
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_signal : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
 /* The progress line of a terminal: "\r" returns to its start and ESC [K clears what a longer
  * previous line left, so the line is rewritten in place. */
 static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
@@ -812,13 +830,7 @@ int main(int argc, char **argv)
     }
 #endif
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (signal_echo) sigaction(SIGUSR1, &sa, NULL); /* what mpirun forwards as it is */
+    catch_signals(1);
 
     double sum = 0, sum2 = 0, secs = 0;
     int interrupted = 0, done = 0;
@@ -965,6 +977,7 @@ int main(int argc, char **argv)
         else if (!o.quiet)
             printf("wrote %s: %dx%d\n", o.plot, plot_w, plot_h);
     }
+    catch_signals(0); /* everything is written */
     if (rc == 0 && stop_signal && !interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
     if (rc == 0 && stop_signal) rc = 128 + stop_signal; /* 130 SIGINT, 143 SIGTERM, 138 SIGUSR1 */

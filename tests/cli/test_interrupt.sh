@@ -12,9 +12,11 @@ badt() { badf "$1" "$tmp/out" "$tmp/err"; }
 
 # Starts a training that would run for hours; waits for its first progress lines (stdout is a
 # file, so they come in blocks of a few kB), however long they take: the handlers are in place
-# by then. 1 if the training ended first.
+# by then. 1 if the training ended first. A script's background job starts with SIGINT ignored,
+# which gat-train keeps (as nohup'ed and background processes expect): env gives it the default
+# action, as a foreground command under a terminal has.
 start() {
-  "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
+  env --default-signal=INT "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   until grep -q '^epoch' "$tmp/out" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || return 1

@@ -84,4 +84,87 @@ check synth-fsize 1 '' "^gat-synth: cannot write $tmp/s/d\.content: File too lar
 [ ! -e "$tmp/s/d.content" ] && cmp -s "$tmp/s/d.cites" "$tmp/s.before/d.cites" &&
   ! ls -A "$tmp/s" | grep -q '\.tmp-' && ok synth-fsize-previous-kept || bad synth-fsize-previous-kept "$(ls -lA "$tmp/s")"
 
+# --- signals at points the test controls
+# full_fifo PATH: a FIFO held open on fd 3 by this shell, its buffer filled, so that a writer's
+# open returns at once and its first write blocks
+full_fifo() {
+  mkfifo "$1" && exec 3<>"$1"
+  dd if=/dev/zero of="$1" bs=1 count=4194304 oflag=nonblock status=none 2>/dev/null
+  return 0
+}
+# mask_has PID FIELD SIG: signal number SIG is in PID's /proc status mask FIELD (SigCgt: caught,
+# SigIgn: ignored)
+mask_has() { local m; m=$(awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"); [ $(((0x$m >> ($3 - 1)) & 1)) -eq 1 ]; }
+
+# gat-train, its model saved, blocked writing its summary line into a full pipe at exit: the
+# default actions are back, so one SIGTERM ends it (the old handler let it finish: exit 0)
+full_fifo "$tmp/train.fifo"
+"$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet --save "$tmp/t.gat" >"$tmp/train.fifo" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigCgt 15 && caught=yes || caught=no
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $caught = no ] && [ -s "$tmp/t.gat" ] && ok train-default-after-save ||
+    bad train-default-after-save "exit $rc (want 143), SIGTERM caught at exit: $caught" "$(cat "$tmp/err")"
+else
+  wait $pid; bad train-default-after-save "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# started with SIGINT ignored: it stays ignored (then SIGINT does nothing and SIGTERM ends it)
+full_fifo "$tmp/train2.fifo"
+bash -c 'trap "" INT; exec "$@"' - "$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet >"$tmp/train2.fifo" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigIgn 2 && ignored=yes || ignored=no
+  kill -INT $pid; kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $ignored = yes ] && ok train-keeps-sigint-ignored ||
+    bad train-keeps-sigint-ignored "exit $rc (want 143), SIGINT ignored: $ignored"
+else
+  wait $pid; bad train-keeps-sigint-ignored "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+
+# gat-embed blocked writing --out into a full FIFO: SIGHUP ends it with 129, no file written
+mkdir "$tmp/e"
+full_fifo "$tmp/e/emb.fifo"
+"$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb.fifo" --format tsv --predict "$tmp/e/p.tsv" --threads 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigCgt 1 && caught=yes || caught=no
+  kill -HUP $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 129 ] && [ $caught = yes ] && [ -p "$tmp/e/emb.fifo" ] && [ "$(ls -A "$tmp/e")" = emb.fifo ] &&
+    ok embed-sighup-in-write || bad embed-sighup-in-write "exit $rc (want 129), SIGHUP caught: $caught" "$(ls -A "$tmp/e")"
+else
+  wait $pid; bad embed-sighup-in-write "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# started with SIGINT ignored: it stays ignored
+full_fifo "$tmp/e/emb2.fifo"
+bash -c 'trap "" INT; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb2.fifo" --format tsv --threads 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigIgn 2 && ignored=yes || ignored=no
+  kill -INT $pid; kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $ignored = yes ] && ok embed-keeps-sigint-ignored ||
+    bad embed-keeps-sigint-ignored "exit $rc (want 143), SIGINT ignored: $ignored"
+else
+  wait $pid; bad embed-keeps-sigint-ignored "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# a write past ulimit -f: the kernel raises SIGXFSZ inside the library's write of the temporary
+# file; gat-embed exits 153 (128 + 25) and the temporary file is gone (the default action killed
+# the process and left it)
+mkdir "$tmp/x"
+check embed-sigxfsz 153 '' "^gat-embed: cannot write the embeddings: cannot write $tmp/x/e\.tsv: File too large$" -- \
+  bash -c 'ulimit -f 2; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/x/e.tsv" --threads 1
+[ -z "$(ls -A "$tmp/x")" ] && ok embed-sigxfsz-no-temporary || bad embed-sigxfsz-no-temporary "$(ls -A "$tmp/x")"
+
 summary
