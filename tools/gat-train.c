@@ -31,7 +31,7 @@ typedef struct options {
     int residual, edge_features;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
-    int random_split, normalize, no_normalize, directed, quiet;
+    int random_split, normalize, no_normalize, directed, quiet, split_index;
     int log_every;
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
 } options;
@@ -672,6 +672,7 @@ int main(int argc, char **argv)
         {"fanout", CLI_STRING, &o.fanout, 0, 0, "F1,...,FL", "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; -1 all, 0 none"},
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR", "distributed training: under mpirun -np K, rank r trains on part r of the partition gat-partition wrote to DIR (with --dataset: checked to be its partition)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
+        {"split-index", CLI_INT, &o.split_index, 0, 2147483647, "K", "use fixed split K of the dataset's splits (.npz masks, Geom-GCN split files; default 0)"},
         {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
         {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes, exactly (default: 1000, or fewer to fit)"},
@@ -749,6 +750,7 @@ int main(int argc, char **argv)
                                       : GAT_NORMALIZE_AUTO;
     dopt.symmetrize = !o.directed;
     dopt.ignore_split_file = o.random_split;
+    dopt.split_index = o.split_index;
     /* sizes given on the command line must be met; the defaults adapt to small data */
     if (o.train_per_class >= 0) dopt.train_per_class = o.train_per_class;
     if (o.val_size >= 0) dopt.n_val = o.val_size;
