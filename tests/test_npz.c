@@ -97,7 +97,8 @@ static buf zip(member *m, int count, int stored)
             put(&c, m[k].data.p, m[k].data.n);
         } else {
             z_stream s = {0};
-            need(deflateInit2(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK, "deflateInit2");
+            need(deflateInit2(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK,
+                 "deflateInit2");
             c.cap = deflateBound(&s, m[k].data.n) + 16;
             c.p = malloc(c.cap);
             s.next_in = m[k].data.p;
@@ -772,6 +773,58 @@ START_TEST(geomgcn_dense_and_bad)
 }
 END_TEST
 
+/* The split index on the other sources: a NAME.split file, a .gatd file and parts hold one
+ * split, a random split none. */
+START_TEST(split_index_other_sources)
+{
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    gat_dataset ds;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_OK);
+    ck_assert_int_eq(ds.n_splits, 1);
+    snprintf(path, sizeof path, "%s/tiny.gatd", dir);
+    ck_assert_int_eq(gat_dataset_save(&ds, path, "tiny"), GAT_OK);
+    const gat_csr x = ds.x;
+    const gat_dataset_parts parts = {.graph = &ds.graph,
+                                     .features = &x,
+                                     .labels = ds.labels,
+                                     .n_classes = ds.n_classes,
+                                     .split = ds.split};
+    gat_dataset from;
+    o.split_index = 1;
+    ASSERT_FAILS(gat_dataset_from_parts(&from, &parts, &o), GAT_EINVAL,
+                 "gat_dataset_from_parts: split index 1 is out of range: the data holds 1 split");
+    o.split_index = 0;
+    ck_assert_int_eq(gat_dataset_from_parts(&from, &parts, &o), GAT_OK);
+    ck_assert_int_eq(from.n_splits, 1);
+    gat_dataset_destroy(&from);
+    gat_dataset_destroy(&ds);
+    ck_assert_int_eq(gat_dataset_load(&ds, path, &o), GAT_OK);
+    ck_assert_int_eq(ds.n_splits, 1);
+    gat_dataset_destroy(&ds);
+    o.split_index = 1;
+    ASSERT_FAILS(gat_dataset_load(&ds, path, &o), GAT_EINVAL, "holds 1 fixed split");
+    ASSERT_FAILS(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EINVAL,
+                 "split index 1 is out of range");
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "holds 1 fixed split"));
+    /* a text dataset without a split file */
+    o.split_index = 0;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small/small"), &o), GAT_OK);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+START_TEST(labels_and_empty_files)
+{
+    const int64_t big[6] = {0, 1, 6, 1, 0, 1};
+    platonov_bad(1, npy("<i8", 0, "(6,)", big, sizeof big), GAT_EFORMAT,
+                 "node 2 has label 6, expected -1 (unlabelled) or a class below the node count 6");
+    gat_dataset ds;
+    ASSERT_FAILS(gat_dataset_load(&ds, geomgcn_dir("node_id\tfeature\tlabel\n", 0), NULL),
+                 GAT_EFORMAT, "out1_node_feature_label.txt: no node lines after the header");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("npz");
@@ -790,6 +843,8 @@ static Suite *suite(void)
         {"shchur_bad", shchur_bad, 0, 1},
         {"geomgcn_film", geomgcn_film, 0, 1},
         {"geomgcn_dense_and_bad", geomgcn_dense_and_bad, 0, 1},
+        {"split_index_other_sources", split_index_other_sources, 0, 1},
+        {"labels_and_empty_files", labels_and_empty_files, 0, 1},
     };
     for (size_t k = 0; k < LEN(cases); k++) {
         TCase *tc = tcase_create(cases[k].name);

@@ -134,6 +134,10 @@ static gat_status read_nodes(gat_i_text *t, nodes *V)
         label[n++] = (gat_idx)v;
     }
     if (st != GAT_OK) goto cleanup;
+    if (n == 0) {
+        st = gat_i_error(GAT_EFORMAT, "%s: no node lines after the header", t->path);
+        goto cleanup;
+    }
     V->n = (gat_idx)n;
     for (gat_idx i = 0; i < V->n; i++)
         V->line[i] = -1;

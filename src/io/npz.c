@@ -542,17 +542,6 @@ const char *gat_i_npy_shape_str(const gat_i_npy *a, char *buf, size_t size)
     return buf;
 }
 
-gat_status gat_i_npz_header(const gat_i_npz *z, size_t k, gat_i_npy *a)
-{
-    member_reader r;
-    int fortran = 0, swap = 0;
-    gat_status st = reader_open(&r, z, k);
-    if (st == GAT_OK) st = read_header(&r, a, &fortran, &swap);
-    reader_close(&r);
-    if (st != GAT_OK) memset(a, 0, sizeof *a);
-    return st;
-}
-
 static void swap_bytes(unsigned char *p, size_t count, size_t size)
 {
     for (size_t i = 0; i < count; i++, p += size)

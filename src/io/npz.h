@@ -16,7 +16,7 @@ typedef enum gat_i_npy_type {
     GAT_I_NPY_INT,   /* signed integer of itemsize bytes */
     GAT_I_NPY_UINT,  /* unsigned integer of itemsize bytes */
     GAT_I_NPY_FLOAT, /* IEEE float of itemsize 4 or 8 */
-    GAT_I_NPY_OBJECT /* 'O': pickled Python objects (the header only: never read) */
+    GAT_I_NPY_OBJECT /* 'O': pickled Python objects (recognised to be refused by name) */
 } gat_i_npy_type;
 
 #define GAT_I_NPY_MAX_DIMS 32
@@ -59,11 +59,10 @@ gat_status gat_i_npz_open(gat_i_npz *z, const char *path);
 void gat_i_npz_close(gat_i_npz *z);
 /* Index of the member KEY.npy (key without ".npy"), or -1. */
 long gat_i_npz_find(const gat_i_npz *z, const char *key);
-/* Reads member k's .npy header into a (data NULL). Returns GAT_EFORMAT (bad magic, version,
- * header syntax or dtype, a shape whose bytes differ from the member's size), GAT_ENOMEM. */
-gat_status gat_i_npz_header(const gat_i_npz *z, size_t k, gat_i_npy *a);
-/* Reads member k whole into a (uninitialised; zeroed on failure): header as above, then the
- * elements, the deflate stream and CRC-32 checked. Object arrays are GAT_EFORMAT. The allocation
+/* Reads member k whole into a (uninitialised; zeroed on failure): the .npy header (GAT_EFORMAT
+ * for a bad magic, version, header syntax or dtype, or a shape whose bytes differ from the
+ * member's size), then the elements, the deflate stream and CRC-32 checked. Object arrays are
+ * GAT_EFORMAT. The allocation
  * is the size the header declares, after it was checked against the member's declared size, which
  * was checked against what its compressed bytes can inflate to (deflate's 1032:1). */
 gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a);

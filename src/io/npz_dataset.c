@@ -96,7 +96,7 @@ static gat_status read_labels(const gat_i_npz *z, const char *key, const gat_i_n
         if (v < -1 || v >= (int64_t)N)
             return gat_i_error(GAT_EFORMAT,
                                "%s: member '%s': node %zu has label %lld, expected -1 (unlabelled) "
-                               "or a class in [0, %zu) (at most one class per node)",
+                               "or a class below the node count %zu",
                                z->path, key, i, (long long)v, N);
         (*labels)[i] = (gat_idx)v;
         if (v + 1 > *C) *C = (gat_idx)(v + 1);
@@ -149,9 +149,9 @@ gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_i
     *n_splits = (gat_idx)S;
     if (K < 0 || (size_t)K >= S) {
         st = gat_i_error(GAT_EINVAL,
-                         "gat_dataset_load: split index %d is out of range: %s holds "
-                         "%zu splits (0..%zu)",
-                         K, z->path, S, S - 1);
+                         "gat_dataset_load: split index %d is out of range: %s holds %zu "
+                         "split%s (0..%zu)",
+                         K, z->path, S, S == 1 ? "" : "s", S - 1);
         goto cleanup;
     }
     if (!use) goto cleanup;
