@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI sanity run on an .npz dataset written by test_npz --write (48 nodes, 2 classes, 3 fixed
-# splits): gat-train on it and on each split (--split-index), an out-of-range split index, and
-# gat-convert to .gatd giving the same training run. Thresholds are far below what the data
+# splits): gat-train on it, on each split (--split-index) and on all (--all-splits), an
+# out-of-range split index, and gat-convert to .gatd giving the same training run. Thresholds are far below what the data
 # allows: this checks the path from file to training, not accuracy.
 # Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT
 set -u
@@ -37,6 +37,10 @@ done
 run split-out-of-range 1 '' 'split index 3 is out of range: .*tiny\.npz holds 3 splits \(0\.\.2\)' \
   -- "$train" --dataset "$tmp/tiny.npz" --split-index 3 "${args[@]}"
 run split-negative 2 '' 'split-index' -- "$train" --dataset "$tmp/tiny.npz" --split-index -1
+run all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 1\.\.3, ' '' \
+  -- "$train" --dataset "$tmp/tiny.npz" --all-splits "${args[@]}"
+run all-splits-runs 2 '' '--all-splits sets the runs and splits' \
+  -- "$train" --dataset "$tmp/tiny.npz" --all-splits --runs 2
 run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.gatd"
 "$train" --dataset "$tmp/tiny.npz" "${args[@]}" >"$tmp/a" 2>&1
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1

@@ -31,7 +31,7 @@ typedef struct options {
     int residual, edge_features;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
-    int random_split, normalize, no_normalize, directed, quiet, split_index;
+    int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
     int log_every;
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
 } options;
@@ -673,6 +673,7 @@ int main(int argc, char **argv)
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR", "distributed training: under mpirun -np K, rank r trains on part r of the partition gat-partition wrote to DIR (with --dataset: checked to be its partition)"},
         {"random-split", CLI_FLAG, &o.random_split, 0, 0, NULL, "ignore the split file: seeded random split"},
         {"split-index", CLI_INT, &o.split_index, 0, 2147483647, "K", "use fixed split K of the dataset's splits (.npz masks, Geom-GCN split files; default 0)"},
+        {"all-splits", CLI_FLAG, &o.all_splits, 0, 0, NULL, "one run per fixed split of the dataset (run r: split r-1, seed S+r-1), then mean and std as --runs"},
         {"train-per-class", CLI_INT, &o.train_per_class, 1, 1000000, "N", "random split: training nodes per class, exactly (default: 20, or half of a class under 40)"},
         {"val-size", CLI_INT, &o.val_size, 1, 100000000, "N", "random split: validation nodes, exactly (default: 500, or fewer to fit)"},
         {"test-size", CLI_INT, &o.test_size, 0, 100000000, "N", "random split: test nodes, exactly (default: 1000, or fewer to fit)"},
@@ -719,7 +720,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
         return 2;
     }
-    if (o.save && o.runs > 1) {
+    if (o.all_splits && (o.runs > 1 || o.split_index || o.random_split || o.partitions)) {
+        fprintf(stderr, "gat-train: --all-splits sets the runs and splits: it excludes --runs, "
+                        "--split-index, --random-split and --partitions\n");
+        return 2;
+    }
+    if (o.save && (o.runs > 1 || o.all_splits)) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
     }
@@ -799,6 +805,13 @@ int main(int argc, char **argv)
     }
 #endif
     if ((rc = cli_load_dataset("gat-train", &o.data, "cora", 1, &dopt, &ds, &name)) != 0) return rc;
+    if (o.all_splits && ds.n_splits < 2) {
+        fprintf(stderr, "gat-train: --all-splits: dataset %s holds %d fixed split%s\n", name,
+                ds.n_splits, ds.n_splits == 1 ? "" : "s");
+        gat_dataset_destroy(&ds);
+        return 1;
+    }
+    if (o.all_splits) o.runs = ds.n_splits;
 #if GAT_HAVE_MPI
     if (!dist) {
 #endif
@@ -852,6 +865,14 @@ int main(int argc, char **argv)
         if (dist) go = all_continue(go);
 #endif
         if (!go) break;
+        if (o.all_splits && r > 0) { /* the next split: the same file read again */
+            gat_dataset_destroy(&ds);
+            dopt.split_index = r;
+            if (cli_load_dataset("gat-train", &o.data, "cora", 1, &dopt, &ds, &name) != 0) {
+                rc = 1;
+                break;
+            }
+        }
         gat_model_config mc;
         gat_model_config_default(&mc, ds.n_features, ds.n_classes);
         mc.layers = o.layers;
