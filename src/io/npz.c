@@ -658,7 +658,9 @@ int64_t gat_i_npy_int(const gat_i_npy *a, size_t k)
         }
         }
     }
-    return (int64_t)gat_i_npy_real(a, k);
+    /* floats (callers refuse them where integers are meant): truncated, saturating */
+    const double v = gat_i_npy_real(a, k);
+    return v != v ? 0 : v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
 }
 
 double gat_i_npy_real(const gat_i_npy *a, size_t k)
