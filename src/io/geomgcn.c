@@ -8,7 +8,7 @@
  *                                test_mask of length N) */
 #include "io/npz.h"
 #include "core/core.h"
-#include "io/dataset_i.h"
+#include "data/data_i.h"
 #include "io/text.h"
 
 #include <dirent.h>

@@ -4,7 +4,7 @@
  * gat_dataset_from_parts, so normalisation, self-loops and checks stay in one place. */
 #include "io/npz.h"
 #include "core/core.h"
-#include "io/dataset_i.h"
+#include "data/data_i.h"
 
 #include <float.h>
 #include <math.h>
