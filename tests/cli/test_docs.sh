@@ -3,7 +3,8 @@
 # documentation test"): every ```sh block of README.md and docs/*.md runs, page by page in order,
 # in a scratch directory where build/ is the build under test and datasets/ and tests/ are the
 # source tree's; every ```c block that defines main compiles against include/ and the build's
-# libgat.so and runs there too; docs/cli.md's option tables equal tools/doc-options.sh's output.
+# libgat.so and runs there too; docs/cli.md's option tables equal tools/doc-options.sh's output;
+# README.md has at most 300 lines.
 # usage: test_docs.sh SOURCE_DIR BUILD_DIR [SANITIZE]   (run by meson test as `docs`)
 set -uo pipefail
 src=$1 build=$2 sanitize=${3:-none}
@@ -114,6 +115,10 @@ echo "ran $total_sh shell blocks and $total_c C programs"
 # the pages hold many runnable blocks: far fewer means the markers or the extractor broke
 [ "$total_sh" -ge 10 ] || fail "only $total_sh shell blocks found in README.md and docs/*.md"
 [ "$total_c" -ge 2 ] || fail "only $total_c C programs found in docs/*.md"
+
+# the README stays short: details belong to docs/ (issue 34)
+lines=$(wc -l <"$src/README.md")
+[ "$lines" -le 300 ] || fail "README.md has $lines lines, more than 300: move details to docs/"
 
 # 3. The option tables of docs/cli.md against the tools' --help.
 for t in gat-train gat-embed gat-convert gat-synth gat-partition gat-bench; do
