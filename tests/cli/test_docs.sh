@@ -42,7 +42,8 @@ extract() {
       }
       if (file != "") print substr($0, 1 + (substr($0, 1, skip) ~ /^ *$/ ? skip : 0)) > file
     }
-    END { close_block(); if (infence) print page ": unclosed code fence" > "/dev/stderr"; print n + 0 }
+    END { close_block(); if (infence) { print page ": unclosed code fence" > "/dev/stderr"; exit 1 }
+          print n + 0 }
   ' "$1"
 }
 
@@ -54,7 +55,7 @@ run_page() {
   ln -s "$build" "$dir/run/build"
   ln -s "$src/datasets" "$dir/run/datasets"
   ln -s "$src/tests" "$dir/run/tests"
-  blocks=$(extract "$page" "$dir/blocks") || { fail "$page: cannot read it"; echo "0 0"; return; }
+  blocks=$(extract "$page" "$dir/blocks") || { fail "$page: cannot read it or a code fence is not closed"; echo "0 0"; return; }
   for f in "$dir"/blocks/*.sh "$dir"/blocks/*.c; do
     [ -e "$f" ] || continue
     echo "$f"
