@@ -4,6 +4,7 @@
 #include "gat/gat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,48 @@ static int set_value(const cli_option *o, const char *prog, const char *v)
     return 0;
 }
 
+/* Edit distance (insertions, deletions, substitutions, transpositions of neighbours) between a
+ * (length n) and b, at most 63 characters each; 99 past that. */
+static int edit_distance(const char *a, size_t n, const char *b)
+{
+    const size_t m = strlen(b);
+    int d[64][64];
+    if (n > 63 || m > 63) return 99;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+/* The option nearest to the unknown name (len characters), or NULL when none is near: at most
+ * two edits, and fewer than half the name's length (so "--x" suggests nothing). */
+static const char *nearest_option(const cli_option *opts, const char *name, size_t len)
+{
+    static const char *const builtin[] = {"help", "version"};
+    const char *best = NULL;
+    int best_d = 3;
+    for (const cli_option *o = opts; o->name; o++) {
+        const int d = edit_distance(name, len, o->name);
+        if (d < best_d) best_d = d, best = o->name;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        const int d = edit_distance(name, len, builtin[k]);
+        if (d < best_d) best_d = d, best = builtin[k];
+    }
+    return best && 2 * (size_t)best_d < len ? best : NULL;
+}
+
 int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, const char *synopsis,
               int *exit_now)
 {
@@ -75,7 +118,12 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
         const cli_option *o = opts;
         while (o->name && (strlen(o->name) != len || strncmp(o->name, a + 2, len) != 0)) o++;
         if (!o->name) {
-            fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
+            const char *near = nearest_option(opts, a + 2, len);
+            if (near)
+                fprintf(stderr, "%s: unknown option '%.*s' (did you mean --%s? try --help)\n", prog,
+                        (int)len + 2, a, near);
+            else
+                fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
             return 2;
         }
         if (o->type == CLI_FLAG) {
@@ -89,6 +137,15 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
         const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
         if (!v) {
             fprintf(stderr, "%s: --%s needs a value\n", prog, o->name);
+            return 2;
+        }
+        /* "--dataset --quiet" forgot the value: a separate value never starts with "--" (one
+         * that must is written --OPT=VALUE); "-" and negative numbers are values */
+        if (!eq && !strncmp(v, "--", 2)) {
+            fprintf(stderr,
+                    "%s: --%s needs a value, got the option '%s' (write --%s=VALUE for a "
+                    "value that starts with --)\n",
+                    prog, o->name, v, o->name);
             return 2;
         }
         int rc = set_value(o, prog, v);
@@ -136,6 +193,100 @@ int cli_check_output(const char *prog, const char *opt, const char *path)
                 strerror(errno));
         return 1;
     }
+    return 0;
+}
+
+void cli_afile_abort(cli_afile *a)
+{
+    if (a->f)
+        fclose(a->f);
+    else if (a->fd > 0)
+        close(a->fd);
+    if (a->tmp[0]) unlink(a->tmp);
+    memset(a, 0, sizeof *a);
+}
+
+static int afile_fail(const char *prog, cli_afile *a, int err)
+{
+    fprintf(stderr, "%s: cannot write %s: %s\n", prog, a->path[0] ? a->path : "(no name)",
+            err ? strerror(err) : "write error");
+    cli_afile_abort(a);
+    return 1;
+}
+
+/* Follows the symbolic links from a->path (at most 40) to the file they name, which need not
+ * exist; *proc: the chain enters /proc (/dev/stdout: an open descriptor's file). */
+static int afile_follow(cli_afile *a, int *proc)
+{
+    *proc = 0;
+    for (int hop = 0; hop <= 40; hop++) {
+        struct stat sb;
+        char buf[4096];
+        if (lstat(a->path, &sb) != 0 || !S_ISLNK(sb.st_mode)) return 0;
+        if (!strncmp(a->path, "/proc/", 6)) {
+            *proc = 1;
+            return 0;
+        }
+        const ssize_t n = readlink(a->path, buf, sizeof buf - 1);
+        if (n < 0) return errno;
+        buf[n] = '\0';
+        const char *slash = strrchr(a->path, '/');
+        const int dir = buf[0] != '/' && slash ? (int)(slash - a->path) + 1 : 0;
+        char next[sizeof a->path];
+        if (snprintf(next, sizeof next, "%.*s%s", dir, a->path, buf) >= (int)sizeof next)
+            return ENAMETOOLONG;
+        memcpy(a->path, next, sizeof next);
+    }
+    return ELOOP;
+}
+
+int cli_afile_open(const char *prog, cli_afile *a, const char *path)
+{
+    struct stat sb;
+    int proc = 0, err;
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path)
+        return afile_fail(prog, a, ENAMETOOLONG);
+    const int exists = stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) return afile_fail(prog, a, EISDIR);
+    if (!(exists && !S_ISREG(sb.st_mode)) && (err = afile_follow(a, &proc)) != 0)
+        return afile_fail(prog, a, err);
+    if ((exists && !S_ISREG(sb.st_mode)) || proc) { /* written straight into */
+        snprintf(a->path, sizeof a->path, "%s", path);
+        if ((a->fd = open(path, O_WRONLY | O_CLOEXEC | (proc ? O_TRUNC : 0))) < 0)
+            return afile_fail(prog, a, errno);
+    } else {
+        const char *slash = strrchr(a->path, '/');
+        const int dir = slash ? (int)(slash - a->path) + 1 : 0;
+        snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.tmp-XXXXXX", dir, a->path, a->path + dir);
+        if ((a->fd = mkstemp(a->tmp)) < 0) {
+            err = errno;
+            a->tmp[0] = '\0'; /* nothing was created */
+            return afile_fail(prog, a, err);
+        }
+        /* mkstemp makes 0600: an existing target's mode, else 0666 less the umask */
+        const mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(a->fd, stat(a->path, &sb) == 0 ? sb.st_mode & 07777 : 0666 & ~mask);
+    }
+    if (!(a->f = fdopen(a->fd, "w"))) return afile_fail(prog, a, errno);
+    setvbuf(a->f, NULL, _IOFBF, 1 << 20);
+    return 0;
+}
+
+int cli_afile_commit(const char *prog, cli_afile *a, int err)
+{
+    if (err) return afile_fail(prog, a, err);
+    errno = 0;
+    if (ferror(a->f) || fflush(a->f) != 0 || (a->tmp[0] && fsync(a->fd) != 0))
+        return afile_fail(prog, a, errno);
+    const int rc = fclose(a->f);
+    a->f = NULL;
+    a->fd = -1;
+    if (rc != 0 || (a->tmp[0] && rename(a->tmp, a->path) != 0)) return afile_fail(prog, a, errno);
+    a->tmp[0] = '\0';
+    cli_afile_abort(a);
     return 0;
 }
 

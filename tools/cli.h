@@ -19,8 +19,11 @@ typedef struct cli_option {
 } cli_option;
 
 /* Parses argv against opts (terminated by an entry with name NULL). Returns 0 on success,
- * 2 after printing a one-line error for a bad or unknown option to stderr. --help and --version
- * are handled here: they print and set *exit_now to 1 (return 0). */
+ * 2 after printing a one-line error for a bad or unknown option to stderr (an unknown one names
+ * the nearest option, within two edits: "did you mean --epochs?"). A value given as the next
+ * argument never starts with "--" ("--dataset --quiet" is a usage error); such a value is
+ * written --OPT=VALUE. --help and --version are handled here: they print and set *exit_now to 1
+ * (return 0). */
 int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, const char *synopsis,
               int *exit_now);
 void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *synopsis);
@@ -36,6 +39,29 @@ int cli_parse_list(const char *prog, const char *opt, const char *list, long lo,
  * long run does not end in a failed write. Returns 0, or 1 after "PROG: --OPT: cannot write PATH:
  * directory DIR: REASON" on stderr. */
 int cli_check_output(const char *prog, const char *opt, const char *path);
+
+/* An output file of a tool written under a temporary name beside it (".NAME.tmp-XXXXXX") and
+ * renamed over it by cli_afile_commit, so that a failed write (a full disk) leaves the previous
+ * file as it was; the library's rule (src/io/fileio.c) for what is not a regular file: an
+ * existing device or FIFO is written straight into, a symbolic link (dangling or not) replaces
+ * the file it names. Write through f, or through fd (e.g. zlib's gzdopen(dup(fd))) with f
+ * left empty. */
+typedef struct cli_afile {
+    FILE *f;
+    int fd;
+    char path[4096]; /* the file replaced or written into */
+    char tmp[4160];  /* the temporary file; "" when writing straight into path */
+} cli_afile;
+
+/* Opens the temporary file for path. Returns 0, or 1 after "PROG: cannot write PATH: REASON" on
+ * stderr (a is then zeroed). */
+int cli_afile_open(const char *prog, cli_afile *a, const char *path);
+/* Flushes, syncs and closes the file and renames it over the target. Returns 0, or 1 after
+ * "PROG: cannot write PATH: REASON" on stderr, the temporary file removed. err: the errno of an
+ * earlier failed write through a (0: none); the message gives its reason. */
+int cli_afile_commit(const char *prog, cli_afile *a, int err);
+/* Closes and removes the temporary file (the target stays as it was); accepts a zeroed a. */
+void cli_afile_abort(cli_afile *a);
 
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
@@ -58,7 +84,7 @@ typedef struct cli_data {
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
 #define CLI_GRAPH_OPTIONS(d)                                                                       \
     {"graph", CLI_STRING, &(d).graph, 0, 0, "FILE",                                                \
-     "graph file read by igraph, instead of --dataset"},                                          \
+     "graph file read by igraph (instead of a Cora-style dataset)"},                                          \
     {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
      "edgelist, ncol, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},        \
     {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \

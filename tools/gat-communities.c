@@ -45,12 +45,35 @@ static igraph_error_t feature_names(const igraph_t *g, const char *label, igraph
     return rc;
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gat-communities GRAPH.graphml|GRAPH.gml [LABEL-ATTRIBUTE]\n"
+                 "  features: every other numeric vertex attribute; labels: the attribute "
+                 "LABEL-ATTRIBUTE (default \"class\")\n"
+                 "  --help     show this help and exit\n"
+                 "  --version  show the libgat version and exit\n");
+}
+
 int main(int argc, char **argv)
 {
+    /* the options of every libgat tool: --help, --version; anything else with a dash is a usage
+     * error (exit 2), not a file name */
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[k], "--version")) {
+            printf("gat-communities (libgat) %s\n", gat_version());
+            return 0;
+        }
+        if (argv[k][0] == '-' && argv[k][1] != '\0') {
+            fprintf(stderr, "gat-communities: unknown option '%s' (try --help)\n", argv[k]);
+            return 2;
+        }
+    }
     if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: gat-communities GRAPH.graphml|GRAPH.gml [LABEL-ATTRIBUTE]\n"
-                        "  features: every other numeric vertex attribute; labels: the "
-                        "attribute LABEL-ATTRIBUTE (default \"class\")\n");
+        usage(stderr);
         return 2;
     }
     const char *path = argv[1], *label = argc > 2 ? argv[2] : "class";

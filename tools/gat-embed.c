@@ -12,9 +12,11 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct options {
     cli_data data;
@@ -23,6 +25,46 @@ typedef struct options {
     const char *plot, *plot_attention, *plot_size; /* --plot, --plot-attention FILE; WxH */
     int no_header, normalize, no_normalize, directed, undirected, threads, quiet;
 } options;
+
+/* Signals. SIGINT, SIGTERM, SIGHUP and SIGXFSZ end the process with exit code 128 + N and leave
+ * no temporary file: outside a write there is none of ours (but a picture's, removed here, with
+ * its gnuplot stopped); during a library write (writing set) the signal waits for the write to
+ * end, which either renames its temporary file into place or, interrupted (a FIFO's write, or
+ * a write past ulimit -f, which raises SIGXFSZ inside it), removes it. A signal the parent left
+ * ignored (nohup, a background job) stays ignored. */
+static atomic_int writing, pending;
+static const char *volatile picture_tmp; /* the picture being drawn (plot.tmp), or NULL */
+static volatile pid_t picture_pid;       /* its gnuplot */
+
+static void on_signal(int sig)
+{
+    atomic_store(&pending, sig);
+    if (atomic_load(&writing)) return;
+    if (picture_pid > 0) kill(picture_pid, SIGKILL);
+    if (picture_tmp) unlink(picture_tmp);
+    _exit(128 + sig);
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        struct sigaction sa, old;
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal; /* no SA_RESTART: a blocked write returns, then we exit */
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
+/* Brackets a library write: write_window(1) before, write_window(0) after it, which returns
+ * the signal received during it (0 if none): the caller then reports and exits with 128 + N. */
+static int write_window(int on)
+{
+    atomic_store(&writing, on);
+    return on ? 0 : atomic_load(&pending);
+}
 
 static int fail(const char *what)
 {
@@ -102,6 +144,7 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
 {
     plot pl;
     if (plot_open(&pl, "gat-embed", path, fmt, width, height) != 0) return 1;
+    picture_pid = pl.pid, picture_tmp = pl.tmp;
     FILE *f = pl.f;
     int any_unlabelled = 0;
     /* one data block per class, c = -1 the unlabelled nodes */
@@ -139,7 +182,9 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
     }
     if (first) fprintf(f, "$c0 using 1:2 with points notitle"); /* no node at all: n >= 1 */
     fprintf(f, "\n");
-    return plot_close(&pl, "gat-embed");
+    const int rc = plot_close(&pl, "gat-embed");
+    picture_tmp = NULL, picture_pid = 0;
+    return rc;
 }
 
 /* --plot-attention: per layer, histograms of the attention entropy of every (node, head) and of
@@ -161,6 +206,7 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
         free(uni);
         return 1;
     }
+    picture_pid = pl.pid, picture_tmp = pl.tmp;
     FILE *f = pl.f;
     for (gat_idx l = 0; l < L && rc == 0; l++) {
         const size_t K = (size_t)gat_model_layer_heads(m, l);
@@ -215,6 +261,7 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
         kill(pl.pid, SIGTERM);
     }
     const int prc = plot_close(&pl, "gat-embed");
+    picture_tmp = NULL, picture_pid = 0;
     free(alpha);
     free(ent);
     free(uni);
@@ -295,10 +342,13 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
         }
         if (rank == 0) {
             char lname[32];
-            if (gat_matrix_save(o->out, fmt, N, w, emb, (const char *const *)ids, flags) != GAT_OK) {
-                RANK_FAIL("cannot write the embeddings");
-                goto done;
-            }
+            write_window(1);
+            const gat_status st =
+                gat_matrix_save(o->out, fmt, N, w, emb, (const char *const *)ids, flags);
+            const int sig = write_window(0);
+            if (st != GAT_OK) RANK_FAIL("cannot write the embeddings");
+            if (sig) rc = 128 + sig;
+            if (rc) goto done;
             if (!o->quiet)
                 printf("wrote %s: %d x %d (%s, %s) from %d parts\n", o->out, N, w,
                        layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), parts);
@@ -319,11 +369,14 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
             goto done;
         }
         if (rank == 0) {
-            if (gat_predictions_write(o->predict, N, gat_model_get_config(m)->classes, cls, prob,
-                                      (const char *const *)ids, meta->class_names, flags) != GAT_OK) {
-                RANK_FAIL("cannot write the predictions");
-                goto done;
-            }
+            write_window(1);
+            const gat_status st =
+                gat_predictions_write(o->predict, N, gat_model_get_config(m)->classes, cls, prob,
+                                      (const char *const *)ids, meta->class_names, flags);
+            const int sig = write_window(0);
+            if (st != GAT_OK) RANK_FAIL("cannot write the predictions");
+            if (sig) rc = 128 + sig;
+            if (rc) goto done;
             if (!o->quiet)
                 printf("wrote %s: predictions of %d nodes from %d parts\n", o->predict, N, parts);
         }
@@ -440,6 +493,7 @@ int main(int argc, char **argv)
     double *xy = NULL;
     gat_idx *pred = NULL;
     memset(&ds, 0, sizeof ds);
+    catch_signals();
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
     const gat_model_config *cfg = gat_model_get_config(m);
     rc = 0;
@@ -524,9 +578,13 @@ int main(int argc, char **argv)
             rc = fail("inference failed");
             goto done;
         }
-        if (o.out && gat_matrix_save(o.out, fmt, ds.n, w, emb, ids, flags) != GAT_OK) {
-            rc = fail("cannot write the embeddings");
-            goto done;
+        if (o.out) {
+            write_window(1);
+            const gat_status st = gat_matrix_save(o.out, fmt, ds.n, w, emb, ids, flags);
+            const int sig = write_window(0);
+            if (st != GAT_OK) rc = fail("cannot write the embeddings");
+            if (sig) rc = 128 + sig;
+            if (rc) goto done;
         }
         if (o.out && !o.quiet)
             printf("wrote %s: %d x %d (%s, %s)\n", o.out, ds.n, w,
@@ -574,11 +632,13 @@ int main(int argc, char **argv)
         if (!o.quiet) printf("wrote %s: %dx%d\n", o.plot_attention, plot_w, plot_h);
     }
     if (o.attention) {
-        if (gat_attention_save_edges(o.attention, m, &ds.graph, &ds.x, ids, ds.edge_input,
-                                     flags) != GAT_OK) {
-            rc = fail("cannot write the attention coefficients");
-            goto done;
-        }
+        write_window(1);
+        const gat_status st =
+            gat_attention_save_edges(o.attention, m, &ds.graph, &ds.x, ids, ds.edge_input, flags);
+        const int sig = write_window(0);
+        if (st != GAT_OK) rc = fail("cannot write the attention coefficients");
+        if (sig) rc = 128 + sig;
+        if (rc) goto done;
         if (!o.quiet)
             printf("wrote %s: attention of %d edges (self-loops included), %d layers\n",
                    o.attention, ds.graph.nnz, gat_model_layer_count(m));
@@ -586,10 +646,13 @@ int main(int argc, char **argv)
     if (o.predict) {
         /* class names from the model: the dataset may be another graph with other labels */
         const char *const *classes = meta.class_names;
-        if (gat_predictions_save(o.predict, m, &ds.graph, &ds.x, ids, classes, flags) != GAT_OK) {
-            rc = fail("cannot write the predictions");
-            goto done;
-        }
+        write_window(1);
+        const gat_status st =
+            gat_predictions_save(o.predict, m, &ds.graph, &ds.x, ids, classes, flags);
+        const int sig = write_window(0);
+        if (st != GAT_OK) rc = fail("cannot write the predictions");
+        if (sig) rc = 128 + sig;
+        if (rc) goto done;
         if (!o.quiet) printf("wrote %s: predictions of %d nodes\n", o.predict, ds.n);
     }
 

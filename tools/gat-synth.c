@@ -5,10 +5,12 @@
 #include "cli.h"
 #include "synth.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static double now(void)
@@ -18,29 +20,46 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Writes buf through gz (if not NULL) or f; 0 or -1. */
-static int put(gzFile gz, FILE *f, const char *buf, size_t n)
+/* The text files are written to temporary files beside their targets and renamed over them
+ * only once all three are complete (cli_afile): a failed write (a full disk) leaves the previous
+ * dataset whole. Each writer returns 0, or the errno of the failed write (EIO if none). */
+
+static int why(void)
 {
-    if (gz) return gzwrite(gz, buf, (unsigned)n) == (int)n ? 0 : -1;
-    return fwrite(buf, 1, n, f) == n ? 0 : -1;
+    return errno ? errno : EIO;
 }
 
-static int write_content(const char *path, const synth_data *d, int gzip)
+/* Writes buf through gz (if not NULL) or f; 0 or the errno. */
+static int put(gzFile gz, FILE *f, const char *buf, size_t n)
+{
+    errno = 0;
+    if (gz) {
+        int zerr;
+        if (gzwrite(gz, buf, (unsigned)n) == (int)n) return 0;
+        gzerror(gz, &zerr);
+        return zerr == Z_ERRNO ? why() : zerr == Z_MEM_ERROR ? ENOMEM : EIO;
+    }
+    return fwrite(buf, 1, n, f) == n ? 0 : why();
+}
+
+static int write_content(cli_afile *a, const synth_data *d, int gzip)
 {
     gzFile gz = NULL;
-    FILE *f = NULL;
     const gat_idx F = d->x.cols;
     size_t cap = (size_t)F * 24 + 64;
     char *line = malloc(cap);
-    int rc = -1;
-    if (!line) return -1;
+    int err = 0;
+    if (!line) return ENOMEM;
     if (gzip) {
-        if (!(gz = gzopen(path, "wb1"))) goto out;
+        const int fd = dup(a->fd);
+        if (fd < 0 || !(gz = gzdopen(fd, "wb1"))) {
+            err = fd < 0 ? why() : ENOMEM;
+            if (fd >= 0) close(fd);
+            goto out;
+        }
         gzbuffer(gz, 1 << 20);
-    } else if (!(f = fopen(path, "w"))) {
-        goto out;
     }
-    for (gat_idx i = 0; i < d->n; i++) {
+    for (gat_idx i = 0; i < d->n && !err; i++) {
         size_t n = (size_t)snprintf(line, cap, "%d", i);
         gat_idx p = d->x.rowptr[i];
         for (gat_idx c = 0; c < F; c++) {
@@ -54,41 +73,79 @@ static int write_content(const char *path, const synth_data *d, int gzip)
                 n += (size_t)snprintf(line + n, cap - n, "\t%.4g", v);
         }
         n += (size_t)snprintf(line + n, cap - n, "\tc%02d\n", d->labels[i]);
-        if (put(gz, f, line, n)) goto out;
+        err = put(gz, a->f, line, n);
     }
-    rc = 0;
 out:
-    if (gz && gzclose(gz) != Z_OK) rc = -1;
-    if (f && fclose(f)) rc = -1;
+    if (gz) {
+        errno = 0;
+        const int zrc = gzclose(gz); /* the rest of the stream: may fail too */
+        if (!err && zrc != Z_OK) err = zrc == Z_ERRNO ? why() : EIO;
+    }
     free(line);
-    return rc;
+    return err;
 }
 
-static int write_cites(const char *path, const synth_data *d)
+static int write_cites(cli_afile *a, const synth_data *d)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    char line[64];
     for (size_t k = 0; k < d->m; k++) {
         if (d->src[k] == d->dst[k]) continue;
-        fprintf(f, "%d\t%d", d->src[k], d->dst[k]);
-        for (int c = 0; c < d->edge_dim; c++)
-            fprintf(f, "\t%.9g", (double)d->edge_x[k * (size_t)d->edge_dim + (size_t)c]);
-        fputc('\n', f);
+        errno = 0;
+        if (fprintf(a->f, "%d\t%d", d->src[k], d->dst[k]) < 0) return why();
+        for (int c = 0; c < d->edge_dim; c++) {
+            const int n = snprintf(line, sizeof line, "\t%.9g",
+                                   (double)d->edge_x[k * (size_t)d->edge_dim + (size_t)c]);
+            const int err = put(NULL, a->f, line, (size_t)n);
+            if (err) return err;
+        }
+        if (fputc('\n', a->f) == EOF) return why();
     }
-    return fclose(f) ? -1 : 0;
+    return 0;
 }
 
-static int write_split(const char *path, const synth_data *d)
+static int write_split(cli_afile *a, const synth_data *d)
 {
     static const char *name[] = {NULL, "train", "val", "test"};
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
     for (int s = 1; s <= 3; s++)
-        for (gat_idx i = 0; i < d->n; i++)
-            if (d->split[i] == s) fprintf(f, "%d\t%s\n", i, name[s]);
-    return fclose(f) ? -1 : 0;
+        for (gat_idx i = 0; i < d->n; i++) {
+            errno = 0;
+            if (d->split[i] == s && fprintf(a->f, "%d\t%s\n", i, name[s]) < 0) return why();
+        }
+    return 0;
+}
+
+/* PREFIX.content[.gz], PREFIX.cites and PREFIX.split, renamed into place together. Returns 0,
+ * or 1 after "gat-synth: cannot write FILE: REASON" on stderr. */
+static int write_text(const char *out, const synth_data *d, int plain)
+{
+    static const char *const suffix[3] = {".content.gz", ".cites", ".split"};
+    cli_afile a[3];
+    char path[4096];
+    int k, err = 0, rc = 0;
+    memset(a, 0, sizeof a);
+    for (k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s%s", out, k == 0 && plain ? ".content" : suffix[k]);
+        if (cli_afile_open("gat-synth", &a[k], path)) break;
+        err = k == 0   ? write_content(&a[k], d, !plain)
+              : k == 1 ? write_cites(&a[k], d)
+                       : write_split(&a[k], d);
+        /* everything out of the buffers before the first rename (a device written straight
+         * into fails here, not after the other files replaced theirs) */
+        errno = 0;
+        if (!err && fflush(a[k].f) != 0) err = why();
+        if (err) break;
+    }
+    if (k < 3) { /* the failed file says why; the others are dropped */
+        if (err) cli_afile_commit("gat-synth", &a[k], err);
+        for (int j = 0; j < 3; j++)
+            cli_afile_abort(&a[j]);
+        return 1;
+    }
+    for (k = 0; k < 3; k++)
+        if (!rc && cli_afile_commit("gat-synth", &a[k], 0)) rc = 1;
+    for (k = 0; k < 3; k++)
+        cli_afile_abort(&a[k]);
+    return rc;
 }
 
 /* PREFIX.gatd through the library: raw features, the drawn split, class names c00, c01, ... as
@@ -192,15 +249,8 @@ int main(int argc, char **argv)
         synth_free(&d);
         return rc;
     }
-    snprintf(path, len, "%s.content%s", out, plain ? "" : ".gz");
-    if (write_content(path, &d, !plain)) rc = 1;
-    if (!rc) snprintf(path, len, "%s.cites", out);
-    if (!rc && write_cites(path, &d)) rc = 1;
-    if (!rc) snprintf(path, len, "%s.split", out);
-    if (!rc && write_split(path, &d)) rc = 1;
-    if (rc)
-        fprintf(stderr, "gat-synth: cannot write %s\n", path);
-    else if (!quiet)
+    rc = write_text(out, &d, plain);
+    if (!rc && !quiet)
         printf("gat-synth: %d nodes, %zu edges drawn, %zu feature non-zeros, %d classes: "
                "generated in %.2f s, written in %.2f s (%s.*)\n", d.n, d.m,
                (size_t)d.x.rowptr[d.n], classes, t1 - t0, now() - t1, out);

@@ -351,6 +351,7 @@ static void dataset_options(const options *o, gat_dataset_options *dopt)
                       : o->no_normalize ? GAT_NORMALIZE_OFF
                                         : GAT_NORMALIZE_AUTO;
     dopt->symmetrize = !o->directed;
+    dopt->split_index = o->split_index;
     /* a size of the random split asks for one (split_usage) */
     dopt->ignore_split_file =
         o->random_split || o->train_per_class >= 0 || o->val_size >= 0 || o->test_size >= 0;
@@ -503,6 +504,7 @@ static int finish_runs(runs *s, int rc)
         else if (!o->quiet)
             printf("wrote %s: %dx%d\n", o->plot, o->plot_w, o->plot_h);
     }
+    train_release_signals(); /* everything is written */
     if (rc == 0 && train_stop_signal() && !s->interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
     if (rc == 0 && train_stop_signal())
@@ -536,7 +538,8 @@ int train_runs(options *o, const source *src)
                     .keep = o->metrics || o->draw,
                     .tty = !o->quiet && isatty(STDERR_FILENO),
                     .lock = PTHREAD_MUTEX_INITIALIZER,
-                    .wake = PTHREAD_COND_INITIALIZER}};
+                    .wake = PTHREAD_COND_INITIALIZER,
+                    .drawn = PTHREAD_COND_INITIALIZER}};
     if (!(s.rr = calloc((size_t)o->runs, sizeof *s.rr))) {
         fprintf(stderr, "gat-train: out of memory for %d runs\n", o->runs);
         return 1;
@@ -546,6 +549,7 @@ int train_runs(options *o, const source *src)
         int go = rc == 0 && !s.interrupted && !train_stop_signal();
         if (src->agree) go = src->agree(src->user, go);
         if (!go) break;
+        if (r > 0 && src->next_split && (rc = src->next_split(src->user, r)) != 0) break;
         rc = run_one(&s, r, &mc, o->node_order);
     }
     rc = finish_runs(&s, rc);
@@ -595,43 +599,69 @@ static void minibatch_note(const options *o, const gat_dataset *ds)
            o->fanout);
 }
 
+/* The dataset of train_dataset's runs. */
+typedef struct dataset_runs {
+    gat_dataset ds;
+    const options *o;
+    gat_dataset_options dopt;
+} dataset_runs;
+
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
 {
-    return gat_train(m, user, tc, res);
+    return gat_train(m, &((dataset_runs *)user)->ds, tc, res);
+}
+
+/* --all-splits: the same file read again with fixed split r. */
+static int dataset_next_split(void *user, int r)
+{
+    dataset_runs *d = user;
+    const char *name;
+    gat_dataset_destroy(&d->ds);
+    d->dopt.split_index = r;
+    return cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name) ? 1 : 0;
 }
 
 /* One process on a dataset: full-graph or mini-batch runs. */
 static int train_dataset(options *o, const gat_dataset_options *dopt)
 {
-    gat_dataset ds;
+    dataset_runs d = {.o = o, .dopt = *dopt};
+    gat_dataset *ds = &d.ds;
     const char *name;
-    int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, &ds, &name);
+    int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, ds, &name);
     if (rc != 0) return rc;
-    dataset_notes(o, dopt, &ds);
-    if (o->edge_features && ds.n_edge_features == 0) {
+    if (o->all_splits && ds->n_splits < 2) {
+        fprintf(stderr, "gat-train: --all-splits: dataset %s holds %d fixed split%s\n", name,
+                ds->n_splits, ds->n_splits == 1 ? "" : "s");
+        gat_dataset_destroy(ds);
+        return 1;
+    }
+    if (o->all_splits) o->runs = ds->n_splits;
+    dataset_notes(o, dopt, ds);
+    if (o->edge_features && ds->n_edge_features == 0) {
         fprintf(stderr,
                 "gat-train: --edge-features: dataset %s has no edge feature columns (extra "
                 "numeric .cites columns, --edge-attributes, or a .gatd edge_features "
                 "tensor)\n",
                 name);
-        gat_dataset_destroy(&ds);
+        gat_dataset_destroy(ds);
         return 1;
     }
-    dataset_summary(o, &ds, name);
-    minibatch_note(o, &ds);
+    dataset_summary(o, ds, name);
+    minibatch_note(o, ds);
     const source src = {.name = name,
                         .model_dataset = o->data.graph ? NULL : name,
-                        .n_features = ds.n_features,
-                        .n_classes = ds.n_classes,
-                        .n_edge_features = ds.n_edge_features,
-                        .class_names = ds.class_names,
-                        .normalized = ds.normalized,
+                        .n_features = ds->n_features,
+                        .n_classes = ds->n_classes,
+                        .n_edge_features = ds->n_edge_features,
+                        .class_names = ds->class_names,
+                        .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
                         .train = dataset_train,
-                        .user = &ds};
+                        .next_split = o->all_splits ? dataset_next_split : NULL,
+                        .user = &d};
     rc = train_runs(o, &src);
-    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(ds);
     return rc;
 }
 
@@ -714,6 +744,11 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "gat-partition wrote to DIR (with --dataset: checked to be its partition)"},
         {"random-split", CLI_FLAG, &op->random_split, 0, 0, NULL,
          "ignore the split file: seeded random split"},
+        {"split-index", CLI_INT, &op->split_index, 0, 2147483647, "K",
+         "use fixed split K of the dataset's splits (.npz masks, Geom-GCN split files; default 0)"},
+        {"all-splits", CLI_FLAG, &op->all_splits, 0, 0, NULL,
+         "one run per fixed split of the dataset (run r: split r-1, seed S+r-1), then mean and std "
+         "as --runs"},
         {"train-per-class", CLI_INT, &op->train_per_class, 1, 1000000, "N",
          "training nodes per class of a random split, exactly (implies --random-split; default: "
          "20, or half of a class under 40)"},
@@ -812,7 +847,14 @@ static int check_options(options *o)
         fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
         return 2;
     }
-    if (o->save && o->runs > 1) {
+    if (o->all_splits && (o->runs > 1 || o->split_index || o->random_split ||
+                          o->train_per_class >= 0 || o->val_size >= 0 || o->test_size >= 0 ||
+                          o->partitions)) {
+        fprintf(stderr, "gat-train: --all-splits sets the runs and splits: it excludes --runs, "
+                        "--split-index, a random split and --partitions\n");
+        return 2;
+    }
+    if (o->save && (o->runs > 1 || o->all_splits)) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
     }

@@ -23,7 +23,7 @@ typedef struct options {
     int residual, edge_features;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
-    int random_split, normalize, no_normalize, directed, quiet;
+    int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
     int log_every;
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
     /* what the checks made of them (check_options) */
@@ -57,14 +57,24 @@ typedef struct progress {
     pthread_t ticker;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    int ticking;         /* the ticker runs; cleared to stop it */
-    double epoch_start;  /* when the epoch under way (or the run's setup) began */
-    gat_stage_info part; /* the last part of the epoch under way that ended (part.done > 0) */
+    int ticking; /* the ticker runs; cleared to stop it */
+    /* Test hook: with GAT_TRAIN_TEST_TICKER set in the environment, each part of an epoch that
+     * ends waits until the ticker has drawn it (as if the epoch had taken a second), so that a
+     * test sees the 'under way' line however fast or loaded the machine is. */
+    int force;            /* the hook is on */
+    int pending;          /* a part ended that the ticker has not drawn yet (force) */
+    pthread_cond_t drawn; /* the ticker drew it (force) */
+    double epoch_start;   /* when the epoch under way (or the run's setup) began */
+    gat_stage_info part;  /* the last part of the epoch under way that ended (part.done > 0) */
 } progress;
 
 /* The graceful handlers of SIGINT and SIGTERM; distributed: also SIGUSR1, and the echo of one
- * Ctrl-C under mpirun counts once (train_progress.c). */
+ * Ctrl-C under mpirun counts once (train_progress.c). A signal the parent left ignored (nohup,
+ * a background job) stays ignored. */
 void train_catch_signals(int distributed);
+/* The default actions again, once the work is saved: a process slow to exit (OpenBLAS's threads
+ * ending under ulimit -v) ends at the first SIGTERM. */
+void train_release_signals(void);
 
 /* The signal that stops training (SIGINT, SIGTERM, SIGUSR1) once received, else 0. */
 int train_stop_signal(void);
@@ -97,6 +107,9 @@ typedef struct source {
     int (*agree)(void *user, int go); /* whether every rank goes on to the next run, or NULL */
     /* After a single run that trained (collective), or NULL: the exchange figures. */
     void (*report)(void *user, const options *o, gat_idx epochs);
+    /* Before run r > 0, or NULL (--all-splits): the data with fixed split r. Returns 0 or an
+     * exit code. The fields above stay valid but class_names (--all-splits excludes --save). */
+    int (*next_split)(void *user, int r);
     void *user;
 } source;
 

@@ -99,9 +99,13 @@ static void *tick(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&p->wake, &p->lock, &until);
+        if (!p->pending) pthread_cond_timedwait(&p->wake, &p->lock, &until);
         const double busy = now() - p->epoch_start;
-        if (p->ticking && busy >= 1.0) draw_line(p, &p->last, busy);
+        if (p->ticking && (busy >= 1.0 || p->pending)) draw_line(p, &p->last, busy);
+        if (p->pending) {
+            p->pending = 0;
+            pthread_cond_broadcast(&p->drawn);
+        }
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -118,6 +122,8 @@ void start_ticker(progress *p)
     p->epoch_start = now();
     p->last = (gat_epoch_info){0};
     p->part = (gat_stage_info){0};
+    p->force = getenv("GAT_TRAIN_TEST_TICKER") != NULL;
+    p->pending = 0;
     p->ticking = 1;
     if (pthread_create(&p->ticker, NULL, tick, p) != 0) p->ticking = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -132,6 +138,7 @@ void end_line(progress *p)
         pthread_mutex_lock(&p->lock);
         p->ticking = 0;
         pthread_cond_signal(&p->wake);
+        pthread_cond_broadcast(&p->drawn);
         pthread_mutex_unlock(&p->lock);
         pthread_join(p->ticker, NULL);
     }
@@ -147,6 +154,12 @@ void on_stage(const gat_stage_info *s, void *user)
     progress *p = user;
     pthread_mutex_lock(&p->lock);
     p->part = *s;
+    if (p->force && p->ticking) { /* the test hook (progress.force) */
+        p->pending = 1;
+        pthread_cond_signal(&p->wake);
+        while (p->pending && p->ticking)
+            pthread_cond_wait(&p->drawn, &p->lock);
+    }
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -203,15 +216,29 @@ int train_stop_signal(void)
     return stop_signal;
 }
 
-/* The graceful handlers of SIGINT and SIGTERM (and, distributed, SIGUSR1: on_signal). */
+/* on: on_signal for SIGINT, SIGTERM (and distributed SIGUSR1), except a signal the parent left
+ * ignored; !on: the default actions. */
+static void set_handlers(int on)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        struct sigaction sa, old;
+        if (sigs[k] == SIGUSR1 && !signal_echo) continue;
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_signal : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
 void train_catch_signals(int distributed)
 {
-    struct sigaction sa;
-    signal_echo = distributed;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (distributed) sigaction(SIGUSR1, &sa, NULL); /* what mpirun forwards as it is */
+    signal_echo = distributed; /* SIGUSR1: what mpirun forwards as it is */
+    set_handlers(1);
+}
+
+void train_release_signals(void)
+{
+    set_handlers(0);
 }

@@ -115,6 +115,11 @@ typedef struct gat_dataset {
                               * edge id, the caller's index for gat_dataset_from_parts; -1 for an
                               * added self-loop. NULL when the source does not say (a .gatd file
                               * without it, parts without it). */
+    gat_idx n_splits; /* fixed splits the source holds, whether used or not (split holds the one
+                       * gat_dataset_options.split_index chose, unless a random split was drawn):
+                       * the masks of an .npz file or the split files of a Geom-GCN directory,
+                       * 1 for a NAME.split file, a .gatd file or parts with a split; 0 when the
+                       * source has none (the split was drawn at random) */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -144,6 +149,10 @@ typedef struct gat_dataset_options {
      * An attribute the graph lacks or that is not numeric is GAT_EINVAL naming it. */
     const char *const *edge_attributes;
     gat_idx n_edge_attributes;
+    /* Which of the source's fixed splits to use (gat_dataset.n_splits of them), 0-based; default
+     * 0. A value other than 0 must be below n_splits (GAT_EINVAL naming both otherwise, also with
+     * ignore_split_file); negative is GAT_EINVAL. */
+    gat_idx split_index;
 } gat_dataset_options;
 
 /* Fills o with the defaults above. */
@@ -167,8 +176,28 @@ GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size)
  * pickles ind.NAME.{x,y,tx,ty,allx,ally,graph,test.index} of the GCN/GAT reference code, named by
  * the prefix DIR/ind.NAME or by a directory NAME holding them: read as tkipf/gcn's load_data
  * builds them, with the public split as the split file; no Python involved, and only the types
- * these pickles hold are accepted), or the bare name of a bundled dataset ("cora", "citeseer")
- * found as gat_dataset_locate says.
+ * these pickles hold are accepted), an .npz file (a name ending in .npz, or a file that starts
+ * like a zip archive), a Geom-GCN directory (one holding out1_graph_edges.txt), or the bare name
+ * of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
+ * An .npz file (zip of .npy arrays: stored or deflated members, .npy format 1-3, dtypes bool,
+ * int8..int64, uint8..uint64, float32/float64, either byte order (big-endian is converted), C or
+ * Fortran order; zip64 and object arrays are refused) holds one of two layouts:
+ *   Platonov et al. 2023: node_features (N, F), node_labels (N) integers (-1: unlabelled),
+ *     edges (M, 2) integers (row k: edge edges[k][0] -> edges[k][1], symmetrised per
+ *     opt->symmetrize), optional train_masks, val_masks, test_masks (S, N) or (N) of bool or 0/1:
+ *     S fixed splits, opt->split_index picks one (no masks: the random split);
+ *   Shchur et al. 2018: the adjacency as scipy CSR parts adj_data, adj_indices, adj_indptr,
+ *     adj_shape (entry (i, j): edge i -> j; data values ignored), features as attr_data,
+ *     attr_indices, attr_indptr, attr_shape (duplicate entries summed) or dense attr_matrix,
+ *     labels (N); other members (class_names, idx_to_node, node_names, attr_names: often object
+ *     arrays) are not read, so classes are named "0".."C-1"; no split: the random split.
+ * A Geom-GCN directory (Pei et al. 2020): out1_node_feature_label.txt (a header line, then
+ * "id<TAB>features<TAB>label" per node with ids 0..N-1; the features comma-separated dense values,
+ * or, when the header says feature(feature_amount:K) as film/Actor's does, the indices of the
+ * non-zero binary features, with max(K, largest index + 1) columns as Geom-GCN's loader and PyG's
+ * Actor size them), out1_graph_edges.txt (a header, then "src<TAB>dst" per edge) and optionally
+ * splits/NAME_split_A_B_K.npz (train_mask, val_mask, test_mask (N)) for K = 0..S-1.
+ * In both, the fixed splits are counted in ds->n_splits and node ids are "0".."N-1".
  * A .gatd file is mapped into memory (mmap) and the dataset's arrays point into the mapping where
  * the host's byte order and the alignment allow (copies otherwise); it is checked whole first
  * (header, every tensor's dtype, shape and offsets, row pointers, indices sorted and in range,

@@ -44,6 +44,8 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
     for (gat_idx k = 0; k < o->n_edge_attributes; k++)
         if (!o->edge_attributes[k])
             return gat_i_error(GAT_EINVAL, "%s: edge_attributes[%d] is NULL", fn, k);
+    if (o->split_index < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative split_index %d", fn, o->split_index);
     return GAT_OK;
 }
 

@@ -108,6 +108,9 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                            x->rows, n);
     if ((st = gat_i_csr_check_matrix(x, fn)) != GAT_OK) return st;
     if ((st = check_parts(p, n, fn)) != GAT_OK) return st;
+    if (opt->split_index != 0)
+        return gat_i_error(GAT_EINVAL, "%s: split index %d is out of range: the data holds %s",
+                           fn, opt->split_index, p->split ? "1 split (0)" : "no fixed split");
 
     out.n = n;
     out.n_features = x->cols;
@@ -143,6 +146,7 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
         out.labels[i] = p->labels ? p->labels[i] : -1;
         labelled += out.labels[i] >= 0;
     }
+    out.n_splits = p->split != NULL;
     if (p->split)
         memcpy(out.split, p->split, (size_t)n * sizeof *out.split);
     else if (labelled > 0 && (st = gat_i_random_split(&out, opt, what)) != GAT_OK)

@@ -407,7 +407,9 @@ gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_data
     memset(&R, 0, sizeof R);
     R.path = path;
     R.ds = ds;
-    return load_file(&R, opt);
+    const gat_status st = load_file(&R, opt);
+    if (st == GAT_OK) ds->n_splits = 1; /* the stored split */
+    return st;
 }
 
 gat_status gat_i_partfile_load(gat_i_part_data *p, const char *path)

@@ -6,6 +6,7 @@
 #include "core/core.h"
 #include "io/dataset_i.h"
 #include "io/idtable.h"
+#include "io/npz.h"
 #include "io/planetoid.h"
 #include "io/text.h"
 
@@ -535,6 +536,11 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
         st = gat_i_datafile_load(ds, path, opt);
         goto cleanup;
     }
+    if (gat_i_npz_is(path) || gat_i_geomgcn_is(path)) {
+        st = gat_i_npz_is(path) ? gat_i_npz_dataset_read(ds, path, opt)
+                                : gat_i_geomgcn_read(ds, path, opt);
+        goto cleanup;
+    }
     if ((st = dataset_base(path, &base)) != GAT_OK || (st = read_content(&L, base)) != GAT_OK)
         goto cleanup;
     if (!(cites = concat(base, strlen(base), ".cites")) ||
@@ -547,8 +553,13 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     if (!opt->ignore_split_file && (st = read_split(&L, split, &absent)) != GAT_OK) goto cleanup;
     if (absent && (st = gat_i_random_split(ds, opt, L.content_path)) != GAT_OK) goto cleanup;
     gat_i_count_split(ds);
+    ds->n_splits = exists(split);
     st = gat_i_normalize_checked(ds, opt->normalize, "gat_dataset_load", L.content_path);
 cleanup:
+    if (st == GAT_OK && opt->split_index != 0 && opt->split_index >= ds->n_splits)
+        st = gat_i_error(GAT_EINVAL, "gat_dataset_load: split index %d is out of range: %s holds "
+                         "%d fixed split%s", opt->split_index, path, ds->n_splits,
+                         ds->n_splits == 1 ? "" : "s");
     gat_i_strmap_free(&L.ids);
     gat_free(L.line_of);
     gat_free(L.content_path);

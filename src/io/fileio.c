@@ -1,5 +1,6 @@
 /* Private file plumbing of src/io: atomic file replacement (O_EXCL temporary beside the target,
- * fsync, rename, directory fsync), whole-file reads, a thread-local C numeric locale. */
+ * fsync, rename, directory fsync; devices and FIFOs written straight into, symbolic links
+ * followed), whole-file reads, a thread-local C numeric locale. */
 #include "io/fileio.h"
 #include "core/core.h"
 
@@ -13,6 +14,8 @@
 
 /* Longest part of the target's base name kept in the temporary name (NAME_MAX is 255). */
 #define TMP_BASE_MAX 200
+/* Most symbolic links followed from an output path (Linux's own limit is 40). */
+#define LINK_HOPS_MAX 40
 
 void gat_i_afile_abort(gat_i_afile *a)
 {
@@ -24,7 +27,116 @@ void gat_i_afile_abort(gat_i_afile *a)
     memset(a, 0, sizeof *a);
 }
 
-gat_status gat_i_afile_open(gat_i_afile *a, const char *path)
+static gat_status open_temporary(gat_i_afile *a, const char *path);
+
+/* Opens an existing path that is not replaced (a device, a FIFO, a descriptor's file under
+ * /proc) for writing straight into it; regular: truncate it, as a shell's '>' does. */
+static gat_status open_direct(gat_i_afile *a, const char *path, int regular)
+{
+    int fd;
+    if (!(a->path = gat_strdup(path))) return GAT_ENOMEM;
+    errno = 0;
+    fd = open(path, O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
+    if (fd < 0 || !(a->f = fdopen(fd, "wb"))) {
+        const gat_status st =
+            gat_i_error(GAT_EIO, "cannot open %s for writing: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        gat_i_afile_abort(a);
+        return st;
+    }
+    return GAT_OK;
+}
+
+/* The file the chain of symbolic links from path ends at, which need not exist (path itself if
+ * it is no link), owned (gat_free): relative link targets are taken from the link's directory.
+ * *proc: the chain enters /proc (/dev/stdout, /dev/fd/N name an open descriptor's file, which
+ * is written straight into; *out is then NULL). */
+static gat_status follow_links(const char *path, char **out, int *proc)
+{
+    char *cur = gat_strdup(path), *buf = NULL;
+    gat_status st = GAT_OK;
+
+    *out = NULL;
+    *proc = 0;
+    if (!cur) return GAT_ENOMEM;
+    for (int hop = 0;; hop++) {
+        struct stat sb;
+        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) break;
+        if (!strncmp(cur, "/proc/", 6)) {
+            *proc = 1;
+            break;
+        }
+        if (hop == LINK_HOPS_MAX) {
+            st = gat_i_error(GAT_EIO, "cannot write %s: more than %d symbolic links to follow",
+                             path, LINK_HOPS_MAX);
+            goto cleanup;
+        }
+        /* st_size is the target's length, 0 for some file systems' links: grow until it fits */
+        ssize_t n = 0;
+        for (size_t cap = sb.st_size > 0 ? (size_t)sb.st_size + 1 : 256;; cap *= 2) {
+            gat_free(buf);
+            if (!(buf = gat_malloc(cap, 1))) {
+                st = GAT_ENOMEM;
+                goto cleanup;
+            }
+            errno = 0;
+            if ((n = readlink(cur, buf, cap)) < 0) {
+                st = gat_i_error(GAT_EIO, "cannot read the symbolic link %s: %s", cur,
+                                 strerror(errno));
+                goto cleanup;
+            }
+            if ((size_t)n < cap) break;
+        }
+        buf[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        const size_t dir_len = buf[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        char *next = gat_malloc(dir_len + (size_t)n + 1, 1);
+        if (!next) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(next, cur, dir_len);
+        memcpy(next + dir_len, buf, (size_t)n + 1);
+        gat_free(cur);
+        cur = next;
+    }
+    if (!*proc) {
+        *out = cur;
+        cur = NULL;
+    }
+
+cleanup:
+    gat_free(cur);
+    gat_free(buf);
+    return st;
+}
+
+gat_status gat_i_afile_open(gat_i_afile *a, const char *given)
+{
+    struct stat sb;
+    char *resolved = NULL;
+    int proc;
+
+    memset(a, 0, sizeof *a);
+    if (!*given) return gat_i_error(GAT_EINVAL, "output path is empty");
+    if (given[strlen(given) - 1] == '/')
+        return gat_i_error(GAT_EINVAL, "output path %s names a directory", given);
+    /* what exists and is not a regular file is written into, never replaced */
+    if (stat(given, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        if (S_ISDIR(sb.st_mode)) /* as the rename over it would have said */
+            return gat_i_error(GAT_EIO, "cannot replace %s: %s", given, strerror(EISDIR));
+        return open_direct(a, given, 0);
+    }
+    gat_status st = follow_links(given, &resolved, &proc);
+    if (st != GAT_OK) return st;
+    if (proc) return open_direct(a, given, 1);
+    st = open_temporary(a, resolved);
+    gat_free(resolved);
+    return st;
+}
+
+/* The temporary file beside path (no link: follow_links resolved them). */
+static gat_status open_temporary(gat_i_afile *a, const char *path)
 {
     const char *slash = strrchr(path, '/');
     const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with the '/' */
@@ -35,9 +147,6 @@ gat_status gat_i_afile_open(gat_i_afile *a, const char *path)
     gat_status st = GAT_OK;
     int fd = -1;
 
-    memset(a, 0, sizeof *a);
-    if (!*path) return gat_i_error(GAT_EINVAL, "output path is empty");
-    if (!*base) return gat_i_error(GAT_EINVAL, "output path %s names a directory", path);
     if (base_len > TMP_BASE_MAX) base_len = TMP_BASE_MAX;
     /* dir + "." + base + ".tmp-" + 16 hex digits + NUL */
     if (!(a->path = gat_strdup(path)) || !(a->tmp = gat_malloc(dir_len + base_len + 24, 1))) {
@@ -112,18 +221,19 @@ gat_status gat_i_afile_commit(gat_i_afile *a)
 
     a->f = NULL;
     errno = 0;
-    failed = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    /* a device or FIFO written straight into: no fsync (pipes refuse it), no rename */
+    failed = ferror(f) || fflush(f) != 0 || (a->tmp && fsync(fileno(f)) != 0);
     if (failed) st = gat_i_afile_write_error(a);
     errno = 0;
     if (fclose(f) != 0 && !failed) {
         failed = 1;
         st = gat_i_afile_write_error(a);
     }
-    if (!failed && rename(a->tmp, a->path) != 0) {
+    if (!failed && a->tmp && rename(a->tmp, a->path) != 0) {
         failed = 1;
         st = gat_i_error(GAT_EIO, "cannot replace %s: %s", a->path, strerror(errno));
     }
-    if (!failed) {
+    if (!failed && a->tmp) {
         sync_dir(a->path);
         gat_free(a->tmp); /* renamed: nothing left to remove */
         a->tmp = NULL;

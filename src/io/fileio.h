@@ -11,16 +11,22 @@
 
 /* A file being written under a temporary name beside its target. Committing renames it over the
  * target, so that readers (and a crash at any moment) see either the old file or the complete new
- * one, never a partial one. */
+ * one, never a partial one.
+ * Targets that are not regular files are never replaced: an existing device, FIFO or socket
+ * (/dev/null, /dev/stdout, a named pipe, bash's >(cmd)) is written straight into (tmp NULL), as
+ * a shell's redirection would; a symbolic link, dangling or not, is followed to the file it
+ * names, which is replaced (the link stays a link). */
 typedef struct gat_i_afile {
     FILE *f;    /* write the contents here */
-    char *tmp;  /* temporary path, owned */
-    char *path; /* target path, owned copy */
+    char *tmp;  /* temporary path, owned; NULL when writing straight into the target */
+    char *path; /* the file replaced (the link's target for a symbolic link), owned */
 } gat_i_afile;
 
-/* Creates the temporary file (mode 0666 less the umask, or the existing target's mode) in path's
- * directory. a: uninitialised; zeroed on failure. Returns GAT_EINVAL (empty path or a path ending
- * in '/'), GAT_EIO (the directory is missing or not writable; the message names it and the
+/* Creates the temporary file (mode 0666 less the umask, or the existing target's mode) in the
+ * directory of path (of the file a symbolic link path names), or opens an existing non-regular
+ * path for writing (which waits for a reader of a FIFO). a: uninitialised; zeroed on failure.
+ * Returns GAT_EINVAL (empty path, a path ending in '/'), GAT_EIO (an existing directory, the
+ * directory is missing or not writable, a loop of links; the message names the path and the
  * system's reason), GAT_ENOMEM. */
 gat_status gat_i_afile_open(gat_i_afile *a, const char *path);
 
@@ -28,7 +34,8 @@ gat_status gat_i_afile_open(gat_i_afile *a, const char *path);
 gat_status gat_i_afile_write_error(const gat_i_afile *a);
 
 /* Flushes, fsyncs and closes the temporary file and renames it over the target, then fsyncs the
- * directory (best effort: the rename has happened by then). On any failure the temporary file is
+ * directory (best effort: the rename has happened by then); a target written straight into is
+ * flushed and closed. On any failure the temporary file is
  * removed, the target is left as it was and GAT_EIO names the path and the reason. Zeroes a
  * either way. */
 gat_status gat_i_afile_commit(gat_i_afile *a);

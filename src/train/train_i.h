@@ -1,4 +1,4 @@
-/* Private: gat_train's epoch loop, shared with the distributed trainer (src/dist/dist.c). */
+/* Private: gat_train's epoch loop, shared with the distributed trainer (src/mpi/train.c). */
 #ifndef GAT_I_TRAIN_H
 #define GAT_I_TRAIN_H
 

@@ -5,23 +5,7 @@
 # Usage: test_attention_cli.sh GAT_TRAIN GAT_EMBED TESTDATA_DIR
 set -u
 bin=$1 embed=$2 data=$3
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
-
-# check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- PROGRAM ARGS...
-check() {
-  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local ok=1
-  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; ok=0; }
-  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; ok=0; fi
-  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; ok=0; fi
-  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; ok=0; fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tiny="$data/tiny"
 check help 0 '--attention NAME' '' -- "$bin" --help
@@ -44,19 +28,18 @@ check train-deep 0 '^test accuracy' '' -- "$bin" --dataset "$tiny" --layers 4 --
 check save-gatv2 0 'saved the model' '' -- "$bin" --dataset "$tiny" --attention gatv2 --layers 3 --residual --hidden-heads 2,3 --out-heads 2 --epochs 5 --threads 1 --save "$tmp/m.gat"
 if grep -aEq '"score": ?"gatv2"' "$tmp/m.gat" && grep -aEq '"residual": ?"1"' "$tmp/m.gat" &&
    grep -aq '"layer1.weight_dst"' "$tmp/m.gat" && grep -aq '"layer2.res"' "$tmp/m.gat"; then
-  pass=$((pass + 1)); echo "ok   file-metadata"
+  ok "file-metadata"
 else
-  fail=$((fail + 1)); echo "FAIL file-metadata: $(head -c 600 "$tmp/m.gat" | tr -c '[:print:]' ' ')"
+  bad "file-metadata: $(head -c 600 "$tmp/m.gat" | tr -c '[:print:]' ' ')"
 fi
 check embed-attention 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --attention "$tmp/att.tsv" --threads 1 --quiet
 # header + one line per edge, layer and head: layers 0, 1, 2 with 2, 3, 2 heads
 edges=$(awk -F'\t' 'NR > 1 && $1 == 0 && $2 == 0' "$tmp/att.tsv" | wc -l)
 lines=$(($(wc -l <"$tmp/att.tsv") - 1))
 if [ "$edges" -gt 0 ] && [ "$lines" -eq $((edges * 7)) ]; then
-  pass=$((pass + 1)); echo "ok   attention-rows"
+  ok "attention-rows"
 else
-  fail=$((fail + 1)); echo "FAIL attention-rows: $lines rows for $edges edges"
+  bad "attention-rows: $lines rows for $edges edges"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -6,22 +6,7 @@
 set -u
 bin=$1
 synth=$2
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
-
-# check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- PROGRAM ARGS...
-check() {
-  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local ok=1
-  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; ok=0; }
-  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; ok=0; fi
-  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; ok=0; fi
-  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; ok=0; fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 quick=(--workloads synth-200 --threads 1 --epochs 2 --warmup 0 --infer 1)
 check help-attention 0 '--attention LIST' '' -- "$bin" --help
@@ -34,15 +19,15 @@ check three-scores 0 '"attention": "cosine", "residual": true' '' -- "$bin" "${q
 got=$(grep -o '"attention": "[a-z0-9-]*", "residual": [a-z]*' "$tmp/out" | tr '\n' ';')
 want='"attention": "gat", "residual": true;"attention": "gatv2", "residual": true;"attention": "cosine", "residual": true;'
 if [ "$got" = "$want" ]; then
-  pass=$((pass + 1)); echo "ok   three-scores-json"
+  ok "three-scores-json"
 else
-  fail=$((fail + 1)); echo "FAIL three-scores-json: $got"
+  bad "three-scores-json: $got"
 fi
 # the table has one row per score, with its name
 if [ "$(grep -Ec '^synth-200 .* (gat|gatv2|cosine) ' "$tmp/out")" -eq 3 ]; then
-  pass=$((pass + 1)); echo "ok   three-scores-table"
+  ok "three-scores-table"
 else
-  fail=$((fail + 1)); echo "FAIL three-scores-table"; cat "$tmp/out"
+  bad "three-scores-table"; cat "$tmp/out"
 fi
 
 # mini-batch epochs: both options or neither, one fan-out per layer, a line and a JSON record
@@ -51,9 +36,9 @@ check fanout-count 2 '' '^gat-bench: --fanout: 3 values for 2 layers' -- "$bin" 
 check fanout-bad 2 '' "^gat-bench: --fanout: expected F1,...,FL, each -1 or >= 0, got '5,-4'" -- "$bin" --batch-size 16 --fanout 5,-4
 check minibatch 0 '"batch_size": 16, "fanout": "4,-1", "steps": 2, "block_edges_per_epoch": [0-9.e+]+' '' -- "$bin" "${quick[@]}" --batch-size 16 --fanout 4,-1
 if grep -Eq 'mini-batch: 2 steps per epoch, .* drawing [0-9.]+ M edges/s' "$tmp/out"; then
-  pass=$((pass + 1)); echo "ok   minibatch-line"
+  ok "minibatch-line"
 else
-  fail=$((fail + 1)); echo "FAIL minibatch-line"; cat "$tmp/out"
+  bad "minibatch-line"; cat "$tmp/out"
 fi
 
 # a dataset file as a workload, large enough (over 2^20 edges) that loading it runs the graph
@@ -63,9 +48,8 @@ if "$synth" --nodes 100000 --format binary --out "$tmp/s1e5" --quiet; then
   check file-workload 0 '"workload": "[^"]*/s1e5.gatd", "nodes": 100000, "edges": 1081746, .*"dataset_build_s": [0-9.]+' '' -- \
     timeout 300 "$bin" --workloads "$tmp/s1e5.gatd" --threads 2 --epochs 1 --warmup 0 --infer 1 --order none
 else
-  fail=$((fail + 1)); echo "FAIL file-workload: gat-synth failed"
+  bad "file-workload: gat-synth failed"
 fi
 check missing-file 1 '' 'gat-bench: .*no-such.gatd' -- "$bin" --workloads "$tmp/no-such.gatd" --threads 1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

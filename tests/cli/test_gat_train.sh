@@ -5,140 +5,123 @@
 # Usage: test_gat_train.sh GAT_TRAIN TESTDATA_DIR GAT_EMBED GAT_SYNTH
 set -u
 bin=$1 data=$2 embed=$3 synth=$4
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# check NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
-check() {
-  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local ok=1
-  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; ok=0; }
-  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; ok=0; fi
-  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; ok=0; fi
-  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; ok=0; fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
-
-check help 0 '^usage: gat-train' '' -- --help
-check version 0 '^gat-train \(libgat\) [0-9]+\.[0-9]+\.[0-9]+$' '' -- --version
-check unknown-flag 2 '' "unknown option '--bogus'" -- --bogus
-check bad-int 2 '' '--heads: expected an integer' -- --heads x
-check zero-heads 2 '' '--heads: expected an integer in \[1' -- --heads 0
-check bad-real 2 '' '--lr: expected a number' -- --lr 1e400
-check missing-value 2 '' '--epochs needs a value' -- --epochs
-check positional 2 '' "unexpected argument 'cora'" -- cora
-check no-dataset 1 '' "no dataset '/nonexistent/x'" -- --dataset /nonexistent/x
-check bad-dataset 1 '' 'cols_missing\.content:3: expected 7 fields' -- --dataset "$data/bad/cols_missing"
-check bad-dropout 2 '' '--att-dropout: expected a number in \[0, 0.99\]' -- --att-dropout 0.995
-check split-too-big 1 '' 'cannot load dataset: .*fewer than the 100 training nodes' -- --dataset "$data/tiny" --random-split --train-per-class 100
+check help 0 '^usage: gat-train' '' -- "$bin" --help
+check version 0 '^gat-train \(libgat\) [0-9]+\.[0-9]+\.[0-9]+$' '' -- "$bin" --version
+check unknown-flag 2 '' "unknown option '--bogus'" -- "$bin" --bogus
+check bad-int 2 '' '--heads: expected an integer' -- "$bin" --heads x
+check zero-heads 2 '' '--heads: expected an integer in \[1' -- "$bin" --heads 0
+check bad-real 2 '' '--lr: expected a number' -- "$bin" --lr 1e400
+check missing-value 2 '' '--epochs needs a value' -- "$bin" --epochs
+check positional 2 '' "unexpected argument 'cora'" -- "$bin" cora
+check no-dataset 1 '' "no dataset '/nonexistent/x'" -- "$bin" --dataset /nonexistent/x
+check bad-dataset 1 '' 'cols_missing\.content:3: expected 7 fields' -- "$bin" --dataset "$data/bad/cols_missing"
+check bad-dropout 2 '' '--att-dropout: expected a number in \[0, 0.99\]' -- "$bin" --att-dropout 0.995
+check split-too-big 1 '' 'cannot load dataset: .*fewer than the 100 training nodes' -- "$bin" --dataset "$data/tiny" --random-split --train-per-class 100
 
 # a short training on the tiny dataset: progress lines, then the summary as the last line
-check train 0 '^epoch +1  train loss [0-9.]+ acc +[0-9.]+%  val loss' '' -- --dataset "$data/tiny" --epochs 5 --threads 1
+check train 0 '^epoch +1  train loss [0-9.]+ acc +[0-9.]+%  val loss' '' -- "$bin" --dataset "$data/tiny" --epochs 5 --threads 1
 if tail -n 1 "$tmp/out" | grep -Eq '^test accuracy: [0-9]+\.[0-9]{2}%  \(best epoch [0-9]+, [0-9.]+ s\)$'; then
-  pass=$((pass + 1)); echo "ok   summary-line"
+  ok "summary-line"
 else
-  fail=$((fail + 1)); echo "FAIL summary-line: $(tail -n 1 "$tmp/out")"
+  bad "summary-line: $(tail -n 1 "$tmp/out")"
 fi
-check quiet 0 '^test accuracy' '' -- --dataset "$data/tiny" --epochs 3 --quiet
-[ "$(wc -l <"$tmp/out")" -eq 1 ] && { pass=$((pass + 1)); echo "ok   quiet-one-line"; } || { fail=$((fail + 1)); echo "FAIL quiet-one-line"; }
-check runs 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 4\.\.6' '' -- --dataset "$data/tiny" --epochs 3 --runs 3 --seed 4 --quiet
+check quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/tiny" --epochs 3 --quiet
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && ok "quiet-one-line" || { bad "quiet-one-line"; }
+check runs 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 4\.\.6' '' -- "$bin" --dataset "$data/tiny" --epochs 3 --runs 3 --seed 4 --quiet
 # same seed twice: identical output apart from timings
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/a"
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
-cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   reproducible"; } || { fail=$((fail + 1)); echo "FAIL reproducible"; diff "$tmp/a" "$tmp/b" | head; }
+cmp -s "$tmp/a" "$tmp/b" && ok "reproducible" || { bad "reproducible"; diff "$tmp/a" "$tmp/b" | head; }
 
 # node order: a bad name is a usage error; auto keeps small graphs in their order (the same output
 # as --order none); a forced order reports itself and, with dropout off, predicts the same classes
-check bad-order 2 '' "--order: unknown node order 'metis9' \\(expected auto, none, rcm or degree\\)" -- --order metis9
+check bad-order 2 '' "--order: unknown node order 'metis9' \\(expected auto, none, rcm or degree\\)" -- "$bin" --order metis9
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --order none | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
-cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   order-auto-small"; } || { fail=$((fail + 1)); echo "FAIL order-auto-small"; diff "$tmp/a" "$tmp/b" | head; }
-check order-rcm 0 '^node order rcm: [0-9.]+ s' '' -- --dataset "$data/tiny" --epochs 20 --threads 1 --order rcm --dropout 0
-check order-rcm-quiet 0 '^test accuracy' '' -- --dataset "$data/tiny" --epochs 3 --order degree --quiet
-[ "$(wc -l <"$tmp/out")" -eq 1 ] && { pass=$((pass + 1)); echo "ok   order-quiet-one-line"; } || { fail=$((fail + 1)); echo "FAIL order-quiet-one-line"; }
+cmp -s "$tmp/a" "$tmp/b" && ok "order-auto-small" || { bad "order-auto-small"; diff "$tmp/a" "$tmp/b" | head; }
+check order-rcm 0 '^node order rcm: [0-9.]+ s' '' -- "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --order rcm --dropout 0
+check order-rcm-quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/tiny" --epochs 3 --order degree --quiet
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && ok "order-quiet-one-line" || { bad "order-quiet-one-line"; }
 
 # tests/data/small: 5 classes of 19..83 nodes, no split file. The default sizes adapt (half of
 # each class under 40 nodes, the rest 1 : 2 into validation and test) and stderr says so; sizes
 # given on the command line must be met.
 small_note="^gat-train: random split adapted to the data: 9-20 training nodes per class \\(classes of fewer than 40 nodes give half: 'course' 36 -> 18, 'project' 19 -> 9, 'staff' 25 -> 12\\), 42 validation and 84 test nodes \\(500 and 1000 requested\\)$"
-check small-default 0 'split 79/42/84' "$small_note" -- --dataset "$data/small"
+check small-default 0 'split 79/42/84' "$small_note" -- "$bin" --dataset "$data/small"
 acc=$(sed -n 's/^test accuracy: \([0-9]*\)\..*/\1/p' "$tmp/out")
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "${acc:-0}" -ge 70 ] && { pass=$((pass + 1)); echo "ok   small-trains ($acc %)"; } ||
-  { fail=$((fail + 1)); echo "FAIL small-trains: accuracy '${acc:-}', stderr:"; cat "$tmp/err"; }
-check small-quiet 0 '^test accuracy' '' -- --dataset "$data/small" --epochs 2 --quiet
-[ ! -s "$tmp/err" ] && { pass=$((pass + 1)); echo "ok   small-quiet-no-note"; } || { fail=$((fail + 1)); echo "FAIL small-quiet-no-note"; }
-check small-strict-train 1 '' "^gat-train: cannot load dataset: random split of .*small/small\.content: class 'project' has 19 nodes, fewer than the 20 training nodes per class requested$" -- --dataset "$data/small" --train-per-class 20
-check small-strict-val 1 '' 'random split of .*small\.content: 126 nodes remain after the 79 training nodes, fewer than the 500 validation nodes requested$' -- --dataset "$data/small" --val-size 500
-check small-strict-fits 0 'split 40/60/100' '' -- --dataset "$data/small" --train-per-class 8 --val-size 60 --test-size 100 --epochs 2
-[ ! -s "$tmp/err" ] && { pass=$((pass + 1)); echo "ok   small-fits-no-note"; } || { fail=$((fail + 1)); echo "FAIL small-fits-no-note"; cat "$tmp/err"; }
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "${acc:-0}" -ge 70 ] && ok "small-trains ($acc %)" ||
+  { bad "small-trains: accuracy '${acc:-}', stderr:"; cat "$tmp/err"; }
+check small-quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --epochs 2 --quiet
+[ ! -s "$tmp/err" ] && ok "small-quiet-no-note" || { bad "small-quiet-no-note"; }
+check small-strict-train 1 '' "^gat-train: cannot load dataset: random split of .*small/small\.content: class 'project' has 19 nodes, fewer than the 20 training nodes per class requested$" -- "$bin" --dataset "$data/small" --train-per-class 20
+check small-strict-val 1 '' 'random split of .*small\.content: 126 nodes remain after the 79 training nodes, fewer than the 500 validation nodes requested$' -- "$bin" --dataset "$data/small" --val-size 500
+check small-strict-fits 0 'split 40/60/100' '' -- "$bin" --dataset "$data/small" --train-per-class 8 --val-size 60 --test-size 100 --epochs 2
+[ ! -s "$tmp/err" ] && ok "small-fits-no-note" || { bad "small-fits-no-note"; cat "$tmp/err"; }
 
 # Signed (Gaussian) features from gat-synth --dense: left as they are by default, with one note
 # on stderr, and trained as well as with --no-normalize (row sums of signed rows would wreck
 # them: 25 % here before); --normalize is an error naming the first negative value.
 "$synth" --out "$tmp/dense" --dense --nodes 600 --features 32 --seed 1 --plain --quiet ||
-  { fail=$((fail + 1)); echo "FAIL gat-synth"; }
+  { bad "gat-synth"; }
 signed_note="^gat-train: features have negative values \\(first: node '[0-9]+', column [0-9]+, -[0-9.e+-]+\\): not row-normalised \\(use --no-normalize to silence this\\)$"
-check dense-default 0 '^test accuracy' "$signed_note" -- --dataset "$tmp/dense" --epochs 500 --threads 1 --save "$tmp/dense.gat"
+check dense-default 0 '^test accuracy' "$signed_note" -- "$bin" --dataset "$tmp/dense" --epochs 500 --threads 1 --save "$tmp/dense.gat"
 auto=$(sed -n 's/^test accuracy: \([0-9]*\)\..*/\1/p' "$tmp/out")
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && { pass=$((pass + 1)); echo "ok   dense-note-once"; } || { fail=$((fail + 1)); echo "FAIL dense-note-once"; cat "$tmp/err"; }
-check dense-raw 0 '^test accuracy' '' -- --dataset "$tmp/dense" --epochs 500 --threads 1 --no-normalize
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "dense-note-once" || { bad "dense-note-once"; cat "$tmp/err"; }
+check dense-raw 0 '^test accuracy' '' -- "$bin" --dataset "$tmp/dense" --epochs 500 --threads 1 --no-normalize
 raw=$(sed -n 's/^test accuracy: \([0-9]*\)\..*/\1/p' "$tmp/out")
-[ ! -s "$tmp/err" ] && { pass=$((pass + 1)); echo "ok   dense-raw-silent"; } || { fail=$((fail + 1)); echo "FAIL dense-raw-silent"; cat "$tmp/err"; }
+[ ! -s "$tmp/err" ] && ok "dense-raw-silent" || { bad "dense-raw-silent"; cat "$tmp/err"; }
 # chance is 12.5 % (8 classes); both reach ~97 % on this machine
 if [ "${auto:-0}" -ge 80 ] && [ "${raw:-0}" -ge 80 ] && [ $((auto - raw)) -le 5 ] && [ $((raw - auto)) -le 5 ]; then
-  pass=$((pass + 1)); echo "ok   dense-accuracy (default $auto %, --no-normalize $raw %)"
+  ok "dense-accuracy (default $auto %, --no-normalize $raw %)"
 else
-  fail=$((fail + 1)); echo "FAIL dense-accuracy: default '${auto:-}' %, --no-normalize '${raw:-}' %"
+  bad "dense-accuracy: default '${auto:-}' %, --no-normalize '${raw:-}' %"
 fi
-check dense-explicit 1 '' "^gat-train: cannot load dataset: gat_dataset_load: row normalisation was requested \\(GAT_NORMALIZE_ON\\) but .*dense\.content has a negative feature: node '[0-9]+', column [0-9]+ is -[0-9.e+-]+ \\(the first one\\)" -- --dataset "$tmp/dense" --normalize
-check normalize-conflict 2 '' '--normalize and --no-normalize conflict' -- --dataset "$tmp/dense" --normalize --no-normalize
+check dense-explicit 1 '' "^gat-train: cannot load dataset: gat_dataset_load: row normalisation was requested \\(GAT_NORMALIZE_ON\\) but .*dense\.content has a negative feature: node '[0-9]+', column [0-9]+ is -[0-9.e+-]+ \\(the first one\\)" -- "$bin" --dataset "$tmp/dense" --normalize
+check normalize-conflict 2 '' '--normalize and --no-normalize conflict' -- "$bin" --dataset "$tmp/dense" --normalize --no-normalize
 # the model records what was done (not normalised), so gat-embed repeats it without a word
-grep -q '"normalize":"0"' "$tmp/dense.gat" && { pass=$((pass + 1)); echo "ok   dense-meta"; } || { fail=$((fail + 1)); echo "FAIL dense-meta"; }
+grep -q '"normalize":"0"' "$tmp/dense.gat" && ok "dense-meta" || { bad "dense-meta"; }
 "$embed" --model "$tmp/dense.gat" --out "$tmp/dense.tsv" --quiet 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
-  { pass=$((pass + 1)); echo "ok   dense-embed"; } || { fail=$((fail + 1)); echo "FAIL dense-embed"; cat "$tmp/err"; }
+  ok "dense-embed" || { bad "dense-embed"; cat "$tmp/err"; }
 # a model trained on normalised (non-negative) features refuses signed ones unless told
-check small-save 0 '^test accuracy' '' -- --dataset "$data/small" --epochs 2 --save "$tmp/small.gat" --quiet
-grep -q '"normalize":"1"' "$tmp/small.gat" && { pass=$((pass + 1)); echo "ok   small-meta"; } || { fail=$((fail + 1)); echo "FAIL small-meta"; }
+check small-save 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --epochs 2 --save "$tmp/small.gat" --quiet
+grep -q '"normalize":"1"' "$tmp/small.gat" && ok "small-meta" || { bad "small-meta"; }
 mkdir -p "$tmp/signed"
 sed '2s/\t1\t/\t-1\t/' "$data/small/small.content" >"$tmp/signed/signed.content"
 cp "$data/small/small.cites" "$tmp/signed/signed.cites"
 "$embed" --model "$tmp/small.gat" --dataset "$tmp/signed" --out "$tmp/s.tsv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] && grep -Eq "^gat-embed: model .*small\.gat was trained on row-normalised features, but dataset .*signed has a negative feature \(node 'n001', column [0-9]+, -1\) and signed features are not row-normalised \(--no-normalize to use them as they are\)$" "$tmp/err"; then
-  pass=$((pass + 1)); echo "ok   embed-signed"
+  ok "embed-signed"
 else
-  fail=$((fail + 1)); echo "FAIL embed-signed (exit $rc)"; cat "$tmp/err"
+  bad "embed-signed (exit $rc)"; cat "$tmp/err"
 fi
 "$embed" --model "$tmp/small.gat" --dataset "$tmp/signed" --out "$tmp/s.tsv" --no-normalize --quiet &&
-  { pass=$((pass + 1)); echo "ok   embed-signed-raw"; } || { fail=$((fail + 1)); echo "FAIL embed-signed-raw"; }
+  ok "embed-signed-raw" || { bad "embed-signed-raw"; }
 
 # mini-batches: usage errors for the fan-out list, the plan line, and a seeded run that repeats
-check batch-no-fanout 2 '' '--batch-size needs --fanout F1,...,F2' -- --batch-size 8
-check fanout-no-batch 2 '' '--fanout needs --batch-size' -- --fanout 5,5
-check fanout-short 2 '' '--fanout: 1 value for 2 layers \(--layers 2\)' -- --batch-size 8 --fanout 5
-check fanout-long 2 '' '--fanout: 3 values for 2 layers' -- --batch-size 8 --fanout 5,5,5
-check fanout-bad 2 '' "--fanout: expected F1,...,F2 .* got '5,-2'" -- --batch-size 8 --fanout 5,-2
-check fanout-word 2 '' "--fanout: expected .* got '5,x'" -- --batch-size 8 --fanout 5,x
-check batch-zero 2 '' '--batch-size: expected an integer in \[1' -- --batch-size 0 --fanout 5,5
-check minibatch 0 '^mini-batches of 2 training nodes \(2 steps per epoch\), fan-outs 3,0' '' -- --dataset "$data/tiny" --epochs 4 --threads 1 --batch-size 2 --fanout 3,0
-check minibatch-big 0 '^mini-batches of 3 training nodes \(1 step per epoch\)' '' -- --dataset "$data/tiny" --epochs 2 --threads 1 --batch-size 1000 --fanout -1,-1
+check batch-no-fanout 2 '' '--batch-size needs --fanout F1,...,F2' -- "$bin" --batch-size 8
+check fanout-no-batch 2 '' '--fanout needs --batch-size' -- "$bin" --fanout 5,5
+check fanout-short 2 '' '--fanout: 1 value for 2 layers \(--layers 2\)' -- "$bin" --batch-size 8 --fanout 5
+check fanout-long 2 '' '--fanout: 3 values for 2 layers' -- "$bin" --batch-size 8 --fanout 5,5,5
+check fanout-bad 2 '' "--fanout: expected F1,...,F2 .* got '5,-2'" -- "$bin" --batch-size 8 --fanout 5,-2
+check fanout-word 2 '' "--fanout: expected .* got '5,x'" -- "$bin" --batch-size 8 --fanout 5,x
+check batch-zero 2 '' '--batch-size: expected an integer in \[1' -- "$bin" --batch-size 0 --fanout 5,5
+check minibatch 0 '^mini-batches of 2 training nodes \(2 steps per epoch\), fan-outs 3,0' '' -- "$bin" --dataset "$data/tiny" --epochs 4 --threads 1 --batch-size 2 --fanout 3,0
+check minibatch-big 0 '^mini-batches of 3 training nodes \(1 step per epoch\)' '' -- "$bin" --dataset "$data/tiny" --epochs 2 --threads 1 --batch-size 1000 --fanout -1,-1
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --batch-size 2 --fanout 2,2 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/a"
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 2 --seed 9 --batch-size 2 --fanout 2,2 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
-cmp -s "$tmp/a" "$tmp/b" && { pass=$((pass + 1)); echo "ok   minibatch-reproducible"; } || { fail=$((fail + 1)); echo "FAIL minibatch-reproducible"; diff "$tmp/a" "$tmp/b" | head; }
+cmp -s "$tmp/a" "$tmp/b" && ok "minibatch-reproducible" || { bad "minibatch-reproducible"; diff "$tmp/a" "$tmp/b" | head; }
 "$bin" --dataset "$data/tiny" --epochs 20 --threads 1 --seed 9 --batch-size 2 --fanout 1,1 | sed 's/[0-9.]* s\b//g; s/[0-9.]* ms\/epoch//' >"$tmp/b"
-cmp -s "$tmp/a" "$tmp/b" && { fail=$((fail + 1)); echo "FAIL minibatch-fanout-matters"; } || { pass=$((pass + 1)); echo "ok   minibatch-fanout-matters"; }
+cmp -s "$tmp/a" "$tmp/b" && { bad "minibatch-fanout-matters"; } || ok "minibatch-fanout-matters"
 
 # a restored model from epoch 1 or 2 that no later epoch beat before patience ran out is a
 # warning (the validation loss of this run rises from epoch 1: 2.10, 3.29, ...); a later best
 # epoch is not, nor a short run that stopped at --epochs first
-check early-best 0 'best epoch 1 of 20' '^gat-train: warning: run 1: the restored model is from epoch 1 of 20' -- --dataset "$data/tiny" --epochs 20 --patience 3 --threads 1 --dropout 0 --lr 0.05
-check early-best-short 0 'best epoch 1 of 3' '' -- --dataset "$data/tiny" --epochs 3 --threads 1 --dropout 0 --lr 0.05
-grep -q warning "$tmp/err" && { fail=$((fail + 1)); echo "FAIL early-best-short-no-warning"; cat "$tmp/err"; } || { pass=$((pass + 1)); echo "ok   early-best-short-no-warning"; }
-check later-best 0 'best epoch ([3-9]|[1-9][0-9]+) of' '' -- --dataset "$data/small" --epochs 30 --threads 1 --dropout 0
-grep -q warning "$tmp/err" && { fail=$((fail + 1)); echo "FAIL later-best-no-warning"; cat "$tmp/err"; } || { pass=$((pass + 1)); echo "ok   later-best-no-warning"; }
+check early-best 0 'best epoch 1 of 20' '^gat-train: warning: run 1: the restored model is from epoch 1 of 20' -- "$bin" --dataset "$data/tiny" --epochs 20 --patience 3 --threads 1 --dropout 0 --lr 0.05
+check early-best-short 0 'best epoch 1 of 3' '' -- "$bin" --dataset "$data/tiny" --epochs 3 --threads 1 --dropout 0 --lr 0.05
+grep -q warning "$tmp/err" && { bad "early-best-short-no-warning"; cat "$tmp/err"; } || ok "early-best-short-no-warning"
+check later-best 0 'best epoch ([3-9]|[1-9][0-9]+) of' '' -- "$bin" --dataset "$data/small" --epochs 30 --threads 1 --dropout 0
+grep -q warning "$tmp/err" && { bad "later-best-no-warning"; cat "$tmp/err"; } || ok "later-best-no-warning"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -5,30 +5,28 @@
 # once and leaves no partial file. Usage: test_interrupt.sh GAT_TRAIN GAT_EMBED
 set -u
 train=$1 embed=$2
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/    | /' "$tmp/out" "$tmp/err" | tail -8; }
+# a failed case shows the end of the training's output
+badt() { badf "$1" "$tmp/out" "$tmp/err"; }
 
 # Starts a training that would run for hours; waits for its first progress lines (stdout is a
-# file, so they come in blocks of a few kB), at most 120 s.
+# file, so they come in blocks of a few kB), however long they take: the handlers are in place
+# by then. 1 if the training ended first. A script's background job starts with SIGINT ignored,
+# which gat-train keeps (as nohup'ed and background processes expect): env gives it the default
+# action, as a foreground command under a terminal has.
 start() {
-  "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
+  env --default-signal=INT "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
-  for _ in $(seq 1200); do
-    grep -q '^epoch' "$tmp/out" 2>/dev/null && return 0
+  until grep -q '^epoch' "$tmp/out" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.1
   done
-  return 1
 }
 
-# Waits up to 120 s for $pid; sets rc.
+# Waits for $pid (at most 300 s: only a hang takes that long); sets rc.
 finish() {
-  for _ in $(seq 1200); do
+  for _ in $(seq 3000); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
@@ -40,7 +38,7 @@ finish() {
 for sig in INT TERM; do
   want=$([ $sig = INT ] && echo 130 || echo 143)
   rm -f "$tmp/m.gat"
-  if ! start --save "$tmp/m.gat"; then bad "sig$sig-start"; continue; fi
+  if ! start --save "$tmp/m.gat"; then badt "sig$sig-start"; continue; fi
   sleep 1
   kill -$sig "$pid"
   finish
@@ -50,9 +48,9 @@ for sig in INT TERM; do
      "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
     ok "$name (exit $rc)"
   else
-    echo "  exit $rc, want $want"; bad "$name"
+    echo "  exit $rc, want $want"; badt "$name"
   fi
-  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "$name-no-temporary"; }
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; badt "$name-no-temporary"; }
 done
 
 # mini-batch training stops after the step under way: the message, the exit code, the model
@@ -66,10 +64,10 @@ if start --save "$tmp/m.gat" --batch-size 4 --fanout 5,5; then
      "$embed" --model "$tmp/m.gat" --out "$tmp/e.npy" >/dev/null 2>>"$tmp/err" && [ -s "$tmp/e.npy" ]; then
     ok "sigINT-minibatch (exit $rc)"
   else
-    echo "  exit $rc"; bad "sigINT-minibatch"
+    echo "  exit $rc"; badt "sigINT-minibatch"
   fi
 else
-  bad "sigINT-minibatch-start"
+  badt "sigINT-minibatch-start"
 fi
 
 # without --save: the message, the exit code, nothing written
@@ -80,10 +78,10 @@ if start; then
   if [ "$rc" -eq 130 ] && grep -Eq '^gat-train: interrupted at epoch [0-9]+; best epoch [0-9]+ \(no --save' "$tmp/err"; then
     ok "sigINT-no-save"
   else
-    echo "  exit $rc"; bad "sigINT-no-save"
+    echo "  exit $rc"; badt "sigINT-no-save"
   fi
 else
-  bad "sigINT-no-save-start"
+  badt "sigINT-no-save-start"
 fi
 
 # a second signal kills at once (during the first epoch, before any save): the existing model
@@ -95,12 +93,11 @@ if [ -f "$tmp/old.gat" ] && start --save "$tmp/m.gat"; then
   if [ "$rc" -eq 130 ] && "$embed" --model "$tmp/m.gat" --out "$tmp/e2.npy" >/dev/null 2>&1; then
     ok "second-signal (exit $rc)"
   else
-    echo "  exit $rc"; bad "second-signal"
+    echo "  exit $rc"; badt "second-signal"
   fi
-  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; bad "second-signal-no-temporary"; }
+  ls "$tmp" | grep -q 'tmp-' && { echo "  temporary file left"; badt "second-signal-no-temporary"; }
 else
-  bad "second-signal-start"
+  badt "second-signal-start"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -7,8 +7,7 @@ set -u
 partition=$1 datasets=$2 smoke=${3:-}
 if [ -z "$smoke" ]; then echo "SKIP: built without MPI (meson -Dmpi=disabled or Open MPI missing)"; exit 77; fi
 if ! command -v mpirun >/dev/null; then echo "SKIP: mpirun not found (apt-get install openmpi-bin)"; exit 77; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$partition" --dataset "$datasets/cora" --parts 2 --out "$tmp/p" --quiet || { echo "FAIL gat-partition"; exit 1; }
 timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np 2 "$smoke" "$tmp/p" >"$tmp/out" 2>&1
 rc=$?

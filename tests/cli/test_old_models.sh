@@ -7,15 +7,14 @@
 set -uo pipefail
 embed=$1 data=$2
 dir=$data/old-models
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 n=0
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+n=0
 for m in "$dir"/*.safetensors; do
   name=$(basename "$m" .safetensors)
   n=$((n + 1))
   if ! "$embed" --model "$m" --dataset "$data/small" --predict "$tmp/$name.pred.tsv" \
        --out "$tmp/$name.logits.tsv" --layer logits --quiet 2>"$tmp/$name.err"; then
-    echo "FAIL $name: gat-embed refused the file:"; cat "$tmp/$name.err"; fail=1; continue
+    badf "$name: gat-embed refused the file:" "$tmp/$name.err"; continue
   fi
   if ! out=$(awk -F'\t' -v name="$name" '
       FNR == 1 { next }                                    # headers
@@ -42,10 +41,10 @@ for m in "$dir"/*.safetensors; do
             exit bad }' \
       phase=1 "$dir/$name.logits.tsv" phase=2 "$tmp/$name.logits.tsv" \
       phase=3 "$dir/$name.pred.tsv" phase=4 "$tmp/$name.pred.tsv" 2>&1); then
-    echo "FAIL $name"; echo "$out" | head -20; fail=1
+    bad "$name" "$(echo "$out" | head -20)"
   else
-    echo "ok   $name"
+    ok "$name"
   fi
 done
-[ "$n" -ge 6 ] || { echo "FAIL: $n model files in $dir, expected 6"; fail=1; }
-exit $fail
+[ "$n" -ge 6 ] || bad "model-files: $n in $dir, expected 6"
+summary

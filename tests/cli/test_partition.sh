@@ -6,70 +6,55 @@
 # Usage: test_partition.sh GAT_PARTITION TESTDATA_DIR DATASETS_DIR
 set -u
 partition=$1 data=$2 datasets=$3
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && sed 's/^/    | /' "$@" | head -20; }
-
-# run NAME WANT_EXIT STDOUT_REGEX STDERR_REGEX -- PROGRAM ARGS...
-run() {
-  local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$? good=1
-  [ "$rc" -eq "$want" ] || { echo "  exit $rc, want $want"; good=0; }
-  if [ -n "$out_re" ] && ! grep -Eq -- "$out_re" "$tmp/out"; then echo "  stdout lacks /$out_re/"; good=0; fi
-  if [ -n "$err_re" ] && ! grep -Eq -- "$err_re" "$tmp/err"; then echo "  stderr lacks /$err_re/"; good=0; fi
-  if [ "$want" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "  stderr is not one line"; good=0; fi
-  if [ $good -eq 1 ]; then ok "$name"; else bad "$name" "$tmp/out" "$tmp/err"; fi
-}
+bad() { badf "$1"; shift; [ $# -gt 0 ] && sed 's/^/    | /' "$@" | head -20; }
 
 cora=$datasets/cora
-run help 0 '^usage: gat-partition' '' -- "$partition" --help
-run no-parts 2 '' '--parts K is required' -- "$partition" --dataset "$cora" --out "$tmp/x"
-run no-out 2 '' '--out DIR is required' -- "$partition" --dataset "$cora" --parts 2
-run zero-parts 2 '' 'parts' -- "$partition" --dataset "$cora" --parts 0 --out "$tmp/x"
-run unknown-flag 2 '' "unknown option '--bogus'" -- "$partition" --bogus
-run too-many-parts 1 '' 'k = 5000 parts for 2708 nodes' -- "$partition" --dataset "$cora" --parts 5000 --out "$tmp/x"
-[ ! -e "$tmp/x" ] && ok no-output-on-failure || bad no-output-on-failure
-run bad-dataset 1 '' 'cols_missing\.content:3' -- "$partition" --dataset "$data/bad/cols_missing" --parts 2 --out "$tmp/x"
+check help 0 '^usage: gat-partition' '' -- "$partition" --help
+check no-parts 2 '' '--parts K is required' -- "$partition" --dataset "$cora" --out "$tmp/x"
+check no-out 2 '' '--out DIR is required' -- "$partition" --dataset "$cora" --parts 2
+check zero-parts 2 '' 'parts' -- "$partition" --dataset "$cora" --parts 0 --out "$tmp/x"
+check unknown-flag 2 '' "unknown option '--bogus'" -- "$partition" --bogus
+check too-many-parts 1 '' 'k = 5000 parts for 2708 nodes' -- "$partition" --dataset "$cora" --parts 5000 --out "$tmp/x"
+[ ! -e "$tmp/x" ] && ok no-output-on-failure || badf no-output-on-failure
+check bad-dataset 1 '' 'cols_missing\.content:3' -- "$partition" --dataset "$data/bad/cols_missing" --parts 2 --out "$tmp/x"
 
-run cora-4 0 '^gat-partition: .*cora: 2708 nodes, 13264 edges \(self-loops included\) into 4 parts: edge cut [0-9]+ \(undirected edges between parts\), [0-9]+ in-edges from other parts$' '' \
+check cora-4 0 '^gat-partition: .*cora: 2708 nodes, 13264 edges \(self-loops included\) into 4 parts: edge cut [0-9]+ \(undirected edges between parts\), [0-9]+ in-edges from other parts$' '' \
   -- "$partition" --dataset "$cora" --parts 4 --out "$tmp/p4"
-[ "$(grep -cE '^ +[0-3] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' "$tmp/out")" -eq 4 ] && ok per-part-table || bad per-part-table "$tmp/out"
-grep -Eq "^gat-partition: wrote $tmp/p4: load [0-9.]+ s, partition [0-9.]+ s, write [0-9.]+ s$" "$tmp/out" && ok seconds || bad seconds "$tmp/out"
+[ "$(grep -cE '^ +[0-3] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' "$tmp/out")" -eq 4 ] && ok per-part-table || badf per-part-table "$tmp/out"
+grep -Eq "^gat-partition: wrote $tmp/p4: load [0-9.]+ s, partition [0-9.]+ s, write [0-9.]+ s$" "$tmp/out" && ok seconds || badf seconds "$tmp/out"
 [ "$(cd "$tmp/p4" && ls | tr '\n' ' ')" = "manifest.json part-0.gatd part-1.gatd part-2.gatd part-3.gatd " ] &&
-  ok directory-contents || { ls -la "$tmp/p4" >"$tmp/ls"; bad directory-contents "$tmp/ls"; }
-[ -z "$(ls -a "$tmp" | grep -E 'tmp-|old-')" ] && ok no-temporary-left || bad no-temporary-left
+  ok directory-contents || { ls -la "$tmp/p4" >"$tmp/ls"; badf directory-contents "$tmp/ls"; }
+[ -z "$(ls -a "$tmp" | grep -E 'tmp-|old-')" ] && ok no-temporary-left || badf no-temporary-left
 # the table's sizes sum to the graph's
 awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$/ { n += $2; e += $3 } END { exit !(n == 2708 && e == 13264) }' "$tmp/out" &&
-  ok sizes-sum || bad sizes-sum "$tmp/out"
+  ok sizes-sum || badf sizes-sum "$tmp/out"
 
 # two runs, identical files (also through a .gatd copy of the dataset: the same graph)
 "$partition" --dataset "$cora" --parts 4 --out "$tmp/q4" --quiet >"$tmp/out" 2>&1
-[ ! -s "$tmp/out" ] && ok quiet || bad quiet "$tmp/out"
+[ ! -s "$tmp/out" ] && ok quiet || badf quiet "$tmp/out"
 same=1
 for f in manifest.json part-0.gatd part-1.gatd part-2.gatd part-3.gatd; do cmp -s "$tmp/p4/$f" "$tmp/q4/$f" || same=0; done
-[ $same -eq 1 ] && ok deterministic || bad deterministic
+[ $same -eq 1 ] && ok deterministic || badf deterministic
 
 # an existing non-empty directory: refused without --force, replaced with it
-run not-empty 1 '' 'is not empty \(5 entries\); use --force' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/p4"
-[ -e "$tmp/p4/part-3.gatd" ] && ok kept-on-refusal || bad kept-on-refusal
-run force 0 'into 2 parts' '' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/p4/" --force
-[ "$(cd "$tmp/p4" && ls | tr '\n' ' ')" = "manifest.json part-0.gatd part-1.gatd " ] && ok force-replaced || bad force-replaced
-grep -q '"parts":	2' "$tmp/p4/manifest.json" && ok force-manifest || bad force-manifest "$tmp/p4/manifest.json"
-[ -z "$(ls -a "$tmp" | grep -E 'tmp-|old-')" ] && ok force-no-temporary || bad force-no-temporary
+check not-empty 1 '' 'is not empty \(5 entries\); use --force' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/p4"
+[ -e "$tmp/p4/part-3.gatd" ] && ok kept-on-refusal || badf kept-on-refusal
+check force 0 'into 2 parts' '' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/p4/" --force
+[ "$(cd "$tmp/p4" && ls | tr '\n' ' ')" = "manifest.json part-0.gatd part-1.gatd " ] && ok force-replaced || badf force-replaced
+grep -q '"parts":	2' "$tmp/p4/manifest.json" && ok force-manifest || badf force-manifest "$tmp/p4/manifest.json"
+[ -z "$(ls -a "$tmp" | grep -E 'tmp-|old-')" ] && ok force-no-temporary || badf force-no-temporary
 mkdir -p "$tmp/mine" && echo precious >"$tmp/mine/notes.txt"
-run foreign-file 1 '' "holds 'notes.txt', which is no partition file" -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/mine" --force
-[ -e "$tmp/mine/notes.txt" ] && ok foreign-kept || bad foreign-kept
+check foreign-file 1 '' "holds 'notes.txt', which is no partition file" -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/mine" --force
+[ -e "$tmp/mine/notes.txt" ] && ok foreign-kept || badf foreign-kept
 echo x >"$tmp/afile"
-run out-is-file 1 '' 'exists and is not a directory' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/afile"
+check out-is-file 1 '' 'exists and is not a directory' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/afile"
 mkdir -p "$tmp/empty"
-run empty-dir 0 'into 3 parts' '' -- "$partition" --dataset "$cora" --parts 3 --out "$tmp/empty"
+check empty-dir 0 'into 3 parts' '' -- "$partition" --dataset "$cora" --parts 3 --out "$tmp/empty"
 # --directed keeps the .cites direction: fewer in-edges than the symmetrised 13264
-run directed 0 'cora: 2708 nodes, 7986 edges \(self-loops included\) into 2 parts' '' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/pd" --directed
-run one-part 0 'into 1 parts: edge cut 0 .*, 0 in-edges' '' -- "$partition" --dataset "$cora" --parts 1 --out "$tmp/p1"
+check directed 0 'cora: 2708 nodes, 7986 edges \(self-loops included\) into 2 parts' '' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/pd" --directed
+check one-part 0 'into 1 parts: edge cut 0 .*, 0 in-edges' '' -- "$partition" --dataset "$cora" --parts 1 --out "$tmp/p1"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -9,13 +9,8 @@ set -u
 bin=$1 embed=$2 data=$3 png_check=$4
 command -v gnuplot >/dev/null || { echo "skip: no gnuplot on PATH (apt-get install gnuplot-nox)"; exit 77; }
 [ -x /usr/bin/python3 ] || { echo "skip: no /usr/bin/python3"; exit 77; }
-pass=0 fail=0
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tiny="$data/tiny"
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; for l in "$@"; do echo "    | $l"; done; }
 
 # run NAME PROGRAM ARGS...: exit 0 and nothing on stderr
 run() {
@@ -67,5 +62,4 @@ printf '\x00' | dd of="$tmp/broken.png" bs=1 seek=200 conv=notrunc status=none
 /usr/bin/python3 "$png_check" "$tmp/broken.png" 640 400 >/dev/null && bad checker-crc || ok checker-crc
 /usr/bin/python3 "$png_check" "$tmp/pca.png" 640 401 >/dev/null && bad checker-size || ok checker-size
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -10,11 +10,8 @@ set -u
 train=$1 embed=$2 data=$3 sanitize=${4:-none} supp=$5
 command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 77; }
 [ "$sanitize" = none ] || { echo "skip: built with -Db_sanitize=$sanitize"; exit 77; }
-tmp=$(mktemp -d)
-# only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1
-pass=0 fail=0
 # vg NAME WANT_EXIT ARGS...: memcheck errors exit 99; error paths (WANT_EXIT 1) are checked too
 vg() {
   local name=$1 want=$2; shift 2
@@ -22,9 +19,9 @@ vg() {
     >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   if [ "$rc" -eq "$want" ]; then
-    pass=$((pass + 1)); echo "ok   $name"
+    ok "$name"
   else
-    fail=$((fail + 1)); echo "FAIL $name: exit $rc, want $want"
+    bad "$name: exit $rc, want $want"
     sed 's/^/    | /' "$tmp/out" "$tmp/err" | tail -40
   fi
 }
@@ -38,5 +35,4 @@ vg train-graph 0 "$train" --graph "$data/graphs/sbm.edges" --features "$data/gra
    --epochs 3 --threads 1
 vg bad-model 1 "$embed" --model "$data/tiny/tiny.cites" --out "$tmp/x.npy"
 vg bad-dataset 1 "$train" --dataset "$data/bad/cols_missing" --threads 1
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# What every tool shares, and faults of their outputs (issue 35, items 5, 7, 9, 10, 12):
+#  - every tool in the build's tools directory: --help (exit 0, "usage:"), --version (exit 0,
+#    the version), an unknown option (exit 2, one line); gat-convert's help names only options
+#    it takes;
+#  - option parsing: a misspelled option names the nearest one, an option given as another's
+#    value ("--dataset --quiet") is a usage error, --OPT=--VALUE is a value;
+#  - outputs that are not regular files: gat-embed --predict into a FIFO (still a FIFO), through
+#    a symbolic link (still a link; its target replaced), to /dev/fd/1;
+#  - gat-synth's text files: a write that fails (/dev/full behind a link, or past ulimit -f)
+#    names the file and the reason, and leaves the previous dataset whole, no temporary file;
+#  - signals, each sent at a point the test controls (a process blocked writing into a full FIFO
+#    the test holds, or SIGXFSZ raised by the kernel inside a write past ulimit -f), never after
+#    a guessed delay: gat-train restores the default actions once its work is saved (one SIGTERM
+#    ends it) and keeps an inherited SIG_IGN for SIGINT; gat-embed exits 128 + N leaving no
+#    temporary file, and keeps an inherited SIG_IGN too.
+# Usage: test_tools.sh TOOLS_DIR TESTDATA_DIR
+set -u
+tools=$1 data=$2
+train=$tools/gat-train embed=$tools/gat-embed synth=$tools/gat-synth
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+tiny=$data/tiny
+
+# --- every tool: --help, --version, an unknown option
+n=0
+for t in "$tools"/gat-*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  name=$(basename "$t")
+  n=$((n + 1))
+  check "$name-help" 0 '^usage: ' '' -- "$t" --help
+  check "$name-version" 0 "^$name \(libgat\) [0-9]+\.[0-9]+\.[0-9]+$" '' -- "$t" --version
+  check "$name-unknown-option" 2 '' "^$name: unknown option '--no-such-option' \(try --help\)$" -- "$t" --no-such-option
+done
+[ $n -ge 7 ] && ok "tools-found ($n)" || bad tools-found "$n tools in $tools, expected at least 7"
+"$tools/gat-convert" --help | grep -q -- '--dataset' && bad convert-help-options "gat-convert --help mentions --dataset" || ok convert-help-options
+
+# --- option parsing
+check misspelled 2 '' "^gat-train: unknown option '--epoch' \(did you mean --epochs\? try --help\)$" -- "$train" --epoch 3
+check misspelled-swap 2 '' "did you mean --hidden\?" -- "$train" --hidedn 8
+check misspelled-far 2 '' "^gat-train: unknown option '--zzzzzz' \(try --help\)$" -- "$train" --zzzzzz
+check option-as-value 2 '' "^gat-train: --dataset needs a value, got the option '--quiet' \(write --dataset=VALUE for a value that starts with --\)$" -- "$train" --dataset --quiet
+check option-as-value-embed 2 '' "^gat-embed: --out needs a value, got the option '--model'" -- "$embed" --out --model m.gat
+check value-with-equals 1 '' "no dataset '--quiet'" -- "$train" --dataset=--quiet
+
+# --- outputs that are not regular files (a FIFO or a link in $tmp, never /dev/null itself)
+check save-tiny 0 'saved the model' '' -- "$train" --dataset "$tiny" --epochs 3 --threads 1 --save "$tmp/m.gat"
+check predict-file 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/want.tsv" --threads 1 --quiet
+mkfifo "$tmp/pred.fifo"
+cat "$tmp/pred.fifo" >"$tmp/pred.got" &
+reader=$!
+check predict-fifo 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/pred.fifo" --threads 1 --quiet
+# the reader ends: at gat-embed's end of file, or here if gat-embed never opened the FIFO (an
+# empty non-blocking open releases it) or replaced it (its inode is gone: killed)
+if [ -p "$tmp/pred.fifo" ]; then dd of="$tmp/pred.fifo" oflag=nonblock conv=notrunc count=0 status=none 2>/dev/null
+else kill $reader 2>/dev/null; fi
+wait $reader
+[ -p "$tmp/pred.fifo" ] && cmp -s "$tmp/pred.got" "$tmp/want.tsv" && ok predict-fifo-kept ||
+  bad predict-fifo-kept "$(ls -l "$tmp/pred.fifo")" "$(diff "$tmp/pred.got" "$tmp/want.tsv" | head -3)"
+echo old >"$tmp/real.tsv"
+ln -s real.tsv "$tmp/link.tsv"
+check predict-link 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict "$tmp/link.tsv" --threads 1 --quiet
+[ -L "$tmp/link.tsv" ] && [ "$(readlink "$tmp/link.tsv")" = real.tsv ] && cmp -s "$tmp/real.tsv" "$tmp/want.tsv" &&
+  ok predict-link-kept || bad predict-link-kept "$(ls -l "$tmp/link.tsv" "$tmp/real.tsv")"
+# /dev/fd/1 rather than /dev/stdout: a broken writer would try to replace a file in /proc (and
+# fail), not one in /dev
+check predict-stdout 0 '^id' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict /dev/fd/1 --threads 1 --quiet
+cmp -s "$tmp/out" "$tmp/want.tsv" && ok predict-stdout-rows || bad predict-stdout-rows "$(head -3 "$tmp/out")"
+ls -A "$tmp" | grep -q '\.tmp-' && bad predict-no-temporary "$(ls -A "$tmp")" || ok predict-no-temporary
+
+# --- gat-synth: failed writes name the file and why; the previous dataset stays whole
+mkdir "$tmp/s"
+check synth 0 '' '' -- "$synth" --out "$tmp/s/d" --nodes 200 --seed 1 --quiet
+cp -r "$tmp/s" "$tmp/s.before"
+ln -sf /dev/full "$tmp/s/d.split"
+check synth-full 1 '' "^gat-synth: cannot write $tmp/s/d\.split: No space left on device$" -- "$synth" --out "$tmp/s/d" --nodes 200 --seed 2 --quiet
+cmp -s "$tmp/s/d.content.gz" "$tmp/s.before/d.content.gz" && cmp -s "$tmp/s/d.cites" "$tmp/s.before/d.cites" &&
+  [ -L "$tmp/s/d.split" ] && ! ls -A "$tmp/s" | grep -q '\.tmp-' && ok synth-full-previous-kept ||
+  bad synth-full-previous-kept "$(ls -lA "$tmp/s")"
+rm "$tmp/s/d.split" && cp "$tmp/s.before/d.split" "$tmp/s/"
+# past ulimit -f (64 KiB; SIGXFSZ ignored, so the write fails with EFBIG): a full disk
+check synth-fsize 1 '' "^gat-synth: cannot write $tmp/s/d\.content: File too large$" -- \
+  bash -c 'ulimit -f 64; trap "" XFSZ; exec "$@"' - "$synth" --out "$tmp/s/d" --nodes 2000 --seed 3 --plain --quiet
+[ ! -e "$tmp/s/d.content" ] && cmp -s "$tmp/s/d.cites" "$tmp/s.before/d.cites" &&
+  ! ls -A "$tmp/s" | grep -q '\.tmp-' && ok synth-fsize-previous-kept || bad synth-fsize-previous-kept "$(ls -lA "$tmp/s")"
+
+# --- signals at points the test controls
+# full_fifo PATH: a FIFO held open on fd 3 by this shell, its buffer filled, so that a writer's
+# open returns at once and its first write blocks
+full_fifo() {
+  mkfifo "$1" && exec 3<>"$1"
+  dd if=/dev/zero of="$1" bs=1 count=4194304 oflag=nonblock status=none 2>/dev/null
+  return 0
+}
+# mask_has PID FIELD SIG: signal number SIG is in PID's /proc status mask FIELD (SigCgt: caught,
+# SigIgn: ignored)
+mask_has() { local m; m=$(awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"); [ $(((0x$m >> ($3 - 1)) & 1)) -eq 1 ]; }
+
+# gat-train, its model saved, blocked writing its summary line into a full pipe at exit: the
+# default actions are back, so one SIGTERM ends it (the old handler let it finish: exit 0)
+full_fifo "$tmp/train.fifo"
+"$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet --save "$tmp/t.gat" >"$tmp/train.fifo" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigCgt 15 && caught=yes || caught=no
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $caught = no ] && [ -s "$tmp/t.gat" ] && ok train-default-after-save ||
+    bad train-default-after-save "exit $rc (want 143), SIGTERM caught at exit: $caught" "$(cat "$tmp/err")"
+else
+  wait $pid; bad train-default-after-save "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# started with SIGINT ignored: it stays ignored (then SIGINT does nothing and SIGTERM ends it)
+full_fifo "$tmp/train2.fifo"
+bash -c 'trap "" INT; exec "$@"' - "$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet >"$tmp/train2.fifo" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigIgn 2 && ignored=yes || ignored=no
+  kill -INT $pid; kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $ignored = yes ] && ok train-keeps-sigint-ignored ||
+    bad train-keeps-sigint-ignored "exit $rc (want 143), SIGINT ignored: $ignored"
+else
+  wait $pid; bad train-keeps-sigint-ignored "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+
+# gat-embed blocked writing --out into a full FIFO: SIGHUP ends it with 129, no file written
+mkdir "$tmp/e"
+full_fifo "$tmp/e/emb.fifo"
+"$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb.fifo" --format tsv --predict "$tmp/e/p.tsv" --threads 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigCgt 1 && caught=yes || caught=no
+  kill -HUP $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 129 ] && [ $caught = yes ] && [ -p "$tmp/e/emb.fifo" ] && [ "$(ls -A "$tmp/e")" = emb.fifo ] &&
+    ok embed-sighup-in-write || bad embed-sighup-in-write "exit $rc (want 129), SIGHUP caught: $caught" "$(ls -A "$tmp/e")"
+else
+  wait $pid; bad embed-sighup-in-write "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# started with SIGINT ignored: it stays ignored
+full_fifo "$tmp/e/emb2.fifo"
+bash -c 'trap "" INT; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb2.fifo" --format tsv --threads 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  mask_has $pid SigIgn 2 && ignored=yes || ignored=no
+  kill -INT $pid; kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 143 ] && [ $ignored = yes ] && ok embed-keeps-sigint-ignored ||
+    bad embed-keeps-sigint-ignored "exit $rc (want 143), SIGINT ignored: $ignored"
+else
+  wait $pid; bad embed-keeps-sigint-ignored "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+# a write past ulimit -f: the kernel raises SIGXFSZ inside the library's write of the temporary
+# file; gat-embed exits 153 (128 + 25) and the temporary file is gone (the default action killed
+# the process and left it)
+mkdir "$tmp/x"
+check embed-sigxfsz 153 '' "^gat-embed: cannot write the embeddings: cannot write $tmp/x/e\.tsv: File too large$" -- \
+  bash -c 'ulimit -f 2; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/x/e.tsv" --threads 1
+[ -z "$(ls -A "$tmp/x")" ] && ok embed-sigxfsz-no-temporary || bad embed-sigxfsz-no-temporary "$(ls -A "$tmp/x")"
+
+summary
