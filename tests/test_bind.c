@@ -26,7 +26,7 @@ static gat_model *make_model(gat_score score, int residual)
     cfg.in_dropout = cfg.att_dropout = 0;
     cfg.score = score;
     cfg.residual = residual;
-    ck_assert_int_eq(gat_model_create(&m, &cfg, 11), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 11), GAT_OK);
     gat_model_set_threads(m, 1);
     return m;
 }
@@ -488,7 +488,7 @@ START_TEST(inference_binding_ordered)
 }
 END_TEST
 
-int main(void)
+static Suite *bind_suite(void)
 {
     Suite *s = suite_create("bind");
     TCase *tc = tcase_create("rebind");
@@ -507,5 +507,11 @@ int main(void)
     tcase_add_loop_test(tc, inference_binding_matches, 0, 2 * GAT_SCORE_COUNT);
     tcase_add_test(tc, inference_binding_ordered);
     suite_add_tcase(s, tc);
-    return tu_run(s);
+    return s;
+}
+
+/* once per kernel build and alpha storage (tu_variants) */
+int main(void)
+{
+    return tu_run_variants(bind_suite);
 }

@@ -106,11 +106,11 @@ static int run(const fixture *f, const char *isa, int nt, double dropout, gat_or
     const gat_real *logits;
     const int ref = isa && !strcmp(isa, "none");
     memset(o, 0, sizeof *o);
-    ck_assert_int_eq(gat_model_create(&m, &f->cfg, 5), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
     if (ref) {
         ck_assert_int_eq(ref_model_create(&rm, m, &f->g, &f->x), GAT_OK);
         ref_model_set_edges(rm, ex);
-    } else if (gat_i_model_set_fused(m, isa) != 0) {
+    } else if (isa && gat_i_model_set_fused(m, isa) != 0) { /* NULL: the suite's variant */
         gat_model_free(m);
         return -1;
     }
@@ -174,7 +174,7 @@ static double compare_all(const fixture *f, const char *what, const outputs *got
     double worst = 0;
     gat_model *m = NULL;
     int nt = 0;
-    ck_assert_int_eq(gat_model_create(&m, &f->cfg, 5), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
     const gat_model_tensor *t = gat_model_tensors(m, &nt);
     snprintf(label, sizeof label, "%s: inference logits", what);
     worst = fmax(worst, compare(label, got->infer, want->infer, f->nc));
@@ -305,8 +305,8 @@ START_TEST(test_zero_features)
     gat_model *with = NULL, *without = NULL;
     gat_model_config c0 = f.cfg;
     c0.edge_dim = 0;
-    ck_assert_int_eq(gat_model_create(&with, &f.cfg, 9), GAT_OK);
-    ck_assert_int_eq(gat_model_create(&without, &c0, 9), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&with, &f.cfg, 9), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&without, &c0, 9), GAT_OK);
     int n0 = 0, n1 = 0;
     const gat_model_tensor *t0 = gat_model_tensors(without, &n0),
                            *t1 = gat_model_tensors(with, &n1);
@@ -352,7 +352,7 @@ START_TEST(test_bad_inputs)
     fixture_init(&f, s, GAT_GRAPH_SYMMETRIZE, 500);
     gat_model *m = NULL;
     const gat_real *logits;
-    ck_assert_int_eq(gat_model_create(&m, &f.cfg, 1), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f.cfg, 1), GAT_OK);
     /* nothing bound yet */
     assert_error(gat_model_bind_edge_features(m, f.ex, 3), GAT_EINVAL, "nothing is bound", NULL);
     assert_error(gat_model_bind_edge_features(NULL, f.ex, 3), GAT_EINVAL, "NULL model", NULL);
@@ -401,7 +401,7 @@ START_TEST(test_bad_inputs)
     /* a model without edge features: (NULL, 0) does nothing, D > 0 is refused */
     gat_model_config c0 = f.cfg;
     c0.edge_dim = 0;
-    ck_assert_int_eq(gat_model_create(&m, &c0, 1), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &c0, 1), GAT_OK);
     ck_assert_int_eq(gat_model_bind_edge_features(m, NULL, 0), GAT_OK);
     assert_error(gat_model_bind_edge_features(m, f.ex, 3), GAT_EDIM,
                  "trained with edge_dim 0 but the graph has 3", NULL);
@@ -417,7 +417,7 @@ START_TEST(test_bad_inputs)
         snprintf(msg, sizeof msg, "the %s score has no edge term", gat_score_name(others[k]));
         assert_error(gat_model_config_check(&c), GAT_EINVAL,
                      "edge_dim 3 needs the gat or gatv2 score", msg);
-        assert_error(gat_model_create(&m, &c, 1), GAT_EINVAL, msg, NULL);
+        assert_error(tu_model_create(&m, &c, 1), GAT_EINVAL, msg, NULL);
     }
     c = f.cfg;
     c.edge_dim = -1;
@@ -438,7 +438,7 @@ START_TEST(test_alloc_failures)
     fixture_init(&f, s, GAT_GRAPH_SYMMETRIZE, 600);
     gat_model *m = NULL;
     const gat_real *logits;
-    ck_assert_int_eq(gat_model_create(&m, &f.cfg, 1), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f.cfg, 1), GAT_OK);
     ck_assert_int_eq(gat_model_set_order(m, GAT_ORDER_RCM), GAT_OK);
     int ok = 0;
     for (int k = 0; k < 200 && !ok; k++) {
@@ -484,7 +484,8 @@ static Suite *edgeterm_suite(void)
     return s;
 }
 
+/* once per kernel build and alpha storage (tu_variants) */
 int main(void)
 {
-    return tu_run(edgeterm_suite());
+    return tu_run_variants(edgeterm_suite);
 }

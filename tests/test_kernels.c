@@ -1,8 +1,10 @@
-/* Check suite of the engine (src/model/fast.c, src/layers/fused.c) in the float build: every
+/* Check suite of the engine (src/model/fast.c, src/layers/fused*.c) in the float build: every
  * instruction-set build of its kernels against the layer-by-layer reference model (logits,
  * layer outputs, attention, gradients, with and without dropout) on graphs with a hub of 10^4
  * neighbours and many degree-1 nodes, for the specialised and the generic shapes; bit-identical
- * results across thread counts and repeats; restricted rows; and the thread governor. */
+ * results across thread counts and repeats; restricted rows; the kernel options (build, alpha
+ * storage, fixed threads). The tests that do not loop over the builds themselves run once per
+ * variant (tu_run_variants). */
 #include "testutil.h"
 #include "core/core.h"
 #include "layers/fused.h"
@@ -12,7 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 static const double TOL = 2e-4; /* fused versus reference, relative to the largest value */
 static const char *const ISAS[] = {"base", "avx2", "avx512"};
@@ -92,8 +93,9 @@ static gat_real *copy(const gat_real *p, size_t n)
     return c;
 }
 
-/* isa: a build of the engine's kernels (NULL: the best), or "none": the layer-by-layer reference
- * model (tests/ref/loop.c) on the same model; rows: restrict the training forward (NULL: all);
+/* isa: a build of the engine's kernels (NULL: the suite's variant, tu_variant_now), or "none":
+ * the layer-by-layer reference model (tests/ref/loop.c) on the same model; f->cfg.options.alpha
+ * (default: the variant's) the alpha storage; rows: restrict the training forward (NULL: all);
  * dlogits are zeroed off the listed rows. */
 static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, gat_idx n_rows,
                double dropout, outputs *o)
@@ -103,10 +105,10 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
     memset(o, 0, sizeof *o);
     ref_model *rm = NULL;
     const int ref = isa && !strcmp(isa, "none");
-    ck_assert_int_eq(gat_model_create(&m, &f->cfg, 5), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
     if (ref) {
         ck_assert_int_eq(ref_model_create(&rm, m, &f->g, &f->x), GAT_OK);
-    } else if (gat_i_model_set_fused(m, isa) != 0) {
+    } else if (isa && gat_i_model_set_fused(m, isa) != 0) {
         gat_model_free(m);
         return -1; /* this CPU cannot run it */
     }
@@ -323,12 +325,19 @@ static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score,
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
     ck_assert(tu_rms(ref.grads, ref.P) > 0);
     int tested = 0;
-    for (size_t k = 0; k < LEN(ISAS); k++) {
-        if (run(&f, ISAS[k], 2, NULL, 0, dropout, &got)) continue;
+    /* every build; gat (whose layers may recompute alpha in the backward) both ways */
+    static const gat_alpha_storage ALPHAS[] = {GAT_ALPHA_STORE, GAT_ALPHA_RECOMPUTE};
+    const int n_alpha = score == GAT_SCORE_GAT ? 2 : 1;
+    for (size_t k = 0; k < LEN(ISAS) * (size_t)n_alpha; k++) {
+        const gat_alpha_storage alpha = ALPHAS[k / LEN(ISAS)];
+        f.cfg.options.alpha = n_alpha > 1 ? alpha : GAT_ALPHA_AUTO;
+        if (run(&f, ISAS[k % LEN(ISAS)], 2, NULL, 0, dropout, &got)) continue;
         tested++;
 #define CLOSE(label, a, b, n)                                                                      \
-    snprintf(what, sizeof what, "%s%s %s %s p=%.1f %s", gat_score_name(score),                     \
-             residual ? " residual" : "", s->name, ISAS[k], dropout, label);                       \
+    snprintf(what, sizeof what, "%s%s %s %s%s p=%.1f %s", gat_score_name(score),                   \
+             residual ? " residual" : "", s->name, ISAS[k % LEN(ISAS)],                            \
+             n_alpha > 1 ? (alpha == GAT_ALPHA_STORE ? " store" : " recompute") : "", dropout,     \
+             label);                                                                               \
     ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
         CLOSE("inference logits", got.infer, ref.infer, f.nc);
         CLOSE("training logits", got.train, ref.train, f.nc);
@@ -340,7 +349,7 @@ static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score,
 #undef CLOSE
         outputs_free(&got);
     }
-    ck_assert_int_ge(tested, 1);
+    ck_assert_int_ge(tested, n_alpha);
     outputs_free(&ref);
     fixture_free(&f);
 }
@@ -415,7 +424,7 @@ END_TEST
  * name, and the default is one of them. */
 START_TEST(test_dispatch)
 {
-    const gat_i_fused_ops *best = gat_i_fused_select(NULL);
+    const gat_i_fused_ops *best = gat_i_fused_get(GAT_KERNELS_AUTO);
     ck_assert_ptr_nonnull(best);
     int found = 0;
     for (size_t k = 0; k < LEN(ISAS); k++) {
@@ -431,92 +440,173 @@ START_TEST(test_dispatch)
 }
 END_TEST
 
-/* GAT_ISA: a build this CPU runs is taken; an unknown, unsupported or empty name falls back to
- * the widest build; the models of this process run the build its GAT_ISA selects (.ci/run runs
- * this suite again with GAT_ISA=base). */
-START_TEST(test_isa_variable)
+/* gat_model_options.kernels: a build this CPU runs is what the model runs (gat_model_kernels),
+ * AUTO the widest; a build it does not run, or a value that is not a gat_kernels, is refused at
+ * create and by gat_model_set_options, which leaves the model as it was. The names. */
+START_TEST(test_kernels_option)
 {
-    const gat_i_fused_ops *best = gat_i_fused_select(NULL);
-    for (size_t k = 0; k < LEN(ISAS); k++) {
-        const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
-        ck_assert_ptr_eq(gat_i_fused_select(ISAS[k]), ops ? ops : best);
-    }
-    ck_assert_str_eq(gat_i_fused_select("base")->isa, "base");
-    ck_assert_ptr_eq(gat_i_fused_select("sse9"), best);
-    ck_assert_ptr_eq(gat_i_fused_select(""), best);
-    ck_assert_ptr_eq(gat_i_fused_select("BASE"), best);
-    const char *env = getenv("GAT_ISA");
-    const gat_i_fused_ops *used = gat_i_fused();
-    ck_assert_ptr_eq(used, gat_i_fused_select(env));
-    ck_assert_ptr_eq(gat_i_fused(), used); /* read once */
-    if (env && !strcmp(env, "base")) ck_assert_str_eq(used->isa, "base");
-
-    /* a model runs it */
+    const gat_i_fused_ops *best = gat_i_fused_get(GAT_KERNELS_AUTO);
     fixture f;
     fixture_init_n(&f, &SHAPES[0], 50, 700);
-    gat_model *m = NULL;
-    const gat_real *logits;
-    ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
-    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
-    ck_assert_str_eq(gat_i_model_fused_isa(m), used->isa);
-    printf("GAT_ISA=%s: models run the %s kernels\n", env ? env : "(unset)", used->isa);
-    gat_model_free(m);
-    fixture_free(&f);
-}
-END_TEST
-
-/* GAT_ALPHA: a small graph's gat layers keep their coefficients (alpha, signs, keeps) unless
- * GAT_ALPHA=recompute, which .ci/run sets for a second run of the numeric suites so that both
- * backward paths are checked on small graphs; other scores always keep them. */
-START_TEST(test_alpha_variable)
-{
-    const char *env = getenv("GAT_ALPHA");
-    const int recompute = env && !strcmp(env, "recompute");
-    fixture f;
-    fixture_init_n(&f, &SHAPES[0], 50, 700);
-    for (int s = 0; s < 2; s++) {
+    for (int k = 0; k < GAT_KERNELS_COUNT; k++) {
         gat_model *m = NULL;
         const gat_real *logits;
-        f.cfg.score = s ? GAT_SCORE_DOT : GAT_SCORE_GAT;
+        f.cfg.options.kernels = (gat_kernels)k;
+        if (!gat_kernels_supported((gat_kernels)k)) {
+            ck_assert_ptr_null(gat_i_fused_get((gat_kernels)k));
+            ASSERT_FAILS(gat_model_create(&m, &f.cfg, 5), GAT_EINVAL, "do not run on this CPU");
+            ck_assert_ptr_null(m);
+            printf("kernels %s: refused (%s)\n", gat_kernels_name((gat_kernels)k),
+                   gat_last_error());
+            continue;
+        }
         ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
-        ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
-        for (int l = 0; l < (int)gat_model_layer_count(m); l++)
-            ck_assert_int_eq(gat_i_model_keeps_alpha(m, l), s == 1 || !recompute);
+        ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
+        ck_assert_str_eq(gat_model_kernels(m),
+                         k == GAT_KERNELS_AUTO ? best->isa : gat_kernels_name((gat_kernels)k));
+        ck_assert_ptr_eq(gat_i_model_ops(m), gat_i_fused_get((gat_kernels)k));
+        printf("kernels %s: models run the %s kernels\n", gat_kernels_name((gat_kernels)k),
+               gat_model_kernels(m));
+        /* bad options change nothing */
+        gat_model_options o = {.kernels = (gat_kernels)GAT_KERNELS_COUNT};
+        ASSERT_FAILS(gat_model_set_options(m, &o), GAT_EINVAL, "is not a gat_kernels");
+        o = (gat_model_options){.alpha = (gat_alpha_storage)GAT_ALPHA_COUNT};
+        ASSERT_FAILS(gat_model_set_options(m, &o), GAT_EINVAL, "is not a gat_alpha_storage");
+        o = (gat_model_options){.fixed_threads = 2};
+        ASSERT_FAILS(gat_model_set_options(m, &o), GAT_EINVAL, "fixed_threads must be 0 or 1");
+        ASSERT_FAILS(gat_model_set_options(m, NULL), GAT_EINVAL, "NULL o");
+        ck_assert_int_eq(gat_model_get_config(m)->options.kernels, k);
+        /* a good one: the next forward runs the baseline */
+        o = (gat_model_options){.kernels = GAT_KERNELS_BASE};
+        ck_assert_int_eq(gat_model_set_options(m, &o), GAT_OK);
+        ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
+        ck_assert_str_eq(gat_model_kernels(m), "base");
         gat_model_free(m);
     }
-    printf("GAT_ALPHA=%s: gat layers %s alpha on a small graph\n", env ? env : "(unset)",
-           recompute ? "recompute" : "keep");
+    f.cfg.options.kernels = (gat_kernels)7;
+    gat_model *m = NULL;
+    ASSERT_FAILS(gat_model_create(&m, &f.cfg, 5), GAT_EINVAL,
+                 "options.kernels 7 is not a gat_kernels");
+    ASSERT_FAILS(gat_model_config_check(&f.cfg), GAT_EINVAL, "options.kernels 7");
+    ck_assert_int_eq(gat_kernels_supported((gat_kernels)7), 0);
+    ck_assert_int_eq(gat_kernels_supported(GAT_KERNELS_AUTO), 1);
+    ck_assert_int_eq(gat_kernels_supported(GAT_KERNELS_BASE), 1);
+    ck_assert_ptr_null(gat_kernels_name((gat_kernels)7));
+    gat_kernels k;
+    ck_assert_int_eq(gat_kernels_from_name("AVX2", &k), GAT_OK);
+    ck_assert_int_eq(k, GAT_KERNELS_AVX2);
+    ck_assert_int_eq(gat_kernels_from_name("auto", &k), GAT_OK);
+    ck_assert_int_eq(k, GAT_KERNELS_AUTO);
+    ASSERT_FAILS(gat_kernels_from_name("sse9", &k), GAT_EINVAL, "unknown kernel build 'sse9'");
+    ASSERT_FAILS(gat_kernels_from_name(NULL, &k), GAT_EINVAL, "NULL name");
     fixture_free(&f);
 }
 END_TEST
 
+/* gat_model_options.alpha: a small graph's gat layers keep their coefficients (alpha, signs,
+ * keeps) unless told to recompute them; other scores always keep them. gat_model_set_options
+ * switches a model (at its next bind). */
+START_TEST(test_alpha_option)
+{
+    fixture f;
+    fixture_init_n(&f, &SHAPES[0], 50, 700);
+    for (int s = 0; s < 2; s++)
+        for (int a = 0; a < GAT_ALPHA_COUNT; a++) {
+            gat_model *m = NULL;
+            const gat_real *logits;
+            f.cfg.score = s ? GAT_SCORE_DOT : GAT_SCORE_GAT;
+            f.cfg.options.alpha = (gat_alpha_storage)a;
+            const int keeps = s == 1 || a != GAT_ALPHA_RECOMPUTE;
+            ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
+            ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+            for (int l = 0; l < (int)gat_model_layer_count(m); l++)
+                ck_assert_int_eq(gat_i_model_keeps_alpha(m, l), keeps);
+            gat_model_options o = f.cfg.options;
+            o.alpha = a == GAT_ALPHA_RECOMPUTE ? GAT_ALPHA_STORE : GAT_ALPHA_RECOMPUTE;
+            ck_assert_int_eq(gat_model_set_options(m, &o), GAT_OK);
+            ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+            for (int l = 0; l < (int)gat_model_layer_count(m); l++)
+                ck_assert_int_eq(gat_i_model_keeps_alpha(m, l), s == 1 || !keeps);
+            gat_model_free(m);
+        }
+    fixture_free(&f);
+}
+END_TEST
+
+/* gat_model_options.fixed_threads: every call runs the threads asked for, where the governor
+ * would start with one (more threads than this process may use CPUs: its prior, gov.h, always
+ * says busy then on Linux). Results are the same bits either way. */
+START_TEST(test_fixed_threads)
+{
+    fixture f;
+    fixture_init_n(&f, &SHAPES[0], 50, 700);
+    const int nt = gat_i_threads(0) + 1;
+    gat_real *want = NULL;
+    for (int fixed = 0; fixed < 2; fixed++) {
+        gat_model *m = NULL;
+        const gat_real *logits;
+        f.cfg.options.fixed_threads = fixed;
+        ck_assert_int_eq(gat_model_create(&m, &f.cfg, 5), GAT_OK);
+        gat_model_set_threads(m, nt);
+        ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
+        const int used = gat_i_model_threads_in_use(m);
+#if defined(__linux__) && defined(_OPENMP)
+        ck_assert_int_eq(used, fixed ? nt : 1);
+#else
+        ck_assert(used == 1 || used == nt);
+#endif
+        if (fixed) {
+            ck_assert_mem_eq(logits, want, f.nc * sizeof *logits);
+            /* and back to the governor */
+            gat_model_options o = {.fixed_threads = 0};
+            ck_assert_int_eq(gat_model_set_options(m, &o), GAT_OK);
+            ck_assert_int_eq(gat_model_get_config(m)->options.fixed_threads, 0);
+        } else {
+            want = copy(logits, f.nc);
+        }
+        gat_model_free(m);
+    }
+    free(want);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The comparisons with the reference that loop over every build and alpha storage themselves
+ * run once; the rest once per variant (tu_variants: every build, and alpha recomputed). */
 static Suite *suite(void)
 {
+    const int first = tu_variant_index() == 0;
     Suite *s = suite_create("kernels");
     TCase *t = tcase_create("fused vs reference");
-    tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
+    if (first) {
+        tcase_add_loop_test(t, test_fused_vs_reference, 0, (int)LEN(SHAPES) * 2);
+        tcase_add_test(t, test_alpha_option);
+        tcase_add_loop_test(t, test_scores_vs_reference, 0,
+                            (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
+        tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
+    }
     tcase_add_test(t, test_fused_large);
-    tcase_add_test(t, test_alpha_variable);
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
-    tcase_add_loop_test(t, test_scores_vs_reference, 0, (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_restricted_no_self_loops, 0, GAT_SCORE_COUNT);
-    tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));
+    if (first) tcase_add_test(t, test_fixed_threads);
     suite_add_tcase(s, t);
     t = tcase_create("restricted rows");
     tcase_add_loop_test(t, test_restricted_rows, 0, (int)LEN(SHAPES));
     tcase_add_test(t, test_restricted_vs_reference);
     suite_add_tcase(s, t);
-    t = tcase_create("dispatch");
-    tcase_add_test(t, test_dispatch);
-    tcase_add_test(t, test_isa_variable);
-    suite_add_tcase(s, t);
+    if (first) {
+        t = tcase_create("dispatch");
+        tcase_add_test(t, test_dispatch);
+        tcase_add_test(t, test_kernels_option);
+        suite_add_tcase(s, t);
+    }
     return s;
 }
 
 int main(void)
 {
-    return tu_run(suite());
+    return tu_run_variants(suite);
 }

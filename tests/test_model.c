@@ -42,7 +42,7 @@ static void fixture_free(fixture *f)
 static gat_model *create(const gat_model_config *cfg, uint64_t seed)
 {
     gat_model *m = NULL;
-    ck_assert_int_eq(gat_model_create(&m, cfg, seed), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, cfg, seed), GAT_OK);
     ck_assert_ptr_nonnull(m);
     return m;
 }
@@ -107,10 +107,10 @@ START_TEST(test_create_free)
     gat_model_free(m);
     gat_model_free(NULL);
 
-    ck_assert_int_eq(gat_model_create(NULL, &cfg, 1), GAT_EINVAL);
+    ck_assert_int_eq(tu_model_create(NULL, &cfg, 1), GAT_EINVAL);
     assert_message("out");
     m = (gat_model *)&cfg; /* not NULL: a failure must reset it */
-    ck_assert_int_eq(gat_model_create(&m, NULL, 1), GAT_EINVAL);
+    ck_assert_int_eq(tu_model_create(&m, NULL, 1), GAT_EINVAL);
     ck_assert_ptr_null(m);
     assert_message("NULL");
     ck_assert_int_eq(gat_model_config_check(NULL), GAT_EINVAL);
@@ -192,7 +192,7 @@ START_TEST(test_config_errors)
     ck_assert_int_eq(gat_model_config_check(&cfg), GAT_EINVAL);
     assert_message(field);
     gat_model *m = (gat_model *)&cfg;
-    ck_assert_int_eq(gat_model_create(&m, &cfg, 1), GAT_EINVAL);
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 1), GAT_EINVAL);
     ck_assert_ptr_null(m);
     assert_message(field);
 }
@@ -588,7 +588,7 @@ START_TEST(test_alloc_failure)
         const gat_real *logits = NULL;
         gat_i_alloc_fail_at(k);
         m = (gat_model *)&f; /* not NULL: a failed create must reset it */
-        gat_status st = gat_model_create(&m, &f.cfg, 51);
+        gat_status st = tu_model_create(&m, &f.cfg, 51);
         if (st == GAT_OK) {
             ck_assert_ptr_nonnull(m);
             st = gat_model_forward(m, &f.g, &f.x, 1, &logits);
@@ -651,7 +651,8 @@ static Suite *model_suite(void)
     return s;
 }
 
+/* once per kernel build and alpha storage (tu_variants) */
 int main(void)
 {
-    return tu_run(model_suite());
+    return tu_run_variants(model_suite);
 }

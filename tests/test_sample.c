@@ -423,7 +423,7 @@ static gat_model *cora_model(uint64_t seed, int threads, double dropout)
     gat_model_config_default(&mc, cora.n_features, cora.n_classes);
     mc.in_dropout = mc.att_dropout = dropout;
     gat_model *m;
-    ck_assert_int_eq(gat_model_create(&m, &mc, seed), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &mc, seed), GAT_OK);
     gat_model_set_threads(m, threads);
     return m;
 }
@@ -591,24 +591,32 @@ START_TEST(bad_config_and_stages)
 }
 END_TEST
 
-int main(void)
+static Suite *sample_suite(void)
 {
     Suite *s = suite_create("sample");
-    TCase *tc = tcase_create("sampler");
-    tcase_add_test(tc, blocks_follow_the_definition);
-    tcase_add_test(tc, fanout_all_is_the_neighbourhood);
-    tcase_add_test(tc, blocks_are_deterministic);
-    tcase_add_test(tc, draws_are_uniform);
-    tcase_add_test(tc, bad_input);
-    tcase_add_test(tc, allocation_failures);
-    suite_add_tcase(s, tc);
+    if (tu_variant_index() == 0) { /* the sampler runs no kernels: once */
+        TCase *tc = tcase_create("sampler");
+        tcase_add_test(tc, blocks_follow_the_definition);
+        tcase_add_test(tc, fanout_all_is_the_neighbourhood);
+        tcase_add_test(tc, blocks_are_deterministic);
+        tcase_add_test(tc, draws_are_uniform);
+        tcase_add_test(tc, bad_input);
+        tcase_add_test(tc, allocation_failures);
+        suite_add_tcase(s, tc);
+    }
     TCase *tt = tcase_create("minibatch");
     tcase_add_test(tt, all_neighbours_match_full_graph);
     tcase_add_test(tt, minibatch_training_repeats);
     tcase_add_test(tt, bad_config_and_stages);
     tcase_add_test(tt, stop_between_steps);
     suite_add_tcase(s, tt);
-    const int rc = tu_run(s);
+    return s;
+}
+
+/* the mini-batch tests once per kernel build and alpha storage (tu_variants) */
+int main(void)
+{
+    const int rc = tu_run_variants(sample_suite);
     if (cora_loaded) gat_dataset_destroy(&cora);
     return rc;
 }

@@ -146,7 +146,7 @@ START_TEST(test_gat_initial_draw)
     ref_layer R[GAT_MAX_LAYERS];
     size_t P = 0;
     gat_case_init(&c, _i);
-    ck_assert_int_eq(gat_model_create(&m, &c.cfg, c.seed), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &c.cfg, c.seed), GAT_OK);
     const gat_real *got = gat_model_params(m, &P);
     gat_real *want = calloc(P, sizeof *want);
     ck_assert_ptr_nonnull(want);
@@ -390,7 +390,7 @@ START_TEST(test_gat_vs_reference)
     ref_layer R[GAT_MAX_LAYERS];
     gat_run one, other;
     gat_case_init(&c, k);
-    ck_assert_int_eq(gat_model_create(&m, &c.cfg, c.seed), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &c.cfg, c.seed), GAT_OK);
     const size_t nc = (size_t)c.g.n * c.cfg.classes;
     gat_real *r = malloc(nc * sizeof *r);
     ck_assert_ptr_nonnull(r);
@@ -532,7 +532,7 @@ START_TEST(test_config_errors)
     ck_assert_int_eq(gat_model_config_check(&cfg), GAT_EINVAL);
     assert_message(field);
     gat_model *m = (gat_model *)&cfg;
-    ck_assert_int_eq(gat_model_create(&m, &cfg, 1), GAT_EINVAL);
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 1), GAT_EINVAL);
     ck_assert_ptr_null(m);
 }
 END_TEST
@@ -553,7 +553,7 @@ START_TEST(test_tensor_table)
     cfg.heads = 3;
     cfg.hidden = 2;
     cfg.out_heads = 2;
-    ck_assert_int_eq(gat_model_create(&m, &cfg, 9), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 9), GAT_OK);
     /* name, rows, columns (0: a vector) of every tensor, in table order */
     struct {
         char name[32];
@@ -744,7 +744,7 @@ START_TEST(test_model_behaviour)
     mfix f;
     gat_model *m = NULL;
     mfix_init(&f, S);
-    ck_assert_int_eq(gat_model_create(&m, &f.cfg, 29), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &f.cfg, 29), GAT_OK);
     ck_assert_int_eq(gat_model_layer_heads(m, 0), 4);
     ck_assert_int_eq(gat_model_layer_heads(m, 1), 2);
     ck_assert_int_eq(gat_model_layer_heads(m, 2), 2);
@@ -824,14 +824,14 @@ START_TEST(test_alloc_failure)
     mfix f;
     mfix_init(&f, (gat_score)_i);
     gat_model *ref = NULL, *m = NULL;
-    ck_assert_int_eq(gat_model_create(&ref, &f.cfg, 31), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&ref, &f.cfg, 31), GAT_OK);
     gat_real *want = forward_copy(ref, &f, 0);
     gat_model_free(ref);
     long k = 0;
     for (;; k++) {
         const gat_real *logits = NULL;
         gat_i_alloc_fail_at(k);
-        gat_status st = gat_model_create(&m, &f.cfg, 31);
+        gat_status st = tu_model_create(&m, &f.cfg, 31);
         if (st == GAT_OK) st = gat_model_forward(m, &f.g, &f.x, 0, &logits);
         gat_i_alloc_fail_at(-1);
         if (st == GAT_OK) break;
@@ -874,7 +874,8 @@ static Suite *scores_model_suite(void)
     return s;
 }
 
+/* once per kernel build and alpha storage (tu_variants) */
 int main(void)
 {
-    return tu_run(scores_model_suite());
+    return tu_run_variants(scores_model_suite);
 }

@@ -74,7 +74,8 @@ START_TEST(xent_errors)
 END_TEST
 
 /* Two Adam steps against the update written out by hand (double arithmetic), on 37 parameters:
- * the vector body of fused.c's loop (the one copy gat_adam_step runs) and its tail. */
+ * the vector body of the loop (src/optim/adam_loop.c, the one copy gat_adam_step runs) and its
+ * tail. */
 START_TEST(adam_steps)
 {
     enum { n = 37 };
@@ -131,7 +132,7 @@ static gat_model *cora_model(uint64_t seed, int threads)
     gat_model_config mc;
     gat_model *m = NULL;
     gat_model_config_default(&mc, cora.n_features, cora.n_classes);
-    ck_assert_int_eq(gat_model_create(&m, &mc, seed), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &mc, seed), GAT_OK);
     gat_model_set_threads(m, threads);
     return m;
 }
@@ -291,8 +292,8 @@ START_TEST(stage_callback)
     gat_model *m = NULL, *m0 = NULL;
     gat_model_config_default(&mc, cora.n_features, cora.n_classes);
     mc.layers = 3;
-    ck_assert_int_eq(gat_model_create(&m, &mc, 5), GAT_OK);
-    ck_assert_int_eq(gat_model_create(&m0, &mc, 5), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &mc, 5), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m0, &mc, 5), GAT_OK);
     gat_model_set_threads(m, 1);
     gat_model_set_threads(m0, 1);
     gat_train_config tc;
@@ -439,7 +440,7 @@ START_TEST(bad_arguments)
     gat_train_config tc;
     gat_train_config_default(&tc);
     gat_model_config_default(&mc, cora.n_features + 1, cora.n_classes);
-    ck_assert_int_eq(gat_model_create(&m, &mc, 1), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &mc, 1), GAT_OK);
     ck_assert_int_eq(gat_train(m, &cora, &tc, NULL), GAT_EDIM);
     ck_assert_ptr_nonnull(strstr(gat_last_error(), "1433 features"));
     gat_model_free(m);
@@ -480,8 +481,8 @@ START_TEST(train_step_is_the_step)
     gat_model_config_default(&mc, cora.n_features, cora.n_classes);
     mc.score = _i ? GAT_SCORE_DOT : GAT_SCORE_GAT;
     gat_adam_config_default(&adam);
-    ck_assert_int_eq(gat_model_create(&a, &mc, 4), GAT_OK);
-    ck_assert_int_eq(gat_model_create(&b, &mc, 4), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&a, &mc, 4), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&b, &mc, 4), GAT_OK);
     gat_model_set_threads(a, 1);
     gat_model_set_threads(b, 1);
     size_t P;
@@ -564,7 +565,7 @@ START_TEST(train_step_errors)
     tu_graph_small(&g, GAT_GRAPH_SYMMETRIZE);
     tu_features(&x, g.n, 5, 0.5, 1);
     gat_model_config_default(&mc, 5, 3);
-    ck_assert_int_eq(gat_model_create(&m, &mc, 1), GAT_OK);
+    ck_assert_int_eq(tu_model_create(&m, &mc, 1), GAT_OK);
     gat_adam_config_default(&adam);
     gat_idx labels[7] = {0, 1, 2, 0, 1, 2, 0};
     const gat_idx rows[3] = {1, 3, 5};
@@ -658,9 +659,10 @@ static Suite *suite(void)
     return s;
 }
 
+/* once per kernel build and alpha storage (tu_variants) */
 int main(void)
 {
-    int rc = tu_run(suite());
+    int rc = tu_run_variants(suite);
     if (cora_loaded) gat_dataset_destroy(&cora);
     return rc;
 }

@@ -56,11 +56,65 @@ int tu_run(Suite *s)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+static tu_variant variant_now = {GAT_KERNELS_AUTO, GAT_ALPHA_AUTO}; /* outside tu_run_variants */
+static int variant_index;
+
+int tu_variants(tu_variant *out)
+{
+    static const gat_kernels builds[] = {GAT_KERNELS_BASE, GAT_KERNELS_AVX2, GAT_KERNELS_AVX512};
+    int n = 0;
+    gat_kernels widest = GAT_KERNELS_BASE;
+    for (size_t k = 0; k < LEN(builds); k++)
+        if (gat_kernels_supported(builds[k]))
+            out[n++] = (tu_variant){builds[k], GAT_ALPHA_AUTO}, widest = builds[k];
+    out[n++] = (tu_variant){widest, GAT_ALPHA_RECOMPUTE};
+    return n;
+}
+
+const tu_variant *tu_variant_now(void)
+{
+    return &variant_now;
+}
+
+int tu_variant_index(void)
+{
+    return variant_index;
+}
+
+int tu_run_variants(Suite *(*make)(void))
+{
+    tu_variant v[5];
+    const int n = tu_variants(v);
+    int rc = EXIT_SUCCESS;
+    for (int k = 0; k < n; k++) {
+        variant_now = v[k];
+        variant_index = k;
+        printf("== variant %d of %d: kernels %s, alpha %s\n", k + 1, n,
+               gat_kernels_name(v[k].kernels),
+               v[k].alpha == GAT_ALPHA_RECOMPUTE ? "recompute" : "auto");
+        fflush(stdout);
+        if (tu_run(make()) != EXIT_SUCCESS) rc = EXIT_FAILURE;
+    }
+    variant_now = (tu_variant){GAT_KERNELS_AUTO, GAT_ALPHA_AUTO};
+    variant_index = 0;
+    return rc;
+}
+
+gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed)
+{
+    if (!cfg) return gat_model_create(out, cfg, seed);
+    gat_model_config c = *cfg;
+    if (c.options.kernels == GAT_KERNELS_AUTO) c.options.kernels = variant_now.kernels;
+    if (c.options.alpha == GAT_ALPHA_AUTO) c.options.alpha = variant_now.alpha;
+    return gat_model_create(out, &c, seed);
+}
+
 void tu_uniform(gat_real *x, size_t n, double lo, double hi, uint64_t seed)
 {
     gat_rng r;
     gat_rng_seed(&r, seed);
-    for (size_t k = 0; k < n; k++) x[k] = (gat_real)(lo + (hi - lo) * gat_rng_uniform(&r));
+    for (size_t k = 0; k < n; k++)
+        x[k] = (gat_real)(lo + (hi - lo) * gat_rng_uniform(&r));
 }
 
 void tu_graph_small(gat_graph *g, unsigned flags)
@@ -125,19 +179,20 @@ void tu_features(gat_csr *x, gat_idx rows, gat_idx cols, double density, uint64_
 double tu_rms(const gat_real *x, size_t n)
 {
     double s = 0;
-    for (size_t k = 0; k < n; k++) s += (double)x[k] * x[k];
+    for (size_t k = 0; k < n; k++)
+        s += (double)x[k] * x[k];
     return n ? sqrt(s / (double)n) : 0;
 }
 
 double tu_max_abs(const gat_real *x, size_t n)
 {
     double m = 0;
-    for (size_t k = 0; k < n; k++) m = fmax(m, fabs((double)x[k]));
+    for (size_t k = 0; k < n; k++)
+        m = fmax(m, fabs((double)x[k]));
     return m;
 }
 
-double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, double floor,
-                      size_t *at)
+double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, double floor, size_t *at)
 {
     double worst = 0;
     size_t where = 0;

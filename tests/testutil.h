@@ -34,6 +34,26 @@ const char *tu_write(const char *dir, const char *name, const char *text);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 
+/* ---- kernel variants: the suites whose results depend on a model's kernel build or alpha
+ * storage (gat_model_options) run once per variant, inside the suite ---- */
+typedef struct tu_variant {
+    gat_kernels kernels;
+    gat_alpha_storage alpha;
+} tu_variant;
+/* The variants (room for 5): every kernel build this CPU runs, the baseline first, with the
+ * default alpha storage, then the widest build recomputing alpha (the lean backward that large
+ * graphs run). Returns their count (2 in a build with the baseline kernels only). */
+int tu_variants(tu_variant *out);
+/* The variant a suite run by tu_run_variants is on (outside it: the defaults, index 0). */
+const tu_variant *tu_variant_now(void);
+int tu_variant_index(void);
+/* Runs the suite make() builds once per variant (each run's first line names it); the exit
+ * code of all of them. */
+int tu_run_variants(Suite *(*make)(void));
+/* gat_model_create with the current variant's options where cfg leaves them at the defaults
+ * (a test that sets options keeps its own). */
+gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed);
+
 /* ---- random data for the layer and model suites (gat_real follows the build: float, or
  * double with GAT_REAL_DOUBLE) ---- */
 /* x (n) uniform in [lo, hi) from a splitmix64 stream seeded with seed. */

@@ -290,6 +290,17 @@ int cli_afile_commit(const char *prog, cli_afile *a, int err)
     return 0;
 }
 
+void cli_model_env(gat_model_options *options)
+{
+    const char *isa = getenv("GAT_ISA"), *alpha = getenv("GAT_ALPHA");
+    static const char *const isas[] = {"base", "avx2", "avx512"};
+    static const gat_kernels kernels[] = {GAT_KERNELS_BASE, GAT_KERNELS_AVX2, GAT_KERNELS_AVX512};
+    for (int k = 0; isa && k < 3; k++)
+        if (!strcmp(isa, isas[k])) options->kernels = kernels[k];
+    if (alpha && !strcmp(alpha, "store")) options->alpha = GAT_ALPHA_STORE;
+    if (alpha && !strcmp(alpha, "recompute")) options->alpha = GAT_ALPHA_RECOMPUTE;
+}
+
 const char *cli_dataset_path(const char *prog, const char *name)
 {
     static char buf[4096];

@@ -63,6 +63,11 @@ int cli_afile_commit(const char *prog, cli_afile *a, int err);
 /* Closes and removes the temporary file (the target stays as it was); accepts a zeroed a. */
 void cli_afile_abort(cli_afile *a);
 
+/* The environment's run-time model options: GAT_ISA=base|avx2|avx512 names options->kernels
+ * and GAT_ALPHA=store|recompute options->alpha (the library reads no environment); unset or
+ * any other value leaves the field as it is. */
+void cli_model_env(gat_model_options *options);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */

@@ -152,6 +152,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     mc.residual = residual;
     mc.layers = n_layers;
     mc.edge_dim = edge_dim;
+    cli_model_env(&mc.options);
     gat_train_config_default(&tc);
     if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
     gat_model_set_threads(m, threads);

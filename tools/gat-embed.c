@@ -496,7 +496,13 @@ int main(int argc, char **argv)
     catch_signals();
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
     const gat_model_config *cfg = gat_model_get_config(m);
+    gat_model_options mo = cfg->options;
+    cli_model_env(&mo);
     rc = 0;
+    if (gat_model_set_options(m, &mo) != GAT_OK) {
+        rc = fail("cannot run the model");
+        goto done;
+    }
     if ((o.out || o.plot) && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0)
         goto done;
     gat_model_set_threads(m, o.threads);

@@ -323,6 +323,7 @@ static void model_config(const options *o, const source *src, gat_model_config *
     mc->residual = o->residual;
     mc->edge_dim = o->edge_features ? src->n_edge_features : 0; /* gat_train binds ds.edge_x */
     memcpy(mc->hidden_heads, o->layer_heads, sizeof mc->hidden_heads);
+    cli_model_env(&mc->options); /* GAT_ISA, GAT_ALPHA */
 }
 
 /* Run r's training configuration (seed o->seed + r); the callbacks report to p. */

@@ -105,6 +105,43 @@ GAT_API const char *gat_score_name(gat_score s);
  * (expected gat, gatv2, ... or gaussian)"). Cost O(1). */
 GAT_API gat_status gat_score_from_name(const char *name, gat_score *out);
 
+/* Which build of the engine's kernels a model runs (gat_model_options.kernels). The kernels are
+ * compiled once per instruction set; every build computes the same function (within rounding:
+ * the vector widths and FMA contraction differ, so results are not bit-identical across builds).
+ * AUTO: the widest build this CPU runs (AVX-512, AVX2 or baseline). A named build this CPU cannot
+ * run is refused (GAT_EINVAL) by gat_model_create and gat_model_set_options; builds without the
+ * x86-64 copies (other CPUs, -Disa_copies=false) run BASE only. */
+typedef enum gat_kernels {
+    GAT_KERNELS_AUTO = 0,
+    GAT_KERNELS_BASE = 1,  /* "base": the portable baseline (x86-64 v1 on x86) */
+    GAT_KERNELS_AVX2 = 2,  /* "avx2": AVX2 + FMA (x86-64-v3) */
+    GAT_KERNELS_AVX512 = 3 /* "avx512": AVX-512 (x86-64-v4) */
+} gat_kernels;
+#define GAT_KERNELS_COUNT 4
+
+/* Whether the gat score's layers without edge features keep their attention coefficients (E, H),
+ * LeakyReLU signs and dropout keeps per edge for the backward, or recompute them there from the
+ * per-node terms (O(N H) memory per layer instead of O(E H); the same values either way).
+ * AUTO: keep them while they take at most 64 MiB per layer, recompute above. Other scores and
+ * edge features always keep them. */
+typedef enum gat_alpha_storage {
+    GAT_ALPHA_AUTO = 0,
+    GAT_ALPHA_STORE = 1,    /* "store": always keep them */
+    GAT_ALPHA_RECOMPUTE = 2 /* "recompute": never keep them (as large graphs run) */
+} gat_alpha_storage;
+#define GAT_ALPHA_COUNT 3
+
+/* How a model runs, not what it computes: run-time choices that change neither the parameters
+ * nor (beyond rounding for kernels) the results, and are not saved in model files (a loaded
+ * model starts with zeros, the defaults; gat_model_set_options changes them). Zero everywhere
+ * (as gat_model_config_default leaves them) means the defaults. */
+typedef struct gat_model_options {
+    gat_kernels kernels;     /* the kernel build (default GAT_KERNELS_AUTO) */
+    gat_alpha_storage alpha; /* per-edge attention storage (default GAT_ALPHA_AUTO) */
+    int fixed_threads;       /* 1: run the threads of gat_model_set_threads on every call, without
+                              * the thread governor (see there); 0 (default): the governor */
+} gat_model_options;
+
 typedef struct gat_model_config {
     gat_idx in_features;     /* F: width of the input features (> 0) */
     gat_idx classes;         /* C: number of classes = output width (> 0) */
@@ -124,6 +161,8 @@ typedef struct gat_model_config {
     /* Added with edge features (0, the default, means the model as before). */
     gat_idx edge_dim;        /* D: edge feature columns the score reads, 0..GAT_MAX_EDGE_DIM;
                               * > 0 only with GAT_SCORE_GAT or GAT_SCORE_GATV2 (default 0) */
+    /* Added with per-model kernel choices: run-time options (not saved in model files). */
+    gat_model_options options;
 } gat_model_config;
 
 /* Largest edge_dim of a model. */
@@ -157,8 +196,36 @@ GAT_API void gat_model_free(gat_model *m);
 GAT_API const gat_model_config *gat_model_get_config(const gat_model *m);
 
 /* Threads used by the kernels (OpenMP); n <= 0 means all cores. Results repeat bit for bit for a
- * given thread count. NULL m: nothing. */
+ * given thread count, and do not depend on it. NULL m: nothing.
+ * The thread governor: unless options.fixed_threads is set, n is the most a call uses. Each
+ * binding starts with all n threads unless other processes' runnable threads already fill the
+ * CPUs (on Linux, a look at /proc/loadavg and /proc/self/task, up to three samples 1 ms apart,
+ * so a bind may sleep up to 2 ms; elsewhere the load average), then times its calls (clock
+ * reads around each forward and backward) and now and then tries the other setting, keeping one
+ * thread where n ran slower (an oversubscribed machine, where spinning OpenMP waits make a
+ * preempted thread stall the others). Results are the same either way. With
+ * options.fixed_threads = 1 every call runs n threads: no /proc reads, no sleep, no timing. */
 GAT_API void gat_model_set_threads(gat_model *m, int n);
+
+/* The model's run-time options (gat_model_options; zeros: the defaults), e.g. on a model
+ * gat_model_load made. Takes effect at the next bind (the current binding is dropped when the
+ * kernels or the alpha storage change). NULL m or o: nothing changes.
+ * Returns GAT_EINVAL (NULL argument; a value outside its enum; a kernel build this CPU does not
+ * run, "the avx512 kernels do not run on this CPU (it runs avx2, base)"; fixed_threads not 0 or
+ * 1), and then m is unchanged. Cost O(1). */
+GAT_API gat_status gat_model_set_options(gat_model *m, const gat_model_options *o);
+
+/* The name of a kernel build ("auto", "base", "avx2", "avx512"), or NULL if k is not one. The
+ * string is static. */
+GAT_API const char *gat_kernels_name(gat_kernels k);
+
+/* The kernel build called name (as gat_kernels_name gives it; ASCII case-insensitive). *out:
+ * set on success. Returns GAT_EINVAL (NULL argument; an unknown name). Cost O(1). */
+GAT_API gat_status gat_kernels_from_name(const char *name, gat_kernels *out);
+
+/* Whether this CPU (and this build of libgat) runs kernel build k: 1 for GAT_KERNELS_AUTO and
+ * GAT_KERNELS_BASE, 1 or 0 for the others, 0 for a value that is not a gat_kernels. */
+GAT_API int gat_kernels_supported(gat_kernels k);
 
 /* Parameter table: *count tensors (borrowed, valid while m lives). NULL m: NULL, *count = 0; count
  * may be NULL (also for the two below). */

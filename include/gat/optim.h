@@ -27,7 +27,8 @@ GAT_API gat_status gat_adam_config_check(const gat_adam_config *c);
 /* One Adam step t (1, 2, ..., a count: gat_idx like every count of the API) over n parameters p
  * with gradients g and moments m, v (all (n), m and v zero before step 1): g' = g + wd p;
  * m = b1 m + (1-b1) g'; v = b2 v + (1-b2) g'^2; p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps).
- * g is not modified.
+ * g is not modified. The loop runs on the widest kernel build this CPU runs (gat/model.h,
+ * GAT_KERNELS_AUTO); gat_train's steps run the model's own (gat_model_options.kernels).
  * Returns GAT_EINVAL (c fails gat_adam_config_check, t < 1, a NULL array with n > 0; nothing is
  * updated). Cost O(n). */
 GAT_API gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real *p,

@@ -17,12 +17,7 @@
 #define HAVE_AVX 1
 #endif
 
-#ifndef GAT_I_ISA
-#define GAT_I_ISA base
-#endif
-#define CAT2(a, b) a##_##b
-#define CAT(a, b) CAT2(a, b)
-#define FN(name) CAT(name, GAT_I_ISA)
+#define FN GAT_I_FN
 #define STR2(a) #a
 #define STR(a) STR2(a)
 
@@ -671,9 +666,9 @@ INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, 
 static void FN(proj_dense)(const gat_i_fl *l)
 {
     const int nt = l->nt;
-    FOR_ROWS(
-        l->tc, l->prows, l->n_prows, nt,
-        SHAPES(l->H, l->Fp, WITH_SCRATCH(proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, s_.xd, Hc, Fc))));
+    FOR_ROWS(l->tc, l->prows, l->n_prows, nt,
+             SHAPES(l->H, l->Fp,
+                    WITH_SCRATCH(proj_dense_rows(l, r0, r1, s_.acc, s_.S, s_.D, s_.xd, Hc, Fc))));
 }
 
 /* ---- attention forward: one pass per target row ---- */
@@ -964,8 +959,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
 }
 
 INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                     gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2,
-                     gat_real *sg, int H, gat_idx Fp, int Sc)
+                     gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
+                     int H, gat_idx Fp, int Sc)
 {
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->rows ? l->rows[r] : r;
@@ -978,7 +973,7 @@ INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, 
 }
 
 #define FWD_ROWS                                                                                   \
-    fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, s_.D, s_.E, s_.F, s_.h4, s_.h5, \
+    fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, s_.D, s_.E, s_.F, s_.h4, s_.h5,  \
              Hc, Fc, Sc)
 
 static void FN(att_forward)(const gat_i_fl *l)
@@ -1477,11 +1472,11 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     }
                     /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
                      * more random cache line per edge; so is any layer that does not store them */
-                    const V8 km =
-                        !l->att.on ? bc(1)
-                        : l->prefetch || !l->akeep
-                            ? (V8)((VI)bc(as) & keep8(&l->att, tkey_of(l, p, k) * H + 8 * (size_t)q))
-                            : keep_pat(l, l->akeep + k * AB, H, q, as);
+                    const V8 km = !l->att.on ? bc(1)
+                                  : l->prefetch || !l->akeep
+                                      ? (V8)((VI)bc(as) &
+                                             keep8(&l->att, tkey_of(l, p, k) * H + 8 * (size_t)q))
+                                      : keep_pat(l, l->akeep + k * AB, H, q, as);
                     W[q] = a * km;
                     const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
                     if (Sc == GAT_SCORE_GAT)
@@ -1504,12 +1499,13 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                     }
                     const unsigned kept =
                         !l->att.on ||
-                        (l->akeep
-                             ? bit_of(l->akeep + k * AB, h)
-                             : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, &blk, &hv));
+                        (l->akeep ? bit_of(l->akeep + k * AB, h)
+                                  : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, &blk, &hv));
                     w[h] = !l->att.on ? a : kept ? a * as : 0;
-                    const gat_real de =
-                        a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);
+                    const gat_real de = a * ((!l->att.on ? gd[h]
+                                              : kept     ? gd[h] * as
+                                                         : 0) -
+                                             doti[h]);
                     if (Sc == GAT_SCORE_GAT)
                         dss[h] += de * (pb ? 1 : l->slope);
                     else
@@ -1561,7 +1557,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             const gat_real *zj = l->z + (size_t)j * hw,
                            *dsd = own ? b->ds_dst + (size_t)j * H : zero_h;
             for (int v = 0; v < NV; v++) {
-                const V8 es = pat(l, dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
+                const V8 es = pat(l, dss, H, v % P), ed = pat(l, dsd, H, v % P),
+                         zv = ld(zj + 8 * v);
                 acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
                 das[v] += es * zv;
                 dad[v] += ed * zv;
@@ -1593,8 +1590,8 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         /* the residual's gradient is row j's own pre-activation gradient */
         if (b->res)
             for (int v = 0; v < NV; v++)
-                RS[v] = own ? ld(b->dy + (size_t)j * b->dy_stride + GAT_I_DY_HEAD(H) + 8 * v)
-                            : bc(0);
+                RS[v] =
+                    own ? ld(b->dy + (size_t)j * b->dy_stride + GAT_I_DY_HEAD(H) + 8 * v) : bc(0);
         if (b->remote) { /* the owner back-propagates them */
             store_row(b->rz + (size_t)j * hw, acc, NV);
             if (nsc == 3) store_row(b->rk + (size_t)j * hw, K, NV);
@@ -1654,13 +1651,12 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
 static void FN(att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(
-        l->sc, nt,
-        SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
-                                      WITH_SCRATCH(bwd_source_rows(
-                                          l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F, s_.h1,
-                                          s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4, s_.h5, s_.xd,
-                                          Hc, Fc, Sc)))));
+    FOR_CHUNKS(l->sc, nt,
+               SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
+                                             WITH_SCRATCH(bwd_source_rows(
+                                                 l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F,
+                                                 s_.h1, s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4,
+                                                 s_.h5, s_.xd, Hc, Fc, Sc)))));
 }
 
 /* dW[p] (F, H, Fo) += X_d^T dz[p] from the stored dz[p] (N, Fp, H) of np <= 4 projections, one
@@ -1726,22 +1722,6 @@ static void FN(dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *p
     }
 }
 
-/* Adam's loop as gat_adam_step has it (that function calls this build for floats). */
-static void FN(adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v,
-                     gat_real b1, gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps)
-{
-    for (size_t k = 0; k < n; k++) {
-        const gat_real gk = g[k] + wd * p[k];
-        m[k] = b1 * m[k] + (1 - b1) * gk;
-        v[k] = b2 * v[k] + (1 - b2) * gk * gk;
-#ifdef GAT_REAL_DOUBLE
-        p[k] -= lr * m[k] / (sqrt(v[k]) * s2 + eps);
-#else
-        p[k] -= lr * m[k] / (sqrtf(v[k]) * s2 + eps);
-#endif
-    }
-}
-
 /* Rows (H, Fo) model order -> (Fp, H) with zero padding (weights, attention vectors). */
 static void FN(to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_idx Fo, gat_idx Fp,
                       int nt)
@@ -1776,6 +1756,6 @@ const gat_i_fused_ops FN(gat_i_fused_ops) = {
     .att_backward_targets = FN(att_backward_targets),
     .att_backward_sources = FN(att_backward_sources),
     .dw_sparse = FN(dw_sparse),
-    .adam = FN(adam),
+    .adam = FN(gat_i_adam_loop),
     .to_fh = FN(to_fh),
 };

@@ -1,10 +1,12 @@
-/* Private kernels of the fused GAT path (fused.c): per layer, a projection pass (dropout of the
- * input, Z = X_d W and the two score halves), one forward pass over the in-CSR rows (scores,
+/* Private kernels of the fused GAT path (layers/fused*.c): per layer, a projection pass (dropout of
+ * the input, Z = X_d W and the two score halves), one forward pass over the in-CSR rows (scores,
  * stable softmax, attention dropout, weighted sum, bias and ELU or head mean), and two backward
  * passes (over targets, then over sources through the transposed CSR, which also does the
  * projection's backward). Each kernel is one OpenMP loop over fixed row chunks; every reduction
  * goes through per-chunk partial sums added in chunk order, so results are bit-identical for any
- * thread count. fused.c is compiled once per instruction set and gat_i_fused() picks one.
+ * thread count. The kernel files are compiled once per instruction set (fused.c holds each
+ * build's table); a model runs the build its options name (gat_model_options.kernels,
+ * gat_i_fused_get).
  *
  * Internal layout: per-head width Fo is padded to Fp (zeros) so that Fp * H is a multiple of 8,
  * and node rows of z, dy, dz are (Fp, H), heads inner ("fh" order), so the H = 8 kernels run
@@ -90,15 +92,15 @@ typedef struct gat_i_fl {
      * targets pass gathers z_j per edge); agg alone NULL (an output layer of one head without
      * residual): agg_i is taken as out_i - b. */
     gat_real *agg, *agg2, *asig;
-    gat_real *arow;          /* alpha NULL: per thread (nt of them, arow_stride apart) a row's
-                              * (in-degree, H) scores and coefficients */
-    size_t arow_stride;      /* >= the largest in-degree times H */
-    gat_idx e0;              /* att_forward: the per-edge arrays alpha, pos, akeep and esc hold
-                              * edges e0, e0 + 1, ... (edge k at k - e0): 0 for all edges, the
-                              * first edge of a chunk of rows in an inference binding (fast.c),
-                              * whose per-edge arrays hold one chunk. Dropout masks are keyed by
-                              * k itself. The backward passes need e0 = 0. */
-    gat_real *out;           /* (N, width) model order: after bias and ELU, or the logits */
+    gat_real *arow;     /* alpha NULL: per thread (nt of them, arow_stride apart) a row's
+                         * (in-degree, H) scores and coefficients */
+    size_t arow_stride; /* >= the largest in-degree times H */
+    gat_idx e0;         /* att_forward: the per-edge arrays alpha, pos, akeep and esc hold
+                         * edges e0, e0 + 1, ... (edge k at k - e0): 0 for all edges, the
+                         * first edge of a chunk of rows in an inference binding (fast.c),
+                         * whose per-edge arrays hold one chunk. Dropout masks are keyed by
+                         * k itself. The backward passes need e0 = 0. */
+    gat_real *out;      /* (N, width) model order: after bias and ELU, or the logits */
     /* The score (gat/model.h). GAT_SCORE_GAT uses a_src, a_dst, s_src, s_dst and pos (or
      * soft); every other score e = s(q_i, k_j) per head (tests/ref/scores.h has the definitions)
      * uses the fields below instead. A projection pass writes s_src / s_dst (gat) or qinv
@@ -126,13 +128,13 @@ typedef struct gat_i_fl {
     gat_idx n_rows;
     const gat_idx *prows; /* forward: only these projection rows (ascending), or NULL for all */
     gat_idx n_prows;
-    gat_i_chunks tc, sc, xc; /* chunks of target rows, source rows, x rows */
+    gat_i_chunks tc, sc, xc;   /* chunks of target rows, source rows, x rows */
     const uint16_t *lane_head; /* (gat_i_fused_vper(H), 8): the head of lane c of vector q of
                                 * an (Fp, H) row, (8 q + c) mod H */
-    gat_real *scratch;       /* per thread (nt of them): gat_i_fused_scratch(H, Fp, xin ? fin :
-                              * 0) values each, scratch_stride apart, 64-byte aligned */
+    gat_real *scratch;         /* per thread (nt of them): gat_i_fused_scratch(H, Fp, xin ? fin :
+                                * 0) values each, scratch_stride apart, 64-byte aligned */
     size_t scratch_stride;
-    int prefetch;            /* gathered rows outgrow the caches: prefetch them ahead */
+    int prefetch; /* gathered rows outgrow the caches: prefetch them ahead */
     /* att_forward: only the rows i (of rows, or all) with pass[i] == pass_want; pass NULL: all */
     const uint8_t *pass;
     int pass_want;
@@ -211,6 +213,21 @@ typedef struct gat_i_fbw {
 #define GAT_I_DY_HEAD(H) (4 * (size_t)(H))
 #define GAT_I_DY_STRIDE(H, hw) GAT_I_R16(GAT_I_DY_HEAD(H) + (size_t)(hw))
 
+/* The names of a per-ISA copy's functions: GAT_I_FN(name) is name_base, name_avx2 or
+ * name_avx512 in the copy GAT_I_ISA names (src/meson.build compiles every file of the kernels
+ * once per instruction set), so that the copies link into one library side by side. */
+#ifndef GAT_I_ISA
+#define GAT_I_ISA base
+#endif
+#define GAT_I_CAT2_(a, b) a##_##b
+#define GAT_I_CAT_(a, b) GAT_I_CAT2_(a, b)
+#define GAT_I_FN(name) GAT_I_CAT_(name, GAT_I_ISA)
+
+/* Adam's update loop of the copy being compiled (src/optim/adam_loop.c): gat_i_fused_ops.adam. */
+void GAT_I_FN(gat_i_adam_loop)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v,
+                               gat_real b1, gat_real b2, gat_real wd, gat_real lr, gat_real s2,
+                               gat_real eps);
+
 typedef struct gat_i_fused_ops {
     const char *isa;
     /* layer 0: z = dropout(x) W, s_src, s_dst, xkeep, and the n_extra projections; over xc
@@ -233,7 +250,8 @@ typedef struct gat_i_fused_ops {
      * rows of dW split over threads */
     void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
                       const gat_real *const *dz, const uint8_t *dz_nonzero, gat_real *const *dW);
-    /* Adam's update (gat_adam_step's loop) with the bias corrections folded into lr and s2 */
+    /* Adam's update (gat_adam_step's loop, src/optim/adam_loop.c) with the bias corrections
+     * folded into lr and s2 */
     void (*adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v, gat_real b1,
                  gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps);
     /* dst (n, Fp, H) = src (n, H, Fo) rows with zero padding (the weights' layout change) */
@@ -241,16 +259,14 @@ typedef struct gat_i_fused_ops {
                   int nt);
 } gat_i_fused_ops;
 
-/* The kernels every model of the process runs: the build named by the environment variable
- * GAT_ISA ("base", "avx2" or "avx512"; read once, at the first call) if this CPU runs it, else
- * the widest build it runs (AVX-512, AVX2 or baseline); gat_i_fused_select(getenv("GAT_ISA")).
- * Forcing "base" runs the baseline copy on any CPU (tests of the portable arithmetic). */
-const gat_i_fused_ops *gat_i_fused(void);
-/* The build named isa if this CPU runs it; else (isa NULL, unknown or unsupported) the widest
- * build it runs. Never NULL. */
-const gat_i_fused_ops *gat_i_fused_select(const char *isa);
-/* A named build ("base", "avx2", "avx512") if this CPU runs it, else NULL (tests, benchmarks). */
+/* Build k of the kernels (GAT_KERNELS_AUTO: the widest this CPU runs), or NULL if this CPU
+ * does not run it, this library was built without it, or k is not a gat_kernels. */
+const gat_i_fused_ops *gat_i_fused_get(gat_kernels k);
+/* A named build ("base", "avx2", "avx512", exactly) if this CPU runs it, else NULL (tests). */
 const gat_i_fused_ops *gat_i_fused_named(const char *isa);
+/* GAT_OK if this CPU runs build k, else GAT_EINVAL naming it and the builds it runs (fn: the
+ * public function's name that starts the message, or NULL). */
+gat_status gat_i_kernels_check(gat_kernels k, const char *fn);
 
 /* Whether a score projects queries (gatv2, scaled-dot, bilinear) or keys (scaled-dot, bilinear)
  * with weights of their own; the others use z. */
@@ -287,7 +303,7 @@ static inline int gat_i_fused_vper(int H)
 /* Values of one thread's kernel scratch for a layer of H heads of padded width Fp whose dense
  * input rows have fin values (0 for the sparse first layer): an input row and a model-order row,
  * and for the shapes without compile-time sizes five per-head arrays and eight row accumulators
- * (fused.c, scratch_carve). A multiple of 16. */
+ * (fused_vec.h, scratch_carve). A multiple of 16. */
 static inline size_t gat_i_fused_scratch(int H, gat_idx Fp, size_t fin)
 {
     const size_t hw = (size_t)Fp * (size_t)H;

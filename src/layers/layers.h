@@ -1,6 +1,6 @@
 /* What every layer of libgat shares: the largest head count, the cosine score's smoothing, and
  * the dropout stream definition (gat_i_drop_cut, gat_i_keep16) that every
- * dropout of the library follows. The engine's kernels are layers/fused.c; the plain kernels and
+ * dropout of the library follows. The engine's kernels are layers/fused*.c; the plain kernels and
  * the layer-by-layer reference model it is tested against live in tests/ref/ and ship in no
  * library. */
 #ifndef GAT_I_LAYERS_H

@@ -1,5 +1,5 @@
 /* The engine of a GAT model: caches in one allocation, fixed row chunks balanced by edges,
- * the layer loop over the fused kernels (layers/fused.c) with the parameters permuted to their
+ * the layer loop over the fused kernels (layers/fused*.c) with the parameters permuted to their
  * (Fp, H) layout, and the per-chunk partial gradients summed in chunk order. */
 #define _DEFAULT_SOURCE /* madvise */
 #include "fast.h"
@@ -12,16 +12,15 @@
 #endif
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 /* A gat layer without edge features keeps its attention coefficients (E, H), LeakyReLU signs and
  * dropout keeps per edge while they take at most this many bytes, and recomputes them in the
- * backward above (the lean backward: O(N H) per layer instead of O(E H)). The environment
- * variable GAT_ALPHA (read once) overrides: "store" or "recompute" for every graph (tests run
- * both paths on small graphs). */
+ * backward above (the lean backward: O(N H) per layer instead of O(E H)), unless the model's
+ * options.alpha says "store" or "recompute" for every graph (tests run both paths on small
+ * graphs). */
 #define ALPHA_STORE_BYTES ((size_t)64 << 20)
 
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
@@ -30,16 +29,16 @@
 
 typedef struct flayer {
     gat_i_fl fl;
-    gat_real *Wp, *asp, *adp;   /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
-    gat_real *Wqp, *Wkp, *attp; /* other scores: query and key projections (fin, Fp, H), gatv2's
-                                 * att (Fp, H), where the score has them */
-    gat_real *q, *k;            /* their projections (N, Fp, H) */
-    gat_real *Rp, *res;         /* residual: R (fin, Fp, H), per head on the output layer (the
-                                 * identity matrix for identity residuals); x_d R (N, Fp, H) */
-    gat_real *em;               /* edge features, gat: M (D, H), gat_i_fl.em */
-    gat_real *Wep;              /* edge features, gatv2: W_e (D, Fp, H), gat_i_fl.we */
-    gat_real *agg, *agg2, *asig; /* gat without edge features, training bindings: gat_i_fl's
-                                  * (set for training forwards only) */
+    gat_real *Wp, *asp, *adp;       /* permuted, padded parameters (fin, Fp, H), (Fp, H) x 2 */
+    gat_real *Wqp, *Wkp, *attp;     /* other scores: query and key projections (fin, Fp, H), gatv2's
+                                     * att (Fp, H), where the score has them */
+    gat_real *q, *k;                /* their projections (N, Fp, H) */
+    gat_real *Rp, *res;             /* residual: R (fin, Fp, H), per head on the output layer (the
+                                     * identity matrix for identity residuals); x_d R (N, Fp, H) */
+    gat_real *em;                   /* edge features, gat: M (D, H), gat_i_fl.em */
+    gat_real *Wep;                  /* edge features, gatv2: W_e (D, Fp, H), gat_i_fl.we */
+    gat_real *agg, *agg2, *asig;    /* gat without edge features, training bindings: gat_i_fl's
+                                     * (set for training forwards only) */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
     uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
@@ -65,12 +64,12 @@ struct gat_i_fast {
     const gat_graph *g;
     const gat_csr *x;
     gat_idx N, E, xnnz;
-    gat_idx n_own;  /* rows 0 .. n_own - 1 are own, the rest remote (gat_i_remote); N: none */
-    int sc_own;     /* source chunks of the own rows (sc's first; the remote rows' follow) */
+    gat_idx n_own; /* rows 0 .. n_own - 1 are own, the rest remote (gat_i_remote); N: none */
+    int sc_own;    /* source chunks of the own rows (sc's first; the remote rows' follow) */
     const gat_i_remote *remote; /* the exchange of the remote rows (used when n_own < N) */
-    gat_idx maxdeg; /* the largest in-degree */
-    int nt_cap;            /* threads the kernel scratch is laid out for */
-    gat_real *scratch;     /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
+    gat_idx maxdeg;             /* the largest in-degree */
+    int nt_cap;                 /* threads the kernel scratch is laid out for */
+    gat_real *scratch;          /* (nt_cap, scratch_stride) kernel scratch (gat_i_fl.scratch) */
     size_t scratch_stride;
     gat_i_chunks tc, sc, xc;
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
@@ -95,7 +94,7 @@ struct gat_i_fast {
     int64_t plan_round; /* remote rows: the last round of plans made with the other bindings */
     uint8_t *mark;
     uint8_t *inner; /* remote rows: (n_own) 1 for an own row with no remote source */
-    gat_csr xt; /* transpose of x (dw_fused == 0) */
+    gat_csr xt;     /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
     /* an inference binding (gat_i_fast_create's lean): no backward scratch, one set of
@@ -103,9 +102,11 @@ struct gat_i_fast {
      * edges, which att_forward runs on in turn */
     int lean;
     gat_idx chunk;
-    gat_idx *ident; /* lean: (N) 0, 1, ..., N - 1, the row list of an unrestricted layer */
+    gat_idx *ident;   /* lean: (N) 0, 1, ..., N - 1, the row list of an unrestricted layer */
     size_t cap_bytes; /* block's size, and the bounds' length: what a rebind may reuse */
     int cap_bounds;
+    gat_alpha_storage alpha; /* the model's options.alpha */
+    int fixed_threads;       /* options.fixed_threads: no governor, every call nt threads */
     gat_i_gov gov;
     double t0;
 };
@@ -142,27 +143,13 @@ static void partition(const gat_idx *rowptr, gat_idx r0, gat_idx r1, int nch, ga
 
 /* ---- allocation ---- */
 
-/* GAT_ALPHA: 0 auto (by size), 1 store, 2 recompute; read by the first call only (racing first
- * calls store the same value). */
-static int alpha_mode(void)
-{
-    static _Atomic int mode = -1;
-    int m = atomic_load_explicit(&mode, memory_order_acquire);
-    if (m < 0) {
-        const char *e = getenv("GAT_ALPHA");
-        m = e && !strcmp(e, "store") ? 1 : e && !strcmp(e, "recompute") ? 2 : 0;
-        atomic_store_explicit(&mode, m, memory_order_release);
-    }
-    return m;
-}
-
 /* Whether layer L of f keeps no per-edge arrays (gat without edge features, recomputed in the
- * backward from s_src, s_dst, soft and the dropout hash): above ALPHA_STORE_BYTES of them. */
+ * backward from s_src, s_dst, soft and the dropout hash): as options.alpha says, or by default
+ * above ALPHA_STORE_BYTES of them. */
 static int recomputes_alpha(const gat_i_fast *f, const gat_i_fast_layer *L)
 {
     if (L->score != GAT_SCORE_GAT || L->edge_dim != 0) return 0;
-    const int m = alpha_mode();
-    if (m) return m == 2;
+    if (f->alpha != GAT_ALPHA_AUTO) return f->alpha == GAT_ALPHA_RECOMPUTE;
     const size_t H = (size_t)L->heads, ab = (H + 7) / 8;
     return (size_t)f->E * (H * sizeof(gat_real) + 2 * ab) > ALPHA_STORE_BYTES;
 }
@@ -340,12 +327,14 @@ static size_t layout(gat_i_fast *f, char *base)
      * need; scr is a multiple of 16 values, so every thread's part is aligned too */
     f->scratch = gat_i_carve(base, &off, (size_t)f->nt_cap * scr, sizeof(gat_real));
     if (base && f->lean)
-        for (size_t i = 0; i < N; i++) f->ident[i] = (gat_idx)i;
-    f->dz = gat_i_carve(base, &off,
-                        f->dw_fused ? 0
-                                    : T * np0 * Nt * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
-                                          f->L[0].heads,
-                        sizeof(gat_real));
+        for (size_t i = 0; i < N; i++)
+            f->ident[i] = (gat_idx)i;
+    f->dz =
+        gat_i_carve(base, &off,
+                    f->dw_fused ? 0
+                                : T * np0 * Nt * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
+                                      f->L[0].heads,
+                    sizeof(gat_real));
     return off;
 }
 
@@ -443,8 +432,8 @@ static void mark_inner(gat_i_fast *f)
     }
 }
 
-gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, const gat_i_remote *remote, int *done)
+gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact, int nt,
+                             gat_idx lean_chunk, const gat_i_remote *remote, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
@@ -495,20 +484,23 @@ void gat_i_fast_free(gat_i_fast *f)
     gat_free(f);
 }
 
-gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
-                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk, const gat_i_remote *remote)
+gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
+                             const gat_model_options *opt, int n_layers, const gat_i_fast_layer *L,
+                             const gat_graph *g, const gat_csr *x, int nt, gat_idx lean_chunk,
+                             const gat_i_remote *remote)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
     *out = NULL;
     if (!(f = gat_calloc(1, sizeof *f))) return GAT_ENOMEM;
     f->ops = ops;
+    f->alpha = opt->alpha;
+    f->fixed_threads = opt->fixed_threads;
     f->n_layers = n_layers;
     memcpy(f->L, L, (size_t)n_layers * sizeof *L);
     /* start with all threads unless other processes already fill the cores (a prior only:
      * the timings decide from the first probe on) */
-    gat_i_gov_init(&f->gov, nt > 1 && gat_i_gov_busy(nt));
+    gat_i_gov_init(&f->gov, !f->fixed_threads && nt > 1 && gat_i_gov_busy(nt));
 
     size_inputs(f, g, x, remote);
     set_lean(f, lean_chunk);
@@ -581,7 +573,8 @@ static void att_chunks(gat_i_fast *f, gat_i_fl *fl)
     for (gat_idx a = 0; a < n;) {
         const gat_idx e0 = rp[list[a]];
         gat_idx b = a + 1;
-        while (b < n && rp[list[b] + 1] - e0 <= f->chunk) b++;
+        while (b < n && rp[list[b] + 1] - e0 <= f->chunk)
+            b++;
         fl->rows = list + a;
         fl->n_rows = b - a;
         fl->e0 = e0;
@@ -603,6 +596,7 @@ static double now(void)
 /* Threads for this call (out of nt_max). */
 static int gov_begin(gat_i_fast *f, int nt_max)
 {
+    if (f->fixed_threads) return nt_max;
     if (nt_max <= 1) return 1;
     const int all = gat_i_gov_begin(&f->gov);
     f->t0 = now();
@@ -611,7 +605,14 @@ static int gov_begin(gat_i_fast *f, int nt_max)
 
 static void gov_end(gat_i_fast *f, int kind, int nt_max)
 {
-    if (nt_max > 1) gat_i_gov_end(&f->gov, kind, now() - f->t0);
+    if (nt_max > 1 && !f->fixed_threads) gat_i_gov_end(&f->gov, kind, now() - f->t0);
+}
+
+void gat_i_fast_set_fixed_threads(gat_i_fast *f, int on)
+{
+    /* the governor starts afresh, from all threads, when it is turned on again */
+    if (!on && f->fixed_threads) gat_i_gov_init(&f->gov, 0);
+    f->fixed_threads = on;
 }
 
 void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex)
@@ -622,7 +623,7 @@ void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex)
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)
 {
     if (nt_max > f->nt_cap) nt_max = f->nt_cap;
-    return f->gov.all || nt_max <= 1 ? nt_max : 1;
+    return f->fixed_threads || f->gov.all || nt_max <= 1 ? nt_max : 1;
 }
 
 /* ---- forward ---- */
@@ -673,9 +674,7 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
         hit->used = f->plan_clock;
         return hit;
     }
-    plan *p = hit                                      ? hit
-              : f->plans[0].used <= f->plans[1].used ? &f->plans[0]
-                                                     : &f->plans[1];
+    plan *p = hit ? hit : f->plans[0].used <= f->plans[1].used ? &f->plans[0] : &f->plans[1];
     if (rows) {
         memcpy(p->copy, rows, (size_t)n * sizeof *rows);
         p->ptr = rows;
@@ -840,7 +839,10 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
             f->ops->proj_dense(fl);
         fl->res = L->residual ? fy->res : NULL;
         if (remote) { /* the remote rows' projections, from their owners */
-            gat_i_remote_io io = {.layer = l, .hw = fl->hw, .H = H, .z = fl->z,
+            gat_i_remote_io io = {.layer = l,
+                                  .hw = fl->hw,
+                                  .H = H,
+                                  .z = fl->z,
                                   .s_src = S == GAT_SCORE_GAT ? fl->s_src : NULL,
                                   .k = gat_i_score_has_k(S) ? fy->k : NULL,
                                   .qinv = S == GAT_SCORE_COSINE ? fl->qinv : NULL};
@@ -975,7 +977,10 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
             /* the remote rows' gradients first, to their owners; then the own rows with the
              * gradients other bindings computed for them */
             const gat_i_chunks all = fl->sc;
-            gat_i_remote_io io = {.layer = l, .hw = fl->hw, .H = H, .z = fl->z,
+            gat_i_remote_io io = {.layer = l,
+                                  .hw = fl->hw,
+                                  .H = H,
+                                  .z = fl->z,
                                   .k = gat_i_score_has_k(S) ? f->f[l].k : NULL};
             fl->sc = (gat_i_chunks){.n = all.n - f->sc_own, .bound = all.bound + f->sc_own};
             b.c0 = f->sc_own;

@@ -20,8 +20,8 @@ typedef struct gat_i_fast_layer {
     int residual;              /* 0 none; 1 x_d R with R (fin, width) at offset res; 2 x_d
                                 * (identity, fin == width) */
     size_t res;
-    gat_idx edge_dim;          /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset
-                                * we and (gat) a_edge (heads, fo) at ae (gat/model.h) */
+    gat_idx edge_dim; /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset
+                       * we and (gat) a_edge (heads, fo) at ae (gat/model.h) */
     size_t we, ae;
 } gat_i_fast_layer;
 
@@ -36,7 +36,7 @@ typedef struct gat_i_fast_run {
     double in_p, att_p, slope;
     const gat_idx *rows; /* last layer: only these rows (ascending), or NULL */
     gat_idx n_rows;
-    int nt; /* threads */
+    int nt;                /* threads */
     gat_i_layer_hook hook; /* optional, with hook_user */
     void *hook_user;
     const int64_t *xkey, *ekey, *tekey; /* dropout keys (gat_i_fl), or NULL */
@@ -90,16 +90,21 @@ typedef struct gat_i_remote {
  * nt threads (calls asking for more run nt). *out: NULL on failure. remote: NULL (no remote
  * rows), or the exchange of a binding with remote rows (borrowed; must outlive f; then
  * lean_chunk must be 0, rows remote->n_own .. of g must have no in-edges and of x no entries).
- * ops: the kernel set (gat_i_fused() or a named one). lean_chunk 0: a training binding (every
+ * ops: the kernel set (the model's options.kernels); opt: the model's options (alpha storage,
+ * fixed threads; read here, not kept). lean_chunk 0: a training binding (every
  * cache backward needs); lean_chunk > 0: an inference binding, for forwards without dropout only
  * (never backward): no backward scratch, one set of projection buffers shared by the layers and
  * per-edge arrays for lean_chunk edges (at least the largest in-degree), over which each layer's
  * attention runs in row chunks; the layers' outputs are kept, their attention coefficients are
  * not (gat_i_fast_alpha gives NULL). Memory O(N x the layers' widths + lean_chunk x heads).
  * Returns GAT_ENOMEM. */
-gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops, int n_layers,
-                             const gat_i_fast_layer *L, const gat_graph *g, const gat_csr *x,
-                             int nt, gat_idx lean_chunk, const gat_i_remote *remote);
+gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
+                             const gat_model_options *opt, int n_layers, const gat_i_fast_layer *L,
+                             const gat_graph *g, const gat_csr *x, int nt, gat_idx lean_chunk,
+                             const gat_i_remote *remote);
+/* Turns the thread governor off (on = 1: every call runs its nt threads) or on again
+ * (gat_model_options.fixed_threads). */
+void gat_i_fast_set_fixed_threads(gat_i_fast *f, int on);
 void gat_i_fast_free(gat_i_fast *f);
 /* The exchange f was made with (gat_i_fast_create, gat_i_fast_rebind), or NULL. */
 const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f);
@@ -108,8 +113,8 @@ const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f);
  * allocated unless x's transpose grows. Else *done = 0 and f is unchanged (free it and create
  * one). lean_chunk as in gat_i_fast_create: a binding may turn from one kind into the other.
  * Returns GAT_ENOMEM (the transpose; f is then unusable: free it). */
-gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact,
-                             int nt, gat_idx lean_chunk, const gat_i_remote *remote, int *done);
+gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact, int nt,
+                             gat_idx lean_chunk, const gat_i_remote *remote, int *done);
 /* Whether f is an inference binding (lean_chunk > 0). */
 int gat_i_fast_lean(const gat_i_fast *f);
 
@@ -127,7 +132,8 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
 void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex);
 
 /* Whether layer l keeps its per-edge attention arrays (a training binding: every score but gat
- * without edge features, and that one below a size, see fast.c's ALPHA_STORE_BYTES). */
+ * without edge features, and that one as options.alpha says: by default below a size, see
+ * fast.c's ALPHA_STORE_BYTES). */
 int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l);
 
 /* Threads the next call would use, of nt_max. */

@@ -14,16 +14,17 @@
 
 /* One attention layer's shape and where its tensors sit in the parameter buffer. */
 typedef struct layer {
-    gat_idx fin, fo;  /* input width, per-head output width */
-    int heads, mean;  /* mean: output layer, heads averaged */
-    gat_idx width;    /* output width: heads * fo (concat) or fo (mean) */
-    size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src/a_dst (heads, fo), b (width) */
+    gat_idx fin, fo; /* input width, per-head output width */
+    int heads, mean; /* mean: output layer, heads averaged */
+    gat_idx width;   /* output width: heads * fo (concat) or fo (mean) */
+    size_t w, a_src, a_dst,
+        b; /* offsets of W (fin, heads*fo), a_src/a_dst (heads, fo), b (width) */
     /* the attention family (scores other than gat) and residual connections: offsets of the
      * query projection (gatv2's W_dst, or Q / W_q) and the key projection (K / W_k), both
      * (fin, heads*fo); gatv2's att (heads, fo); beta or log sigma (heads); R (fin, width) */
     size_t wq, wk, att, theta, res;
     int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
-    size_t we, ae; /* edge features: W_e (edge_dim, heads*fo), a_edge (heads, fo) */
+    size_t we, ae;             /* edge features: W_e (edge_dim, heads*fo), a_edge (heads, fo) */
 } layer;
 
 struct gat_model {
@@ -45,7 +46,8 @@ struct gat_model {
     const int64_t *xkey, *ekey, *tekey; /* dropout keys of the bound graph (gat_i_model_set_keys) */
     const gat_idx *rkey;
     const gat_i_remote *remote; /* remote rows of the bound graph (gat_i_model_set_remote) */
-    const gat_i_fused_ops *fused; /* the engine's kernels (the build for this CPU, or a named one) */
+    const gat_i_fused_ops
+        *fused;         /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
     gat_order order;    /* requested node order (gat_model_set_order) */
@@ -57,30 +59,30 @@ struct gat_model {
         const gat_csr *x;
         gat_idx n, nnz, xnnz;
         const void *arrays[5]; /* g's rowptr, col; x's rowptr, col, val when bound */
-        gat_i_fast *fast; /* the engine's caches */
-        int threads;      /* thread count the kernel scratch is sized for */
-        int trained;      /* the last forward was a training forward */
-        int ran;          /* a forward ran since the inputs were bound */
-        int lean;         /* bound with GAT_BIND_INFERENCE */
+        gat_i_fast *fast;      /* the engine's caches */
+        int threads;           /* thread count the kernel scratch is sized for */
+        int trained;           /* the last forward was a training forward */
+        int ran;               /* a forward ran since the inputs were bound */
+        int lean;              /* bound with GAT_BIND_INFERENCE */
         /* a node order for locality (gat_model_set_order): the engine runs on pg and px, the
          * caller's graph and features renumbered so that node perm[k] is k (iperm the inverse);
          * results are copied back to the caller's numbering on request */
-        gat_order order;        /* the order of this binding: GAT_ORDER_NONE or a method */
-        double order_seconds;   /* its cost: the order, pg and px */
+        gat_order order;      /* the order of this binding: GAT_ORDER_NONE or a method */
+        double order_seconds; /* its cost: the order, pg and px */
         gat_graph pg;
         gat_csr px;
-        gat_idx *perm, *iperm;  /* (n) */
-        gat_idx *edge_of;       /* (E) edge of g of each edge of pg, made on first need */
+        gat_idx *perm, *iperm; /* (n) */
+        gat_idx *edge_of;      /* (E) edge of g of each edge of pg, made on first need */
         /* edge features of the bound graph (gat_model_bind_edge_features), NULL when none; with
          * an order, pex is their copy in pg's edge order (owned) */
         const gat_real *ex;
         gat_real *pex;
-        uint8_t *mark;          /* (n) zero between uses: output rows in the engine's numbering */
-        gat_idx *rows;          /* (n) those rows */
-        gat_real *dl;           /* (n, C) dlogits in the engine's numbering */
-        uint64_t fwd;           /* forwards run on this binding */
-        gat_real *view[GAT_MAX_LAYERS], *aview[GAT_MAX_LAYERS]; /* outputs and alphas in the
-                                                                 * caller's numbering */
+        uint8_t *mark; /* (n) zero between uses: output rows in the engine's numbering */
+        gat_idx *rows; /* (n) those rows */
+        gat_real *dl;  /* (n, C) dlogits in the engine's numbering */
+        uint64_t fwd;  /* forwards run on this binding */
+        gat_real *view[GAT_MAX_LAYERS], *aview[GAT_MAX_LAYERS];     /* outputs and alphas in the
+                                                                     * caller's numbering */
         uint64_t view_at[GAT_MAX_LAYERS], aview_at[GAT_MAX_LAYERS]; /* the forward they hold */
     } ws;
 };
@@ -104,19 +106,41 @@ void gat_model_config_default(gat_model_config *cfg, gat_idx in_features, gat_id
     cfg->score = GAT_SCORE_GAT;
 }
 
+/* The run-time options' checks (fn starts the messages, or NULL). */
+static gat_status check_options(const gat_model_options *o, const char *fn)
+{
+    gat_status st;
+    if ((st = gat_i_kernels_check(o->kernels, fn)) != GAT_OK) return st;
+    if ((unsigned)o->alpha >= GAT_ALPHA_COUNT)
+        return gat_i_error(GAT_EINVAL,
+                           "%s%soptions.alpha %d is not a gat_alpha_storage (expected "
+                           "0..%d)",
+                           fn ? fn : "", fn ? ": " : "", (int)o->alpha, GAT_ALPHA_COUNT - 1);
+    if (o->fixed_threads != 0 && o->fixed_threads != 1)
+        return gat_i_error(GAT_EINVAL, "%s%soptions.fixed_threads must be 0 or 1, got %d",
+                           fn ? fn : "", fn ? ": " : "", o->fixed_threads);
+    return GAT_OK;
+}
+
 gat_status gat_model_config_check(const gat_model_config *c)
 {
+    gat_status st;
     if (!c) return gat_i_error(GAT_EINVAL, "model config is NULL");
-    if (c->in_features <= 0) return gat_i_error(GAT_EINVAL, "in_features must be > 0, got %d", c->in_features);
+    if (c->in_features <= 0)
+        return gat_i_error(GAT_EINVAL, "in_features must be > 0, got %d", c->in_features);
     if (c->classes <= 0) return gat_i_error(GAT_EINVAL, "classes must be > 0, got %d", c->classes);
     if (c->layers < 1 || c->layers > GAT_MAX_LAYERS)
-        return gat_i_error(GAT_EINVAL, "layers must be in 1..%d, got %d", GAT_MAX_LAYERS, c->layers);
+        return gat_i_error(GAT_EINVAL, "layers must be in 1..%d, got %d", GAT_MAX_LAYERS,
+                           c->layers);
     if (c->layers > 1 && (c->hidden <= 0 || c->heads <= 0))
-        return gat_i_error(GAT_EINVAL, "hidden (%d) and heads (%d) must be > 0", c->hidden, c->heads);
-    if (c->out_heads <= 0) return gat_i_error(GAT_EINVAL, "out_heads must be > 0, got %d", c->out_heads);
+        return gat_i_error(GAT_EINVAL, "hidden (%d) and heads (%d) must be > 0", c->hidden,
+                           c->heads);
+    if (c->out_heads <= 0)
+        return gat_i_error(GAT_EINVAL, "out_heads must be > 0, got %d", c->out_heads);
     /* the fused attention kernels keep per-head row state on the stack */
     if (c->layers > 1 && c->heads > GAT_I_MAX_HEADS)
-        return gat_i_error(GAT_EINVAL, "heads must be at most %d, got %d", GAT_I_MAX_HEADS, c->heads);
+        return gat_i_error(GAT_EINVAL, "heads must be at most %d, got %d", GAT_I_MAX_HEADS,
+                           c->heads);
     if (c->out_heads > GAT_I_MAX_HEADS)
         return gat_i_error(GAT_EINVAL, "out_heads must be at most %d, got %d", GAT_I_MAX_HEADS,
                            c->out_heads);
@@ -132,7 +156,8 @@ gat_status gat_model_config_check(const gat_model_config *c)
     if (!(c->att_dropout >= 0 && c->att_dropout < 1))
         return gat_i_error(GAT_EINVAL, "att_dropout must be in [0, 1), got %g", c->att_dropout);
     if (!isfinite(c->negative_slope) || c->negative_slope < 0)
-        return gat_i_error(GAT_EINVAL, "negative_slope must be finite and >= 0, got %g", c->negative_slope);
+        return gat_i_error(GAT_EINVAL, "negative_slope must be finite and >= 0, got %g",
+                           c->negative_slope);
     if ((unsigned)c->score >= GAT_SCORE_COUNT)
         return gat_i_error(GAT_EINVAL, "unknown score function %d (expected 0..%d)", (int)c->score,
                            GAT_SCORE_COUNT - 1);
@@ -142,20 +167,26 @@ gat_status gat_model_config_check(const gat_model_config *c)
         return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
                            c->edge_dim);
     if (c->edge_dim > 0 && c->score != GAT_SCORE_GAT && c->score != GAT_SCORE_GATV2)
-        return gat_i_error(GAT_EINVAL, "edge_dim %d needs the gat or gatv2 score: the %s score has "
-                           "no edge term (use edge_dim 0)", c->edge_dim,
-                           score_names[c->score]);
+        return gat_i_error(GAT_EINVAL,
+                           "edge_dim %d needs the gat or gatv2 score: the %s score has "
+                           "no edge term (use edge_dim 0)",
+                           c->edge_dim, score_names[c->score]);
+    if ((st = check_options(&c->options, NULL)) != GAT_OK) return st;
     for (int l = 0; l < GAT_MAX_LAYERS; l++) {
         const int k = c->hidden_heads[l];
         if (k != 0 && l >= c->layers - 1)
-            return gat_i_error(GAT_EINVAL, "hidden_heads[%d] must be 0: layer %d of %d is not a "
-                               "hidden layer, got %d", l, l, c->layers, k);
+            return gat_i_error(GAT_EINVAL,
+                               "hidden_heads[%d] must be 0: layer %d of %d is not a "
+                               "hidden layer, got %d",
+                               l, l, c->layers, k);
         if (k < 0 || k > GAT_I_MAX_HEADS)
             return gat_i_error(GAT_EINVAL, "hidden_heads[%d] must be in 0..%d, got %d", l,
                                GAT_I_MAX_HEADS, k);
         if ((int64_t)k * c->hidden > (1 << 20))
-            return gat_i_error(GAT_EINVAL, "hidden layer %d width hidden_heads x hidden = %d x %d "
-                               "exceeds %d", l, k, c->hidden, 1 << 20);
+            return gat_i_error(GAT_EINVAL,
+                               "hidden layer %d width hidden_heads x hidden = %d x %d "
+                               "exceeds %d",
+                               l, k, c->hidden, 1 << 20);
     }
     return GAT_OK;
 }
@@ -200,7 +231,8 @@ static void add_tensor(gat_model *m, const char *fmt, int l, int ndim, gat_idx d
 static void glorot(gat_rng *r, gat_real *p, size_t n, double fan_in, double fan_out)
 {
     const double lim = sqrt(6.0 / (fan_in + fan_out));
-    for (size_t k = 0; k < n; k++) p[k] = (gat_real)((2 * gat_rng_uniform(r) - 1) * lim);
+    for (size_t k = 0; k < n; k++)
+        p[k] = (gat_real)((2 * gat_rng_uniform(r) - 1) * lim);
 }
 
 /* Per-head Glorot of a projection (fin, heads*fo), drawn as W is. */
@@ -278,14 +310,14 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     m->lean_chunk = GAT_I_LEAN_CHUNK;
     m->in_p = cfg->in_dropout;
     m->att_p = cfg->att_dropout;
-    m->fused = gat_i_fused();
+    m->fused = gat_i_fused_get(cfg->options.kernels); /* checked: not NULL */
     for (int l = 0; l < m->n_layers; l++) {
         layer *L = &m->L[l];
         const int last = l == m->n_layers - 1;
         L->fin = l == 0 ? cfg->in_features : m->L[l - 1].width;
         L->fo = last ? cfg->classes : cfg->hidden;
-        L->heads = last ? cfg->out_heads
-                        : (cfg->hidden_heads[l] > 0 ? cfg->hidden_heads[l] : cfg->heads);
+        L->heads =
+            last ? cfg->out_heads : (cfg->hidden_heads[l] > 0 ? cfg->hidden_heads[l] : cfg->heads);
         L->mean = last;
         L->width = last ? L->fo : L->heads * L->fo;
         L->w = off;
@@ -490,7 +522,8 @@ gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **a
 {
     gat_status st = check_layer(m, l, alpha, "gat_model_attention");
     if (st == GAT_OK && m->ws.lean)
-        return gat_i_error(GAT_EINVAL, "gat_model_attention: the inputs are bound for inference "
+        return gat_i_error(GAT_EINVAL,
+                           "gat_model_attention: the inputs are bound for inference "
                            "(GAT_BIND_INFERENCE), which keeps no attention coefficients: bind "
                            "them without it, or run gat_model_forward on them, first");
     if (st == GAT_OK && !(*alpha = alpha_view((gat_model *)m, l))) st = GAT_ENOMEM;
@@ -558,7 +591,6 @@ void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey
     m->tekey = ekey ? tekey : NULL;
 }
 
-
 void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows)
 {
     m->out_rows = rows;
@@ -583,13 +615,46 @@ void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p)
     m->att_p = att_p;
 }
 
+gat_status gat_model_set_options(gat_model *m, const gat_model_options *o)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !o)
+        return gat_i_error(GAT_EINVAL, "gat_model_set_options: NULL %s", !m ? "model m" : "o");
+    if ((st = check_options(o, "gat_model_set_options")) != GAT_OK) return st;
+    /* caches of the other build's run, or laid out for the other alpha storage */
+    if (o->kernels != m->cfg.options.kernels || o->alpha != m->cfg.options.alpha)
+        drop_caches(m);
+    else if (o->fixed_threads != m->cfg.options.fixed_threads && m->ws.fast)
+        gat_i_fast_set_fixed_threads(m->ws.fast, o->fixed_threads);
+    m->cfg.options = *o;
+    m->fused = gat_i_fused_get(o->kernels);
+    return GAT_OK;
+}
+
 int gat_i_model_set_fused(gat_model *m, const char *isa)
 {
-    const gat_i_fused_ops *ops = !isa ? gat_i_fused() : gat_i_fused_named(isa);
-    if (!ops) return -1;
-    m->fused = ops;
-    drop_caches(m); /* caches of the other build's run */
-    return 0;
+    gat_model_options o = m->cfg.options;
+    if (isa) {
+        int k = GAT_KERNELS_BASE;
+        while (k < GAT_KERNELS_COUNT && strcmp(isa, gat_kernels_name((gat_kernels)k)))
+            k++;
+        if (k == GAT_KERNELS_COUNT || !gat_kernels_supported((gat_kernels)k)) return -1;
+        o.kernels = (gat_kernels)k;
+    } else {
+        o.kernels = GAT_KERNELS_AUTO;
+    }
+    return gat_model_set_options(m, &o) == GAT_OK ? 0 : -1;
+}
+
+int gat_i_model_threads_in_use(const gat_model *m)
+{
+    return m->ws.fast ? gat_i_fast_threads_in_use(m->ws.fast, m->threads) : 0;
+}
+
+const gat_i_fused_ops *gat_i_model_ops(const gat_model *m)
+{
+    return m->fused;
 }
 
 int gat_i_model_keeps_alpha(const gat_model *m, int l)
@@ -614,12 +679,26 @@ int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL)
 {
     for (int l = 0; l < m->n_layers; l++) {
         const layer *L = &m->L[l];
-        FL[l] = (gat_i_fast_layer){.fin = L->fin, .fo = L->fo, .width = L->width,
-                                   .heads = L->heads, .mean = L->mean, .score = m->cfg.score,
-                                   .w = L->w, .a_src = L->a_src, .a_dst = L->a_dst, .b = L->b,
-                                   .wq = L->wq, .wk = L->wk, .att = L->att, .theta = L->theta,
-                                   .residual = !m->cfg.residual ? 0 : L->has_res ? 1 : 2,
-                                   .res = L->res, .edge_dim = m->cfg.edge_dim, .we = L->we,
+        FL[l] = (gat_i_fast_layer){.fin = L->fin,
+                                   .fo = L->fo,
+                                   .width = L->width,
+                                   .heads = L->heads,
+                                   .mean = L->mean,
+                                   .score = m->cfg.score,
+                                   .w = L->w,
+                                   .a_src = L->a_src,
+                                   .a_dst = L->a_dst,
+                                   .b = L->b,
+                                   .wq = L->wq,
+                                   .wk = L->wk,
+                                   .att = L->att,
+                                   .theta = L->theta,
+                                   .residual = !m->cfg.residual ? 0
+                                               : L->has_res     ? 1
+                                                                : 2,
+                                   .res = L->res,
+                                   .edge_dim = m->cfg.edge_dim,
+                                   .we = L->we,
                                    .ae = L->ae};
     }
     return m->n_layers;
@@ -707,8 +786,8 @@ static int same_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x)
 {
     return m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
            m->ws.arrays[0] == g->rowptr && m->ws.arrays[1] == g->col &&
-           m->ws.arrays[2] == x->rowptr && m->ws.arrays[3] == x->col &&
-           m->ws.arrays[4] == x->val && m->ws.xnnz == x->rowptr[x->rows];
+           m->ws.arrays[2] == x->rowptr && m->ws.arrays[3] == x->col && m->ws.arrays[4] == x->val &&
+           m->ws.xnnz == x->rowptr[x->rows];
 }
 
 static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
@@ -740,10 +819,13 @@ static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat
                            x->cols, m->cfg.in_features);
     /* a zeroed graph or matrix is a valid empty one, but the kernels read rowptr[0] */
     if (!g->rowptr || !x->rowptr)
-        return gat_i_error(GAT_EINVAL, "%s: %s has a NULL rowptr (build it with a gat_graph_from_* "
-                           "or gat_csr_* call)", fn, !g->rowptr ? "graph g" : "features x");
+        return gat_i_error(GAT_EINVAL,
+                           "%s: %s has a NULL rowptr (build it with a gat_graph_from_* "
+                           "or gat_csr_* call)",
+                           fn, !g->rowptr ? "graph g" : "features x");
     snprintf(what, sizeof what, "%s: features x", fn);
-    if ((st = gat_i_graph_check(g, fn)) != GAT_OK || (st = gat_i_csr_check_matrix(x, what)) != GAT_OK)
+    if ((st = gat_i_graph_check(g, fn)) != GAT_OK ||
+        (st = gat_i_csr_check_matrix(x, what)) != GAT_OK)
         return st;
     return GAT_OK;
 }
@@ -807,8 +889,8 @@ static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, un
     if (!done) {
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, m->n_layers, FL, eg, ex, m->threads,
-                                    lean, m->remote)) != GAT_OK) {
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, &m->cfg.options, m->n_layers, FL, eg, ex,
+                                    m->threads, lean, m->remote)) != GAT_OK) {
             drop_caches(m);
             return st;
         }
@@ -831,7 +913,8 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
                                (const char *[]){"model m", "graph g", "features x"})) != GAT_OK)
         return st;
     if (flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE))
-        return gat_i_error(GAT_EINVAL, "gat_model_bind: unknown flags 0x%x (expected 0, "
+        return gat_i_error(GAT_EINVAL,
+                           "gat_model_bind: unknown flags 0x%x (expected 0, "
                            "GAT_BIND_EXACT, GAT_BIND_INFERENCE or both)",
                            flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE));
     if ((st = check_inputs(m, g, x, "gat_model_bind")) != GAT_OK) return st;
@@ -849,8 +932,10 @@ gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, ga
     m->ws.trained = m->ws.ran = 0;
     if (D < 0) return gat_i_error(GAT_EINVAL, "%s: D must be >= 0, got %d", fn, D);
     if (D != m->cfg.edge_dim)
-        return gat_i_error(GAT_EDIM, "%s: the model was trained with edge_dim %d but the graph "
-                           "has %d edge feature columns", fn, m->cfg.edge_dim, D);
+        return gat_i_error(GAT_EDIM,
+                           "%s: the model was trained with edge_dim %d but the graph "
+                           "has %d edge feature columns",
+                           fn, m->cfg.edge_dim, D);
     if (D == 0) return GAT_OK;
     if (!edge_x) return gat_i_error(GAT_EINVAL, "%s: edge_x is NULL but D = %d", fn, D);
     if (!m->ws.fast || !m->ws.g)
@@ -866,8 +951,10 @@ gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, ga
 gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D)
 {
     if (m->cfg.edge_dim == 0 || D == m->cfg.edge_dim) return GAT_OK;
-    return gat_i_error(GAT_EDIM, "the model was trained with edge_dim %d but the graph has %d "
-                       "edge feature columns", m->cfg.edge_dim, D);
+    return gat_i_error(GAT_EDIM,
+                       "the model was trained with edge_dim %d but the graph has %d "
+                       "edge feature columns",
+                       m->cfg.edge_dim, D);
 }
 
 gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
@@ -891,10 +978,9 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, in
 {
     gat_status st = GAT_OK;
     /* a binding made for other remote rows (or none) is made again */
-    const int same = m->ws.fast && same_inputs(m, g, x) &&
-                     gat_i_fast_remote(m->ws.fast) == m->remote;
-    if (!same)
-        st = check_inputs(m, g, x, "gat_model_forward");
+    const int same =
+        m->ws.fast && same_inputs(m, g, x) && gat_i_fast_remote(m->ws.fast) == m->remote;
+    if (!same) st = check_inputs(m, g, x, "gat_model_forward");
     /* an inference binding stays one for inference; training binds the same inputs again with
      * the caches backward needs; new inputs drop the edge features */
     if (st == GAT_OK && (!same || m->ws.threads < m->threads || (training && m->ws.lean)))
@@ -909,11 +995,19 @@ static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, in
 void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
 {
     if (training) m->step++;
-    *run = (gat_i_fast_run){.training = training, .key = gat_i_hash64(m->seed, m->step),
-                            .in_p = m->in_p, .att_p = m->att_p, .slope = m->cfg.negative_slope,
-                            .rows = m->out_rows, .n_rows = m->n_out_rows, .nt = m->threads,
-                            .hook = m->hook, .hook_user = m->hook_user,
-                            .xkey = m->xkey, .ekey = m->ekey, .tekey = m->tekey,
+    *run = (gat_i_fast_run){.training = training,
+                            .key = gat_i_hash64(m->seed, m->step),
+                            .in_p = m->in_p,
+                            .att_p = m->att_p,
+                            .slope = m->cfg.negative_slope,
+                            .rows = m->out_rows,
+                            .n_rows = m->n_out_rows,
+                            .nt = m->threads,
+                            .hook = m->hook,
+                            .hook_user = m->hook_user,
+                            .xkey = m->xkey,
+                            .ekey = m->ekey,
+                            .tekey = m->tekey,
                             .rkey = m->rkey};
 }
 
@@ -927,15 +1021,18 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
         GAT_OK)
         return st;
     if (x->rows != g->n)
-        return gat_i_error(GAT_EDIM, "features have %d rows but the graph has %d nodes", x->rows, g->n);
+        return gat_i_error(GAT_EDIM, "features have %d rows but the graph has %d nodes", x->rows,
+                           g->n);
     if (x->cols != m->cfg.in_features)
-        return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d",
-                           x->cols, m->cfg.in_features);
+        return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d", x->cols,
+                           m->cfg.in_features);
     /* checked before binding anything: other inputs would drop the bound edge features */
     if (m->cfg.edge_dim > 0 && !(m->ws.fast && same_inputs(m, g, x) && m->ws.ex))
-        return gat_i_error(GAT_EDIM, "gat_model_forward: the model was trained with edge_dim %d "
+        return gat_i_error(GAT_EDIM,
+                           "gat_model_forward: the model was trained with edge_dim %d "
                            "but the graph has 0 edge feature columns (bind them with "
-                           "gat_model_bind_edge_features)", m->cfg.edge_dim);
+                           "gat_model_bind_edge_features)",
+                           m->cfg.edge_dim);
     if ((st = prepare(m, g, x, training)) != GAT_OK) return st;
     gat_i_fast_run run;
     gat_i_model_next_run(m, training, &run);
@@ -962,7 +1059,8 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
     if (!m || !dlogits)
         return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
     if (!m->ws.fast || !m->ws.trained)
-        return gat_i_error(GAT_EINVAL, "gat_model_backward: the last forward was not a training forward");
+        return gat_i_error(GAT_EINVAL,
+                           "gat_model_backward: the last forward was not a training forward");
     if (m->ws.order != GAT_ORDER_NONE) {
         const size_t C = (size_t)m->cfg.classes;
         for (size_t k = 0; k < (size_t)m->ws.pg.n; k++)

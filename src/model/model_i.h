@@ -18,6 +18,9 @@ void gat_i_model_set_lean_chunk(gat_model *m, gat_idx edges);
 int gat_i_model_lean(const gat_model *m);
 /* The kernels' thread count (gat_model_set_threads, resolved). */
 int gat_i_model_threads(const gat_model *m);
+/* The threads the binding's next call would use (the governor's choice of
+ * gat_model_set_threads', or all of them with options.fixed_threads); 0 when nothing is bound. */
+int gat_i_model_threads_in_use(const gat_model *m);
 /* Adam's moment buffers (same layout as the parameters). */
 void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
 /* Dropout-step counter: the next training forward uses step + 1 (tests reuse masks with it). */
@@ -36,9 +39,9 @@ void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user);
 void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r);
 /* Dropout keys of the bound graph (gat_i_fl: rkey (N) a dense row's, xkey (N) layer 0's row
  * base, ekey (E) an edge's, tekey (E) ekey in the out-CSR's order, tekey[p] = ekey[t_edge[p]],
- * or NULL: read through t_edge), borrowed, or NULL for the element's own index; a graph that is part
- * of a larger one (a partition's rows) passes its nodes' and edges' numbers in the whole graph,
- * so that its masks are the whole graph's. For unrenumbered bindings (GAT_ORDER_NONE) only;
+ * or NULL: read through t_edge), borrowed, or NULL for the element's own index; a graph that is
+ * part of a larger one (a partition's rows) passes its nodes' and edges' numbers in the whole
+ * graph, so that its masks are the whole graph's. For unrenumbered bindings (GAT_ORDER_NONE) only;
  * they stay until set again (NULLs). */
 void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
                           const int64_t *ekey, const int64_t *tekey);
@@ -48,13 +51,16 @@ gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
 /* Dropout probabilities can be overridden (the gradient checks use 0 to compare with
  * finite differences when masks are not reused). */
 void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p);
-/* The engine's kernel build: NULL the best for this CPU, "base", "avx2" or "avx512" a given
- * build (-1 if this CPU cannot run it or the name is unknown). Drops the caches. */
+/* The engine's kernel build (options.kernels, as gat_model_set_options sets it): NULL the best
+ * for this CPU, "base", "avx2" or "avx512" a given build (-1 if this CPU cannot run it or the
+ * name is unknown). Drops the caches (tests). */
 int gat_i_model_set_fused(gat_model *m, const char *isa);
+/* The kernels the model runs (its options.kernels): what the trainer's Adam step runs too. */
+const gat_i_fused_ops *gat_i_model_ops(const gat_model *m);
 /* The instruction set of the kernels the last forward ran, or NULL (none ran on the binding). */
 const char *gat_i_model_fused_isa(const gat_model *m);
 /* Whether layer l of m's binding keeps its per-edge attention arrays (alpha, the LeakyReLU signs,
- * the dropout keeps) rather than recomputing them in the backward (fast.c, GAT_ALPHA); 0 when
+ * the dropout keeps) rather than recomputing them in the backward (options.alpha); 0 when
  * nothing is bound or l is out of range. */
 int gat_i_model_keeps_alpha(const gat_model *m, int l);
 /* The engine's description of the model's layers in FL (GAT_MAX_LAYERS entries); returns the

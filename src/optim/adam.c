@@ -2,7 +2,7 @@
  * check of its settings. */
 #include "gat/optim.h"
 #include "core/core.h"
-#include "layers/fused.h"
+#include "optim_i.h"
 
 #include <math.h>
 
@@ -39,22 +39,32 @@ gat_status gat_adam_config_check(const gat_adam_config *c)
     return GAT_OK;
 }
 
-gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real *p, const gat_real *g,
-                         gat_real *m, gat_real *v)
+gat_status gat_i_adam_step(const gat_i_fused_ops *ops, const gat_adam_config *c, gat_idx t,
+                           size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v)
 {
     gat_status st;
     if ((st = gat_adam_config_check(c)) != GAT_OK) return st;
     if (t < 1) return gat_i_error(GAT_EINVAL, "gat_adam: step t = %d, expected t >= 1", t);
     if (n > 0 && (!p || !g || !m || !v))
         return gat_i_error(GAT_EINVAL, "gat_adam: NULL %s with n = %zu parameters",
-                           !p ? "p" : !g ? "g" : !m ? "m" : "v", n);
+                           !p   ? "p"
+                           : !g ? "g"
+                           : !m ? "m"
+                                : "v",
+                           n);
     const gat_real b1 = (gat_real)c->beta1, b2 = (gat_real)c->beta2, wd = (gat_real)c->weight_decay;
     /* bias corrections folded into the step size and epsilon, as TensorFlow's Adam does */
     const double c1 = 1 - pow(c->beta1, (double)t), c2 = 1 - pow(c->beta2, (double)t);
     const gat_real lr = (gat_real)(c->lr / c1), s2 = (gat_real)(1 / sqrt(c2));
     const gat_real eps = (gat_real)c->eps;
-    /* the one copy of the loop: fused.c's, built for this CPU's vector width (the double build
-     * has the baseline copy in double) */
-    gat_i_fused()->adam(n, p, g, m, v, b1, b2, wd, lr, s2, eps);
+    /* the one copy of the loop (adam_loop.c) in the kernels' build (the double build has the
+     * baseline copy in double) */
+    ops->adam(n, p, g, m, v, b1, b2, wd, lr, s2, eps);
     return GAT_OK;
+}
+
+gat_status gat_adam_step(const gat_adam_config *c, gat_idx t, size_t n, gat_real *p,
+                         const gat_real *g, gat_real *m, gat_real *v)
+{
+    return gat_i_adam_step(gat_i_fused_get(GAT_KERNELS_AUTO), c, t, n, p, g, m, v);
 }

@@ -4,6 +4,7 @@
 #include "gat/sample.h"
 #include "core/core.h"
 #include "model/model_i.h"
+#include "optim/optim_i.h"
 #include "train/train_i.h"
 
 #include <math.h>
@@ -42,7 +43,8 @@ static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const
         double mx = z[0], sum = 0;
         for (gat_idx c = 1; c < classes; c++)
             if (z[c] > mx) mx = z[c], arg = c;
-        for (gat_idx c = 0; c < classes; c++) sum += exp(z[c] - mx);
+        for (gat_idx c = 0; c < classes; c++)
+            sum += exp(z[c] - mx);
         total += log(sum) + mx - z[y];
         correct += arg == y;
         if (dlogits) {
@@ -57,8 +59,8 @@ static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const
 }
 
 gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
-                           const gat_idx *labels, const gat_idx *rows, gat_idx count,
-                           double denom, double *loss, double *acc)
+                           const gat_idx *labels, const gat_idx *rows, gat_idx count, double denom,
+                           double *loss, double *acc)
 {
     return xent(logits, n, classes, labels, NULL, GAT_SPLIT_NONE, rows, count, denom, loss, acc,
                 NULL);
@@ -72,12 +74,16 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
     gat_i_clear_error();
     if (!logits || !labels || !split || !loss || !acc)
         return gat_i_error(GAT_EINVAL, "gat_softmax_xent: NULL %s",
-                           !logits ? "logits" : !labels ? "labels" : !split ? "split"
-                                              : !loss ? "loss" : "acc");
+                           !logits   ? "logits"
+                           : !labels ? "labels"
+                           : !split  ? "split"
+                           : !loss   ? "loss"
+                                     : "acc");
     if (classes <= 0 || n < 0)
         return gat_i_error(GAT_EINVAL, "gat_softmax_xent: bad size n = %d, classes = %d", n,
                            classes);
-    for (gat_idx i = 0; i < n; i++) count += split[i] == which;
+    for (gat_idx i = 0; i < n; i++)
+        count += split[i] == which;
     if (count == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
     return xent(logits, n, classes, labels, split, which, NULL, count, 0, loss, acc, dlogits);
 }
@@ -86,7 +92,8 @@ gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx classes,
 static gat_idx *split_rows(const gat_dataset *ds, gat_split which, gat_idx *count)
 {
     gat_idx n = 0, *rows;
-    for (gat_idx i = 0; i < ds->n; i++) n += ds->split[i] == which;
+    for (gat_idx i = 0; i < ds->n; i++)
+        n += ds->split[i] == which;
     if (!(rows = gat_malloc((size_t)n, sizeof *rows))) return NULL;
     n = 0;
     for (gat_idx i = 0; i < ds->n; i++)
@@ -107,16 +114,22 @@ gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     const gat_idx L = gat_model_get_config(m)->layers;
     if (cfg->batch_size < 0)
-        return gat_i_error(GAT_EINVAL, "gat_train: batch_size = %d, expected 0 (full graph) or "
-                           "a count of training nodes", cfg->batch_size);
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train: batch_size = %d, expected 0 (full graph) or "
+                           "a count of training nodes",
+                           cfg->batch_size);
     if (cfg->batch_size > 0) {
         if (cfg->n_fanout != L)
-            return gat_i_error(GAT_EINVAL, "gat_train: n_fanout = %d fan-outs for a model of %d "
-                               "layers (one fan-out per layer)", cfg->n_fanout, L);
+            return gat_i_error(GAT_EINVAL,
+                               "gat_train: n_fanout = %d fan-outs for a model of %d "
+                               "layers (one fan-out per layer)",
+                               cfg->n_fanout, L);
         for (int h = 0; h < cfg->n_fanout; h++)
             if (cfg->fanout[h] < -1)
-                return gat_i_error(GAT_EINVAL, "gat_train: fanout[%d] = %d, expected -1 (all "
-                                   "neighbours) or a count >= 0", h, cfg->fanout[h]);
+                return gat_i_error(GAT_EINVAL,
+                                   "gat_train: fanout[%d] = %d, expected -1 (all "
+                                   "neighbours) or a count >= 0",
+                                   h, cfg->fanout[h]);
     }
     return GAT_OK;
 }
@@ -127,8 +140,10 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
     /* the dataset's fields are caller-visible: its sizes must agree before any array is read
      * (the graph and the features themselves are checked by the forward) */
     if (ds->graph.n != ds->n || ds->x.rows != ds->n)
-        return gat_i_error(GAT_EDIM, "the dataset has n = %d nodes but its graph has %d and its "
-                           "features %d rows", ds->n, ds->graph.n, ds->x.rows);
+        return gat_i_error(GAT_EDIM,
+                           "the dataset has n = %d nodes but its graph has %d and its "
+                           "features %d rows",
+                           ds->n, ds->graph.n, ds->x.rows);
     if (ds->n > 0 && (!ds->labels || !ds->split))
         return gat_i_error(GAT_EINVAL, "the dataset has n = %d nodes but NULL %s", ds->n,
                            !ds->labels ? "labels" : "split");
@@ -171,8 +186,8 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
         return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     /* a model with an edge term runs on the dataset's edge features */
-    if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                        ds->n_edge_features, 0)) != GAT_OK)
+    if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x, ds->n_edge_features,
+                                        0)) != GAT_OK)
         return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
     st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc);
@@ -213,9 +228,9 @@ static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, 
  * message names unit and t and ends with suffix), 0 otherwise. */
 gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr *x,
                                  const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
-                                 const gat_adam_config *adam, gat_idx t, double *loss,
-                                 double *acc, const char *unit, const char *suffix,
-                                 const gat_i_step_opts *o, int *diverged)
+                                 const gat_adam_config *adam, gat_idx t, double *loss, double *acc,
+                                 const char *unit, const char *suffix, const gat_i_step_opts *o,
+                                 int *diverged)
 {
     const gat_real *logits;
     gat_real *m1, *m2, *dlogits;
@@ -229,8 +244,8 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
-    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows,
-                   o ? o->denom : 0, loss, acc, dlogits)) != GAT_OK)
+    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows, o ? o->denom : 0,
+                   loss, acc, dlogits)) != GAT_OK)
         return st;
     gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
     gat_i_model_moments(m, &m1, &m2);
@@ -240,15 +255,19 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     if (o && o->reduce && (st = o->reduce(o->user, grads, P, loss, acc)) != GAT_OK) return st;
     *diverged = 1;
     if (!isfinite(*loss))
-        return gat_i_error(GAT_ENUMERIC, "training diverged at %s %d: the loss is %g (try a "
-                           "smaller learning rate)%s", unit, t, *loss, suffix);
+        return gat_i_error(GAT_ENUMERIC,
+                           "training diverged at %s %d: the loss is %g (try a "
+                           "smaller learning rate)%s",
+                           unit, t, *loss, suffix);
     *diverged = 0;
     /* a non-finite gradient would poison the parameters and the Adam moments for good */
     if ((st = check_finite(m, grads, P, unit, t, "gradient", suffix)) != GAT_OK) {
         *diverged = 1;
         return st;
     }
-    if ((st = gat_adam_step(adam, t, P, params, grads, m1, m2)) != GAT_OK) return st;
+    /* on the model's kernels (options.kernels), as its forward and backward */
+    if ((st = gat_i_adam_step(gat_i_model_ops(m), adam, t, P, params, grads, m1, m2)) != GAT_OK)
+        return st;
     if ((st = check_finite(m, params, P, unit, t, "parameter", suffix)) != GAT_OK) {
         *diverged = 1;
         return st;
@@ -256,9 +275,9 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     return GAT_OK;
 }
 
-gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
-                          const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
-                          const gat_adam_config *adam, gat_idx t, double *loss, double *acc)
+gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x, const gat_idx *labels,
+                          const gat_idx *rows, gat_idx n_rows, const gat_adam_config *adam,
+                          gat_idx t, double *loss, double *acc)
 {
     gat_status st;
     double l, a;
@@ -271,15 +290,18 @@ gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x,
     if (t < 1) return gat_i_error(GAT_EINVAL, "gat_train_step: step t = %d, expected t >= 1", t);
     if ((st = gat_adam_config_check(adam)) != GAT_OK) return st;
     if (n_rows < 1 || n_rows > g->n)
-        return gat_i_error(GAT_EINVAL, "gat_train_step: n_rows = %d, expected 1..%d (the graph's "
-                           "nodes)", n_rows, g->n);
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train_step: n_rows = %d, expected 1..%d (the graph's "
+                           "nodes)",
+                           n_rows, g->n);
     for (gat_idx k = 0; k < n_rows; k++)
         if (rows[k] < 0 || rows[k] >= g->n || (k > 0 && rows[k] <= rows[k - 1]))
-            return gat_i_error(GAT_EINVAL, "gat_train_step: rows[%d] = %d, expected ascending "
-                               "rows in [0, %d) (rows[%d] = %d)", k, rows[k], g->n,
-                               k > 0 ? k - 1 : 0, k > 0 ? rows[k - 1] : -1);
-    st = gat_i_train_step_with(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "",
-                               NULL, &diverged);
+            return gat_i_error(GAT_EINVAL,
+                               "gat_train_step: rows[%d] = %d, expected ascending "
+                               "rows in [0, %d) (rows[%d] = %d)",
+                               k, rows[k], g->n, k > 0 ? k - 1 : 0, k > 0 ? rows[k - 1] : -1);
+    st = gat_i_train_step_with(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "", NULL,
+                               &diverged);
     if (st == GAT_OK) {
         if (loss) *loss = l;
         if (acc) *acc = a;
@@ -307,8 +329,11 @@ static void report(stages *s, gat_stage stage, int layer)
 static void on_layer(void *user, int backward, int layer)
 {
     stages *s = user;
-    report(s, backward ? GAT_STAGE_BACKWARD : s->validating ? GAT_STAGE_VALIDATION
-                                                             : GAT_STAGE_FORWARD, layer);
+    report(s,
+           backward        ? GAT_STAGE_BACKWARD
+           : s->validating ? GAT_STAGE_VALIDATION
+                           : GAT_STAGE_FORWARD,
+           layer);
 }
 
 /* Mini-batch training's state across epochs. */
@@ -345,7 +370,8 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
         minibatch_free(mb);
         return GAT_ENOMEM;
     }
-    for (gat_idx k = 0; k < B; k++) mb->rows[k] = k;
+    for (gat_idx k = 0; k < B; k++)
+        mb->rows[k] = k;
     return GAT_OK;
 }
 
@@ -377,14 +403,14 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         mb->t++;
         gat_real *bex = NULL;
         const gat_idx D = gat_model_get_config(m)->edge_dim;
-        if ((st = gat_sampler_sample(mb->s, mb->order + k0, nb, (uint64_t)mb->t, &blk)) ==
-                GAT_OK &&
+        if ((st = gat_sampler_sample(mb->s, mb->order + k0, nb, (uint64_t)mb->t, &blk)) == GAT_OK &&
             (st = gat_block_features(&blk, &ds->x, &bx)) == GAT_OK &&
             (D == 0 ||
              ((bex = gat_malloc((size_t)blk.graph.nnz * (size_t)D, sizeof *bex)) &&
               (st = gat_block_edge_features(&blk, ds->edge_x, D, bex)) == GAT_OK &&
               (st = gat_i_model_bind_edges_of(m, &blk.graph, &bx, bex, D, 0)) == GAT_OK))) {
-            for (gat_idx q = 0; q < nb; q++) mb->labels[q] = ds->labels[blk.nodes[q]];
+            for (gat_idx q = 0; q < nb; q++)
+                mb->labels[q] = ds->labels[blk.nodes[q]];
             st = gat_i_train_step_with(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam,
                                        mb->t, &l, &a, "step", "; the best model so far is kept",
                                        NULL, diverged);
@@ -400,8 +426,10 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         if (cfg->stage) report(sg, GAT_STAGE_UPDATE, -1);
         if (cfg->stop && k0 + nb < n_train && cfg->stop(cfg->user)) {
             *diverged = 1; /* not a divergence, but the same way out: restore the best model */
-            return gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller during epoch %d, "
-                               "after mini-batch %d of %d", epoch, k0 / cfg->batch_size + 1,
+            return gat_i_error(GAT_EINTERRUPTED,
+                               "training stopped by the caller during epoch %d, "
+                               "after mini-batch %d of %d",
+                               epoch, k0 / cfg->batch_size + 1,
                                (n_train + cfg->batch_size - 1) / cfg->batch_size);
         }
     }
@@ -410,8 +438,8 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
     return GAT_OK;
 }
 
-gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
-                            const gat_i_train_ops *ops, void *u, gat_train_result *res)
+gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat_i_train_ops *ops,
+                            void *u, gat_train_result *res)
 {
     gat_real *best = NULL;
     gat_status st = GAT_OK;
@@ -436,8 +464,10 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
         if ((st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
             goto cleanup;
         if (!isfinite(info.val_loss)) {
-            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss is "
-                             "%g; the best model so far is kept", epoch, info.val_loss);
+            st = gat_i_error(GAT_ENUMERIC,
+                             "training diverged at epoch %d: the validation loss is "
+                             "%g; the best model so far is kept",
+                             epoch, info.val_loss);
             goto restore;
         }
         r.epochs = epoch;
@@ -459,7 +489,8 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
         int stop = cfg->progress && cfg->progress(&info, cfg->user);
         if (ops->agree) stop = ops->agree(u, stop);
         if (stop) {
-            st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d", epoch);
+            st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d",
+                             epoch);
             goto restore;
         }
         if (wait >= cfg->patience) break;
@@ -507,10 +538,10 @@ static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc,
     c->sg.validating = 0;
     c->sg.t0 = now();
     if (cfg->batch_size > 0)
-        return minibatch_epoch(c->m, c->ds, cfg, &c->mb, c->train, c->n_train, epoch, &c->sg,
-                               loss, acc, diverged);
-    st = gat_i_train_step_with(c->m, &c->ds->graph, &c->ds->x, c->ds->labels, c->train,
-                               c->n_train, &cfg->adam, epoch, loss, acc, "epoch",
+        return minibatch_epoch(c->m, c->ds, cfg, &c->mb, c->train, c->n_train, epoch, &c->sg, loss,
+                               acc, diverged);
+    st = gat_i_train_step_with(c->m, &c->ds->graph, &c->ds->x, c->ds->labels, c->train, c->n_train,
+                               &cfg->adam, epoch, loss, acc, "epoch",
                                "; the best model so far is kept", NULL, diverged);
     if (st == GAT_OK && cfg->stage) report(&c->sg, GAT_STAGE_UPDATE, -1);
     return st;
@@ -523,8 +554,10 @@ static gat_status local_evaluate(void *u, gat_split which, int final, double *lo
     const int mini = cfg->batch_size > 0;
     gat_status st;
     /* the validation pass of an epoch reports its layers; the final evaluations do not */
-    if (final) gat_i_model_set_hook(c->m, NULL, NULL);
-    else if (cfg->stage && mini) gat_i_model_set_hook(c->m, on_layer, &c->sg);
+    if (final)
+        gat_i_model_set_hook(c->m, NULL, NULL);
+    else if (cfg->stage && mini)
+        gat_i_model_set_hook(c->m, on_layer, &c->sg);
     c->sg.validating = 1;
     st = which == GAT_SPLIT_VAL
              ? evaluate_rows(c->m, c->ds, c->val, c->n_val, which, mini, loss, acc)
@@ -547,14 +580,15 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     /* full-graph training binds the dataset with its edge features now; mini-batches bind each
      * block with its rows, and the evaluations the dataset for inference */
-    if ((st = cfg->batch_size == 0
-                  ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                              ds->n_edge_features, 0)
-                  : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
+    if ((st = cfg->batch_size == 0 ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
+                                                               ds->n_edge_features, 0)
+                                   : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
         return st;
     if (ds->n_train == 0 || ds->n_val == 0)
-        return gat_i_error(GAT_EINVAL, "gat_train: the dataset has %d training and %d validation "
-                           "nodes; both must be non-zero", ds->n_train, ds->n_val);
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train: the dataset has %d training and %d validation "
+                           "nodes; both must be non-zero",
+                           ds->n_train, ds->n_val);
     if (!(c.train = split_rows(ds, GAT_SPLIT_TRAIN, &c.n_train)) ||
         !(c.val = split_rows(ds, GAT_SPLIT_VAL, &c.n_val)) ||
         !(c.test = split_rows(ds, GAT_SPLIT_TEST, &c.n_test))) {
@@ -564,14 +598,14 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     if (cfg->batch_size > 0 && (st = minibatch_init(&c.mb, m, ds, cfg, c.n_train)) != GAT_OK)
         goto cleanup;
     const gat_idx L = gat_model_get_config(m)->layers;
-    const gat_idx steps = cfg->batch_size > 0 ? (c.n_train + cfg->batch_size - 1) / cfg->batch_size
-                                              : 0;
+    const gat_idx steps =
+        cfg->batch_size > 0 ? (c.n_train + cfg->batch_size - 1) / cfg->batch_size : 0;
     c.sg = (stages){.cfg = cfg,
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
     /* mini-batch steps report themselves, one part each; the hook serves the validation */
     if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &c.sg);
-    const gat_i_train_ops ops = {.train = local_train, .evaluate = local_evaluate,
-                                 .has_test = c.n_test > 0};
+    const gat_i_train_ops ops = {
+        .train = local_train, .evaluate = local_evaluate, .has_test = c.n_test > 0};
     st = gat_i_train_loop(m, cfg, &ops, &c, res);
 
 cleanup:

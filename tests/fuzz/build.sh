@@ -34,18 +34,21 @@ for s in "${srcs[@]}" ../tools/cli.c; do
   pids+=($!)
   if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
-# the fused kernels, built per instruction set by meson: here the portable copy only (no
-# -DGAT_I_FUSED_X86, so the dispatcher picks it). They use GCC vector builtins that clang may not
-# know; then gcc compiles them without instrumentation (gcc's sanitizers cannot mix with clang's).
-if grep -q "'layers/fused.c'" "$root/src/meson.build"; then
-  o="$out/obj/layers_fused_base.o"
+# the fused kernels (the fused_sources of src/meson.build), built per instruction set by meson:
+# here the portable copy only (no -DGAT_I_FUSED_X86, so the dispatcher picks it). They use GCC
+# vector builtins that clang may not know; then gcc compiles them without instrumentation (gcc's
+# sanitizers cannot mix with clang's).
+mapfile -t ksrcs < <(sed -n '/^fused_sources = files(/,/)/p' "$root/src/meson.build" |
+                     grep -o "'[^']*\.c'" | tr -d "'")
+for s in "${ksrcs[@]}"; do
+  o="$out/obj/$(echo "$s" | tr '/.' '__')_base.o"
   objs+=("$o")
   if ! "$CC" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer-no-link -DGAT_I_ISA=base -DGAT_I_GENERIC_SHAPES \
-       -c "$root/src/layers/fused.c" -o "$o" 2>/dev/null; then
-    echo "build.sh: $CC cannot compile src/layers/fused.c; using gcc, uninstrumented" >&2
-    gcc "${cflags[@]}" -O2 -DGAT_I_ISA=base -DGAT_I_GENERIC_SHAPES -c "$root/src/layers/fused.c" -o "$o"
+       -c "$root/src/$s" -o "$o" 2>/dev/null; then
+    echo "build.sh: $CC cannot compile src/$s; using gcc, uninstrumented" >&2
+    gcc "${cflags[@]}" -O2 -DGAT_I_ISA=base -DGAT_I_GENERIC_SHAPES -c "$root/src/$s" -o "$o"
   fi
-fi
+done
 for p in "${pids[@]}"; do wait "$p"; done
 
 for h in "$root"/tests/fuzz/fuzz_*.c; do
