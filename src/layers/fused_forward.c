@@ -1,0 +1,335 @@
+/* The attention forward of the fused kernels (fused.h; Velickovic et al. 2018, eq. 1-4, with
+ * dropout): per target i, e_ij = LeakyReLU(s_dst_i + s_src_j (+ the edge term x_ij M, PyG's
+ * GATConv(edge_dim))) or another score of the family, alpha = softmax (max subtracted),
+ * out_i = act(sum_j dropout(alpha_ij) z_j + b); and alpha recomputed where it is not stored. */
+#include "fused_drop.h"
+
+/* ---- attention forward: one pass per target row ---- */
+
+/* The scores of the other scores' family, e = s(q_i, k_j) per head (tests/ref/scores.h), into
+ * alpha's slots, and the row maxima mx (H) and M. Q: scratch for q_i; e: (H) scratch. */
+INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat_real *mx,
+                          gat_real *e, int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const size_t hw = (size_t)Fp * H;
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_real slope = l->slope;
+    gat_real *al = l->alpha;
+    for (int v = 0; v < NV; v++)
+        Q[v] = ld(l->q + (size_t)i * hw + 8 * v);
+    for (int h = 0; h < H; h++)
+        mx[h] = -INFINITY;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_idx j = g->col[k];
+        const gat_real *kj = l->k + (size_t)j * hw;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(l->k + (size_t)g->col[k + AHEAD] * hw, hw);
+        const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + (size_t)k * l->D : NULL;
+        for (int q = 0; q < P; q++)
+            S[q] = bc(0);
+        for (int v = 0; v < NV; v++) {
+            const V8 kv = ld(kj + 8 * v);
+            if (Sc == GAT_SCORE_GAUSSIAN) {
+                const V8 d = Q[v] - kv;
+                S[v % P] += d * d;
+            } else if (Sc == GAT_SCORE_GATV2) {
+                const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
+                S[v % P] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
+            } else {
+                S[v % P] += Q[v] * kv;
+            }
+        }
+        fold(l, S, H, e);
+        for (int h = 0; h < H; h++) {
+            const size_t kh = (size_t)(k - l->e0) * H + h;
+            gat_real t = e[h];
+            if (Sc == GAT_SCORE_DOT) t *= l->coef[h];
+            if (Sc == GAT_SCORE_COSINE) {
+                t *= l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
+                l->esc[kh] = t;
+                t *= l->coef[h];
+            }
+            if (Sc == GAT_SCORE_GAUSSIAN) {
+                l->esc[kh] = t;
+                t = -l->coef[h] * t;
+            }
+            al[kh] = t;
+            mx[h] = t > mx[h] ? t : mx[h];
+        }
+    }
+    for (int q = 0; q < P; q++)
+        M[q] = pat(l, mx, H, q);
+}
+
+/* A row of NV vectors at p that is read again only in the backward: with stream (a large graph,
+ * whose caches will not hold it until then) stored past the caches where the build can and p is
+ * 32-byte aligned (the caller then fences), else stored. */
+INLINE void put_row(gat_real *p, const V8 *v, int NV, int stream)
+{
+#ifdef HAVE_AVX
+    if (stream && !((uintptr_t)p & 31)) {
+        for (int k = 0; k < NV; k++)
+            _mm256_stream_ps(p + 8 * k, (__m256)v[k]);
+        return;
+    }
+#endif
+    (void)stream;
+    for (int k = 0; k < NV; k++)
+        st(p + 8 * k, v[k]);
+}
+
+INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_real *mx,
+                    gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
+                    int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const gat_real slope = l->slope;
+    const gat_idx e0 = l->e0; /* per-edge arrays hold edges e0.. (see gat_i_fl.e0) */
+    /* the row's (k - k0, h) values: in alpha, or in the thread's row scratch when alpha is not
+     * kept (gat only: the backward recomputes it from soft) */
+    gat_real *al = l->alpha ? l->alpha + (size_t)(k0 - e0) * H
+                            : l->arow + (size_t)thread_num() * l->arow_stride;
+    uint8_t *pos_row = l->pos ? l->pos + (size_t)(k0 - e0) * AB : NULL;
+    uint8_t *keep_row = l->akeep ? l->akeep + (size_t)(k0 - e0) * AB : NULL;
+
+    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into the row's slots,
+     * their signs (where kept), row maxima (l->ex is only read when D > 0) */
+    if (Sc != GAT_SCORE_GAT) {
+        family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
+    } else if (H % 8 == 0) {
+        const gat_real *sd = l->s_dst + (size_t)i * H;
+        for (int q = 0; q < P; q++)
+            M[q] = bc(-INFINITY);
+        for (gat_idx k = k0; k < k1; k++) {
+            const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
+            if (l->prefetch && k + AHEAD < g->nnz)
+                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
+            for (int q = 0; q < P; q++) {
+                V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
+                for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
+                    t += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
+                const VI pos = t > 0;
+                if (pos_row) pos_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(pos);
+                t = sel(pos, t, t * slope);
+                st(al + (size_t)(k - k0) * H + 8 * q, t);
+                M[q] = sel(t > M[q], t, M[q]);
+            }
+        }
+        for (int q = 0; q < P; q++)
+            st(mx + 8 * q, M[q]);
+    } else {
+        const gat_real *sd = l->s_dst + (size_t)i * H;
+        for (int h = 0; h < H; h++)
+            mx[h] = -INFINITY;
+        for (gat_idx k = k0; k < k1; k++) {
+            const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
+            if (l->prefetch && k + AHEAD < g->nnz)
+                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+            uint8_t *pb = pos_row ? pos_row + (size_t)(k - k0) * AB : NULL;
+            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
+            unsigned bits = 0;
+            for (int h = 0; h < H; h++) {
+                gat_real t = sd[h] + ss[h];
+                for (gat_idx d = 0; d < l->D; d++)
+                    t += xe[d] * l->em[(size_t)d * H + h];
+                bits |= (unsigned)(t > 0) << (h & 7);
+                if (pb && ((h & 7) == 7 || h == H - 1)) pb[h >> 3] = (uint8_t)bits, bits = 0;
+                t = t > 0 ? t : slope * t;
+                al[(size_t)(k - k0) * H + h] = t;
+                mx[h] = t > mx[h] ? t : mx[h];
+            }
+        }
+        for (int q = 0; q < P; q++)
+            M[q] = pat(l, mx, H, q);
+    }
+    /* exponentials and their sums: the row's (k, h) values are contiguous, 8 at a time */
+    for (int q = 0; q < P; q++)
+        S[q] = bc(0);
+    for (int h = 0; h < H; h++)
+        sum[h] = 0;
+    const size_t e1 = (size_t)(k1 - k0) * H;
+    size_t e = 0;
+    for (int q = 0; e + 8 <= e1; e += 8, q = q + 1 == P ? 0 : q + 1) {
+        const V8 v = vexp(ld(al + e) - M[q]);
+        st(al + e, v);
+        S[q] += v;
+    }
+    if (e < e1) { /* H < 8 only: the row's last (k1 - k0) H mod 8 values, in one vector */
+        V8 t = bc(0);
+        for (size_t u = e; u < e1; u++)
+            t[u - e] = al[u] - mx[u % (size_t)H];
+        t = vexp(t);
+        for (size_t u = e; u < e1; u++)
+            al[u] = t[u - e], sum[u % (size_t)H] += t[u - e];
+    }
+    fold(l, S, H, w);
+    for (int h = 0; h < H; h++)
+        sum[h] = 1 / (sum[h] + w[h]);
+    if (l->soft) { /* what the backward recomputes alpha from */
+        memcpy(l->soft + (size_t)i * 2 * H, mx, (size_t)H * sizeof *mx);
+        memcpy(l->soft + (size_t)i * 2 * H + H, sum, (size_t)H * sizeof *sum);
+    }
+    /* normalise, attention dropout, weighted sum of the z_j (and with agg the sums the
+     * targets pass reads, the LeakyReLU's slope from the score's input recomputed) */
+    const int ag = Sc == GAT_SCORE_GAT && l->agg2 && !l->D;
+    for (int v = 0; v < NV; v++)
+        acc[v] = bc(0), A2[v] = bc(0);
+    if (H % 8 == 0) {
+        for (int q = 0; q < P; q++)
+            M[q] = ld(sum + 8 * q), SG[q] = bc(0); /* M: 1 / row sums now */
+        for (gat_idx k = k0; k < k1; k++) {
+            const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+            if (l->prefetch && k + AHEAD < g->nnz)
+                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            for (int q = 0; q < P; q++) {
+                const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q,
+                             ka = (size_t)(k - k0) * H + 8 * q;
+                const V8 a = ld(al + ka) * M[q];
+                st(al + ka, a);
+                S[q] = a;
+                if (l->att.on) {
+                    const VI m = keep8(&l->att, kh); /* masks by the edge's own number */
+                    if (keep_row) keep_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(m);
+                    S[q] = a * (V8)((VI)bc(l->att.scale) & m);
+                }
+                if (ag) {
+                    const V8 f = sel(pre8(l, i, g->col[k], q, H) > 0, bc(1), bc(slope));
+                    SG[q] += a * f;
+                    S2[q] = S[q] * f;
+                }
+            }
+            for (int v = 0; v < NV; v++)
+                acc[v] += S[v % P] * ld(zj + 8 * v);
+            if (ag)
+                for (int v = 0; v < NV; v++)
+                    A2[v] += S2[v % P] * ld(zj + 8 * v);
+        }
+        if (ag)
+            for (int q = 0; q < P; q++)
+                st(sg + 8 * q, SG[q]);
+    } else {
+        for (int h = 0; h < H; h++)
+            sg[h] = 0;
+        uint64_t hv = 0, blk = UINT64_MAX;
+        for (gat_idx k = k0; k < k1; k++) {
+            const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+            if (l->prefetch && k + AHEAD < g->nnz)
+                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            gat_real *a = al + (size_t)(k - k0) * H;
+            unsigned bits = 0;
+            for (int h = 0; h < H; h++) {
+                a[h] *= sum[h];
+                w[h] = a[h];
+                if (l->att.on) {
+                    const unsigned keep = keep1(&l->att, ekey_of(l, k) * H + h, &blk, &hv);
+                    bits |= keep << (h & 7);
+                    if (keep_row && ((h & 7) == 7 || h == H - 1))
+                        keep_row[(size_t)(k - k0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
+                    w[h] = keep ? w[h] * l->att.scale : 0;
+                }
+            }
+            for (int q = 0; q < P; q++)
+                S[q] = pat(l, w, H, q);
+            for (int v = 0; v < NV; v++)
+                acc[v] += S[v % P] * ld(zj + 8 * v);
+            if (!ag) continue;
+            for (int h = 0; h < H; h++) {
+                const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
+                sg[h] += a[h] * f;
+                w2[h] = w[h] * f;
+            }
+            for (int q = 0; q < P; q++)
+                S2[q] = pat(l, w2, H, q);
+            for (int v = 0; v < NV; v++)
+                A2[v] += S2[v % P] * ld(zj + 8 * v);
+        }
+    }
+    if (ag) {
+        if (l->agg) put_row(l->agg + (size_t)i * hw, acc, NV, l->prefetch);
+        put_row(l->agg2 + (size_t)i * hw, A2, NV, l->prefetch);
+        memcpy(l->asig + (size_t)i * H, sg, (size_t)H * sizeof *sg);
+    }
+    /* the residual x_d R (fh layout; replicated per head on the output layer) */
+    if (l->res)
+        for (int v = 0; v < NV; v++)
+            acc[v] += ld(l->res + (size_t)i * hw + 8 * v);
+    /* epilogue in the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
+    const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
+    if (!l->mean) {
+        gat_real *o = l->out + (size_t)i * H * Fo;
+        fh_to_model(acc, o, H, Fp, Fo);
+        const gat_idx n = H * Fo;
+        gat_idx c = 0;
+        for (; c + 8 <= n; c += 8)
+            st(o + c, velu(ld(o + c) + ld(l->b + c)));
+        for (; c < n; c++)
+            o[c] = elu1(o[c] + l->b[c]);
+    } else {
+        gat_real *o = l->out + (size_t)i * Fo;
+        const gat_real invh = (gat_real)1 / H;
+        for (gat_idx f = 0; f < Fo; f++) {
+            gat_real s = 0;
+            for (int h = 0; h < H; h++)
+                s += acc[((size_t)f * H + h) / 8][((size_t)f * H + h) % 8];
+            o[f] = (H == 1 ? s : s * invh) + l->b[f];
+        }
+    }
+}
+
+INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
+                     gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
+                     int H, gat_idx Fp, int Sc)
+{
+    for (gat_idx r = r0; r < r1; r++) {
+        const gat_idx i = l->rows ? l->rows[r] : r;
+        if (!l->pass || l->pass[i] == l->pass_want)
+            fwd_row(l, i, acc, M, S, mx, sum, w, A2, S2, SG, w2, sg, H, Fp, Sc);
+    }
+#ifdef HAVE_AVX
+    if (l->agg2 && l->prefetch) _mm_sfence(); /* put_row's streaming stores */
+#endif
+}
+
+#define FWD_ROWS                                                                                   \
+    fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, s_.D, s_.E, s_.F, s_.h4, s_.h5,  \
+             Hc, Fc, Sc)
+
+void FN(gat_i_fused_att_forward)(const gat_i_fl *l)
+{
+    const int nt = l->nt;
+    FOR_ROWS(l->tc, l->rows, l->n_rows, nt,
+             SCORES(l->score, SCORE_SHAPES(l->H, l->Fp, WITH_SCRATCH(FWD_ROWS))));
+}
+
+/* gat with alpha not stored: alpha (E, H) of rows r0 .. r1 - 1 (of l->rows, or all) recomputed
+ * as the backward does, the values fwd_row would have stored */
+INLINE void alpha_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, gat_real *alpha)
+{
+    const gat_graph *g = l->g;
+    const int H = l->H;
+    for (gat_idx r = r0; r < r1; r++) {
+        const gat_idx i = l->rows ? l->rows[r] : r;
+        for (gat_idx k = g->rowptr[i]; k < g->rowptr[i + 1]; k++) {
+            const gat_idx j = g->col[k];
+            gat_real *a = alpha + (size_t)k * H;
+            if (H % 8 == 0)
+                for (int q = 0; q < H / 8; q++)
+                    st(a + 8 * q, alpha8(l, i, pre8(l, i, j, q, H), q, H));
+            else
+                for (int h = 0; h < H; h++)
+                    a[h] = alpha1(l, i, pre1(l, i, j, h, H), h, H);
+        }
+    }
+}
+
+void FN(gat_i_fused_att_alpha)(const gat_i_fl *l, gat_real *alpha)
+{
+    const int nt = l->nt;
+    FOR_ROWS(l->tc, l->rows, l->n_rows, nt, alpha_rows(l, r0, r1, alpha));
+}
