@@ -1,0 +1,275 @@
+/* The engine's forward (fast.h): the restricted forwards' plans, then per layer the parameters
+ * permuted to their (Fp, H) layout and the fused kernels' projection and attention passes
+ * (layers/fused*.c), with the remote rows' exchange and an inference binding's row chunks. */
+#include "fast_i.h"
+#include "core/core.h"
+
+#include <math.h>
+#include <string.h>
+
+/* An inference binding's attention pass: the layer's rows (fl->rows, or all) in runs whose
+ * edges span at most f->chunk, each with the per-edge arrays starting at its first edge. Rows
+ * are independent, so the result is that of one pass over all rows. */
+static void att_chunks(gat_i_fast *f, gat_i_fl *fl)
+{
+    const gat_idx *list = fl->rows ? fl->rows : f->ident, n = fl->rows ? fl->n_rows : f->N;
+    const gat_idx *rp = f->g->rowptr;
+    for (gat_idx a = 0; a < n;) {
+        const gat_idx e0 = rp[list[a]];
+        gat_idx b = a + 1;
+        while (b < n && rp[list[b] + 1] - e0 <= f->chunk)
+            b++;
+        fl->rows = list + a;
+        fl->n_rows = b - a;
+        fl->e0 = e0;
+        f->ops->att_forward(fl);
+        a = b;
+    }
+    fl->e0 = 0;
+}
+
+/* ---- forward ---- */
+
+static gat_i_drop drop(int on, double p, uint64_t key)
+{
+    gat_i_drop d = {0};
+    d.on = on && p > 0;
+    d.key = key;
+    d.cut = gat_i_drop_cut(p);
+    d.scale = (gat_real)(1 / (1 - p));
+    return d;
+}
+
+/* The plan of the listed output rows (see plan), made or reused: exact, since a
+ * row of layer l depends only on layer l - 1's rows in its in-neighbourhood. Lists covering most
+ * rows are dropped (all rows, in edge-balanced chunks). With remote rows the lists hold own
+ * rows, made together with the other bindings: a row is projected when this binding's attention
+ * reads it or another's reads it as a remote row. Every binding uses its plan of the same round,
+ * or all make theirs anew (a binding without rows takes part with every row). */
+static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
+{
+    const int L = f->n_layers;
+    const gat_graph *g = f->g;
+    const gat_idx N = f->N, no = f->n_own;
+    const gat_i_remote *rm = no < N ? f->remote : NULL;
+    plan *hit = NULL;
+    if (!rows && !rm) return NULL;
+    f->plan_clock++;
+    for (int k = 0; rows && k < 2; k++) {
+        plan *p = &f->plans[k];
+        if ((!rm || p->round > 0) && p->ptr == rows && p->n == n &&
+            !memcmp(rows, p->copy, (size_t)n * sizeof *rows))
+            hit = p;
+    }
+    if (rm) {
+        /* mine: -1 no rows, -2 a plan to make, else the round of my plan */
+        const int64_t mine = !rows ? -1 : hit ? hit->round : -2;
+        int64_t v[3] = {mine, -mine, f->plan_round};
+        rm->agree(rm->user, v);
+        if (v[0] == -1) return NULL; /* no binding restricts */
+        if (v[0] == -v[1] && v[0] > 0) {
+            hit->used = f->plan_clock;
+            return hit;
+        }
+        f->plan_round = v[2] + 1;
+    } else if (hit) {
+        hit->used = f->plan_clock;
+        return hit;
+    }
+    plan *p = hit ? hit : f->plans[0].used <= f->plans[1].used ? &f->plans[0] : &f->plans[1];
+    if (rows) {
+        memcpy(p->copy, rows, (size_t)n * sizeof *rows);
+        p->ptr = rows;
+        p->n = n;
+        p->used = f->plan_clock;
+        p->round = rm ? f->plan_round : 0;
+    }
+    const gat_idx *cur = rows ? p->copy : NULL;
+    gat_idx ncur = n;
+    const gat_idx nrows = rm ? no : N; /* the rows a list may hold */
+    for (int l = L - 1; l >= 0; l--) {
+        if (rows) {
+            p->att[l] = (gat_idx *)cur;
+            p->n_att[l] = ncur;
+        }
+        if (!cur && !rm) { /* all rows from here down */
+            p->prj[l] = NULL, p->n_prj[l] = 0;
+            continue;
+        }
+        /* a row's own projection is read too (s_dst_i, q_i), with or without a self-loop */
+        memset(f->mark, !cur, (size_t)N);
+        for (gat_idx r = 0; cur && r < ncur; r++) {
+            f->mark[cur[r]] = 1;
+            for (gat_idx k = g->rowptr[cur[r]]; k < g->rowptr[cur[r] + 1]; k++)
+                f->mark[g->col[k]] = 1;
+        }
+        if (rm) rm->need(rm->user, l, f->mark);
+        if (!cur) { /* every own row (the other bindings asked what they read) */
+            if (rows) p->prj[l] = NULL, p->n_prj[l] = 0;
+            continue;
+        }
+        gat_idx *list = p->lists + (size_t)l * N, m = 0;
+        for (gat_idx j = 0; j < nrows; j++)
+            if (f->mark[j]) list[m++] = j;
+        if ((int64_t)m * 4 >= (int64_t)nrows * 3) list = NULL, m = 0;
+        p->prj[l] = list;
+        p->n_prj[l] = m;
+        cur = list;
+        ncur = m;
+    }
+    return rows ? p : NULL; /* a binding without rows took part with every row */
+}
+
+void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
+{
+    const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap,
+              nt = gat_i_fast_gov_begin(f, nt_max);
+    const int remote = f->n_own < f->N;
+    const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    for (int l = 0; l < f->n_layers; l++) {
+        const gat_i_fast_layer *L = &f->L[l];
+        flayer *fy = &f->f[l];
+        gat_i_fl *fl = &fy->fl;
+        const int H = L->heads;
+        const gat_idx Fp = gat_i_fused_fp(H, L->fo);
+        const uint64_t lkey = gat_i_hash64(run->key, 4u * (uint64_t)l);
+        const gat_score S = L->score;
+        f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
+        if (S == GAT_SCORE_GAT) {
+            f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
+            f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+        }
+        if (gat_i_score_has_q(S))
+            f->ops->to_fh(params + L->wq, fy->Wqp, (size_t)L->fin, H, L->fo, Fp, nt);
+        if (gat_i_score_has_k(S))
+            f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
+        if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
+        if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
+            f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
+        /* gat's edge term: M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) {
+            const size_t Fo = (size_t)L->fo;
+            for (size_t d = 0; d < (size_t)L->edge_dim; d++)
+                for (int h = 0; h < H; h++) {
+                    const gat_real *we = params + L->we + (d * H + (size_t)h) * Fo,
+                                   *ae = params + L->ae + (size_t)h * Fo;
+                    gat_real s = 0;
+                    for (size_t c = 0; c < Fo; c++)
+                        s += we[c] * ae[c];
+                    fy->em[d * H + (size_t)h] = s;
+                }
+        }
+        if (L->residual) { /* R (or the identity) in the fh layout, per head on the output layer */
+            const size_t fin = (size_t)L->fin, width = (size_t)L->width;
+            for (size_t c = 0; c < fin; c++)
+                for (gat_idx fp = 0; fp < Fp; fp++)
+                    for (int h = 0; h < H; h++) {
+                        const size_t col = L->mean ? (size_t)fp : (size_t)h * L->fo + (size_t)fp;
+                        gat_real v = 0;
+                        if (fp < L->fo)
+                            v = L->residual == 1 ? params[L->res + c * width + col] : c == col;
+                        fy->Rp[(c * (size_t)Fp + (size_t)fp) * H + (size_t)h] = v;
+                    }
+        }
+        for (int h = 0; h < H; h++)
+            fy->coef[h] = S == GAT_SCORE_SCALED_DOT ? (gat_real)(1 / sqrt((double)L->fo))
+                          : S == GAT_SCORE_COSINE   ? params[L->theta + (size_t)h]
+                          : S == GAT_SCORE_GAUSSIAN
+                              ? (gat_real)(exp(-2 * (double)params[L->theta + (size_t)h]) / 2)
+                              : 1;
+        fl->g = f->g;
+        fl->H = H;
+        fl->Fo = L->fo;
+        fl->Fp = Fp;
+        fl->hw = Fp * H;
+        fl->fin = L->fin;
+        fl->width = L->width;
+        fl->mean = L->mean;
+        fl->slope = (gat_real)run->slope;
+        fl->W = fy->Wp;
+        fl->a_src = fy->asp;
+        fl->a_dst = fy->adp;
+        fl->b = params + L->b;
+        fl->x = f->x;
+        fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
+        fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
+        fl->ex = fl->D ? f->ex : NULL;
+        fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
+        fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
+        fl->agg = run->training ? fy->agg : NULL;
+        fl->agg2 = run->training ? fy->agg2 : NULL;
+        fl->asig = run->training ? fy->asig : NULL;
+        fl->in = drop(run->training, run->in_p, lkey);
+        fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
+        fl->xkey = run->xkey;
+        fl->ekey = run->ekey;
+        fl->tekey = run->tekey;
+        fl->rkey = run->rkey;
+        fl->rows = pl ? pl->att[l] : NULL;
+        fl->n_rows = pl ? pl->n_att[l] : 0;
+        fl->prows = pl ? pl->prj[l] : NULL;
+        fl->n_prows = pl ? pl->n_prj[l] : 0;
+        /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
+        fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
+        fl->tc = f->tc;
+        fl->sc = f->sc;
+        fl->xc = f->xc;
+        fl->nt = nt;
+        fl->scratch = f->scratch;
+        fl->scratch_stride = f->scratch_stride;
+        fl->score = S;
+        fl->q = gat_i_score_has_q(S) ? fy->q : fl->z;
+        fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
+        fl->att_w = fy->attp;
+        fl->coef = fy->coef;
+        for (int e = 0; e < 8 * gat_i_fused_vper(H); e++)
+            fy->lane_head[e] = (uint16_t)(e % H);
+        fl->lane_head = fy->lane_head;
+        /* the separate query and key projections and the residual's x_d R: the same pass (and
+         * dropout) with their weights */
+        fl->n_extra = 0;
+        if (gat_i_score_has_q(S)) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
+        if (gat_i_score_has_k(S)) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
+        fl->x_identity = -1;
+        if (L->residual) {
+            /* an identity on a dense layer is a copy of x_d (layer 0 multiplies by the identity) */
+            if (L->residual == 2 && l > 0) fl->x_identity = fl->n_extra;
+            fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
+        }
+        if (l == 0)
+            f->ops->proj_sparse(fl);
+        else
+            f->ops->proj_dense(fl);
+        fl->res = L->residual ? fy->res : NULL;
+        if (remote) { /* the remote rows' projections, from their owners */
+            gat_i_remote_io io = {.layer = l,
+                                  .hw = fl->hw,
+                                  .H = H,
+                                  .z = fl->z,
+                                  .s_src = S == GAT_SCORE_GAT ? fl->s_src : NULL,
+                                  .k = gat_i_score_has_k(S) ? fy->k : NULL,
+                                  .qinv = S == GAT_SCORE_COSINE ? fl->qinv : NULL};
+            f->remote->exchange(f->remote->user, 0, &io);
+            /* the rows without remote sources while they arrive, then the others */
+            fl->pass = f->inner;
+            fl->pass_want = 1;
+            f->ops->att_forward(fl);
+            f->remote->finish(f->remote->user, &io);
+            fl->pass_want = 0;
+            f->ops->att_forward(fl);
+            fl->pass = NULL;
+        } else if (f->lean) {
+            att_chunks(f, fl);
+        } else {
+            f->ops->att_forward(fl);
+        }
+        if (run->hook) run->hook(run->hook_user, 0, l);
+    }
+    f->trained = run->training;
+    f->fwd++;
+    gat_i_fast_gov_end(f,
+                       run->training ? GAT_I_GOV_TRAIN
+                       : run->rows   ? GAT_I_GOV_EVAL_ROWS
+                                     : GAT_I_GOV_EVAL,
+                       nt_max);
+}
