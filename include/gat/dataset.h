@@ -120,6 +120,23 @@ typedef struct gat_dataset {
                        * the masks of an .npz file or the split files of a Geom-GCN directory,
                        * 1 for a NAME.split file, a .gatd file or parts with a split; 0 when the
                        * source has none (the split was drawn at random) */
+    /* Many graphs (graph classification, inductive node tasks): the dataset is then the disjoint
+     * union of n_graphs graphs, one block-diagonal graph with no edge between two of them (the
+     * builder's one self-loop per node included). Nodes are sorted by graph: the nodes of graph g
+     * are graph_ptr[g] .. graph_ptr[g+1]-1, and every graph has at least one node. A TU dataset
+     * (gat_dataset_load) has no node task (labels all -1, n_classes 0, no split) and no graph
+     * split: the split of the graphs (k-fold cross-validation, gat_dataset_read_graph_folds) is
+     * the caller's. Not stored in .gatd files yet. */
+    gat_idx n_graphs;       /* 0 for a dataset of one graph (a node dataset); then all below are
+                             * NULL / 0 */
+    gat_idx *graph_ptr;     /* (n_graphs + 1) node offsets: graph_ptr[0] = 0, strictly
+                             * increasing, graph_ptr[n_graphs] = n */
+    gat_idx *graph_labels;  /* (n_graphs) class of each graph in [0, n_graph_classes), or NULL
+                             * when the graphs have no labels (n_graph_classes 0) */
+    gat_idx n_graph_classes; /* graph classes; 0 without graph labels */
+    const char *const *graph_class_names; /* (n_graph_classes) names, NULL when 0; for a TU
+                             * dataset the label values of the file as decimals, in ascending
+                             * numeric order (class c is the c-th smallest value) */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -235,6 +252,14 @@ typedef struct gat_dataset_parts {
     gat_idx n_edge_features;        /* D >= 0 */
     const gat_idx *edge_input;      /* (E) values >= -1 (see gat_dataset.edge_input, e.g. from
                                      * gat_graph_from_edges_mapped), or NULL */
+    /* Many graphs (see gat_dataset.n_graphs); all 0 / NULL for one graph. */
+    gat_idx n_graphs;                     /* >= 0 */
+    const gat_idx *graph_ptr;             /* (n_graphs + 1) node offsets, 0 .. n strictly
+                                           * increasing (no empty graph); no edge of graph may
+                                           * join two graphs */
+    const gat_idx *graph_labels;          /* (n_graphs) in [0, n_graph_classes), or NULL */
+    gat_idx n_graph_classes;              /* >= 0; 0 when graph_labels is NULL */
+    const char *const *graph_class_names; /* (n_graph_classes) or NULL for "0", "1", ... */
 } gat_dataset_parts;
 
 /* Builds a dataset from parts held in memory (copies; see gat_dataset_parts), e.g. a graph built
@@ -247,7 +272,9 @@ typedef struct gat_dataset_parts {
  * outside GAT_SPLIT_*, an unlabelled node in a split, duplicate node ids, a malformed graph or
  * CSR, a negative split size, normalize not a GAT_NORMALIZE_* value, GAT_NORMALIZE_ON with a
  * negative feature: the message names its node, column and value; n_edge_features < 0, NULL
- * edge_features with D > 0, an edge_input value below -1), GAT_EDIM (features rows != graph
+ * edge_features with D > 0, an edge_input value below -1; with n_graphs > 0: a NULL graph_ptr,
+ * one that does not run from 0 to n, a graph with no nodes, an edge joining two graphs (naming
+ * the edge and both graphs), a graph label outside [0, n_graph_classes)), GAT_EDIM (features rows != graph
  * nodes), GAT_ENUMERIC (a non-finite feature or edge feature, naming the edge and column), GAT_EFORMAT (too few labelled nodes for a
  * strict size of the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
 GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,

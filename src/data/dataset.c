@@ -121,5 +121,12 @@ void gat_dataset_destroy(gat_dataset *ds)
     gat_free(ds->split);
     gat_free(ds->edge_x);
     gat_free(ds->edge_input);
+    char **graph_names = gat_i_strv(ds->graph_class_names);
+    if (graph_names)
+        for (gat_idx c = 0; c < ds->n_graph_classes; c++)
+            gat_free(graph_names[c]);
+    gat_free(graph_names);
+    gat_free(ds->graph_ptr);
+    gat_free(ds->graph_labels);
     memset(ds, 0, sizeof *ds);
 }

@@ -69,6 +69,54 @@ static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char 
     return st;
 }
 
+/* Checks the graph segments of p (n_graphs > 0) against its graph of n nodes. */
+static gat_status check_graphs(const gat_dataset_parts *p, gat_idx n, const char *fn)
+{
+    const gat_idx G = p->n_graphs, *ptr = p->graph_ptr;
+    const gat_graph *g = p->graph;
+    if (G < 0) return gat_i_error(GAT_EINVAL, "%s: negative graph count %d", fn, G);
+    if (p->n_graph_classes < 0 || (p->n_graph_classes > 0 && !p->graph_labels))
+        return gat_i_error(GAT_EINVAL, "%s: n_graph_classes = %d with graph_labels %s", fn,
+                           p->n_graph_classes, p->graph_labels ? "given" : "NULL");
+    if (G == 0) return GAT_OK;
+    if (!ptr) return gat_i_error(GAT_EINVAL, "%s: n_graphs = %d with a NULL graph_ptr", fn, G);
+    if (ptr[0] != 0 || ptr[G] != n)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: graph_ptr runs from %d to %d, expected from 0 to %d (the nodes)",
+                           fn, ptr[0], ptr[G], n);
+    for (gat_idx k = 0; k < G; k++) {
+        if (ptr[k + 1] <= ptr[k])
+            return gat_i_error(GAT_EINVAL,
+                               "%s: graph %d has no nodes (graph_ptr[%d] = %d, graph_ptr[%d] = %d)",
+                               fn, k, k, ptr[k], k + 1, ptr[k + 1]);
+        if (p->graph_labels && (p->graph_labels[k] < 0 || p->graph_labels[k] >= p->n_graph_classes))
+            return gat_i_error(GAT_EINVAL, "%s: graph %d has label %d outside [0, %d)", fn, k,
+                               p->graph_labels[k], p->n_graph_classes);
+    }
+    for (gat_idx k = 0; k < G; k++)
+        for (gat_idx i = ptr[k]; i < ptr[k + 1]; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
+                const gat_idx j = g->col[e];
+                if (j >= ptr[k] && j < ptr[k + 1]) continue;
+                gat_idx other = 0, hi = G; /* the graph of j: the last k with ptr[k] <= j */
+                while (hi - other > 1) {
+                    const gat_idx mid = other + (hi - other) / 2;
+                    if (ptr[mid] <= j)
+                        other = mid;
+                    else
+                        hi = mid;
+                }
+                return gat_i_error(GAT_EINVAL,
+                                   "%s: edge %d (node %d -> node %d) joins graph %d and graph %d: "
+                                   "no edge may join two graphs",
+                                   fn, e, j, i, other, k);
+            }
+    for (gat_idx c = 0; p->graph_class_names && c < p->n_graph_classes; c++)
+        if (!p->graph_class_names[c])
+            return gat_i_error(GAT_EINVAL, "%s: graph_class_names[%d] is NULL", fn, c);
+    return GAT_OK;
+}
+
 /* names (count) copies of given[k], or of the decimal k when given is NULL. */
 static gat_status copy_names(const char *const **names, gat_idx count, const char *const *given)
 {
@@ -107,7 +155,8 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
         return gat_i_error(GAT_EDIM, "%s: the features have %d rows but the graph has %d nodes", fn,
                            x->rows, n);
     if ((st = gat_i_csr_check_matrix(x, fn)) != GAT_OK) return st;
-    if ((st = check_parts(p, n, fn)) != GAT_OK) return st;
+    if ((st = check_parts(p, n, fn)) != GAT_OK || (st = check_graphs(p, n, fn)) != GAT_OK)
+        return st;
     if (opt->split_index != 0)
         return gat_i_error(GAT_EINVAL, "%s: split index %d is out of range: the data holds %s",
                            fn, opt->split_index, p->split ? "1 split (0)" : "no fixed split");
@@ -141,6 +190,26 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
             goto cleanup;
         }
         memcpy(out.edge_input, p->edge_input, E * sizeof *out.edge_input);
+    }
+    if (p->n_graphs > 0) {
+        const size_t G = (size_t)p->n_graphs;
+        if (!(out.graph_ptr = gat_malloc(G + 1, sizeof *out.graph_ptr))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(out.graph_ptr, p->graph_ptr, (G + 1) * sizeof *out.graph_ptr);
+        out.n_graphs = p->n_graphs;
+        if (p->graph_labels) {
+            if (!(out.graph_labels = gat_malloc(G, sizeof *out.graph_labels))) {
+                st = GAT_ENOMEM;
+                goto cleanup;
+            }
+            memcpy(out.graph_labels, p->graph_labels, G * sizeof *out.graph_labels);
+            out.n_graph_classes = p->n_graph_classes; /* first: destroy frees partial names */
+            if ((st = copy_names(&out.graph_class_names, p->n_graph_classes,
+                                 p->graph_class_names)) != GAT_OK)
+                goto cleanup;
+        }
     }
     for (gat_idx i = 0; i < n; i++) {
         out.labels[i] = p->labels ? p->labels[i] : -1;
