@@ -194,8 +194,15 @@ GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size)
  * the prefix DIR/ind.NAME or by a directory NAME holding them: read as tkipf/gcn's load_data
  * builds them, with the public split as the split file; no Python involved, and only the types
  * these pickles hold are accepted), an .npz file (a name ending in .npz, or a file that starts
- * like a zip archive), a Geom-GCN directory (one holding out1_graph_edges.txt), or the bare name
- * of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
+ * like a zip archive), a Geom-GCN directory (one holding out1_graph_edges.txt), a TU
+ * graph-classification dataset (Morris et al., TUDataset: a directory D holding
+ * D/NAME_A.txt[.gz], or a prefix P with P_A.txt and P_graph_indicator.txt; the files
+ * PREFIX_{A,graph_indicator,graph_labels}.txt and the optional node_labels (one-hot features),
+ * node_attributes (feature columns after them), edge_labels (one-hot edge features) and
+ * edge_attributes, plain or .txt.gz: read as the disjoint union of the graphs, see
+ * gat_dataset.n_graphs; no node labels, no split; a malformed line, an unsorted or gapped graph
+ * indicator, an edge joining two graphs or a line count that disagrees between files is
+ * GAT_EFORMAT naming file and line or both counts), or the bare name of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
  * An .npz file (zip of .npy arrays: stored or deflated members, .npy format 1-3, dtypes bool,
  * int8..int64, uint8..uint64, float32/float64, either byte order (big-endian is converted), C or
  * Fortran order; zip64 and object arrays are refused) holds one of two layouts:
@@ -294,6 +301,21 @@ GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_par
 GAT_API gat_status gat_edge_features_merge(gat_real *out, const gat_graph *g, size_t m,
                                            const gat_idx *src, const gat_idx *dst, unsigned flags,
                                            const gat_real *rows, gat_idx D, int fill);
+
+/* Reads fold `fold` of fixed k-fold splits of a dataset's graphs, in the layout of the
+ * benchmarking-gnns repository (Dwivedi et al., data/TUs/DS_{train,val,test}.index): three files
+ * PREFIX_train.index, PREFIX_val.index, PREFIX_test.index (each may be gzipped: .index.gz), each
+ * with one line per fold holding the comma-separated 0-based indices of the graphs of that part
+ * (graph g is graph g of a TU dataset, i.e. the graph with id g + 1 in its graph indicator).
+ * Every graph must be in exactly one part of the fold. prefix: borrowed (e.g. DIR/ENZYMES).
+ * split: caller's (n_graphs), receives GAT_SPLIT_TRAIN, _VAL or _TEST per graph on success
+ * (unchanged on failure). n_folds: may be NULL, else receives the number of folds (lines).
+ * Returns GAT_EINVAL (NULL or empty argument, n_graphs <= 0, a fold outside the files' folds),
+ * GAT_EIO (a missing or unreadable file), GAT_EFORMAT (a malformed line, an index outside
+ * [0, n_graphs), a graph in two parts or in none, files with different numbers of folds; naming
+ * file and line), GAT_ENOMEM. Cost O(file sizes + n_graphs). */
+GAT_API gat_status gat_dataset_read_graph_folds(const char *prefix, gat_idx n_graphs,
+                                                gat_idx fold, uint8_t *split, gat_idx *n_folds);
 
 /* Writes ds (borrowed, unchanged) to a .gatd dataset file at path (format above), replacing it
  * atomically: a temporary file beside it is written, flushed to disk and renamed over path, so

@@ -9,6 +9,7 @@
 #include "io/npz.h"
 #include "io/planetoid.h"
 #include "io/text.h"
+#include "io/tu.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -527,6 +528,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     if (!exists_as_dataset(path) && !strchr(path, '/')) {
         if ((st = locate("gat_dataset_load", path, &found)) != GAT_OK) goto cleanup;
         path = found;
+    }
+    if (gat_i_tu_is(path)) {
+        st = gat_i_tu_load(ds, path, opt);
+        goto cleanup;
     }
     if (gat_i_planetoid_is(path)) {
         st = gat_i_planetoid_load(ds, path, opt);
