@@ -8,11 +8,18 @@
 #include "io/text.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#ifdef GAT_REAL_DOUBLE
+#define REAL_MAX DBL_MAX
+#else
+#define REAL_MAX FLT_MAX
+#endif
 
 /* Room for a path built from the caller's (longer paths are not TU prefixes). */
 #define PATH_BUF 4096
@@ -151,9 +158,10 @@ static gat_status parse_line(reader *R, int integer, table *tb, size_t *count)
                 *q = c;
                 return st;
             }
-            if (!isfinite(d)) {
-                gat_status st = gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: value '%s' is not finite",
-                                            R->path, t->line, col, p);
+            if (!(fabs(d) <= REAL_MAX)) { /* NaN, Inf, or past the range of gat_real */
+                gat_status st =
+                    gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: value '%s' is not finite as a gat_real",
+                                R->path, t->line, col, p);
                 *q = c;
                 return st;
             }
