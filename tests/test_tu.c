@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* The toy set: graph 1 = nodes 1-2-3 (a path), graph 2 = nodes 4-5, graph 3 = node 6 alone;
@@ -187,6 +188,12 @@ START_TEST(test_good)
         ck_assert(r[0] == 0 && r[1] == 0 && r[2] == 0);
         ck_assert_int_eq(ds.edge_input[edge_of(&ds, 5, 5)], -1);
     }
+    /* .gatd files hold one graph: saving the set is refused, no file written */
+    char gatd[PATHS + 16];
+    snprintf(gatd, sizeof gatd, "%s/toy.gatd", dir);
+    ck_assert_int_eq(gat_dataset_save(&ds, gatd, "toy"), GAT_EINVAL);
+    ck_assert_ptr_nonnull(strstr(gat_last_error(), "a dataset of 3 graphs cannot be stored"));
+    ck_assert_int_ne(access(gatd, F_OK), 0);
     gat_dataset_destroy(&ds);
     tu_rmtree(dir);
     free(dir);

@@ -126,7 +126,8 @@ typedef struct gat_dataset {
      * are graph_ptr[g] .. graph_ptr[g+1]-1, and every graph has at least one node. A TU dataset
      * (gat_dataset_load) has no node task (labels all -1, n_classes 0, no split) and no graph
      * split: the split of the graphs (k-fold cross-validation, gat_dataset_read_graph_folds) is
-     * the caller's. Not stored in .gatd files yet. */
+     * the caller's. Not stored in .gatd files yet: gat_dataset_save refuses such a dataset
+     * (GAT_EINVAL). */
     gat_idx n_graphs;       /* 0 for a dataset of one graph (a node dataset); then all below are
                              * NULL / 0 */
     gat_idx *graph_ptr;     /* (n_graphs + 1) node offsets: graph_ptr[0] = 0, strictly

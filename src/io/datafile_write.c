@@ -289,6 +289,11 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
         return gat_i_error(GAT_EINVAL, "gat_dataset_save: NULL %s", !ds ? "dataset ds" : "path");
     if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
         return gat_i_error(GAT_EINVAL, "gat_dataset_save: name is not UTF-8 (byte %zu)", at);
+    if (ds->n_graphs > 0) /* rather than a file that silently drops the graphs */
+        return gat_i_error(GAT_EINVAL,
+                           "gat_dataset_save: a dataset of %d graphs cannot be stored in a .gatd "
+                           "file yet (it holds one graph)",
+                           ds->n_graphs);
     if ((st = check_save(ds, &default_ids, &symmetric)) != GAT_OK) return st;
     static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
     const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
