@@ -83,4 +83,11 @@ static inline void *gat_i_carve(char *base, size_t *off, size_t count, size_t si
 /* Number of OpenMP threads to use for a request n (n <= 0: all cores). */
 int gat_i_threads(int n);
 
+/* dir/file, allocated (gat_free), or NULL when out of memory. */
+char *gat_i_path_join(const char *dir, const char *file);
+/* A dataset's file prefix into buf: D/LEAD NAME for a directory D (NAME its last component,
+ * e.g. D/ind.cora with lead "ind."), else path as it is. Returns 0 when it does not fit (no
+ * allocation, so that format detection cannot fail for memory). */
+int gat_i_path_prefix(const char *path, const char *lead, char *buf, size_t size);
+
 #endif

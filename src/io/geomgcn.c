@@ -29,18 +29,6 @@
 
 #define FEATURE_AMOUNT "feature(feature_amount:"
 
-/* dir/name, allocated. */
-static char *join(const char *dir, const char *name)
-{
-    const size_t a = strlen(dir), b = strlen(name);
-    char *s = gat_malloc(a + b + 2, 1);
-    if (!s) return NULL;
-    memcpy(s, dir, a);
-    s[a] = '/';
-    memcpy(s + a + 1, name, b + 1);
-    return s;
-}
-
 int gat_i_geomgcn_is(const char *path)
 {
     /* no allocation: a probe that failed for want of memory would read as "not this format" */
@@ -293,7 +281,7 @@ cleanup:
  * ending in "_"; count 0 without a splits folder or such files. */
 static gat_status find_splits(const char *dir, char **prefix, gat_idx *count)
 {
-    char *sdir = join(dir, "splits");
+    char *sdir = gat_i_path_join(dir, "splits");
     DIR *d = NULL;
     long top = -1;
     size_t found = 0;
@@ -357,8 +345,8 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
     gat_i_npz z = {0};
     gat_idx *src = NULL, *dst = NULL, *map = NULL, S = 0, one;
     uint8_t *split = NULL;
-    char *nodes_path = join(dir, "out1_node_feature_label.txt");
-    char *edges_path = join(dir, "out1_graph_edges.txt");
+    char *nodes_path = gat_i_path_join(dir, "out1_node_feature_label.txt");
+    char *edges_path = gat_i_path_join(dir, "out1_graph_edges.txt");
     char *prefix = NULL, *split_path = NULL;
     size_t m = 0;
     int errnum;
@@ -385,7 +373,7 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
         char *rel = gat_malloc(a + b + 8, 1);
         if (!rel) goto nomem;
         snprintf(rel, a + b + 8, "splits/%s%s", prefix, name);
-        split_path = join(dir, rel);
+        split_path = gat_i_path_join(dir, rel);
         gat_free(rel);
         if (!split_path || !(split = gat_calloc((size_t)V.n, 1))) goto nomem;
         if ((st = gat_i_npz_open(&z, split_path)) != GAT_OK ||

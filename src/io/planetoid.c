@@ -45,25 +45,6 @@ static char *part_path(const char *prefix, const char *part)
     return s;
 }
 
-/* The files' prefix into buf: D/ind.NAME for a directory D (NAME its last component), else
- * path. Returns 0 when it does not fit (no allocation: detection cannot fail for memory). */
-static int prefix_into(const char *path, char *buf, size_t size)
-{
-    struct stat sb;
-    size_t len = strlen(path), name;
-    int w;
-    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        w = snprintf(buf, size, "%s", path);
-    } else {
-        while (len > 1 && path[len - 1] == '/')
-            len--;
-        for (name = len; name > 0 && path[name - 1] != '/'; name--)
-            continue;
-        w = snprintf(buf, size, "%.*s/ind.%.*s", (int)len, path, (int)(len - name), path + name);
-    }
-    return w >= 0 && (size_t)w < size;
-}
-
 /* Whether prefix.part is a regular file. */
 static int part_exists(const char *prefix, const char *part)
 {
@@ -76,7 +57,7 @@ static int part_exists(const char *prefix, const char *part)
 int gat_i_planetoid_is(const char *path)
 {
     char prefix[PATH_BUF];
-    return prefix_into(path, prefix, sizeof prefix) && part_exists(prefix, "graph") &&
+    return gat_i_path_prefix(path, "ind.", prefix, sizeof prefix) && part_exists(prefix, "graph") &&
            part_exists(prefix, "allx");
 }
 
@@ -459,7 +440,7 @@ gat_status gat_i_planetoid_load(gat_dataset *ds, const char *path, const gat_dat
     loader L = {0};
     gat_status st = GAT_ENOMEM;
     char prefix[PATH_BUF];
-    if (!prefix_into(path, prefix, sizeof prefix)) /* gat_i_planetoid_is said yes */
+    if (!gat_i_path_prefix(path, "ind.", prefix, sizeof prefix)) /* gat_i_planetoid_is said yes */
         return gat_i_error(GAT_EINTERNAL, "gat_dataset_load: '%s' is no Planetoid prefix", path);
     if (!(L.prefix = gat_strdup(prefix))) goto cleanup;
     for (int p = 0; p <= N_PARTS; p++)

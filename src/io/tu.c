@@ -68,30 +68,12 @@ static int part_path(const char *prefix, const char *part, const char *ext, char
     return 0;
 }
 
-/* The files' prefix into buf: D/NAME for a directory D (NAME its last component), else path.
- * Returns 0 when it does not fit (no allocation: detection cannot fail for memory). */
-static int prefix_into(const char *path, char *buf, size_t size)
-{
-    struct stat sb;
-    size_t len = strlen(path), name;
-    int w;
-    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        w = snprintf(buf, size, "%s", path);
-    } else {
-        while (len > 1 && path[len - 1] == '/')
-            len--;
-        for (name = len; name > 0 && path[name - 1] != '/'; name--)
-            continue;
-        w = snprintf(buf, size, "%.*s/%.*s", (int)len, path, (int)(len - name), path + name);
-    }
-    return w >= 0 && (size_t)w < size;
-}
-
 int gat_i_tu_is(const char *path)
 {
     char prefix[PATH_BUF], p[PATH_BUF];
     struct stat sb;
-    if (!prefix_into(path, prefix, sizeof prefix) || !part_path(prefix, "A", ".txt", p, sizeof p))
+    if (!gat_i_path_prefix(path, "", prefix, sizeof prefix) ||
+        !part_path(prefix, "A", ".txt", p, sizeof p))
         return 0;
     /* a directory names its set by A alone; a prefix needs the indicator too */
     return (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) ||
@@ -380,7 +362,7 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
     int present;
     gat_status st;
 
-    if (!prefix_into(path, R.prefix, sizeof R.prefix))
+    if (!gat_i_path_prefix(path, "", R.prefix, sizeof R.prefix))
         return gat_i_error(GAT_EIO, "gat_dataset_load: the path '%.64s...' is too long", path);
     /* graph_indicator: the nodes and their graphs */
     if ((st = open_part(&R, "graph_indicator", ".txt", NULL)) != GAT_OK ||

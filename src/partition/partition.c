@@ -194,17 +194,6 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-char *gat_i_path_join(const char *dir, const char *file)
-{
-    const size_t a = strlen(dir), b = strlen(file);
-    char *p = gat_malloc(a + b + 2, 1);
-    if (!p) return NULL;
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, file, b + 1);
-    return p;
-}
-
 /* The counts of one part for the manifest. */
 typedef struct part_count {
     gat_idx nodes, edges, halo, train;

@@ -10,9 +10,6 @@
 /* The hash of a partition: k and every node's part (n). */
 uint64_t gat_i_assignment_hash(const gat_idx *part, gat_idx n, gat_idx k);
 
-/* dir/file in a new string (gat_free), or NULL (GAT_ENOMEM recorded). */
-char *gat_i_path_join(const char *dir, const char *file);
-
 /* qsort comparison of two gat_idx. */
 int gat_i_cmp_idx(const void *a, const void *b);
 
