@@ -1058,9 +1058,10 @@ START_TEST(test_options_default)
     ck_assert_int_eq(o.ignore_split_file, 0);
     ck_assert_uint_eq(o.split_strict, 0);
     ck_assert_int_eq(o.self_loop_fill, GAT_SELF_LOOP_FILL_MEAN);
+    ck_assert_uint_eq(o.max_line, GAT_DATASET_MAX_LINE);
+    ck_assert_uint_eq(GAT_DATASET_MAX_LINE, (size_t)64 << 20);
 }
 END_TEST
-
 
 /* ---- Allocation failures ----------------------------------------------------------------- */
 
@@ -1899,6 +1900,124 @@ START_TEST(test_edge_features_gatd_bad)
 }
 END_TEST
 
+/* ---- Line length limit (issue 35.11) ----------------------------------------------------- */
+
+/* The longest line of a file (bytes, '\n' not counted) and its 1-based number. */
+static size_t longest_line(const char *path, long *at)
+{
+    FILE *f = fopen(path, "rb");
+    size_t best = 0, cur = 0;
+    long line = 1;
+    int ch;
+    ck_assert_ptr_nonnull(f);
+    *at = 1;
+    while ((ch = fgetc(f)) != EOF) {
+        if (ch != '\n') {
+            if (++cur > best) best = cur, *at = line;
+            continue;
+        }
+        cur = 0;
+        line++;
+    }
+    fclose(f);
+    return best;
+}
+
+/* A line of exactly max_line bytes is read; one byte more is GAT_EFORMAT naming file, line and
+ * limit, for every text file of the Cora layout. */
+START_TEST(test_line_limit_exact)
+{
+    static const char *ext[3] = {"content", "cites", "split"};
+    char rel[32], want[4400];
+    size_t len[3];
+    long at[3];
+    int k_max = 0;
+    gat_dataset_options o;
+    gat_dataset ds;
+    for (int k = 0; k < 3; k++) {
+        snprintf(rel, sizeof rel, "tiny/tiny.%s", ext[k]);
+        len[k] = longest_line(tu_data(rel), &at[k]);
+        if (len[k] > len[k_max]) k_max = k;
+    }
+    gat_dataset_options_default(&o);
+    o.max_line = len[k_max];
+    ds = load_ok(tu_data("tiny"), &o);
+    gat_dataset_destroy(&ds);
+    o.max_line = len[k_max] - 1;
+    snprintf(rel, sizeof rel, "tiny/tiny.%s", ext[k_max]);
+    snprintf(want, sizeof want, "%s:%ld: line longer than the limit of %zu bytes", tu_data(rel),
+             at[k_max], len[k_max] - 1);
+    ASSERT_FAILS(gat_dataset_load(&ds, tu_data("tiny"), &o), GAT_EFORMAT, want);
+    ck_assert(is_zeroed(&ds));
+}
+END_TEST
+
+/* A small gzip holding one endless line (8 MiB of 'a', compressing to a few KiB) is refused at
+ * the limit, naming the .content.gz file and the line, instead of being inflated whole. */
+START_TEST(test_line_limit_gzip)
+{
+    char *dir = tu_tmpdir(), gz[4200], want[4400];
+    const char *ds_dir = make_tiny_copy(dir, "bomb", 0, 1);
+    char line[4096];
+    long lines = 0;
+    gat_dataset_options o;
+    gat_dataset ds;
+    FILE *in = fopen(tu_data("tiny/tiny.content"), "rb");
+    snprintf(gz, sizeof gz, "%s/bomb.content.gz", ds_dir);
+    char plain[4200];
+    snprintf(plain, sizeof plain, "%s/bomb.content", ds_dir);
+    ck_assert_int_eq(unlink(plain), 0);
+    gzFile out = gzopen(gz, "wb9");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    while (fgets(line, sizeof line, in)) {
+        ck_assert_int_ge(gzputs(out, line), 0);
+        lines++;
+    }
+    fclose(in);
+    memset(line, 'a', sizeof line);
+    for (int k = 0; k < 2048; k++)
+        ck_assert_int_eq(gzwrite(out, line, sizeof line), (int)sizeof line);
+    ck_assert_int_eq(gzclose(out), Z_OK);
+    gat_dataset_options_default(&o);
+    o.max_line = 65536;
+    snprintf(want, sizeof want, "%s:%ld: line longer than the limit of 65536 bytes", gz, lines + 1);
+    ASSERT_FAILS(gat_dataset_load(&ds, ds_dir, &o), GAT_EFORMAT, want);
+    ck_assert(is_zeroed(&ds));
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A labels file that never ends a line: a FIFO fed 16 MiB without a newline is closed soon after
+ * the limit (the writer sees EPIPE), and /dev/zero is refused as quickly. */
+START_TEST(test_line_limit_endless)
+{
+    char *dir = tu_tmpdir(), want[4400];
+    gat_dataset_files files = {0};
+    gat_dataset_options o;
+    gat_dataset ds;
+    int pid;
+    gat_dataset_options_default(&o);
+    o.max_line = 65536;
+    files.graph = tu_write(dir, "g.edgelist", "0 1\n1 2\n");
+    char graph[4200];
+    snprintf(graph, sizeof graph, "%s", files.graph);
+    files.graph = graph;
+    files.labels = tu_fifo(dir, "labels", "0 a\n", 4, (size_t)16 << 20, '7', &pid);
+    snprintf(want, sizeof want, "%s:2: line longer than the limit of 65536 bytes", files.labels);
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EFORMAT, want);
+    ck_assert(is_zeroed(&ds));
+    ck_assert_msg(!tu_fifo_drained(pid), "the reader took all 16 MiB of one line");
+    files.labels = "/dev/zero";
+    ASSERT_FAILS(gat_dataset_read(&ds, &files, &o), GAT_EFORMAT,
+                 "/dev/zero:1: line longer than the limit of 65536 bytes");
+    ck_assert(is_zeroed(&ds));
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dataset");
@@ -1920,6 +2039,12 @@ int main(void)
     tcase_add_test(tc, test_gzip);
     tcase_add_test(tc, test_gzip_truncated);
     tcase_add_test(tc, test_gzip_trailing);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("line_limit");
+    tcase_add_test(tc, test_line_limit_exact);
+    tcase_add_test(tc, test_line_limit_gzip);
+    tcase_add_test(tc, test_line_limit_endless);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("random_split");

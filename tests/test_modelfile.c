@@ -1254,6 +1254,40 @@ START_TEST(cli_matches_library)
 }
 END_TEST
 
+/* A model file that is not a regular file (a FIFO, a device) has no size to check the header
+ * length against: it is read only as far as it declares (issue 35.11). */
+START_TEST(nonregular_inputs)
+{
+    good_file gf;
+    unsigned char len[8];
+    gat_model *m = NULL;
+    int pid;
+    good_file_init(&gf);
+    /* a header length over the limit: refused after its 8 bytes, the rest never read */
+    const uint64_t big = 200000000u;
+    for (int k = 0; k < 8; k++)
+        len[k] = (unsigned char)(big >> (8 * k));
+    const char *fifo = tu_fifo(gf.dir, "big.gat", len, 8, (size_t)16 << 20, ' ', &pid);
+    assert_rejected(fifo, GAT_EFORMAT, "header length 200000000 exceeds the limit of 100000000");
+    ck_assert_msg(!tu_fifo_drained(pid), "the loader read past the header length");
+    unlink(fifo);
+    /* a good file through a FIFO loads, and what follows its data is not read */
+    fifo = tu_fifo(gf.dir, "good.fifo", gf.bytes, gf.len, (size_t)16 << 20, 0, &pid);
+    ck_assert_msg(gat_model_load(&m, NULL, fifo) == GAT_OK, "%s", gat_last_error());
+    gat_model_free(m);
+    ck_assert_msg(!tu_fifo_drained(pid), "the loader read past the declared data");
+    unlink(fifo);
+    /* cut short inside the data */
+    fifo = tu_fifo(gf.dir, "cut.fifo", gf.bytes, gf.len - 1, 0, 0, &pid);
+    assert_rejected(fifo, GAT_EFORMAT, "the input ends at byte");
+    ck_assert(tu_fifo_drained(pid));
+    unlink(fifo);
+    /* /dev/zero: a zero header length, refused after 8 bytes */
+    assert_rejected("/dev/zero", GAT_EFORMAT, "does not start with a JSON object");
+    good_file_destroy(&gf);
+}
+END_TEST
+
 static Suite *modelfile_suite(void)
 {
     Suite *s = suite_create("modelfile");
@@ -1282,6 +1316,7 @@ static Suite *modelfile_suite(void)
     tcase_add_test(tc, bad_tensors);
     tcase_add_test(tc, bad_metadata);
     tcase_add_test(tc, bad_values);
+    tcase_add_test(tc, nonregular_inputs);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("atomic");

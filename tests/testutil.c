@@ -2,9 +2,15 @@
 #include "testutil.h"
 #include "core/core.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char pathbuf[4096];
 
@@ -208,4 +214,42 @@ double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, doubl
     }
     if (at) *at = where;
     return worst;
+}
+
+const char *tu_fifo(const char *dir, const char *name, const void *head, size_t n, size_t fill,
+                    int c, int *pid)
+{
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    fflush(NULL);
+    const pid_t p = fork();
+    ck_assert_int_ge(p, 0);
+    if (p == 0) { /* the writer: exit 0 when stopped by the reader's close, 1 when all written */
+        static char chunk[1 << 16];
+        signal(SIGPIPE, SIG_IGN);
+        const int fd = open(path, O_WRONLY);
+        if (fd < 0) _exit(2);
+        memset(chunk, c, sizeof chunk);
+        if (n > 0 && write(fd, head, n) != (ssize_t)n) _exit(errno == EPIPE ? 0 : 2);
+        while (fill > 0) {
+            const size_t k = fill < sizeof chunk ? fill : sizeof chunk;
+            const ssize_t w = write(fd, chunk, k);
+            if (w < 0) _exit(errno == EPIPE ? 0 : 2);
+            fill -= (size_t)w;
+        }
+        close(fd);
+        _exit(1);
+    }
+    *pid = (int)p;
+    return path;
+}
+
+int tu_fifo_drained(int pid)
+{
+    int status = 0;
+    ck_assert_int_eq(waitpid((pid_t)pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) < 2, "FIFO writer failed (status %d)",
+                  status);
+    return WEXITSTATUS(status) == 1;
 }

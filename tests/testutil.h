@@ -31,6 +31,13 @@ char *tu_tmpdir(void);
 void tu_rmtree(const char *dir);
 /* Writes text to dir/name; returns the full path (static buffer). */
 const char *tu_write(const char *dir, const char *name, const char *text);
+/* A FIFO at dir/name fed by a child process: head (n bytes), then fill bytes of value c, in 64 KiB
+ * writes. Returns the FIFO's path (static buffer) and the child in *pid, for tu_fifo_drained. */
+const char *tu_fifo(const char *dir, const char *name, const void *head, size_t n, size_t fill,
+                    int c, int *pid);
+/* Waits for the child of tu_fifo: 1 if the reader took everything it wrote, 0 if the reader
+ * closed the FIFO early (the child's write failed with EPIPE). */
+int tu_fifo_drained(int pid);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 

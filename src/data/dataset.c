@@ -18,6 +18,7 @@ void gat_dataset_options_default(gat_dataset_options *o)
     o->seed = 1;
     o->ignore_split_file = 0;
     o->split_strict = 0;
+    o->max_line = GAT_DATASET_MAX_LINE;
 }
 
 gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)

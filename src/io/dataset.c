@@ -32,6 +32,7 @@ typedef struct loader {
     gat_i_strmap ids;   /* node id -> node index; keys are ds->node_ids */
     long *line_of;      /* (n) line where each node was met in the file being read */
     char *content_path; /* the .content or .content.gz file that was read */
+    size_t max_line;    /* gat_dataset_options.max_line */
 } loader;
 
 /* a followed by b, allocated. */
@@ -174,7 +175,7 @@ static gat_status content_open(loader *L, gat_i_text *t, const char *base)
     int errnum;
     gat_status st;
     if (!plain) return GAT_ENOMEM;
-    st = gat_i_text_load(t, plain, &errnum);
+    st = gat_i_text_load(t, plain, L->max_line, &errnum);
     if (st == GAT_OK || errnum != ENOENT) {
         L->content_path = plain;
         return st;
@@ -183,7 +184,7 @@ static gat_status content_open(loader *L, gat_i_text *t, const char *base)
     if (!L->content_path) {
         st = GAT_ENOMEM;
     } else {
-        st = gat_i_text_load(t, L->content_path, &errnum);
+        st = gat_i_text_load(t, L->content_path, L->max_line, &errnum);
         if (st != GAT_OK && errnum == ENOENT)
             gat_i_error(GAT_EIO, "cannot open %s or %s: %s", plain, L->content_path,
                         strerror(ENOENT));
@@ -411,7 +412,7 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
     int errnum;
     gat_status st;
 
-    if ((st = gat_i_text_load(&t, path, &errnum)) != GAT_OK) return st;
+    if ((st = gat_i_text_load(&t, path, L->max_line, &errnum)) != GAT_OK) return st;
     max_edges = gat_i_text_count_lines(&t);
     src = gat_malloc(max_edges, sizeof *src);
     dst = gat_malloc(max_edges, sizeof *dst);
@@ -498,8 +499,8 @@ static gat_status read_split(loader *L, const char *path, int *absent)
     char *known = concat("in ", 3, L->content_path);
     if (!known) return GAT_ENOMEM;
     const gat_status st =
-        gat_i_split_table_read(L->ds->split, path, absent, &L->ids, gat_i_strv(L->ds->node_ids),
-                               L->ds->n, known, L->ds->labels, NULL);
+        gat_i_split_table_read(L->ds->split, path, L->max_line, absent, &L->ids,
+                               gat_i_strv(L->ds->node_ids), L->ds->n, known, L->ds->labels, NULL);
     gat_free(known);
     return st;
 }
@@ -524,6 +525,7 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     }
     if ((st = gat_i_check_options(opt, "gat_dataset_load")) != GAT_OK) return st;
     L.ds = ds;
+    L.max_line = opt->max_line;
     /* a bare name that is no file here: a bundled dataset (a path keeps the readers' messages) */
     if (!exists_as_dataset(path) && !strchr(path, '/')) {
         if ((st = locate("gat_dataset_load", path, &found)) != GAT_OK) goto cleanup;

@@ -241,12 +241,13 @@ static gat_status build_features(const char *path, const nodes *V, gat_csr *x)
 }
 
 /* The edge file: a header line, then "src dst" per line with ids in [0, n). */
-static gat_status read_edges(const char *path, gat_idx n, gat_idx **src, gat_idx **dst, size_t *m)
+static gat_status read_edges(const char *path, size_t max_line, gat_idx n, gat_idx **src,
+                             gat_idx **dst, size_t *m)
 {
     gat_i_text t;
     int errnum;
     long a, b;
-    gat_status st = gat_i_text_load(&t, path, &errnum);
+    gat_status st = gat_i_text_load(&t, path, max_line, &errnum);
     if (st != GAT_OK) return st;
     const size_t max = gat_i_text_count_lines(&t);
     *src = gat_malloc(max, sizeof **src);
@@ -353,10 +354,10 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
     gat_status st = GAT_ENOMEM;
 
     if (!nodes_path || !edges_path) goto cleanup;
-    if ((st = gat_i_text_load(&t, nodes_path, &errnum)) != GAT_OK ||
+    if ((st = gat_i_text_load(&t, nodes_path, opt->max_line, &errnum)) != GAT_OK ||
         (st = read_nodes(&t, &V)) != GAT_OK ||
         (st = build_features(nodes_path, &V, &x)) != GAT_OK ||
-        (st = read_edges(edges_path, V.n, &src, &dst, &m)) != GAT_OK ||
+        (st = read_edges(edges_path, opt->max_line, V.n, &src, &dst, &m)) != GAT_OK ||
         (st = find_splits(dir, &prefix, &S)) != GAT_OK)
         goto cleanup;
     if (opt->split_index != 0 && opt->split_index >= S) {

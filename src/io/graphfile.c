@@ -110,7 +110,7 @@ static gat_status split_columns(read_ctx *c, const char *path)
     gat_i_text t = {0};
     int errnum = 0;
     size_t cap = 0, at = 0;
-    gat_status st = gat_i_text_load(&t, path, &errnum);
+    gat_status st = gat_i_text_load(&t, path, c->max_line, &errnum);
     if (st != GAT_OK) return st;
     const size_t lines = gat_i_text_count_lines(&t); /* before fields are cut in place */
     if ((st = gat_i_text_next(&t)) != GAT_OK || t.n_fields <= 2) goto cleanup;
@@ -417,9 +417,11 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     }
     if ((st = gat_i_check_options(opt, "gat_dataset_read")) != GAT_OK) return st;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (files->features && (st = gat_i_gf_read_features(&F, files->features)) != GAT_OK)
+    if (files->features &&
+        (st = gat_i_gf_read_features(&F, files->features, opt->max_line)) != GAT_OK)
         goto cleanup;
     c.directed = !opt->symmetrize;
+    c.max_line = opt->max_line;
     c.min_n = F.max_number + 1;
     c.eattr = opt->edge_attributes;
     c.n_eattr = opt->n_edge_attributes;
@@ -463,16 +465,16 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         goto cleanup;
     }
     sprintf(known, "a vertex of %s", files->graph);
-    if (files->labels &&
-        (st = gat_i_gf_read_labels(&L, files->labels, &nodes, c.ids, n, known)) != GAT_OK)
+    if (files->labels && (st = gat_i_gf_read_labels(&L, files->labels, opt->max_line, &nodes, c.ids,
+                                                    n, known)) != GAT_OK)
         goto cleanup;
     if (files->split) {
         if (!(split = gat_calloc((size_t)n, sizeof *split))) {
             st = GAT_ENOMEM;
             goto cleanup;
         }
-        if ((st = gat_i_split_table_read(split, files->split, NULL, &nodes, c.ids, n, known,
-                                         L.label, files->labels)) != GAT_OK)
+        if ((st = gat_i_split_table_read(split, files->split, opt->max_line, NULL, &nodes, c.ids, n,
+                                         known, L.label, files->labels)) != GAT_OK)
             goto cleanup;
     }
     parts.graph = &g;

@@ -45,6 +45,7 @@ typedef struct read_ctx {
     size_t n_lines; /* edge lines read */
     char *stripped; /* the file with the two node fields of each line, which igraph reads */
     size_t stripped_len;
+    size_t max_line; /* gat_dataset_options.max_line, for split_columns */
 } read_ctx;
 
 /* A labels file (an id table, io/idtable.h) and the classes it names. */
@@ -58,9 +59,9 @@ typedef struct labels {
 /* s as a non-negative decimal integer below limit (digits only), or -1. */
 int64_t gat_i_gf_parse_count(const char *s, int64_t limit);
 
-/* Reads the features file at path into F (uninitialised; destroy-safe on failure). Returns
- * GAT_EIO, GAT_EFORMAT, GAT_ENUMERIC naming path:line, GAT_ENOMEM. */
-gat_status gat_i_gf_read_features(features *F, const char *path);
+/* Reads the features file at path into F (uninitialised; destroy-safe on failure); max_line as
+ * in gat_i_text_load. Returns GAT_EIO, GAT_EFORMAT, GAT_ENUMERIC naming path:line, GAT_ENOMEM. */
+gat_status gat_i_gf_read_features(features *F, const char *path, size_t max_line);
 /* Frees F and zeroes it; accepts a zeroed F. */
 void gat_i_gf_features_free(features *F);
 
@@ -71,9 +72,10 @@ gat_status gat_i_gf_features_by_node(gat_csr *x, const features *F, const gat_i_
 
 /* Reads the labels file at path into L (uninitialised; destroy-safe on failure): a label per
  * listed node (-1 for the others), classes numbered in numeric order when every label is an
- * integer, else in byte order. known: as in gat_i_idtable_open. */
-gat_status gat_i_gf_read_labels(labels *L, const char *path, const gat_i_strmap *nodes,
-                                char *const *ids, gat_idx n, const char *known);
+ * integer, else in byte order. known, max_line: as in gat_i_idtable_open. */
+gat_status gat_i_gf_read_labels(labels *L, const char *path, size_t max_line,
+                                const gat_i_strmap *nodes, char *const *ids, gat_idx n,
+                                const char *known);
 /* Frees L and zeroes it; accepts a zeroed L. */
 void gat_i_gf_labels_free(labels *L);
 

@@ -142,7 +142,7 @@ static gat_status features_row(features *F, int sparse, size_t *cap, int64_t *ma
 }
 
 /* Reads the features file at path into F (uninitialised; destroy-safe on failure). */
-gat_status gat_i_gf_read_features(features *F, const char *path)
+gat_status gat_i_gf_read_features(features *F, const char *path, size_t max_line)
 {
     size_t max_rows, cap = 0;
     int sparse = -1, errnum;
@@ -151,7 +151,7 @@ gat_status gat_i_gf_read_features(features *F, const char *path)
 
     memset(F, 0, sizeof *F);
     F->max_number = -1;
-    if ((st = gat_i_text_load(&F->t, path, &errnum)) != GAT_OK) return st;
+    if ((st = gat_i_text_load(&F->t, path, max_line, &errnum)) != GAT_OK) return st;
     max_rows = gat_i_text_count_lines(&F->t);
     if (max_rows > (size_t)INT32_MAX - 1)
         return gat_i_error(GAT_EFORMAT, "%s: %zu lines exceed the node index type", path, max_rows);
@@ -233,8 +233,9 @@ static int integer_label(const char *s, double *v)
 
 /* Reads the labels file (an id table, io/idtable.h): label strings per node, then classes
  * numbered in order. */
-gat_status gat_i_gf_read_labels(labels *L, const char *path, const gat_i_strmap *nodes,
-                                char *const *ids, gat_idx n, const char *known)
+gat_status gat_i_gf_read_labels(labels *L, const char *path, size_t max_line,
+                                const gat_i_strmap *nodes, char *const *ids, gat_idx n,
+                                const char *known)
 {
     char **text_label = gat_calloc((size_t)n, sizeof *text_label); /* into L->r.t */
     class_key *keys = NULL;
@@ -251,7 +252,8 @@ gat_status gat_i_gf_read_labels(labels *L, const char *path, const gat_i_strmap 
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    if ((st = gat_i_idtable_open(&L->r, path, &errnum, nodes, ids, n, known, "label")) != GAT_OK)
+    if ((st = gat_i_idtable_open(&L->r, path, max_line, &errnum, nodes, ids, n, known, "label")) !=
+        GAT_OK)
         goto cleanup;
     max_lines = gat_i_text_count_lines(&L->r.t);
     if (!(L->names = gat_malloc(max_lines, sizeof *L->names)) ||

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, int *errnum,
+gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, size_t max_line, int *errnum,
                               const gat_i_strmap *nodes, char *const *ids, gat_idx n,
                               const char *known, const char *value)
 {
@@ -17,7 +17,7 @@ gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, int *errnum,
     r->known = known;
     r->value = value;
     if (!(r->line_of = gat_calloc((size_t)n, sizeof *r->line_of))) return GAT_ENOMEM;
-    return gat_i_text_load(&r->t, path, errnum);
+    return gat_i_text_load(&r->t, path, max_line, errnum);
 }
 
 gat_status gat_i_idtable_next(gat_i_idtable *r, gat_idx *node, char **value)
@@ -52,7 +52,7 @@ void gat_i_idtable_close(gat_i_idtable *r)
     memset(r, 0, sizeof *r);
 }
 
-gat_status gat_i_split_table_read(uint8_t *split, const char *path, int *absent,
+gat_status gat_i_split_table_read(uint8_t *split, const char *path, size_t max_line, int *absent,
                                   const gat_i_strmap *nodes, char *const *ids, gat_idx n,
                                   const char *known, const gat_idx *label, const char *labels_path)
 {
@@ -60,7 +60,8 @@ gat_status gat_i_split_table_read(uint8_t *split, const char *path, int *absent,
     gat_idx i;
     char *word;
     int errnum;
-    gat_status st = gat_i_idtable_open(&r, path, &errnum, nodes, ids, n, known, "train|val|test");
+    gat_status st =
+        gat_i_idtable_open(&r, path, max_line, &errnum, nodes, ids, n, known, "train|val|test");
 
     if (absent) *absent = st == GAT_EIO && errnum == ENOENT;
     if (absent && *absent) {

@@ -22,8 +22,9 @@ typedef struct gat_i_idtable {
 
 /* Opens the table at path (borrowed, must outlive r) into r (uninitialised; destroy-safe on
  * failure) over the n nodes of nodes/ids. known and value: see gat_i_idtable (borrowed).
- * Returns GAT_EIO naming path (*errnum: the open's errno, else 0), GAT_ENOMEM. */
-gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, int *errnum,
+ * max_line: as in gat_i_text_load. Returns GAT_EIO naming path (*errnum: the open's errno, else
+ * 0), GAT_EFORMAT (a line over max_line), GAT_ENOMEM. */
+gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, size_t max_line, int *errnum,
                               const gat_i_strmap *nodes, char *const *ids, gat_idx n,
                               const char *known, const char *value);
 
@@ -40,7 +41,7 @@ void gat_i_idtable_close(gat_i_idtable *r);
  * file). *absent (may be NULL): set to 1, with GAT_OK and split untouched, when the file does
  * not exist; NULL makes a missing file GAT_EIO. Returns GAT_EIO, GAT_EFORMAT (the table rules,
  * an unknown split word, a listed node without a label), GAT_ENOMEM. */
-gat_status gat_i_split_table_read(uint8_t *split, const char *path, int *absent,
+gat_status gat_i_split_table_read(uint8_t *split, const char *path, size_t max_line, int *absent,
                                   const gat_i_strmap *nodes, char *const *ids, gat_idx n,
                                   const char *known, const gat_idx *label, const char *labels_path);
 

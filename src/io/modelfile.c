@@ -612,7 +612,7 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
     if (meta) gat_model_meta_init(meta);
     if (!out || !path)
         return gat_i_error(GAT_EINVAL, "gat_model_load: NULL %s", !out ? "out" : "path");
-    if ((st = gat_i_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
     if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
     if ((st = read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;

@@ -190,12 +190,12 @@ static gat_status check_shapes(const loader *L)
 
 /* test.index: one node id per line; ids distinct, the smallest = rows(allx) (the test nodes
  * follow the nodes of allx), as many as tx has rows. Sets L->n. */
-static gat_status read_test_index(loader *L)
+static gat_status read_test_index(loader *L, size_t max_line)
 {
     gat_i_text t;
     int errnum;
     const char *path = L->path[N_PARTS];
-    gat_status st = gat_i_text_load(&t, path, &errnum);
+    gat_status st = gat_i_text_load(&t, path, max_line, &errnum);
     int64_t lo = INT64_MAX, hi = -1;
     if (st != GAT_OK) return st;
     const size_t cap = gat_i_text_count_lines(&t);
@@ -450,7 +450,7 @@ gat_status gat_i_planetoid_load(gat_dataset *ds, const char *path, const gat_dat
         if ((st = gat_i_pickle_load(&L.pk[p], L.path[p])) != GAT_OK) goto cleanup;
     for (int p = 0; p < P_GRAPH; p++)
         if ((st = gat_i_pickle_matrix(&L.pk[p], L.pk[p].root, &L.mat[p])) != GAT_OK) goto cleanup;
-    if ((st = check_shapes(&L)) != GAT_OK || (st = read_test_index(&L)) != GAT_OK ||
+    if ((st = check_shapes(&L)) != GAT_OK || (st = read_test_index(&L, opt->max_line)) != GAT_OK ||
         (st = map_rows(&L)) != GAT_OK)
         goto cleanup;
     size_t room = 1;

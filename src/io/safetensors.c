@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Largest integer a JSON number (a double) holds exactly. */
 #define MAX_JSON_INT 9007199254740992.0
@@ -159,15 +160,13 @@ gat_status gat_i_st_meta_int(const char *path, const cJSON *md, const char *key,
 }
 
 gat_status gat_i_st_entry(const char *path, const cJSON *e, const char *name, size_t data_len,
-                          const char **dtype, size_t *dims, int max_dims, int *ndim,
-                          size_t span[2])
+                          const char **dtype, size_t *dims, int max_dims, int *ndim, size_t span[2])
 {
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets"), *it;
 
-    if (!cJSON_IsObject(e) || !cJSON_IsString(dt) || !cJSON_IsArray(shape) ||
-        !cJSON_IsArray(offs))
+    if (!cJSON_IsObject(e) || !cJSON_IsString(dt) || !cJSON_IsArray(shape) || !cJSON_IsArray(offs))
         return gat_i_error(GAT_EFORMAT,
                            "%s: tensor \"%s\" is not an object with a string "
                            "\"dtype\" and arrays \"shape\" and \"data_offsets\"",
@@ -198,6 +197,85 @@ gat_status gat_i_st_entry(const char *path, const cJSON *e, const char *name, si
                            "data (%zu bytes): truncated file?",
                            path, name, span[0], span[1], data_len);
     return GAT_OK;
+}
+
+/* Reads exactly n bytes of f into p: GAT_EFORMAT (what names them) if the input ends first. */
+static gat_status read_exact(FILE *f, unsigned char *p, size_t n, const char *path,
+                             const char *what, size_t at)
+{
+    const size_t got = fread(p, 1, n, f);
+    if (got == n) return GAT_OK;
+    if (ferror(f)) return gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno));
+    return gat_i_error(GAT_EFORMAT,
+                       "%s: the input ends at byte %zu, inside the %s (%zu bytes from byte %zu): "
+                       "truncated or not a safetensors file",
+                       path, at + got, what, n, at);
+}
+
+/* The largest data end offset the tensors of the header h[0..hlen) declare (0 if none or the
+ * header does not parse: gat_i_st_parse_header reports that). */
+static size_t declared_data(const char *h, size_t hlen)
+{
+    cJSON *root = cJSON_ParseWithLength(h, hlen), *e;
+    size_t end = 0, v;
+    cJSON_ArrayForEach(e, root)
+    {
+        const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+        if (cJSON_IsArray(offs) && gat_i_json_size(cJSON_GetArrayItem(offs, 1), &v) && v > end)
+            end = v;
+    }
+    cJSON_Delete(root);
+    return end;
+}
+
+gat_status gat_i_st_read_file(const char *path, unsigned char **buf, size_t *len)
+{
+    struct stat sb;
+    unsigned char *b = NULL, len8[8];
+    uint64_t hlen = 0;
+    gat_status st;
+
+    *buf = NULL;
+    *len = 0;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))
+        return gat_i_read_file(path, buf, len); /* it names the fault, or the size is known */
+    FILE *f = fopen(path, "rb");
+    if (!f) return gat_i_error(GAT_EIO, "cannot open %s: %s", path, strerror(errno));
+    if ((st = read_exact(f, len8, 8, path, "header length", 0)) != GAT_OK) goto cleanup;
+    for (int k = 7; k >= 0; k--)
+        hlen = hlen << 8 | len8[k];
+    if (hlen > GAT_I_ST_MAX_HEADER) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: the header length %llu exceeds the limit of %u bytes (not a regular "
+                         "file: nothing more was read)",
+                         path, (unsigned long long)hlen, GAT_I_ST_MAX_HEADER);
+        goto cleanup;
+    }
+    if (!(b = gat_malloc(8 + (size_t)hlen + 1, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    memcpy(b, len8, 8);
+    if ((st = read_exact(f, b + 8, (size_t)hlen, path, "header", 8)) != GAT_OK) goto cleanup;
+    const size_t data = declared_data((const char *)b + 8, (size_t)hlen), at = 8 + (size_t)hlen;
+    if (data > 0) {
+        unsigned char *nb = at + data < at ? NULL : gat_realloc(b, at + data + 1, 1);
+        if (!nb) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        b = nb;
+        if ((st = read_exact(f, b + at, data, path, "data section", at)) != GAT_OK) goto cleanup;
+    }
+    b[at + data] = '\0';
+    *buf = b;
+    *len = at + data;
+    b = NULL;
+
+cleanup:
+    gat_free(b);
+    fclose(f);
+    return st;
 }
 
 size_t gat_i_st_header_size(size_t json_len, size_t align)

@@ -21,6 +21,16 @@ int gat_i_utf8_valid(const unsigned char *s, size_t n, size_t *at);
 /* A JSON number that is an integer in [0, 2^53], as *v; 0 if it is not one. */
 int gat_i_json_size(const cJSON *it, size_t *v);
 
+/* Reads the safetensors file at path into *buf (owned, gat_free; one spare NUL byte after the
+ * *len bytes). A regular file is read whole (its size bounds the header length, which
+ * gat_i_st_parse_header checks). Any other input (a FIFO, a device, a pipe) has no size to check
+ * against, so it is read as far as it declares: the 8-byte length (refused over
+ * GAT_I_ST_MAX_HEADER before anything else is read), the header, then the data up to the largest
+ * end offset its tensors declare; nothing past that is read. Returns GAT_EIO (cannot open or
+ * read, a directory), GAT_EFORMAT (a header length over the limit, an input that ends before
+ * what it declares), GAT_ENOMEM. */
+gat_status gat_i_st_read_file(const char *path, unsigned char **buf, size_t *len);
+
 /* Parses the header of the file image (file, size) into *root (owned, cJSON_Delete) and sets
  * *data_at to the offset of the data section. Checks the length against the file and the limit,
  * that the header is UTF-8 text holding one JSON object followed only by white space.

@@ -3,6 +3,7 @@
  * so that bytes after the last member are an error rather than silently ignored. */
 #include "io/text.h"
 #include "core/core.h"
+#include "gat/dataset.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
+
+/* Bytes read (or inflated) between two line-length checks. */
+#define CHUNK ((size_t)1 << 24)
 
 /* ---- Growing arrays ---------------------------------------------------------------------- */
 
@@ -43,14 +47,48 @@ static gat_status grow(gat_i_text *t, size_t *cap)
     return GAT_OK;
 }
 
+/* Where the line-length check of the bytes read so far stands. */
+typedef struct line_scan {
+    size_t max_line;   /* longest line accepted, in bytes (its '\n' not counted) */
+    size_t scanned;    /* bytes of t->buf already looked at */
+    size_t line_start; /* offset of the current (last) line */
+    long line;         /* its 1-based number */
+} line_scan;
+
+/* Checks the bytes read since the last call: GAT_EFORMAT naming the file, the line and the limit
+ * as soon as a line exceeds it, so that an input of one endless line (/dev/zero, a FIFO, a gzip
+ * bomb) is refused after max_line bytes rather than read whole. */
+static gat_status scan_lines(gat_i_text *t, line_scan *s)
+{
+    const char *nl;
+    while (s->scanned < t->len &&
+           (nl = memchr(t->buf + s->scanned, '\n', t->len - s->scanned)) != NULL) {
+        const size_t at = (size_t)(nl - t->buf);
+        if (at - s->line_start > s->max_line) break;
+        s->line_start = s->scanned = at + 1;
+        s->line++;
+    }
+    if (s->scanned < t->len) s->scanned = t->len;
+    if (s->scanned - s->line_start > s->max_line)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s:%ld: line longer than the limit of %zu bytes (the readers' line "
+                           "length limit, gat_dataset_options.max_line)",
+                           t->path, s->line, s->max_line);
+    return GAT_OK;
+}
+
 /* Appends the rest of the plain file f to t->buf. */
-static gat_status read_plain(gat_i_text *t, size_t *cap, FILE *f, const char *path)
+static gat_status read_plain(gat_i_text *t, size_t *cap, FILE *f, const char *path, line_scan *s)
 {
     for (;;) {
         gat_status st = grow(t, cap);
         if (st != GAT_OK) return st;
-        const size_t want = *cap - t->len - 1, got = fread(t->buf + t->len, 1, want, f);
+        /* in chunks, so that an overlong line stops the read soon after the limit */
+        size_t want = *cap - t->len - 1;
+        if (want > CHUNK) want = CHUNK;
+        const size_t got = fread(t->buf + t->len, 1, want, f);
         t->len += got;
+        if ((st = scan_lines(t, s)) != GAT_OK) return st;
         if (got < want) break;
     }
     if (ferror(f)) return gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno));
@@ -60,7 +98,7 @@ static gat_status read_plain(gat_i_text *t, size_t *cap, FILE *f, const char *pa
 /* Inflates the gzip members of f (its first two bytes, the magic, already read) into t->buf.
  * Members follow each other (as gzip -d reads them); anything after the last one that is not a
  * member is an error, as is a member cut short. */
-static gat_status read_gzip(gat_i_text *t, size_t *cap, FILE *f, const char *path)
+static gat_status read_gzip(gat_i_text *t, size_t *cap, FILE *f, const char *path, line_scan *s)
 {
     static const unsigned char magic[2] = {0x1f, 0x8b};
     unsigned char *in = gat_malloc(1u << 18, 1);
@@ -108,9 +146,10 @@ static gat_status read_gzip(gat_i_text *t, size_t *cap, FILE *f, const char *pat
         if ((st = grow(t, cap)) != GAT_OK) break;
         const size_t room = *cap - t->len - 1;
         z.next_out = (unsigned char *)t->buf + t->len;
-        z.avail_out = room > UINT_MAX ? UINT_MAX : (unsigned)room;
+        z.avail_out = (unsigned)(room > CHUNK ? CHUNK : room);
         zr = inflate(&z, Z_NO_FLUSH);
         t->len = (size_t)((char *)z.next_out - t->buf);
+        if ((st = scan_lines(t, s)) != GAT_OK) break;
         if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
             st = zr == Z_MEM_ERROR ? GAT_ENOMEM
                                    : gat_i_error(GAT_EIO, "error reading %s: %s", path,
@@ -126,11 +165,12 @@ static gat_status read_gzip(gat_i_text *t, size_t *cap, FILE *f, const char *pat
 /* Reads the file at path whole into t (uninitialised; zeroed on failure): gzip files (by their
  * magic bytes) are inflated, plain ones read as they are, so .gz and plain text share this path.
  * On GAT_EIO, *errnum holds the errno of a failed open (0 for a read error). */
-gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum)
+gat_status gat_i_text_load(gat_i_text *t, const char *path, size_t max_line, int *errnum)
 {
     struct stat sb;
     unsigned char head[2];
     size_t cap;
+    line_scan scan = {max_line ? max_line : GAT_DATASET_MAX_LINE, 0, 0, 1};
     gat_status st = GAT_OK;
 
     memset(t, 0, sizeof *t);
@@ -144,21 +184,24 @@ gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum)
     }
     const size_t got = fread(head, 1, 2, f);
     const int gz = got == 2 && head[0] == 0x1f && head[1] == 0x8b;
-    /* Start from the on-disk size (exact for plain text) and let inflation double it. */
-    cap = fstat(fileno(f), &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 2 : 4096;
-    if (gz) cap *= 4;
+    /* Start from the on-disk size (exact for plain text) and let inflation double it; a gzip's
+     * first guess stays within a line's limit, so that memory follows what is inflated. */
+    cap = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0
+              ? (size_t)sb.st_size + 2
+              : 4096;
+    if (gz && cap < scan.max_line / 4) cap *= 4;
     if (!(t->buf = gat_malloc(cap, 1))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     if (gz) {
-        st = read_gzip(t, &cap, f, path);
+        st = read_gzip(t, &cap, f, path, &scan);
     } else {
         memcpy(t->buf, head, got);
         t->len = got;
         st = got < 2 && ferror(f)
                  ? gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno))
-                 : read_plain(t, &cap, f, path);
+                 : read_plain(t, &cap, f, path, &scan);
     }
     if (st == GAT_OK) t->buf[t->len] = '\0';
 cleanup:

@@ -23,9 +23,12 @@ typedef struct gat_i_text {
 } gat_i_text;
 
 /* Reads the file at path (borrowed; must outlive t) whole into t (uninitialised; zeroed on
- * failure). gzip files are inflated, plain ones passed through. Returns GAT_EIO naming path (on
- * a failed open *errnum holds its errno, else 0), GAT_ENOMEM. */
-gat_status gat_i_text_load(gat_i_text *t, const char *path, int *errnum);
+ * failure). gzip files are inflated, plain ones passed through. max_line: the longest line
+ * accepted in bytes (0: GAT_DATASET_MAX_LINE), checked as the file is read, so that memory and
+ * time stay within about twice the limit for an input of one endless line. Returns GAT_EIO
+ * naming path (on a failed open *errnum holds its errno, else 0), GAT_EFORMAT (a line over the
+ * limit: file, line and limit named), GAT_ENOMEM. */
+gat_status gat_i_text_load(gat_i_text *t, const char *path, size_t max_line, int *errnum);
 /* Frees t's buffers and zeroes it; accepts a zeroed t. */
 void gat_i_text_free(gat_i_text *t);
 /* Lines in t: an upper bound on the records it holds (blank lines count too). */
