@@ -2018,6 +2018,99 @@ START_TEST(test_line_limit_endless)
 }
 END_TEST
 
+/* ---- Splits by fractions, saved splits (issue 35.8) -------------------------------------- */
+
+/* split_fractions 60/20/20 on Cora: every class gives floor(0.6 c) training, floor(0.2 c)
+ * validation nodes and the rest to test; 50/25/0 leaves the rest out; the seed picks which. */
+START_TEST(test_split_fractions)
+{
+    static const double fr[2][3] = {{0.6, 0.2, 0.2}, {0.5, 0.25, 0}};
+    gat_dataset_options o;
+    gat_dataset a, b;
+    for (int t = 0; t < 2; t++) {
+        gat_dataset_options_default(&o);
+        o.ignore_split_file = 1;
+        memcpy(o.split_fractions, fr[t], sizeof fr[t]);
+        a = load_ok(tu_dataset("cora"), &o);
+        o.seed = 2;
+        b = load_ok(tu_dataset("cora"), &o);
+        gat_idx count[16][4] = {{0}}, total[16] = {0}, differ = 0;
+        ck_assert_int_le(a.n_classes, 16);
+        for (gat_idx i = 0; i < a.n; i++) {
+            count[a.labels[i]][a.split[i]]++;
+            total[a.labels[i]]++;
+            differ += a.split[i] != b.split[i];
+        }
+        for (gat_idx c = 0; c < a.n_classes; c++) {
+            const gat_idx n_tr = (gat_idx)(fr[t][0] * total[c] + 1e-9);
+            const gat_idx n_va = (gat_idx)(fr[t][1] * total[c] + 1e-9);
+            ck_assert_int_eq(count[c][GAT_SPLIT_TRAIN], n_tr);
+            ck_assert_int_eq(count[c][GAT_SPLIT_VAL], n_va);
+            ck_assert_int_eq(count[c][GAT_SPLIT_TEST], t == 0 ? total[c] - n_tr - n_va : 0);
+        }
+        ck_assert_int_gt(differ, 100);
+        assert_split_counts(&a);
+        gat_dataset_destroy(&a);
+        gat_dataset_destroy(&b);
+    }
+    gat_dataset_options_default(&o);
+    o.split_fractions[0] = 0.7;
+    o.split_fractions[1] = 0.4;
+    ASSERT_FAILS(gat_dataset_load(&a, tu_data("tiny"), &o), GAT_EINVAL,
+                 "split_fractions are 0.7/0.4/0: expected each in [0, 1] and a sum of at most 1");
+    o.split_fractions[1] = -0.1;
+    ASSERT_FAILS(gat_dataset_load(&a, tu_data("tiny"), &o), GAT_EINVAL, "split_fractions");
+}
+END_TEST
+
+/* A split saved by gat_dataset_save_split reads back as the same split (as NAME.split), and the
+ * file lists the split nodes in node order. */
+START_TEST(test_save_split)
+{
+    char *dir = tu_tmpdir(), path[4200];
+    const char *ds_dir = make_tiny_copy(dir, "s", 0, 0);
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.train_per_class = 1;
+    o.n_val = 2;
+    o.n_test = 3;
+    o.seed = 7;
+    gat_dataset a = load_ok(ds_dir, &o), b;
+    snprintf(path, sizeof path, "%s/s.split", ds_dir);
+    ck_assert_msg(gat_dataset_save_split(&a, path) == GAT_OK, "%s", gat_last_error());
+    o.seed = 8; /* a different random split, were the file not read */
+    b = load_ok(ds_dir, &o);
+    ck_assert_int_eq(a.n, b.n);
+    for (gat_idx i = 0; i < a.n; i++)
+        ck_assert_int_eq(a.split[i], b.split[i]);
+    ck_assert_int_eq(b.n_train, a.n_train);
+    ck_assert_int_eq(b.n_val, 2);
+    ck_assert_int_eq(b.n_test, 3);
+    FILE *f = fopen(path, "r");
+    char id[256], word[16];
+    gat_idx last = -1, lines = 0;
+    ck_assert_ptr_nonnull(f);
+    while (fscanf(f, "%255s %15s", id, word) == 2) {
+        gat_idx i = 0;
+        while (i < a.n && strcmp(a.node_ids[i], id) != 0)
+            i++;
+        ck_assert_int_lt(i, a.n);
+        ck_assert_int_gt(i, last);
+        last = i;
+        lines++;
+    }
+    fclose(f);
+    ck_assert_int_eq(lines, a.n_train + a.n_val + a.n_test);
+    ASSERT_FAILS(gat_dataset_save_split(NULL, path), GAT_EINVAL, "NULL or empty dataset");
+    snprintf(path, sizeof path, "%s/missing/s.split", dir);
+    ASSERT_FAILS(gat_dataset_save_split(&a, path), GAT_EIO, "missing");
+    gat_dataset_destroy(&a);
+    gat_dataset_destroy(&b);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dataset");
@@ -2057,6 +2150,8 @@ int main(void)
     tcase_add_test(tc, test_split_rules);
     tcase_add_test(tc, test_random_split_uniform_skewed);
     tcase_add_test(tc, test_random_split_uniform_cora);
+    tcase_add_test(tc, test_split_fractions);
+    tcase_add_test(tc, test_save_split);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("normalize");

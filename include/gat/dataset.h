@@ -177,6 +177,14 @@ typedef struct gat_dataset_options {
      * limit, found as the file is read: an input of one endless line (/dev/zero, a FIFO, a small
      * gzip inflating to gigabytes) costs about twice the limit in memory, not its whole size. */
     size_t max_line;
+    /* Fractions of each class for training, validation and test (the Geom-GCN convention,
+     * "60/20/20": the nodes of each class split 60 %, 20 %, 20 %). All 0 (the default): the
+     * random split by sizes above. Otherwise it replaces it: each in [0, 1], the sum at most 1
+     * (GAT_EINVAL otherwise); a class of c labelled nodes gives floor(train * c) training and
+     * floor(val * c) validation nodes, and test the rest when the three sum to 1 (else
+     * floor(test * c)), drawn uniformly within the class (seeded by seed); split_strict,
+     * train_per_class, n_val and n_test are not used. */
+    double split_fractions[3];
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */
@@ -339,6 +347,14 @@ GAT_API gat_status gat_dataset_read_graph_folds(const char *prefix, gat_idx n_gr
  * non-UTF-8 id or class name), GAT_EIO (cannot write; the message names the path and the reason),
  * GAT_ENOMEM. Cost O(n + E + nnz) time, O(n) extra memory. */
 GAT_API gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name);
+
+/* Writes ds's split as a split file ("<node-id> train|val|test" per node in a split, in node
+ * order; the format NAME.split and gat_dataset_files.split are read in), atomically (a temporary
+ * file renamed over path), so that a later load with it gives the same split. Returns GAT_EINVAL
+ * (NULL argument, a dataset without node ids or split, a node id holding white space or starting
+ * with '#', which the reader would not read back), GAT_EIO (cannot write: the path and the
+ * reason), GAT_ENOMEM. Cost O(n). */
+GAT_API gat_status gat_dataset_save_split(const gat_dataset *ds, const char *path);
 
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);

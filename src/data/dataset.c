@@ -42,6 +42,13 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
     if (o->n_edge_attributes < 0 || (o->n_edge_attributes > 0 && !o->edge_attributes))
         return gat_i_error(GAT_EINVAL, "%s: n_edge_attributes = %d with edge_attributes %s", fn,
                            o->n_edge_attributes, o->edge_attributes ? "set" : "NULL");
+    const double *f = o->split_fractions;
+    if (!(f[0] >= 0 && f[0] <= 1 && f[1] >= 0 && f[1] <= 1 && f[2] >= 0 && f[2] <= 1) ||
+        f[0] + f[1] + f[2] > 1 + 1e-9)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: split_fractions are %g/%g/%g: expected each in [0, 1] and a sum "
+                           "of at most 1",
+                           fn, f[0], f[1], f[2]);
     for (gat_idx k = 0; k < o->n_edge_attributes; k++)
         if (!o->edge_attributes[k])
             return gat_i_error(GAT_EINVAL, "%s: edge_attributes[%d] is NULL", fn, k);

@@ -85,8 +85,61 @@ static void shuffle(gat_idx *v, gat_idx n, gat_rng *rng)
     }
 }
 
+/* The per-class quotas of o->split_fractions (gat_dataset_options): train[c], val[c], test[c]. */
+static void plan_fractions(const gat_idx *count, gat_idx C, const double *f, gat_idx *quota)
+{
+    const int rest = f[0] + f[1] + f[2] >= 1 - 1e-9;
+    for (gat_idx c = 0; c < C; c++) {
+        gat_idx *q = quota + 3 * (size_t)c;
+        q[0] = (gat_idx)(f[0] * count[c] + 1e-9);
+        q[1] = (gat_idx)(f[1] * count[c] + 1e-9);
+        if (q[0] + q[1] > count[c]) q[1] = count[c] - q[0];
+        q[2] = rest ? count[c] - q[0] - q[1] : (gat_idx)(f[2] * count[c] + 1e-9);
+        if (q[0] + q[1] + q[2] > count[c]) q[2] = count[c] - q[0] - q[1];
+    }
+}
+
+/* The split by fractions: one seeded shuffle, then within each class the first quota train, the
+ * next validation, the next test, so that each set is a uniform draw from its class. */
+static gat_status fraction_split(gat_dataset *ds, const gat_dataset_options *o)
+{
+    const gat_idx C = ds->n_classes;
+    gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
+    gat_idx *count = gat_calloc((size_t)C + 1, sizeof *count);
+    gat_idx *quota = gat_calloc(3 * (size_t)C + 1, sizeof *quota);
+    gat_rng rng;
+    gat_status st = GAT_ENOMEM;
+    if (!perm || !count || !quota) goto cleanup;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0) count[ds->labels[i]]++;
+    plan_fractions(count, C, o->split_fractions, quota);
+    gat_rng_seed(&rng, o->seed);
+    for (gat_idx i = 0; i < ds->n; i++)
+        perm[i] = i;
+    shuffle(perm, ds->n, &rng);
+    memset(count, 0, (size_t)C * sizeof *count);
+    for (gat_idx k = 0; k < ds->n; k++) {
+        const gat_idx i = perm[k], c = ds->labels[i];
+        if (c < 0) continue;
+        const gat_idx *q = quota + 3 * (size_t)c, r = count[c]++;
+        ds->split[i] = r < q[0]                 ? GAT_SPLIT_TRAIN
+                       : r < q[0] + q[1]        ? GAT_SPLIT_VAL
+                       : r < q[0] + q[1] + q[2] ? GAT_SPLIT_TEST
+                                                : GAT_SPLIT_NONE;
+    }
+    ds->split_adapted = 0;
+    st = GAT_OK;
+cleanup:
+    gat_free(perm);
+    gat_free(count);
+    gat_free(quota);
+    return st;
+}
+
 gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what)
 {
+    const double *f = o->split_fractions;
+    if (f[0] > 0 || f[1] > 0 || f[2] > 0) return fraction_split(ds, o);
     gat_idx *perm = gat_malloc((size_t)ds->n, sizeof *perm);
     gat_idx *count = gat_calloc((size_t)ds->n_classes, sizeof *count);
     gat_idx *train = gat_calloc((size_t)ds->n_classes, sizeof *train);

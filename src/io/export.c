@@ -446,3 +446,38 @@ gat_status gat_metrics_save(const char *path, const gat_epoch_info *rows, const 
     }
     return out_close(&o, GAT_OK);
 }
+
+/* ---- Split files ------------------------------------------------------------------------- */
+
+gat_status gat_dataset_save_split(const gat_dataset *ds, const char *path)
+{
+    static const char *const word[] = {NULL, "train", "val", "test"};
+    out o;
+    gat_status st;
+
+    gat_i_clear_error();
+    if (!ds || !path || !*path)
+        return gat_i_error(GAT_EINVAL, "gat_dataset_save_split: NULL or empty %s",
+                           !ds ? "dataset" : "path");
+    if (ds->n > 0 && (!ds->split || !ds->node_ids))
+        return gat_i_error(GAT_EINVAL, "gat_dataset_save_split: the dataset has no %s",
+                           !ds->split ? "split" : "node ids");
+    /* the split reader cuts fields at blanks and skips '#' lines: such an id would not read back */
+    for (gat_idx i = 0; i < ds->n; i++) {
+        const char *id = ds->node_ids[i];
+        if (ds->split[i] == GAT_SPLIT_NONE) continue;
+        if (ds->split[i] > GAT_SPLIT_TEST)
+            return gat_i_error(GAT_EINVAL, "gat_dataset_save_split: node %d has split value %u", i,
+                               (unsigned)ds->split[i]);
+        if (!id || !*id || id[0] == '#' || strpbrk(id, " \t\r\n"))
+            return gat_i_error(GAT_EINVAL,
+                               "gat_dataset_save_split: node %d's id \"%s\" is empty, starts with "
+                               "'#' or holds white space: a split file cannot name it",
+                               i, id ? id : "(null)");
+    }
+    if ((st = out_open(&o, path)) != GAT_OK) return st;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] != GAT_SPLIT_NONE)
+            out_printf(&o, "%s\t%s\n", ds->node_ids[i], word[ds->split[i]]);
+    return out_close(&o, GAT_OK);
+}
