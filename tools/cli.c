@@ -309,13 +309,40 @@ const char *cli_dataset_path(const char *prog, const char *name)
     return NULL;
 }
 
+/* --split TR/VA/TE: three numbers (digits and '.') joined by '/' are percentages of each class,
+ * anything else a split file (a file of that name is given as ./TR/VA/TE). Returns 1 with the
+ * fractions in f, 0 for a file name, -1 for percentages out of range (printed unless prog is
+ * NULL). */
+static int split_percentages(const char *prog, const char *s, double *f)
+{
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        const char *start = p;
+        while ((*p >= '0' && *p <= '9') || *p == '.')
+            p++;
+        if (p == start || *p != (k < 2 ? '/' : '\0')) return 0;
+        f[k] = strtod(start, NULL) / 100;
+        p++;
+    }
+    if (f[0] <= 0 || f[0] + f[1] + f[2] > 1 + 1e-9) {
+        if (prog)
+            fprintf(stderr,
+                    "%s: --split %s: expected percentages of each class TR/VA/TE with TR > 0 "
+                    "and a sum of at most 100 (e.g. 60/20/20)\n",
+                    prog, s);
+        return -1;
+    }
+    return 1;
+}
+
 /* The first option of d that needs --graph, or NULL. */
 static const char *graph_only_option(const cli_data *d)
 {
+    double f[3];
     if (d->graph_format) return "--graph-format";
     if (d->features) return "--features";
     if (d->labels) return "--labels";
-    if (d->split) return "--split";
+    if (d->split && split_percentages(NULL, d->split, f) == 0) return "--split";
     if (d->edge_attributes) return "--edge-attributes";
     return NULL;
 }
@@ -388,10 +415,13 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         o.edge_attributes = names;
         o.n_edge_attributes = n;
     }
+    const int pct = d->split ? split_percentages(prog, d->split, o.split_fractions) : 0;
+    if (pct < 0) return 2;
+    if (pct) o.ignore_split_file = 1; /* the percentages replace NAME.split */
     opt = &o;
     if (d->graph) {
         gat_dataset_files files = {.graph = d->graph, .features = d->features,
-                                   .labels = d->labels, .split = d->split};
+                                   .labels = d->labels, .split = pct ? NULL : d->split};
         if (d->graph_format && gat_graph_format_from_name(d->graph_format, &files.format) != GAT_OK) {
             fprintf(stderr, "%s: --graph-format: %s\n", prog, gat_last_error());
             return 2;

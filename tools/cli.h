@@ -81,7 +81,7 @@ typedef struct cli_data {
     const char *graph_format; /* --graph-format F, or NULL: from the extension */
     const char *features;     /* --features FILE, or NULL: one-hot node features */
     const char *labels;       /* --labels FILE, or NULL */
-    const char *split;        /* --split FILE, or NULL: random split */
+    const char *split;        /* --split FILE or TR/VA/TE percentages, or NULL: random split */
     const char *edge_attributes; /* --edge-attributes NAME[,NAME...], or NULL */
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
 } cli_data;
@@ -101,8 +101,9 @@ typedef struct cli_data {
      "(default) or zeros"}
 #define CLI_LABEL_OPTIONS(d)                                                                       \
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
-    {"split", CLI_STRING, &(d).split, 0, 0, "FILE",                                                \
-     "with --graph: '<id> train|val|test' per node (default: random split)"}
+    {"split", CLI_STRING, &(d).split, 0, 0, "FILE|TR/VA/TE",                                       \
+     "with --graph: '<id> train|val|test' per node (default: random split); or percentages of "  \
+     "each class, e.g. 60/20/20 (Geom-GCN), a random split also with --dataset"}
 
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
  * gat_dataset_read, else --dataset or default_name through gat_dataset_load. need_labels: a

@@ -363,7 +363,7 @@ static void dataset_options(const options *o, gat_dataset_options *dopt)
     dopt->split_strict = (o->train_per_class >= 0 ? GAT_SPLIT_STRICT_TRAIN : 0u) |
                          (o->val_size >= 0 ? GAT_SPLIT_STRICT_VAL : 0u) |
                          (o->test_size >= 0 ? GAT_SPLIT_STRICT_TEST : 0u);
-    dopt->seed = (uint64_t)o->seed;
+    dopt->seed = (uint64_t)(o->split_seed >= 0 ? o->split_seed : o->seed);
 }
 
 /* ---- the runs ---- */
@@ -639,6 +639,11 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     if (o->all_splits) o->runs = ds->n_splits;
     dataset_notes(o, dopt, ds);
+    if (o->save_split && gat_dataset_save_split(ds, o->save_split) != GAT_OK) {
+        fprintf(stderr, "gat-train: --save-split: %s\n", gat_last_error());
+        gat_dataset_destroy(ds);
+        return 1;
+    }
     if (o->edge_features && ds->n_edge_features == 0) {
         fprintf(stderr,
                 "gat-train: --edge-features: dataset %s has no edge feature columns (extra "
@@ -685,6 +690,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .val_size = -1,
                     .test_size = -1,
                     .log_every = 1,
+                    .split_seed = -1,
                     .lr = 0.005,
                     .weight_decay = 5e-4,
                     .dropout = -1,
@@ -759,6 +765,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"test-size", CLI_INT, &op->test_size, 0, 100000000, "N",
          "test nodes of a random split, exactly (implies --random-split; default: 1000, or fewer "
          "to fit)"},
+        {"split-seed", CLI_INT, &op->split_seed, 0, 2147483647, "N",
+         "seed of the random split, apart from the model's (default: --seed)"},
+        {"save-split", CLI_STRING, &op->save_split, 0, 0, "FILE",
+         "write the split used to FILE in the split-file format (--split and NAME.split read it)"},
         {"normalize", CLI_FLAG, &op->normalize, 0, 0, NULL,
          "row-normalise the features; an error if one is negative (default: when none is)"},
         {"no-normalize", CLI_FLAG, &op->no_normalize, 0, 0, NULL,
@@ -799,6 +809,8 @@ static int check_outputs(options *o)
         return rc;
     if (o->metrics && (rc = cli_check_output("gat-train", "metrics", o->metrics)) != 0) return rc;
     if (o->save && (rc = cli_check_output("gat-train", "save", o->save)) != 0) return rc;
+    if (o->save_split && (rc = cli_check_output("gat-train", "save-split", o->save_split)) != 0)
+        return rc;
     if ((rc = split_usage(o)) != 0) return rc;
     if (o->plot) {
         o->draw = plot_available();

@@ -17,6 +17,8 @@ static int dist_usage(const options *o)
                       : o->train_per_class >= 0 ? "--train-per-class"
                       : o->val_size >= 0        ? "--val-size"
                       : o->test_size >= 0       ? "--test-size"
+                      : o->save_split           ? "--save-split"
+                      : o->split_seed >= 0      ? "--split-seed"
                                                 : NULL;
     if (bad) {
         fprintf(stderr,

@@ -124,4 +124,19 @@ grep -q warning "$tmp/err" && { bad "early-best-short-no-warning"; cat "$tmp/err
 check later-best 0 'best epoch ([3-9]|[1-9][0-9]+) of' '' -- "$bin" --dataset "$data/small" --epochs 30 --threads 1 --dropout 0
 grep -q warning "$tmp/err" && { bad "later-best-no-warning"; cat "$tmp/err"; } || ok "later-best-no-warning"
 
+# splits: --split TR/VA/TE percentages of each class, --split-seed apart from --seed, and
+# --save-split, whose file reads back as the dataset's split file (issue 35.8)
+same() { cmp -s "$2" "$3" && ok "$1" || { bad "$1"; diff "$2" "$3" | head; }; }
+check split-pct 0 'test accuracy' '' -- "$bin" --dataset "$data/small" --split 60/20/20 --split-seed 3 --save-split "$tmp/s1" --epochs 2 --threads 1 --quiet
+check split-pct-seed 0 '' '' -- "$bin" --dataset "$data/small" --split 60/20/20 --split-seed 3 --seed 7 --save-split "$tmp/s2" --epochs 2 --threads 1 --quiet
+same split-seed-apart "$tmp/s1" "$tmp/s2"
+check split-pct-other 0 '' '' -- "$bin" --dataset "$data/small" --split 60/20/20 --split-seed 4 --save-split "$tmp/s3" --epochs 2 --threads 1 --quiet
+cmp -s "$tmp/s1" "$tmp/s3" && bad "split-seed-matters" || ok "split-seed-matters"
+mkdir -p "$tmp/small" && cp "$data/small/small.content" "$data/small/small.cites" "$tmp/small/" && cp "$tmp/s1" "$tmp/small/small.split"
+check split-readback 0 '' '' -- "$bin" --dataset "$tmp/small" --save-split "$tmp/s4" --epochs 2 --threads 1 --quiet
+same split-saved-reads-back "$tmp/s1" "$tmp/s4"
+check split-pct-bad 2 '' '--split 60/50/20: expected percentages of each class' -- "$bin" --dataset "$data/small" --split 60/50/20
+check split-file-needs-graph 2 '' '--split needs --graph' -- "$bin" --dataset "$data/small" --split "$tmp/s1"
+check save-split-dir 1 '' '--save-split: cannot write .*missing' -- "$bin" --dataset "$data/small" --save-split "$tmp/missing/s"
+
 summary
