@@ -171,11 +171,12 @@ typedef struct gat_dataset_options {
      * 0. A value other than 0 must be below n_splits (GAT_EINVAL naming both otherwise, also with
      * ignore_split_file); negative is GAT_EINVAL. */
     gat_idx split_index;
-    /* The longest line the text readers accept, in bytes (0: GAT_DATASET_MAX_LINE, the default):
-     * every text file a loader reads (.content, .cites, split, labels, features, edge lists,
-     * test.index, Geom-GCN text files), plain or gzip. A longer line is GAT_EFORMAT naming the file, the line and the
-     * limit, found as the file is read: an input of one endless line (/dev/zero, a FIFO, a small
-     * gzip inflating to gigabytes) costs about twice the limit in memory, not its whole size. */
+    /* The longest line the text readers accept, in bytes before its '\n' (0: GAT_DATASET_MAX_LINE,
+     * the default): every text file a loader reads (.content, .cites, split, labels, features,
+     * edge lists, test.index, Geom-GCN text files), plain or gzip. A longer line is GAT_EFORMAT
+     * naming the file, the line and the limit, found as the file is read: an input of one
+     * endless line (/dev/zero, a FIFO, a small gzip inflating to gigabytes) costs about twice
+     * the limit in memory, not its whole size. */
     size_t max_line;
     /* Fractions of each class for training, validation and test (the Geom-GCN convention,
      * "60/20/20": the nodes of each class split 60 %, 20 %, 20 %). All 0 (the default): the
