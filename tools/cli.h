@@ -103,7 +103,7 @@ typedef struct cli_data {
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
     {"split", CLI_STRING, &(d).split, 0, 0, "FILE|TR/VA/TE",                                       \
      "with --graph: '<id> train|val|test' per node (default: random split); or percentages of "  \
-     "each class, e.g. 60/20/20 (Geom-GCN), a random split also with --dataset"}
+     "each class, e.g. 60/20/20 (Geom-GCN): a random split, also without --graph"}
 
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
  * gat_dataset_read, else --dataset or default_name through gat_dataset_load. need_labels: a
