@@ -227,7 +227,7 @@ def main():
     check(np.allclose(probs.sum(1), 1, atol=1e-6), "probabilities sum to 1")
 
     # attention: one line per (layer, head, edge) with self-loops; sums of 1 per destination
-    embed("--attention", p("att.tsv"))
+    embed("--attention-out", p("att.tsv"))
     lines = open(p("att.tsv")).read().splitlines()
     check(lines[0] == "layer\thead\tdst\tsrc\talpha\tedge\tself_loop", "attention header")
     check(len(lines) - 1 == E * (2 + 2), f"attention lines {len(lines) - 1}, expected {E * 4}")

@@ -16,6 +16,7 @@ void cli_usage(FILE *out, const cli_option *opts, const char *prog, const char *
     fprintf(out, "usage: %s %s\n\noptions:\n", prog, synopsis);
     for (const cli_option *o = opts; o->name; o++) {
         char left[64];
+        if (!o->help) continue; /* a deprecated spelling */
         snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(out, "  %-26s %s\n", left, o->help);
     }
@@ -83,6 +84,7 @@ static const char *nearest_option(const cli_option *opts, const char *name, size
     const char *best = NULL;
     int best_d = 3;
     for (const cli_option *o = opts; o->name; o++) {
+        if (!o->help) continue; /* a deprecated spelling: suggest the current one */
         const int d = edit_distance(name, len, o->name);
         if (d < best_d) best_d = d, best = o->name;
     }
@@ -125,6 +127,17 @@ int cli_parse(int argc, char **argv, const cli_option *opts, const char *prog, c
             else
                 fprintf(stderr, "%s: unknown option '%.*s' (try --help)\n", prog, (int)len + 2, a);
             return 2;
+        }
+        if (!o->help) { /* a deprecated spelling of the option named by o->arg */
+            const char *now = o->arg;
+            fprintf(stderr, "%s: --%.*s is deprecated, use --%s\n", prog, (int)len, a + 2, now);
+            o = opts;
+            while (o->name && (!o->help || strcmp(o->name, now) != 0))
+                o++;
+            if (!o->name) {
+                fprintf(stderr, "%s: internal error: --%s is not an option\n", prog, now);
+                return 2;
+            }
         }
         if (o->type == CLI_FLAG) {
             if (eq) {

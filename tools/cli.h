@@ -15,8 +15,12 @@ typedef struct cli_option {
     void *dest;        /* int* (FLAG, INT), double* (REAL), const char** (STRING) */
     double min, max;   /* accepted range of INT and REAL values */
     const char *arg;   /* placeholder in the help, e.g. "N" */
-    const char *help;
+    const char *help;  /* NULL: a deprecated spelling (CLI_DEPRECATED), hidden from --help */
 } cli_option;
+
+/* A deprecated spelling OLD of the option NEW (both without "--"), kept for one release: it
+ * parses as --NEW, after "PROG: --OLD is deprecated, use --NEW" on stderr; --help omits it. */
+#define CLI_DEPRECATED(old, now) {old, CLI_FLAG, NULL, 0, 0, now, NULL}
 
 /* Parses argv against opts (terminated by an entry with name NULL). Returns 0 on success,
  * 2 after printing a one-line error for a bad or unknown option to stderr (an unknown one names

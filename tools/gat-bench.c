@@ -68,7 +68,7 @@ static double median(double *v, int n)
 /* Attention layers of the benchmarked model (--layers), and the node order of its bindings. */
 static int n_layers = 2;
 static gat_order order = GAT_ORDER_AUTO;
-/* --edge-features D: synthetic workloads carry D edge feature columns and the model reads them */
+/* --edge-dim D: synthetic workloads carry D edge feature columns and the model reads them */
 static int edge_dim = 0;
 /* Mini-batch epochs (--batch-size B --fanout F1,...,FL): 0 for full-graph epochs. */
 static gat_idx batch_size = 0;
@@ -402,7 +402,7 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
     } else {
         const char *path = cli_dataset_path("gat-bench", name);
         if (edge_dim > 0) {
-            fprintf(stderr, "gat-bench: --edge-features: workload '%s' has no edge features "
+            fprintf(stderr, "gat-bench: --edge-dim: workload '%s' has no edge features "
                             "(only synth-N workloads get them)\n", name);
             return -1;
         }
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
          "residual connection per layer, projected where widths differ"},
         {"layers", CLI_INT, &n_layers, 1, GAT_MAX_LAYERS, "L",
          "attention layers of the model (default 2)"},
-        {"edge-features", CLI_INT, &edge_dim, 0, GAT_MAX_EDGE_DIM, "D",
+        {"edge-dim", CLI_INT, &edge_dim, 0, GAT_MAX_EDGE_DIM, "D",
          "synth-N workloads with D edge feature columns (gat-synth's), read by the gat score's "
          "edge term (default 0: none)"},
         {"epochs", CLI_INT, &epochs, 0, MAX_EPOCHS, "N",
@@ -456,6 +456,7 @@ int main(int argc, char **argv)
          "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
         {"load", CLI_INT, &load, 0, 64, "N",
          "run N CPU-bound processes meanwhile: a shared machine (default 0)"},
+        CLI_DEPRECATED("edge-features", "edge-dim"), /* a switch in gat-train */
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
@@ -532,7 +533,7 @@ int main(int argc, char **argv)
     printf("gat-bench (libgat %s): %s, %d cores; model %d layers, 8 heads x 8 hidden, 1 output "
            "head%s%s%s\n",
            gat_version(), cpu, cores, n_layers, residual ? ", residual connections" : "",
-           edge_dim > 0 ? ", edge features (edge_dim from --edge-features)" : "",
+           edge_dim > 0 ? ", edge features (edge_dim from --edge-dim)" : "",
            load ? "; other CPU-bound processes running: see 'load'" : "");
     if (batch_size)
         printf("mini-batch epochs: %d training nodes per step, fan-outs %s (output layer first); "

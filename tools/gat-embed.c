@@ -408,8 +408,9 @@ int main(int argc, char **argv)
          "npy, tsv, csv or word2vec (default: from --out's extension)"},
         {"layer", CLI_STRING, &o.layer, 0, 0, "L",
          "hidden layer 0..L-2, logits or probs (default: last hidden)"},
-        {"attention", CLI_STRING, &o.attention, 0, 0, "FILE",
+        {"attention-out", CLI_STRING, &o.attention, 0, 0, "FILE",
          "write 'layer head dst src alpha edge self_loop' per edge (TSV)"},
+        CLI_DEPRECATED("attention", "attention-out"), /* --attention names a score elsewhere */
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR",
          "under mpirun -np K: rank r runs part r of the partition in DIR; rank 0 writes --out and --predict for every node in the dataset's order"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
@@ -435,7 +436,7 @@ int main(int argc, char **argv)
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const char *synopsis = "--model FILE [--dataset NAME|PATH | --graph FILE] [--out FILE] "
-                           "[--attention FILE] [--predict FILE] [--plot FILE] "
+                           "[--attention-out FILE] [--predict FILE] [--plot FILE] "
                            "[--plot-attention FILE] [options]";
     int exit_now, rc, layer = GAT_LAYER_LOGITS;
     gat_file_format fmt = GAT_FORMAT_AUTO;
@@ -444,7 +445,7 @@ int main(int argc, char **argv)
     const unsigned flags = o.no_header ? GAT_WRITE_NO_HEADER : 0;
     if (!o.model) return usage_error("--model is required");
     if (!o.out && !o.attention && !o.predict && !o.plot && !o.plot_attention)
-        return usage_error("nothing to do: give --out, --attention, --predict, --plot or "
+        return usage_error("nothing to do: give --out, --attention-out, --predict, --plot or "
                            "--plot-attention");
     if (o.normalize && o.no_normalize)
         return usage_error("--normalize and --no-normalize conflict");
@@ -454,7 +455,7 @@ int main(int argc, char **argv)
                          o.data.graph))
         return usage_error("--partitions: %s does not apply (the partition holds the graph; "
                            "--out and --predict are written)",
-                           o.attention ? "--attention" : o.plot ? "--plot"
+                           o.attention ? "--attention-out" : o.plot ? "--plot"
                            : o.plot_attention ? "--plot-attention" : o.data.dataset ? "--dataset"
                                                                    : "--graph");
     if (o.layer && !o.out && !o.plot) return usage_error("--layer needs --out or --plot");

@@ -1,5 +1,5 @@
 /* gat-synth: writes a synthetic Cora-style dataset (PREFIX.content[.gz], PREFIX.cites,
- * PREFIX.split), or one binary dataset file PREFIX.gatd (--format binary), drawn by
+ * PREFIX.split), or one binary dataset file PREFIX.gatd (--out-format binary), drawn by
  * tools/synth.c: a degree-corrected planted partition with features correlated with the blocks.
  * Option parsing and file writing only. */
 #include "cli.h"
@@ -187,11 +187,11 @@ int main(int argc, char **argv)
         quiet = 0;
     const cli_option opts[] = {
         {"out", CLI_STRING, &out, 0, 0, "PREFIX", "write PREFIX.content.gz, PREFIX.cites, PREFIX.split, or PREFIX.gatd (required)"},
-        {"format", CLI_STRING, &format, 0, 0, "F", "text (Cora-style files, default) or binary (one .gatd dataset file)"},
+        {"out-format", CLI_STRING, &format, 0, 0, "F", "text (Cora-style files, default) or binary (one .gatd dataset file)"},
         {"nodes", CLI_INT, &nodes, 2, 2000000000, "N", "nodes (default 10000)"},
         {"degree", CLI_REAL, &so.degree, 0.01, 1e6, "D", "mean degree, undirected (default 10)"},
         {"classes", CLI_INT, &classes, 1, 1000000, "C", "classes = blocks (default 8)"},
-        {"features", CLI_INT, &features, 1, 1000000, "F", "features (default 128)"},
+        {"feature-dim", CLI_INT, &features, 1, 1000000, "F", "feature columns (default 128)"},
         {"density", CLI_REAL, &so.density, 0, 1, "P", "sparse features: mean share of non-zeros (default 0.1)"},
         {"dense", CLI_FLAG, &so.dense, 0, 0, NULL, "dense Gaussian features (class mean + noise)"},
         {"homophily", CLI_REAL, &so.homophily, 0, 1, "H", "share of edges inside blocks (default 0.8)"},
@@ -200,12 +200,16 @@ int main(int argc, char **argv)
         {"train", CLI_REAL, &so.train, 0, 1, "P", "training share of the nodes (default 0.1)"},
         {"val", CLI_REAL, &so.val, 0, 1, "P", "validation share (default 0.1)"},
         {"test", CLI_REAL, &so.test, 0, 1, "P", "test share (default 0.2)"},
-        {"edge-features", CLI_INT, &so.edge_features, 0, 4096, "D", "edge feature columns (default 0): column 0 says whether the edge joins two nodes of one class (flipped with probability --edge-noise), the others are N(0, 1) noise"},
+        {"edge-dim", CLI_INT, &so.edge_features, 0, 4096, "D", "edge feature columns (default 0): column 0 says whether the edge joins two nodes of one class (flipped with probability --edge-noise), the others are N(0, 1) noise"},
         {"edge-noise", CLI_REAL, &so.edge_noise, 0, 1, "P", "flip probability of edge feature column 0 (default 0.1)"},
         {"ordered", CLI_FLAG, &so.ordered, 0, 0, NULL, "number nodes block by block (default: random order)"},
         {"seed", CLI_INT, &seed, 0, 2147483647, "S", "random seed (default 1)"},
         {"plain", CLI_FLAG, &plain, 0, 0, NULL, "write PREFIX.content uncompressed"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
+        /* elsewhere --format is an embedding format, --features a file, --edge-features a switch */
+        CLI_DEPRECATED("format", "out-format"),
+        CLI_DEPRECATED("features", "feature-dim"),
+        CLI_DEPRECATED("edge-features", "edge-dim"),
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-synth", "--out PREFIX [options]", &exit_now)) || exit_now)
@@ -216,7 +220,7 @@ int main(int argc, char **argv)
     }
     const int binary = !strcmp(format, "binary");
     if (!binary && strcmp(format, "text") != 0) {
-        fprintf(stderr, "gat-synth: --format: expected text or binary, got '%s'\n", format);
+        fprintf(stderr, "gat-synth: --out-format: expected text or binary, got '%s'\n", format);
         return 2;
     }
     so.nodes = nodes, so.classes = classes, so.features = features, so.seed = (uint64_t)seed;

@@ -52,7 +52,7 @@ gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds);
 
 /* The same with normalize (GAT_NORMALIZE_*) applied to the features and class_names (C, may be
  * NULL for "0", "1", ...) as the class names: GAT_NORMALIZE_OFF keeps the raw features, as
- * gat-synth --format binary stores them. */
+ * gat-synth --out-format binary stores them. */
 gat_status synth_dataset_with(const synth_data *d, int classes, int normalize,
                               const char *const *class_names, gat_dataset *ds);
 

@@ -32,7 +32,7 @@ if grep -aEq '"score": ?"gatv2"' "$tmp/m.gat" && grep -aEq '"residual": ?"1"' "$
 else
   bad "file-metadata: $(head -c 600 "$tmp/m.gat" | tr -c '[:print:]' ' ')"
 fi
-check embed-attention 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --attention "$tmp/att.tsv" --threads 1 --quiet
+check embed-attention 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --attention-out "$tmp/att.tsv" --threads 1 --quiet
 # header + one line per edge, layer and head: layers 0, 1, 2 with 2, 3, 2 heads
 edges=$(awk -F'\t' 'NR > 1 && $1 == 0 && $2 == 0' "$tmp/att.tsv" | wc -l)
 lines=$(($(wc -l <"$tmp/att.tsv") - 1))

@@ -12,9 +12,9 @@ bad() { badf "$1"; shift; [ $# -gt 0 ] && sed 's/^/    | /' "$@" | head -20; }
 
 strip() { grep -E '^(epoch|run|test accuracy)' "$1" | sed -E 's/ +[0-9.]+ s\b//g; s/[0-9.]+ ms\/epoch//; s/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/'; }
 
-"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-features 3 --quiet --plain
-"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet
-"$synth" --out "$tmp/e2" --nodes 600 --seed 5 --edge-features 2 --quiet --plain
+"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-dim 3 --quiet --plain
+"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-dim 3 --out-format binary --quiet
+"$synth" --out "$tmp/e2" --nodes 600 --seed 5 --edge-dim 2 --quiet --plain
 "$synth" --out "$tmp/e0" --nodes 600 --seed 5 --quiet --plain
 
 check help 0 '--edge-features' '' -- "$train" --help
@@ -42,7 +42,7 @@ check embed-edges 0 '^wrote .*emb\.tsv' '' -- "$embed" --model "$tmp/e3.gat" --d
 [ ! -s "$tmp/err" ] && ok embed-edges-no-note || badf embed-edges-no-note "$tmp/err"
 check embed-edges-binary 0 '' '' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e3.gatd" --out "$tmp/emb2.tsv" --threads 1
 cmp -s "$tmp/emb.tsv" "$tmp/emb2.tsv" && ok embed-same-binary || badf embed-same-binary
-check embed-attention 0 '^wrote .*att\.tsv' '' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e3" --attention "$tmp/att.tsv" --predict "$tmp/pred.tsv" --threads 1
+check embed-attention 0 '^wrote .*att\.tsv' '' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e3" --attention-out "$tmp/att.tsv" --predict "$tmp/pred.tsv" --threads 1
 check embed-missing 1 '' '^gat-embed: model .*e3\.gat was trained with edge_dim 3 but dataset .*e0 has 0 edge feature columns$' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e0" --out "$tmp/x.tsv"
 check embed-other-d 1 '' '^gat-embed: model .*e3\.gat was trained with edge_dim 3 but dataset .*e2 has 2 edge feature columns$' -- "$embed" --model "$tmp/e3.gat" --dataset "$tmp/e2" --out "$tmp/x.tsv"
 [ ! -e "$tmp/x.tsv" ] && ok embed-no-output || badf embed-no-output

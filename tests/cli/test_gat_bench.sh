@@ -44,7 +44,7 @@ fi
 # a dataset file as a workload, large enough (over 2^20 edges) that loading it runs the graph
 # transpose's OpenMP loop: each run's child loads it itself (a child forked after its parent
 # started an OpenMP thread pool hung in its first parallel loop); under a timeout, so a hang fails
-if "$synth" --nodes 100000 --format binary --out "$tmp/s1e5" --quiet; then
+if "$synth" --nodes 100000 --out-format binary --out "$tmp/s1e5" --quiet; then
   check file-workload 0 '"workload": "[^"]*/s1e5.gatd", "nodes": 100000, "edges": 1081746, .*"dataset_build_s": [0-9.]+' '' -- \
     timeout 300 "$bin" --workloads "$tmp/s1e5.gatd" --threads 2 --epochs 1 --warmup 0 --infer 1 --order none
 else

@@ -62,7 +62,7 @@ check small-strict-fits 0 'split 40/60/100' '' -- "$bin" --dataset "$data/small"
 # Signed (Gaussian) features from gat-synth --dense: left as they are by default, with one note
 # on stderr, and trained as well as with --no-normalize (row sums of signed rows would wreck
 # them: 25 % here before); --normalize is an error naming the first negative value.
-"$synth" --out "$tmp/dense" --dense --nodes 600 --features 32 --seed 1 --plain --quiet ||
+"$synth" --out "$tmp/dense" --dense --nodes 600 --feature-dim 32 --seed 1 --plain --quiet ||
   { bad "gat-synth"; }
 signed_note="^gat-train: features have negative values \\(first: node '[0-9]+', column [0-9]+, -[0-9.e+-]+\\): not row-normalised \\(use --no-normalize to silence this\\)$"
 check dense-default 0 '^test accuracy' "$signed_note" -- "$bin" --dataset "$tmp/dense" --epochs 500 --threads 1 --save "$tmp/dense.gat"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI tests of dataset files (.gatd): gat-convert (usage, exit codes, the summary line, errors
 # naming the file), gat-train on a converted Cora giving the text dataset's losses and
-# accuracies exactly, gat-synth --format binary against its text output, and damaged files.
+# accuracies exactly, gat-synth --out-format binary against its text output, and damaged files.
 # Usage: test_gatd.sh GAT_TRAIN GAT_CONVERT GAT_SYNTH TESTDATA_DIR DATASETS_DIR
 set -u
 train=$1 convert=$2 synth=$3 data=$4 datasets=$5
@@ -43,17 +43,17 @@ strip "$tmp/bin.out" >"$tmp/b"
 
 # gat-synth: the binary file trains as the text files do
 "$synth" --out "$tmp/syn" --nodes 800 --seed 3 --quiet --plain
-check synth-binary 0 "^gat-synth: 800 nodes, .* \\($tmp/syn\\.gatd\\)$" '' -- "$synth" --out "$tmp/syn" --nodes 800 --seed 3 --format binary
-check synth-format 2 '' "--format: expected text or binary, got 'csv'" -- "$synth" --out "$tmp/x" --format csv
+check synth-binary 0 "^gat-synth: 800 nodes, .* \\($tmp/syn\\.gatd\\)$" '' -- "$synth" --out "$tmp/syn" --nodes 800 --seed 3 --out-format binary
+check synth-format 2 '' "--out-format: expected text or binary, got 'csv'" -- "$synth" --out "$tmp/x" --out-format csv
 "$train" --dataset "$tmp/syn" --epochs 3 --seed 1 --threads 1 >"$tmp/text.out" 2>&1
 "$train" --dataset "$tmp/syn.gatd" --epochs 3 --seed 1 --threads 1 >"$tmp/bin.out" 2>&1
 strip "$tmp/text.out" >"$tmp/a"
 strip "$tmp/bin.out" >"$tmp/b"
 [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && ok synth-same-training || badf synth-same-training "$tmp/text.out" "$tmp/bin.out"
 
-# gat-synth --edge-features: D extra .cites columns, column 0 tracking same-class edges (10 %
+# gat-synth --edge-dim: D extra .cites columns, column 0 tracking same-class edges (10 %
 # flipped), the others noise; text and binary load with D columns (one note each) and train alike
-"$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-features 3 --quiet --plain
+"$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-dim 3 --quiet --plain
 awk -F'\t' 'NF != 5 { bad = 1 } END { exit bad }' "$tmp/esyn.cites" && ok synth-edge-columns ||
   badf synth-edge-columns "$tmp/esyn.cites"
 # P(column 0 = 1 | same class) and P(column 0 = 1 | different classes)
@@ -62,7 +62,7 @@ read -r p_same p_diff < <(awk -F'\t' 'NR == FNR { label[$1] = $NF; next }
   END { printf "%.3f %.3f\n", one[1] / n[1], one[0] / n[0] }' "$tmp/esyn.content" "$tmp/esyn.cites")
 awk -v a="$p_same" -v b="$p_diff" 'BEGIN { exit !(a > 0.8 && b < 0.2) }' &&
   ok synth-edge-signal || { echo "  P(1 | same) = $p_same, P(1 | different) = $p_diff"; badf synth-edge-signal; }
-check synth-edge-binary 0 '' '' -- "$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet
+check synth-edge-binary 0 '' '' -- "$synth" --out "$tmp/esyn" --nodes 600 --seed 5 --edge-dim 3 --out-format binary --quiet
 check synth-edge-note 0 '^test accuracy' '^gat-train: .*esyn has 3 edge feature columns: read, not used \(--edge-features' -- "$train" --dataset "$tmp/esyn" --epochs 3 --seed 1 --threads 1
 cp "$tmp/out" "$tmp/text.out"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok synth-edge-one-note || badf synth-edge-one-note "$tmp/err"

@@ -96,7 +96,7 @@ for a in gatv2 dot scaled-dot bilinear cosine gaussian; do
   else cat "$tmp/out"; bad "$a, residual, 3 layers, $k ranks: ${d:-a run failed}"; fi
 done
 # edge features: each part carries its in-edges' features, which follow a rank's renumbering
-"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-features 3 --format binary --quiet || exit 1
+"$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-dim 3 --out-format binary --quiet || exit 1
 "$partition" --dataset "$tmp/e3.gatd" --parts 2 --out "$tmp/pe2" --quiet || { echo "FAIL gat-partition e3"; exit 1; }
 grep -q '"edge_features":[[:space:]]*3' "$tmp/pe2/manifest.json" && ok "the manifest records 3 edge features" ||
   bad "the manifest lacks \"edge_features\": 3"
@@ -170,7 +170,7 @@ expect_fault() { # NAME K PATTERN ARGS...: mpirun fails, output matches PATTERN
 expect_fault "--edge-features on a partition without them" 2 \
   "partition .* carries no edge features" --partitions "$tmp/p2" --edge-features --epochs 5
 # the same graph and features without edge features
-"$synth" --out "$tmp/e0" --nodes 600 --seed 5 --format binary --quiet || exit 1
+"$synth" --out "$tmp/e0" --nodes 600 --seed 5 --out-format binary --quiet || exit 1
 "$partition" --dataset "$tmp/e0.gatd" --parts 2 --out "$tmp/pe0" --quiet || exit 1
 if timeout -k 5 120 mpirun --oversubscribe --allow-run-as-root -np 2 "$embed" --model "$tmp/e1.gat" \
     --partitions "$tmp/pe0" --predict "$tmp/x.tsv" >"$tmp/out" 2>&1; then

@@ -5,6 +5,8 @@
 #    it takes;
 #  - option parsing: a misspelled option names the nearest one, an option given as another's
 #    value ("--dataset --quiet") is a usage error, --OPT=--VALUE is a value;
+#  - one flag, one meaning (item 4): a flag in two tools' --help takes the same kind of value in
+#    both; the renamed flags' old spellings still work, with a note on stderr;
 #  - outputs that are not regular files: gat-embed --predict into a FIFO (still a FIFO), through
 #    a symbolic link (still a link; its target replaced), to /dev/fd/1;
 #  - gat-synth's text files: a write that fails (/dev/full behind a link, or past ulimit -f)
@@ -67,6 +69,66 @@ check predict-link 0 '' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --
 check predict-stdout 0 '^id' '' -- "$embed" --model "$tmp/m.gat" --dataset "$tiny" --predict /dev/fd/1 --threads 1 --quiet
 cmp -s "$tmp/out" "$tmp/want.tsv" && ok predict-stdout-rows || bad predict-stdout-rows "$(head -3 "$tmp/out")"
 ls -A "$tmp" | grep -q '\.tmp-' && bad predict-no-temporary "$(ls -A "$tmp")" || ok predict-no-temporary
+
+# --- one flag, one meaning: a flag in two tools' --help takes the same kind of value there (a
+# switch, a path, or another value) and, where both list their choices ("a, b or c"), shares one
+# (issue 35 item 4: gat-embed --attention FILE beside the score name, gat-synth --edge-features D
+# beside gat-train's switch, --format text|binary beside npy|tsv, gat-synth --features F beside
+# FILE). A help line is "  --NAME[ ARG]" padded to 26 columns, then the text (or one space):
+# text at column 29 means no ARG.
+for t in "$tools"/gat-*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  "$t" --help | awk -v tool="$(basename "$t")" '
+    /^  --/ && !/^  --(help|version) / {
+      flag = $1; rest = substr($0, 3 + length(flag))
+      match(rest, /[^ ]/); col = 2 + length(flag) + RSTART
+      if (col >= 29 || $2 == "") { kind = "switch"; arg = "-"; text = substr(rest, RSTART) }
+      else {
+        arg = $2; text = substr(rest, RSTART + length(arg)); sub(/^ +/, "", text)
+        kind = arg ~ /(^|[|])(FILE|PATH|PREFIX|DIR|MODEL)$/ ? "path" : "value"
+      }
+      gsub(/ *\([^()]*\)/, "", text)
+      choices = "-"
+      if (match(text, /^[a-z0-9-]+(, [a-z0-9-]+)* or [a-z0-9-]+/)) {
+        choices = substr(text, 1, RLENGTH); gsub(/(, | or )/, ",", choices)
+      }
+      print flag, tool, kind, arg, choices
+    }'
+done >"$tmp/flags"
+awk '
+  function overlap(a, b,   x, y, i, j, na, nb) {
+    if (a == "-" || b == "-") return 1
+    na = split(a, x, ","); nb = split(b, y, ",")
+    for (i = 1; i <= na; i++) for (j = 1; j <= nb; j++) if (x[i] == y[j]) return 1
+    return 0
+  }
+  { if ($1 in seen) {
+      split(seen[$1], s, " ")
+      if (s[2] != $3 || !overlap(s[4], $5))
+        printf "%s: %s %s (%s, choices %s) against %s %s (%s, choices %s)\n", $1, s[1], s[3], s[2], s[4], $2, $4, $3, $5
+    } else seen[$1] = $2 " " $3 " " $4 " " $5 }' "$tmp/flags" >"$tmp/conflicts"
+[ "$(wc -l <"$tmp/flags")" -ge 100 ] && grep -q '^--residual gat-train switch' "$tmp/flags" &&
+  grep -q '^--graph-format gat-train value F edgelist,ncol,' "$tmp/flags" &&
+  grep -q '^--edge-attributes gat-train value NAME\[,NAME...\] -' "$tmp/flags" &&
+  ok "help-parsed ($(wc -l <"$tmp/flags") option lines)" || badf help-parsed "$tmp/flags"
+[ ! -s "$tmp/conflicts" ] && ok one-flag-one-meaning || badf one-flag-one-meaning "$tmp/conflicts"
+# the renamed flags' old spellings still work for one release, with a note on stderr
+check deprecated-synth 0 '' '^gat-synth: --edge-features is deprecated, use --edge-dim$' -- \
+  "$synth" --out "$tmp/old" --nodes 60 --seed 2 --edge-features 2 --features 5 --format binary --quiet
+"$synth" --out "$tmp/new" --nodes 60 --seed 2 --edge-dim 2 --feature-dim 5 --out-format binary --quiet 2>"$tmp/err2"
+grep -q '^gat-synth: --features is deprecated, use --feature-dim$' "$tmp/err" &&
+  grep -q '^gat-synth: --format is deprecated, use --out-format$' "$tmp/err" &&
+  cmp -s "$tmp/old.gatd" "$tmp/new.gatd" && [ ! -s "$tmp/err2" ] && ok deprecated-synth-same || badf deprecated-synth-same "$tmp/err"
+check deprecated-embed-attention 0 '' '^gat-embed: --attention is deprecated, use --attention-out$' -- \
+  "$embed" --model "$tmp/m.gat" --dataset "$tiny" --attention "$tmp/att-old.tsv" --threads 1 --quiet
+[ -s "$tmp/att-old.tsv" ] && ok deprecated-embed-attention-written || bad deprecated-embed-attention-written "no $tmp/att-old.tsv"
+# (cora has no edge features: gat-bench stops before timing anything)
+"$tools/gat-bench" --edge-features 2 --workloads cora --threads 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^gat-bench: --edge-features is deprecated, use --edge-dim$' "$tmp/err" &&
+  grep -q "^gat-bench: --edge-dim: workload 'cora' has no edge features" "$tmp/err" &&
+  ok deprecated-bench || badf deprecated-bench "$tmp/err"
+"$synth" --help | grep -q -- '--edge-features\|--format' && bad deprecated-hidden "gat-synth --help lists a deprecated spelling" || ok deprecated-hidden
 
 # --- gat-synth: failed writes name the file and why; the previous dataset stays whole
 mkdir "$tmp/s"
