@@ -1,4 +1,6 @@
 /* Shared command-line parsing of the libgat tools. */
+/* realpath (XSI) */
+#define _XOPEN_SOURCE 700
 #include "cli.h"
 
 #include "gat/gat.h"
@@ -346,6 +348,32 @@ static int split_percentages(const char *prog, const char *s, double *f)
         return -1;
     }
     return 1;
+}
+
+const char *cli_dataset_record(const char *name, char *buf, size_t size)
+{
+    char found[4096], dir[4096];
+    if (!name || gat_dataset_locate(name, found, sizeof found) != GAT_OK) return name;
+    if (!strchr(name, '/') && strcmp(found, name) != 0) return name; /* on the search path */
+    const char *slash = strrchr(found, '/');
+    const char *base = slash ? slash + 1 : found;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - found) : 1, slash ? found : ".");
+    char *real = realpath(slash == found ? "/" : dir, NULL);
+    if (!real) return name;
+    const int n = snprintf(buf, size, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base);
+    free(real);
+    return n > 0 && (size_t)n < size ? buf : name;
+}
+
+const char *cli_dataset_recorded(const char *rec, const char *model_path, char *buf, size_t size)
+{
+    char found[4096];
+    const char *slash = model_path ? strrchr(model_path, '/') : NULL;
+    if (!rec || rec[0] == '/' || !strchr(rec, '/') || !slash) return rec;
+    const int n = snprintf(buf, size, "%.*s/%s", (int)(slash - model_path), model_path, rec);
+    if (n <= 0 || (size_t)n >= size || gat_dataset_locate(buf, found, sizeof found) != GAT_OK)
+        return rec;
+    return buf;
 }
 
 /* The first option of d that needs --graph, or NULL. */

@@ -77,6 +77,17 @@ void cli_model_env(gat_model_options *options);
  * buffer, or NULL with a message on stderr. */
 const char *cli_dataset_path(const char *prog, const char *name);
 
+/* What a model file records as its --dataset NAME (gat_model_meta.dataset): a bundled name found
+ * on the dataset search path as it is (it moves with the installation), an existing path made
+ * absolute (its directory resolved, so a Cora-style prefix DIR/NAME works too), so that gat-embed
+ * finds it from any directory. Returns name or buf (size bytes). */
+const char *cli_dataset_record(const char *name, char *buf, size_t size);
+
+/* The dataset a model records (rec, gat_model_meta.dataset) as seen from here: an absolute path
+ * or a bare name as it is; a relative path (older files) against the model file's directory
+ * when it names a dataset there, else as it is (the working directory). Returns rec or buf. */
+const char *cli_dataset_recorded(const char *rec, const char *model_path, char *buf, size_t size);
+
 /* Where a tool's dataset comes from: a Cora-style dataset (--dataset), or a graph file read by
  * igraph with node features, labels and split from text files (--graph ...; gat/graphfile.h). */
 typedef struct cli_data {

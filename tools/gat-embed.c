@@ -401,7 +401,8 @@ int main(int argc, char **argv)
         {"model", CLI_STRING, &o.model, 0, 0, "FILE",
          "model file written by gat-train --save (required)"},
         {"dataset", CLI_STRING, &o.data.dataset, 0, 0, "NAME|PATH",
-         "bundled dataset or path (default: the model's)"},
+         "bundled dataset or path (default: the one the model was trained on with --dataset; "
+         "a relative path against the model file's directory)"},
         CLI_GRAPH_OPTIONS(o.data),
         {"out", CLI_STRING, &o.out, 0, 0, "FILE", "write one embedding row per node to FILE"},
         {"format", CLI_STRING, &o.format, 0, 0, "FMT",
@@ -532,7 +533,16 @@ int main(int argc, char **argv)
     dopt.ignore_split_file = 1;
     dopt.train_per_class = dopt.n_val = dopt.n_test = 0;
     const char *name;
-    if ((rc = cli_load_dataset("gat-embed", &o.data, meta.dataset, 0, &dopt, &ds, &name)) != 0)
+    if (!o.data.dataset && !o.data.graph && !meta.dataset) {
+        rc = usage_error("model %s records no dataset (trained on --graph or --partitions): give "
+                         "--dataset or --graph",
+                         o.model);
+        goto done;
+    }
+    char recorded[4096];
+    const char *model_dataset =
+        cli_dataset_recorded(meta.dataset, o.model, recorded, sizeof recorded);
+    if ((rc = cli_load_dataset("gat-embed", &o.data, model_dataset, 0, &dopt, &ds, &name)) != 0)
         goto done;
     if (dopt.normalize == GAT_NORMALIZE_AUTO && !ds.normalized) {
         fprintf(stderr, "gat-embed: model %s was trained on row-normalised features, but dataset %s "
@@ -548,10 +558,34 @@ int main(int argc, char **argv)
                         "was trained without edge features)\n",
                 name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s", o.model);
     if (ds.n_features != cfg->in_features) {
-        fprintf(stderr, "gat-embed: dataset %s has %d features per node but model %s expects %d\n",
-                name, ds.n_features, o.model, cfg->in_features);
+        fprintf(stderr,
+                "gat-embed: dataset %s has %d features per node but model %s expects %d%s\n", name,
+                ds.n_features, o.model, cfg->in_features,
+                o.data.graph && !o.data.features
+                    ? " (one-hot: --graph without --features; give the training --features FILE)"
+                    : "");
         rc = 1;
         goto done;
+    }
+    /* the file records no fingerprint of its data: its class names are what tells another
+     * dataset apart (a dataset without labels has none to compare) */
+    if (meta.n_classes > 0 && ds.n_classes > 0) {
+        const gat_idx n = meta.n_classes < ds.n_classes ? meta.n_classes : ds.n_classes;
+        gat_idx c = 0;
+        while (c < n && !strcmp(meta.class_names[c], ds.class_names[c]))
+            c++;
+        if (c < n)
+            fprintf(stderr,
+                    "gat-embed: dataset %s may not be the one model %s was trained on%s%s%s: "
+                    "its class %d is '%s', the model's '%s'\n",
+                    name, o.model, meta.dataset ? " (" : "", meta.dataset ? meta.dataset : "",
+                    meta.dataset ? ")" : "", (int)c, ds.class_names[c], meta.class_names[c]);
+        else if (meta.n_classes != ds.n_classes)
+            fprintf(stderr,
+                    "gat-embed: dataset %s may not be the one model %s was trained on%s%s%s: "
+                    "it has %d classes, the model %d\n",
+                    name, o.model, meta.dataset ? " (" : "", meta.dataset ? meta.dataset : "",
+                    meta.dataset ? ")" : "", (int)ds.n_classes, (int)meta.n_classes);
     }
     /* every call below runs on this binding: for embeddings and predictions alone an inference
      * binding (layer-wise inference, no per-edge array of the graph's size; attention exports

@@ -415,7 +415,9 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     meta.normalize = s->src->normalized; /* what was done, for gat-embed to repeat */
     meta.symmetrize = s->src->symmetrize;
     /* borrowed for the call; a --graph dataset has no name gat-embed could load */
-    meta.dataset = s->src->model_dataset;
+    /* a dataset path recorded absolute, so gat-embed finds it from any directory */
+    char dataset_buf[4096];
+    meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
     if (gat_model_save(m, &meta, o->save) != GAT_OK) return train_fail("cannot save the model");
     if (s->interrupted)
         fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved to %s\n",

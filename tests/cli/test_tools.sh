@@ -7,6 +7,9 @@
 #    value ("--dataset --quiet") is a usage error, --OPT=--VALUE is a value;
 #  - one flag, one meaning (item 4): a flag in two tools' --help takes the same kind of value in
 #    both; the renamed flags' old spellings still work, with a note on stderr;
+#  - gat-embed's default dataset (item 6): found from another directory (recorded absolute; an
+#    older relative one against the model's directory), none for a --graph model (usage error),
+#    one-hot features named in the mismatch message, another dataset's classes noted;
 #  - outputs that are not regular files: gat-embed --predict into a FIFO (still a FIFO), through
 #    a symbolic link (still a link; its target replaced), to /dev/fd/1;
 #  - gat-synth's text files: a write that fails (/dev/full behind a link, or past ulimit -f)
@@ -129,6 +132,42 @@ rc=$?
   grep -q "^gat-bench: --edge-dim: workload 'cora' has no edge features" "$tmp/err" &&
   ok deprecated-bench || badf deprecated-bench "$tmp/err"
 "$synth" --help | grep -q -- '--edge-features\|--format' && bad deprecated-hidden "gat-synth --help lists a deprecated spelling" || ok deprecated-hidden
+
+# --- gat-embed's default dataset (item 6): the one the model was trained on with --dataset,
+# recorded as an absolute path and found from any directory; a relative one (older files)
+# against the model file's directory; a --graph model records none (a usage error naming it)
+mkdir -p "$tmp/w" "$tmp/elsewhere"
+cp -r "$tiny" "$tmp/w/tiny"
+(cd "$tmp/w" && "$train" --dataset tiny --epochs 2 --threads 1 --quiet --save m.gat) >/dev/null 2>&1
+grep -aq "\"dataset\":\"$tmp/w/tiny\"" "$tmp/w/m.gat" && ok model-dataset-absolute ||
+  bad model-dataset-absolute "$(grep -ao '"dataset":"[^"]*"' "$tmp/w/m.gat")"
+(cd "$tmp/elsewhere" && "$embed" --model ../w/m.gat --predict p.tsv --threads 1 --quiet) >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && [ "$(wc -l <"$tmp/elsewhere/p.tsv")" -eq "$(wc -l <"$tiny/tiny.content")" ] &&
+  [ ! -s "$tmp/err" ] && ok embed-model-dataset-elsewhere || badf embed-model-dataset-elsewhere "$tmp/err"
+# an older file's relative path ("./tiny", written from $tmp/w), padded to the header's length
+perl -0777 -pe 's{"dataset":"[^"]*"}{my $n = length($&) - length(q{"dataset":"./tiny"}); q{"dataset":"./tiny"} . (" " x $n)}e' \
+  "$tmp/w/m.gat" >"$tmp/w/rel.gat"
+grep -aq '"dataset":"./tiny" ' "$tmp/w/rel.gat" && ok model-relative-crafted || bad model-relative-crafted
+(cd "$tmp/elsewhere" && "$embed" --model ../w/rel.gat --predict p2.tsv --threads 1 --quiet) >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && cmp -s "$tmp/elsewhere/p.tsv" "$tmp/elsewhere/p2.tsv" && ok embed-relative-model-dir ||
+  badf embed-relative-model-dir "$tmp/err"
+g=$data/graphs
+gfiles=(--graph "$g/sbm.edges" --features "$g/sbm.features")
+check train-graph-save 0 '' '' -- "$train" "${gfiles[@]}" --labels "$g/sbm.labels" --epochs 2 --threads 1 --quiet --save "$tmp/g.gat"
+check embed-graph-model-alone 2 '' "^gat-embed: model $tmp/g.gat records no dataset \(trained on --graph or --partitions\): give --dataset or --graph \(try --help\)$" -- \
+  "$embed" --model "$tmp/g.gat" --predict "$tmp/g.tsv"
+check embed-graph-model 0 '' '' -- "$embed" --model "$tmp/g.gat" "${gfiles[@]}" --predict "$tmp/g.tsv" --threads 1 --quiet
+# --graph without --features: one-hot features, said in the mismatch message
+check embed-graph-one-hot 1 '' "^gat-embed: dataset .*sbm.edges has [0-9]+ features per node but model .* expects [0-9]+ \(one-hot: --graph without --features; give the training --features FILE\)$" -- \
+  "$embed" --model "$tmp/g.gat" --graph "$g/sbm.edges" --predict "$tmp/g.tsv"
+# another dataset with the same features: its class names tell (the file records no fingerprint)
+mkdir "$tmp/w/other"
+sed 's/theory$/Theory_renamed/' "$tiny/tiny.content" >"$tmp/w/other/other.content"
+cp "$tiny/tiny.cites" "$tmp/w/other/other.cites"
+check embed-other-dataset 0 '' "^gat-embed: dataset $tmp/w/other may not be the one model $tmp/w/m.gat was trained on \($tmp/w/tiny\): its class [0-9]+ is 'Theory_renamed', the model's '" -- \
+  "$embed" --model "$tmp/w/m.gat" --dataset "$tmp/w/other" --predict "$tmp/o.tsv" --threads 1 --quiet
+check embed-same-dataset 0 '' '' -- "$embed" --model "$tmp/w/m.gat" --dataset "$tiny" --predict "$tmp/o.tsv" --threads 1 --quiet
+[ ! -s "$tmp/err" ] && ok embed-same-dataset-no-note || badf embed-same-dataset-no-note "$tmp/err"
 
 # --- gat-synth: failed writes name the file and why; the previous dataset stays whole
 mkdir "$tmp/s"
