@@ -38,6 +38,7 @@ typedef struct reader {
     char prefix[PATH_BUF];
     char path[PATH_BUF]; /* the file in t */
     gat_i_text t;
+    size_t max_line; /* gat_dataset_options.max_line (0: the default) */
 } reader;
 
 static void table_free(table *tb)
@@ -92,7 +93,7 @@ static gat_status open_part(reader *R, const char *part, const char *ext, int *p
         if (present) return GAT_OK;
         return gat_i_error(GAT_EIO, "cannot open %s (nor %s.gz): no such file", R->path, R->path);
     }
-    return gat_i_text_load(&R->t, R->path, &errnum);
+    return gat_i_text_load(&R->t, R->path, R->max_line, &errnum);
 }
 
 /* ---- Lines ------------------------------------------------------------------------------- */
@@ -350,7 +351,7 @@ static gat_status node_features(gat_csr *x, gat_idx n, const gat_idx *lab, gat_i
 
 gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
 {
-    reader R = {0};
+    reader R = {.max_line = opt->max_line};
     table ind = {0}, glab = {0}, A = {0}, nlab = {0}, nattr = {0}, elab = {0}, eattr = {0};
     gat_idx *graph_of = NULL, *ptr = NULL, *gcls = NULL, *ncls = NULL, *ecls = NULL;
     gat_idx *src = NULL, *dst = NULL, *edge_input = NULL;
