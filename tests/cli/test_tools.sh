@@ -200,7 +200,7 @@ mask_has() { local m; m=$(awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status
 # gat-train, its model saved, blocked writing its summary line into a full pipe at exit: the
 # default actions are back, so one SIGTERM ends it (the old handler let it finish: exit 0)
 full_fifo "$tmp/train.fifo"
-"$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet --save "$tmp/t.gat" >"$tmp/train.fifo" 2>"$tmp/err" &
+env --default-signal "$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet --save "$tmp/t.gat" >"$tmp/train.fifo" 2>"$tmp/err" &
 pid=$!
 if wait_blocked $pid write; then
   mask_has $pid SigCgt 15 && caught=yes || caught=no
@@ -215,7 +215,7 @@ fi
 exec 3<&-
 # started with SIGINT ignored: it stays ignored (then SIGINT does nothing and SIGTERM ends it)
 full_fifo "$tmp/train2.fifo"
-bash -c 'trap "" INT; exec "$@"' - "$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet >"$tmp/train2.fifo" 2>"$tmp/err" &
+env --default-signal bash -c 'trap "" INT; exec "$@"' - "$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet >"$tmp/train2.fifo" 2>"$tmp/err" &
 pid=$!
 if wait_blocked $pid write; then
   mask_has $pid SigIgn 2 && ignored=yes || ignored=no
@@ -232,7 +232,7 @@ exec 3<&-
 # gat-embed blocked writing --out into a full FIFO: SIGHUP ends it with 129, no file written
 mkdir "$tmp/e"
 full_fifo "$tmp/e/emb.fifo"
-"$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb.fifo" --format tsv --predict "$tmp/e/p.tsv" --threads 1 >"$tmp/out" 2>"$tmp/err" &
+env --default-signal "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb.fifo" --format tsv --predict "$tmp/e/p.tsv" --threads 1 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 if wait_blocked $pid write; then
   mask_has $pid SigCgt 1 && caught=yes || caught=no
@@ -247,7 +247,7 @@ fi
 exec 3<&-
 # started with SIGINT ignored: it stays ignored
 full_fifo "$tmp/e/emb2.fifo"
-bash -c 'trap "" INT; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb2.fifo" --format tsv --threads 1 >"$tmp/out" 2>"$tmp/err" &
+env --default-signal bash -c 'trap "" INT; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/e/emb2.fifo" --format tsv --threads 1 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 if wait_blocked $pid write; then
   mask_has $pid SigIgn 2 && ignored=yes || ignored=no
