@@ -5,6 +5,7 @@ pkgs=(build-essential meson ninja-build pkg-config libsuitesparse-dev libigraph-
       libopenblas-dev zlib1g-dev libcjson-dev python3 python3-numpy python3-scipy valgrind
       clang libclang-rt-14-dev llvm  # clang + libFuzzer runtime: tests/fuzz; llvm: symbolizer
       gnuplot-nox  # draws gat-train --plot and gat-embed --plot*; tests/cli/test_plots_cli.sh
+      libarpack2-dev  # ARPACK's Lanczos: Laplacian encodings of large graphs (src/encode)
       libmetis-dev  # METIS k-way partitioning: gat-partition (src/partition)
       libopenmpi-dev openmpi-bin)  # Open MPI (meson -Dmpi=auto): distributed training, mpirun
 missing=()

@@ -33,6 +33,7 @@
 #include "embed.h"
 #include "graphfile.h"
 #include "analysis.h"
+#include "encode.h"
 #include "partition.h"
 #include "sample.h"
 
