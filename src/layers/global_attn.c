@@ -7,19 +7,26 @@
 #include <math.h>
 #include <stddef.h>
 
-/* Four partial sums in a fixed order: breaks the add latency chain, same bits every run. */
-static inline double dot(const gat_real *a, const gat_real *b, gat_idx D)
+/* exp in the working precision (float's expf is several times cheaper than exp). */
+#ifdef GAT_REAL_DOUBLE
+#define REXP exp
+#else
+#define REXP expf
+#endif
+
+/* Keys scored at once per row (a stack tile): one rescale of the running sums per tile. */
+enum { TILE = 64 };
+
+/* Eight partial sums in a fixed order: breaks the add latency chain (and vectorises), same bits
+ * every run. */
+static inline gat_real dot(const gat_real *a, const gat_real *b, gat_idx D)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    gat_real s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     gat_idx d = 0;
-    for (; d + 4 <= D; d += 4) {
-        s0 += (double)a[d] * b[d];
-        s1 += (double)a[d + 1] * b[d + 1];
-        s2 += (double)a[d + 2] * b[d + 2];
-        s3 += (double)a[d + 3] * b[d + 3];
-    }
-    for (; d < D; d++) s0 += (double)a[d] * b[d];
-    return (s0 + s1) + (s2 + s3);
+    for (; d + 8 <= D; d += 8)
+        for (int t = 0; t < 8; t++) s[t] += a[d + t] * b[d + t];
+    for (; d < D; d++) s[0] += a[d] * b[d];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
 /* The segment of node i (seg_ptr ascending). */
@@ -39,7 +46,7 @@ void gat_i_global_attn_forward(gat_idx n, gat_idx H, gat_idx D, gat_idx n_seg,
                                const gat_real *v, gat_real *out, gat_real *lse, int nt)
 {
     const size_t HD = (size_t)H * (size_t)D;
-    const double s = 1 / sqrt((double)D);
+    const gat_real s = (gat_real)(1 / sqrt((double)D));
     (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 64) if (nt > 1 && n > 64)
     for (gat_idx i = 0; i < n; i++) {
@@ -47,25 +54,31 @@ void gat_i_global_attn_forward(gat_idx n, gat_idx H, gat_idx D, gat_idx n_seg,
         for (gat_idx h = 0; h < H; h++) {
             const gat_real *qi = q + (size_t)i * HD + (size_t)h * D;
             gat_real *oi = out + (size_t)i * HD + (size_t)h * D;
-            double m = -INFINITY, l = 0;
+            gat_real m = -INFINITY, l = 0, sc[TILE];
             for (gat_idx d = 0; d < D; d++) oi[d] = 0;
-            for (gat_idx j = j0; j < j1; j++) {
-                const size_t at = (size_t)j * HD + (size_t)h * D;
-                const double x = s * dot(qi, k + at, D);
-                if (x > m) { /* a new maximum: rescale what was summed so far */
-                    const gat_real c = (gat_real)exp(m - x);
-                    l *= (double)c;
-                    for (gat_idx d = 0; d < D; d++) oi[d] *= c;
-                    m = x;
+            for (gat_idx t0 = j0; t0 < j1; t0 += TILE) {
+                const gat_idx cnt = j1 - t0 < TILE ? j1 - t0 : TILE;
+                gat_real tm = m;
+                for (gat_idx t = 0; t < cnt; t++) {
+                    sc[t] = s * dot(qi, k + (size_t)(t0 + t) * HD + (size_t)h * D, D);
+                    if (sc[t] > tm) tm = sc[t];
                 }
-                const double p = exp(x - m);
-                l += p;
-                const gat_real *vj = v + at;
-                for (gat_idx d = 0; d < D; d++) oi[d] += (gat_real)p * vj[d];
+                if (tm > m) { /* a new maximum: rescale what was summed so far */
+                    const gat_real c = REXP(m - tm);
+                    l *= c;
+                    for (gat_idx d = 0; d < D; d++) oi[d] *= c;
+                    m = tm;
+                }
+                for (gat_idx t = 0; t < cnt; t++) {
+                    const gat_real p = REXP(sc[t] - m);
+                    const gat_real *vj = v + (size_t)(t0 + t) * HD + (size_t)h * D;
+                    l += p;
+                    for (gat_idx d = 0; d < D; d++) oi[d] += p * vj[d];
+                }
             }
-            const gat_real inv = (gat_real)(1 / l);
+            const gat_real inv = 1 / l;
             for (gat_idx d = 0; d < D; d++) oi[d] *= inv;
-            lse[(size_t)i * H + h] = (gat_real)(m + log(l));
+            lse[(size_t)i * H + h] = m + (gat_real)log((double)l);
         }
     }
 }
@@ -77,14 +90,14 @@ void gat_i_global_attn_backward(gat_idx n, gat_idx H, gat_idx D, gat_idx n_seg,
                                 gat_real *dk, gat_real *dv, int nt)
 {
     const size_t HD = (size_t)H * (size_t)D;
-    const double s = 1 / sqrt((double)D);
+    const gat_real s = (gat_real)(1 / sqrt((double)D));
     (void)nt;
     /* delta_i = do_i . o_i (the softmax backward's row term) */
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 1024)
     for (gat_idx i = 0; i < n; i++)
         for (gat_idx h = 0; h < H; h++) {
             const size_t at = (size_t)i * HD + (size_t)h * D;
-            delta[(size_t)i * H + h] = (gat_real)dot(dout + at, out + at, D);
+            delta[(size_t)i * H + h] = dot(dout + at, out + at, D);
         }
     /* dq: row i gathers over its segment's keys */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 64) if (nt > 1 && n > 64)
@@ -92,11 +105,11 @@ void gat_i_global_attn_backward(gat_idx n, gat_idx H, gat_idx D, gat_idx n_seg,
         const gat_idx g = segment_of(seg_ptr, n_seg, i), j0 = seg_ptr[g], j1 = seg_ptr[g + 1];
         for (gat_idx h = 0; h < H; h++) {
             const size_t ai = (size_t)i * HD + (size_t)h * D;
-            const double li = lse[(size_t)i * H + h], di = delta[(size_t)i * H + h];
+            const gat_real li = lse[(size_t)i * H + h], di = delta[(size_t)i * H + h];
             for (gat_idx j = j0; j < j1; j++) {
                 const size_t aj = (size_t)j * HD + (size_t)h * D;
-                const double p = exp(s * dot(q + ai, k + aj, D) - li);
-                const gat_real ds = (gat_real)(s * p * (dot(dout + ai, v + aj, D) - di));
+                const gat_real p = REXP(s * dot(q + ai, k + aj, D) - li);
+                const gat_real ds = s * p * (dot(dout + ai, v + aj, D) - di);
                 for (gat_idx d = 0; d < D; d++) dq[ai + d] += ds * k[aj + d];
             }
         }
@@ -109,12 +122,11 @@ void gat_i_global_attn_backward(gat_idx n, gat_idx H, gat_idx D, gat_idx n_seg,
             const size_t aj = (size_t)j * HD + (size_t)h * D;
             for (gat_idx i = i0; i < i1; i++) {
                 const size_t ai = (size_t)i * HD + (size_t)h * D;
-                const double p = exp(s * dot(q + ai, k + aj, D) - lse[(size_t)i * H + h]);
-                const double dp = dot(dout + ai, v + aj, D);
-                const gat_real ds = (gat_real)(s * p * (dp - delta[(size_t)i * H + h]));
-                const gat_real pr = (gat_real)p;
+                const gat_real p = REXP(s * dot(q + ai, k + aj, D) - lse[(size_t)i * H + h]);
+                const gat_real dp = dot(dout + ai, v + aj, D);
+                const gat_real ds = s * p * (dp - delta[(size_t)i * H + h]);
                 for (gat_idx d = 0; d < D; d++) {
-                    dv[aj + d] += pr * dout[ai + d];
+                    dv[aj + d] += p * dout[ai + d];
                     dk[aj + d] += ds * q[ai + d];
                 }
             }
