@@ -40,6 +40,12 @@ typedef struct work {
     size_t bytes;
 } work;
 
+void gat_pe_options_init(gat_pe_options *opt)
+{
+    if (!opt) return;
+    *opt = (gat_pe_options){.dense_max = 512, .tol = 1e-9, .max_restarts = 3000, .threads = 0};
+}
+
 static int use_dense(gat_idx c, gat_idx k, const gat_pe_options *o)
 {
     return c <= o->dense_max || c < 4 * (k + 1);

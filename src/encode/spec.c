@@ -1,5 +1,5 @@
-/* gat/encode.h: the encoding spec ("lap:K,rw:K") in text, the options' defaults, both encodings
- * into one matrix and the per-column sign flip. */
+/* gat/encode.h: the encoding spec ("lap:K,rw:K") in text, both encodings into one matrix and the
+ * per-column sign flip. */
 #include "encode_i.h"
 #include "core/core.h"
 
@@ -7,12 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void gat_pe_options_init(gat_pe_options *opt)
-{
-    if (!opt) return;
-    *opt = (gat_pe_options){.dense_max = 512, .tol = 1e-9, .max_restarts = 3000, .threads = 0};
-}
 
 /* One "name:K" part of length len at p into *k (seen once). */
 static gat_status parse_part(const char *text, const char *p, size_t len, gat_pe_spec *sp)
