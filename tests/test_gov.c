@@ -1,10 +1,10 @@
-/* Check suite "gov": the engine's thread-count governor (src/model/gov.h) driven with made-up
+/* Check suite "gov": the engine's thread-count governor (src/core/gov.h) driven with made-up
  * call times, so its decisions are deterministic: on an idle machine it stays on all threads and
  * its probes of one thread end after their first timed call; on an oversubscribed machine it
  * moves to one thread; a wrong prior is corrected at the first probe; equal timings keep the
  * prefer one thread, probed ever more rarely. And the prior reads the machine. */
 #include "testutil.h"
-#include "model/gov.h"
+#include "core/gov.h"
 
 /* A trainer's epoch: training forward, backward, validation forward. */
 static const int EPOCH[] = {GAT_I_GOV_TRAIN, GAT_I_GOV_BACKWARD, GAT_I_GOV_EVAL_ROWS};

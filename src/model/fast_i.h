@@ -5,7 +5,7 @@
 #define GAT_I_FAST_STATE_H
 
 #include "fast.h"
-#include "gov.h"
+#include "core/gov.h"
 
 typedef struct flayer {
     gat_i_fl fl;

@@ -13,6 +13,13 @@
 #include <unistd.h>
 #endif
 
+double gat_i_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void gat_i_gov_init(gat_i_gov *g, int busy)
 {
     memset(g, 0, sizeof *g);

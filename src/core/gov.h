@@ -1,5 +1,6 @@
-/* The engine's thread-count governor (model/fast.c). Results do not depend on the thread count,
- * so each call of a kind (training forward, evaluation forwards, backward) may pick one: all
+/* The thread-count governor of the engine (model/fast.c) and the sampler (graph/sample.c).
+ * Results do not depend on the thread count, so each call of a kind (training forward,
+ * evaluation forwards, backward; the sampler's draws use one kind) may pick one: all
  * threads unless timing shows them slower than one (an oversubscribed machine, where spinning
  * OpenMP waits make a preempted thread stall everyone).
  *
@@ -11,8 +12,8 @@
  * At its end the faster setting is kept; the interval between probes doubles while they lose.
  * The decisions are a function of the timings fed in (gat_i_gov_end), so tests drive them with
  * made-up times. */
-#ifndef GAT_MODEL_GOV_H
-#define GAT_MODEL_GOV_H
+#ifndef GAT_CORE_GOV_H
+#define GAT_CORE_GOV_H
 
 enum { GAT_I_GOV_TRAIN, GAT_I_GOV_EVAL_ROWS, GAT_I_GOV_EVAL, GAT_I_GOV_BACKWARD, GAT_I_GOV_KINDS };
 #define GAT_I_GOV_PROBE_CALLS 12
@@ -27,6 +28,9 @@ typedef struct gat_i_gov {
     int probing;                  /* calls left in the current probe episode (0: none) */
     long calls, next_probe, interval;
 } gat_i_gov;
+
+/* Monotonic seconds: the clock the governor's callers time their calls with. */
+double gat_i_seconds(void);
 
 /* Starts with all threads unless busy (gat_i_gov_busy's prior). */
 void gat_i_gov_init(gat_i_gov *g, int busy);
