@@ -1,11 +1,15 @@
 /* Check suite "sample": neighbour sampling (gat/sample.h) and mini-batch training (gat_train
  * with batch_size > 0). Blocks hold only real edges of the graph, at most F per node plus the
  * self-loop, the hop structure the header states, and are identical for a seed, step and any
- * thread count; draws are uniform; bad input and allocation failures are handled. Mini-batch
- * training with every neighbour and one batch reproduces full-graph training's losses. */
+ * thread count; draws are uniform; bad input and allocation failures are handled. The loader
+ * hands out those blocks with their features, with or without look-ahead, two at most alive.
+ * Mini-batch training with every neighbour and one batch reproduces full-graph training's
+ * losses; it is the same with the look-ahead off; a stop joins the look-ahead thread. */
 #include "testutil.h"
 #include "core/core.h"
+#include "graph/graph_i.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +191,8 @@ START_TEST(blocks_are_deterministic)
     gat_sampler *s;
     ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fan, 42), GAT_OK);
     gat_sampler_set_threads(s, 1);
+    /* the governor may keep one thread: fixed threads run the parallel dedupe (60000 draws) */
+    gat_sampler_set_fixed_threads(s, 1);
     ck_assert_int_eq(gat_sampler_sample(s, t, 6000, 3, &ref), GAT_OK);
     check_block(&ref, &g, t, 6000, 2, fan);
     for (int nt = 2; nt <= 3; nt++) {
@@ -390,6 +396,189 @@ START_TEST(allocation_failures)
 }
 END_TEST
 
+/* ---- the loader (gat_loader) ---- */
+
+/* Features for a graph of n nodes: row i holds (i % 5) + 1 values i + c at columns 2c. */
+static void some_features(gat_csr *x, gat_idx n)
+{
+    size_t nnz = 0;
+    for (gat_idx i = 0; i < n; i++) nnz += (size_t)(i % 5) + 1;
+    ck_assert_int_eq(gat_csr_init(x, n, 10, nnz), GAT_OK);
+    x->rowptr[0] = 0;
+    for (gat_idx i = 0; i < n; i++) {
+        gat_idx at = x->rowptr[i];
+        for (gat_idx c = 0; c <= i % 5; c++, at++) {
+            x->col[at] = 2 * c;
+            x->val[at] = (gat_real)(i + c);
+        }
+        x->rowptr[i + 1] = at;
+    }
+}
+
+static int csr_equal(const gat_csr *a, const gat_csr *b)
+{
+    if (a->rows != b->rows || a->cols != b->cols ||
+        memcmp(a->rowptr, b->rowptr, ((size_t)a->rows + 1) * sizeof(gat_idx)))
+        return 0;
+    const size_t nnz = (size_t)a->rowptr[a->rows];
+    return !memcmp(a->col, b->col, nnz * sizeof(gat_idx)) &&
+           !memcmp(a->val, b->val, nnz * sizeof(gat_real));
+}
+
+/* Batch k of a loader is the sampler's block of targets order[kB..] at step step0 + k with its
+ * features and edge features, with the look-ahead on or off and on 1 or 2 (fixed) threads; at
+ * most two batches are alive at once; after the last batch come NULLs. */
+START_TEST(loader_batches_are_the_blocks)
+{
+    gat_graph g;
+    random_graph(&g, 40000, 400000, GAT_GRAPH_SYMMETRIZE, 21);
+    gat_csr x;
+    some_features(&x, g.n);
+    const gat_idx fan[2] = {10, 5}, N = 5000, B = 1024, D = 3;
+    gat_real *ex = malloc((size_t)g.nnz * D * sizeof *ex);
+    ck_assert_ptr_nonnull(ex);
+    for (size_t v = 0; v < (size_t)g.nnz * D; v++) ex[v] = (gat_real)v;
+    gat_idx *order = some_nodes(g.n, N, 9);
+    gat_sampler *ref, *s;
+    ck_assert_int_eq(gat_sampler_create(&ref, &g, 2, fan, 5), GAT_OK);
+    ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fan, 5), GAT_OK);
+    gat_sampler_set_fixed_threads(s, 1);
+    for (int c = 0; c < 4; c++) {
+        const int ahead = c & 1, nt = 1 + (c >> 1);
+        gat_sampler_set_threads(s, nt);
+        gat_loader *l;
+        ck_assert_int_eq(gat_loader_create(&l, s, &x, ex, D, order, N, B, 100, ahead), GAT_OK);
+        const gat_batch *b;
+        gat_idx k = 0;
+        for (; gat_loader_next(l, &b) == GAT_OK && b; k++) {
+            const gat_idx nb = N - k * B < B ? N - k * B : B;
+            gat_block want;
+            gat_csr wx;
+            ck_assert_int_eq(gat_sampler_sample(ref, order + k * B, nb, 100 + (uint64_t)k, &want),
+                             GAT_OK);
+            ck_assert_int_eq(gat_block_features(&want, &x, &wx), GAT_OK);
+            ck_assert_msg(blocks_equal(&want, &b->block), "batch %d (look-ahead %d, %d threads) "
+                          "is not the sampler's block", k, ahead, nt);
+            ck_assert(csr_equal(&wx, &b->x));
+            ck_assert_uint_eq(b->step, 100 + (uint64_t)k);
+            for (gat_idx e = 0; e < b->block.graph.nnz; e++)
+                for (gat_idx d = 0; d < D; d++)
+                    ck_assert(b->edge_x[(size_t)e * D + d] ==
+                              (gat_real)((size_t)b->block.edge_parent[e] * D + d));
+            gat_block_destroy(&want);
+            gat_csr_destroy(&wx);
+        }
+        ck_assert_int_eq(k, 5);
+        ck_assert_int_eq(gat_loader_next(l, &b), GAT_OK);
+        ck_assert_ptr_null(b);
+        const int peak = gat_i_loader_peak(l);
+        ck_assert_msg(peak >= 1 && peak <= 2, "%d batches alive at once", peak);
+        double draw_s = -1, wait_s = -1;
+        gat_loader_times(l, &draw_s, &wait_s);
+        ck_assert(draw_s >= 0 && wait_s >= 0);
+        gat_loader_free(l);
+    }
+    gat_sampler_free(ref);
+    gat_sampler_free(s);
+    free(order);
+    free(ex);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
+/* Threads of this process now (Linux: /proc/self/task), or -1. */
+static int process_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A failed draw (a repeated target in the second batch) reaches gat_loader_next with its status
+ * and message, with or without look-ahead, and again on every later call; freeing a loader with
+ * a draw under way or ahead joins its thread. Bad arguments name themselves. */
+START_TEST(loader_failures)
+{
+    gat_graph g;
+    random_graph(&g, 3000, 20000, GAT_GRAPH_SYMMETRIZE, 2);
+    gat_csr x;
+    some_features(&x, g.n);
+    const gat_idx fan[2] = {4, 4};
+    gat_idx *order = some_nodes(g.n, 300, 1);
+    order[150] = order[120]; /* batch 1 (targets 100..199) repeats a target */
+    gat_sampler *s;
+    ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fan, 3), GAT_OK);
+    const int threads0 = process_threads();
+    for (int ahead = 0; ahead < 2; ahead++) {
+        gat_loader *l;
+        const gat_batch *b;
+        ck_assert_int_eq(gat_loader_create(&l, s, &x, NULL, 0, order, 300, 100, 1, ahead),
+                         GAT_OK);
+        ck_assert_int_eq(gat_loader_next(l, &b), GAT_OK);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_ptr_null(b->edge_x);
+        for (int again = 0; again < 2; again++) {
+            ASSERT_FAILS(gat_loader_next(l, &b), GAT_EINVAL, "targets[50] = ");
+            ck_assert_ptr_nonnull(strstr(gat_last_error(), "repeats targets[20]"));
+            ck_assert_ptr_null(b);
+        }
+        gat_loader_free(l);
+        /* freed at once: the thread is drawing batch 0 or holds it */
+        ck_assert_int_eq(gat_loader_create(&l, s, &x, NULL, 0, order, 300, 100, 1, ahead),
+                         GAT_OK);
+        gat_loader_free(l);
+    }
+    if (threads0 > 0) ck_assert_int_eq(process_threads(), threads0);
+    gat_loader *l = (gat_loader *)&g;
+    const gat_batch *b;
+    const gat_real ex[1] = {0};
+    ASSERT_FAILS(gat_loader_create(NULL, s, &x, NULL, 0, order, 300, 100, 1, 1), GAT_EINVAL,
+                 "NULL out");
+    ASSERT_FAILS(gat_loader_create(&l, NULL, &x, NULL, 0, order, 300, 100, 1, 1), GAT_EINVAL,
+                 "NULL sampler s");
+    ck_assert_ptr_null(l);
+    ASSERT_FAILS(gat_loader_create(&l, s, NULL, NULL, 0, order, 300, 100, 1, 1), GAT_EINVAL,
+                 "NULL features x");
+    ASSERT_FAILS(gat_loader_create(&l, s, &x, NULL, 0, NULL, 300, 100, 1, 1), GAT_EINVAL,
+                 "NULL order");
+    ASSERT_FAILS(gat_loader_create(&l, s, &x, NULL, 0, order, 0, 100, 1, 1), GAT_EINVAL,
+                 "n = 0, expected at least 1");
+    ASSERT_FAILS(gat_loader_create(&l, s, &x, NULL, 0, order, 300, 0, 1, 1), GAT_EINVAL,
+                 "batch_size = 0");
+    ASSERT_FAILS(gat_loader_create(&l, s, &x, ex, -1, order, 300, 100, 1, 1), GAT_EINVAL,
+                 "D < 0");
+    ASSERT_FAILS(gat_loader_create(&l, s, &x, NULL, 2, order, 300, 100, 1, 1), GAT_EINVAL,
+                 "NULL edge_x with D > 0");
+    ASSERT_FAILS(gat_loader_next(NULL, &b), GAT_EINVAL, "NULL l");
+    gat_loader_free(NULL);
+    gat_loader_times(NULL, NULL, NULL);
+    /* allocation failures without look-ahead (the hook is per thread): GAT_ENOMEM, no leak */
+    order[150] = order[299];
+    long k = 0;
+    for (;; k++) {
+        gat_i_alloc_fail_at(k);
+        gat_status st = gat_loader_create(&l, s, &x, NULL, 0, order, 300, 100, 1, 0);
+        if (st == GAT_OK) st = gat_loader_next(l, &b);
+        gat_i_alloc_fail_at(-1);
+        if (st == GAT_OK) break;
+        ck_assert_int_eq(st, GAT_ENOMEM);
+        ck_assert_ptr_null(b);
+        gat_loader_free(l);
+        l = NULL;
+    }
+    ck_assert_int_gt(k, 3);
+    gat_loader_free(l);
+    gat_sampler_free(s);
+    free(order);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
 /* ---- mini-batch training (gat_train with batch_size > 0) on Cora ---- */
 
 static gat_dataset cora;
@@ -479,14 +668,14 @@ START_TEST(all_neighbours_match_full_graph)
 END_TEST
 
 /* Small batches with dropout: the parameters after training are bit-identical for a seed on 1
- * and 2 threads and across repeated runs; another seed trains another model; a batch larger
- * than the training set is one step per epoch. */
+ * and 2 threads, with the look-ahead on or off and across repeated runs; another seed trains
+ * another model; a batch larger than the training set is one step per epoch. */
 START_TEST(minibatch_training_repeats)
 {
     load_cora();
     gat_real *ref = NULL;
     size_t P = 0;
-    for (int run = 0; run < 4; run++) {
+    for (int run = 0; run < 5; run++) {
         gat_model *m = cora_model(1, run == 1 ? 1 : 2, 0.6);
         gat_train_config tc;
         gat_train_config_default(&tc);
@@ -496,6 +685,7 @@ START_TEST(minibatch_training_repeats)
         tc.fanout[0] = 10;
         tc.fanout[1] = 5;
         tc.seed = run == 2 ? 8 : 7;
+        tc.lookahead = run != 4; /* run 4: each batch drawn in turn */
         gat_train_result r;
         ck_assert_int_eq(gat_train(m, &cora, &tc, &r), GAT_OK);
         ck_assert_int_eq(r.epochs, 4);
@@ -504,8 +694,9 @@ START_TEST(minibatch_training_repeats)
             ref = malloc(P * sizeof *ref);
             ck_assert_ptr_nonnull(ref);
             memcpy(ref, p, P * sizeof *ref);
-        } else if (run == 1) {
-            ck_assert_msg(!memcmp(ref, p, P * sizeof *ref), "1 thread trained another model");
+        } else if (run == 1 || run == 4) {
+            ck_assert_msg(!memcmp(ref, p, P * sizeof *ref), "%s trained another model",
+                          run == 1 ? "1 thread" : "no look-ahead");
         } else {
             ck_assert_msg(memcmp(ref, p, P * sizeof *ref), "run %d trained the same model", run);
         }
@@ -541,7 +732,9 @@ START_TEST(stop_between_steps)
     load_cora();
     gat_model *m = cora_model(1, 1, 0.6);
     gat_train_config tc;
+    const int threads0 = process_threads();
     gat_train_config_default(&tc);
+    tc.lookahead = _i; /* stopped with the next batch drawn or being drawn, or without */
     tc.batch_size = 10; /* 14 steps per epoch */
     tc.n_fanout = 2;
     tc.fanout[0] = tc.fanout[1] = 3;
@@ -554,6 +747,37 @@ START_TEST(stop_between_steps)
     ck_assert_int_eq(r.epochs, 2);
     ck_assert(r.best_epoch >= 1 && r.best_epoch <= 2);
     ck_assert(r.val_acc > 0);
+    /* the loader's thread was joined: the threads of before, and none more */
+    if (threads0 > 0) ck_assert_int_eq(process_threads(), threads0);
+    gat_model_free(m);
+}
+END_TEST
+
+/* Validation every 3 epochs and after the last: NaN in between, the best model picked among
+ * the validated epochs. */
+START_TEST(eval_every)
+{
+    load_cora();
+    gat_model *m = cora_model(1, 1, 0.6);
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 7;
+    tc.eval_every = 3;
+    tc.batch_size = 64;
+    tc.n_fanout = 2;
+    tc.fanout[0] = tc.fanout[1] = 5;
+    losses l = {0};
+    tc.progress = record;
+    tc.user = &l;
+    gat_train_result r;
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &r), GAT_OK);
+    ck_assert_int_eq(l.n, 7);
+    for (int e = 1; e <= 7; e++)
+        ck_assert_msg(isfinite(l.val[e - 1]) == (e % 3 == 0 || e == 7),
+                      "epoch %d: validation loss %g", e, l.val[e - 1]);
+    ck_assert(r.best_epoch == 3 || r.best_epoch == 6 || r.best_epoch == 7);
+    tc.eval_every = -1;
+    ASSERT_FAILS(gat_train(m, &cora, &tc, NULL), GAT_EINVAL, "eval_every = -1");
     gat_model_free(m);
 }
 END_TEST
@@ -602,13 +826,16 @@ static Suite *sample_suite(void)
         tcase_add_test(tc, draws_are_uniform);
         tcase_add_test(tc, bad_input);
         tcase_add_test(tc, allocation_failures);
+        tcase_add_test(tc, loader_batches_are_the_blocks);
+        tcase_add_test(tc, loader_failures);
         suite_add_tcase(s, tc);
     }
     TCase *tt = tcase_create("minibatch");
     tcase_add_test(tt, all_neighbours_match_full_graph);
     tcase_add_test(tt, minibatch_training_repeats);
     tcase_add_test(tt, bad_config_and_stages);
-    tcase_add_test(tt, stop_between_steps);
+    tcase_add_loop_test(tt, stop_between_steps, 0, 2);
+    tcase_add_test(tt, eval_every);
     suite_add_tcase(s, tt);
     return s;
 }

@@ -64,8 +64,16 @@ GAT_API gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int
 /* Frees s. Accepts NULL. */
 GAT_API void gat_sampler_free(gat_sampler *s);
 
-/* Threads the sampling uses (OpenMP); n <= 0 means all cores. Blocks do not depend on it. */
+/* Threads the sampling uses (OpenMP); n <= 0 means all cores. Blocks do not depend on it.
+ * The thread governor (as gat_model_set_threads'): unless gat_sampler_set_fixed_threads is on,
+ * n is the most a draw uses; the sampler times its draws (clock reads around each) and now and
+ * then tries one thread against n, keeping one where n ran slower (an oversubscribed machine).
+ * NULL s: nothing. */
 GAT_API void gat_sampler_set_threads(gat_sampler *s, int n);
+
+/* on != 0: every draw runs the threads of gat_sampler_set_threads, untimed; 0 (the default):
+ * the governor decides. NULL s: nothing. */
+GAT_API void gat_sampler_set_fixed_threads(gat_sampler *s, int on);
 
 /* Samples the block of n_targets distinct nodes targets (borrowed) for step counter `step` into
  * b (uninitialised; filled on success, zeroed on failure).
@@ -92,6 +100,55 @@ GAT_API gat_status gat_block_edge_features(const gat_block *b, const gat_real *e
 
 /* Frees b's arrays and zeroes it. Accepts NULL and a zeroed block. */
 GAT_API void gat_block_destroy(gat_block *b);
+
+/* A loader: the batches of one epoch, each a block with its features, drawn in order, and with
+ * look-ahead one batch ahead on a thread of its own while the caller trains on the current one.
+ * Batch k holds the targets order[k B .. min((k + 1) B, n) - 1] (B = batch_size) and is sampled
+ * with step counter step0 + k, so it is the same block with the look-ahead on or off and on any
+ * thread count. At most two batches are alive: the one gat_loader_next returned last and the
+ * one being drawn. The loader's thread starts with every signal blocked (so that signals reach
+ * the caller's threads; the caller's own mask is restored before gat_loader_create returns) and
+ * is joined by gat_loader_free, which waits for the draw under way. The test hook that fails
+ * allocations (per thread) does not reach the loader's thread. */
+typedef struct gat_batch {
+    gat_block block;   /* the sampled block of the batch's targets (block.n_targets of them) */
+    gat_csr x;         /* (block.n, F) its input features: gat_block_features of the loader's x */
+    gat_real *edge_x;  /* (block.graph.nnz, D) its edge features (gat_block_edge_features), or
+                        * NULL when D = 0 */
+    uint64_t step;     /* the step counter it was drawn with */
+} gat_batch;
+
+typedef struct gat_loader gat_loader;
+
+/* Creates a loader of the n targets order (borrowed: must outlive the loader; each batch's
+ * targets distinct) in batches of batch_size over sampler s (borrowed, used only by the loader
+ * until it is freed), features x (borrowed, x->rows = the sampled graph's nodes), edge features
+ * edge_x ((E, D) as gat_block_edge_features, borrowed; NULL with D = 0). lookahead: 1 draws the
+ * next batch on the loader's thread (if the thread cannot be started, the batches are drawn
+ * in gat_loader_next, the same ones), 0 draws each batch in gat_loader_next.
+ * *out: set on success (free with gat_loader_free), NULL on failure.
+ * Returns GAT_EINVAL (NULL argument, n < 1, batch_size < 1, D < 0, NULL edge_x with D > 0),
+ * GAT_ENOMEM. Cost O(1); with look-ahead the first batch's draw starts at once. */
+GAT_API gat_status gat_loader_create(gat_loader **out, gat_sampler *s, const gat_csr *x,
+                                     const gat_real *edge_x, gat_idx D, const gat_idx *order,
+                                     gat_idx n, gat_idx batch_size, uint64_t step0,
+                                     int lookahead);
+
+/* The next batch into *b (owned by the loader, valid until the next call or gat_loader_free;
+ * the call frees the batch it returned before), or *b = NULL after the last batch.
+ * Returns what gat_sampler_sample, gat_block_features and gat_block_edge_features return for
+ * the batch (with their messages; *b = NULL): the loader is then spent and returns the same
+ * status again. Cost: the draw of the batch, or waiting for the loader's thread to finish it. */
+GAT_API gat_status gat_loader_next(gat_loader *l, const gat_batch **b);
+
+/* Seconds the loader spent drawing batches (sampling and gathering features, on whichever
+ * thread), and waiting in gat_loader_next for a batch not yet drawn (all of the drawing
+ * without look-ahead). Call it from the thread that calls gat_loader_next. NULL l: zeros. */
+GAT_API void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s);
+
+/* Stops the loader's thread (after the draw under way) and frees l with its batches. Accepts
+ * NULL. */
+GAT_API void gat_loader_free(gat_loader *l);
 
 #ifdef __cplusplus
 }

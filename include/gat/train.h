@@ -75,6 +75,13 @@ typedef struct gat_train_config {
                                      * targets'), -1 for all, 0 for none (self-loop only) */
     uint64_t seed;            /* shuffling and sampling (default 0) */
     gat_stop_fn stop;         /* optional, with user: polled after each mini-batch step */
+    /* Fields added with the look-ahead loader (gat_loader in gat/sample.h). */
+    int lookahead;            /* mini-batches: 1 (gat_train_config_default) draws the next
+                               * batch on a thread of its own while a step trains on the current
+                               * one; 0 draws each in turn. The blocks and results are the same */
+    gat_idx eval_every;       /* validate every N epochs and after the last (0 or 1: every
+                               * epoch); the other epochs' val_loss and val_acc are NaN and keep
+                               * the best model as it was. Patience still counts epochs */
 } gat_train_config;
 
 typedef struct gat_train_result {

@@ -5,6 +5,20 @@
 #include "gat/graph.h"
 #include "gat/matrix.h"
 
+typedef struct gat_sampler gat_sampler;
+typedef struct gat_loader gat_loader;
+typedef struct gat_block gat_block;
+
+/* The threads a sampler's next draw would use now: its thread count, or one while its governor
+ * keeps one. */
+int gat_i_sampler_threads_in_use(const gat_sampler *s);
+
+/* gat_block_features (arguments as there) on nt threads (OpenMP) for large blocks. */
+gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out);
+
+/* The most batches a loader has held at once so far (its bound is two); for the tests. */
+int gat_i_loader_peak(gat_loader *l);
+
 /* Every flag bit of gat_graph_from_edges. */
 #define GAT_I_GRAPH_FLAGS (GAT_GRAPH_SYMMETRIZE | GAT_GRAPH_NO_SELF_LOOPS)
 

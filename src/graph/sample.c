@@ -5,6 +5,7 @@
 #include "gat/sample.h"
 #include "graph_i.h"
 #include "core/core.h"
+#include "core/gov.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@ struct gat_sampler {
     int hops;
     gat_idx fanout[GAT_MAX_LAYERS];
     uint64_t seed;
-    int threads;
+    int threads, fixed_threads;
+    gat_i_gov gov;  /* one thread or all, for the draws (core/gov.h) */
     gat_idx *loop;  /* (n) in-CSR position of node i's self-loop, or -1 */
     gat_idx *local; /* (n) local id during a draw, else -1 */
 };
@@ -42,6 +44,7 @@ gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int hops,
     s->hops = hops;
     memcpy(s->fanout, fanout, (size_t)hops * sizeof *fanout);
     s->seed = seed;
+    gat_i_gov_init(&s->gov, 0);
     if (!(s->loop = gat_malloc((size_t)g->n, sizeof *s->loop)) ||
         !(s->local = gat_malloc((size_t)g->n, sizeof *s->local))) {
         gat_sampler_free(s);
@@ -71,6 +74,14 @@ void gat_sampler_free(gat_sampler *s)
 void gat_sampler_set_threads(gat_sampler *s, int n)
 {
     if (s) s->threads = n;
+}
+
+void gat_sampler_set_fixed_threads(gat_sampler *s, int on)
+{
+    if (!s) return;
+    /* the governor starts afresh, from all threads, when it is turned on again */
+    if (!on && s->fixed_threads) gat_i_gov_init(&s->gov, 0);
+    s->fixed_threads = on != 0;
 }
 
 void gat_block_destroy(gat_block *b)
@@ -143,13 +154,194 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The targets as local ids 0..n_targets-1 into out->nodes (capacity *cap), marked in s->local.
+ * On failure the nodes marked so far are in out->nodes[0 .. *n - 1]. */
+static gat_status add_targets(gat_sampler *s, const gat_idx *targets, gat_idx n_targets,
+                              gat_block *out, size_t *cap, gat_idx *n)
+{
+    const gat_graph *g = s->g;
+    gat_status st;
+    if ((st = reserve(&out->nodes, cap, (size_t)n_targets)) != GAT_OK) return st;
+    for (gat_idx k = 0; k < n_targets; k++) {
+        const gat_idx v = targets[k];
+        if (v < 0 || v >= g->n)
+            return gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d outside [0, %d)",
+                               k, v, g->n);
+        if (s->local[v] >= 0)
+            return gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d repeats "
+                               "targets[%d]", k, v, s->local[v]);
+        s->local[v] = *n;
+        out->nodes[(*n)++] = v;
+    }
+    return GAT_OK;
+}
+
+/* Claims node j for the sampled edge q (< 2^31 - 2) of this hop: local[j] is -1 (unseen), a
+ * local id >= 0 (seen at an earlier hop: kept), or -2 - q' for the edge q' that claimed it
+ * first; the smallest q wins whatever the order of the claims, so the result is the serial
+ * one's. Atomic (compare-and-swap) when threads claim at once. */
+static void claim(gat_idx *local, gat_idx j, gat_idx q, int atomic)
+{
+    const gat_idx c = -2 - q;
+    gat_idx cur = atomic ? __atomic_load_n(&local[j], __ATOMIC_RELAXED) : local[j];
+    while (cur == -1 || (cur < -1 && c > cur)) {
+        if (!atomic) {
+            local[j] = c;
+            return;
+        }
+        if (__atomic_compare_exchange_n(&local[j], &cur, c, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return;
+    }
+}
+
+/* One hop's new sources, numbered from n in the order of their first sampled edge (positions
+ * pos[q0 .. total - 1], draw order), into out->nodes (room reserved by the caller) and
+ * s->local; returns how many. In parallel and the same on any thread count: the claims pick
+ * each node's first edge, then NCH chunks of edges count their first edges, and a prefix sum
+ * over the chunks places every new node. No failure is possible once the claims begin. */
+#define NCH 64
+static gat_idx new_sources(gat_sampler *s, const gat_idx *pos, size_t q0, size_t total,
+                           gat_idx *nodes, gat_idx n, int nt)
+{
+    const gat_idx *col = s->g->col;
+    gat_idx *local = s->local, at[NCH + 1] = {0};
+    const size_t len = total - q0, step = (len + NCH - 1) / NCH;
+    const int par = nt > 1 && len > 8192;
+#pragma omp parallel num_threads(nt) if (par)
+    {
+#pragma omp for schedule(static)
+        for (size_t q = q0; q < total; q++)
+            claim(local, col[pos[q]], (gat_idx)q, par);
+#pragma omp for schedule(static)
+        for (int c = 0; c < NCH; c++) {
+            gat_idx k = 0;
+            for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
+                k += local[col[pos[q]]] == -2 - (gat_idx)q;
+            at[c + 1] = k;
+        }
+#pragma omp single
+        for (int c = 0; c < NCH; c++)
+            at[c + 1] += at[c];
+#pragma omp for schedule(static)
+        for (int c = 0; c < NCH; c++) {
+            gat_idx k = n + at[c];
+            for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
+                if (local[col[pos[q]]] == -2 - (gat_idx)q) nodes[k++] = col[pos[q]];
+        }
+#pragma omp for schedule(static)
+        for (gat_idx u = n; u < n + at[NCH]; u++)
+            local[nodes[u]] = u;
+    }
+    return at[NCH];
+}
+#undef NCH
+
+/* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into *off, the draws
+ * into *pos, and the new sources appended to out->nodes; sets out->hop_end[1..hops] and *n. */
+static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *out, size_t *cap,
+                            gat_idx *n, gat_idx **off, gat_idx **pos)
+{
+    size_t cap_off = 0, cap_pos = 0;
+    const uint64_t k0 = gat_i_hash64(s->seed, step);
+    gat_status st;
+    if ((st = reserve(off, &cap_off, (size_t)*n + 1)) != GAT_OK) return st;
+    (*off)[0] = 0;
+    for (int h = 0; h < s->hops; h++) {
+        const gat_idx lo = h ? out->hop_end[h - 1] : 0, hi = out->hop_end[h], F = s->fanout[h];
+        if ((st = reserve(off, &cap_off, (size_t)hi + 1)) != GAT_OK) return st;
+        gat_idx *o = *off;
+        size_t total = (size_t)o[lo];
+        for (gat_idx u = lo; u < hi; u++) {
+            const gat_idx d = others(s, out->nodes[u]);
+            total += (size_t)(F < 0 || F > d ? d : F);
+            /* the block's edges: the sampled ones and at most a self-loop per node, which are
+             * at most n_targets + the sampled ones */
+            if (total > ((size_t)INT32_MAX - (size_t)out->n_targets) / 2)
+                return gat_i_error(GAT_EINVAL, "gat_sampler_sample: the block's edges exceed "
+                                   "32-bit edge indices at hop %d (use fewer targets or smaller "
+                                   "fan-outs)", h);
+            o[u + 1] = (gat_idx)total;
+        }
+        const size_t q0 = (size_t)o[lo];
+        if ((st = reserve(pos, &cap_pos, total)) != GAT_OK ||
+            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
+            return st;
+        /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
+        gat_idx *p = *pos;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
+        for (gat_idx u = lo; u < hi; u++)
+            draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u]);
+        *n += new_sources(s, p, q0, total, out->nodes, *n, nt);
+        out->hop_end[h + 1] = *n;
+    }
+    return GAT_OK;
+}
+
+/* Sorts r[0..c-1] ascending: insertion sort for short rows, qsort beyond. */
+static void sort_keys(uint64_t *r, gat_idx c)
+{
+    if (c > 32) {
+        qsort(r, (size_t)c, sizeof *r, cmp_u64);
+        return;
+    }
+    for (gat_idx a = 1; a < c; a++) {
+        const uint64_t x = r[a];
+        gat_idx z = a;
+        for (; z > 0 && r[z - 1] > x; z--) r[z] = r[z - 1];
+        r[z] = x;
+    }
+}
+
+/* The block's in-CSR from the draws (off, pos): the sampled rows of hops 0..L-1 sorted by
+ * (local source, parent edge), each node's self-loop included, then the last hop's self-loops;
+ * each row is written at its own place, so in parallel. */
+static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat_idx *pos, int nt,
+                             gat_block *out)
+{
+    const gat_graph *g = s->g;
+    const gat_idx n = out->n, R = out->hop_end[s->hops - 1];
+    uint64_t *key = NULL;
+    out->graph.n = n;
+    if (!(out->graph.rowptr = gat_malloc((size_t)n + 1, sizeof *out->graph.rowptr)))
+        return GAT_ENOMEM;
+    out->graph.rowptr[0] = 0;
+    for (gat_idx u = 0; u < n; u++) {
+        const gat_idx c = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out->nodes[u]] >= 0);
+        out->graph.rowptr[u + 1] = out->graph.rowptr[u] + c;
+    }
+    const gat_idx E = out->graph.rowptr[n];
+    out->graph.nnz = E;
+    if (!(out->graph.col = gat_malloc((size_t)E, sizeof *out->graph.col)) ||
+        !(out->edge_parent = gat_malloc((size_t)E, sizeof *out->edge_parent)) ||
+        !(key = gat_malloc((size_t)E, sizeof *key)))
+        return GAT_ENOMEM;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && n > 4096)
+    for (gat_idx u = 0; u < n; u++) {
+        const gat_idx v = out->nodes[u], at = out->graph.rowptr[u];
+        gat_idx c = 0;
+        if (u < R)
+            for (gat_idx q = off[u]; q < off[u + 1]; q++)
+                key[at + c++] = (uint64_t)(uint32_t)s->local[g->col[pos[q]]] << 32 |
+                                (uint32_t)pos[q];
+        if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
+        sort_keys(key + at, c);
+        for (gat_idx q = 0; q < c; q++) {
+            out->graph.col[at + q] = (gat_idx)(key[at + q] >> 32);
+            out->edge_parent[at + q] = (gat_idx)(uint32_t)key[at + q];
+        }
+    }
+    gat_free(key);
+    return gat_i_graph_transpose(&out->graph);
+}
+
 gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_targets,
                               uint64_t step, gat_block *b)
 {
     gat_block out = {0};
     gat_idx *off = NULL, *pos = NULL, n = 0;
-    uint64_t *key = NULL;
-    size_t cap_nodes = 0, cap_off = 0, cap_pos = 0;
+    size_t cap_nodes = 0;
+    double t0 = 0;
     gat_status st;
 
     gat_i_clear_error();
@@ -157,114 +349,21 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
                                (const char *[]){"sampler s", "targets", "block b"})) != GAT_OK)
         return st;
     memset(b, 0, sizeof *b);
-    const gat_graph *g = s->g;
-    if (n_targets < 1 || n_targets > g->n)
+    if (n_targets < 1 || n_targets > s->g->n)
         return gat_i_error(GAT_EINVAL, "gat_sampler_sample: n_targets = %d, expected 1..%d (the "
-                           "graph's nodes)", n_targets, g->n);
-    const int nt = gat_i_threads(s->threads);
-    const uint64_t k0 = gat_i_hash64(s->seed, step);
-    if ((st = reserve(&out.nodes, &cap_nodes, (size_t)n_targets)) != GAT_OK) goto cleanup;
-    for (gat_idx k = 0; k < n_targets; k++) {
-        const gat_idx v = targets[k];
-        if (v < 0 || v >= g->n) {
-            st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d outside [0, %d)",
-                             k, v, g->n);
-            goto cleanup;
-        }
-        if (s->local[v] >= 0) {
-            st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: targets[%d] = %d repeats "
-                             "targets[%d]", k, v, s->local[v]);
-            goto cleanup;
-        }
-        s->local[v] = n;
-        out.nodes[n++] = v;
-    }
+                           "graph's nodes)", n_targets, s->g->n);
+    /* the governor picks one thread or all for this draw unless they are fixed */
+    const int nt_max = gat_i_threads(s->threads), gov = !s->fixed_threads && nt_max > 1;
+    const int nt = gov && !gat_i_gov_begin(&s->gov) ? 1 : nt_max;
+    if (gov) t0 = gat_i_seconds();
+    if ((st = add_targets(s, targets, n_targets, &out, &cap_nodes, &n)) != GAT_OK) goto cleanup;
     out.n_targets = n_targets;
     out.hops = s->hops;
     out.hop_end[0] = n;
-    if ((st = reserve(&off, &cap_off, (size_t)n + 1)) != GAT_OK) goto cleanup;
-    off[0] = 0;
-    for (int h = 0; h < s->hops; h++) {
-        const gat_idx lo = h ? out.hop_end[h - 1] : 0, hi = out.hop_end[h], F = s->fanout[h];
-        if ((st = reserve(&off, &cap_off, (size_t)hi + 1)) != GAT_OK) goto cleanup;
-        size_t total = (size_t)off[lo];
-        for (gat_idx u = lo; u < hi; u++) {
-            const gat_idx d = others(s, out.nodes[u]);
-            total += (size_t)(F < 0 || F > d ? d : F);
-            /* the block's edges: the sampled ones and at most a self-loop per node, which are
-             * at most n_targets + the sampled ones */
-            if (total > ((size_t)INT32_MAX - (size_t)n_targets) / 2) {
-                st = gat_i_error(GAT_EINVAL, "gat_sampler_sample: the block's edges exceed "
-                                 "32-bit edge indices at hop %d (use fewer targets or smaller "
-                                 "fan-outs)", h);
-                goto cleanup;
-            }
-            off[u + 1] = (gat_idx)total;
-        }
-        if ((st = reserve(&pos, &cap_pos, total)) != GAT_OK) goto cleanup;
-        /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
-        for (gat_idx u = lo; u < hi; u++)
-            draw(s, k0, out.nodes[u], off[u + 1] - off[u], pos + off[u]);
-        /* new sources in draw order: one pass, so the numbering does not depend on threads */
-        for (size_t q = (size_t)off[lo]; q < total; q++) {
-            const gat_idx j = g->col[pos[q]];
-            if (s->local[j] >= 0) continue;
-            if ((st = reserve(&out.nodes, &cap_nodes, (size_t)n + 1)) != GAT_OK) goto cleanup;
-            s->local[j] = n;
-            out.nodes[n++] = j;
-        }
-        out.hop_end[h + 1] = n;
-    }
+    if ((st = draw_hops(s, step, nt, &out, &cap_nodes, &n, &off, &pos)) != GAT_OK) goto cleanup;
     out.n = n;
-
-    /* the block's in-CSR: sampled rows, then the last hop's self-loops */
-    const gat_idx R = out.hop_end[s->hops - 1];
-    out.graph.n = n;
-    if (!(out.graph.rowptr = gat_malloc((size_t)n + 1, sizeof *out.graph.rowptr))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    out.graph.rowptr[0] = 0;
-    for (gat_idx u = 0; u < n; u++) {
-        const gat_idx c = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out.nodes[u]] >= 0);
-        out.graph.rowptr[u + 1] = out.graph.rowptr[u] + c;
-    }
-    const gat_idx E = out.graph.rowptr[n];
-    out.graph.nnz = E;
-    if (!(out.graph.col = gat_malloc((size_t)E, sizeof *out.graph.col)) ||
-        !(out.edge_parent = gat_malloc((size_t)E, sizeof *out.edge_parent)) ||
-        !(key = gat_malloc((size_t)E, sizeof *key))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    /* rows sorted by (local source, parent edge); each row is written at its own place */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && n > 4096)
-    for (gat_idx u = 0; u < n; u++) {
-        const gat_idx v = out.nodes[u], at = out.graph.rowptr[u];
-        gat_idx c = 0;
-        if (u < R)
-            for (gat_idx q = off[u]; q < off[u + 1]; q++)
-                key[at + c++] = (uint64_t)(uint32_t)s->local[g->col[pos[q]]] << 32 |
-                                (uint32_t)pos[q];
-        if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
-        uint64_t *r = key + at;
-        if (c > 32) {
-            qsort(r, (size_t)c, sizeof *r, cmp_u64);
-        } else {
-            for (gat_idx a = 1; a < c; a++) {
-                const uint64_t x = r[a];
-                gat_idx z = a;
-                for (; z > 0 && r[z - 1] > x; z--) r[z] = r[z - 1];
-                r[z] = x;
-            }
-        }
-        for (gat_idx q = 0; q < c; q++) {
-            out.graph.col[at + q] = (gat_idx)(r[q] >> 32);
-            out.edge_parent[at + q] = (gat_idx)(uint32_t)r[q];
-        }
-    }
-    if ((st = gat_i_graph_transpose(&out.graph)) != GAT_OK) goto cleanup;
+    if ((st = build_rows(s, off, pos, nt, &out)) != GAT_OK) goto cleanup;
+    if (gov) gat_i_gov_end(&s->gov, 0, gat_i_seconds() - t0);
     *b = out;
     memset(&out, 0, sizeof out);
     st = GAT_OK;
@@ -274,11 +373,21 @@ cleanup:
     gat_block_destroy(&out);
     gat_free(off);
     gat_free(pos);
-    gat_free(key);
     return st;
 }
 
 gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out)
+{
+    return gat_i_block_features(b, x, gat_i_threads(0), out);
+}
+
+int gat_i_sampler_threads_in_use(const gat_sampler *s)
+{
+    const int nt = gat_i_threads(s->threads);
+    return s->fixed_threads || s->gov.all || nt <= 1 ? nt : 1;
+}
+
+gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out)
 {
     gat_status st;
     size_t nnz = 0;
@@ -306,7 +415,6 @@ gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out
         out->rowptr[k + 1] = out->rowptr[k] + (x->rowptr[b->nodes[k] + 1] - x->rowptr[b->nodes[k]]);
     /* rows land at their own offsets: the copy is the same on any number of threads (the gathers
      * from random rows of x are what it waits for) */
-    const int nt = gat_i_threads(0);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 512) if (nt > 1 && b->n > 8192)
     for (gat_idx k = 0; k < b->n; k++) {
         const gat_idx a = x->rowptr[b->nodes[k]], at = out->rowptr[k];

@@ -19,6 +19,7 @@ void gat_train_config_default(gat_train_config *c)
     gat_adam_config_default(&c->adam);
     c->max_epochs = 100000;
     c->patience = 100;
+    c->lookahead = 1;
 }
 
 /* Mean softmax cross-entropy and accuracy over the selected nodes, in ascending order: rows
@@ -111,6 +112,9 @@ gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *
     if (cfg->patience < 1)
         return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
                            cfg->patience);
+    if (cfg->eval_every < 0)
+        return gat_i_error(GAT_EINVAL, "gat_train: eval_every = %d, expected 0 or 1 (every "
+                           "epoch) or a count of epochs", cfg->eval_every);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     const gat_idx L = gat_model_get_config(m)->layers;
     if (cfg->batch_size < 0)
@@ -376,8 +380,9 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
 }
 
 /* One mini-batch epoch: the training nodes train (n_train of them) in an order shuffled by
- * (seed, epoch), one step per batch on its sampled block and features. *loss, *acc: the batches'
- * means weighted by their sizes. *diverged as in step, and 1 when cfg->stop stopped it
+ * (seed, epoch), one step per batch on its sampled block and features, drawn by a loader (one
+ * batch ahead with cfg->lookahead; its thread is joined before this returns). *loss, *acc: the
+ * batches' means weighted by their sizes. *diverged as in step, and 1 when cfg->stop stopped it
  * (GAT_EINTERRUPTED): either way the caller restores the best model. */
 static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                                   minibatch *mb, const gat_idx *train, gat_idx n_train,
@@ -385,8 +390,12 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
                                   int *diverged)
 {
     gat_rng r;
+    gat_loader *ld = NULL;
+    const gat_batch *b;
     double tl = 0, ta = 0;
-    gat_status st = GAT_OK;
+    gat_status st;
+    const gat_idx D = gat_model_get_config(m)->edge_dim;
+    const gat_idx steps = (n_train + cfg->batch_size - 1) / cfg->batch_size;
     *diverged = 0;
     memcpy(mb->order, train, (size_t)n_train * sizeof *train);
     gat_rng_seed(&r, gat_i_hash64(cfg->seed ^ 0x5348554646ull /* "SHUFF" */, (uint64_t)epoch));
@@ -395,44 +404,38 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         mb->order[k] = mb->order[j];
         mb->order[j] = v;
     }
-    for (gat_idx k0 = 0; k0 < n_train; k0 += cfg->batch_size) {
-        const gat_idx nb = n_train - k0 < cfg->batch_size ? n_train - k0 : cfg->batch_size;
-        gat_block blk = {0};
-        gat_csr bx = {0};
+    /* batch k is drawn with step counter t + 1 + k: the blocks do not depend on the look-ahead */
+    if ((st = gat_loader_create(&ld, mb->s, &ds->x, ds->edge_x, D, mb->order, n_train,
+                                cfg->batch_size, (uint64_t)mb->t + 1, cfg->lookahead)) != GAT_OK)
+        return st;
+    for (gat_idx k = 0; (st = gat_loader_next(ld, &b)) == GAT_OK && b; k++) {
+        const gat_idx nb = b->block.n_targets;
         double l, a;
         mb->t++;
-        gat_real *bex = NULL;
-        const gat_idx D = gat_model_get_config(m)->edge_dim;
-        if ((st = gat_sampler_sample(mb->s, mb->order + k0, nb, (uint64_t)mb->t, &blk)) == GAT_OK &&
-            (st = gat_block_features(&blk, &ds->x, &bx)) == GAT_OK &&
-            (D == 0 ||
-             ((bex = gat_malloc((size_t)blk.graph.nnz * (size_t)D, sizeof *bex)) &&
-              (st = gat_block_edge_features(&blk, ds->edge_x, D, bex)) == GAT_OK &&
-              (st = gat_i_model_bind_edges_of(m, &blk.graph, &bx, bex, D, 0)) == GAT_OK))) {
-            for (gat_idx q = 0; q < nb; q++)
-                mb->labels[q] = ds->labels[blk.nodes[q]];
-            st = gat_i_train_step_with(m, &blk.graph, &bx, mb->labels, mb->rows, nb, &cfg->adam,
-                                       mb->t, &l, &a, "step", "; the best model so far is kept",
-                                       NULL, diverged);
-        } else if (st == GAT_OK) {
-            st = GAT_ENOMEM; /* bex */
-        }
-        gat_block_destroy(&blk);
-        gat_csr_destroy(&bx);
-        gat_free(bex);
-        if (st != GAT_OK) return st;
+        if (D > 0 && (st = gat_i_model_bind_edges_of(m, &b->block.graph, &b->x, b->edge_x, D,
+                                                     0)) != GAT_OK)
+            break;
+        for (gat_idx q = 0; q < nb; q++)
+            mb->labels[q] = ds->labels[b->block.nodes[q]];
+        if ((st = gat_i_train_step_with(m, &b->block.graph, &b->x, mb->labels, mb->rows, nb,
+                                        &cfg->adam, mb->t, &l, &a, "step",
+                                        "; the best model so far is kept", NULL, diverged)) !=
+            GAT_OK)
+            break;
         tl += l * nb;
         ta += a * nb;
         if (cfg->stage) report(sg, GAT_STAGE_UPDATE, -1);
-        if (cfg->stop && k0 + nb < n_train && cfg->stop(cfg->user)) {
+        if (cfg->stop && k + 1 < steps && cfg->stop(cfg->user)) {
             *diverged = 1; /* not a divergence, but the same way out: restore the best model */
-            return gat_i_error(GAT_EINTERRUPTED,
-                               "training stopped by the caller during epoch %d, "
-                               "after mini-batch %d of %d",
-                               epoch, k0 / cfg->batch_size + 1,
-                               (n_train + cfg->batch_size - 1) / cfg->batch_size);
+            st = gat_i_error(GAT_EINTERRUPTED,
+                             "training stopped by the caller during epoch %d, after mini-batch "
+                             "%d of %d",
+                             epoch, k + 1, steps);
+            break;
         }
     }
+    gat_loader_free(ld);
+    if (st != GAT_OK) return st;
     *loss = tl / n_train;
     *acc = ta / n_train;
     return GAT_OK;
@@ -446,7 +449,8 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
     gat_train_result r = {0};
     size_t P;
     double acc_max = 0, loss_min = INFINITY;
-    gat_idx wait = 0;
+    gat_idx wait = 0, validated = 0;
+    const gat_idx every = cfg->eval_every > 1 ? cfg->eval_every : 1;
     const double t0 = now();
     gat_real *params = gat_model_params(m, &P);
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
@@ -461,8 +465,17 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
             if (diverged) goto restore;
             goto cleanup;
         }
-        if ((st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
+        /* validation every eval_every epochs and after the last (NaN in between) */
+        const int validate = epoch % every == 0 || epoch == cfg->max_epochs;
+        info.val_loss = info.val_acc = NAN;
+        if (validate &&
+            (st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
             goto cleanup;
+        r.epochs = epoch;
+        if (!validate) {
+            info.best_epoch = r.best_epoch;
+            goto progress;
+        }
         if (!isfinite(info.val_loss)) {
             st = gat_i_error(GAT_ENUMERIC,
                              "training diverged at epoch %d: the validation loss is "
@@ -470,7 +483,6 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
                              epoch, info.val_loss);
             goto restore;
         }
-        r.epochs = epoch;
         if (info.val_acc >= acc_max || info.val_loss <= loss_min) {
             if (info.val_acc >= acc_max && info.val_loss <= loss_min) {
                 memcpy(best, params, P * sizeof *best);
@@ -480,9 +492,11 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
             loss_min = info.val_loss < loss_min ? info.val_loss : loss_min;
             wait = 0;
         } else {
-            wait++;
+            wait += epoch - validated; /* patience counts epochs, validated or not */
         }
+        validated = epoch;
         info.best_epoch = r.best_epoch;
+    progress:;
         const double t = now();
         info.seconds = t - t0;
         info.epoch_seconds = t - epoch_t0;
