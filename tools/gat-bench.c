@@ -37,8 +37,9 @@ typedef struct result {
     double epoch[MAX_EPOCHS], infer[64];
     double train_acc; /* of the last epoch, a sanity check that it learns */
     /* mini-batch epochs (--batch-size): steps, sampled block edges and the seconds spent drawing
-     * the blocks (gat_sampler_sample and gat_block_features), per timed epoch on average */
-    double steps, block_edges, sample_s;
+     * the blocks (gat_sampler_sample and gat_block_features, on the loader's thread with the
+     * look-ahead), waiting for them and in the training steps alone, per timed epoch on average */
+    double steps, block_edges, sample_s, wait_s, steps_s;
     gat_order order;  /* the node order the binding used */
     double order_s;   /* its cost (in the first warmup epoch) */
     /* the dataset's shape, and the seconds it took to make (in the child for file workloads) */
@@ -74,13 +75,18 @@ static int edge_dim = 0;
 static gat_idx batch_size = 0;
 static gat_idx fanout[GAT_MAX_LAYERS];
 
-/* One mini-batch epoch as gat_train runs it, driven here through the public sampler: the training
- * nodes in an order drawn from seed `epoch`, a block per batch, gat_train_step on it (Adam step
- * *t). Adds the block edges and the drawing time to *edges and *sample_s. */
+/* Whether mini-batch epochs draw the next batch while a step trains (gat_loader's look-ahead). */
+static int no_lookahead = 0;
+
+/* One mini-batch epoch as gat_train runs it, driven here through the public loader: the training
+ * nodes in an order drawn from seed `epoch`, a block per batch (drawn one ahead unless
+ * --no-lookahead), gat_train_step on it (Adam step *t). Adds the block edges, the seconds spent
+ * drawing (on whichever thread), waiting for a batch and in the training steps alone to *edges,
+ * *sample_s, *wait_s and *steps_s. */
 static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp, gat_idx *train,
                            gat_idx n_train, gat_idx *labels, gat_idx *rows,
                            const gat_adam_config *adam, int epoch, gat_idx *t, double *edges,
-                           double *sample_s, double *acc)
+                           double *sample_s, double *wait_s, double *steps_s, double *acc)
 {
     uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1);
     for (gat_idx k = n_train - 1; k > 0; k--) {
@@ -88,34 +94,33 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
         const gat_idx j = (gat_idx)(r % (uint64_t)(k + 1)), v = train[k];
         train[k] = train[j], train[j] = v;
     }
-    double correct = 0;
-    for (gat_idx k0 = 0; k0 < n_train; k0 += batch_size) {
-        const gat_idx nb = n_train - k0 < batch_size ? n_train - k0 : batch_size;
-        gat_block b = {0};
-        gat_csr bx = {0};
-        gat_real *bex = NULL;
+    double correct = 0, draw = 0, wait = 0;
+    gat_loader *ld = NULL;
+    const gat_batch *b;
+    gat_status st = gat_loader_create(&ld, smp, &ds->x, ds->edge_x, edge_dim, train, n_train,
+                                      batch_size, (uint64_t)*t + 1, !no_lookahead);
+    while (st == GAT_OK && (st = gat_loader_next(ld, &b)) == GAT_OK && b) {
+        const gat_idx nb = b->block.n_targets;
         double a = 0;
+        ++*t;
+        *edges += b->block.graph.nnz;
+        for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b->block.nodes[q]];
         const double t0 = now();
-        int ok = gat_sampler_sample(smp, train + k0, nb, (uint64_t)++*t, &b) == GAT_OK &&
-                 gat_block_features(&b, &ds->x, &bx) == GAT_OK &&
-                 (edge_dim == 0 ||
-                  ((bex = malloc((size_t)b.graph.nnz * (size_t)edge_dim * sizeof *bex + 1)) &&
-                   gat_block_edge_features(&b, ds->edge_x, edge_dim, bex) == GAT_OK));
-        *sample_s += now() - t0;
-        if (ok) {
-            *edges += b.graph.nnz;
-            for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b.nodes[q]];
-            /* a model with an edge term runs on the block's rows, bound with the block */
-            ok = (edge_dim == 0 || (gat_model_bind(m, &b.graph, &bx, 0) == GAT_OK &&
-                                    gat_model_bind_edge_features(m, bex, edge_dim) == GAT_OK)) &&
-                 gat_train_step(m, &b.graph, &bx, labels, rows, nb, adam, *t, NULL, &a) == GAT_OK;
-        }
-        gat_block_destroy(&b);
-        gat_csr_destroy(&bx);
-        free(bex);
-        if (!ok) return -1;
+        /* a model with an edge term runs on the block's rows, bound with the block */
+        if ((edge_dim > 0 && ((st = gat_model_bind(m, &b->block.graph, &b->x, 0)) != GAT_OK ||
+                              (st = gat_model_bind_edge_features(m, b->edge_x, edge_dim)) !=
+                                  GAT_OK)) ||
+            (st = gat_train_step(m, &b->block.graph, &b->x, labels, rows, nb, adam, *t, NULL,
+                                 &a)) != GAT_OK)
+            break;
+        *steps_s += now() - t0;
         correct += a * nb;
     }
+    gat_loader_times(ld, &draw, &wait);
+    gat_loader_free(ld);
+    *sample_s += draw;
+    *wait_s += wait;
+    if (st != GAT_OK) return -1;
     *acc = correct / n_train;
     return 0;
 }
@@ -145,7 +150,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_idx *train = NULL, n_train = 0, *labels = NULL, *rows = NULL, t = 0;
     gat_sampler *smp = NULL;
     const gat_real *logits;
-    double acc, edges = 0, sample_s = 0;
+    double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0;
     memset(r, 0, sizeof *r);
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
     mc.score = score;
@@ -176,10 +181,10 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     }
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
-        if (e == warmup) edges = sample_s = 0;
+        if (e == warmup) edges = sample_s = wait_s = steps_s = 0;
         if (batch_size) {
             if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t,
-                                &edges, &sample_s, &acc))
+                                &edges, &sample_s, &wait_s, &steps_s, &acc))
                 goto out;
         } else if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam,
                                   e + 1, NULL, &acc) != GAT_OK) {
@@ -203,6 +208,8 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->steps = (double)((n_train + batch_size - 1) / batch_size);
         r->block_edges = edges / r->epochs;
         r->sample_s = sample_s / r->epochs;
+        r->wait_s = wait_s / r->epochs;
+        r->steps_s = steps_s / r->epochs;
     }
     r->threads_used = threads;
     const char *isa = gat_model_kernels(m);
@@ -452,6 +459,8 @@ int main(int argc, char **argv)
         {"fanout", CLI_STRING, &fanout_s, 0, 0, "F1,...,FL",
          "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; "
          "-1 all, 0 none"},
+        {"no-lookahead", CLI_FLAG, &no_lookahead, 0, 0, NULL,
+         "with --batch-size: draw each batch in turn, not the next one during a step"},
         {"gather", CLI_FLAG, &gather, 0, 0, NULL,
          "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
         {"load", CLI_INT, &load, 0, 64, "N",
@@ -598,16 +607,22 @@ int main(int argc, char **argv)
                     (double)r->nnz / emed / 1e6, clis);
                 if (batch_size)
                     printf("%-11s   mini-batch: %.0f steps per epoch, %.3g block edges per epoch "
-                           "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)\n",
+                           "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)%s; "
+                           "steps alone %.3f s, waiting for blocks %.3f s: epoch / steps %.2f\n",
                            "", r->steps, r->block_edges, r->block_edges / r->steps,
-                           r->block_edges / r->sample_s / 1e6, 100 * r->sample_s / emed);
+                           r->block_edges / r->sample_s / 1e6, 100 * r->sample_s / emed,
+                           no_lookahead ? "" : " on the look-ahead thread", r->steps_s,
+                           r->wait_s, emed / r->steps_s);
                 fflush(stdout);
                 if (batch_size)
                     fprintf(js, "{\"workload\": \"%s\", \"threads\": %d, \"batch_size\": %d, "
                             "\"fanout\": \"%s\", \"steps\": %.0f, \"block_edges_per_epoch\": "
-                            "%.6g, \"sample_s_per_epoch\": %.4f, \"sampled_edges_per_s\": %.4g}\n",
+                            "%.6g, \"sample_s_per_epoch\": %.4f, \"sampled_edges_per_s\": %.4g, "
+                            "\"lookahead\": %s, \"wait_s_per_epoch\": %.4f, "
+                            "\"steps_s_per_epoch\": %.4f}\n",
                             w, th[t], batch_size, fanout_s, r->steps, r->block_edges,
-                            r->sample_s, r->block_edges / r->sample_s);
+                            r->sample_s, r->block_edges / r->sample_s,
+                            no_lookahead ? "false" : "true", r->wait_s, r->steps_s);
                 fprintf(
                     js,
                     "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "

@@ -335,6 +335,7 @@ static void train_config(const options *o, const source *src, int r, progress *p
     tc->adam.weight_decay = o->weight_decay;
     tc->max_epochs = o->epochs;
     tc->patience = o->patience;
+    tc->eval_every = o->eval_every;
     tc->batch_size = o->batch_size;
     tc->n_fanout = o->batch_size ? o->layers : 0;
     memcpy(tc->fanout, o->fanouts, sizeof tc->fanout);
@@ -748,6 +749,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"fanout", CLI_STRING, &op->fanout, 0, 0, "F1,...,FL",
          "with --batch-size: in-neighbours sampled per node and layer, the output layer's first; "
          "-1 all, 0 none"},
+        {"eval-every", CLI_INT, &op->eval_every, 1, 100000000, "N",
+         "validate every N epochs and after the last (default 1); patience still counts "
+         "epochs, the epochs between log val loss nan"},
         {"partitions", CLI_STRING, &op->partitions, 0, 0, "DIR",
          "distributed training: under mpirun -np K, rank r trains on part r of the partition "
          "gat-partition wrote to DIR (with --dataset: checked to be its partition)"},

@@ -25,6 +25,7 @@ typedef struct options {
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
     int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
     int log_every;
+    int eval_every;         /* --eval-every N (0: every epoch) */
     int split_seed;         /* --split-seed N, or -1: the model's --seed */
     const char *save_split; /* --save-split FILE */
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
