@@ -42,7 +42,13 @@ check metrics-runs-csv 0 '' '' -- "$bin" --dataset "$tiny" --epochs 2 --runs 2 -
 [ "$(head -n 1 "$tmp/r.csv")" = "run,$header" ] && [ "$(cut -d, -f1 "$tmp/r.csv" | tail -n +2 | tr '\n' ' ')" = "1 1 2 2 " ] &&
   ok metrics-run-column || bad metrics-run-column "$(cat "$tmp/r.csv")"
 
-# --- the --runs table, then the summary as the last line
+# --eval-every 2: epochs 1 and 3 of 5 are not validated (null in JSON lines), 2, 4 and 5 are
+check eval-every 0 '' '' -- "$bin" --dataset "$tiny" --epochs 5 --eval-every 2 --threads 1 --quiet --metrics "$tmp/ev.jsonl"
+[ "$(grep -c '"val_loss":null,"val_acc":null' "$tmp/ev.jsonl")" -eq 2 ] &&
+  [ "$(grep '"val_loss":null' "$tmp/ev.jsonl" | grep -Eo '"epoch":[0-9]+' | tr '\n' ' ')" = '"epoch":1 "epoch":3 ' ] &&
+  ok eval-every-rows || bad eval-every-rows "$(cat "$tmp/ev.jsonl")"
+check eval-every-bad 2 '' '^gat-train: --eval-every' -- "$bin" --eval-every 0
+
 check runs-table 0 '^ *run +seed +best epoch +epochs +val acc +test acc +seconds$' '' -- "$bin" --dataset "$tiny" --epochs 3 --runs 3 --seed 4 --threads 1
 rows=$(grep -Ec '^ +[123] +[456] +[0-3] +3 +[0-9.]+% +[0-9.]+% +[0-9.]+$' "$tmp/out")
 last=$(tail -n 1 "$tmp/out")
