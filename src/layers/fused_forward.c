@@ -80,75 +80,100 @@ INLINE void put_row(gat_real *p, const V8 *v, int NV, int stream)
         st(p + 8 * k, v[k]);
 }
 
-INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                    gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
-                    int H, gat_idx Fp, int Sc)
+/* A forward row's scratch, from the thread's pool (WITH_SCRATCH): rows of NV vectors, (P)
+ * vectors of per-head lanes and (H) per-head values. */
+typedef struct fwd_scratch {
+    V8 *acc; /* (NV) sum_j alpha'_ij z_j (the family's scores first hold q_i there) */
+    V8 *A2;  /* (NV) sum_j alpha'_ij f_ij z_j (gat_i_fl.agg2) */
+    V8 *M;   /* (P) the row maxima, then the inverses of the row sums */
+    V8 *S;   /* (P) exponential sums, then one edge's factors alpha'_ij */
+    V8 *S2;  /* (P) one edge's alpha'_ij f_ij */
+    V8 *SG;  /* (P) sum_j alpha_ij f_ij (gat_i_fl.asig) */
+    gat_real *mx, *sum, *w, *w2, *sg; /* (H): mx, 1 / sum, an edge's factors, sg as above */
+} fwd_scratch;
+
+/* Per-edge arrays of row i (its (k - k0, h) values): al the scores and then the coefficients
+ * (in l->alpha, or in the thread's row scratch when alpha is not kept: gat only, the backward
+ * recomputes it from soft), and the sign and keep bits where they are stored. */
+typedef struct fwd_edges {
+    gat_real *al;
+    uint8_t *pos, *keep;
+    int store_pos, store_keep; /* the bit rows are kept (gat_i_fl.pos, akeep) */
+} fwd_edges;
+
+/* gat, H a multiple of 8: e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into the
+ * row's slots, their signs (where kept), the row maxima M and mx (l->ex read only when D > 0) */
+INLINE void gat_scores8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, const fwd_edges *ed,
+                        const fwd_scratch *t, int H)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
-    const size_t hw = (size_t)Fp * H;
-    const gat_idx k0 = g->rowptr[i], k1 = g->rowptr[i + 1];
+    const int P = vper(H), AB = (H + 7) / 8;
     const gat_real slope = l->slope;
-    const gat_idx e0 = l->e0; /* per-edge arrays hold edges e0.. (see gat_i_fl.e0) */
-    /* the row's (k - k0, h) values: in alpha, or in the thread's row scratch when alpha is not
-     * kept (gat only: the backward recomputes it from soft) */
-    gat_real *al = l->alpha ? l->alpha + (size_t)(k0 - e0) * H
-                            : l->arow + (size_t)thread_num() * l->arow_stride;
-    uint8_t *pos_row = l->pos ? l->pos + (size_t)(k0 - e0) * AB : NULL;
-    uint8_t *keep_row = l->akeep ? l->akeep + (size_t)(k0 - e0) * AB : NULL;
-
-    /* scores e = LeakyReLU(s_dst_i + s_src_j + sum_d x_ij[d] M[d, h]) into the row's slots,
-     * their signs (where kept), row maxima (l->ex is only read when D > 0) */
-    if (Sc != GAT_SCORE_GAT) {
-        family_scores(l, i, acc, M, S, mx, w, H, Fp, Sc);
-    } else if (H % 8 == 0) {
-        const gat_real *sd = l->s_dst + (size_t)i * H;
-        for (int q = 0; q < P; q++)
-            M[q] = bc(-INFINITY);
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (l->prefetch && k + AHEAD < g->nnz)
-                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
-            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
-            for (int q = 0; q < P; q++) {
-                V8 t = ld(sd + 8 * q) + ld(ss + 8 * q);
-                for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
-                    t += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
-                const VI pos = t > 0;
-                if (pos_row) pos_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(pos);
-                t = sel(pos, t, t * slope);
-                st(al + (size_t)(k - k0) * H + 8 * q, t);
-                M[q] = sel(t > M[q], t, M[q]);
-            }
+    const gat_real *sd = l->s_dst + (size_t)i * H;
+    V8 *M = t->M;
+    for (int q = 0; q < P; q++)
+        M[q] = bc(-INFINITY);
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+        const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
+        for (int q = 0; q < P; q++) {
+            V8 e = ld(sd + 8 * q) + ld(ss + 8 * q);
+            for (gat_idx d = 0; d < l->D; d++) /* the edge term: sum_d x_e[d] M[d, h] */
+                e += bc(xe[d]) * ld(l->em + (size_t)d * H + 8 * q);
+            const VI pos = e > 0;
+            if (ed->store_pos) ed->pos[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(pos);
+            e = sel(pos, e, e * slope);
+            st(ed->al + (size_t)(k - k0) * H + 8 * q, e);
+            M[q] = sel(e > M[q], e, M[q]);
         }
-        for (int q = 0; q < P; q++)
-            st(mx + 8 * q, M[q]);
-    } else {
-        const gat_real *sd = l->s_dst + (size_t)i * H;
-        for (int h = 0; h < H; h++)
-            mx[h] = -INFINITY;
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
-            if (l->prefetch && k + AHEAD < g->nnz)
-                __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
-            uint8_t *pb = pos_row ? pos_row + (size_t)(k - k0) * AB : NULL;
-            const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
-            unsigned bits = 0;
-            for (int h = 0; h < H; h++) {
-                gat_real t = sd[h] + ss[h];
-                for (gat_idx d = 0; d < l->D; d++)
-                    t += xe[d] * l->em[(size_t)d * H + h];
-                bits |= (unsigned)(t > 0) << (h & 7);
-                if (pb && ((h & 7) == 7 || h == H - 1)) pb[h >> 3] = (uint8_t)bits, bits = 0;
-                t = t > 0 ? t : slope * t;
-                al[(size_t)(k - k0) * H + h] = t;
-                mx[h] = t > mx[h] ? t : mx[h];
-            }
-        }
-        for (int q = 0; q < P; q++)
-            M[q] = pat(l, mx, H, q);
     }
-    /* exponentials and their sums: the row's (k, h) values are contiguous, 8 at a time */
+    for (int q = 0; q < P; q++)
+        st(t->mx + 8 * q, M[q]);
+}
+
+/* The same for any H, one head at a time */
+INLINE void gat_scores1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, const fwd_edges *ed,
+                        const fwd_scratch *t, int H)
+{
+    const gat_graph *g = l->g;
+    const int P = vper(H), AB = (H + 7) / 8;
+    const gat_real slope = l->slope;
+    const gat_real *sd = l->s_dst + (size_t)i * H;
+    gat_real *mx = t->mx, *al = ed->al;
+    for (int h = 0; h < H; h++)
+        mx[h] = -INFINITY;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *ss = l->s_src + (size_t)g->col[k] * H;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            __builtin_prefetch(l->s_src + (size_t)g->col[k + AHEAD] * H, 0, 3);
+        uint8_t *pb = ed->store_pos ? ed->pos + (size_t)(k - k0) * AB : NULL;
+        const gat_real *xe = l->D ? l->ex + (size_t)k * (size_t)l->D : NULL;
+        unsigned bits = 0;
+        for (int h = 0; h < H; h++) {
+            gat_real e = sd[h] + ss[h];
+            for (gat_idx d = 0; d < l->D; d++)
+                e += xe[d] * l->em[(size_t)d * H + h];
+            bits |= (unsigned)(e > 0) << (h & 7);
+            if (ed->store_pos && ((h & 7) == 7 || h == H - 1)) pb[h >> 3] = (uint8_t)bits, bits = 0;
+            e = e > 0 ? e : slope * e;
+            al[(size_t)(k - k0) * H + h] = e;
+            mx[h] = e > mx[h] ? e : mx[h];
+        }
+    }
+    for (int q = 0; q < P; q++)
+        t->M[q] = pat(l, mx, H, q);
+}
+
+/* The softmax's exponentials in place (the row's (k, h) values are contiguous, 8 at a time) and
+ * the inverses of their sums into sum, and soft (what the backward recomputes alpha from) */
+INLINE void softmax_row(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, gat_real *al,
+                        const fwd_scratch *t, int H)
+{
+    const int P = vper(H);
+    V8 *S = t->S;
+    gat_real *sum = t->sum, *mx = t->mx;
     for (int q = 0; q < P; q++)
         S[q] = bc(0);
     for (int h = 0; h < H; h++)
@@ -156,110 +181,128 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     const size_t e1 = (size_t)(k1 - k0) * H;
     size_t e = 0;
     for (int q = 0; e + 8 <= e1; e += 8, q = q + 1 == P ? 0 : q + 1) {
-        const V8 v = vexp(ld(al + e) - M[q]);
+        const V8 v = vexp(ld(al + e) - t->M[q]);
         st(al + e, v);
         S[q] += v;
     }
     if (e < e1) { /* H < 8 only: the row's last (k1 - k0) H mod 8 values, in one vector */
-        V8 t = bc(0);
+        V8 x = bc(0);
         for (size_t u = e; u < e1; u++)
-            t[u - e] = al[u] - mx[u % (size_t)H];
-        t = vexp(t);
+            x[u - e] = al[u] - mx[u % (size_t)H];
+        x = vexp(x);
         for (size_t u = e; u < e1; u++)
-            al[u] = t[u - e], sum[u % (size_t)H] += t[u - e];
+            al[u] = x[u - e], sum[u % (size_t)H] += x[u - e];
     }
-    fold(l, S, H, w);
+    fold(l, S, H, t->w);
     for (int h = 0; h < H; h++)
-        sum[h] = 1 / (sum[h] + w[h]);
-    if (l->soft) { /* what the backward recomputes alpha from */
+        sum[h] = 1 / (sum[h] + t->w[h]);
+    if (l->soft) {
         memcpy(l->soft + (size_t)i * 2 * H, mx, (size_t)H * sizeof *mx);
         memcpy(l->soft + (size_t)i * 2 * H + H, sum, (size_t)H * sizeof *sum);
     }
-    /* normalise, attention dropout, weighted sum of the z_j (and with agg the sums the
-     * targets pass reads, the LeakyReLU's slope from the score's input recomputed) */
-    const int ag = Sc == GAT_SCORE_GAT && l->agg2 && !l->D;
-    for (int v = 0; v < NV; v++)
-        acc[v] = bc(0), A2[v] = bc(0);
-    if (H % 8 == 0) {
-        for (int q = 0; q < P; q++)
-            M[q] = ld(sum + 8 * q), SG[q] = bc(0); /* M: 1 / row sums now */
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (l->prefetch && k + AHEAD < g->nnz)
-                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-            for (int q = 0; q < P; q++) {
-                const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q,
-                             ka = (size_t)(k - k0) * H + 8 * q;
-                const V8 a = ld(al + ka) * M[q];
-                st(al + ka, a);
-                S[q] = a;
-                if (l->att.on) {
-                    const VI m = keep8(&l->att, kh); /* masks by the edge's own number */
-                    if (keep_row) keep_row[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(m);
-                    S[q] = a * (V8)((VI)bc(l->att.scale) & m);
-                }
-                if (ag) {
-                    const V8 f = sel(pre8(l, i, g->col[k], q, H) > 0, bc(1), bc(slope));
-                    SG[q] += a * f;
-                    S2[q] = S[q] * f;
-                }
+}
+
+/* H a multiple of 8: normalise, attention dropout, weighted sum of the z_j into acc (and with
+ * sums the ones the targets pass reads, the LeakyReLU's slope from the score's input
+ * recomputed) */
+INLINE void aggregate8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, const fwd_edges *ed,
+                       fwd_sums sums, const fwd_scratch *t, int H, gat_idx Fp)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_real slope = l->slope;
+    gat_real *al = ed->al;
+    V8 *acc = t->acc, *A2 = t->A2, *M = t->M, *S = t->S, *S2 = t->S2, *SG = t->SG;
+    for (int q = 0; q < P; q++)
+        M[q] = ld(t->sum + 8 * q), SG[q] = bc(0); /* M: 1 / row sums now */
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+        for (int q = 0; q < P; q++) {
+            const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q, ka = (size_t)(k - k0) * H + 8 * q;
+            const V8 a = ld(al + ka) * M[q];
+            st(al + ka, a);
+            S[q] = a;
+            if (l->att.on) {
+                const VI m = keep8(&l->att, kh); /* masks by the edge's own number */
+                if (ed->store_keep) ed->keep[(size_t)(k - k0) * AB + q] = (uint8_t)movemask(m);
+                S[q] = a * (V8)((VI)bc(l->att.scale) & m);
             }
-            for (int v = 0; v < NV; v++)
-                acc[v] += S[v % P] * ld(zj + 8 * v);
-            if (ag)
-                for (int v = 0; v < NV; v++)
-                    A2[v] += S2[v % P] * ld(zj + 8 * v);
+            if (sums == FWD_SUMS_KEEP) {
+                const V8 f = sel(pre8(l, i, g->col[k], q, H) > 0, bc(1), bc(slope));
+                SG[q] += a * f;
+                S2[q] = S[q] * f;
+            }
         }
-        if (ag)
-            for (int q = 0; q < P; q++)
-                st(sg + 8 * q, SG[q]);
-    } else {
-        for (int h = 0; h < H; h++)
-            sg[h] = 0;
-        uint64_t hv = 0, blk = UINT64_MAX;
-        for (gat_idx k = k0; k < k1; k++) {
-            const gat_real *zj = l->z + (size_t)g->col[k] * hw;
-            if (l->prefetch && k + AHEAD < g->nnz)
-                prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
-            gat_real *a = al + (size_t)(k - k0) * H;
-            unsigned bits = 0;
-            for (int h = 0; h < H; h++) {
-                a[h] *= sum[h];
-                w[h] = a[h];
-                if (l->att.on) {
-                    const unsigned keep = keep1(&l->att, ekey_of(l, k) * H + h, &blk, &hv);
-                    bits |= keep << (h & 7);
-                    if (keep_row && ((h & 7) == 7 || h == H - 1))
-                        keep_row[(size_t)(k - k0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
-                    w[h] = keep ? w[h] * l->att.scale : 0;
-                }
-            }
-            for (int q = 0; q < P; q++)
-                S[q] = pat(l, w, H, q);
-            for (int v = 0; v < NV; v++)
-                acc[v] += S[v % P] * ld(zj + 8 * v);
-            if (!ag) continue;
-            for (int h = 0; h < H; h++) {
-                const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
-                sg[h] += a[h] * f;
-                w2[h] = w[h] * f;
-            }
-            for (int q = 0; q < P; q++)
-                S2[q] = pat(l, w2, H, q);
+        for (int v = 0; v < NV; v++)
+            acc[v] += S[v % P] * ld(zj + 8 * v);
+        if (sums == FWD_SUMS_KEEP)
             for (int v = 0; v < NV; v++)
                 A2[v] += S2[v % P] * ld(zj + 8 * v);
+    }
+    if (sums == FWD_SUMS_KEEP)
+        for (int q = 0; q < P; q++)
+            st(t->sg + 8 * q, SG[q]);
+}
+
+/* The same for any H, one head at a time */
+INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, const fwd_edges *ed,
+                       fwd_sums sums, const fwd_scratch *t, int H, gat_idx Fp)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_real slope = l->slope;
+    gat_real *w = t->w, *w2 = t->w2, *sg = t->sg, *sum = t->sum;
+    V8 *acc = t->acc, *A2 = t->A2, *S = t->S, *S2 = t->S2;
+    for (int h = 0; h < H; h++)
+        sg[h] = 0;
+    uint64_t hv = 0, blk = UINT64_MAX;
+    for (gat_idx k = k0; k < k1; k++) {
+        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+        gat_real *a = ed->al + (size_t)(k - k0) * H;
+        unsigned bits = 0;
+        for (int h = 0; h < H; h++) {
+            a[h] *= sum[h];
+            w[h] = a[h];
+            if (l->att.on) {
+                const unsigned keep = keep1(&l->att, ekey_of(l, k) * H + h, &blk, &hv);
+                bits |= keep << (h & 7);
+                if (ed->store_keep && ((h & 7) == 7 || h == H - 1))
+                    ed->keep[(size_t)(k - k0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
+                w[h] = keep ? w[h] * l->att.scale : 0;
+            }
         }
+        for (int q = 0; q < P; q++)
+            S[q] = pat(l, w, H, q);
+        for (int v = 0; v < NV; v++)
+            acc[v] += S[v % P] * ld(zj + 8 * v);
+        if (sums != FWD_SUMS_KEEP) continue;
+        for (int h = 0; h < H; h++) {
+            const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
+            sg[h] += a[h] * f;
+            w2[h] = w[h] * f;
+        }
+        for (int q = 0; q < P; q++)
+            S2[q] = pat(l, w2, H, q);
+        for (int v = 0; v < NV; v++)
+            A2[v] += S2[v % P] * ld(zj + 8 * v);
     }
-    if (ag) {
-        if (l->agg) put_row(l->agg + (size_t)i * hw, acc, NV, l->prefetch);
-        put_row(l->agg2 + (size_t)i * hw, A2, NV, l->prefetch);
-        memcpy(l->asig + (size_t)i * H, sg, (size_t)H * sizeof *sg);
-    }
-    /* the residual x_d R (fh layout; replicated per head on the output layer) */
+}
+
+/* The residual x_d R (fh layout; replicated per head on the output layer), then the epilogue in
+ * the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
+INLINE void fwd_epilogue(const gat_i_fl *l, gat_idx i, V8 *acc, int H, gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8);
+    const size_t hw = (size_t)Fp * H;
     if (l->res)
         for (int v = 0; v < NV; v++)
             acc[v] += ld(l->res + (size_t)i * hw + 8 * v);
-    /* epilogue in the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
     const gat_idx Fo = H % 8 == 0 ? Fp : l->Fo;
     if (!l->mean) {
         gat_real *o = l->out + (size_t)i * H * Fo;
@@ -282,23 +325,73 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, V8 *acc, V8 *M, V8 *S, gat_rea
     }
 }
 
-INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *M, V8 *S, gat_real *mx,
-                     gat_real *sum, gat_real *w, V8 *A2, V8 *S2, V8 *SG, gat_real *w2, gat_real *sg,
-                     int H, gat_idx Fp, int Sc)
+/* Target row i: scores, softmax, attention dropout, weighted sum, epilogue (out_i), and what the
+ * layer keeps of the row for the backward (alpha, pos, akeep, soft, agg, agg2, asig) */
+INLINE void fwd_row(const gat_i_fl *l, gat_idx i, const fwd_scratch *t, int H, gat_idx Fp, int Sc)
+{
+    const int NV = (int)(Fp * H / 8), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_idx k0 = l->g->rowptr[i], k1 = l->g->rowptr[i + 1];
+    const size_t r0 = (size_t)(k0 - l->e0); /* per-edge arrays hold edges e0.. (gat_i_fl.e0) */
+    const fwd_edges ed = {
+        .al = alpha_src_of(l, Sc) == ALPHA_STORED ? l->alpha + r0 * H
+                                                  : l->arow + (size_t)thread_num() * l->arow_stride,
+        .pos = l->pos ? l->pos + r0 * AB : NULL,
+        .keep = l->akeep ? l->akeep + r0 * AB : NULL,
+        .store_pos = l->pos != NULL,
+        .store_keep = l->akeep != NULL,
+    };
+    const fwd_sums sums = fwd_sums_of(l, Sc);
+
+    if (Sc != GAT_SCORE_GAT)
+        family_scores(l, i, t->acc, t->M, t->S, t->mx, t->w, H, Fp, Sc);
+    else if (H % 8 == 0)
+        gat_scores8(l, i, k0, k1, &ed, t, H);
+    else
+        gat_scores1(l, i, k0, k1, &ed, t, H);
+    softmax_row(l, i, k0, k1, ed.al, t, H);
+    for (int v = 0; v < NV; v++)
+        t->acc[v] = bc(0), t->A2[v] = bc(0);
+    if (H % 8 == 0)
+        aggregate8(l, i, k0, k1, &ed, sums, t, H, Fp);
+    else
+        aggregate1(l, i, k0, k1, &ed, sums, t, H, Fp);
+    if (sums == FWD_SUMS_KEEP) {
+        if (l->agg) put_row(l->agg + (size_t)i * hw, t->acc, NV, l->prefetch);
+        put_row(l->agg2 + (size_t)i * hw, t->A2, NV, l->prefetch);
+        memcpy(l->asig + (size_t)i * H, t->sg, (size_t)H * sizeof *t->sg);
+    }
+    fwd_epilogue(l, i, t->acc, H, Fp);
+}
+
+INLINE void fwd_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, const fwd_scratch *t, int H,
+                     gat_idx Fp, int Sc)
 {
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->rows ? l->rows[r] : r;
-        if (!l->pass || l->pass[i] == l->pass_want)
-            fwd_row(l, i, acc, M, S, mx, sum, w, A2, S2, SG, w2, sg, H, Fp, Sc);
+        if (!l->pass || l->pass[i] == l->pass_want) fwd_row(l, i, t, H, Fp, Sc);
     }
 #ifdef HAVE_AVX
     if (l->agg2 && l->prefetch) _mm_sfence(); /* put_row's streaming stores */
 #endif
 }
 
+/* The forward's named parts of the thread's scratch pool s_ */
 #define FWD_ROWS                                                                                   \
-    fwd_rows(l, r0, r1, s_.acc, s_.dy, s_.S, s_.h1, s_.h2, s_.h3, s_.D, s_.E, s_.F, s_.h4, s_.h5,  \
-             Hc, Fc, Sc)
+    do {                                                                                           \
+        const fwd_scratch t_ = {.acc = s_.acc,                                                     \
+                                .A2 = s_.D,                                                        \
+                                .M = s_.dy,                                                        \
+                                .S = s_.S,                                                         \
+                                .S2 = s_.E,                                                        \
+                                .SG = s_.F,                                                        \
+                                .mx = s_.h1,                                                       \
+                                .sum = s_.h2,                                                      \
+                                .w = s_.h3,                                                        \
+                                .w2 = s_.h4,                                                       \
+                                .sg = s_.h5};                                                      \
+        fwd_rows(l, r0, r1, &t_, Hc, Fc, Sc);                                                      \
+    } while (0)
 
 void FN(gat_i_fused_att_forward)(const gat_i_fl *l)
 {

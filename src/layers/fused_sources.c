@@ -88,273 +88,383 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
             dyp[(size_t)f * pH + h] = f < pFo ? d[(size_t)h * pFo + f] : 0;
 }
 
-/* Source row j: dz_j = sum over j's out-edges of alpha'_ij dy_i (aggregation) + ds_src_j a_src
- * + ds_dst_j a_dst (score halves); da_src, da_dst; then the projection's backward. Only row j of
- * dz / dy_prev and chunk c's partial sums are written: race-free. */
-INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
-                            V8 *acc, V8 *W, V8 *ES, V8 *das, V8 *dad, gat_real *w, gat_real *dss,
-                            V8 *K, V8 *DQ, V8 *RS, gat_real *gq, gat_real *rs, gat_real *gd,
-                            gat_real *xd, int H, gat_idx Fp, int Sc)
+/* A sources-pass row's scratch, from the thread's pool (WITH_SCRATCH): rows of NV vectors, (P)
+ * vectors of per-head lanes and (H) per-head values. */
+typedef struct src_scratch {
+    V8 *acc;       /* (NV) dz_j, the gradient of z_j */
+    V8 *W;         /* (P) an edge's alpha'_ij per lane */
+    V8 *ES;        /* (P) gat, H a multiple of 8: ds_src_j, summed over the edges */
+    V8 *das, *dad; /* (NV) the chunk's da_src, da_dst */
+    V8 *K;         /* (NV) the score's key terms of dz_j, or k_j's gradient (a key projection) */
+    V8 *DQ;        /* (NV) per edge its head sums d alpha'_ij (T), then q_j's gradient */
+    V8 *RS;        /* (NV) the residual's gradient */
+    gat_real *w;   /* (H) an edge's alpha'_ij (any H) */
+    gat_real *dss; /* (H) ds_src_j */
+    gat_real *gq;  /* (H) cosine: the core's gradient scaled by the norms */
+    gat_real *rs;  /* (H) the key's per-head sums (cosine, gaussian) */
+    gat_real *gd;  /* (H) an edge's score gradient */
+    gat_real *xd;  /* (fin) proj_dense_backward's input gradient row */
+} src_scratch;
+
+/* What the projections' backward does with a source row's gradients dz_j */
+typedef enum src_proj {
+    PROJ_DENSE,     /* l > 0: dW partials and the input's gradient (proj_dense_backward) */
+    PROJ_STORE_DZ,  /* layer 0: stored in b->dz for gat_i_fused_ops.dw_sparse */
+    PROJ_SPARSE_DW, /* layer 0: dW partials from x's row, here */
+} src_proj;
+INLINE src_proj src_proj_of(const gat_i_fl *l, const gat_i_fbw *b)
+{
+    return l->xin ? PROJ_DENSE : b->dz ? PROJ_STORE_DZ : PROJ_SPARSE_DW;
+}
+
+/* Prefetch for out-edge p: a row without gradient is not read (nor its edge's stored values):
+ * its flag is fetched AHEAD edges before the row is */
+INLINE void src_prefetch(const gat_i_fl *l, const gat_i_fbw *b, gat_idx p, alpha_src src, int H,
+                         int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const int AB = (H + 7) / 8;
+    const gat_idx ia = g->t_col[p + AHEAD];
+    const size_t ka = (size_t)g->t_edge[p + AHEAD];
+    if (p + 2 * AHEAD < g->nnz) __builtin_prefetch(b->active + g->t_col[p + 2 * AHEAD], 0, 3);
+    if (!b->active[ia]) return;
+    prefetch_row(b->dy + (size_t)ia * b->dy_stride, b->dy_stride);
+    if (src == ALPHA_STORED) {
+        __builtin_prefetch(l->alpha + ka * H, 0, 3);
+        if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
+        if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+    }
+}
+
+/* H a multiple of 8, out-edge p (edge k) of source row j to active target i with record hdi,
+ * T its d alpha'_ij head sums: t->W = alpha'_ij, and the edge's score gradient from d alpha' and
+ * row i's softmax term: ds_src summed into t->ES (gat) or into t->gd (the others) */
+INLINE void src_edge8(const gat_i_fl *l, gat_idx j, gat_idx p, size_t k, const gat_real *hdi,
+                      const V8 *T, alpha_src src, const src_scratch *t, int H, int Sc)
+{
+    const int P = vper(H), AB = (H + 7) / 8;
+    const gat_real as = l->att.on ? l->att.scale : 1, *doti = hdi + 3 * H;
+    for (int q = 0; q < P; q++) {
+        V8 a;
+        VI pm = (VI){0};
+        if (src == ALPHA_RECOMPUTED) {
+            const V8 e = ld(hdi + 2 * H + 8 * q) + ld(l->s_src + (size_t)j * H + 8 * q);
+            pm = e > 0;
+            a = alpha8_of(e, hdi, hdi + H, l->slope, q);
+        } else {
+            a = ld(l->alpha + k * H + 8 * q);
+            if (Sc == GAT_SCORE_GAT) pm = expand(l->pos[k * AB + q]);
+        }
+        /* large graphs: the keep flags are recomputed (two hashes), cheaper than one more
+         * random cache line per edge; so is any layer that does not store them */
+        const V8 km = !l->att.on ? bc(1)
+                      : l->prefetch || !l->akeep
+                          ? (V8)((VI)bc(as) & keep8(&l->att, tkey_of(l, p, k) * H + 8 * (size_t)q))
+                          : keep_pat(l, l->akeep + k * AB, H, q, as);
+        t->W[q] = a * km;
+        const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
+        if (Sc == GAT_SCORE_GAT)
+            t->ES[q] += de * sel(pm, bc(1), bc(l->slope));
+        else
+            st(t->gd + 8 * q, de);
+    }
+}
+
+/* The same for any H, one head at a time (ds_src into t->dss); *blk, *hv: keep1's hash */
+INLINE void src_edge1(const gat_i_fl *l, gat_idx j, gat_idx p, size_t k, const gat_real *hdi,
+                      const V8 *T, alpha_src src, const src_scratch *t, uint64_t *blk, uint64_t *hv,
+                      int H, int Sc)
+{
+    const int P = vper(H), AB = (H + 7) / 8;
+    const gat_real as = l->att.on ? l->att.scale : 1, *doti = hdi + 3 * H;
+    gat_real *gd = t->gd, *w = t->w;
+    fold(l, T, H, gd);
+    for (int h = 0; h < H; h++) {
+        gat_real a;
+        unsigned pb = 0;
+        if (src == ALPHA_RECOMPUTED) {
+            const gat_real e = hdi[2 * H + h] + l->s_src[(size_t)j * H + h];
+            pb = e > 0;
+            a = alpha1_of(e, hdi[h], hdi[H + h], l->slope);
+        } else {
+            a = l->alpha[k * H + h];
+            if (Sc == GAT_SCORE_GAT) pb = bit_of(l->pos + k * AB, h);
+        }
+        const unsigned kept =
+            !l->att.on || (l->akeep ? bit_of(l->akeep + k * AB, h)
+                                    : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, blk, hv));
+        w[h] = !l->att.on ? a : kept ? a * as : 0;
+        const gat_real de = a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);
+        if (Sc == GAT_SCORE_GAT)
+            t->dss[h] += de * (pb ? 1 : l->slope);
+        else
+            gd[h] = de;
+    }
+    for (int q = 0; q < P; q++)
+        t->W[q] = pat(l, w, H, q);
+}
+
+/* Scores other than gat, edge k from source j to target i, t->gd its score gradient: the score's
+ * per-head transform (family_backward_row), then the key k_j's share of the gradient from q_i
+ * and the core's gradient into t->K, and the key's per-head sums into t->rs */
+INLINE void src_family_key(const gat_i_fl *l, gat_idx i, gat_idx j, size_t k, const src_scratch *t,
+                           int H, gat_idx Fp, int Sc)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
-    const gat_real as = l->att.on ? l->att.scale : 1;
+    const gat_real *kj = l->k + (size_t)j * hw;
+    gat_real *gd = t->gd, *rs = t->rs;
+    for (int h = 0; h < H; h++) {
+        if (Sc == GAT_SCORE_DOT || Sc == GAT_SCORE_COSINE) gd[h] *= l->coef[h];
+        if (Sc == GAT_SCORE_GAUSSIAN) gd[h] = -gd[h] * l->coef[h];
+    }
+    const gat_real *qi = l->q + (size_t)i * hw, *gk = gd;
+    if (Sc == GAT_SCORE_COSINE) {
+        for (int h = 0; h < H; h++) {
+            t->gq[h] = gk[h] * l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
+            rs[h] += gk[h] * l->esc[k * H + h];
+        }
+        gk = t->gq;
+    }
+    if (Sc == GAT_SCORE_GAUSSIAN)
+        for (int h = 0; h < H; h++)
+            rs[h] += gk[h];
+    const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + k * (size_t)l->D : NULL;
+    for (int v = 0; v < NV; v++) {
+        const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
+        if (Sc == GAT_SCORE_GATV2) {
+            const V8 e = xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v) : qv + ld(kj + 8 * v);
+            t->K[v] += G * ld(l->att_w + 8 * v) * sel(e > 0, bc(1), bc(l->slope));
+        } else if (Sc == GAT_SCORE_GAUSSIAN) {
+            t->K[v] -= 2 * G * qv;
+        } else {
+            t->K[v] += G * qv;
+        }
+    }
+}
+
+/* Source row j's out-edges to rows with a gradient: dz_j's aggregation term sum_i alpha'_ij dy_i
+ * into t->acc, ds_src_j (gat) or the key's terms (the others) */
+INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_src src,
+                      const src_scratch *t, int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const size_t hw = (size_t)Fp * H;
+    const gat_real *zr = l->z + (size_t)j * hw;
+    V8 *T = t->DQ; /* per-edge head sums; DQ is set only after a row's edges */
+    uint64_t hv = 0, blk = UINT64_MAX;
+    for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
+        const gat_idx i = g->t_col[p];
+        if (l->prefetch && p + AHEAD < g->nnz) src_prefetch(l, b, p, src, H, Sc);
+        if (!b->active[i]) continue;
+        const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
+        const size_t k = (size_t)g->t_edge[p];
+        const gat_real *dyi = hdi + GAT_I_DY_HEAD(H);
+        /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's
+         * score gradient from it: recomputed here rather than stored per edge by the targets
+         * pass */
+        for (int q = 0; q < P; q++)
+            T[q] = bc(0);
+        for (int v = 0; v < NV; v++)
+            T[v % P] += ld(dyi + 8 * v) * ld(zr + 8 * v);
+        if (H % 8 == 0)
+            src_edge8(l, j, p, k, hdi, T, src, t, H, Sc);
+        else
+            src_edge1(l, j, p, k, hdi, T, src, t, &blk, &hv, H, Sc);
+        for (int v = 0; v < NV; v++)
+            t->acc[v] += t->W[v % P] * ld(dyi + 8 * v);
+        if (Sc != GAT_SCORE_GAT) src_family_key(l, i, j, k, t, H, Fp, Sc);
+    }
+}
+
+/* gat, after row j's edges: dz_j += ds_src_j a_src + ds_dst_j a_dst (the score halves), and
+ * the chunk's da_src, da_dst */
+INLINE void src_gat_halves(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, const src_scratch *t,
+                           int H, gat_idx Fp)
+{
+    /* a remote row's target-side terms (ds_dst): zero */
+    static const gat_real zero_h[GAT_I_MAX_HEADS] = {0};
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const size_t hw = (size_t)Fp * H;
+    if (H % 8 == 0)
+        for (int q = 0; q < P; q++)
+            st(t->dss + 8 * q, t->ES[q]);
+    const gat_real *zj = l->z + (size_t)j * hw,
+                   *dsd = j < b->n_own ? b->ds_dst + (size_t)j * H : zero_h;
+    for (int v = 0; v < NV; v++) {
+        const V8 es = pat(l, t->dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
+        t->acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
+        t->das[v] += es * zv;
+        t->dad[v] += ed * zv;
+    }
+}
+
+/* The other scores, after row j's edges: the key's per-head terms, then the projections'
+ * gradients: z (values, and queries and keys where they are z), the separate query and key
+ * projections (nsc of them in all) */
+INLINE void src_family_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, int nsc,
+                           const src_scratch *t, int H, gat_idx Fp, int Sc)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const size_t hw = (size_t)Fp * H;
+    const gat_real *kj = l->k + (size_t)j * hw;
+    gat_real *rs = t->rs;
+    V8 *acc = t->acc, *K = t->K;
+    if (Sc == GAT_SCORE_COSINE)
+        for (int h = 0; h < H; h++) {
+            const gat_real kv = l->qinv[(size_t)j * H + h];
+            rs[h] *= -kv * kv;
+        }
+    if (Sc == GAT_SCORE_GAUSSIAN)
+        for (int h = 0; h < H; h++)
+            rs[h] *= 2;
+    if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
+        for (int v = 0; v < NV; v++)
+            K[v] += pat(l, rs, H, v % P) * ld(kj + 8 * v);
+    const int own = j < b->n_own;
+    const gat_real *dqj = b->dq + (size_t)j * hw;
+    for (int v = 0; v < NV; v++) {
+        const V8 dq = own ? ld(dqj + 8 * v) : bc(0);
+        if (nsc == 1) acc[v] += K[v] + dq;
+        if (nsc == 2) acc[v] += K[v], K[v] = dq;
+        if (nsc == 3) t->DQ[v] = dq;
+    }
+}
+
+/* Row j's projection gradients gp[0 .. np - 1] (acc = dz_j, then q, k, the residual's): stored
+ * for their owner (a remote row), or other bindings' shares added and back through the
+ * projections as mode says; nothing to add for a zero row (no out-edge to a row with a
+ * gradient, and ds_dst_j = 0). */
+INLINE void src_proj_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, src_proj mode,
+                              const V8 *const *gp, int np, int nsc, gat_real *dW,
+                              const src_scratch *t, int H, gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8);
+    const size_t hw = (size_t)Fp * H;
+    if (b->remote) { /* the owner back-propagates them */
+        store_row(b->rz + (size_t)j * hw, t->acc, NV);
+        if (nsc == 3) store_row(b->rk + (size_t)j * hw, t->K, NV);
+        return;
+    }
+    if (b->add_ptr) /* other bindings' shares, in slot order */
+        for (gat_idx s = b->add_ptr[j]; s < b->add_ptr[j + 1]; s++) {
+            const gat_real *az = b->add_z + (size_t)b->add_slot[s] * hw;
+            for (int v = 0; v < NV; v++)
+                t->acc[v] += ld(az + 8 * v);
+            if (nsc == 3) {
+                const gat_real *ak = b->add_k + (size_t)b->add_slot[s] * hw;
+                for (int v = 0; v < NV; v++)
+                    t->K[v] += ld(ak + 8 * v);
+            }
+        }
+    V8 any = bc(0);
+    for (int p = 0; p < np; p++)
+        for (int v = 0; v < NV; v++)
+            any += gp[p][v] * gp[p][v];
+    if (hsum(any) == 0) {
+        if (mode == PROJ_DENSE) {
+            const size_t pw = (size_t)b->prev_Fp * b->prev_H;
+            memset(b->dy_prev + (size_t)j * b->prev_stride + GAT_I_DY_HEAD(b->prev_H), 0,
+                   pw * sizeof(gat_real));
+        } else if (mode == PROJ_STORE_DZ) {
+            b->dz_nonzero[j] = 0;
+        }
+        return;
+    }
+    if (mode == PROJ_DENSE) {
+        proj_dense_backward(l, b, j, gp, np, dW, t->xd, H, Fp);
+    } else if (mode == PROJ_STORE_DZ) {
+        b->dz_nonzero[j] = 1;
+        for (int p = 0; p < np; p++)
+            store_row(b->dz + ((size_t)p * (size_t)b->n_own + (size_t)j) * hw, gp[p], NV);
+    } else {
+        const gat_csr *x = l->x;
+        const size_t pstride = (size_t)x->cols * hw;
+        for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
+            const gat_real xv = !l->in.on ? x->val[q] : l->xkeep[q] ? x->val[q] * l->in.scale : 0;
+            for (int p = 0; p < np; p++) {
+                gat_real *wr = dW + p * pstride + (size_t)x->col[q] * hw;
+                for (int v = 0; v < NV; v++)
+                    st(wr + 8 * v, ld(wr + 8 * v) + xv * gp[p][v]);
+            }
+        }
+    }
+}
+
+/* Source rows r0 .. r1 - 1 of chunk c: per row j, dz_j = sum over j's out-edges of alpha'_ij
+ * dy_i (aggregation) + ds_src_j a_src + ds_dst_j a_dst (score halves), or the other scores'
+ * key and query terms; then the projection's backward; and the chunk's da_src, da_dst. Only
+ * row j of dz / dy_prev and chunk c's partial sums are written: race-free. */
+INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_idx r0, gat_idx r1,
+                            const src_scratch *t, int H, gat_idx Fp, int Sc)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const size_t hw = (size_t)Fp * H;
     gat_real *ps = b->ps + (size_t)(b->c0 + c) * b->ps_stride;
     gat_real *dW = ps + 2 * hw;
-    /* a remote row's target-side terms (ds_dst, dq, its own dy): zero */
-    static const gat_real zero_h[GAT_I_MAX_HEADS] = {0};
     /* gat without stored coefficients, signs or keeps: each edge's from row i's node terms */
-    const int rec = Sc == GAT_SCORE_GAT && !l->alpha;
-    uint64_t hv = 0, blk = UINT64_MAX;
+    const alpha_src src = alpha_src_of(l, Sc);
+    const src_proj mode = src_proj_of(l, b);
     for (int v = 0; v < NV; v++)
-        das[v] = dad[v] = bc(0);
+        t->das[v] = t->dad[v] = bc(0);
     memset(ps, 0, b->ps_stride * sizeof *ps);
 
     /* the projections' gradients: z, then the score's q and k, then the residual's */
     const int nsc = b->nproj - (b->res ? 1 : 0);
     const V8 *gp[4];
     int np = 0;
-    gp[np++] = acc;
-    if (nsc == 2) gp[np++] = K;
-    if (nsc == 3) gp[np++] = DQ, gp[np++] = K;
-    if (b->res) gp[np++] = RS;
-    V8 *T = DQ; /* per-edge head sums; DQ is set only after a row's edges */
+    gp[np++] = t->acc;
+    if (nsc == 2) gp[np++] = t->K;
+    if (nsc == 3) gp[np++] = t->DQ, gp[np++] = t->K;
+    if (b->res) gp[np++] = t->RS;
     for (gat_idx j = r0; j < r1; j++) {
-        const gat_real *kj = Sc == GAT_SCORE_GAT ? NULL : l->k + (size_t)j * hw;
-        const gat_real *zr = l->z + (size_t)j * hw;
         for (int v = 0; v < NV; v++)
-            acc[v] = bc(0), K[v] = bc(0);
+            t->acc[v] = bc(0), t->K[v] = bc(0);
         for (int q = 0; q < P; q++)
-            ES[q] = bc(0);
+            t->ES[q] = bc(0);
         for (int h = 0; h < H; h++)
-            dss[h] = 0, rs[h] = 0;
-        for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
-            const gat_idx i = g->t_col[p];
-            if (l->prefetch && p + AHEAD < g->nnz) {
-                const gat_idx ia = g->t_col[p + AHEAD];
-                const size_t ka = (size_t)g->t_edge[p + AHEAD];
-                /* a row without gradient is not read (nor its edge's stored values): its flag
-                 * is fetched AHEAD edges before the row is */
-                if (p + 2 * AHEAD < g->nnz)
-                    __builtin_prefetch(b->active + g->t_col[p + 2 * AHEAD], 0, 3);
-                if (b->active[ia]) {
-                    prefetch_row(b->dy + (size_t)ia * b->dy_stride, b->dy_stride);
-                    if (!rec) {
-                        __builtin_prefetch(l->alpha + ka * H, 0, 3);
-                        if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
-                        if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
-                    }
-                }
-            }
-            if (!b->active[i]) continue;
-            const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
-            const size_t k = (size_t)g->t_edge[p];
-            const gat_real *dyi = hdi + GAT_I_DY_HEAD(H), *doti = hdi + 3 * H;
-            /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's
-             * score gradient from it and row i's softmax term: recomputed here rather than
-             * stored per edge by the targets pass */
-            for (int q = 0; q < P; q++)
-                T[q] = bc(0);
-            for (int v = 0; v < NV; v++)
-                T[v % P] += ld(dyi + 8 * v) * ld(zr + 8 * v);
-            if (H % 8 == 0) {
-                for (int q = 0; q < P; q++) {
-                    V8 a;
-                    VI pm = (VI){0};
-                    if (rec) {
-                        const V8 t = ld(hdi + 2 * H + 8 * q) + ld(l->s_src + (size_t)j * H + 8 * q);
-                        pm = t > 0;
-                        a = alpha8_of(t, hdi, hdi + H, l->slope, q);
-                    } else {
-                        a = ld(l->alpha + k * H + 8 * q);
-                        if (Sc == GAT_SCORE_GAT) pm = expand(l->pos[k * AB + q]);
-                    }
-                    /* large graphs: the keep flags are recomputed (two hashes), cheaper than one
-                     * more random cache line per edge; so is any layer that does not store them */
-                    const V8 km = !l->att.on ? bc(1)
-                                  : l->prefetch || !l->akeep
-                                      ? (V8)((VI)bc(as) &
-                                             keep8(&l->att, tkey_of(l, p, k) * H + 8 * (size_t)q))
-                                      : keep_pat(l, l->akeep + k * AB, H, q, as);
-                    W[q] = a * km;
-                    const V8 de = a * ((l->att.on ? T[q] * km : T[q]) - ld(doti + 8 * q));
-                    if (Sc == GAT_SCORE_GAT)
-                        ES[q] += de * sel(pm, bc(1), bc(l->slope));
-                    else
-                        st(gd + 8 * q, de);
-                }
-            } else {
-                fold(l, T, H, gd);
-                for (int h = 0; h < H; h++) {
-                    gat_real a;
-                    unsigned pb = 0;
-                    if (rec) {
-                        const gat_real t = hdi[2 * H + h] + l->s_src[(size_t)j * H + h];
-                        pb = t > 0;
-                        a = alpha1_of(t, hdi[h], hdi[H + h], l->slope);
-                    } else {
-                        a = l->alpha[k * H + h];
-                        if (Sc == GAT_SCORE_GAT) pb = bit_of(l->pos + k * AB, h);
-                    }
-                    const unsigned kept =
-                        !l->att.on ||
-                        (l->akeep ? bit_of(l->akeep + k * AB, h)
-                                  : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, &blk, &hv));
-                    w[h] = !l->att.on ? a : kept ? a * as : 0;
-                    const gat_real de = a * ((!l->att.on ? gd[h]
-                                              : kept     ? gd[h] * as
-                                                         : 0) -
-                                             doti[h]);
-                    if (Sc == GAT_SCORE_GAT)
-                        dss[h] += de * (pb ? 1 : l->slope);
-                    else
-                        gd[h] = de;
-                }
-                for (int q = 0; q < P; q++)
-                    W[q] = pat(l, w, H, q);
-            }
-            for (int v = 0; v < NV; v++)
-                acc[v] += W[v % P] * ld(dyi + 8 * v);
-            if (Sc == GAT_SCORE_GAT) continue;
-            /* the score's per-head transform (family_backward_row): gd becomes the gradient of
-             * the score's core */
-            for (int h = 0; h < H; h++) {
-                if (Sc == GAT_SCORE_DOT || Sc == GAT_SCORE_COSINE) gd[h] *= l->coef[h];
-                if (Sc == GAT_SCORE_GAUSSIAN) gd[h] = -gd[h] * l->coef[h];
-            }
-            /* the key k_j's share of the score's gradient, from q_i and the core's gradient */
-            const gat_real *qi = l->q + (size_t)i * hw, *gk = gd;
-            if (Sc == GAT_SCORE_COSINE) {
-                for (int h = 0; h < H; h++) {
-                    gq[h] = gk[h] * l->qinv[(size_t)i * H + h] * l->qinv[(size_t)j * H + h];
-                    rs[h] += gk[h] * l->esc[k * H + h];
-                }
-                gk = gq;
-            }
-            if (Sc == GAT_SCORE_GAUSSIAN)
-                for (int h = 0; h < H; h++)
-                    rs[h] += gk[h];
-            const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + k * (size_t)l->D : NULL;
-            for (int v = 0; v < NV; v++) {
-                const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
-                if (Sc == GAT_SCORE_GATV2) {
-                    const V8 t =
-                        xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v) : qv + ld(kj + 8 * v);
-                    K[v] += G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(l->slope));
-                } else if (Sc == GAT_SCORE_GAUSSIAN) {
-                    K[v] -= 2 * G * qv;
-                } else {
-                    K[v] += G * qv;
-                }
-            }
-        }
-        const int own = j < b->n_own;
-        if (Sc == GAT_SCORE_GAT) {
-            if (H % 8 == 0)
-                for (int q = 0; q < P; q++)
-                    st(dss + 8 * q, ES[q]);
-            const gat_real *zj = l->z + (size_t)j * hw,
-                           *dsd = own ? b->ds_dst + (size_t)j * H : zero_h;
-            for (int v = 0; v < NV; v++) {
-                const V8 es = pat(l, dss, H, v % P), ed = pat(l, dsd, H, v % P),
-                         zv = ld(zj + 8 * v);
-                acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
-                das[v] += es * zv;
-                dad[v] += ed * zv;
-            }
-        } else {
-            if (Sc == GAT_SCORE_COSINE)
-                for (int h = 0; h < H; h++) {
-                    const gat_real kv = l->qinv[(size_t)j * H + h];
-                    rs[h] *= -kv * kv;
-                }
-            if (Sc == GAT_SCORE_GAUSSIAN)
-                for (int h = 0; h < H; h++)
-                    rs[h] *= 2;
-            if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
-                for (int v = 0; v < NV; v++)
-                    K[v] += pat(l, rs, H, v % P) * ld(kj + 8 * v);
-            /* gradients of the projections: z (values, and queries and keys where they are z),
-             * then the separate query and key projections */
-            const gat_real *dqj = b->dq + (size_t)j * hw;
-            for (int v = 0; v < NV; v++) {
-                const V8 dq = own ? ld(dqj + 8 * v) : bc(0);
-                if (nsc == 1) acc[v] += K[v] + dq;
-                if (nsc == 2) acc[v] += K[v], K[v] = dq;
-                if (nsc == 3) DQ[v] = dq;
-            }
-        }
-        /* acc = dz_j: the projection's backward; nothing to add for a zero row (no out-edge to
-         * a row with a gradient, and ds_dst_j = 0) */
+            t->dss[h] = 0, t->rs[h] = 0;
+        src_edges(l, b, j, src, t, H, Fp, Sc);
+        if (Sc == GAT_SCORE_GAT)
+            src_gat_halves(l, b, j, t, H, Fp);
+        else
+            src_family_row(l, b, j, nsc, t, H, Fp, Sc);
         /* the residual's gradient is row j's own pre-activation gradient */
         if (b->res)
             for (int v = 0; v < NV; v++)
-                RS[v] =
-                    own ? ld(b->dy + (size_t)j * b->dy_stride + GAT_I_DY_HEAD(H) + 8 * v) : bc(0);
-        if (b->remote) { /* the owner back-propagates them */
-            store_row(b->rz + (size_t)j * hw, acc, NV);
-            if (nsc == 3) store_row(b->rk + (size_t)j * hw, K, NV);
-            continue;
-        }
-        if (b->add_ptr) /* other bindings' shares, in slot order */
-            for (gat_idx s = b->add_ptr[j]; s < b->add_ptr[j + 1]; s++) {
-                const gat_real *az = b->add_z + (size_t)b->add_slot[s] * hw;
-                for (int v = 0; v < NV; v++)
-                    acc[v] += ld(az + 8 * v);
-                if (nsc == 3) {
-                    const gat_real *ak = b->add_k + (size_t)b->add_slot[s] * hw;
-                    for (int v = 0; v < NV; v++)
-                        K[v] += ld(ak + 8 * v);
-                }
-            }
-        V8 any = bc(0);
-        for (int p = 0; p < np; p++)
-            for (int v = 0; v < NV; v++)
-                any += gp[p][v] * gp[p][v];
-        if (hsum(any) == 0) {
-            if (l->xin) {
-                const size_t pw = (size_t)b->prev_Fp * b->prev_H;
-                memset(b->dy_prev + (size_t)j * b->prev_stride + GAT_I_DY_HEAD(b->prev_H), 0,
-                       pw * sizeof(gat_real));
-            } else if (b->dz) {
-                b->dz_nonzero[j] = 0;
-            }
-            continue;
-        }
-        if (l->xin) {
-            proj_dense_backward(l, b, j, gp, np, dW, xd, H, Fp);
-        } else if (b->dz) {
-            b->dz_nonzero[j] = 1;
-            for (int p = 0; p < np; p++)
-                store_row(b->dz + ((size_t)p * (size_t)b->n_own + (size_t)j) * hw, gp[p], NV);
-        } else {
-            const gat_csr *x = l->x;
-            const size_t pstride = (size_t)x->cols * hw;
-            for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
-                const gat_real xv = !l->in.on     ? x->val[q]
-                                    : l->xkeep[q] ? x->val[q] * l->in.scale
-                                                  : 0;
-                for (int p = 0; p < np; p++) {
-                    gat_real *wr = dW + p * pstride + (size_t)x->col[q] * hw;
-                    for (int v = 0; v < NV; v++)
-                        st(wr + 8 * v, ld(wr + 8 * v) + xv * gp[p][v]);
-                }
-            }
-        }
+                t->RS[v] = j < b->n_own
+                               ? ld(b->dy + (size_t)j * b->dy_stride + GAT_I_DY_HEAD(H) + 8 * v)
+                               : bc(0);
+        src_proj_backward(l, b, j, mode, gp, np, nsc, dW, t, H, Fp);
     }
     if (Sc == GAT_SCORE_GAT)
         for (int v = 0; v < NV; v++)
-            st(ps + 8 * v, das[v]), st(ps + hw + 8 * v, dad[v]);
+            st(ps + 8 * v, t->das[v]), st(ps + hw + 8 * v, t->dad[v]);
 }
+
+/* The sources pass's named parts of the thread's scratch pool s_ */
+#define SOURCE_ROWS                                                                                \
+    do {                                                                                           \
+        const src_scratch t_ = {.acc = s_.acc,                                                     \
+                                .W = s_.S,                                                         \
+                                .ES = s_.D,                                                        \
+                                .das = s_.E,                                                       \
+                                .dad = s_.F,                                                       \
+                                .K = s_.K,                                                         \
+                                .DQ = s_.G,                                                        \
+                                .RS = s_.dy,                                                       \
+                                .w = s_.h1,                                                        \
+                                .dss = s_.h2,                                                      \
+                                .gq = s_.h3,                                                       \
+                                .rs = s_.h4,                                                       \
+                                .gd = s_.h5,                                                       \
+                                .xd = s_.xd};                                                      \
+        bwd_source_rows(l, b, c, r0, r1, &t_, Hc, Fc, Sc);                                         \
+    } while (0)
 
 void FN(gat_i_fused_att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 {
     const int nt = l->nt;
-    FOR_CHUNKS(l->sc, nt,
-               SCORES(l->score, SCORE_SHAPES(l->H, l->Fp,
-                                             WITH_SCRATCH(bwd_source_rows(
-                                                 l, b, c, r0, r1, s_.acc, s_.S, s_.D, s_.E, s_.F,
-                                                 s_.h1, s_.h2, s_.K, s_.G, s_.dy, s_.h3, s_.h4,
-                                                 s_.h5, s_.xd, Hc, Fc, Sc)))));
+    FOR_CHUNKS(l->sc, nt, SCORES(l->score, SCORE_SHAPES(l->H, l->Fp, WITH_SCRATCH(SOURCE_ROWS))));
 }

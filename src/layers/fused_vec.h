@@ -198,6 +198,22 @@ INLINE unsigned bit_of(const uint8_t *b, int h)
 
 /* ---- gat's coefficients when alpha is not stored (gat_i_fl.alpha NULL; no edge term) ---- */
 
+/* Where the passes read gat's coefficients alpha (E, H): stored by the forward, or recomputed
+ * from the per-node terms (gat_i_fl.alpha NULL; gat only) */
+typedef enum alpha_src { ALPHA_STORED, ALPHA_RECOMPUTED } alpha_src;
+INLINE alpha_src alpha_src_of(const gat_i_fl *l, int Sc)
+{
+    return Sc == GAT_SCORE_GAT && !l->alpha ? ALPHA_RECOMPUTED : ALPHA_STORED;
+}
+
+/* Whether the forward keeps the training sums agg, agg2 and asig (gat_i_fl) from which the
+ * targets pass has a row's softmax backward terms: gat without edge features, agg2 given */
+typedef enum fwd_sums { FWD_SUMS_NONE, FWD_SUMS_KEEP } fwd_sums;
+INLINE fwd_sums fwd_sums_of(const gat_i_fl *l, int Sc)
+{
+    return Sc == GAT_SCORE_GAT && l->agg2 && !l->D ? FWD_SUMS_KEEP : FWD_SUMS_NONE;
+}
+
 /* The LeakyReLU input of edge j -> i, heads 8q .. 8q + 7 (H a multiple of 8), as fwd_row adds it */
 INLINE V8 pre8(const gat_i_fl *l, gat_idx i, gat_idx j, int q, int H)
 {
@@ -361,7 +377,9 @@ INLINE gat_real alpha1(const gat_i_fl *l, gat_idx i, gat_real t, int h, int H)
     } while (0)
 
 /* Row scratch of a shape: NV vectors of accumulators, per-head values, and from the layer's
- * per-thread scratch (gat_i_fused_scratch) an input row xd (fin) and a model-order row y (hw). */
+ * per-thread scratch (gat_i_fused_scratch) an input row xd (fin) and a model-order row y (hw).
+ * A pool: the attention passes name the parts they use in a struct of their own (fwd_scratch,
+ * tgt_scratch, src_scratch), filled from it in one place beside their entry point. */
 #define SCRATCH(NV_, H_)                                                                           \
     struct {                                                                                       \
         V8 acc[NV_], dy[NV_], S[NV_], D[NV_], E[NV_], F[NV_], G[NV_], K[NV_];                      \
