@@ -562,17 +562,13 @@ static gat_status op_setitems(machine *m, size_t base)
     return st;
 }
 
-/* One opcode at m->pos. *stop set at STOP. */
-static gat_status step(machine *m, int *stop)
+/* The opcode families: each runs one opcode of its own (step names which). */
+
+/* PROTO, STOP, MARK: the stream's frame. *stop set at STOP. */
+static gat_status op_frame(machine *m, unsigned char code, int *stop)
 {
     const unsigned char *p = NULL;
     gat_status st;
-    size_t base = 0;
-    gat_i_pval *v;
-    m->op_at = m->pos;
-    m->op = "the end of the file";
-    if (m->pos >= m->pk->len) return fail(m, "no STOP opcode%s%s", NULL, NULL);
-    const unsigned char code = m->pk->buf[m->pos++];
     switch (code) {
     case 0x80: /* PROTO */
         m->op = "PROTO";
@@ -596,12 +592,19 @@ static gat_status step(machine *m, int *stop)
         m->pk->root = m->stack[0];
         *stop = 1;
         return GAT_OK;
-    case '(': /* MARK */
+    default: /* '(' MARK */
         m->op = "MARK";
         if (grow(&m->marks, &m->cap_marks, m->n_marks + 1, sizeof *m->marks) != GAT_OK)
             return GAT_ENOMEM;
         m->marks[m->n_marks++] = m->sp;
         return GAT_OK;
+    }
+}
+
+/* GLOBAL, REDUCE, NEWOBJ, BUILD: objects of the classes the reader knows */
+static gat_status op_object(machine *m, unsigned char code)
+{
+    switch (code) {
     case 'c':
         m->op = "GLOBAL";
         return op_global(m);
@@ -611,25 +614,32 @@ static gat_status step(machine *m, int *stop)
     case 0x81:
         m->op = "NEWOBJ";
         return op_newobj(m);
-    case 'b':
+    default: /* 'b' */
         m->op = "BUILD";
         return op_build(m);
-    case 'q': /* BINPUT */
-        m->op = "BINPUT";
-        if ((st = take(m, 1, &p)) != GAT_OK) return st;
-        return memo_put(m, p[0]);
-    case 'r':
-        m->op = "LONG_BINPUT";
-        if ((st = take(m, 4, &p)) != GAT_OK) return st;
-        return memo_put(m, le_u(p, 4));
-    case 'h':
-        m->op = "BINGET";
-        if ((st = take(m, 1, &p)) != GAT_OK) return st;
-        return memo_get(m, p[0]);
-    case 'j':
-        m->op = "LONG_BINGET";
-        if ((st = take(m, 4, &p)) != GAT_OK) return st;
-        return memo_get(m, le_u(p, 4));
+    }
+}
+
+/* BINPUT, LONG_BINPUT, BINGET, LONG_BINGET: the memo */
+static gat_status op_memo(machine *m, unsigned char code)
+{
+    static const char *const names[] = {"BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"};
+    const int put = code == 'q' || code == 'r', wide = code == 'r' || code == 'j';
+    const unsigned char *p = NULL;
+    gat_status st;
+    m->op = names[(put ? 0 : 2) + wide];
+    if ((st = take(m, wide ? 4 : 1, &p)) != GAT_OK) return st;
+    const uint64_t idx = wide ? le_u(p, 4) : p[0];
+    return put ? memo_put(m, idx) : memo_get(m, idx);
+}
+
+/* NONE, NEWTRUE, NEWFALSE, BININT1, BININT2, BININT, LONG1: scalars */
+static gat_status op_scalar(machine *m, unsigned char code)
+{
+    const unsigned char *p = NULL;
+    gat_status st;
+    gat_i_pval *v;
+    switch (code) {
     case 'N':
         m->op = "NONE";
         return push_new(m, GAT_I_PK_NONE, NULL);
@@ -650,7 +660,7 @@ static gat_status step(machine *m, int *stop)
         m->op = "BININT";
         if ((st = take(m, 4, &p)) != GAT_OK) return st;
         return op_int(m, (int32_t)(uint32_t)le_u(p, 4));
-    case 0x8a: { /* LONG1: n little-endian two's-complement bytes */
+    default: { /* 0x8a LONG1: n little-endian two's-complement bytes */
         m->op = "LONG1";
         if ((st = take(m, 1, &p)) != GAT_OK) return st;
         const size_t n = p[0];
@@ -660,18 +670,33 @@ static gat_status step(machine *m, int *stop)
         if (n > 0 && n < 8 && (p[n - 1] & 0x80)) u |= ~(uint64_t)0 << (8 * n);
         return op_int(m, (int64_t)u);
     }
-    case 'U':
+    }
+}
+
+/* SHORT_BINSTRING, BINSTRING, BINUNICODE: strings (borrowed from the file's buffer) */
+static gat_status op_string(machine *m, unsigned char code)
+{
+    const unsigned char *p = NULL;
+    gat_status st;
+    if (code == 'U') {
         m->op = "SHORT_BINSTRING";
         if ((st = take(m, 1, &p)) != GAT_OK) return st;
         return op_str(m, p[0]);
-    case 'T':
-    case 'X': {
-        m->op = code == 'T' ? "BINSTRING" : "BINUNICODE";
-        if ((st = take(m, 4, &p)) != GAT_OK) return st;
-        const uint64_t n = le_u(p, 4);
-        if (code == 'T' && (n & 0x80000000u)) return fail(m, "a negative length%s%s", NULL, NULL);
-        return op_str(m, (size_t)n);
     }
+    m->op = code == 'T' ? "BINSTRING" : "BINUNICODE";
+    if ((st = take(m, 4, &p)) != GAT_OK) return st;
+    const uint64_t n = le_u(p, 4);
+    if (code == 'T' && (n & 0x80000000u)) return fail(m, "a negative length%s%s", NULL, NULL);
+    return op_str(m, (size_t)n);
+}
+
+/* The containers: EMPTY_TUPLE, TUPLE1..3, TUPLE, EMPTY_LIST, EMPTY_DICT, APPEND(S),
+ * SETITEM(S) */
+static gat_status op_container(machine *m, unsigned char code)
+{
+    gat_status st;
+    size_t base = 0;
+    switch (code) {
     case ')':
         m->op = "EMPTY_TUPLE";
         return push_new(m, GAT_I_PK_TUPLE, NULL);
@@ -708,12 +733,61 @@ static gat_status step(machine *m, int *stop)
         m->op = "SETITEM";
         if ((st = need(m, 3)) != GAT_OK) return st;
         return op_setitems(m, m->sp - 2);
-    case 'u':
+    default: /* 'u' */
         m->op = "SETITEMS";
         if ((st = mark_base(m, &base)) != GAT_OK) return st;
         if (base == 0 || (m->n_marks && base - 1 < m->marks[m->n_marks - 1]))
             return fail(m, "no dict below the MARK%s%s", NULL, NULL);
         return op_setitems(m, base);
+    }
+}
+
+/* One opcode at m->pos, run by its family. *stop set at STOP. */
+static gat_status step(machine *m, int *stop)
+{
+    m->op_at = m->pos;
+    m->op = "the end of the file";
+    if (m->pos >= m->pk->len) return fail(m, "no STOP opcode%s%s", NULL, NULL);
+    const unsigned char code = m->pk->buf[m->pos++];
+    switch (code) {
+    case 0x80:
+    case '.':
+    case '(':
+        return op_frame(m, code, stop);
+    case 'c':
+    case 'R':
+    case 0x81:
+    case 'b':
+        return op_object(m, code);
+    case 'q':
+    case 'r':
+    case 'h':
+    case 'j':
+        return op_memo(m, code);
+    case 'N':
+    case 0x88:
+    case 0x89:
+    case 'K':
+    case 'M':
+    case 'J':
+    case 0x8a:
+        return op_scalar(m, code);
+    case 'U':
+    case 'T':
+    case 'X':
+        return op_string(m, code);
+    case ')':
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 't':
+    case ']':
+    case '}':
+    case 'a':
+    case 'e':
+    case 's':
+    case 'u':
+        return op_container(m, code);
     default: {
         char s[8];
         snprintf(s, sizeof s, "0x%02x", code);
