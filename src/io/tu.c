@@ -60,12 +60,13 @@ static int is_regular(const char *p)
  * names it; the plain one first, as for .content), else 0 (buf names the plain one). */
 static int part_path(const char *prefix, const char *part, const char *ext, char *buf, size_t size)
 {
-    int w = snprintf(buf, size, "%s_%s%s", prefix, part, ext);
+    const int w = snprintf(buf, size, "%s_%s%s", prefix, part, ext);
     if (w < 0 || (size_t)w >= size) return 0;
     if (is_regular(buf)) return 1;
-    w = snprintf(buf, size, "%s_%s%s.gz", prefix, part, ext);
-    if (w >= 0 && (size_t)w < size && is_regular(buf)) return 1;
-    snprintf(buf, size, "%s_%s%s", prefix, part, ext);
+    if ((size_t)w + sizeof ".gz" > size) return 0; /* no room for the .gz name */
+    memcpy(buf + w, ".gz", sizeof ".gz");
+    if (is_regular(buf)) return 1;
+    buf[w] = '\0';
     return 0;
 }
 
@@ -349,6 +350,69 @@ static gat_status node_features(gat_csr *x, gat_idx n, const gat_idx *lab, gat_i
     return GAT_OK;
 }
 
+/* The optional node files of the n nodes of the indicator ind_path: node_labels (into *lab, their
+ * classes *cls, *L of them; none when absent) and node_attributes (*attr). */
+static gat_status read_node_files(reader *R, gat_idx n, const char *ind_path, table *lab,
+                                  gat_idx **cls, gat_idx *L, table *attr)
+{
+    int present;
+    gat_status st;
+    if ((st = read_part(R, "node_labels", 1, 1, lab, &present, (size_t)n, "node", ind_path)) !=
+            GAT_OK ||
+        (present && (st = classes_of(lab->v, lab->rows, cls, L, NULL)) != GAT_OK))
+        return st;
+    return read_part(R, "node_attributes", 0, 0, attr, &present, (size_t)n, "node", ind_path);
+}
+
+/* The same for the m edges of A_path: edge_labels and edge_attributes. */
+static gat_status read_edge_files(reader *R, size_t m, const char *A_path, table *lab,
+                                  gat_idx **cls, gat_idx *L, table *attr)
+{
+    int present;
+    gat_status st;
+    if ((st = read_part(R, "edge_labels", 1, 1, lab, &present, m, "edge", A_path)) != GAT_OK ||
+        (present && (st = classes_of(lab->v, lab->rows, cls, L, NULL)) != GAT_OK))
+        return st;
+    return read_part(R, "edge_attributes", 0, 0, attr, &present, m, "edge", A_path);
+}
+
+/* The edge features of g from its m input edges src -> dst (gat_i_edge_rows' rows, *rows): the
+ * one-hot of their label classes ecls (Le columns; NULL when Le == 0), then their attributes;
+ * *rows left NULL when there is neither. */
+static gat_status edge_features(const gat_graph *g, size_t m, const gat_idx *src,
+                                const gat_idx *dst, const gat_idx *ecls, gat_idx Le,
+                                const table *eattr, const gat_dataset_options *opt, gat_real **rows)
+{
+    const gat_idx De = Le + (gat_idx)eattr->width;
+    if (De == 0) return GAT_OK;
+    gat_real *raw = gat_calloc(m ? m * (size_t)De : 1, sizeof *raw);
+    if (!raw) return GAT_ENOMEM;
+    for (size_t e = 0; e < m; e++) {
+        gat_real *row = raw + e * (size_t)De;
+        if (Le > 0) row[ecls[e]] = 1;
+        for (size_t d = 0; d < eattr->width; d++)
+            row[Le + (gat_idx)d] = (gat_real)eattr->v[e * eattr->width + d];
+    }
+    const gat_status st =
+        gat_i_edge_rows(g, m, src, dst, opt->symmetrize, raw, De, opt->self_loop_fill, rows);
+    gat_free(raw);
+    return st;
+}
+
+/* Node ids "1".."n", as the files count them: *ids (n) pointing into *id_buf (n, 12), both the
+ * caller's to free (also on failure). */
+static gat_status node_ids(gat_idx n, char ***ids, char **id_buf)
+{
+    *ids = gat_malloc((size_t)n, sizeof **ids);
+    *id_buf = gat_malloc((size_t)n, 12);
+    if (!*ids || !*id_buf) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < n; i++) {
+        (*ids)[i] = *id_buf + (size_t)i * 12;
+        snprintf((*ids)[i], 12, "%d", i + 1);
+    }
+    return GAT_OK;
+}
+
 gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt)
 {
     reader R = {.max_line = opt->max_line};
@@ -357,10 +421,9 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
     gat_idx *src = NULL, *dst = NULL, *edge_input = NULL;
     gat_idx G = 0, n_gcls = 0, L = 0, Le = 0;
     char **gnames = NULL, **ids = NULL, *id_buf = NULL, ind_path[PATH_BUF], what[PATH_BUF + 32];
-    gat_real *raw = NULL, *erows = NULL;
+    gat_real *erows = NULL;
     gat_graph g = {0};
     gat_csr x = {0};
-    int present;
     gat_status st;
 
     if (!gat_i_path_prefix(path, "", R.prefix, sizeof R.prefix))
@@ -381,17 +444,14 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
     const gat_idx n = (gat_idx)ind.rows;
     graph_of = gat_malloc((size_t)n, sizeof *graph_of);
     ptr = gat_malloc((size_t)n + 1, sizeof *ptr);
-    if (!graph_of || !ptr) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    if ((st = check_indicator(&R, &ind, graph_of, ptr, &G)) != GAT_OK) goto cleanup;
+    st = !graph_of || !ptr ? GAT_ENOMEM : check_indicator(&R, &ind, graph_of, ptr, &G);
+    if (st != GAT_OK) goto cleanup;
 
     /* graph_labels: one per graph */
     if ((st = read_part(&R, "graph_labels", 1, 1, &glab, NULL, (size_t)G, "graph", ind_path)) !=
-        GAT_OK)
+            GAT_OK ||
+        (st = classes_of(glab.v, glab.rows, &gcls, &n_gcls, &gnames)) != GAT_OK)
         goto cleanup;
-    if ((st = classes_of(glab.v, glab.rows, &gcls, &n_gcls, &gnames)) != GAT_OK) goto cleanup;
 
     /* A: the edges, each inside one graph */
     if ((st = open_part(&R, "A", ".txt", NULL)) != GAT_OK ||
@@ -402,22 +462,12 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
     memcpy(A_path, R.path, sizeof A_path);
     src = gat_malloc(m ? m : 1, sizeof *src);
     dst = gat_malloc(m ? m : 1, sizeof *dst);
-    if (!src || !dst) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    if ((st = check_edges(&R, &A, n, graph_of, ind_path, src, dst)) != GAT_OK) goto cleanup;
+    st = !src || !dst ? GAT_ENOMEM : check_edges(&R, &A, n, graph_of, ind_path, src, dst);
+    if (st != GAT_OK) goto cleanup;
 
     /* the optional node and edge files */
-    if ((st = read_part(&R, "node_labels", 1, 1, &nlab, &present, (size_t)n, "node", ind_path)) !=
-            GAT_OK ||
-        (present && (st = classes_of(nlab.v, nlab.rows, &ncls, &L, NULL)) != GAT_OK) ||
-        (st = read_part(&R, "node_attributes", 0, 0, &nattr, &present, (size_t)n, "node",
-                        ind_path)) != GAT_OK ||
-        (st = read_part(&R, "edge_labels", 1, 1, &elab, &present, m, "edge", A_path)) != GAT_OK ||
-        (present && (st = classes_of(elab.v, elab.rows, &ecls, &Le, NULL)) != GAT_OK) ||
-        (st = read_part(&R, "edge_attributes", 0, 0, &eattr, &present, m, "edge", A_path)) !=
-            GAT_OK)
+    if ((st = read_node_files(&R, n, ind_path, &nlab, &ncls, &L, &nattr)) != GAT_OK ||
+        (st = read_edge_files(&R, m, A_path, &elab, &ecls, &Le, &eattr)) != GAT_OK)
         goto cleanup;
     gat_i_text_free(&R.t);
 
@@ -432,46 +482,21 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
     if ((st = gat_graph_from_edges_mapped(&g, n, m, src, dst, flags, edge_input)) != GAT_OK)
         goto cleanup;
     const gat_idx De = Le + (gat_idx)eattr.width;
-    if (De > 0) {
-        if (!(raw = gat_calloc(m ? m * (size_t)De : 1, sizeof *raw))) {
-            st = GAT_ENOMEM;
-            goto cleanup;
-        }
-        for (size_t e = 0; e < m; e++) {
-            gat_real *row = raw + e * (size_t)De;
-            if (Le > 0) row[ecls[e]] = 1;
-            for (size_t d = 0; d < eattr.width; d++)
-                row[Le + (gat_idx)d] = (gat_real)eattr.v[e * eattr.width + d];
-        }
-        if ((st = gat_i_edge_rows(&g, m, src, dst, opt->symmetrize, raw, De, opt->self_loop_fill,
-                                  &erows)) != GAT_OK)
-            goto cleanup;
-    }
-
-    /* node ids "1".."n", as the files count them */
-    ids = gat_malloc((size_t)n, sizeof *ids);
-    id_buf = gat_malloc((size_t)n, 12);
-    if (!ids || !id_buf) {
-        st = GAT_ENOMEM;
+    if ((st = edge_features(&g, m, src, dst, ecls, Le, &eattr, opt, &erows)) != GAT_OK ||
+        (st = node_ids(n, &ids, &id_buf)) != GAT_OK)
         goto cleanup;
-    }
-    for (gat_idx i = 0; i < n; i++) {
-        ids[i] = id_buf + (size_t)i * 12;
-        snprintf(ids[i], 12, "%d", i + 1);
-    }
 
-    gat_dataset_parts parts = {0};
-    parts.graph = &g;
-    parts.features = &x;
-    parts.node_ids = (const char *const *)ids;
-    parts.edge_features = erows;
-    parts.n_edge_features = De;
-    parts.edge_input = edge_input;
-    parts.n_graphs = G;
-    parts.graph_ptr = ptr;
-    parts.graph_labels = gcls;
-    parts.n_graph_classes = n_gcls;
-    parts.graph_class_names = (const char *const *)gnames;
+    const gat_dataset_parts parts = {.graph = &g,
+                                     .features = &x,
+                                     .node_ids = (const char *const *)ids,
+                                     .edge_features = erows,
+                                     .n_edge_features = De,
+                                     .edge_input = edge_input,
+                                     .n_graphs = G,
+                                     .graph_ptr = ptr,
+                                     .graph_labels = gcls,
+                                     .n_graph_classes = n_gcls,
+                                     .graph_class_names = (const char *const *)gnames};
     snprintf(what, sizeof what, "the node features of %s", R.prefix);
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_load", what, what);
 cleanup:
@@ -495,7 +520,6 @@ cleanup:
     gat_free(src);
     gat_free(dst);
     gat_free(edge_input);
-    gat_free(raw);
     gat_free(erows);
     gat_free(ids);
     gat_free(id_buf);
