@@ -199,31 +199,49 @@ typedef struct part_count {
     gat_idx nodes, edges, halo, train;
 } part_count;
 
-/* Builds part q's arrays into P (fields borrowed from ds where they can be) and writes it.
- * pos[i]: local index of node i in its own part; mark, loc: (n) scratch, mark[j] == q while j is
- * in q's halo and loc[j] its local index then. */
-static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *part, gat_idx q,
-                             const gat_idx *pos, gat_idx *mark, gat_idx *loc, uint64_t fp,
-                             uint64_t asg, const char *dir, const char *name, part_count *cnt,
-                             int64_t *cut)
+/* Part q's arrays while write_part builds them (all owned: part_arrays_free). */
+typedef struct part_arrays {
+    gat_idx *owned;          /* (no) the part's nodes, ascending */
+    uint64_t *halo;          /* (nh of E) the halo's nodes keyed owner n + id, sorted */
+    gat_idx *global, *owner; /* (no + nh) global ids of the local nodes; (nh) halo owners */
+    gat_idx *rowptr, *col;   /* (no + 1), (E) the local in-CSR */
+    gat_real *ex;            /* (E, D) its edge features, or NULL (D == 0) */
+    gat_idx *xptr, *xcol;    /* (no + 1), (nnz) the features' CSR */
+    gat_real *xval;          /* (nnz) */
+    gat_idx *labels;         /* (no) */
+    uint8_t *split;          /* (no) */
+    const char **ids;        /* (no) borrowed from ds */
+    uint64_t *key;           /* (dmax) a row's sort keys */
+    size_t no, nh, E, nnz, dmax, D;
+} part_arrays;
+
+static void part_arrays_free(part_arrays *A)
+{
+    gat_free(A->owned);
+    gat_free(A->halo);
+    gat_free(A->global);
+    gat_free(A->owner);
+    gat_free(A->rowptr);
+    gat_free(A->col);
+    gat_free(A->ex);
+    gat_free(A->xptr);
+    gat_free(A->xcol);
+    gat_free(A->xval);
+    gat_free(A->labels);
+    gat_free(A->split);
+    gat_free(A->ids);
+    gat_free(A->key);
+    memset(A, 0, sizeof *A);
+}
+
+/* Part q's sizes (nodes, edges, feature entries, largest in-degree) and its arrays but the
+ * halo's (part_halo allocates those). */
+static gat_status part_alloc(const gat_dataset *ds, const gat_idx *part, gat_idx q, part_arrays *A)
 {
     const gat_graph *g = &ds->graph;
-    const gat_idx n = ds->n;
-    gat_i_part_data P;
-    gat_idx *owned = NULL, *rowptr = NULL, *col = NULL, *global = NULL, *owner = NULL;
-    gat_idx *xptr = NULL, *xcol = NULL, *labels = NULL;
-    gat_real *xval = NULL, *ex = NULL;
-    uint8_t *split = NULL;
-    uint64_t *halo = NULL;
-    const char **ids = NULL;
-    char file[32], *path = NULL;
-    gat_status st = GAT_OK;
-    size_t no = 0, nh = 0, E = 0, nnz = 0, dmax = 1;
+    size_t no = 0, E = 0, nnz = 0, dmax = 1;
     const size_t D = ds->edge_x ? (size_t)ds->n_edge_features : 0;
-    uint64_t *key = NULL;
-
-    memset(&P, 0, sizeof P);
-    for (gat_idx i = 0; i < n; i++)
+    for (gat_idx i = 0; i < ds->n; i++)
         if (part[i] == q) {
             no++;
             const size_t deg = (size_t)(g->rowptr[i + 1] - g->rowptr[i]);
@@ -231,122 +249,154 @@ static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *pa
             dmax = deg > dmax ? deg : dmax;
             nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
         }
-    if (!(owned = gat_malloc(no + 1, sizeof *owned)) || !(rowptr = gat_malloc(no + 1, sizeof *rowptr)) ||
-        !(col = gat_malloc(E + 1, sizeof *col)) || !(xptr = gat_malloc(no + 1, sizeof *xptr)) ||
-        !(xcol = gat_malloc(nnz + 1, sizeof *xcol)) || !(xval = gat_malloc(nnz + 1, sizeof *xval)) ||
-        !(labels = gat_malloc(no + 1, sizeof *labels)) || !(split = gat_malloc(no + 1, 1)) ||
-        !(ids = gat_malloc(no + 1, sizeof *ids)) || !(halo = gat_malloc(E + 1, sizeof *halo)) ||
-        !(key = gat_malloc(dmax, sizeof *key)) || (D && !(ex = gat_malloc(E * D, sizeof *ex)))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    /* owned nodes ascending; the halo: every source owned elsewhere, once, keyed (owner, id) */
-    no = 0;
+    A->no = no, A->E = E, A->nnz = nnz, A->dmax = dmax, A->D = D;
+    if (!(A->owned = gat_malloc(no + 1, sizeof *A->owned)) ||
+        !(A->rowptr = gat_malloc(no + 1, sizeof *A->rowptr)) ||
+        !(A->col = gat_malloc(E + 1, sizeof *A->col)) ||
+        !(A->xptr = gat_malloc(no + 1, sizeof *A->xptr)) ||
+        !(A->xcol = gat_malloc(nnz + 1, sizeof *A->xcol)) ||
+        !(A->xval = gat_malloc(nnz + 1, sizeof *A->xval)) ||
+        !(A->labels = gat_malloc(no + 1, sizeof *A->labels)) ||
+        !(A->split = gat_malloc(no + 1, 1)) || !(A->ids = gat_malloc(no + 1, sizeof *A->ids)) ||
+        !(A->halo = gat_malloc(E + 1, sizeof *A->halo)) ||
+        !(A->key = gat_malloc(dmax, sizeof *A->key)) ||
+        (D && !(A->ex = gat_malloc(E * D, sizeof *A->ex))))
+        return GAT_ENOMEM;
+    return GAT_OK;
+}
+
+/* Owned nodes ascending; the halo: every source owned elsewhere, once, keyed (owner, id), its
+ * global ids and owners; mark[j] = q and loc[j] its local index for a halo node j. */
+static gat_status part_halo(const gat_dataset *ds, const gat_idx *part, gat_idx q, gat_idx *mark,
+                            gat_idx *loc, part_arrays *A)
+{
+    const gat_graph *g = &ds->graph;
+    const gat_idx n = ds->n;
+    size_t no = 0, nh = 0;
     for (gat_idx i = 0; i < n; i++) {
         if (part[i] != q) continue;
-        owned[no++] = i;
+        A->owned[no++] = i;
         for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++) {
             const gat_idx j = g->col[e];
             if (part[j] == q || mark[j] == q) continue;
             mark[j] = q;
-            halo[nh++] = (uint64_t)part[j] * (uint64_t)n + (uint64_t)j;
+            A->halo[nh++] = (uint64_t)part[j] * (uint64_t)n + (uint64_t)j;
         }
     }
-    qsort(halo, nh, sizeof *halo, cmp_u64);
-    if (!(global = gat_malloc(no + nh + 1, sizeof *global)) ||
-        !(owner = gat_malloc(nh + 1, sizeof *owner))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    memcpy(global, owned, no * sizeof *owned);
+    A->nh = nh;
+    qsort(A->halo, nh, sizeof *A->halo, cmp_u64);
+    if (!(A->global = gat_malloc(no + nh + 1, sizeof *A->global)) ||
+        !(A->owner = gat_malloc(nh + 1, sizeof *A->owner)))
+        return GAT_ENOMEM;
+    memcpy(A->global, A->owned, no * sizeof *A->owned);
     for (size_t h = 0; h < nh; h++) {
-        const gat_idx j = (gat_idx)(halo[h] % (uint64_t)n);
-        global[no + h] = j;
-        owner[h] = (gat_idx)(halo[h] / (uint64_t)n);
+        const gat_idx j = (gat_idx)(A->halo[h] % (uint64_t)n);
+        A->global[no + h] = j;
+        A->owner[h] = (gat_idx)(A->halo[h] / (uint64_t)n);
         loc[j] = (gat_idx)(no + h);
     }
-    /* rows: local sources, sorted (halo locals do not follow global order), with their edges'
-     * features; features, labels */
+    return GAT_OK;
+}
+
+/* Rows: local sources, sorted (halo locals do not follow global order), with their edges'
+ * features; features, labels, split and ids; the training nodes into cnt, the cut edges into
+ * *cut. pos[i]: the local index of node i in its own part. */
+static void part_rows(const gat_dataset *ds, const gat_idx *part, gat_idx q, const gat_idx *pos,
+                      const gat_idx *loc, part_arrays *A, part_count *cnt, int64_t *cut)
+{
+    const gat_graph *g = &ds->graph;
+    const size_t D = A->D;
     size_t e_out = 0, x_out = 0;
-    rowptr[0] = xptr[0] = 0;
-    for (size_t r = 0; r < no; r++) {
-        const gat_idx i = owned[r], e0 = g->rowptr[i], deg = g->rowptr[i + 1] - e0;
+    A->rowptr[0] = A->xptr[0] = 0;
+    for (size_t r = 0; r < A->no; r++) {
+        const gat_idx i = A->owned[r], e0 = g->rowptr[i], deg = g->rowptr[i + 1] - e0;
         for (gat_idx t = 0; t < deg; t++) {
             const gat_idx j = g->col[e0 + t];
-            key[t] = (uint64_t)(part[j] == q ? pos[j] : loc[j]) << 32 | (uint64_t)t;
+            A->key[t] = (uint64_t)(part[j] == q ? pos[j] : loc[j]) << 32 | (uint64_t)t;
             *cut += part[j] != q;
         }
-        qsort(key, (size_t)deg, sizeof *key, cmp_u64);
+        qsort(A->key, (size_t)deg, sizeof *A->key, cmp_u64);
         for (gat_idx t = 0; t < deg; t++, e_out++) {
-            col[e_out] = (gat_idx)(key[t] >> 32);
+            A->col[e_out] = (gat_idx)(A->key[t] >> 32);
             if (D)
-                memcpy(ex + e_out * D, ds->edge_x + ((size_t)e0 + (key[t] & 0xffffffffu)) * D,
-                       D * sizeof *ex);
+                memcpy(A->ex + e_out * D, ds->edge_x + ((size_t)e0 + (A->key[t] & 0xffffffffu)) * D,
+                       D * sizeof *A->ex);
         }
-        rowptr[r + 1] = (gat_idx)e_out;
+        A->rowptr[r + 1] = (gat_idx)e_out;
         for (gat_idx t = ds->x.rowptr[i]; t < ds->x.rowptr[i + 1]; t++) {
-            xcol[x_out] = ds->x.col[t];
-            xval[x_out++] = ds->x.val[t];
+            A->xcol[x_out] = ds->x.col[t];
+            A->xval[x_out++] = ds->x.val[t];
         }
-        xptr[r + 1] = (gat_idx)x_out;
-        labels[r] = ds->labels ? ds->labels[i] : -1;
-        split[r] = ds->split ? ds->split[i] : GAT_SPLIT_NONE;
-        ids[r] = ds->node_ids ? ds->node_ids[i] : NULL;
-        cnt->train += split[r] == GAT_SPLIT_TRAIN;
+        A->xptr[r + 1] = (gat_idx)x_out;
+        A->labels[r] = ds->labels ? ds->labels[i] : -1;
+        A->split[r] = ds->split ? ds->split[i] : GAT_SPLIT_NONE;
+        A->ids[r] = ds->node_ids ? ds->node_ids[i] : NULL;
+        cnt->train += A->split[r] == GAT_SPLIT_TRAIN;
     }
-    cnt->nodes = (gat_idx)no;
-    cnt->edges = (gat_idx)E;
-    cnt->halo = (gat_idx)nh;
+}
 
-    P.ds.n = (gat_idx)no;
-    P.ds.n_features = ds->n_features;
-    P.ds.n_classes = ds->n_classes;
-    P.ds.graph.n = (gat_idx)no;
-    P.ds.graph.nnz = (gat_idx)E;
-    P.ds.graph.rowptr = rowptr;
-    P.ds.graph.col = col;
-    P.ds.x.rows = (gat_idx)no;
-    P.ds.x.cols = ds->n_features;
-    P.ds.x.rowptr = xptr;
-    P.ds.x.col = xcol;
-    P.ds.x.val = xval;
-    P.ds.labels = labels;
-    P.ds.split = split;
-    P.ds.node_ids = ds->node_ids ? ids : NULL;
-    P.ds.class_names = ds->class_names;
-    P.ds.normalized = ds->normalized;
-    P.ds.n_edge_features = (gat_idx)D;
-    P.ds.edge_x = ex;
-    P.n_halo = (gat_idx)nh;
-    P.part = q;
-    P.n_parts = k;
-    P.n_global = n;
-    P.global_ids = global;
-    P.halo_owner = owner;
-    P.fingerprint = fp;
-    P.assignment = asg;
+/* The part file's contents from the arrays (borrowed) and ds's shared fields. */
+static void part_data(const gat_dataset *ds, const part_arrays *A, gat_idx k, gat_idx q,
+                      uint64_t fp, uint64_t asg, gat_i_part_data *P)
+{
+    memset(P, 0, sizeof *P);
+    P->ds.n = (gat_idx)A->no;
+    P->ds.n_features = ds->n_features;
+    P->ds.n_classes = ds->n_classes;
+    P->ds.graph.n = (gat_idx)A->no;
+    P->ds.graph.nnz = (gat_idx)A->E;
+    P->ds.graph.rowptr = A->rowptr;
+    P->ds.graph.col = A->col;
+    P->ds.x.rows = (gat_idx)A->no;
+    P->ds.x.cols = ds->n_features;
+    P->ds.x.rowptr = A->xptr;
+    P->ds.x.col = A->xcol;
+    P->ds.x.val = A->xval;
+    P->ds.labels = A->labels;
+    P->ds.split = A->split;
+    P->ds.node_ids = ds->node_ids ? A->ids : NULL;
+    P->ds.class_names = ds->class_names;
+    P->ds.normalized = ds->normalized;
+    P->ds.n_edge_features = (gat_idx)A->D;
+    P->ds.edge_x = A->ex;
+    P->n_halo = (gat_idx)A->nh;
+    P->part = q;
+    P->n_parts = k;
+    P->n_global = ds->n;
+    P->global_ids = A->global;
+    P->halo_owner = A->owner;
+    P->fingerprint = fp;
+    P->assignment = asg;
+}
+
+/* Builds part q's arrays (fields borrowed from ds where they can be) and writes it.
+ * pos[i]: local index of node i in its own part; mark, loc: (n) scratch, mark[j] == q while j is
+ * in q's halo and loc[j] its local index then. */
+static gat_status write_part(const gat_dataset *ds, gat_idx k, const gat_idx *part, gat_idx q,
+                             const gat_idx *pos, gat_idx *mark, gat_idx *loc, uint64_t fp,
+                             uint64_t asg, const char *dir, const char *name, part_count *cnt,
+                             int64_t *cut)
+{
+    part_arrays A = {0};
+    gat_i_part_data P;
+    char file[32], *path = NULL;
+    gat_status st;
+    if ((st = part_alloc(ds, part, q, &A)) != GAT_OK ||
+        (st = part_halo(ds, part, q, mark, loc, &A)) != GAT_OK)
+        goto cleanup;
+    part_rows(ds, part, q, pos, loc, &A, cnt, cut);
+    cnt->nodes = (gat_idx)A.no;
+    cnt->edges = (gat_idx)A.E;
+    cnt->halo = (gat_idx)A.nh;
+    part_data(ds, &A, k, q, fp, asg, &P);
     snprintf(file, sizeof file, "part-%d.gatd", q);
     if (!(path = gat_i_path_join(dir, file))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     st = gat_i_partfile_save(&P, path, name);
-
 cleanup:
-    gat_free(owned);
-    gat_free(rowptr);
-    gat_free(col);
-    gat_free(global);
-    gat_free(owner);
-    gat_free(xptr);
-    gat_free(xcol);
-    gat_free(xval);
-    gat_free(ex);
-    gat_free(key);
-    gat_free(labels);
-    gat_free(split);
-    gat_free(halo);
-    gat_free(ids);
+    part_arrays_free(&A);
     gat_free(path);
     return st;
 }
