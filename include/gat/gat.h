@@ -36,6 +36,7 @@
 #include "encode.h"
 #include "partition.h"
 #include "sample.h"
+#include "metrics.h"
 
 #ifdef __cplusplus
 extern "C" {
