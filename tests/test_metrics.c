@@ -6,6 +6,7 @@
 #include "train/metrics_i.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Three positives and four negatives with a tie across the classes, counted by hand; and the
  * extremes: a perfect ranking, one score for all, the reverse ranking. */
@@ -94,6 +95,125 @@ START_TEST(auc_errors)
 }
 END_TEST
 
+/* Cora made binary (class 3 against the rest), for the trainer's AUC paths. */
+static gat_dataset binary;
+static gat_idx *binary_labels;
+static gat_dataset cora;
+
+static void load_binary(void)
+{
+    if (binary_labels) return;
+    ck_assert_int_eq(gat_dataset_load(&cora, tu_dataset("cora"), NULL), GAT_OK);
+    binary = cora; /* shallow: the trainer reads graph, features, labels and split */
+    ck_assert_ptr_nonnull(binary_labels = malloc((size_t)cora.n * sizeof *binary_labels));
+    for (gat_idx i = 0; i < cora.n; i++)
+        binary_labels[i] = cora.labels[i] == 3;
+    binary.labels = binary_labels;
+    binary.n_classes = 2;
+}
+
+typedef struct aucs {
+    double best;
+    gat_idx best_epoch, epochs;
+    int nan_seen;
+} aucs;
+
+static int record_auc(const gat_epoch_info *e, void *user)
+{
+    aucs *a = user;
+    if (isnan(e->val_auc)) a->nan_seen = 1;
+    if (e->val_auc > a->best) a->best = e->val_auc, a->best_epoch = e->epoch;
+    a->epochs = e->epoch;
+    ck_assert_int_eq(e->best_epoch, a->best_epoch); /* kept: the first epoch of the best AUC */
+    return 0;
+}
+
+/* ROC-AUC of the model's test logits, by gat_roc_auc. */
+static double test_auc(gat_model *m, const gat_dataset *ds)
+{
+    const gat_real *z;
+    double *s = malloc((size_t)ds->n * sizeof *s), auc = -1;
+    uint8_t *y = malloc((size_t)ds->n);
+    gat_idx n = 0;
+    ck_assert_int_eq(gat_model_forward(m, &ds->graph, &ds->x, 0, &z), GAT_OK);
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == GAT_SPLIT_TEST) {
+            s[n] = (double)z[2 * i + 1] - (double)z[2 * i];
+            y[n++] = (uint8_t)ds->labels[i];
+        }
+    ck_assert_int_eq(gat_roc_auc(s, y, n, &auc), GAT_OK);
+    free(s);
+    free(y);
+    return auc;
+}
+
+/* Early stopping on the validation ROC-AUC: the restored model is the first of the best AUC,
+ * patience counts from it, and the reported AUCs are the restored model's. */
+START_TEST(train_on_auc)
+{
+    load_binary();
+    gat_model_config mc;
+    gat_model *m;
+    gat_model_config_default(&mc, binary.n_features, 2);
+    ck_assert_int_eq(gat_model_create(&m, &mc, 5), GAT_OK);
+    gat_model_set_threads(m, 1);
+    gat_train_config tc;
+    gat_train_result res;
+    aucs a = {.best = -1};
+    gat_train_config_default(&tc);
+    tc.metric = GAT_METRIC_AUC;
+    tc.patience = 10;
+    tc.max_epochs = 60;
+    tc.progress = record_auc;
+    tc.user = &a;
+    ck_assert_int_eq(gat_train(m, &binary, &tc, &res), GAT_OK);
+    ck_assert(!a.nan_seen);
+    ck_assert_int_eq(res.best_epoch, a.best_epoch);
+    ck_assert(res.epochs == tc.max_epochs || res.epochs == a.best_epoch + tc.patience);
+    ck_assert_double_eq_tol(res.val_auc, a.best, 1e-12);
+    ck_assert_double_eq_tol(res.test_auc, test_auc(m, &binary), 1e-12);
+    ck_assert_double_gt(res.test_auc, 0.8);
+    gat_model_free(m);
+}
+END_TEST
+
+/* The configuration's metric is checked; an AUC needs two classes, and a model of other than
+ * two reports NaN AUCs. */
+START_TEST(train_metric_errors)
+{
+    load_binary();
+    gat_model_config mc;
+    gat_model *m;
+    gat_model_config_default(&mc, binary.n_features, 2);
+    ck_assert_int_eq(gat_model_create(&m, &mc, 5), GAT_OK);
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    tc.metric = (gat_metric)7;
+    ASSERT_FAILS(gat_train(m, &binary, &tc, NULL), GAT_EINVAL,
+                 "gat_train: metric = 7, expected GAT_METRIC_ACC, GAT_METRIC_AUC or "
+                 "GAT_METRIC_LOSS");
+    gat_model_free(m);
+    gat_model_config_default(&mc, cora.n_features, cora.n_classes);
+    ck_assert_int_eq(gat_model_create(&m, &mc, 5), GAT_OK);
+    tc.metric = GAT_METRIC_AUC;
+    ASSERT_FAILS(gat_train(m, &cora, &tc, NULL), GAT_EINVAL,
+                 "gat_train: metric = GAT_METRIC_AUC (ROC-AUC) needs a two-class model, this one "
+                 "predicts 7 classes");
+    tc.metric = GAT_METRIC_LOSS;
+    tc.max_epochs = 2;
+    gat_train_result res;
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &res), GAT_OK);
+    ck_assert(isnan(res.val_auc) && isnan(res.test_auc));
+    gat_model_free(m);
+    gat_metric v;
+    ck_assert_int_eq(gat_metric_from_name("AUC", &v), GAT_OK);
+    ck_assert_int_eq(v, GAT_METRIC_AUC);
+    ck_assert_str_eq(gat_metric_name(GAT_METRIC_LOSS), "loss");
+    ASSERT_FAILS(gat_metric_from_name("f1", &v), GAT_EINVAL,
+                 "unknown metric 'f1' (expected acc, auc or loss)");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("metrics");
@@ -103,5 +223,13 @@ int main(void)
     tcase_add_test(tc, auc_of_logits);
     tcase_add_test(tc, auc_errors);
     suite_add_tcase(s, tc);
-    return tu_run(s);
+    TCase *tt = tcase_create("train");
+    tcase_set_timeout(tt, 600);
+    tcase_add_test(tt, train_on_auc);
+    tcase_add_test(tt, train_metric_errors);
+    suite_add_tcase(s, tt);
+    const int rc = tu_run(s);
+    free(binary_labels);
+    if (binary_labels) gat_dataset_destroy(&cora);
+    return rc;
 }

@@ -21,7 +21,27 @@ typedef struct gat_epoch_info {
     gat_idx best_epoch;       /* epoch of the model that would be restored now */
     double seconds;           /* elapsed since training started */
     double epoch_seconds;     /* this epoch alone: its training step and validation pass */
+    double val_auc;           /* ROC-AUC on the validation nodes of a two-class model, else NaN */
 } gat_epoch_info;
+
+/* What early stopping follows (gat_train_config.metric). */
+typedef enum gat_metric {
+    /* The GAT reference's rule (the default): patience resets when validation accuracy or loss
+     * reaches its best so far; the model kept is the last one that reached both. */
+    GAT_METRIC_ACC = 0,
+    /* Validation ROC-AUC (gat_roc_auc, score logit 1 - logit 0) of a two-class model: patience
+     * resets and the model is kept when it beats its best so far (strictly: the first epoch of
+     * the best value), as Platonov et al. 2023 select their models. */
+    GAT_METRIC_AUC,
+    /* Validation loss alone, kept when strictly below its best so far. */
+    GAT_METRIC_LOSS
+} gat_metric;
+
+/* "acc", "auc", "loss" (as gat-train --metric spells them); "?" for any other value. */
+GAT_API const char *gat_metric_name(gat_metric metric);
+/* The metric of one of those names into *out. Returns GAT_EINVAL (NULL argument, or an unknown
+ * name: the message lists the names). */
+GAT_API gat_status gat_metric_from_name(const char *name, gat_metric *out);
 
 /* Called after every epoch; returning non-zero stops training (the best model is restored and
  * gat_train returns GAT_EINTERRUPTED). */
@@ -82,6 +102,7 @@ typedef struct gat_train_config {
     gat_idx eval_every;       /* validate every N epochs and after the last (0 or 1: every
                                * epoch); the other epochs' val_loss and val_acc are NaN and keep
                                * the best model as it was. Patience still counts epochs */
+    gat_metric metric;        /* what early stopping follows (default GAT_METRIC_ACC) */
 } gat_train_config;
 
 typedef struct gat_train_result {
@@ -90,6 +111,9 @@ typedef struct gat_train_result {
     double val_loss, val_acc; /* of the restored model */
     double test_loss, test_acc; /* of the restored model on the test nodes (0 if none) */
     double seconds;           /* wall time of the training loop */
+    /* ROC-AUC of the restored model on the validation and test nodes of a two-class model
+     * (NaN for other models, in distributed training, or where a split lacks a class) */
+    double val_auc, test_auc;
 } gat_train_result;
 
 /* The GAT paper's settings (lr 0.005, weight decay 5e-4, patience 100). NULL c: nothing (the
@@ -131,8 +155,8 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
  * gat_train_step on the training rows (t = the epoch), or with cfg->batch_size > 0 one step per
  * mini-batch on its sampled block, and an inference pass on the validation rows. res may be NULL.
  * cfg is checked first: max_epochs >= 1, patience >= 1, the Adam fields as
- * gat_adam_config_check, batch_size >= 0 and with batch_size > 0 n_fanout == the model's layers
- * and every fan-out -1 or >= 0; the message names the one bad field and its value. ds's graph and
+ * gat_adam_config_check, metric a gat_metric (GAT_METRIC_AUC: a two-class model), batch_size
+ * >= 0 and with batch_size > 0 n_fanout == the model's layers and every fan-out -1 or >= 0; the message names the one bad field and its value. ds's graph and
  * features are checked as gat_model_forward does.
  * Returns GAT_EINVAL (config or dataset unusable, e.g. no training node), GAT_EDIM (model and
  * dataset widths disagree), GAT_ENUMERIC (the loss or the parameters became NaN/Inf; the best

@@ -1,6 +1,8 @@
-/* Evaluation metrics (gat/metrics.h): ROC-AUC as the Mann-Whitney statistic,
+/* Evaluation metrics (gat/metrics.h) and the names of what early stopping follows (gat_metric):
+ * ROC-AUC as the Mann-Whitney statistic,
  * AUC = (sum over positives of the number of negatives scored below, ties 1/2) / (P N). */
 #include "gat/metrics.h"
+#include "gat/train.h"
 #include "core/core.h"
 #include "train/metrics_i.h"
 
@@ -84,12 +86,31 @@ gat_status gat_i_auc_logits(const gat_real *logits, const gat_idx *labels, const
         const gat_idx i = rows[k], y = labels[i];
         if (y != 0 && y != 1) {
             gat_free(v);
-            return gat_i_error(GAT_EINVAL, "ROC-AUC: node %d has label %d, expected 0 or 1", i,
-                               y);
+            return gat_i_error(GAT_EINVAL, "ROC-AUC: node %d has label %d, expected 0 or 1", i, y);
         }
         v[k] = (scored){(double)logits[2 * (size_t)i + 1] - (double)logits[2 * (size_t)i], y == 1};
     }
     st = auc_of(v, count, "ROC-AUC", auc);
     gat_free(v);
+    return st;
+}
+
+static const char *const metric_names[] = {"acc", "auc", "loss"};
+
+const char *gat_metric_name(gat_metric metric)
+{
+    return (unsigned)metric < 3 ? metric_names[metric] : "?";
+}
+
+gat_status gat_metric_from_name(const char *name, gat_metric *out)
+{
+    static const int values[] = {GAT_METRIC_ACC, GAT_METRIC_AUC, GAT_METRIC_LOSS};
+    int v;
+    gat_status st;
+    gat_i_clear_error();
+    if (!name || !out)
+        return gat_i_error(GAT_EINVAL, "gat_metric_from_name: NULL %s", !name ? "name" : "out");
+    if ((st = gat_i_name_lookup("metric", name, metric_names, values, 3, &v)) == GAT_OK)
+        *out = (gat_metric)v;
     return st;
 }

@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "model/model_i.h"
 #include "optim/optim_i.h"
+#include "train/metrics_i.h"
 #include "train/train_i.h"
 
 #include <math.h>
@@ -116,6 +117,16 @@ gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *
         return gat_i_error(GAT_EINVAL, "gat_train: eval_every = %d, expected 0 or 1 (every "
                            "epoch) or a count of epochs", cfg->eval_every);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
+    if ((unsigned)cfg->metric > GAT_METRIC_LOSS)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train: metric = %d, expected GAT_METRIC_ACC, GAT_METRIC_AUC or "
+                           "GAT_METRIC_LOSS",
+                           (int)cfg->metric);
+    if (cfg->metric == GAT_METRIC_AUC && gat_model_get_config(m)->classes != 2)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train: metric = GAT_METRIC_AUC (ROC-AUC) needs a two-class "
+                           "model, this one predicts %d classes",
+                           gat_model_get_config(m)->classes);
     const gat_idx L = gat_model_get_config(m)->layers;
     if (cfg->batch_size < 0)
         return gat_i_error(GAT_EINVAL,
@@ -160,11 +171,12 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
     return GAT_OK;
 }
 
-/* Inference restricted to the rows of one split, then its loss and accuracy. lean: bind the
- * dataset for inference first unless it is (mini-batch training, whose steps bind blocks). */
+/* Inference restricted to the rows of one split, then its loss and accuracy (and in *out, if
+ * not NULL, the logits, valid until the model's next forward). lean: bind the dataset for
+ * inference first unless it is (mini-batch training, whose steps bind blocks). */
 static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_idx *rows,
                                 gat_idx n_rows, gat_split which, int lean, double *loss,
-                                double *acc)
+                                double *acc, const gat_real **out)
 {
     const gat_real *logits;
     gat_status st;
@@ -175,6 +187,7 @@ static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_i
     st = gat_model_forward(m, &ds->graph, &ds->x, 0, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
+    if (out) *out = logits;
     return gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split, which, loss, acc,
                             NULL);
 }
@@ -194,7 +207,7 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
                                         0)) != GAT_OK)
         return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
-    st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc);
+    st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc, NULL);
     gat_free(rows);
     return st;
 }
@@ -441,18 +454,59 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
     return GAT_OK;
 }
 
+/* Early stopping's state: the best validation figures so far. */
+typedef struct best_so_far {
+    double acc, loss, auc;
+} best_so_far;
+
+/* Whether epoch e resets the patience under cfg->metric (gat_metric); *keep: its model becomes
+ * the one to restore. */
+static int improves(gat_metric metric, const gat_epoch_info *e, best_so_far *b, int *keep)
+{
+    if (metric == GAT_METRIC_AUC || metric == GAT_METRIC_LOSS) {
+        *keep = metric == GAT_METRIC_AUC ? e->val_auc > b->auc : e->val_loss < b->loss;
+        if (*keep && metric == GAT_METRIC_AUC) b->auc = e->val_auc;
+        if (*keep && metric == GAT_METRIC_LOSS) b->loss = e->val_loss;
+        return *keep;
+    }
+    *keep = e->val_acc >= b->acc && e->val_loss <= b->loss;
+    if (e->val_acc < b->acc && e->val_loss > b->loss) return 0;
+    b->acc = e->val_acc > b->acc ? e->val_acc : b->acc;
+    b->loss = e->val_loss < b->loss ? e->val_loss : b->loss;
+    return 1;
+}
+
+/* The ROC-AUC of the last evaluation of `which` into *auc, NaN for a model of other than two
+ * classes or a loop without ops->auc. A split lacking a class fails only when the metric is
+ * the AUC (the error is cleared otherwise). */
+static gat_status split_auc(const gat_model *m, const gat_train_config *cfg,
+                            const gat_i_train_ops *ops, void *u, gat_split which, double *auc)
+{
+    *auc = NAN;
+    if (!ops->auc || gat_model_get_config(m)->classes != 2) return GAT_OK;
+    gat_status st = ops->auc(u, which, auc);
+    if (st == GAT_EINVAL && cfg->metric != GAT_METRIC_AUC) {
+        gat_i_clear_error();
+        st = GAT_OK;
+    }
+    return st;
+}
+
 gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat_i_train_ops *ops,
                             void *u, gat_train_result *res)
 {
     gat_real *best = NULL;
     gat_status st = GAT_OK;
-    gat_train_result r = {0};
+    gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
     size_t P;
-    double acc_max = 0, loss_min = INFINITY;
+    best_so_far b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY};
     gat_idx wait = 0, validated = 0;
     const gat_idx every = cfg->eval_every > 1 ? cfg->eval_every : 1;
     const double t0 = now();
     gat_real *params = gat_model_params(m, &P);
+    if (cfg->metric == GAT_METRIC_AUC && !ops->auc)
+        return gat_i_error(GAT_EINVAL, "gat_train: metric = GAT_METRIC_AUC (ROC-AUC): not "
+                                       "available in distributed training");
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
@@ -467,9 +521,10 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
         }
         /* validation every eval_every epochs and after the last (NaN in between) */
         const int validate = epoch % every == 0 || epoch == cfg->max_epochs;
-        info.val_loss = info.val_acc = NAN;
+        info.val_loss = info.val_acc = info.val_auc = NAN;
         if (validate &&
-            (st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
+            ((st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK ||
+             (st = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &info.val_auc)) != GAT_OK))
             goto cleanup;
         r.epochs = epoch;
         if (!validate) {
@@ -483,16 +538,12 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
                              epoch, info.val_loss);
             goto restore;
         }
-        if (info.val_acc >= acc_max || info.val_loss <= loss_min) {
-            if (info.val_acc >= acc_max && info.val_loss <= loss_min) {
-                memcpy(best, params, P * sizeof *best);
-                r.best_epoch = epoch;
-            }
-            acc_max = info.val_acc > acc_max ? info.val_acc : acc_max;
-            loss_min = info.val_loss < loss_min ? info.val_loss : loss_min;
-            wait = 0;
-        } else {
-            wait += epoch - validated; /* patience counts epochs, validated or not */
+        int keep;
+        /* patience counts epochs, validated or not */
+        wait = improves(cfg->metric, &info, &b, &keep) ? 0 : wait + (epoch - validated);
+        if (keep) {
+            memcpy(best, params, P * sizeof *best);
+            r.best_epoch = epoch;
         }
         validated = epoch;
         info.best_epoch = r.best_epoch;
@@ -518,8 +569,10 @@ restore:
         char msg[512];
         snprintf(msg, sizeof msg, "%s", gat_last_error());
         gat_status est = ops->evaluate(u, GAT_SPLIT_VAL, 1, &r.val_loss, &r.val_acc);
-        if (est == GAT_OK && ops->has_test)
-            est = ops->evaluate(u, GAT_SPLIT_TEST, 1, &r.test_loss, &r.test_acc);
+        if (est == GAT_OK) est = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &r.val_auc);
+        if (est == GAT_OK && ops->has_test &&
+            (est = ops->evaluate(u, GAT_SPLIT_TEST, 1, &r.test_loss, &r.test_acc)) == GAT_OK)
+            est = split_auc(m, cfg, ops, u, GAT_SPLIT_TEST, &r.test_auc);
         if (st == GAT_OK)
             st = est;
         else
@@ -540,6 +593,7 @@ typedef struct local {
     minibatch mb;
     gat_idx *train, *val, *test, n_train, n_val, n_test;
     stages sg;
+    const gat_real *logits; /* of the last evaluation */
 } local;
 
 static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
@@ -574,10 +628,18 @@ static gat_status local_evaluate(void *u, gat_split which, int final, double *lo
         gat_i_model_set_hook(c->m, on_layer, &c->sg);
     c->sg.validating = 1;
     st = which == GAT_SPLIT_VAL
-             ? evaluate_rows(c->m, c->ds, c->val, c->n_val, which, mini, loss, acc)
-             : evaluate_rows(c->m, c->ds, c->test, c->n_test, which, mini, loss, acc);
+             ? evaluate_rows(c->m, c->ds, c->val, c->n_val, which, mini, loss, acc, &c->logits)
+             : evaluate_rows(c->m, c->ds, c->test, c->n_test, which, mini, loss, acc, &c->logits);
     if (!final && cfg->stage && mini) gat_i_model_set_hook(c->m, NULL, NULL);
     return st;
+}
+
+static gat_status local_auc(void *u, gat_split which, double *auc)
+{
+    const local *c = u;
+    return which == GAT_SPLIT_VAL
+               ? gat_i_auc_logits(c->logits, c->ds->labels, c->val, c->n_val, auc)
+               : gat_i_auc_logits(c->logits, c->ds->labels, c->test, c->n_test, auc);
 }
 
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
@@ -618,8 +680,10 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
     /* mini-batch steps report themselves, one part each; the hook serves the validation */
     if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &c.sg);
-    const gat_i_train_ops ops = {
-        .train = local_train, .evaluate = local_evaluate, .has_test = c.n_test > 0};
+    const gat_i_train_ops ops = {.train = local_train,
+                                 .evaluate = local_evaluate,
+                                 .auc = local_auc,
+                                 .has_test = c.n_test > 0};
     st = gat_i_train_loop(m, cfg, &ops, &c, res);
 
 cleanup:

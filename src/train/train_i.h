@@ -15,6 +15,10 @@ typedef struct gat_i_train_ops {
     /* Optional: the stop decision of every process from this one's (the progress callback's),
      * so that all stop after the same epoch. */
     int (*agree)(void *u, int stop);
+    /* Optional: the ROC-AUC (gat_i_auc_logits) of the split's nodes from the logits of the
+     * evaluate call just made on that split; without it the AUCs are NaN and GAT_METRIC_AUC is
+     * refused. */
+    gat_status (*auc)(void *u, gat_split which, double *auc);
     int has_test; /* evaluate the restored model on the test nodes too */
 } gat_i_train_ops;
 
