@@ -22,14 +22,29 @@ typedef struct run_result {
     gat_train_result res;
 } run_result;
 
-/* The table of --runs N, one line per finished run. */
-static void print_runs(const run_result *rr, int n)
+/* The figure a run reports: its ROC-AUC when early stopping followed it, else its accuracy;
+ * of the test nodes, or with val of the validation nodes. */
+static double reported(const options *o, const gat_train_result *r, int val)
 {
-    printf("%4s %10s %10s %7s %8s %8s %9s\n", "run", "seed", "best epoch", "epochs", "val acc",
-           "test acc", "seconds");
+    if (o->metric == GAT_METRIC_AUC) return val ? r->val_auc : r->test_auc;
+    return val ? r->val_acc : r->test_acc;
+}
+
+/* Its name in the lines printed. */
+static const char *reported_name(const options *o)
+{
+    return o->metric == GAT_METRIC_AUC ? "ROC-AUC" : "accuracy";
+}
+
+/* The table of --runs N, one line per finished run. */
+static void print_runs(const options *o, const run_result *rr, int n)
+{
+    const int auc = o->metric == GAT_METRIC_AUC;
+    printf("%4s %10s %10s %7s %8s %8s %9s\n", "run", "seed", "best epoch", "epochs",
+           auc ? "val auc" : "val acc", auc ? "test auc" : "test acc", "seconds");
     for (int r = 0; r < n; r++)
         printf("%4d %10d %10d %7d %7.2f%% %7.2f%% %9.2f\n", r + 1, rr[r].seed, rr[r].res.best_epoch,
-               rr[r].res.epochs, 100 * rr[r].res.val_acc, 100 * rr[r].res.test_acc,
+               rr[r].res.epochs, 100 * reported(o, &rr[r].res, 1), 100 * reported(o, &rr[r].res, 0),
                rr[r].res.seconds);
 }
 
@@ -340,6 +355,7 @@ static void train_config(const options *o, const source *src, int r, progress *p
     tc->n_fanout = o->batch_size ? o->layers : 0;
     memcpy(tc->fanout, o->fanouts, sizeof tc->fanout);
     tc->seed = (uint64_t)o->seed + (uint64_t)r;
+    tc->metric = o->metric;
     tc->stop = on_stop;
     tc->progress = on_epoch;
     tc->stage = p->tty && !o->quiet && !src->distributed ? on_stage : NULL;
@@ -349,9 +365,9 @@ static void train_config(const options *o, const source *src, int r, progress *p
 static void dataset_options(const options *o, gat_dataset_options *dopt)
 {
     gat_dataset_options_default(dopt);
-    dopt->normalize = o->normalize      ? GAT_NORMALIZE_ON
-                      : o->no_normalize ? GAT_NORMALIZE_OFF
-                                        : GAT_NORMALIZE_AUTO;
+    dopt->normalize = o->normalize                       ? GAT_NORMALIZE_ON
+                      : o->no_normalize || o->preset_raw ? GAT_NORMALIZE_OFF
+                                                         : GAT_NORMALIZE_AUTO;
     dopt->symmetrize = !o->directed;
     dopt->split_index = o->split_index;
     /* a size of the random split asks for one (split_usage) */
@@ -384,10 +400,11 @@ static void report_single(const runs *s, int r, const gat_train_result *res)
 {
     const options *o = s->o;
     if (!o->quiet)
-        printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
+        printf("run %d (seed %d): test %s %.2f%%  val %.2f%%  best epoch %d of %d, "
                "%.2f s (%.3f ms/epoch)\n",
-               r + 1, o->seed + r, 100 * res->test_acc, 100 * res->val_acc, res->best_epoch,
-               res->epochs, res->seconds, 1e3 * res->seconds / res->epochs);
+               r + 1, o->seed + r, reported_name(o), 100 * reported(o, res, 0),
+               100 * reported(o, res, 1), res->best_epoch, res->epochs, res->seconds,
+               1e3 * res->seconds / res->epochs);
     if (s->src->report) s->src->report(s->src->user, o, res->epochs);
 }
 
@@ -456,8 +473,8 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     } else if (tst != GAT_OK) {
         rc = train_fail("training failed");
     } else {
-        s->sum += res.test_acc;
-        s->sum2 += res.test_acc * res.test_acc;
+        s->sum += reported(o, &res, 0);
+        s->sum2 += reported(o, &res, 0) * reported(o, &res, 0);
         s->secs += res.seconds;
         s->rr[s->done].seed = o->seed + r;
         s->rr[s->done++].res = res;
@@ -474,8 +491,8 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
         if (o->runs == 1) report_single(s, r, &res);
         report_order(o, m);
         if (o->runs == 1)
-            printf("test accuracy: %.2f%%  (best epoch %d, %.2f s)\n", 100 * res.test_acc,
-                   res.best_epoch, res.seconds);
+            printf("test %s: %.2f%%  (best epoch %d, %.2f s)\n", reported_name(o),
+                   100 * reported(o, &res, 0), res.best_epoch, res.seconds);
     }
     if (rc == 0 && o->save) rc = save_model(s, m, &res);
     gat_model_free(m);
@@ -514,9 +531,9 @@ static int finish_runs(runs *s, int rc)
     if (rc == 0 && train_stop_signal())
         rc = 128 + train_stop_signal(); /* 130 SIGINT, 143 SIGTERM, 138 SIGUSR1 */
     if (rc == 0 && o->runs > 1) {
-        if (!o->quiet) print_runs(s->rr, done);
-        printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", 100 * mean,
-               100 * sd, o->runs, o->seed, o->seed + o->runs - 1, s->secs);
+        if (!o->quiet) print_runs(o, s->rr, done);
+        printf("test %s: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", reported_name(o),
+               100 * mean, 100 * sd, o->runs, o->seed, o->seed + o->runs - 1, s->secs);
     }
     return rc;
 }
@@ -528,6 +545,11 @@ int train_runs(options *o, const source *src)
      * errors */
     gat_model_config mc;
     model_config(o, src, &mc);
+    /* what early stopping follows: --metric, or the ROC-AUC of two-class data (what Platonov et
+     * al. 2023 report for minesweeper, tolokers and questions; distributed training has only
+     * the accuracy), else the reference's rule */
+    if (!o->metric_name)
+        o->metric = src->n_classes == 2 && !src->distributed ? GAT_METRIC_AUC : GAT_METRIC_ACC;
     if (gat_model_config_check(&mc) != GAT_OK) {
         if (src->rank == 0)
             fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n",
@@ -700,7 +722,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .in_dropout = 0.6,
                     .att_dropout = 0.6,
                     .slope = 0.2};
+    int rc = train_apply_preset(op, argc, argv);
+    if (rc) return rc;
     const cli_option opts[] = {
+        {"preset", CLI_STRING, &op->preset, 0, 0, "NAME", train_preset_help},
         {"dataset", CLI_STRING, &op->data.dataset, 0, 0, "NAME|PATH",
          "bundled dataset (cora, citeseer) or path (default cora)"},
         CLI_GRAPH_OPTIONS(op->data),
@@ -734,6 +759,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"epochs", CLI_INT, &op->epochs, 1, 100000000, "N", "maximum epochs (default 100000)"},
         {"patience", CLI_INT, &op->patience, 1, 100000000, "N",
          "early-stopping patience (default 100)"},
+        {"metric", CLI_STRING, &op->metric_name, 0, 0, "NAME",
+         "what early stopping follows and the summary reports: acc (validation accuracy and loss, "
+         "the GAT reference's rule), auc (validation ROC-AUC, two classes), loss (default auc for "
+         "two-class data, else acc)"},
         {"seed", CLI_INT, &op->seed, 0, 2147483647, "S",
          "random seed (default 1); run r uses seed S+r-1"},
         {"runs", CLI_INT, &op->runs, 1, 10000, "N",
@@ -838,6 +867,10 @@ static int check_options(options *o)
     o->node_order = GAT_ORDER_AUTO;
     if (o->order && gat_order_from_name(o->order, &o->node_order) != GAT_OK) {
         fprintf(stderr, "gat-train: --order: %s\n", gat_last_error());
+        return 2;
+    }
+    if (o->metric_name && gat_metric_from_name(o->metric_name, &o->metric) != GAT_OK) {
+        fprintf(stderr, "gat-train: --metric: %s\n", gat_last_error());
         return 2;
     }
     o->score = GAT_SCORE_GAT;

@@ -28,10 +28,14 @@ typedef struct options {
     int eval_every;         /* --eval-every N (0: every epoch) */
     int split_seed;         /* --split-seed N, or -1: the model's --seed */
     const char *save_split; /* --save-split FILE */
+    const char *preset;     /* --preset NAME (train_presets.c), applied before the options */
+    int preset_raw;         /* the preset reads features as stored (no row normalisation) */
+    const char *metric_name; /* --metric NAME, or NULL: auc for two classes, else acc */
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */
     gat_score score;                 /* --attention */
+    gat_metric metric;               /* --metric, or its default for the data (train_runs) */
     int layer_heads[GAT_MAX_LAYERS]; /* --hidden-heads per hidden layer, or 0 */
     gat_idx fanouts[GAT_MAX_LAYERS]; /* --fanout per layer */
     plot_format plot_fmt;            /* --plot's format, */
@@ -91,6 +95,15 @@ void end_line(progress *p);
 void on_stage(const gat_stage_info *s, void *user);
 int on_stop(void *user);
 int on_epoch(const gat_epoch_info *e, void *user);
+
+/* ---- train_presets.c: --preset ---- */
+
+/* Applies the preset argv names with --preset (if any) to o, which holds the defaults: the
+ * options then parsed override it. Returns 0, or 2 after a message (an unknown name). */
+int train_apply_preset(options *o, int argc, char **argv);
+
+/* The presets' names and one line on each, for --help. */
+extern const char train_preset_help[];
 
 /* ---- gat-train.c: the runs ---- */
 

@@ -3,6 +3,7 @@
  * --metrics and --plot. */
 #include "train.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,6 +66,7 @@ static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
                 "%.1f epochs/s  %.1f s",
                 e->epoch, e->train_loss, e->val_loss, 100 * e->train_acc, 100 * e->val_acc,
                 e->best_epoch, e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
+    if (e->epoch > 0 && !isnan(e->val_auc)) fprintf(stderr, "  val auc %.2f%%", 100 * e->val_auc);
     if (busy > 0) {
         fprintf(stderr, "%sepoch %d under way: %.0f s", e->epoch > 0 ? "  |  " : "", e->epoch + 1,
                 busy);
@@ -203,10 +205,10 @@ int on_epoch(const gat_epoch_info *e, void *user)
         }
         pthread_mutex_unlock(&p->lock);
     } else if (e->epoch % p->o->log_every == 0 || stop_signal) {
-        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%  best %d  "
-               "%.3f s\n",
-               e->epoch, e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc,
-               e->best_epoch, e->seconds);
+        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%", e->epoch,
+               e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc);
+        if (!isnan(e->val_auc)) printf(" auc %6.2f%%", 100 * e->val_auc);
+        printf("  best %d  %.3f s\n", e->best_epoch, e->seconds);
     }
     return stop_signal != 0;
 }

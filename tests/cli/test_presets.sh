@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# CLI tests of gat-train --preset and --metric (issue 36 items 3 and 4): a preset is the same run
+# as its options spelled out, every option given overrides it wherever it stands, unknown names
+# are usage errors, and two-class data follows and reports the ROC-AUC.
+# Usage: test_presets.sh GAT_TRAIN TESTDATA_DIR
+set -u
+bin=$1 data=$2
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tiny=$data/tiny
+
+# same NAME ARGS1 -- ARGS2: both runs print the same lines but for the times
+same() {
+  local name=$1 a=() b=()
+  shift
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  "$bin" --dataset "$tiny" --threads 1 "${a[@]}" 2>&1 | sed -E 's/[0-9.]+ (s|ms\/epoch)\b//g' >"$tmp/a"
+  "$bin" --dataset "$tiny" --threads 1 "${b[@]}" 2>&1 | sed -E 's/[0-9.]+ (s|ms\/epoch)\b//g' >"$tmp/b"
+  if grep -q '^test' "$tmp/a" && cmp -s "$tmp/a" "$tmp/b"; then ok "$name"; else
+    bad "$name" "$(diff "$tmp/a" "$tmp/b" | head -5)" "$(tail -2 "$tmp/a")"
+  fi
+}
+
+platonov=(--layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
+          --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize)
+same paper-is-the-defaults --preset paper --epochs 3 -- --epochs 3
+same paper-pubmed --preset paper-pubmed --epochs 3 -- --out-heads 8 --lr 0.01 --weight-decay 0.001 --epochs 3
+same platonov-spelled-out --preset platonov --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]}" --epochs 2 --hidden 4 --heads 2
+# an option given before the preset overrides it too
+same option-before-preset --lr 0.02 --epochs 2 --heads 2 --hidden 4 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --hidden 4 --heads 2
+same preset-equals-form --preset=platonov --epochs 2 --hidden 4 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --hidden 4 --heads 2
+check unknown-preset 2 '' "unknown preset 'pap' \(expected paper, paper-pubmed or platonov\)" -- "$bin" --dataset "$tiny" --preset pap
+check unknown-metric 2 '' "--metric: unknown metric 'f1' \(expected acc, auc or loss\)" -- "$bin" --dataset "$tiny" --metric f1
+check auc-needs-two-classes 1 '' 'needs a two-class model, this one predicts 4 classes' -- "$bin" --dataset "$tiny" --metric auc --epochs 2 --threads 1 --quiet
+
+# two classes: a Cora-layout set of 12 nodes in two classes (a ring, features by class)
+for i in $(seq 0 11); do
+  c=$((i % 2))
+  printf 'n%d\t%d\t%d\t%d\tc%d\n' "$i" "$c" $((1 - c)) $(((i / 2) % 2)) "$c"
+done >"$tmp/two.content"
+for i in $(seq 0 11); do printf 'n%d\tn%d\n' "$i" $(((i + 1) % 12)); done >"$tmp/two.cites"
+for i in $(seq 0 11); do
+  s=train
+  [ "$i" -ge 4 ] && s=val
+  [ "$i" -ge 8 ] && s=test
+  printf 'n%d\t%s\n' "$i" "$s"
+done >"$tmp/two.split"
+check two-classes-report-auc 0 'test ROC-AUC: [0-9.]+%' '' -- "$bin" --dataset "$tmp/two" --epochs 3 --threads 1
+grep -qE '^epoch +1 .* auc +[0-9.]+%' "$tmp/out" && ok auc-in-epoch-lines || badf auc-in-epoch-lines "$tmp/out"
+check metric-acc-reports-accuracy 0 'test accuracy: [0-9.]+%' '' -- "$bin" --dataset "$tmp/two" --epochs 3 --threads 1 --metric acc
+check runs-table-auc 0 'val auc +test auc' '' -- "$bin" --dataset "$tmp/two" --epochs 2 --threads 1 --runs 2
+summary

@@ -1,0 +1,85 @@
+/* gat-train --preset: published setups as the defaults the other options then override.
+ * paper: Velickovic et al. 2018 (ICLR), section 3.3, and the reference code (PetarV-/GAT,
+ * execute_cora.py); platonov: the GAT of Platonov et al. 2023 (ICLR), "A critical look at the
+ * evaluation of GNNs under heterophily", from their code (yandex-research/heterophilous-graphs,
+ * commit a431395, train.py's defaults, model.py, modules.py). docs/cli.md#presets says what each
+ * sets and what our model lacks. */
+#include "train.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+const char train_preset_help[] =
+    "published setup as defaults (any option given overrides it): paper (GAT paper, Cora and "
+    "Citeseer; Pubmed's with a dataset named *pubmed*), paper-pubmed, platonov (Platonov et al. "
+    "2023's GAT); see docs/cli.md";
+
+/* The value of the last --NAME in argv as cli_parse reads it (the next argument, or --NAME=V),
+ * or NULL. cli_parse refuses a separate value starting with "--", so a "--NAME" token is never
+ * another option's value. */
+static const char *scan(int argc, char **argv, const char *name)
+{
+    const char *v = NULL;
+    const size_t n = strlen(name);
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0) continue;
+        if (a[2 + n] == '=')
+            v = a + 3 + n;
+        else if (a[2 + n] == '\0' && k + 1 < argc)
+            v = argv[++k];
+    }
+    return v;
+}
+
+/* Whether the last component of path contains word (ASCII, any case). */
+static int names(const char *path, const char *word)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const size_t n = strlen(word);
+    for (; *base; base++) {
+        size_t k = 0;
+        while (k < n && base[k] && tolower((unsigned char)base[k]) == word[k])
+            k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+int train_apply_preset(options *o, int argc, char **argv)
+{
+    const char *name = scan(argc, argv, "preset");
+    if (!name) return 0;
+    if (!strcmp(name, "paper") || !strcmp(name, "paper-pubmed")) {
+        /* section 3.3: two layers, 8 heads of 8 features, one output head, dropout 0.6 on
+         * each layer's input and on the coefficients, L2 5e-4, lr 0.005, patience 100 on
+         * validation loss and accuracy (these are gat-train's defaults too) */
+        o->layers = 2, o->hidden = 8, o->heads = 8, o->out_heads = 1;
+        o->in_dropout = o->att_dropout = 0.6, o->slope = 0.2;
+        o->lr = 0.005, o->weight_decay = 5e-4, o->patience = 100, o->epochs = 100000;
+        o->residual = 0, o->metric_name = "acc";
+        const char *ds = scan(argc, argv, "dataset");
+        if (!strcmp(name, "paper-pubmed") || (ds && names(ds, "pubmed"))) {
+            /* Pubmed: 8 output heads, L2 0.001, lr 0.01 */
+            o->out_heads = 8, o->weight_decay = 1e-3, o->lr = 0.01;
+        }
+        return 0;
+    }
+    if (!strcmp(name, "platonov")) {
+        /* 5 graph layers 512 wide in 8 heads, residual, dropout 0.2 and none on the
+         * coefficients, Adam(W) lr 3e-5 without weight decay, 1000 steps, the model of the best
+         * validation metric kept (ROC-AUC for two classes), features as stored */
+        o->layers = 5, o->hidden = 64, o->heads = 8, o->out_heads = 1;
+        o->in_dropout = 0.2, o->att_dropout = 0, o->slope = 0.2;
+        o->lr = 3e-5, o->weight_decay = 0, o->epochs = 1000, o->patience = 1000;
+        o->residual = 1, o->preset_raw = 1, o->metric_name = NULL;
+        return 0;
+    }
+    fprintf(stderr,
+            "gat-train: --preset: unknown preset '%s' (expected paper, paper-pubmed or "
+            "platonov)\n",
+            name);
+    return 2;
+}
