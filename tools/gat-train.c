@@ -547,9 +547,10 @@ int train_runs(options *o, const source *src)
     model_config(o, src, &mc);
     /* what early stopping follows: --metric, or the ROC-AUC of two-class data (what Platonov et
      * al. 2023 report for minesweeper, tolokers and questions; distributed training has only
-     * the accuracy), else the reference's rule */
+     * the accuracy, and validation nodes of one class have no AUC), else the reference's rule */
     if (!o->metric_name)
-        o->metric = src->n_classes == 2 && !src->distributed ? GAT_METRIC_AUC : GAT_METRIC_ACC;
+        o->metric = src->n_classes == 2 && !src->distributed && src->val_both ? GAT_METRIC_AUC
+                                                                              : GAT_METRIC_ACC;
     if (gat_model_config_check(&mc) != GAT_OK) {
         if (src->rank == 0)
             fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n",
@@ -648,6 +649,16 @@ static int dataset_next_split(void *user, int r)
     return cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name) ? 1 : 0;
 }
 
+/* Whether the validation nodes of ds hold class 0 and class 1 (two-class data has an AUC). */
+static int val_both(const gat_dataset *ds)
+{
+    int seen[2] = {0, 0};
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->split[i] == GAT_SPLIT_VAL && ds->labels[i] >= 0 && ds->labels[i] < 2)
+            seen[ds->labels[i]] = 1;
+    return seen[0] && seen[1];
+}
+
 /* One process on a dataset: full-graph or mini-batch runs. */
 static int train_dataset(options *o, const gat_dataset_options *dopt)
 {
@@ -688,6 +699,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .class_names = ds->class_names,
                         .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
+                        .val_both = val_both(ds),
                         .train = dataset_train,
                         .next_split = o->all_splits ? dataset_next_split : NULL,
                         .user = &d};

@@ -117,6 +117,7 @@ typedef struct source {
     int rank;                       /* this process's rank (0 but under --partitions) */
     int distributed; /* 1: the runs agree over the ranks (agree), signals echo (mpirun), no
                       * stage callback */
+    int val_both;    /* the validation nodes hold both classes of two-class data (an AUC) */
     /* Trains m with tc, filling res (gat_train or gat_dist_train). */
     gat_status (*train)(void *user, gat_model *m, const gat_train_config *tc,
                         gat_train_result *res);

@@ -477,15 +477,18 @@ static int improves(gat_metric metric, const gat_epoch_info *e, best_so_far *b, 
 }
 
 /* The ROC-AUC of the last evaluation of `which` into *auc, NaN for a model of other than two
- * classes or a loop without ops->auc. A split lacking a class fails only when the metric is
- * the AUC (the error is cleared otherwise). */
+ * classes or a loop without ops->auc. A split lacking a class or a non-finite score fails only
+ * for the validation split when the metric is the AUC (otherwise the AUC is NaN, the error
+ * cleared). */
 static gat_status split_auc(const gat_model *m, const gat_train_config *cfg,
                             const gat_i_train_ops *ops, void *u, gat_split which, double *auc)
 {
     *auc = NAN;
     if (!ops->auc || gat_model_get_config(m)->classes != 2) return GAT_OK;
     gat_status st = ops->auc(u, which, auc);
-    if (st == GAT_EINVAL && cfg->metric != GAT_METRIC_AUC) {
+    if ((st == GAT_EINVAL || st == GAT_ENUMERIC) &&
+        (cfg->metric != GAT_METRIC_AUC || which != GAT_SPLIT_VAL)) {
+        *auc = NAN;
         gat_i_clear_error();
         st = GAT_OK;
     }
@@ -523,8 +526,7 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
         const int validate = epoch % every == 0 || epoch == cfg->max_epochs;
         info.val_loss = info.val_acc = info.val_auc = NAN;
         if (validate &&
-            ((st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK ||
-             (st = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &info.val_auc)) != GAT_OK))
+            (st = ops->evaluate(u, GAT_SPLIT_VAL, 0, &info.val_loss, &info.val_acc)) != GAT_OK)
             goto cleanup;
         r.epochs = epoch;
         if (!validate) {
@@ -538,6 +540,10 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
                              epoch, info.val_loss);
             goto restore;
         }
+        /* a non-finite score is a divergence too (the loss was finite: a logit overflowed) */
+        if ((st = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &info.val_auc)) == GAT_ENUMERIC)
+            goto restore;
+        if (st != GAT_OK) goto cleanup;
         int keep;
         /* patience counts epochs, validated or not */
         wait = improves(cfg->metric, &info, &b, &keep) ? 0 : wait + (epoch - validated);
