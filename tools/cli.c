@@ -5,6 +5,7 @@
 
 #include "gat/gat.h"
 
+#include <cblas.h> /* OpenBLAS's: openblas_set_num_threads */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -314,6 +315,11 @@ void cli_model_env(gat_model_options *options)
         if (!strcmp(isa, isas[k])) options->kernels = kernels[k];
     if (alpha && !strcmp(alpha, "store")) options->alpha = GAT_ALPHA_STORE;
     if (alpha && !strcmp(alpha, "recompute")) options->alpha = GAT_ALPHA_RECOMPUTE;
+}
+
+void cli_blas_threads(int threads)
+{
+    if (threads >= 1 && threads < openblas_get_num_threads()) openblas_set_num_threads(threads);
 }
 
 const char *cli_dataset_path(const char *prog, const char *name)

@@ -72,6 +72,13 @@ void cli_afile_abort(cli_afile *a);
  * any other value leaves the field as it is. */
 void cli_model_env(gat_model_options *options);
 
+/* --threads T for OpenBLAS, which the tools link through libgat (LAPACK for the PCA of the
+ * pictures) and whose threads start when it loads, before main: T >= 1 caps OpenBLAS's thread
+ * count at T (openblas_set_num_threads, before the first BLAS call); T = 0 ("all cores")
+ * leaves it as OpenBLAS chose (OPENBLAS_NUM_THREADS, else the cores). The library never
+ * changes it: the thread count is the process's, so the tool sets it. */
+void cli_blas_threads(int threads);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */

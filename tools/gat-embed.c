@@ -27,21 +27,24 @@ typedef struct options {
 } options;
 
 /* Signals. SIGINT, SIGTERM, SIGHUP and SIGXFSZ end the process with exit code 128 + N and leave
- * no temporary file: outside a write there is none of ours (but a picture's, removed here, with
- * its gnuplot stopped); during a library write (writing set) the signal waits for the write to
+ * no temporary file: outside a write there is none of ours (but a picture's and its script,
+ * removed here, with its gnuplot stopped); during a library write (writing set) the signal waits for the write to
  * end, which either renames its temporary file into place or, interrupted (a FIFO's write, or
  * a write past ulimit -f, which raises SIGXFSZ inside it), removes it. A signal the parent left
  * ignored (nohup, a background job) stays ignored. */
 static atomic_int writing, pending;
-static const char *volatile picture_tmp; /* the picture being drawn (plot.tmp), or NULL */
-static volatile pid_t picture_pid;       /* its gnuplot */
+static plot *volatile picture; /* the picture being drawn, or NULL */
 
 static void on_signal(int sig)
 {
     atomic_store(&pending, sig);
     if (atomic_load(&writing)) return;
-    if (picture_pid > 0) kill(picture_pid, SIGKILL);
-    if (picture_tmp) unlink(picture_tmp);
+    plot *pl = picture;
+    if (pl) {
+        if (pl->pid > 0) kill(pl->pid, SIGKILL);
+        if (pl->tmp[0]) unlink(pl->tmp);
+        if (pl->script[0]) unlink(pl->script);
+    }
     _exit(128 + sig);
 }
 
@@ -144,7 +147,7 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
 {
     plot pl;
     if (plot_open(&pl, "gat-embed", path, fmt, width, height) != 0) return 1;
-    picture_pid = pl.pid, picture_tmp = pl.tmp;
+    picture = &pl;
     FILE *f = pl.f;
     int any_unlabelled = 0;
     /* one data block per class, c = -1 the unlabelled nodes */
@@ -183,7 +186,7 @@ static int plot_embedding(const char *path, plot_format fmt, int width, int heig
     if (first) fprintf(f, "$c0 using 1:2 with points notitle"); /* no node at all: n >= 1 */
     fprintf(f, "\n");
     const int rc = plot_close(&pl, "gat-embed");
-    picture_tmp = NULL, picture_pid = 0;
+    picture = NULL;
     return rc;
 }
 
@@ -206,7 +209,7 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
         free(uni);
         return 1;
     }
-    picture_pid = pl.pid, picture_tmp = pl.tmp;
+    picture = &pl;
     FILE *f = pl.f;
     for (gat_idx l = 0; l < L && rc == 0; l++) {
         const size_t K = (size_t)gat_model_layer_heads(m, l);
@@ -255,13 +258,10 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
                        "title 'attention'\n", l, l);
         }
         fprintf(f, "unset multiplot\n");
-    } else {
-        fclose(pl.f); /* gnuplot sees an unfinished script and exits; no picture is published */
-        pl.f = NULL;
-        kill(pl.pid, SIGTERM);
     }
-    const int prc = plot_close(&pl, "gat-embed");
-    picture_tmp = NULL, picture_pid = 0;
+    /* on a failure gnuplot never runs: no picture is published */
+    const int prc = rc == 0 ? plot_close(&pl, "gat-embed") : (plot_abort(&pl), 0);
+    picture = NULL;
     free(alpha);
     free(ent);
     free(uni);
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
          "keep edges directed (default: as trained)"},
         {"undirected", CLI_FLAG, &o.undirected, 0, 0, NULL,
          "make edges undirected (default: as trained)"},
-        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0)"},
+        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel and OpenBLAS threads, 0 = all cores (default 0)"},
         {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), none, rcm or degree (default auto); outputs stay in the input's order"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
@@ -444,6 +444,7 @@ int main(int argc, char **argv)
 
     if ((rc = cli_parse(argc, argv, opts, "gat-embed", synopsis, &exit_now)) || exit_now) return rc;
     const unsigned flags = o.no_header ? GAT_WRITE_NO_HEADER : 0;
+    cli_blas_threads(o.threads);
     if (!o.model) return usage_error("--model is required");
     if (!o.out && !o.attention && !o.predict && !o.plot && !o.plot_attention)
         return usage_error("nothing to do: give --out, --attention-out, --predict, --plot or "

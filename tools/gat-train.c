@@ -89,9 +89,7 @@ static int plot_training(const options *o, plot_format fmt, int width, int heigh
         size_t *start = calloc((size_t)n_runs + 1, sizeof *start);
         if (!start) {
             fprintf(stderr, "gat-train: out of memory for the plot\n");
-            fclose(pl.f);
-            pl.f = NULL;
-            plot_close(&pl, "gat-train");
+            plot_abort(&pl);
             return 1;
         }
         for (size_t k = 0; k < n_rows; k++)
@@ -780,7 +778,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"runs", CLI_INT, &op->runs, 1, 10000, "N",
          "train N times and report mean and std (default 1)"},
         {"threads", CLI_INT, &op->threads, 0, 1024, "T",
-         "kernel threads, 0 = all cores (default 0)"},
+         "kernel and OpenBLAS threads, 0 = all cores (default 0)"},
         {"order", CLI_STRING, &op->order, 0, 0, "NAME",
          "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), "
          "none, rcm or degree (default auto; none with --batch-size)"},
@@ -932,6 +930,7 @@ int main(int argc, char **argv)
     int exit_now, rc;
     if ((rc = parse_options(argc, argv, &o, &exit_now)) != 0 || exit_now) return rc;
     if ((rc = check_options(&o)) != 0) return rc;
+    cli_blas_threads(o.threads);
     dataset_options(&o, &dopt);
     return o.partitions ? train_partitions(&o, &dopt) : train_dataset(&o, &dopt);
 }

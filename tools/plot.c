@@ -1,5 +1,6 @@
-/* Pictures through a gnuplot child process (plot.h): fork + exec with a pipe on its standard
- * input, a temporary output file renamed over the target once gnuplot exits with status 0. */
+/* Pictures through a gnuplot child process (plot.h): the script written to a temporary file,
+ * then gnuplot run on it; a temporary output file renamed over the target once gnuplot exits
+ * with status 0. Both temporary files are removed on every path. */
 #include "plot.h"
 #include "cli.h"
 
@@ -91,68 +92,51 @@ void plot_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int width,
-              int height)
+/* mkstemp of "DIR/.BASE.KIND-XXXXXX" beside path into buf (cap bytes), mode 0666 less the umask
+ * as any file the tools write. Returns the descriptor, or -1 after a message (buf emptied). */
+static int temp_beside(const char *prog, const char *path, const char *kind, char *buf,
+                       size_t cap)
 {
-    int fds[2] = {-1, -1};
-    memset(p, 0, sizeof *p);
-    p->pid = -1;
-    p->path = path;
-    /* beside the target, hidden, as libgat's own atomic files: ".NAME.tmp-XXXXXX" */
     char dir[4096];
     dir_of(path, dir, sizeof dir);
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    const int len = snprintf(p->tmp, sizeof p->tmp, "%s/.%s.tmp-XXXXXX", dir, base);
+    const int len = snprintf(buf, cap, "%s/.%s.%s-XXXXXX", dir, base, kind);
     errno = ENAMETOOLONG;
-    const int fd = len > 0 && (size_t)len < sizeof p->tmp ? mkstemp(p->tmp) : -1;
+    const int fd = len > 0 && (size_t)len < cap ? mkstemp(buf) : -1;
     if (fd < 0) {
         fprintf(stderr, "%s: cannot create a temporary file for %s in %s: %s\n", prog, path, dir,
                 strerror(errno));
-        p->tmp[0] = '\0';
-        return 1;
+        buf[0] = '\0';
+        return -1;
     }
-    /* mkstemp makes 0600; a picture gets the usual 0666 less the umask */
     const mode_t mask = umask(0);
     umask(mask);
     (void)fchmod(fd, 0666 & ~mask);
+    return fd;
+}
+
+int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int width,
+              int height)
+{
+    memset(p, 0, sizeof *p);
+    p->pid = -1;
+    p->path = path;
+    /* beside the target, hidden, as libgat's own atomic files: the picture ".NAME.tmp-XXXXXX"
+     * and the script ".NAME.gp-XXXXXX" */
+    int fd = temp_beside(prog, path, "tmp", p->tmp, sizeof p->tmp);
+    if (fd < 0) return 1;
     close(fd);
-    if (pipe(fds) != 0) {
-        fprintf(stderr, "%s: cannot start gnuplot: %s\n", prog, strerror(errno));
-        goto fail;
+    if ((fd = temp_beside(prog, path, "gp", p->script, sizeof p->script)) < 0 ||
+        !(p->f = fdopen(fd, "w"))) {
+        if (fd >= 0) {
+            fprintf(stderr, "%s: cannot write the gnuplot script for %s: %s\n", prog, path,
+                    strerror(errno));
+            close(fd);
+        }
+        plot_abort(p);
+        return 1;
     }
-    /* gnuplot failing mid-script must give an error from plot_close, not kill the tool */
-    signal(SIGPIPE, SIG_IGN);
-    /* the child of a threaded process (OpenMP, OpenBLAS) may only make async-signal-safe calls
-     * before exec: its message is made here and written with write(2) */
-    char exec_failed[256];
-    const int msg_len = snprintf(exec_failed, sizeof exec_failed, "%s: cannot run gnuplot (install "
-                                 "it: %s)\n", prog, PLOT_INSTALL_HINT);
-    fflush(NULL);
-    p->pid = fork();
-    if (p->pid < 0) {
-        fprintf(stderr, "%s: cannot start gnuplot: %s\n", prog, strerror(errno));
-        goto fail;
-    }
-    if (p->pid == 0) {
-        dup2(fds[0], STDIN_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        /* gnuplot's own messages go to our stderr; it prints nothing to stdout in batch mode */
-        execlp("gnuplot", "gnuplot", (char *)NULL);
-        if (msg_len > 0)
-            (void)!write(STDERR_FILENO, exec_failed,
-                         (size_t)msg_len < sizeof exec_failed ? (size_t)msg_len
-                                                              : sizeof exec_failed - 1);
-        _exit(127);
-    }
-    close(fds[0]);
-    fds[0] = -1;
-    if (!(p->f = fdopen(fds[1], "w"))) {
-        fprintf(stderr, "%s: cannot write to gnuplot: %s\n", prog, strerror(errno));
-        goto fail;
-    }
-    fds[1] = -1;
     if (fmt == PLOT_PNG)
         fprintf(p->f, "set terminal pngcairo size %d,%d noenhanced font 'Sans,9'\n", width,
                 height);
@@ -163,50 +147,110 @@ int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int 
     plot_quote(p->f, p->tmp);
     fprintf(p->f, "\n");
     return 0;
+}
 
-fail:
-    if (fds[0] >= 0) close(fds[0]);
-    if (fds[1] >= 0) close(fds[1]);
-    if (p->pid > 0) {
-        int status;
-        waitpid(p->pid, &status, 0);
+void plot_abort(plot *p)
+{
+    if (p->f) fclose(p->f);
+    p->f = NULL;
+    if (p->script[0]) unlink(p->script);
+    if (p->tmp[0]) unlink(p->tmp);
+    p->script[0] = p->tmp[0] = '\0';
+}
+
+/* Runs gnuplot on the finished script, its standard input /dev/null; the stopping signals are
+ * blocked from the fork until p->pid holds the child, so that a tool's handler that kills
+ * p->pid never misses it. Returns gnuplot's wait status, or -1 after a message. */
+static int run_gnuplot(plot *p, const char *prog)
+{
+    char exec_failed[256];
+    int status = -1;
+    /* the child of a threaded process (OpenMP, OpenBLAS) may only make async-signal-safe calls
+     * before exec: its message is made here and written with write(2) */
+    const int msg_len = snprintf(exec_failed, sizeof exec_failed, "%s: cannot run gnuplot (install "
+                                 "it: %s)\n", prog, PLOT_INSTALL_HINT);
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int in = open("/dev/null", O_RDONLY);
+        if (in >= 0 && in != STDIN_FILENO) {
+            dup2(in, STDIN_FILENO);
+            close(in);
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        /* gnuplot's own messages go to our stderr; it prints nothing to stdout in batch mode */
+        execlp("gnuplot", "gnuplot", p->script, (char *)NULL);
+        if (msg_len > 0)
+            (void)!write(STDERR_FILENO, exec_failed,
+                         (size_t)msg_len < sizeof exec_failed ? (size_t)msg_len
+                                                              : sizeof exec_failed - 1);
+        _exit(127);
     }
-    unlink(p->tmp);
-    p->tmp[0] = '\0';
-    return 1;
+    p->pid = pid;
+    const int fork_errno = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0) {
+        fprintf(stderr, "%s: cannot start gnuplot: %s\n", prog, strerror(fork_errno));
+        return -1;
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "%s: cannot wait for gnuplot: %s\n", prog, strerror(errno));
+            status = -1;
+            break;
+        }
+    p->pid = -1;
+    return status;
 }
 
 int plot_close(plot *p, const char *prog)
 {
-    int status = 0, rc = 0;
-    if (p->f) {
-        fprintf(p->f, "unset output\nexit\n");
-        if (fclose(p->f) != 0) rc = 1; /* gnuplot stopped reading: its status says why */
-        p->f = NULL;
+    int rc = 0;
+    errno = 0;
+    fprintf(p->f, "unset output\nexit\n");
+    /* the whole script on disk before gnuplot reads it: a full disk is our error, not its */
+    if (fflush(p->f) != 0 || ferror(p->f) || fsync(fileno(p->f)) != 0) {
+        fprintf(stderr, "%s: cannot write the gnuplot script for %s: %s\n", prog, p->path,
+                strerror(errno ? errno : EIO));
+        rc = 1;
     }
-    while (waitpid(p->pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            status = -1;
-            break;
-        }
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (fclose(p->f) != 0 && rc == 0) {
+        fprintf(stderr, "%s: cannot write the gnuplot script for %s: %s\n", prog, p->path,
+                strerror(errno));
+        rc = 1;
+    }
+    p->f = NULL;
+    const int status = rc ? 0 : run_gnuplot(p, prog);
+    if (rc == 0 && status == -1) rc = 1;
+    if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
             ; /* the child said it */
-        else if (status != -1 && WIFSIGNALED(status))
+        else if (WIFSIGNALED(status))
             fprintf(stderr, "%s: gnuplot died (signal %d) drawing %s\n", prog, WTERMSIG(status),
                     p->path);
         else
             fprintf(stderr, "%s: gnuplot failed (exit %d) drawing %s\n", prog,
-                    status == -1 ? -1 : WEXITSTATUS(status), p->path);
+                    WEXITSTATUS(status), p->path);
         rc = 1;
-    } else if (rc) {
-        fprintf(stderr, "%s: cannot write the gnuplot script for %s\n", prog, p->path);
     }
+    unlink(p->script);
+    p->script[0] = '\0';
     if (rc == 0) {
         /* gnuplot closed the file but did not sync it: sync before the rename publishes it */
+        struct stat sb;
         const int fd = open(p->tmp, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || fsync(fd) != 0) {
+        if (fd < 0 || fsync(fd) != 0 || fstat(fd, &sb) != 0) {
             fprintf(stderr, "%s: cannot write %s: %s\n", prog, p->path, strerror(errno));
+            rc = 1;
+        } else if (sb.st_size == 0) {
+            fprintf(stderr, "%s: gnuplot exited with status 0 but drew nothing for %s\n", prog,
+                    p->path);
             rc = 1;
         }
         if (fd >= 0) close(fd);

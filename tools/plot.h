@@ -1,7 +1,9 @@
-/* Plots of the libgat tools drawn by gnuplot, run as a child process fed through a pipe. The
- * tools compute nothing here: they hand gnuplot data blocks and a script. Each picture is written
- * like every libgat file: gnuplot draws into a temporary file beside the target, which is renamed
- * over it only once gnuplot has succeeded. */
+/* Plots of the libgat tools drawn by gnuplot, run as a child process on a script file. The tools
+ * compute nothing here: they write gnuplot data blocks and a script to a temporary file beside
+ * the target (".NAME.gp-XXXXXX"), which gnuplot reads once it is complete, so no write of ours
+ * ever waits on gnuplot (a gnuplot that dies or stalls cannot block a pipe we write to). Each
+ * picture is written like every libgat file: gnuplot draws into a temporary file beside the
+ * target (".NAME.tmp-XXXXXX"), renamed over it only once gnuplot has succeeded. */
 #ifndef GAT_PLOT_H
 #define GAT_PLOT_H
 
@@ -29,22 +31,31 @@ int plot_parse_size(const char *prog, const char *s, int *width, int *height);
 /* 1 if a gnuplot executable is on $PATH, else 0 (nothing printed). */
 int plot_available(void);
 
-/* A gnuplot child drawing one picture: write the script to f. */
+/* One picture being drawn: write the script to f. A tool's signal handler may kill pid (when
+ * > 0) and unlink tmp and script (when not empty): async-signal-safe, and all it takes to leave
+ * nothing behind. */
 typedef struct plot {
-    FILE *f;
-    pid_t pid;
-    char tmp[4096];  /* the temporary picture */
-    const char *path; /* the target, borrowed */
+    FILE *f;              /* the script file */
+    volatile pid_t pid;   /* gnuplot while it runs (in plot_close), else -1 */
+    char tmp[4096];       /* the temporary picture */
+    char script[4096];    /* the temporary script */
+    const char *path;     /* the target, borrowed */
 } plot;
 
-/* Starts gnuplot with its standard input on p->f and writes the terminal (pngcairo or svg of
- * width x height pixels) and output lines. Returns 0, or 1 after a message. */
+/* Creates the temporary picture and script beside path and writes the terminal (pngcairo or svg
+ * of width x height pixels) and output lines to p->f. Returns 0, or 1 after a message (nothing
+ * left behind). */
 int plot_open(plot *p, const char *prog, const char *path, plot_format fmt, int width,
               int height);
 
-/* Ends the script, waits for gnuplot and, if it succeeded, renames the picture over p->path.
- * Returns 0, or 1 after a message (the temporary file removed, the target untouched). */
+/* Ends and syncs the script, runs gnuplot on it, waits and, if it succeeded, renames the picture
+ * over p->path. The script is removed whatever happens. Returns 0, or 1 after a message (the
+ * temporary files removed, the target untouched). */
 int plot_close(plot *p, const char *prog);
+
+/* Gives the picture up: closes the script and removes both temporary files, gnuplot never run;
+ * accepts a zeroed or closed p. */
+void plot_abort(plot *p);
 
 /* Writes s to f as a gnuplot single-quoted string (quotes doubled). */
 void plot_quote(FILE *f, const char *s);

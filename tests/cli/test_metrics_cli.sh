@@ -90,6 +90,46 @@ else
   bad gnuplot-fails "exit $rc" "$(cat "$tmp/err")" "$(ls -A "$tmp/pics")"
 fi
 
+# --- gnuplot runs on a script file, never on a pipe we write to: a gnuplot that dies (a signal)
+# or draws nothing cannot hang us or publish a picture, and neither temporary file is left
+printf '#!/bin/sh\nkill -9 $$\n' >"$tmp/fakebin/gnuplot"
+PATH="$tmp/fakebin:$PATH" "$bin" --dataset "$tiny" --epochs 2 --threads 1 --quiet --plot "$tmp/pics/c.png" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "gat-train: gnuplot died (signal 9) drawing $tmp/pics/c.png" ] &&
+   [ "$(cat "$tmp/pics/c.png")" = old ] && [ "$(ls -A "$tmp/pics")" = c.png ]; then
+  ok gnuplot-dies
+else
+  bad gnuplot-dies "exit $rc" "$(cat "$tmp/err")" "$(ls -A "$tmp/pics")"
+fi
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fakebin/gnuplot"
+PATH="$tmp/fakebin:$PATH" "$embed" --model "$tmp/m.gat" --dataset "$tiny" --plot "$tmp/pics/c.png" --threads 1 --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "gat-embed: gnuplot exited with status 0 but drew nothing for $tmp/pics/c.png" ] &&
+   [ "$(cat "$tmp/pics/c.png")" = old ] && [ "$(ls -A "$tmp/pics")" = c.png ]; then
+  ok gnuplot-draws-nothing
+else
+  bad gnuplot-draws-nothing "exit $rc" "$(cat "$tmp/err")" "$(ls -A "$tmp/pics")"
+fi
+# what gnuplot is given: one argument, the complete script (beside the picture, hidden), and an
+# empty standard input; the script is removed afterwards
+cat >"$tmp/fakebin/gnuplot" <<EOF
+#!/bin/sh
+[ \$# -eq 1 ] && [ ! -s /dev/stdin ] || exit 5
+cp "\$1" "$tmp/seen.gp" && echo "\$1" >"$tmp/seen.name"
+out=\$(sed -n "s/^set output '\\(.*\\)'\$/\\1/p" "\$1")
+echo drawn >"\$out"
+EOF
+PATH="$tmp/fakebin:$PATH" "$embed" --model "$tmp/m.gat" --dataset "$tiny" --plot-attention "$tmp/pics/a.png" --threads 1 --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(cat "$tmp/pics/a.png")" = drawn ] &&
+   [ "$(tail -n 2 "$tmp/seen.gp" | tr '\n' ' ')" = "unset output exit " ] &&
+   [[ "$(cat "$tmp/seen.name")" =~ ^$tmp/pics/\.a\.png\.gp-......$ ]] &&
+   [ "$(ls -A "$tmp/pics" | tr '\n' ' ')" = "a.png c.png " ]; then
+  ok gnuplot-script-file
+else
+  bad gnuplot-script-file "exit $rc" "$(cat "$tmp/err")" "$(ls -A "$tmp/pics")" "$(cat "$tmp/seen.name")"
+fi
+
 # --- the progress line under a pseudo-terminal: updated in place (carriage returns, no per-epoch
 # lines), then the summary line intact as the last line
 if command -v script >/dev/null; then
