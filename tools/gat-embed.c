@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct options {
@@ -268,6 +270,35 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
     return rc ? rc : prc;
 }
 
+/* The ids file beside a .npy embedding written to out (a .npy stores no row ids): out without
+ * its ".npy" extension (any case) plus ".ids.txt", one id per line, row i's id on line i. An
+ * out that is not a regular file (a device, a FIFO, /dev/stdout) gets none: there is no file
+ * to put it beside. Written in a write window as every output. Returns 0, 1 after a message,
+ * or 128 + N for a signal received meanwhile; *ids_path (cap bytes) is the file, "" if none. */
+static int write_npy_ids(const char *out, gat_idx n, const char *const *ids, char *ids_path,
+                         size_t cap)
+{
+    struct stat sb;
+    ids_path[0] = '\0';
+    if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    size_t stem = strlen(out);
+    if (stem > 4 && !strcasecmp(out + stem - 4, ".npy")) stem -= 4;
+    if (snprintf(ids_path, cap, "%.*s.ids.txt", (int)stem, out) >= (int)cap) {
+        fprintf(stderr, "gat-embed: cannot name the ids file of %s: path too long\n", out);
+        ids_path[0] = '\0';
+        return 1;
+    }
+    write_window(1);
+    const gat_status st = gat_ids_save(ids_path, n, ids);
+    const int sig = write_window(0);
+    if (sig) return 128 + sig;
+    if (st != GAT_OK) {
+        fprintf(stderr, "gat-embed: cannot write the row ids of %s: %s\n", out, gat_last_error());
+        return 1;
+    }
+    return 0;
+}
+
 #if GAT_HAVE_MPI
 /* --partitions: every rank loads its part and runs the model on it with the others; rank 0
  * writes --out and --predict for every node. The same verdict on every rank; a rank that fails
@@ -348,10 +379,14 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
             const int sig = write_window(0);
             if (st != GAT_OK) RANK_FAIL("cannot write the embeddings");
             if (sig) rc = 128 + sig;
+            char ids_path[4096] = "";
+            if (!rc && fmt == GAT_FORMAT_NPY)
+                rc = write_npy_ids(o->out, N, (const char *const *)ids, ids_path, sizeof ids_path);
             if (rc) goto done;
             if (!o->quiet)
-                printf("wrote %s: %d x %d (%s, %s) from %d parts\n", o->out, N, w,
-                       layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), parts);
+                printf("wrote %s: %d x %d (%s, %s) from %d parts%s%s\n", o->out, N, w,
+                       layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt), parts,
+                       ids_path[0] ? "; row ids in " : "", ids_path);
         }
     }
     if (o->predict) {
@@ -404,7 +439,9 @@ int main(int argc, char **argv)
          "bundled dataset or path (default: the one the model was trained on with --dataset; "
          "a relative path against the model file's directory)"},
         CLI_GRAPH_OPTIONS(o.data),
-        {"out", CLI_STRING, &o.out, 0, 0, "FILE", "write one embedding row per node to FILE"},
+        {"out", CLI_STRING, &o.out, 0, 0, "FILE",
+         "write one embedding row per node to FILE, in the dataset's node order (a .npy gets "
+         "its row ids in FILE.ids.txt, FILE without .npy)"},
         {"format", CLI_STRING, &o.format, 0, 0, "FMT",
          "npy, tsv, csv or word2vec (default: from --out's extension)"},
         {"layer", CLI_STRING, &o.layer, 0, 0, "L",
@@ -610,7 +647,7 @@ int main(int argc, char **argv)
 
     if (o.out || (o.plot && draw)) {
         const gat_idx w = gat_model_embed_width(m, layer);
-        char lname[32];
+        char lname[32], ids_path[4096] = "";
         if (!(emb = malloc(((size_t)ds.n * (size_t)w + 1) * sizeof *emb))) {
             fprintf(stderr, "gat-embed: out of memory for a %d x %d embedding\n", ds.n, w);
             rc = 1;
@@ -626,11 +663,14 @@ int main(int argc, char **argv)
             const int sig = write_window(0);
             if (st != GAT_OK) rc = fail("cannot write the embeddings");
             if (sig) rc = 128 + sig;
+            if (!rc && fmt == GAT_FORMAT_NPY)
+                rc = write_npy_ids(o.out, ds.n, ids, ids_path, sizeof ids_path);
             if (rc) goto done;
         }
         if (o.out && !o.quiet)
-            printf("wrote %s: %d x %d (%s, %s)\n", o.out, ds.n, w,
-                   layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt));
+            printf("wrote %s: %d x %d (%s, %s)%s%s\n", o.out, ds.n, w,
+                   layer_name(layer, lname, sizeof lname), gat_file_format_name(fmt),
+                   ids_path[0] ? "; row ids in " : "", ids_path);
         if (o.plot && draw) {
             double var[2];
             if (!(xy = malloc(2 * (size_t)ds.n * sizeof *xy))) {

@@ -9,7 +9,8 @@
  *
  * File formats of gat_matrix_save (one row per node):
  *   npy       NumPy .npy version 1.0: dtype '<f4' (float32; '<f8' in double builds), C order,
- *             shape (rows, cols); numpy.load reads it. Row ids are not stored.
+ *             shape (rows, cols); numpy.load reads it. Row ids are not stored in it:
+ *             gat_ids_save writes them beside it (gat-embed: E.npy's ids in E.ids.txt).
  *   tsv, csv  a header line "id d0 d1 ... d<cols-1>" (unless GAT_WRITE_NO_HEADER), then per row
  *             the id and the values, %.9g (exactly float32's value). CSV quotes ids that hold a
  *             comma, a quote or a line break (RFC 4180); TSV refuses ids with a tab or line break.
@@ -86,6 +87,13 @@ GAT_API const char *gat_file_format_name(gat_file_format fmt);
 GAT_API gat_status gat_matrix_save(const char *path, gat_file_format fmt, gat_idx rows,
                                    gat_idx cols, const gat_real *data, const char *const *ids,
                                    unsigned flags);
+
+/* Writes the n ids ((n) borrowed strings, or NULL for 0..n-1) to path, one per line in order,
+ * nothing else: the row ids of a .npy file that gat_matrix_save wrote with the same ids, for
+ * numpy.loadtxt(path, dtype=str) or a plain read. Atomic as gat_matrix_save. Returns GAT_EINVAL
+ * (NULL path, negative n, an id that is NULL or holds a tab or a line break), GAT_EIO (the
+ * previous file intact), GAT_ENOMEM. Cost O(total length of the ids). */
+GAT_API gat_status gat_ids_save(const char *path, gat_idx n, const char *const *ids);
 
 /* Runs an inference forward of m on g and x and writes every edge's attention coefficient, for
  * every layer and head, to path as TSV: a header "layer head dst src alpha edge self_loop"

@@ -10,10 +10,13 @@
  * Node ids, matched against the first field of the text files: the vertex attribute "name" if
  * the file gives one (ncol, lgl, pajek labels), else "id" (graphml node ids, gml ids), else the
  * vertex number as the file counts it (0-based for edgelist, 1-based for pajek and dimacs).
- * Nodes are numbered in igraph's vertex order. Vertices without edges: edgelist has 1 + the
- * largest number in the graph or the features file vertices; for ncol and lgl, ids of the
- * features file that the graph file lacks are added as isolated nodes (after the others, in the
- * features file's order); graphml, gml, pajek and dimacs declare every vertex.
+ * Node order (the rows of x, labels, node_ids and every output): the order in which the graph
+ * file declares its vertices (edgelist and dimacs: by number; graphml, gml, pajek: as listed);
+ * ncol and lgl declare none, so with a features file their nodes follow the features file's
+ * lines, and without one igraph's order of first appearance in the edges. Vertices without
+ * edges: edgelist has 1 + the largest number in the graph or the features file vertices; for
+ * ncol and lgl, ids of the features file that the graph file lacks are added as isolated nodes;
+ * graphml, gml, pajek and dimacs declare every vertex.
  *
  * Text files: fields separated by spaces or tabs, lines starting with '#' ignored, plain or gzip.
  *   features, dense:  <node-id> <v1> ... <vF>            (every line F values)

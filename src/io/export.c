@@ -256,6 +256,23 @@ gat_status gat_matrix_save(const char *path, gat_file_format fmt, gat_idx rows, 
     return out_close(&o, GAT_OK);
 }
 
+gat_status gat_ids_save(const char *path, gat_idx n, const char *const *ids)
+{
+    gat_status st;
+    out o;
+
+    gat_i_clear_error();
+    if (!path) return gat_i_error(GAT_EINVAL, "gat_ids_save: path is NULL");
+    if (n < 0) return gat_i_error(GAT_EINVAL, "gat_ids_save: negative count %d", n);
+    if ((st = check_ids(ids, n, GAT_FORMAT_TSV, "id")) != GAT_OK) return st;
+    if ((st = out_open(&o, path)) != GAT_OK) return st;
+    /* a TSV file of no value columns and no header: one id per line (rows of no values point
+     * at none, never at NULL + 0) */
+    static const gat_real none = 0;
+    write_text(&o, GAT_FORMAT_TSV, n, 0, &none, ids, GAT_WRITE_NO_HEADER);
+    return out_close(&o, GAT_OK);
+}
+
 /* ---- Attention and predictions ----------------------------------------------------------------
  */
 

@@ -348,6 +348,41 @@ static gat_status map_ids(gat_i_strmap *nodes, read_ctx *c, const features *F, c
     return GAT_OK;
 }
 
+/* ncol and lgl files declare no vertex list: igraph numbers their vertices by first appearance
+ * in the edges, an order no user sees. With a features file F, the nodes are renumbered into
+ * F's line order instead (after map_ids, which added F's isolated ids), so that row i of every
+ * output is line i of F. Left as it is when some vertex has no line of F: that is an error
+ * gat_i_gf_features_by_node reports. */
+static gat_status order_by_features(read_ctx *c, gat_i_strmap *nodes, const features *F)
+{
+    const gat_idx n = (gat_idx)c->n;
+    if (n != F->x.rows) return GAT_OK;
+    gat_idx *perm = gat_malloc((size_t)n, sizeof *perm);
+    char **ids = gat_malloc((size_t)n, sizeof *ids);
+    gat_status st = GAT_OK;
+    if (!perm || !ids) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (gat_idx v = 0; v < n; v++)
+        if ((perm[v] = *gat_i_strmap_slot(&F->map, F->ids, c->ids[v])) < 0) goto cleanup;
+    for (gat_idx v = 0; v < n; v++)
+        ids[perm[v]] = c->ids[v];
+    for (size_t e = 0; e < c->m; e++) {
+        c->src[e] = perm[c->src[e]];
+        c->dst[e] = perm[c->dst[e]];
+    }
+    for (size_t k = 0; k <= nodes->mask; k++)
+        if (nodes->slot[k] >= 0) nodes->slot[k] = perm[nodes->slot[k]];
+    gat_free(c->ids);
+    c->ids = ids;
+    ids = NULL;
+cleanup:
+    gat_free(perm);
+    gat_free(ids);
+    return st;
+}
+
 static gat_status check_files(const gat_dataset_files *files, gat_graph_format *fmt)
 {
     static const char fn[] = "gat_dataset_read";
@@ -432,7 +467,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         goto cleanup;
     if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
     const int named = c.fmt == GAT_GRAPH_FORMAT_NCOL || c.fmt == GAT_GRAPH_FORMAT_LGL;
-    if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK)
+    if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK ||
+        (named && files->features && (st = order_by_features(&c, &nodes, &F)) != GAT_OK))
         goto cleanup;
     const gat_idx n = (gat_idx)c.n;
     const unsigned gflags = c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;

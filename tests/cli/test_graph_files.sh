@@ -49,4 +49,24 @@ check embed-no-data 2 '' 'give --dataset or --graph' -- "$embed" --model "$tmp/s
 check embed-feature-width 1 '' 'has 59 features per node but model .* expects 6' -- "$embed" --model "$tmp/sbm.gat" \
   --graph "$g/sbm.edges" --out "$tmp/e2.tsv"
 
+# ncol names its vertices by first appearance in the edges: with --features, the nodes (rows of
+# every output) follow the features file's lines instead; a .npy gets its row ids beside it
+tac "$g/sbm.edges" | awk '{ print "n" $1, "n" $2 }' >"$tmp/sbm.ncol"
+awk '/^#/ { next } { $1 = "n" $1; print }' "$g/sbm.features" >"$tmp/n.features"
+awk '{ $1 = "n" $1; print }' "$g/sbm.labels" >"$tmp/n.labels"
+check ncol-save 0 'saved the model' '' -- "$train" --graph "$tmp/sbm.ncol" --features "$tmp/n.features" \
+  --labels "$tmp/n.labels" "${split[@]}" --epochs 3 --save "$tmp/n.gat"
+check ncol-embed-npy 0 "^wrote $tmp/e\.npy: 60 x 64 \(layer 0, npy\); row ids in $tmp/e\.ids\.txt$" '' -- "$embed" \
+  --model "$tmp/n.gat" --graph "$tmp/sbm.ncol" --features "$tmp/n.features" --out "$tmp/e.npy" --predict "$tmp/p.tsv" --threads 1
+cut -d' ' -f1 "$tmp/n.features" >"$tmp/want.ids"
+if cmp -s "$tmp/e.ids.txt" "$tmp/want.ids" && tail -n +2 "$tmp/p.tsv" | cut -f1 | cmp -s - "$tmp/want.ids"; then
+  ok ncol-rows-in-features-order
+else
+  bad ncol-rows-in-features-order "$(head -3 "$tmp/e.ids.txt" | tr '\n' ' ')" "$(head -3 "$tmp/want.ids" | tr '\n' ' ')"
+fi
+# a .npy written into something that is not a regular file gets no ids file
+check npy-fifo-no-ids 0 "^wrote /dev/null: 60 x 64 \(layer 0, npy\)$" '' -- "$embed" \
+  --model "$tmp/n.gat" --graph "$tmp/sbm.ncol" --features "$tmp/n.features" --out /dev/null --format npy --threads 1
+[ ! -e /dev/null.ids.txt ] && ok npy-device-no-ids || bad npy-device-no-ids
+
 summary
