@@ -155,13 +155,20 @@ static gat_status dataset_base(const char *path, char **base)
     return GAT_OK;
 }
 
-/* Index of the node named by field k of t's current line; an unknown id is a format error. */
+/* Index of the node named by field k of t's current line; an unknown id is a format error.
+ * Refused rather than skipped: the raw LINQS Citeseer .cites names papers its .content lacks,
+ * and the Planetoid files of the GCN/GAT reference are that data with those citations dropped
+ * (load them as ind.citeseer.*); silently dropping edges of a file meant to be complete would
+ * hide a truncated or mismatched .content instead. */
 static gat_status lookup_node(const loader *L, const gat_i_text *t, size_t k, gat_idx *i)
 {
     *i = *gat_i_strmap_slot(&L->ids, gat_i_strv(L->ds->node_ids), t->field[k]);
     if (*i < 0)
-        return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: unknown node id '%s' (not in %s)", t->path,
-                           t->line, gat_i_text_column(t, k), t->field[k], L->content_path);
+        return gat_i_error(GAT_EFORMAT,
+                           "%s:%ld:%ld: unknown node id '%s' (not in %s; every cited and "
+                           "citing id needs a line there: remove citations of papers it lacks)",
+                           t->path, t->line, gat_i_text_column(t, k), t->field[k],
+                           L->content_path);
     return GAT_OK;
 }
 

@@ -303,6 +303,16 @@ static gat_status read_graph(read_ctx *c, const char *path)
     snprintf(what, sizeof what, "%s: igraph cannot read it as %s", path,
              gat_graph_format_name(c->fmt));
     st = gat_i_igraph_call(read_graph_body, c, GAT_EFORMAT, what);
+    if (st == GAT_EFORMAT && c->fmt == GAT_GRAPH_FORMAT_EDGELIST &&
+        strstr(gat_last_error(), "while parsing integer")) {
+        /* the usual cause: string ids, which only the named formats hold */
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s", gat_last_error());
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s; an edge list holds 0-based vertex numbers: for node names, read "
+                         "the file as ncol (the tools: --graph-format ncol)",
+                         msg);
+    }
     if (st == GAT_OK && ferror(c->f))
         st = gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno ? errno : EIO));
     fclose(c->f);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # CLI tests of the graph-file options (--graph, --graph-format, --features, --labels, --split)
+# and of the inputs users bring (ncol node order and the .npy ids file, names in an edge list,
+# a .cites line naming an unknown paper)
 # shared by gat-train and gat-embed: exit codes (0 ok, 1 failure, 2 usage), one-line errors
 # naming the file, and a train -> save -> embed round on the SBM fixture.
 # Usage: test_graph_files.sh GAT_TRAIN GAT_EMBED TESTDATA_DIR
@@ -27,7 +29,7 @@ check bad-format 2 '' "--graph-format: unknown graph format 'csv'" -- "$train" -
 check unknown-extension 1 '' 'cannot tell the graph format of .*sbm\.labels' -- "$train" --graph "$g/sbm.labels" --labels "$g/sbm.labels"
 check missing-graph 1 '' 'cannot open /nonexistent/g\.edges: No such file' -- "$train" --graph /nonexistent/g.edges --labels "$g/sbm.labels"
 printf '0 1\n1 x\n' >"$tmp/bad.edges"
-check igraph-parse-error 1 '' 'bad\.edges: igraph cannot read it as edgelist: .*Parse error' -- "$train" --graph "$tmp/bad.edges" --labels "$g/sbm.labels"
+check igraph-parse-error 1 '' "^gat-train: cannot read the dataset: $tmp/bad\.edges: igraph cannot read it as edgelist: Unexpected character 'x' while parsing integer \(igraph: Parse error\); an edge list holds 0-based vertex numbers: for node names, read the file as ncol \(the tools: --graph-format ncol\)$" -- "$train" --graph "$tmp/bad.edges" --labels "$g/sbm.labels"
 sed 's/^7 .*/7 1 2 3 inf 5 6/' "$g/sbm.features" >"$tmp/inf.features"
 check bad-feature 1 '' 'inf\.features:9:[0-9]+: field 5 of node .7. is not finite' -- "$train" \
   --graph "$g/sbm.edges" --features "$tmp/inf.features" --labels "$g/sbm.labels"
@@ -68,5 +70,16 @@ fi
 check npy-fifo-no-ids 0 "^wrote /dev/null: 60 x 64 \(layer 0, npy\)$" '' -- "$embed" \
   --model "$tmp/n.gat" --graph "$tmp/sbm.ncol" --features "$tmp/n.features" --out /dev/null --format npy --threads 1
 [ ! -e /dev/null.ids.txt ] && ok npy-device-no-ids || bad npy-device-no-ids
+
+# an edge list of names, not numbers: igraph's reason, then what to do
+printf 'a b\nb c\n' >"$tmp/names.edges"
+check edgelist-names 1 '' "^gat-train: cannot read the dataset: $tmp/names\.edges: igraph cannot read it as edgelist: Unexpected character 'a' while parsing integer \(igraph: Parse error\); an edge list holds 0-based vertex numbers: for node names, read the file as ncol \(the tools: --graph-format ncol\)$" -- "$train" --graph "$tmp/names.edges" --labels "$g/sbm.labels"
+check edgelist-names-as-ncol 1 '' "^gat-train: cannot read the dataset: $g/sbm\.labels:1:1: unknown node id '0' \(not a vertex of $tmp/names\.edges\)$" -- "$train" --graph "$tmp/names.edges" --graph-format ncol --labels "$g/sbm.labels"
+# a .cites line naming a paper the .content lacks (raw LINQS Citeseer has such lines) is refused,
+# naming the line, the id and what to do (the Planetoid files are that data with them dropped)
+mkdir -p "$tmp/c"
+printf 'p1 1 0 A\np2 0 1 B\n' >"$tmp/c/c.content"
+printf 'p1 p2\np2 p9\n' >"$tmp/c/c.cites"
+check cites-unknown-id 1 '' "^gat-train: cannot load dataset: $tmp/c/c\.cites:2:4: unknown node id 'p9' \(not in $tmp/c/c\.content; every cited and citing id needs a line there: remove citations of papers it lacks\)$" -- "$train" --dataset "$tmp/c/c" --epochs 1
 
 summary
