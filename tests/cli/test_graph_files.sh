@@ -22,19 +22,19 @@ printf '0 train\n1 val\n2 test\n20 train\n21 val\n22 test\n40 train\n41 val\n42 
 check split-file 0 'split 3/3/3' '' -- "$train" \
   --graph "$g/sbm.edges" --features "$g/sbm.features" --labels "$g/sbm.labels" --split "$tmp/split" --epochs 2 --threads 1
 
-check graph-and-dataset 2 '' '--dataset and --graph exclude each other' -- "$train" --dataset cora --graph "$g/sbm.edges" --labels "$g/sbm.labels"
-check features-alone 2 '' '--features needs --graph' -- "$train" --features "$g/sbm.features"
-check no-labels 2 '' 'training on --graph needs --labels' -- "$train" --graph "$g/sbm.edges"
-check bad-format 2 '' "--graph-format: unknown graph format 'csv'" -- "$train" --graph "$g/sbm.edges" --graph-format csv --labels "$g/sbm.labels"
-check unknown-extension 1 '' 'cannot tell the graph format of .*sbm\.labels' -- "$train" --graph "$g/sbm.labels" --labels "$g/sbm.labels"
-check missing-graph 1 '' 'cannot open /nonexistent/g\.edges: No such file' -- "$train" --graph /nonexistent/g.edges --labels "$g/sbm.labels"
+check graph-and-dataset 2 '' '^gat-train: --dataset and --graph exclude each other \(try --help\)$' -- "$train" --dataset cora --graph "$g/sbm.edges" --labels "$g/sbm.labels"
+check features-alone 2 '' '^gat-train: --features needs --graph \(try --help\)$' -- "$train" --features "$g/sbm.features"
+check no-labels 2 '' '^gat-train: training on --graph needs --labels \(try --help\)$' -- "$train" --graph "$g/sbm.edges"
+check bad-format 2 '' "^gat-train: --graph-format: unknown graph format 'csv' \(expected auto, edgelist, ncol, lgl, graphml, gml, pajek or dimacs\)$" -- "$train" --graph "$g/sbm.edges" --graph-format csv --labels "$g/sbm.labels"
+check unknown-extension 1 '' "^gat-train: cannot read the dataset: cannot tell the graph format of $g/sbm\.labels from its extension; name it \(edgelist, ncol, lgl, graphml, gml, pajek or dimacs\)$" -- "$train" --graph "$g/sbm.labels" --labels "$g/sbm.labels"
+check missing-graph 1 '' '^gat-train: cannot read the dataset: cannot open /nonexistent/g\.edges: No such file or directory$' -- "$train" --graph /nonexistent/g.edges --labels "$g/sbm.labels"
 printf '0 1\n1 x\n' >"$tmp/bad.edges"
 check igraph-parse-error 1 '' "^gat-train: cannot read the dataset: $tmp/bad\.edges: igraph cannot read it as edgelist: Unexpected character 'x' while parsing integer \(igraph: Parse error\); an edge list holds 0-based vertex numbers: for node names, read the file as ncol \(the tools: --graph-format ncol\)$" -- "$train" --graph "$tmp/bad.edges" --labels "$g/sbm.labels"
 sed 's/^7 .*/7 1 2 3 inf 5 6/' "$g/sbm.features" >"$tmp/inf.features"
-check bad-feature 1 '' 'inf\.features:9:[0-9]+: field 5 of node .7. is not finite' -- "$train" \
+check bad-feature 1 '' "^gat-train: cannot read the dataset: $tmp/inf\.features:9:9: field 5 of node '7' is not finite: 'inf'$" -- "$train" \
   --graph "$g/sbm.edges" --features "$tmp/inf.features" --labels "$g/sbm.labels"
 printf '0 c0\nzz c1\n' >"$tmp/labels"
-check unknown-label-node 1 '' 'labels:2:1: unknown node id .zz. \(not a vertex of .*sbm\.edges\)' -- "$train" \
+check unknown-label-node 1 '' "^gat-train: cannot read the dataset: $tmp/labels:2:1: unknown node id 'zz' \(not a vertex of $g/sbm\.edges\)$" -- "$train" \
   --graph "$g/sbm.edges" --labels "$tmp/labels"
 
 # train -> save -> embed on the graph file
@@ -47,8 +47,8 @@ if [ -f "$tmp/emb.tsv" ] && [ "$(wc -l <"$tmp/emb.tsv")" -eq 61 ] && [ "$(sed -n
 else
   bad "embed-rows"
 fi
-check embed-no-data 2 '' 'give --dataset or --graph' -- "$embed" --model "$tmp/sbm.gat" --out "$tmp/e.tsv"
-check embed-feature-width 1 '' 'has 59 features per node but model .* expects 6' -- "$embed" --model "$tmp/sbm.gat" \
+check embed-no-data 2 '' "^gat-embed: model $tmp/sbm\.gat records no dataset \(trained on --graph or --partitions\): give --dataset or --graph \(try --help\)$" -- "$embed" --model "$tmp/sbm.gat" --out "$tmp/e.tsv"
+check embed-feature-width 1 '' "^gat-embed: dataset $g/sbm\.edges has 59 features per node but model $tmp/sbm\.gat expects 6 \(one-hot: --graph without --features; give the training --features FILE\)$" -- "$embed" --model "$tmp/sbm.gat" \
   --graph "$g/sbm.edges" --out "$tmp/e2.tsv"
 
 # ncol names its vertices by first appearance in the edges: with --features, the nodes (rows of
