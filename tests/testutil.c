@@ -253,3 +253,45 @@ int tu_fifo_drained(int pid)
                   status);
     return WEXITSTATUS(status) == 1;
 }
+
+void tu_graph_set(gat_dataset *ds, gat_idx G, gat_idx F, uint64_t seed)
+{
+    gat_idx *ptr = malloc(((size_t)G + 1) * sizeof *ptr), *lab = malloc((size_t)G * sizeof *lab);
+    gat_idx *src = malloc((size_t)G * 40 * sizeof *src), *dst = malloc((size_t)G * 40 * sizeof *dst);
+    gat_real size_r[1], r[1];
+    size_t m = 0;
+    ck_assert(ptr && lab && src && dst);
+    ptr[0] = 0;
+    for (gat_idx g = 0; g < G; g++) {
+        tu_uniform(size_r, 1, 0, 1, seed * 1000003u + (uint64_t)g);
+        const gat_idx n = 3 + (gat_idx)(size_r[0] * 7), lo = ptr[g];
+        ptr[g + 1] = lo + (n > 9 ? 9 : n);
+        lab[g] = g % 2;
+        const gat_idx hi = ptr[g + 1];
+        for (gat_idx i = lo + 1; i < hi; i++) { /* a random tree */
+            tu_uniform(r, 1, 0, 1, seed * 7919u + (uint64_t)i);
+            src[m] = lo + (gat_idx)(r[0] * (i - lo)), dst[m++] = i;
+        }
+        if (lab[g] == 1) src[m] = lo, dst[m++] = lo + 2;
+    }
+    const gat_idx N = ptr[G];
+    gat_graph gr;
+    gat_csr x;
+    gat_real *dense = malloc((size_t)N * F * sizeof *dense);
+    ck_assert(dense);
+    tu_uniform(dense, (size_t)N * F, 0, 1, seed + 17);
+    for (gat_idx g = 0; g < G; g++)
+        for (gat_idx i = ptr[g]; i < ptr[g + 1] && lab[g] == 1; i++)
+            dense[(size_t)i * F] += 0.5;
+    ck_assert_int_eq(gat_graph_from_edges(&gr, N, m, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
+    ck_assert_int_eq(gat_csr_from_dense(&x, N, F, dense), GAT_OK);
+    gat_dataset_parts p = {.graph = &gr, .features = &x, .n_graphs = G, .graph_ptr = ptr,
+                           .graph_labels = lab, .n_graph_classes = 2};
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    ck_assert_msg(gat_dataset_from_parts(ds, &p, &o) == GAT_OK, "%s", gat_last_error());
+    gat_graph_destroy(&gr);
+    gat_csr_destroy(&x);
+    free(dense), free(ptr), free(lab), free(src), free(dst);
+}

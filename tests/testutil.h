@@ -85,5 +85,10 @@ double tu_max_abs(const gat_real *x, size_t n);
 /* Largest |got - want| / max(|want|, floor) over n values; *at (if not NULL) gets its index. */
 double tu_max_rel_err(const gat_real *got, const gat_real *want, size_t n, double floor,
                       size_t *at);
+/* A dataset of G graphs of 3..9 nodes (random edges within each, symmetrised, one self-loop per
+ * node), F dense features and 2 graph classes with planted signal: a graph of class 1 has
+ * feature 0 raised by 0.5 on every node and an edge between its first and third nodes. From
+ * seed. */
+void tu_graph_set(gat_dataset *ds, gat_idx G, gat_idx F, uint64_t seed);
 
 #endif

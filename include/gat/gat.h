@@ -37,6 +37,7 @@
 #include "partition.h"
 #include "sample.h"
 #include "metrics.h"
+#include "readout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -142,6 +142,34 @@ typedef struct gat_model_options {
                               * the thread governor (see there); 0 (default): the governor */
 } gat_model_options;
 
+/* What a model predicts (gat_model_config.task). */
+typedef enum gat_task {
+    GAT_TASK_NODE = 0, /* "node": the last layer's output (N, classes) is the prediction */
+    GAT_TASK_GRAPH = 1 /* "graph": the last layer's output (N, classes) are node embeddings,
+                        * pooled per graph by a readout and classified (gat/readout.h) */
+} gat_task;
+#define GAT_TASK_COUNT 2
+
+/* How a graph model pools the node embeddings h_i (width D = classes) of each graph
+ * (gat_model_config.readout); see gat/readout.h for the equations. */
+typedef enum gat_readout {
+    GAT_READOUT_SUM = 0,      /* "sum": sum_i h_i */
+    GAT_READOUT_MEAN = 1,     /* "mean": sum_i h_i / n */
+    GAT_READOUT_MAX = 2,      /* "max": max_i h_i per column */
+    GAT_READOUT_ATTENTION = 3 /* "attention": per head k, sum_i softmax_i(w_k . tanh(V_k h_i +
+                               * c_k)) h_i, the K heads concatenated */
+} gat_readout;
+#define GAT_READOUT_COUNT 4
+
+/* The names of tasks ("node", "graph") and readouts ("sum", "mean", "max", "attention"), or
+ * NULL for a value that is not one; the strings are static. */
+GAT_API const char *gat_task_name(gat_task t);
+GAT_API const char *gat_readout_name(gat_readout r);
+/* The task or readout called name (ASCII case-insensitive). *out: set on success. Returns
+ * GAT_EINVAL (NULL argument; an unknown name, the message listing the names). Cost O(1). */
+GAT_API gat_status gat_task_from_name(const char *name, gat_task *out);
+GAT_API gat_status gat_readout_from_name(const char *name, gat_readout *out);
+
 typedef struct gat_model_config {
     gat_idx in_features;     /* F: width of the input features (> 0) */
     gat_idx classes;         /* C: number of classes = output width (> 0) */
@@ -163,6 +191,14 @@ typedef struct gat_model_config {
                               * > 0 only with GAT_SCORE_GAT or GAT_SCORE_GATV2 (default 0) */
     /* Added with per-model kernel choices: run-time options (not saved in model files). */
     gat_model_options options;
+    /* Added with graph classification (gat/readout.h); zero means a node model as before. With
+     * GAT_TASK_GRAPH, `classes` is the width D of the node embeddings (the last layer's output)
+     * and graph_classes the classes of the graphs. */
+    gat_task task;           /* default GAT_TASK_NODE */
+    gat_readout readout;     /* with GAT_TASK_GRAPH (default GAT_READOUT_SUM) */
+    gat_idx readout_heads;   /* attention readout: heads K, 1..GAT_MAX_HEADS (0: 1) */
+    gat_idx readout_hidden;  /* attention readout: gate width A, 1..2^16 (0: D) */
+    gat_idx graph_classes;   /* with GAT_TASK_GRAPH: classes of the graphs (> 0); else 0 */
 } gat_model_config;
 
 /* Largest edge_dim of a model. */

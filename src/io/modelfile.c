@@ -74,9 +74,10 @@ static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
     const gat_model_config *cfg = gat_model_get_config(m);
     gat_status st;
     char what[64];
-    if (meta->n_classes != 0 && meta->n_classes != cfg->classes)
+    const gat_idx out_classes = cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes;
+    if (meta->n_classes != 0 && meta->n_classes != out_classes)
         return gat_i_error(GAT_EINVAL, "gat_model_save: meta names %d classes but the model has %d",
-                           meta->n_classes, cfg->classes);
+                           meta->n_classes, out_classes);
     if (meta->n_classes > 0 && !meta->class_names)
         return gat_i_error(GAT_EINVAL, "gat_model_save: meta class_names is NULL");
     for (gat_idx c = 0; c < meta->n_classes; c++) {
@@ -171,6 +172,13 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
          add_string(md, "hidden_heads", heads_json) &&
          add_int(md, "normalize", meta->normalize != 0) &&
          add_int(md, "symmetrize", meta->symmetrize != 0);
+    /* graph models only: node models' files stay as they were */
+    if (ok && c->task == GAT_TASK_GRAPH)
+        ok = add_string(md, "task", gat_task_name(c->task)) &&
+             add_string(md, "readout", gat_readout_name(c->readout)) &&
+             add_int(md, "readout_heads", c->readout_heads) &&
+             add_int(md, "readout_hidden", c->readout_hidden) &&
+             add_int(md, "graph_classes", c->graph_classes);
     if (ok && meta->n_classes > 0) {
         ok = (names = cJSON_CreateStringArray(meta->class_names, meta->n_classes)) &&
              (names_json = cJSON_PrintUnformatted(names)) &&
@@ -328,6 +336,35 @@ cleanup:
     return st;
 }
 
+/* "task" (absent: "node", the files written before graph models), and for "graph" its
+ * "readout", "readout_heads", "readout_hidden" and "graph_classes". */
+static gat_status meta_task(const char *path, const cJSON *md, gat_model_config *cfg)
+{
+    const char *s;
+    long v[3] = {0, 0, 0};
+    gat_status st = meta_get(path, md, "task", 0, &s);
+    if (st != GAT_OK || !s) return st;
+    if (gat_task_from_name(s, &cfg->task) != GAT_OK)
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"task\" is \"%s\" (expected node or "
+                                        "graph)", path, s);
+    if (cfg->task == GAT_TASK_NODE) return GAT_OK;
+    if ((st = meta_get(path, md, "readout", 1, &s)) != GAT_OK) return st;
+    if (gat_readout_from_name(s, &cfg->readout) != GAT_OK)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"readout\" is \"%s\" (expected sum, mean, max or "
+                           "attention)",
+                           path, s);
+    if ((st = meta_int(path, md, "readout_heads", 0, GAT_MAX_HEADS, 0, &v[0])) != GAT_OK ||
+        (st = meta_int(path, md, "readout_hidden", 0, 1 << 16, 0, &v[1])) != GAT_OK ||
+        (st = meta_int(path, md, "graph_classes", 1, 1 << 20, 1, &v[2])) != GAT_OK)
+        return st;
+    cfg->readout_heads = (gat_idx)v[0];
+    cfg->readout_hidden = (gat_idx)v[1];
+    cfg->graph_classes = (gat_idx)v[2];
+    gat_i_clear_error();
+    return GAT_OK;
+}
+
 static gat_status meta_strdup(const char *path, const cJSON *md, const char *key, char **out)
 {
     const char *s;
@@ -432,6 +469,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     meta->normalize = (int)v[6];
     meta->symmetrize = (int)v[7];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;
+    if ((st = meta_task(path, md, cfg)) != GAT_OK) return st;
     if (gat_model_config_check(cfg) != GAT_OK) {
         snprintf(why, sizeof why, "%s", gat_last_error());
         return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,
@@ -439,7 +477,9 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     }
     meta_storage *own = gat_calloc(1, sizeof *own);
     if (!(meta->storage = own)) return GAT_ENOMEM;
-    if ((st = read_class_names(path, md, cfg->classes, own)) != GAT_OK ||
+    if ((st = read_class_names(path, md,
+                               cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes,
+                               own)) != GAT_OK ||
         (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
         (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK)
         return st;

@@ -6,6 +6,7 @@
 #include "matrix_i.h"
 #include "layers/layers.h"
 #include "fast.h"
+#include "readout_i.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,7 @@ gat_status gat_model_config_check(const gat_model_config *c)
                            "no edge term (use edge_dim 0)",
                            c->edge_dim, score_names[c->score]);
     if ((st = check_options(&c->options, NULL)) != GAT_OK) return st;
+    if ((st = gat_i_readout_config_check(c)) != GAT_OK) return st;
     for (int l = 0; l < GAT_MAX_LAYERS; l++) {
         const int k = c->hidden_heads[l];
         if (k != 0 && l >= c->layers - 1)
@@ -215,6 +217,30 @@ static void init_score_tensors(gat_model *m, const layer *L, gat_rng *r)
     }
 }
 
+/* A graph model's readout and classifier tensors (gat/readout.h), after all layers'. */
+static void add_readout_tensors(gat_model *m, size_t *off)
+{
+    const gat_model_config *c = &m->cfg;
+    const gat_idx D = c->classes, K = gat_i_readout_heads(c), A = gat_i_readout_hidden(c);
+    if (c->readout == GAT_READOUT_ATTENTION) {
+        add_tensor(m, "readout.gate_weight", 0, 2, D, K * A, off);
+        add_tensor(m, "readout.gate_bias", 0, 1, K * A, 0, off);
+        add_tensor(m, "readout.gate_att", 0, 2, K, A, off);
+    }
+    add_tensor(m, "classifier.weight", 0, 2, gat_i_readout_width(c), c->graph_classes, off);
+    add_tensor(m, "classifier.bias", 0, 1, c->graph_classes, 0, off);
+}
+
+/* Glorot draws of add_readout_tensors' weights (biases stay zero), after every other draw. */
+static void init_readout_tensors(gat_model *m, gat_rng *r)
+{
+    for (int k = 0; k < m->n_tensors; k++) {
+        const gat_model_tensor *t = &m->tensors[k];
+        if (t->ndim == 2 && (!strncmp(t->name, "readout.", 8) || !strncmp(t->name, "classifier.", 11)))
+            glorot(r, m->blob + t->offset, t->size, t->shape[0], t->shape[1]);
+    }
+}
+
 gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed)
 {
     gat_model *m = NULL;
@@ -269,6 +295,7 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             }
         }
     }
+    if (cfg->task == GAT_TASK_GRAPH) add_readout_tensors(m, &off);
     m->n_params = off;
     if (!(m->blob = gat_calloc(4 * off, sizeof *m->blob))) {
         gat_free(m);
@@ -299,6 +326,7 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         if (cfg->score == GAT_SCORE_GAT)
             glorot(&rng, m->blob + L->ae, (size_t)L->heads * L->fo, L->fo, 1);
     }
+    init_readout_tensors(m, &rng);
     *out = m;
     return GAT_OK;
 }
@@ -307,6 +335,7 @@ void gat_model_free(gat_model *m)
 {
     if (!m) return;
     gat_i_model_unbind(m);
+    gat_i_readout_ws_free(m->ro);
     gat_free(m->dlogits);
     gat_free(m->blob);
     gat_free(m);

@@ -46,6 +46,7 @@ struct gat_model {
     size_t dlogits_cap; /* its length */
     gat_order order;    /* requested node order (gat_model_set_order) */
     gat_idx lean_chunk; /* an inference binding's edges per attention chunk */
+    struct gat_i_readout_ws *ro; /* a graph model's readout caches (readout_i.h), or NULL */
 
     /* the binding: caches derived from the bound graph and features (see gat_model_bind) */
     struct {

@@ -239,6 +239,13 @@ static gat_status check_finite(const gat_model *m, const gat_real *v, size_t P, 
     return GAT_OK;
 }
 
+gat_status gat_i_train_check_finite(const gat_model *m, const gat_real *v, size_t P,
+                                   const char *unit, gat_idx t, const char *what,
+                                   const char *suffix)
+{
+    return check_finite(m, v, P, unit, t, what, suffix);
+}
+
 /* The training step of gat_train_step and of every gat_train epoch (arguments checked by the
  * caller): forward restricted to rows, cross-entropy over them, backward, Adam step t with the
  * model's moments. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters (the

@@ -49,6 +49,12 @@ gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
                            const gat_idx *labels, const gat_idx *rows, gat_idx count,
                            double denom, double *loss, double *acc);
 
+/* GAT_ENUMERIC "training diverged at <unit> <t>: a <what> of <tensor> is <v> ...<suffix>" for
+ * the first non-finite value of v (P, laid out as m's parameters), else GAT_OK. */
+gat_status gat_i_train_check_finite(const gat_model *m, const gat_real *v, size_t P,
+                                   const char *unit, gat_idx t, const char *what,
+                                   const char *suffix);
+
 /* gat_train's checks of cfg's fields (the messages name the field). */
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg);
 

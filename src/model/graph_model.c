@@ -1,0 +1,217 @@
+/* A graph model's forward and backward on a batch of graphs (gat/readout.h): the attention
+ * layers on the block-diagonal batch, the readout per graph and the linear classifier, with the
+ * caches they keep in the model (struct gat_i_readout_ws). */
+#include "model_state.h"
+#include "readout_i.h"
+#include "core/core.h"
+#include "gat/readout.h"
+
+#include <string.h>
+
+struct gat_i_readout_ws {
+    gat_i_readout_op op;
+    gat_idx B, N, D, R, C;
+    size_t cap_b, cap_n;   /* graphs and nodes the buffers hold */
+    gat_idx *ptr;          /* (B + 1) a copy of the batch's segments */
+    gat_real *r, *logits;  /* (B, R), (B, C) */
+    gat_real *dr;          /* (B, R) */
+    gat_real *dh;          /* (N, D) d loss / d node embeddings */
+    gat_real *u, *a, *dz, *dg; /* attention caches and scratch */
+    gat_idx *arg;          /* (B, D) max */
+    const gat_real *h;     /* the layers' output (N, D), owned by the model */
+    gat_real *dl;          /* (cap_s, C) the training step's d loss / d logits */
+    uint8_t *all;          /* (cap_s) GAT_SPLIT_TRAIN */
+    size_t cap_s;
+    int trained, ran;
+};
+
+void gat_i_readout_ws_free(struct gat_i_readout_ws *w)
+{
+    if (!w) return;
+    gat_free(w->ptr);
+    gat_free(w->r);
+    gat_free(w->logits);
+    gat_free(w->dr);
+    gat_free(w->dh);
+    gat_free(w->u);
+    gat_free(w->a);
+    gat_free(w->dz);
+    gat_free(w->dg);
+    gat_free(w->arg);
+    gat_free(w->dl);
+    gat_free(w->all);
+    gat_free(w);
+}
+
+/* The parameter offset of the tensor called name (it exists in a graph model's table). */
+static gat_real *tensor(gat_model *m, gat_real *base, const char *name)
+{
+    int n;
+    const gat_model_tensor *t = gat_model_tensors(m, &n);
+    for (int k = 0; k < n; k++)
+        if (!strcmp(t[k].name, name)) return base + t[k].offset;
+    return NULL;
+}
+
+/* Sizes the caches for B graphs of N nodes (growing only). */
+static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c, gat_idx B,
+                          gat_idx N)
+{
+    const size_t D = (size_t)c->classes, R = (size_t)gat_i_readout_width(c);
+    const size_t KA = (size_t)gat_i_readout_heads(c) * (size_t)gat_i_readout_hidden(c),
+                 K = (size_t)gat_i_readout_heads(c), C = (size_t)c->graph_classes;
+    const int att = c->readout == GAT_READOUT_ATTENTION, mx = c->readout == GAT_READOUT_MAX;
+    if ((size_t)B > w->cap_b) {
+        gat_free(w->ptr), gat_free(w->r), gat_free(w->logits), gat_free(w->dr), gat_free(w->arg);
+        w->arg = NULL;
+        w->cap_b = 0;
+        if (!(w->ptr = gat_malloc((size_t)B + 1, sizeof *w->ptr)) ||
+            !(w->r = gat_malloc((size_t)B * R, sizeof *w->r)) ||
+            !(w->logits = gat_malloc((size_t)B * C, sizeof *w->logits)) ||
+            !(w->dr = gat_malloc((size_t)B * R, sizeof *w->dr)) ||
+            (mx && !(w->arg = gat_malloc((size_t)B * D, sizeof *w->arg))))
+            return GAT_ENOMEM;
+        w->cap_b = (size_t)B;
+    }
+    if ((size_t)N > w->cap_n) {
+        gat_free(w->dh), gat_free(w->u), gat_free(w->a), gat_free(w->dz), gat_free(w->dg);
+        w->u = w->a = w->dz = w->dg = NULL;
+        w->cap_n = 0;
+        if (!(w->dh = gat_malloc((size_t)N * D, sizeof *w->dh)) ||
+            (att && (!(w->u = gat_malloc((size_t)N * KA, sizeof *w->u)) ||
+                     !(w->a = gat_malloc((size_t)N * K, sizeof *w->a)) ||
+                     !(w->dz = gat_malloc((size_t)N * KA, sizeof *w->dz)) ||
+                     !(w->dg = gat_malloc((size_t)N * K, sizeof *w->dg)))))
+            return GAT_ENOMEM;
+        w->cap_n = (size_t)N;
+    }
+    return GAT_OK;
+}
+
+static gat_status check_batch(const gat_model *m, const gat_graph_batch *b, const char *fn)
+{
+    if (!m || !b) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !m ? "model" : "batch");
+    if (gat_model_get_config(m)->task != GAT_TASK_GRAPH)
+        return gat_i_error(GAT_EINVAL, "%s: the model is a node model (task node), not a graph "
+                                       "model", fn);
+    if (b->n_graphs < 1 || !b->graph_ptr || b->graph_ptr[0] != 0 ||
+        b->graph_ptr[b->n_graphs] != b->graph.n)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: the batch has %d graphs and segments that do not run from 0 to "
+                           "its %d nodes",
+                           fn, b->n_graphs, b->graph.n);
+    for (gat_idx k = 0; k < b->n_graphs; k++)
+        if (b->graph_ptr[k + 1] <= b->graph_ptr[k])
+            return gat_i_error(GAT_EINVAL,
+                               "%s: graph %d of the batch has no nodes (graph_ptr[%d] = %d, "
+                               "graph_ptr[%d] = %d); every graph needs at least one",
+                               fn, k, k, b->graph_ptr[k], k + 1, b->graph_ptr[k + 1]);
+    return GAT_OK;
+}
+
+gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                    const gat_real **logits)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = check_batch(m, b, "gat_model_forward_graphs")) != GAT_OK) return st;
+    if (!logits) return gat_i_error(GAT_EINVAL, "gat_model_forward_graphs: NULL logits");
+    const gat_model_config *c = gat_model_get_config(m);
+    if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
+    struct gat_i_readout_ws *w = m->ro;
+    w->ran = w->trained = 0;
+    /* the batch's arrays may hold new graphs at the old addresses: bind them every time */
+    if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) != GAT_OK) return st;
+    if (c->edge_dim > 0 &&
+        (st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0)) !=
+            GAT_OK)
+        return st;
+    if ((st = gat_model_forward(m, &b->graph, &b->x, training, &w->h)) != GAT_OK) return st;
+    if ((st = reserve(w, c, b->n_graphs, b->graph.n)) != GAT_OK) return st;
+    memcpy(w->ptr, b->graph_ptr, ((size_t)b->n_graphs + 1) * sizeof *w->ptr);
+    w->B = b->n_graphs, w->N = b->graph.n, w->D = c->classes;
+    w->R = gat_i_readout_width(c), w->C = c->graph_classes;
+    w->op = (gat_i_readout_op){.kind = c->readout,
+                               .B = w->B,
+                               .D = w->D,
+                               .K = gat_i_readout_heads(c),
+                               .A = gat_i_readout_hidden(c),
+                               .ptr = w->ptr,
+                               .u = w->u,
+                               .a = w->a,
+                               .dz = w->dz,
+                               .dg = w->dg,
+                               .arg = w->arg,
+                               .threads = gat_i_model_threads(m)};
+    if (c->readout == GAT_READOUT_ATTENTION) {
+        w->op.V = tensor(m, gat_model_params(m, NULL), "readout.gate_weight");
+        w->op.c = tensor(m, gat_model_params(m, NULL), "readout.gate_bias");
+        w->op.w = tensor(m, gat_model_params(m, NULL), "readout.gate_att");
+    }
+    gat_i_readout_forward(&w->op, w->h, w->r);
+    gat_i_linear_forward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
+                         tensor(m, gat_model_params(m, NULL), "classifier.bias"), w->logits);
+    w->ran = 1;
+    w->trained = training != 0;
+    *logits = w->logits;
+    return GAT_OK;
+}
+
+gat_status gat_model_backward_graphs(gat_model *m, const gat_real *dlogits)
+{
+    gat_i_clear_error();
+    if (!m || !dlogits)
+        return gat_i_error(GAT_EINVAL, "gat_model_backward_graphs: NULL %s",
+                           !m ? "model" : "dlogits");
+    struct gat_i_readout_ws *w = m->ro;
+    if (!w || !w->ran || !w->trained)
+        return gat_i_error(GAT_EINVAL, "gat_model_backward_graphs: the last forward was not a "
+                                       "training forward of graphs (gat_model_forward_graphs)");
+    gat_real *grads = gat_model_grads(m, NULL);
+    memset(w->dr, 0, (size_t)w->B * w->R * sizeof *w->dr);
+    memset(w->dh, 0, (size_t)w->N * w->D * sizeof *w->dh);
+    gat_i_linear_backward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
+                          dlogits, w->dr, tensor(m, grads, "classifier.weight"),
+                          tensor(m, grads, "classifier.bias"));
+    if (gat_model_get_config(m)->readout == GAT_READOUT_ATTENTION) {
+        w->op.dV = tensor(m, grads, "readout.gate_weight");
+        w->op.dc = tensor(m, grads, "readout.gate_bias");
+        w->op.dw = tensor(m, grads, "readout.gate_att");
+    }
+    gat_i_readout_backward(&w->op, w->h, w->dr, w->dh);
+    return gat_model_backward(m, w->dh);
+}
+
+gat_status gat_model_graph_outputs(const gat_model *m, const gat_real **pooled,
+                                   const gat_real **attention)
+{
+    gat_i_clear_error();
+    if (!m || !m->ro || !m->ro->ran)
+        return gat_i_error(GAT_EINVAL, "gat_model_graph_outputs: %s",
+                           !m ? "NULL model" : "no forward of graphs yet");
+    if (pooled) *pooled = m->ro->r;
+    if (attention) *attention = gat_model_get_config(m)->readout == GAT_READOUT_ATTENTION ? m->ro->a : NULL;
+    return GAT_OK;
+}
+
+gat_status gat_i_graph_scratch(gat_model *m, gat_idx B, gat_real **dlogits, uint8_t **all)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    if (c->task != GAT_TASK_GRAPH)
+        return gat_i_error(GAT_EINVAL, "the model is a node model (task node), not a graph model");
+    if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
+    struct gat_i_readout_ws *w = m->ro;
+    if ((size_t)B > w->cap_s) {
+        gat_free(w->dl), gat_free(w->all);
+        w->all = NULL;
+        w->cap_s = 0;
+        if (!(w->dl = gat_malloc((size_t)B * (size_t)c->graph_classes, sizeof *w->dl)) ||
+            !(w->all = gat_malloc((size_t)B, 1)))
+            return GAT_ENOMEM;
+        memset(w->all, GAT_SPLIT_TRAIN, (size_t)B);
+        w->cap_s = (size_t)B;
+    }
+    *dlogits = w->dl;
+    *all = w->all;
+    return GAT_OK;
+}
