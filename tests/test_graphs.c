@@ -1,0 +1,268 @@
+/* Graph classification (gat/readout.h): batches against separate forwards, batch buffer reuse,
+ * stratified folds, thread-count determinism of training, model files of graph models, bad
+ * input, and training on planted signal. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static gat_model *graph_model(gat_readout r, gat_idx F, uint64_t seed)
+{
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    gat_model_config_default(&cfg, F, 6);
+    cfg.in_dropout = cfg.att_dropout = 0;
+    cfg.task = GAT_TASK_GRAPH, cfg.readout = r, cfg.graph_classes = 2;
+    if (r == GAT_READOUT_ATTENTION) cfg.readout_heads = 2, cfg.readout_hidden = 5;
+    ck_assert_msg(gat_model_create(&m, &cfg, seed) == GAT_OK, "%s", gat_last_error());
+    return m;
+}
+
+/* B graphs in one batch give the logits, pooled vectors and attention of B separate forwards. */
+START_TEST(test_batch_equals_separate)
+{
+    const gat_readout r = (gat_readout)_i;
+    gat_dataset ds;
+    gat_graph_batch b = {0}, one = {0};
+    tu_graph_set(&ds, 9, 4, 3);
+    gat_model *m = graph_model(r, 4, 5);
+    const gat_idx ids[5] = {7, 2, 2, 0, 8}, B = 5;
+    const gat_real *logits, *pooled, *att, *l1, *p1, *a1;
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids, B), GAT_OK);
+    ck_assert_int_eq(b.graph.n, b.graph_ptr[B]);
+    ck_assert_int_eq(gat_graph_check(&b.graph), GAT_OK);
+    ck_assert_int_eq(gat_model_forward_graphs(m, &b, 0, &logits), GAT_OK);
+    gat_real *L = malloc((size_t)B * 2 * sizeof *L), *P = malloc((size_t)B * 12 * sizeof *P);
+    gat_real *At = malloc((size_t)b.graph.n * 2 * sizeof *At);
+    const gat_idx R = r == GAT_READOUT_ATTENTION ? 12 : 6, N = b.graph.n;
+    memcpy(L, logits, (size_t)B * 2 * sizeof *L);
+    ck_assert_int_eq(gat_model_graph_outputs(m, &pooled, &att), GAT_OK);
+    memcpy(P, pooled, (size_t)B * R * sizeof *P);
+    ck_assert(r == GAT_READOUT_ATTENTION ? att != NULL : att == NULL);
+    if (att) memcpy(At, att, (size_t)N * 2 * sizeof *At);
+    for (gat_idx k = 0; k < B; k++) {
+        ck_assert_int_eq(gat_graph_batch_make(&one, &ds, ids + k, 1), GAT_OK);
+        ck_assert_int_eq(gat_model_forward_graphs(m, &one, 0, &l1), GAT_OK);
+        ck_assert_int_eq(gat_model_graph_outputs(m, &p1, &a1), GAT_OK);
+        ck_assert_double_le(tu_max_rel_err(l1, L + 2 * k, 2, 1, NULL), 1e-6);
+        ck_assert_double_le(tu_max_rel_err(p1, P + (size_t)R * k, (size_t)R, 1, NULL), 1e-6);
+        if (a1)
+            ck_assert_double_le(tu_max_rel_err(a1, At + (size_t)b.graph_ptr[k] * 2,
+                                               (size_t)one.graph.n * 2, 1, NULL),
+                                1e-6);
+    }
+    /* a batch made into the buffers of a larger one, then the large one again */
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids + 3, 1), GAT_OK);
+    ck_assert_int_eq(gat_model_forward_graphs(m, &b, 0, &l1), GAT_OK);
+    ck_assert_double_le(tu_max_rel_err(l1, L + 6, 2, 1, NULL), 1e-6);
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids, B), GAT_OK);
+    ck_assert_int_eq(gat_model_forward_graphs(m, &b, 0, &l1), GAT_OK);
+    ck_assert_double_le(tu_max_rel_err(l1, L, (size_t)B * 2, 1, NULL), 1e-6);
+    free(L), free(P), free(At);
+    gat_graph_batch_destroy(&b);
+    gat_graph_batch_destroy(&one);
+    gat_graph_batch_destroy(&one); /* twice: destroy leaves it zeroed */
+    gat_model_free(m);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+START_TEST(test_folds)
+{
+    enum { n = 103, C = 3, K = 10 };
+    gat_idx labels[n], fold[n], again[n], other[n];
+    for (gat_idx i = 0; i < n; i++)
+        labels[i] = (i * 7) % 5 == 0 ? 2 : i % 2; /* unbalanced classes */
+    ck_assert_int_eq(gat_graph_folds(labels, n, C, K, 42, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_folds(labels, n, C, K, 42, again), GAT_OK);
+    ck_assert_int_eq(gat_graph_folds(labels, n, C, K, 43, other), GAT_OK);
+    ck_assert_mem_eq(fold, again, sizeof fold);
+    ck_assert(memcmp(fold, other, sizeof fold) != 0);
+    int size[K] = {0}, per[K][C] = {{0}}, cls[C] = {0};
+    for (gat_idx i = 0; i < n; i++) {
+        ck_assert(fold[i] >= 0 && fold[i] < K);
+        size[fold[i]]++, per[fold[i]][labels[i]]++, cls[labels[i]]++;
+    }
+    for (int f = 0; f < K; f++) {
+        ck_assert(size[f] == n / K || size[f] == n / K + 1);
+        for (int c = 0; c < C; c++) /* stratified: each class within one of its share */
+            ck_assert(per[f][c] == cls[c] / K || per[f][c] == cls[c] / K + 1);
+    }
+    uint8_t split[n];
+    ck_assert_int_eq(gat_graph_fold_split(fold, n, K, 9, split), GAT_OK);
+    for (gat_idx i = 0; i < n; i++)
+        ck_assert_int_eq(split[i], fold[i] == 9 ? GAT_SPLIT_TEST
+                                   : fold[i] == 0 ? GAT_SPLIT_VAL
+                                                  : GAT_SPLIT_TRAIN);
+    ASSERT_FAILS(gat_graph_folds(labels, n, C, 1, 1, fold), GAT_EINVAL, "2 <= k <= n");
+    labels[5] = 3;
+    ASSERT_FAILS(gat_graph_folds(labels, n, C, K, 1, fold), GAT_EINVAL, "labels[5] = 3");
+    ASSERT_FAILS(gat_graph_fold_split(fold, n, K, K, split), GAT_EINVAL, "0 <= f < k");
+}
+END_TEST
+
+/* Training from one seed: the same parameters with 1 and 2 threads, and it learns the signal. */
+static void train_once(int threads, gat_readout r, gat_real **params, size_t *P, double *test_acc)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 120, 4, 9);
+    gat_idx *fold = malloc((size_t)ds.n_graphs * sizeof *fold);
+    uint8_t *split = malloc((size_t)ds.n_graphs);
+    ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
+    gat_model *m = graph_model(r, 4, 7);
+    gat_model_set_threads(m, threads);
+    gat_train_config tc;
+    gat_train_result res;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 30, tc.patience = 30, tc.batch_size = 16, tc.seed = 3;
+    tc.adam.lr = 0.01;
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 30);
+    size_t n;
+    const gat_real *p = gat_model_params(m, &n);
+    *params = malloc(n * sizeof **params);
+    memcpy(*params, p, n * sizeof **params);
+    *P = n;
+    double f1;
+    ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_TEST, 7, NULL, test_acc, &f1,
+                                        NULL),
+                     GAT_OK);
+    ck_assert_double_eq_tol(*test_acc, res.test_acc, 1e-12);
+    ck_assert(f1 >= 0 && f1 <= 1);
+    gat_model_free(m);
+    free(fold), free(split);
+    gat_dataset_destroy(&ds);
+}
+
+START_TEST(test_train_threads)
+{
+    gat_real *p1, *p2;
+    size_t n1, n2;
+    double a1, a2;
+    train_once(1, (gat_readout)_i, &p1, &n1, &a1);
+    train_once(2, (gat_readout)_i, &p2, &n2, &a2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_mem_eq(p1, p2, n1 * sizeof *p1);
+    ck_assert_double_eq(a1, a2);
+    ck_assert_msg(a1 >= 0.85, "readout %s: test accuracy %g on planted signal",
+                  gat_readout_name((gat_readout)_i), a1);
+    free(p1), free(p2);
+}
+END_TEST
+
+START_TEST(test_model_file)
+{
+    char *dir = tu_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/g.gat", dir);
+    gat_dataset ds;
+    gat_graph_batch b = {0};
+    tu_graph_set(&ds, 6, 4, 1);
+    gat_model *m = graph_model(GAT_READOUT_ATTENTION, 4, 2), *back = NULL;
+    gat_model_meta meta, got;
+    gat_model_meta_init(&meta);
+    const char *names[2] = {"no", "yes"};
+    meta.n_classes = 2, meta.class_names = names;
+    ck_assert_msg(gat_model_save(m, &meta, path) == GAT_OK, "%s", gat_last_error());
+    ck_assert_msg(gat_model_load(&back, &got, path) == GAT_OK, "%s", gat_last_error());
+    const gat_model_config *c = gat_model_get_config(back);
+    ck_assert_int_eq(c->task, GAT_TASK_GRAPH);
+    ck_assert_int_eq(c->readout, GAT_READOUT_ATTENTION);
+    ck_assert_int_eq(c->readout_heads, 2);
+    ck_assert_int_eq(c->readout_hidden, 5);
+    ck_assert_int_eq(c->graph_classes, 2);
+    ck_assert_int_eq(got.n_classes, 2);
+    ck_assert_str_eq(got.class_names[1], "yes");
+    const gat_idx ids[3] = {0, 5, 3};
+    const gat_real *l1, *l2;
+    gat_real keep[6];
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids, 3), GAT_OK);
+    ck_assert_int_eq(gat_model_forward_graphs(m, &b, 0, &l1), GAT_OK);
+    memcpy(keep, l1, sizeof keep);
+    ck_assert_int_eq(gat_model_forward_graphs(back, &b, 0, &l2), GAT_OK);
+    ck_assert_mem_eq(keep, l2, sizeof keep);
+    /* a node model's file has no task key and loads as a node model */
+    gat_model_config nc;
+    gat_model *node = NULL, *nback = NULL;
+    gat_model_config_default(&nc, 4, 3);
+    ck_assert_int_eq(gat_model_create(&node, &nc, 1), GAT_OK);
+    ck_assert_int_eq(gat_model_save(node, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&nback, NULL, path), GAT_OK);
+    ck_assert_int_eq(gat_model_get_config(nback)->task, GAT_TASK_NODE);
+    gat_model_free(node), gat_model_free(nback);
+    gat_model_meta_destroy(&got);
+    gat_graph_batch_destroy(&b);
+    gat_model_free(m), gat_model_free(back);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    gat_dataset ds;
+    gat_graph_batch b = {0};
+    tu_graph_set(&ds, 4, 3, 2);
+    gat_model *m = graph_model(GAT_READOUT_SUM, 3, 1);
+    const gat_real *l;
+    gat_idx ids[2] = {1, 4};
+    ASSERT_FAILS(gat_graph_batch_make(&b, &ds, ids, 2), GAT_EINVAL, "ids[1] = 4 outside 0..3");
+    ASSERT_FAILS(gat_graph_batch_make(&b, &ds, ids, 0), GAT_EINVAL, "count = 0");
+    ids[1] = 2;
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids, 2), GAT_OK);
+    /* a graph with no nodes in a hand-edited batch */
+    gat_idx keep = b.graph_ptr[1];
+    b.graph_ptr[1] = 0;
+    ASSERT_FAILS(gat_model_forward_graphs(m, &b, 0, &l), GAT_EINVAL,
+                 "graph 0 of the batch has no nodes");
+    b.graph_ptr[1] = keep;
+    ASSERT_FAILS(gat_model_backward_graphs(m, (gat_real[2]){0}), GAT_EINVAL,
+                 "not a training forward");
+    /* a node model, and bad configurations */
+    gat_model_config cfg;
+    gat_model *node = NULL;
+    gat_model_config_default(&cfg, 3, 2);
+    ck_assert_int_eq(gat_model_create(&node, &cfg, 1), GAT_OK);
+    ASSERT_FAILS(gat_model_forward_graphs(node, &b, 0, &l), GAT_EINVAL, "node model");
+    gat_model_free(node);
+    cfg.graph_classes = 2;
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "must be 0 for a node model");
+    cfg.task = GAT_TASK_GRAPH, cfg.graph_classes = 0;
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "graph_classes must be in");
+    cfg.graph_classes = 2, cfg.readout_heads = 3;
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "need the attention readout");
+    gat_readout r;
+    ASSERT_FAILS(gat_readout_from_name("median", &r), GAT_EINVAL, "median");
+    ck_assert_int_eq(gat_readout_from_name("Attention", &r), GAT_OK);
+    ck_assert_int_eq(r, GAT_READOUT_ATTENTION);
+    /* training without validation graphs */
+    uint8_t split[4] = {1, 1, 3, 3};
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, NULL), GAT_EINVAL,
+                 "2 training and 0 validation graphs");
+    gat_graph_batch_destroy(&b);
+    gat_model_free(m);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+static Suite *graphs_suite(void)
+{
+    Suite *s = suite_create("graphs");
+    TCase *tc = tcase_create("graphs");
+    tcase_add_loop_test(tc, test_batch_equals_separate, 0, GAT_READOUT_COUNT);
+    tcase_add_test(tc, test_folds);
+    tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT);
+    tcase_add_test(tc, test_model_file);
+    tcase_add_test(tc, test_bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(graphs_suite());
+}
