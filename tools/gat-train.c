@@ -322,7 +322,7 @@ int train_fail(const char *what)
 
 /* ---- the configurations: every option reaches libgat here ---- */
 
-static void model_config(const options *o, const source *src, gat_model_config *mc)
+void train_model_config(const options *o, const source *src, gat_model_config *mc)
 {
     gat_model_config_default(mc, src->n_features, src->n_classes);
     mc->layers = o->layers;
@@ -542,7 +542,7 @@ int train_runs(options *o, const source *src)
      * the library's limit, an edge term the score lacks, too many edge features) are usage
      * errors */
     gat_model_config mc;
-    model_config(o, src, &mc);
+    train_model_config(o, src, &mc);
     /* what early stopping follows: --metric, or the ROC-AUC of two-class data (what Platonov et
      * al. 2023 report for minesweeper, tolokers and questions; distributed training has only
      * the accuracy, and validation nodes of one class have no AUC), else the reference's rule */
@@ -731,7 +731,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .dropout = -1,
                     .in_dropout = 0.6,
                     .att_dropout = 0.6,
-                    .slope = 0.2};
+                    .slope = 0.2,
+                    .folds = 10,
+                    .graph_batch = 32,
+                    .embed_dim = 64};
     int rc = train_apply_preset(op, argc, argv);
     if (rc) return rc;
     const cli_option opts[] = {
@@ -832,6 +835,26 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "draw loss and accuracy curves to FILE (.png or .svg) with gnuplot"},
         {"plot-size", CLI_STRING, &op->plot_size, 0, 0, "WxH",
          "size of --plot in pixels (default 640x400)"},
+        /* graph classification (train_graphs.c) */
+        {"task", CLI_STRING, &op->task, 0, 0, "NAME",
+         "node (default) or graph: classify the graphs of a TU dataset with a readout"},
+        {"readout", CLI_STRING, &op->readout, 0, 0, "NAME",
+         "with --task graph: sum, mean, max or attention pooling of node embeddings (default "
+         "sum)"},
+        {"readout-heads", CLI_INT, &op->readout_heads, 1, GAT_MAX_HEADS, "K",
+         "heads of the attention readout, concatenated (default 1)"},
+        {"embed-dim", CLI_INT, &op->embed_dim, 1, 65536, "D",
+         "with --task graph: width of the node embeddings the last layer gives (default 64)"},
+        {"folds", CLI_INT, &op->folds, 2, 1000, "K",
+         "with --task graph: stratified K-fold cross-validation (default 10; fold f tests, fold "
+         "f+1 validates)"},
+        {"fold-index", CLI_STRING, &op->fold_index, 0, 0, "PREFIX",
+         "with --task graph: fixed folds PREFIX_{train,val,test}.index (default: DIR/NAME's if "
+         "there)"},
+        {"graph-batch", CLI_INT, &op->graph_batch, 1, 1000000, "B",
+         "with --task graph: graphs per training step (default 32)"},
+        {"save-folds", CLI_STRING, &op->save_folds, 0, 0, "FILE",
+         "with --task graph: write each graph's test fold to FILE ('graph fold' lines)"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     return cli_parse(argc, argv, opts, "gat-train", "[options]", exit_now);
 }
@@ -920,6 +943,7 @@ static int check_options(options *o)
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
     }
+    if ((rc = train_graphs_check(o)) != 0) return rc;
     return check_outputs(o);
 }
 
@@ -932,5 +956,6 @@ int main(int argc, char **argv)
     if ((rc = check_options(&o)) != 0) return rc;
     cli_blas_threads(o.threads);
     dataset_options(&o, &dopt);
+    if (o.task_kind == GAT_TASK_GRAPH) return train_graphs(&o, &dopt);
     return o.partitions ? train_partitions(&o, &dopt) : train_dataset(&o, &dopt);
 }

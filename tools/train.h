@@ -41,6 +41,13 @@ typedef struct options {
     plot_format plot_fmt;            /* --plot's format, */
     int plot_w, plot_h;              /* size */
     int draw;                        /* and whether gnuplot is there to draw it */
+    /* graph classification (--task graph, train_graphs.c) */
+    const char *task, *readout;      /* --task NAME, --readout NAME */
+    const char *fold_index;          /* --fold-index PREFIX: fixed folds */
+    const char *save_folds;          /* --save-folds FILE */
+    int folds, graph_batch, readout_heads, embed_dim;
+    gat_task task_kind;              /* what the checks made of --task */
+    gat_readout readout_kind;        /*  and --readout */
 } options;
 
 /* ---- train_progress.c: signals, the progress line, the epochs kept ---- */
@@ -129,6 +136,15 @@ typedef struct source {
     int (*next_split)(void *user, int r);
     void *user;
 } source;
+
+/* The model configuration of o for src (gat-train.c), a node model. */
+void train_model_config(const options *o, const source *src, gat_model_config *mc);
+
+/* --task graph (train_graphs.c): k-fold cross-validation of a graph model on a dataset of many
+ * graphs. Returns the exit code. */
+int train_graphs(options *o, const gat_dataset_options *dopt);
+/* The usage checks of the graph options (train_graphs.c). Returns 0 or 2 after a message. */
+int train_graphs_check(options *o);
 
 /* Trains o->runs models on src, writes the outputs o asks for and prints the summary. Returns the
  * exit code (0, 1, 2, or 128 + a signal). */

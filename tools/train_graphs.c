@@ -1,0 +1,259 @@
+/* gat-train --task graph: k-fold cross-validation of a graph classification model (a readout
+ * over the node embeddings, gat/readout.h) on a dataset of many graphs (a TU directory): fixed
+ * folds when the dataset has them (or --fold-index), else stratified folds by --seed; per-fold
+ * lines, then test accuracy and macro-F1 as mean +- std over the folds. Printing only. */
+#include "train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int train_graphs_check(options *o)
+{
+    o->task_kind = GAT_TASK_NODE;
+    o->readout_kind = GAT_READOUT_SUM;
+    if (o->task && gat_task_from_name(o->task, &o->task_kind) != GAT_OK) {
+        fprintf(stderr, "gat-train: --task: %s\n", gat_last_error());
+        return 2;
+    }
+    if (o->readout && gat_readout_from_name(o->readout, &o->readout_kind) != GAT_OK) {
+        fprintf(stderr, "gat-train: --readout: %s\n", gat_last_error());
+        return 2;
+    }
+    if (o->task_kind != GAT_TASK_GRAPH) {
+        const char *which = o->readout         ? "--readout"
+                            : o->fold_index    ? "--fold-index"
+                            : o->save_folds    ? "--save-folds"
+                            : o->readout_heads ? "--readout-heads"
+                                               : NULL;
+        if (which) {
+            fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
+            return 2;
+        }
+        return 0;
+    }
+    if (o->readout_heads && o->readout_kind != GAT_READOUT_ATTENTION) {
+        fprintf(stderr, "gat-train: --readout-heads needs --readout attention\n");
+        return 2;
+    }
+    if (o->partitions || o->batch_size || o->runs > 1 || o->all_splits || o->metrics || o->plot ||
+        o->data.graph || o->data.split || o->save_split) {
+        fprintf(stderr, "gat-train: --task graph runs k-fold cross-validation on --dataset: it "
+                        "excludes --partitions, --batch-size, --runs, --all-splits, --metrics, "
+                        "--plot, --graph, --split and --save-split\n");
+        return 2;
+    }
+    if (o->save_folds && cli_check_output("gat-train", "save-folds", o->save_folds) != 0) return 1;
+    return 0;
+}
+
+/* The fixed folds' prefix: --fold-index, or DIR/NAME when DIR/NAME_train.index[.gz] exists for
+ * a dataset directory DIR (NAME its last component); NULL for none. */
+static const char *fold_prefix(const options *o, char *buf, size_t size)
+{
+    char path[4096], probe[4200];
+    struct stat sb;
+    if (o->fold_index) return o->fold_index;
+    if (gat_dataset_locate(o->data.dataset, path, sizeof path) != GAT_OK) return NULL;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) return NULL;
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(buf, size, "%s/%s", path, base);
+    snprintf(probe, sizeof probe, "%s_train.index", buf);
+    if (stat(probe, &sb) == 0) return buf;
+    snprintf(probe, sizeof probe, "%s_train.index.gz", buf);
+    return stat(probe, &sb) == 0 ? buf : NULL;
+}
+
+/* What the folds share. */
+typedef struct folds {
+    const options *o;
+    const gat_dataset *ds;
+    const char *name, *prefix;
+    int k;
+    gat_idx *fold;  /* (n_graphs) the stratified assignment, or NULL with fixed folds */
+    gat_idx *tested; /* (n_graphs) the fold that tests each graph (-1: none) */
+    uint8_t *split; /* (n_graphs) */
+} folds;
+
+static int fold_split(folds *f, int r)
+{
+    const gat_idx n = f->ds->n_graphs;
+    gat_status st = f->prefix ? gat_dataset_read_graph_folds(f->prefix, n, r, f->split, NULL)
+                              : gat_graph_fold_split(f->fold, n, f->k, r, f->split);
+    if (st != GAT_OK) {
+        fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
+        return 1;
+    }
+    for (gat_idx g = 0; g < n; g++)
+        if (f->split[g] == GAT_SPLIT_TEST) f->tested[g] = r;
+    return 0;
+}
+
+static int save_graph_model(const folds *f, gat_model *m)
+{
+    gat_model_meta meta;
+    char buf[4096];
+    gat_model_meta_init(&meta);
+    meta.n_classes = f->ds->n_graph_classes;
+    meta.class_names = f->ds->graph_class_names;
+    meta.normalize = f->ds->normalized;
+    meta.symmetrize = 1;
+    meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
+    if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
+        fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
+        return 1;
+    }
+    if (!f->o->quiet) printf("saved the model of fold 1 to %s\n", f->o->save);
+    return 0;
+}
+
+/* Fold r: a model trained on its training graphs, its test accuracy and macro-F1. */
+static int run_fold(folds *f, int r, double *acc, double *f1)
+{
+    const options *o = f->o;
+    gat_model_config mc;
+    gat_model *m = NULL;
+    gat_train_config tc;
+    gat_train_result res;
+    const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
+                        .n_edge_features = f->ds->n_edge_features};
+    if (fold_split(f, r) != 0) return 1;
+    train_model_config(o, &src, &mc);
+    mc.task = GAT_TASK_GRAPH;
+    mc.readout = o->readout_kind;
+    mc.readout_heads = o->readout_heads;
+    mc.graph_classes = f->ds->n_graph_classes;
+    if (gat_model_create(&m, &mc, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
+        fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
+        return 2;
+    }
+    gat_model_set_threads(m, o->threads);
+    gat_train_config_default(&tc);
+    tc.adam.lr = o->lr;
+    tc.adam.weight_decay = o->weight_decay;
+    tc.max_epochs = o->epochs;
+    tc.patience = o->patience;
+    tc.batch_size = o->graph_batch;
+    tc.seed = (uint64_t)o->seed + (uint64_t)r;
+    int rc = 0;
+    if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
+        gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {
+        fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
+        rc = 1;
+    } else if (!o->quiet) {
+        printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, macro-F1 "
+               "%6.2f%%, %.2f s\n",
+               r + 1, res.best_epoch, res.epochs, 100 * res.val_acc, 100 * *acc, 100 * *f1,
+               res.seconds);
+        fflush(stdout);
+    }
+    if (rc == 0 && r == 0 && o->save) rc = save_graph_model(f, m);
+    gat_model_free(m);
+    return rc;
+}
+
+static int save_folds(const folds *f)
+{
+    FILE *out = fopen(f->o->save_folds, "w");
+    if (!out) {
+        fprintf(stderr, "gat-train: --save-folds: cannot write %s\n", f->o->save_folds);
+        return 1;
+    }
+    fprintf(out, "# graph test-fold (0-based graph index as in the fold files; fold 1..%d, 0: "
+                 "tested in no fold)\n", f->k);
+    for (gat_idx g = 0; g < f->ds->n_graphs; g++)
+        fprintf(out, "%d %d\n", g, f->tested[g] + 1);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "gat-train: --save-folds: cannot write %s\n", f->o->save_folds);
+        return 1;
+    }
+    return 0;
+}
+
+/* The folds' runs and the summary. */
+static int cross_validate(folds *f)
+{
+    double sa = 0, sa2 = 0, sf = 0, sf2 = 0;
+    int rc = 0;
+    for (gat_idx g = 0; g < f->ds->n_graphs; g++)
+        f->tested[g] = -1;
+    for (int r = 0; r < f->k && rc == 0; r++) {
+        double acc = 0, f1 = 0;
+        rc = run_fold(f, r, &acc, &f1);
+        sa += acc, sa2 += acc * acc, sf += f1, sf2 += f1 * f1;
+    }
+    if (rc != 0) return rc;
+    if (f->o->save_folds && (rc = save_folds(f)) != 0) return rc;
+    const double ma = sa / f->k, mf = sf / f->k;
+    const double da = sqrt(fmax(sa2 / f->k - ma * ma, 0)), df = sqrt(fmax(sf2 / f->k - mf * mf, 0));
+    printf("test accuracy: %.2f%% +- %.2f%%, macro-F1: %.2f%% +- %.2f%%  (%d folds%s, readout "
+           "%s)\n",
+           100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
+           gat_readout_name(f->o->readout_kind));
+    return 0;
+}
+
+int train_graphs(options *o, const gat_dataset_options *dopt)
+{
+    gat_dataset ds;
+    gat_dataset_options opt = *dopt;
+    const char *name;
+    char buf[4096];
+    /* TU features are one-hot node labels and raw attributes: kept as given unless asked */
+    if (!o->normalize) opt.normalize = GAT_NORMALIZE_OFF;
+    if (!o->data.dataset) {
+        fprintf(stderr, "gat-train: --task graph needs --dataset DIR (a TU dataset)\n");
+        return 2;
+    }
+    int rc = cli_load_dataset("gat-train", &o->data, "cora", 0, &opt, &ds, &name);
+    if (rc != 0) return rc;
+    if (ds.n_graphs < 2 || !ds.graph_labels || ds.n_graph_classes < 1) {
+        fprintf(stderr,
+                "gat-train: --task graph: dataset %s is not a set of labelled graphs (a TU "
+                "directory with NAME_graph_labels.txt)\n",
+                name);
+        gat_dataset_destroy(&ds);
+        return 1;
+    }
+    if (o->edge_features && ds.n_edge_features == 0) {
+        fprintf(stderr, "gat-train: --edge-features: dataset %s has no edge features\n", name);
+        gat_dataset_destroy(&ds);
+        return 1;
+    }
+    folds f = {.o = o, .ds = &ds, .name = name, .k = o->folds,
+               .prefix = fold_prefix(o, buf, sizeof buf)};
+    f.tested = malloc((size_t)ds.n_graphs * sizeof *f.tested);
+    f.split = malloc((size_t)ds.n_graphs);
+    gat_idx nf = 0;
+    if (!f.tested || !f.split) {
+        fprintf(stderr, "gat-train: out of memory\n");
+        rc = 1;
+    } else if (f.prefix) {
+        if (gat_dataset_read_graph_folds(f.prefix, ds.n_graphs, 0, f.split, &nf) != GAT_OK) {
+            fprintf(stderr, "gat-train: fixed folds: %s\n", gat_last_error());
+            rc = 1;
+        }
+        f.k = (int)nf;
+    } else if (!(f.fold = malloc((size_t)ds.n_graphs * sizeof *f.fold)) ||
+               gat_graph_folds(ds.graph_labels, ds.n_graphs, ds.n_graph_classes, f.k,
+                               (uint64_t)o->seed, f.fold) != GAT_OK) {
+        fprintf(stderr, "gat-train: --folds: %s\n", f.fold ? gat_last_error() : "out of memory");
+        rc = 1;
+    }
+    if (rc == 0 && !o->quiet)
+        printf("dataset %s: %d graphs, %d nodes, %d features, %d graph classes; %d %s folds%s%s\n",
+               name, ds.n_graphs, ds.n, ds.n_features, ds.n_graph_classes, f.k,
+               f.prefix ? "fixed" : "stratified", f.prefix ? " from " : "",
+               f.prefix ? f.prefix : "");
+    if (rc == 0) rc = cross_validate(&f);
+    free(f.fold);
+    free(f.tested);
+    free(f.split);
+    gat_dataset_destroy(&ds);
+    return rc;
+}
