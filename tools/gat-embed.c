@@ -3,6 +3,7 @@
  * coefficients and predictions. Option parsing and printing only; libgat computes and writes. */
 #include "cli.h"
 #include "plot.h"
+#include "embed_graphs.h"
 
 #include "gat/gat.h"
 #include "gat_config.h"
@@ -603,6 +604,17 @@ int main(int argc, char **argv)
                     ? " (one-hot: --graph without --features; give the training --features FILE)"
                     : "");
         rc = 1;
+        goto done;
+    }
+    if (cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
+        if (o.plot || o.plot_attention || o.layer) {
+            rc = usage_error("%s does not apply to a graph model (it writes --out, "
+                             "--attention-out, --predict)",
+                             o.plot ? "--plot" : o.plot_attention ? "--plot-attention" : "--layer");
+            goto done;
+        }
+        rc = embed_graphs(m, &meta, &ds, name, o.out, fmt, o.attention, o.predict, flags,
+                          o.quiet);
         goto done;
     }
     /* the file records no fingerprint of its data: its class names are what tells another

@@ -102,6 +102,18 @@ GAT_API gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds,
                                       gat_idx batch_graphs, double *loss, double *acc,
                                       double *macro_f1, gat_idx *pred);
 
+/* Inference of graph model m on every graph of ds (borrowed; graph labels not needed), in
+ * batches of batch_graphs (< 1: 128). Each output may be NULL, else caller's: pooled
+ * (n_graphs, R) the readouts r (R = classes, or readout_heads x classes for attention),
+ * attention (n, K) the attention readout's weights per node (K = readout_heads, at least 1; only
+ * with the attention readout, else GAT_EINVAL), pred (n_graphs) the predicted class (the largest
+ * logit, the first on ties) and prob (n_graphs) its softmax probability. Returns GAT_EINVAL (NULL
+ * m or ds, not a graph model, a dataset without graphs, attention without the attention
+ * readout), GAT_EDIM, and the forward's statuses. Cost: one inference forward per batch. */
+GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx batch_graphs,
+                                   gat_real *pooled, gat_real *attention, gat_idx *pred,
+                                   gat_real *prob);
+
 /* Trains graph model m on ds's graphs with graph_split (n_graphs) GAT_SPLIT_* per graph: each
  * epoch shuffles the training graphs (by cfg->seed and the epoch: the same batches for any
  * thread count) and runs one gat_graph_train_step per cfg->batch_size graphs (0: all of them;

@@ -193,6 +193,51 @@ cleanup:
     return st;
 }
 
+gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx batch_graphs,
+                           gat_real *pooled, gat_real *attention, gat_idx *pred, gat_real *prob)
+{
+    gat_graph_batch b = {0};
+    gat_idx *ids = NULL;
+    gat_status st = GAT_OK;
+    gat_i_clear_error();
+    if (!m || !ds) return gat_i_error(GAT_EINVAL, "gat_graph_embed: NULL %s", !m ? "model" : "ds");
+    const gat_model_config *c = gat_model_get_config(m);
+    if (c->task != GAT_TASK_GRAPH)
+        return gat_i_error(GAT_EINVAL, "gat_graph_embed: the model is a node model (task node)");
+    if (ds->n_graphs < 1 || !ds->graph_ptr)
+        return gat_i_error(GAT_EINVAL, "gat_graph_embed: the dataset holds no set of graphs");
+    if (attention && c->readout != GAT_READOUT_ATTENTION)
+        return gat_i_error(GAT_EINVAL, "gat_graph_embed: readout %s has no attention weights",
+                           gat_readout_name(c->readout));
+    if (ds->n_features != c->in_features)
+        return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
+                           ds->n_features, c->in_features);
+    const gat_idx B = batch_graphs < 1 ? 128 : batch_graphs, G = ds->n_graphs;
+    const size_t R = (size_t)gat_i_readout_width(c), K = (size_t)gat_i_readout_heads(c);
+    if (!(ids = gat_malloc((size_t)G, sizeof *ids))) return GAT_ENOMEM;
+    for (gat_idx g = 0; g < G; g++)
+        ids[g] = g;
+    for (gat_idx k0 = 0; k0 < G && st == GAT_OK; k0 += B) {
+        const gat_idx n = G - k0 < B ? G - k0 : B;
+        const gat_real *logits, *r, *a;
+        if ((st = gat_graph_batch_make(&b, ds, ids + k0, n)) != GAT_OK ||
+            (st = gat_model_forward_graphs(m, &b, 0, &logits)) != GAT_OK ||
+            (st = gat_model_graph_outputs(m, &r, &a)) != GAT_OK)
+            break;
+        if (pooled) memcpy(pooled + (size_t)k0 * R, r, (size_t)n * R * sizeof *pooled);
+        if (attention)
+            memcpy(attention + (size_t)ds->graph_ptr[k0] * K, a,
+                   (size_t)b.graph.n * K * sizeof *attention);
+        if (pred || prob) {
+            gat_idx *p = pred ? pred + k0 : b.labels; /* b.labels: scratch of n entries */
+            gat_i_predict_rows(logits, n, c->graph_classes, p, prob ? prob + k0 : NULL);
+        }
+    }
+    gat_graph_batch_destroy(&b);
+    gat_free(ids);
+    return st;
+}
+
 /* The trainer's state (gat_i_train_ops' u). */
 typedef struct graphs {
     gat_model *m;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# CLI tests of graph classification (issue 37): gat-train --task graph on a small TU dataset
+# written here (40 graphs; the class decides the node labels, so the signal is planted):
+# stratified and fixed folds, every readout, --save-folds, determinism over runs and thread
+# counts, the model file's task and readout, gat-embed on a graph model, and the usage errors.
+# Usage: test_graph_task.sh GAT_TRAIN GAT_EMBED DATA_DIR
+set -u
+train=$1 embed=$2 data=$3
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# toy: graph g (1..40) has 4 + g % 5 nodes on a path, class g % 2; a node's label is its
+# graph's class, or 2 on every third node
+d=$tmp/toy
+mkdir -p "$d"
+awk -v d="$d" 'BEGIN {
+  id = 0
+  for (g = 1; g <= 40; g++) {
+    n = 4 + g % 5; c = g % 2
+    print c > (d "/toy_graph_labels.txt")
+    for (i = 1; i <= n; i++) {
+      id++
+      print g > (d "/toy_graph_indicator.txt")
+      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
+      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
+    }
+  }
+}'
+common=(--dataset "$d" --dropout 0 --epochs 8 --patience 8 --lr 0.02 --graph-batch 8 --seed 3)
+strip() { sed -E 's/, [0-9.]+ s$//' "$1"; }
+
+check help 0 '--task NAME' '' -- "$train" --help
+grep -q -- '--readout NAME' "$tmp/out" && grep -q -- '--folds K' "$tmp/out" && ok help-graph-options || badf help-graph-options "$tmp/out"
+
+for r in sum mean max attention; do
+  check "folds-$r" 0 "^test accuracy: .*\(4 folds, stratified, readout $r\)" '' -- \
+    "$train" --task graph --readout "$r" --folds 4 --threads 1 "${common[@]}"
+done
+grep -Eq '^dataset .*toy: 40 graphs, 240 nodes, 3 features, 2 graph classes; 4 stratified folds' "$tmp/out" && ok summary-line || badf summary-line "$tmp/out"
+[ "$(grep -c '^fold ' "$tmp/out")" -eq 4 ] && ok fold-lines || badf fold-lines "$tmp/out"
+
+# the same seed: the same folds and numbers, on 1 and on 2 threads
+check attention-heads 0 'readout attention' '' -- "$train" --task graph --readout attention --readout-heads 2 --folds 4 --threads 1 "${common[@]}" --save-folds "$tmp/f1.txt" --save "$tmp/g.gat"
+strip "$tmp/out" >"$tmp/a"
+check attention-threads 0 'readout attention' '' -- "$train" --task graph --readout attention --readout-heads 2 --folds 4 --threads 2 "${common[@]}" --save-folds "$tmp/f2.txt"
+strip "$tmp/out" >"$tmp/b"
+grep -v '^saved' "$tmp/a" >"$tmp/a2"
+cmp -s "$tmp/a2" "$tmp/b" && ok same-on-2-threads || badf same-on-2-threads "$tmp/a2" "$tmp/b"
+cmp -s "$tmp/f1.txt" "$tmp/f2.txt" && ok same-folds || badf same-folds "$tmp/f1.txt" "$tmp/f2.txt"
+# --save-folds: one line per graph, every graph tested once, each fold 10 graphs, 5 per class
+[ "$(grep -vc '^#' "$tmp/f1.txt")" -eq 40 ] && ok save-folds-lines || badf save-folds-lines "$tmp/f1.txt"
+awk '!/^#/ { n[$2]++; c[$2 "," ($1 + 1) % 2]++ } END { for (f = 1; f <= 4; f++) if (n[f] != 10 || c[f ",0"] != 5) exit 1 }' "$tmp/f1.txt" \
+  && ok folds-stratified || badf folds-stratified "$tmp/f1.txt"
+# another seed, other folds
+"$train" --task graph --folds 4 --threads 1 "${common[@]}" --seed 4 --save-folds "$tmp/f3.txt" >/dev/null 2>&1
+! cmp -s "$tmp/f1.txt" "$tmp/f3.txt" && ok other-seed-other-folds || badf other-seed-other-folds "$tmp/f3.txt"
+
+# the model file: task and readout recorded; gat-embed writes per-graph outputs
+grep -q '"task":"graph"' "$tmp/g.gat" && grep -q '"readout":"attention"' "$tmp/g.gat" && grep -q 'readout.gate_weight' "$tmp/g.gat" \
+  && ok model-task || badf model-task
+check embed-graphs 0 '' '' -- "$embed" --model "$tmp/g.gat" --dataset "$d" --out "$tmp/emb.tsv" --attention-out "$tmp/att.tsv" --predict "$tmp/pred.tsv" --threads 1
+[ "$(wc -l <"$tmp/emb.tsv")" -eq 41 ] && [ "$(head -1 "$tmp/emb.tsv" | wc -w)" -eq 129 ] && ok embed-rows || badf embed-rows "$tmp/emb.tsv"
+[ "$(wc -l <"$tmp/att.tsv")" -eq 241 ] && ok attention-rows || badf attention-rows "$tmp/att.tsv"
+[ "$(wc -l <"$tmp/pred.tsv")" -eq 41 ] && awk 'NR > 1 && $2 == $4 { n++ } END { exit !(n >= 30) }' "$tmp/pred.tsv" \
+  && ok prediction-rows || badf prediction-rows "$tmp/pred.tsv"
+check embed-no-plot 2 '' 'does not apply to a graph model' -- "$embed" --model "$tmp/g.gat" --dataset "$d" --out "$tmp/x.tsv" --layer 0
+
+# fixed folds beside the dataset: 2 folds of 0-based graph indices
+{ echo "$(seq -s, 0 19)"; echo "$(seq -s, 20 39)"; } >"$d/toy_test.index"
+{ echo "$(seq -s, 20 29)"; echo "$(seq -s, 0 9)"; } >"$d/toy_val.index"
+{ echo "$(seq -s, 30 39)"; echo "$(seq -s, 10 19)"; } >"$d/toy_train.index"
+check fixed-folds 0 '\(2 folds, fixed, readout sum\)' '' -- "$train" --task graph --threads 1 "${common[@]}"
+grep -q "2 fixed folds from $d/toy" "$tmp/out" && ok fixed-folds-named || badf fixed-folds-named "$tmp/out"
+echo "0,1" >>"$d/toy_test.index"
+check fixed-folds-bad 1 '' 'toy_test.index: 3 folds \(lines\), but .*toy_train.index has 2' -- "$train" --task graph --threads 1 "${common[@]}"
+rm "$d"/toy_*.index
+
+check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
+check unknown-readout 2 '' "--readout: unknown readout 'median'" -- "$train" --task graph --dataset "$d" --readout median
+check unknown-task 2 '' "--task: unknown task 'edge'" -- "$train" --task edge --dataset "$d"
+check heads-need-attention 2 '' '^gat-train: --readout-heads needs --readout attention' -- "$train" --task graph --dataset "$d" --readout-heads 2
+check graph-excludes 2 '' 'excludes --partitions, --batch-size' -- "$train" --task graph --dataset "$d" --batch-size 4 --fanout 2,2
+check graph-needs-graphs 1 '' 'is not a set of labelled graphs' -- "$train" --task graph --dataset "$data/tiny" --epochs 1
+# a graph indicator that skips graph 2: a graph with no nodes, named by file and line
+cp -r "$d" "$tmp/gap"
+for f in "$tmp"/gap/toy_*; do mv "$f" "${f/toy_/gap_}"; done
+sed -i 's/^2$/3/' "$tmp/gap/gap_graph_indicator.txt"
+check empty-graph 1 '' 'gap_graph_indicator.txt:[0-9]+:' -- "$train" --task graph --dataset "$tmp/gap" --epochs 1
+summary

@@ -1,0 +1,96 @@
+/* gat-embed on a graph model: per-graph readouts (embeddings), the attention readout's weights
+ * per node and per-graph predictions, through gat_graph_embed (gat/readout.h). Printing only. */
+#include "embed_graphs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "gat-embed: %s: %s\n", what, gat_last_error());
+    return 1;
+}
+
+static int write_predictions(const char *path, const gat_dataset *ds, const gat_model_meta *meta,
+                             const gat_idx *pred, const gat_real *prob, unsigned flags)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gat-embed: cannot write %s\n", path);
+        return 1;
+    }
+    if (!(flags & GAT_WRITE_NO_HEADER)) fprintf(f, "graph\tclass\tprobability\tlabel\n");
+    for (gat_idx g = 0; g < ds->n_graphs; g++) {
+        const gat_idx y = ds->graph_labels ? ds->graph_labels[g] : -1;
+        if (meta->n_classes > 0)
+            fprintf(f, "%d\t%s\t%.6g\t%s\n", g, meta->class_names[pred[g]], (double)prob[g],
+                    y >= 0 && y < meta->n_classes ? meta->class_names[y] : "");
+        else
+            fprintf(f, "%d\t%d\t%.6g\t%d\n", g, pred[g], (double)prob[g], y);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "gat-embed: cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds,
+                 const char *name, const char *out, gat_file_format fmt, const char *attention,
+                 const char *predict, unsigned flags, int quiet)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    const gat_idx G = ds->n_graphs, K = c->readout_heads > 0 ? c->readout_heads : 1;
+    const gat_idx R = c->readout == GAT_READOUT_ATTENTION ? K * c->classes : c->classes;
+    if (G < 1) {
+        fprintf(stderr, "gat-embed: model is a graph model but dataset %s is one graph\n", name);
+        return 1;
+    }
+    if (attention && c->readout != GAT_READOUT_ATTENTION) {
+        fprintf(stderr, "gat-embed: --attention-out: the model's readout is %s, not attention\n",
+                gat_readout_name(c->readout));
+        return 1;
+    }
+    gat_real *pooled = out ? malloc((size_t)G * R * sizeof *pooled) : NULL;
+    gat_real *att = attention ? malloc((size_t)ds->n * K * sizeof *att) : NULL;
+    gat_idx *pred = malloc((size_t)G * sizeof *pred);
+    gat_real *prob = malloc((size_t)G * sizeof *prob);
+    char **ids = malloc((size_t)G * sizeof *ids);
+    int rc = 0;
+    if ((out && !pooled) || (attention && !att) || !pred || !prob || !ids) {
+        fprintf(stderr, "gat-embed: out of memory for %d graphs\n", G);
+        rc = 1;
+        goto done;
+    }
+    for (gat_idx g = 0; g < G; g++)
+        if ((ids[g] = malloc(16))) snprintf(ids[g], 16, "%d", g);
+    if (gat_graph_embed(m, ds, 128, pooled, att, pred, prob) != GAT_OK) {
+        rc = fail("inference failed");
+        goto done;
+    }
+    if (out) {
+        if (gat_matrix_save(out, fmt, G, R, pooled, (const char *const *)ids, flags) != GAT_OK) {
+            rc = fail("cannot write the graph embeddings");
+            goto done;
+        }
+        if (!quiet) printf("wrote %s: %d x %d (readout %s)\n", out, G, R, gat_readout_name(c->readout));
+    }
+    if (attention) {
+        if (gat_matrix_save(attention, GAT_FORMAT_TSV, ds->n, K, att, ds->node_ids, flags) !=
+            GAT_OK) {
+            rc = fail("cannot write the readout attention");
+            goto done;
+        }
+        if (!quiet) printf("wrote %s: readout attention of %d nodes, %d heads\n", attention, ds->n, K);
+    }
+    if (predict) {
+        if ((rc = write_predictions(predict, ds, meta, pred, prob, flags)) != 0) goto done;
+        if (!quiet) printf("wrote %s: predictions of %d graphs\n", predict, G);
+    }
+done:
+    for (gat_idx g = 0; ids && g < G; g++)
+        free(ids[g]);
+    free(ids);
+    free(pooled), free(att), free(pred), free(prob);
+    return rc;
+}

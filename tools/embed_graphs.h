@@ -1,0 +1,16 @@
+/* gat-embed on a graph model (embed_graphs.c): per-graph outputs. */
+#ifndef GAT_TOOL_EMBED_GRAPHS_H
+#define GAT_TOOL_EMBED_GRAPHS_H
+
+#include "gat/gat.h"
+
+/* Writes, for graph model m on ds (a dataset of many graphs), the readout of each graph to out
+ * (format fmt, rows named by the 0-based graph index), the attention readout's weights per node
+ * to attention (rows named by node id, one column per head) and each graph's predicted class,
+ * its probability and its label to predict (TSV); each path may be NULL. flags: GAT_WRITE_*.
+ * Returns the exit code (0, 1 after a message). */
+int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds,
+                 const char *name, const char *out, gat_file_format fmt, const char *attention,
+                 const char *predict, unsigned flags, int quiet);
+
+#endif
