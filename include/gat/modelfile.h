@@ -11,7 +11,9 @@
  *   ("0"/"1"); edge_dim (edge feature columns of the score's edge term, decimal; files written
  *   before it load as "0"); hidden_heads (the heads of each hidden layer as a JSON array, in a
  *   string);
- *   normalize, symmetrize ("0"/"1": how the dataset was read); class_names (the class names as a
+ *   task, readout, readout_heads, readout_hidden, graph_classes (graph models only,
+ *   gat/readout.h; a file without "task" is a node model); normalize, symmetrize ("0"/"1": how
+ *   the dataset was read); class_names (the class names as a
  *   JSON array, in a string); dataset (free-form). Unknown keys are ignored; unknown score or
  *   activation values are rejected. The tensors are those of gat_model_tensors for the
  *   configuration (which differ between score functions).
