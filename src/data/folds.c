@@ -54,11 +54,11 @@ gat_status gat_graph_fold_split(const gat_idx *fold, gat_idx n, gat_idx k, gat_i
                            "0 <= f < k and k >= 2",
                            f, k, n);
     const gat_idx v = f + 1 == k ? 0 : f + 1;
-    for (gat_idx i = 0; i < n; i++) {
+    for (gat_idx i = 0; i < n; i++) /* checked first: split is untouched on failure */
         if (fold[i] < 0 || fold[i] >= k)
             return gat_i_error(GAT_EINVAL, "gat_graph_fold_split: fold[%d] = %d outside 0..%d", i,
                                fold[i], k - 1);
+    for (gat_idx i = 0; i < n; i++)
         split[i] = fold[i] == f ? GAT_SPLIT_TEST : fold[i] == v ? GAT_SPLIT_VAL : GAT_SPLIT_TRAIN;
-    }
     return GAT_OK;
 }
