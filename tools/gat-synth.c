@@ -178,10 +178,63 @@ out:
     return rc;
 }
 
+/* gat-synth --graphs: PREFIX.gatd of many graphs (synth_graphs), split "A,B,C" or the default. */
+static int write_graphs(const char *out, synth_graph_opts *go, const char *split, int quiet)
+{
+    gat_dataset ds;
+    char err[256], path[4096], tail;
+    if (split) {
+        int a, b, c;
+        if (sscanf(split, "%d,%d,%d%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 || c < 0 ||
+            (long)a + b + c != go->graphs) {
+            fprintf(stderr,
+                    "gat-synth: --graph-split '%s': expected A,B,C with A >= 1, B >= 1, C >= 0 "
+                    "and A + B + C = --graphs (%d)\n",
+                    split, go->graphs);
+            return 2;
+        }
+        go->split_graphs[0] = a, go->split_graphs[1] = b, go->split_graphs[2] = c;
+    } else if (go->labels > 0) {
+        const gat_idx k = go->graphs / 10 > 0 ? go->graphs / 10 : 1;
+        go->split_graphs[1] = k, go->split_graphs[2] = go->graphs > 2 * k ? k : 0;
+        go->split_graphs[0] = go->graphs - k - go->split_graphs[2];
+        if (go->split_graphs[0] < 1) {
+            fprintf(stderr, "gat-synth: --graphs %d with --labels: need at least 2 graphs\n",
+                    go->graphs);
+            return 2;
+        }
+    }
+    const double t0 = now();
+    const gat_status st = synth_graphs(go, &ds, err, sizeof err);
+    if (st != GAT_OK) {
+        fprintf(stderr, "gat-synth: %s\n", err[0] ? err : gat_last_error());
+        return st == GAT_EINVAL && err[0] ? 2 : 1;
+    }
+    snprintf(path, sizeof path, "%s.gatd", out);
+    int rc = 0;
+    if (gat_dataset_save(&ds, path, NULL) != GAT_OK) {
+        fprintf(stderr, "gat-synth: %s\n", gat_last_error());
+        rc = 1;
+    } else if (!quiet) {
+        printf("gat-synth: %d graphs, %d nodes, %d edges with self-loops, %d features, ", ds.n_graphs,
+               ds.n, ds.graph.nnz, ds.n_features);
+        if (go->labels > 0)
+            printf("%d labels per node, %d/%d/%d graphs train/val/test", ds.n_labels,
+                   go->split_graphs[0], go->split_graphs[1], go->split_graphs[2]);
+        else
+            printf("%d graph classes", ds.n_graph_classes);
+        printf(": %.2f s (%s)\n", now() - t0, path);
+    }
+    gat_dataset_destroy(&ds);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     synth_opts so;
     synth_defaults(&so);
+    synth_graph_opts go = {.types = 8};
+    const char *graph_split = NULL;
     const char *out = NULL, *format = "text";
     int nodes = so.nodes, classes = so.classes, features = so.features, seed = 1, plain = 0,
         quiet = 0;
@@ -206,6 +259,11 @@ int main(int argc, char **argv)
         {"seed", CLI_INT, &seed, 0, 2147483647, "S", "random seed (default 1)"},
         {"plain", CLI_FLAG, &plain, 0, 0, NULL, "write PREFIX.content uncompressed"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
+        /* many graphs (issue 37): one .gatd file */
+        {"graphs", CLI_INT, &go.graphs, 1, 10000000, "G", "write G graphs of about --nodes nodes each (sizes 3/4 to 5/4 of it) to PREFIX.gatd: a multi-label node task with --labels, else graph classification into --classes classes by a planted ring motif"},
+        {"labels", CLI_INT, &go.labels, 0, 100000, "L", "with --graphs: L labels per node (multi-hot), each from the node's hidden type and its neighbours' (default 0: graph classification)"},
+        {"types", CLI_INT, &go.types, 2, 100000, "T", "with --graphs: hidden node types that set the features' means (default 8)"},
+        {"graph-split", CLI_STRING, &graph_split, 0, 0, "A,B,C", "with --graphs and --labels: training, validation and test graphs, the first A graphs train (default: 10 % each for validation and test, at least 1)"},
         /* elsewhere --format is an embedding format, --features a file, --edge-features a switch */
         CLI_DEPRECATED("format", "out-format"),
         CLI_DEPRECATED("features", "feature-dim"),
@@ -214,6 +272,19 @@ int main(int argc, char **argv)
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-synth", "--out PREFIX [options]", &exit_now)) || exit_now)
         return rc;
+    if (go.graphs > 0) {
+        if (!out) {
+            fprintf(stderr, "gat-synth: --out PREFIX is required (try --help)\n");
+            return 2;
+        }
+        go.nodes = nodes, go.features = features, go.classes = classes, go.seed = (uint64_t)seed;
+        go.degree = so.degree, go.homophily = so.homophily, go.signal = so.signal;
+        return write_graphs(out, &go, graph_split, quiet);
+    }
+    if (go.labels > 0 || graph_split) {
+        fprintf(stderr, "gat-synth: --labels and --graph-split need --graphs\n");
+        return 2;
+    }
     if (!out) {
         fprintf(stderr, "gat-synth: --out PREFIX is required (try --help)\n");
         return 2;

@@ -33,6 +33,7 @@ static double reported(const options *o, const gat_train_result *r, int val)
 /* Its name in the lines printed. */
 static const char *reported_name(const options *o)
 {
+    if (o->multilabel) return "micro-F1";
     return o->metric == GAT_METRIC_AUC ? "ROC-AUC" : "accuracy";
 }
 
@@ -426,7 +427,7 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     const options *o = s->o;
     gat_model_meta meta;
     gat_model_meta_init(&meta);
-    meta.n_classes = s->src->n_classes;
+    meta.n_classes = s->src->class_names ? s->src->n_classes : 0; /* multi-label: unnamed */
     meta.class_names = s->src->class_names;
     meta.normalize = s->src->normalized; /* what was done, for gat-embed to repeat */
     meta.symmetrize = s->src->symmetrize;
@@ -607,10 +608,16 @@ static void dataset_summary(const options *o, const gat_dataset *ds, const char 
                 "gat-train: %s has %d edge feature column%s: read, not used (--edge-features "
                 "puts them in the attention score)\n",
                 name, ds->n_edge_features, ds->n_edge_features == 1 ? "" : "s");
-    printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
-           "split %d/%d/%d\n",
-           name, ds->n, ds->graph.nnz, ds->n_features, ds->n_classes, ds->n_train, ds->n_val,
-           ds->n_test);
+    if (ds->n_labels > 0)
+        printf("dataset %s: %d graphs, %d nodes, %d edges (with self-loops), %d features, %d "
+               "labels per node, split %d/%d/%d nodes\n",
+               name, ds->n_graphs, ds->n, ds->graph.nnz, ds->n_features, ds->n_labels, ds->n_train,
+               ds->n_val, ds->n_test);
+    else
+        printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
+               "split %d/%d/%d\n",
+               name, ds->n, ds->graph.nnz, ds->n_features, ds->n_classes, ds->n_train, ds->n_val,
+               ds->n_test);
 }
 
 /* Mini-batch mode (--batch-size): its steps per epoch. */
@@ -687,14 +694,24 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(ds);
         return 1;
     }
+    if ((ds->n_labels > 0) != o->multilabel) {
+        fprintf(stderr,
+                o->multilabel ? "gat-train: --task multilabel: dataset %s has one class per node, "
+                                "no multi-hot labels (--task node trains on it)\n"
+                              : "gat-train: dataset %s has multi-hot node labels: train it with "
+                                "--task multilabel\n",
+                name);
+        gat_dataset_destroy(ds);
+        return 1;
+    }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
     const source src = {.name = name,
                         .model_dataset = o->data.graph ? NULL : name,
                         .n_features = ds->n_features,
-                        .n_classes = ds->n_classes,
+                        .n_classes = ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
                         .n_edge_features = ds->n_edge_features,
-                        .class_names = ds->class_names,
+                        .class_names = ds->n_labels > 0 ? NULL : ds->class_names,
                         .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
                         .val_both = val_both(ds),
@@ -837,7 +854,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "size of --plot in pixels (default 640x400)"},
         /* graph classification (train_graphs.c) */
         {"task", CLI_STRING, &op->task, 0, 0, "NAME",
-         "node (default) or graph: classify the graphs of a TU dataset with a readout"},
+         "node (one class per node, default), graph (classify the graphs of a TU dataset with a "
+         "readout) or multilabel (multi-hot node labels, e.g. PPI or gat-synth --graphs --labels: "
+         "sigmoid cross-entropy, early stopping and reports on micro-F1; train, validation and test "
+         "graphs as the dataset's split says)"},
         {"readout", CLI_STRING, &op->readout, 0, 0, "NAME",
          "with --task graph: sum, mean, max or attention pooling of node embeddings (default "
          "sum)"},
@@ -938,6 +958,14 @@ static int check_options(options *o)
         fprintf(stderr, "gat-train: --all-splits sets the runs and splits: it excludes --runs, "
                         "--split-index, a random split and --partitions\n");
         return 2;
+    }
+    if ((o->multilabel = o->task && !strcmp(o->task, "multilabel")) != 0) {
+        if (o->batch_size || o->partitions || o->random_split || o->train_per_class >= 0 ||
+            o->val_size >= 0 || o->test_size >= 0) {
+            fprintf(stderr, "gat-train: --task multilabel trains full-graph on the dataset's "
+                            "split: it excludes --batch-size, --partitions and a random split\n");
+            return 2;
+        }
     }
     if (o->save && (o->runs > 1 || o->all_splits)) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");

@@ -56,4 +56,27 @@ gat_status synth_dataset(const synth_data *d, int classes, gat_dataset *ds);
 gat_status synth_dataset_with(const synth_data *d, int classes, int normalize,
                               const char *const *class_names, gat_dataset *ds);
 
+/* Datasets of many graphs (synth_graphs.c), for gat-synth --graphs: G graphs of about `nodes`
+ * nodes each (sizes uniform in [3/4, 5/4] of it), each node of one of `types` hidden types;
+ * edges join random nodes of a graph (mean degree `degree`, a homophily share between nodes of
+ * one type); dense features = type mean * signal + N(0, 1). Two kinds:
+ *   labels L > 0: inductive multi-label node task. Label l of node i is 1 when
+ *     a[l][t_i] + mean over i's neighbours j of b[l][t_j] + N(0, 1/4) > 0 (a, b ~ N(0, 1) per
+ *     label and type): each label depends on the node and on its neighbourhood. Split by graph:
+ *     the first graphs train, then split_graphs[1] validation and split_graphs[2] test graphs.
+ *   labels 0: graph classification with `classes` classes. Graph g of class c = g mod C (in a
+ *     shuffled order) holds a planted ring of 3 + c nodes of type 0 (the motif; other nodes are
+ *     never of type 0); no node labels, no split (the folds are the caller's). */
+typedef struct synth_graph_opts {
+    gat_idx graphs, nodes; /* G graphs, mean nodes per graph */
+    double degree, homophily, signal;
+    int features, types, classes, labels;
+    gat_idx split_graphs[3]; /* train, val, test graphs (labels > 0); sum = graphs */
+    uint64_t seed;
+} synth_graph_opts;
+
+/* Draws the dataset into ds (uninitialised; raw features, GAT_NORMALIZE_OFF). Returns GAT_OK, or
+ * a status with gat_last_error() (or err for bad options: GAT_EINVAL). Deterministic for a seed. */
+gat_status synth_graphs(const synth_graph_opts *o, gat_dataset *ds, char *err, size_t errlen);
+
 #endif

@@ -31,6 +31,7 @@ typedef struct options {
     const char *preset;     /* --preset NAME (train_presets.c), applied before the options */
     int preset_raw;         /* the preset reads features as stored (no row normalisation) */
     const char *metric_name; /* --metric NAME, or NULL: auc for two classes, else acc */
+    int multilabel;         /* --task multilabel: sigmoid cross-entropy, micro-F1 (check_options) */
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */

@@ -14,8 +14,10 @@ int train_graphs_check(options *o)
 {
     o->task_kind = GAT_TASK_NODE;
     o->readout_kind = GAT_READOUT_SUM;
-    if (o->task && gat_task_from_name(o->task, &o->task_kind) != GAT_OK) {
-        fprintf(stderr, "gat-train: --task: %s\n", gat_last_error());
+    /* multilabel is the node task with multi-hot labels (gat-train.c, check_options) */
+    if (o->task && strcmp(o->task, "multilabel") != 0 &&
+        gat_task_from_name(o->task, &o->task_kind) != GAT_OK) {
+        fprintf(stderr, "gat-train: --task: %s, or multilabel\n", gat_last_error());
         return 2;
     }
     if (o->readout && gat_readout_from_name(o->readout, &o->readout_kind) != GAT_OK) {

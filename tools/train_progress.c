@@ -62,9 +62,10 @@ static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
         fputc('\r', stderr);
     if (e->epoch > 0)
         fprintf(stderr,
-                "epoch %d  loss %.4f/%.4f  acc %.2f%%/%.2f%% (train/val)  best %d  "
+                "epoch %d  loss %.4f/%.4f  %s %.2f%%/%.2f%% (train/val)  best %d  "
                 "%.1f epochs/s  %.1f s",
-                e->epoch, e->train_loss, e->val_loss, 100 * e->train_acc, 100 * e->val_acc,
+                e->epoch, e->train_loss, e->val_loss, p->o->multilabel ? "F1" : "acc",
+                100 * e->train_acc, 100 * e->val_acc,
                 e->best_epoch, e->seconds > 0 ? e->epoch / e->seconds : 0.0, e->seconds);
     if (e->epoch > 0 && !isnan(e->val_auc)) fprintf(stderr, "  val auc %.2f%%", 100 * e->val_auc);
     if (busy > 0) {
@@ -205,8 +206,9 @@ int on_epoch(const gat_epoch_info *e, void *user)
         }
         pthread_mutex_unlock(&p->lock);
     } else if (e->epoch % p->o->log_every == 0 || stop_signal) {
-        printf("epoch %5d  train loss %.4f acc %6.2f%%  val loss %.4f acc %6.2f%%", e->epoch,
-               e->train_loss, 100 * e->train_acc, e->val_loss, 100 * e->val_acc);
+        const char *m = p->o->multilabel ? "F1" : "acc"; /* micro-F1 for --task multilabel */
+        printf("epoch %5d  train loss %.4f %s %6.2f%%  val loss %.4f %s %6.2f%%", e->epoch,
+               e->train_loss, m, 100 * e->train_acc, e->val_loss, m, 100 * e->val_acc);
         if (!isnan(e->val_auc)) printf(" auc %6.2f%%", 100 * e->val_auc);
         printf("  best %d  %.3f s\n", e->best_epoch, e->seconds);
     }

@@ -26,6 +26,14 @@
  *   edge_features F32 (E, D)  optional: gat_dataset.edge_x (absent: D = 0)
  *   edge_input I32 (E)        optional: gat_dataset.edge_input (absent: NULL); -1 exactly on
  *                  the self-loops, >= 0 elsewhere
+ *   graphs.ptr I32 (G+1)      optional: gat_dataset.graph_ptr of a dataset of G graphs (absent:
+ *                  one graph); no edge may join two graphs
+ *   graphs.labels I32 (G)     optional, with graphs.ptr: gat_dataset.graph_labels, in [0, GC)
+ *                  with the metadata "graph_classes" (GC) and "graph_class_names" (a JSON array
+ *                  of GC strings encoded as a string; absent: "0".."GC-1")
+ *   label_matrix U8 (n, L)    optional: multi-hot node labels (gat_dataset.n_labels = L), 0/1;
+ *                  then "classes" is 0, labels are all -1 and any node may be in a split
+ * Files without the three optional tensors above (all files written before them) load as before.
  * "__metadata__" (strings): "format": "libgat-dataset", "version": "1", "nodes", "features",
  * "classes", "edges" (E, self-loops included) as decimals, "class_names" (a JSON array of C
  * strings, encoded as a string; absent: "0".."C-1"), "symmetrized" ("1" when every edge has its
@@ -121,13 +129,12 @@ typedef struct gat_dataset {
                        * 1 for a NAME.split file, a .gatd file or parts with a split; 0 when the
                        * source has none (the split was drawn at random) */
     /* Many graphs (graph classification, inductive node tasks): the dataset is then the disjoint
-     * union of n_graphs graphs, one block-diagonal graph with no edge between two of them (the
+     * union of n_graphs graphs (stored in .gatd files as graphs.ptr / graphs.labels), one block-diagonal graph with no edge between two of them (the
      * builder's one self-loop per node included). Nodes are sorted by graph: the nodes of graph g
      * are graph_ptr[g] .. graph_ptr[g+1]-1, and every graph has at least one node. A TU dataset
      * (gat_dataset_load) has no node task (labels all -1, n_classes 0, no split) and no graph
      * split: the split of the graphs (k-fold cross-validation, gat_dataset_read_graph_folds) is
-     * the caller's. Not stored in .gatd files yet: gat_dataset_save refuses such a dataset
-     * (GAT_EINVAL). */
+     * the caller's. */
     gat_idx n_graphs;       /* 0 for a dataset of one graph (a node dataset); then all below are
                              * NULL / 0 */
     gat_idx *graph_ptr;     /* (n_graphs + 1) node offsets: graph_ptr[0] = 0, strictly
@@ -138,6 +145,15 @@ typedef struct gat_dataset {
     const char *const *graph_class_names; /* (n_graph_classes) names, NULL when 0; for a TU
                              * dataset the label values of the file as decimals, in ascending
                              * numeric order (class c is the c-th smallest value) */
+    /* Multi-label node targets (PPI: 121 labels per node), instead of one class per node: node i
+     * has label l when label_matrix[i * n_labels + l] is 1. A multi-label dataset has
+     * n_classes 0 and labels all -1; every node counts as labelled (it may be in a split), and
+     * the model predicts n_labels independent logits (sigmoid cross-entropy, micro-F1: see
+     * gat/train.h). Its split is usually by graph (the inductive setup: train, validation and
+     * test graphs), i.e. every node of a graph in its graph's split. */
+    gat_idx n_labels;       /* L: labels per node; 0 for a single-label dataset */
+    uint8_t *label_matrix;  /* (n, n_labels) 0 or 1, row-major; NULL when n_labels is 0 (may
+                             * point into a .gatd file's mapping, as the other arrays) */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -286,6 +302,10 @@ typedef struct gat_dataset_parts {
     const gat_idx *graph_labels;          /* (n_graphs) in [0, n_graph_classes), or NULL */
     gat_idx n_graph_classes;              /* >= 0; 0 when graph_labels is NULL */
     const char *const *graph_class_names; /* (n_graph_classes) or NULL for "0", "1", ... */
+    /* Multi-label targets (see gat_dataset.n_labels); 0 / NULL for single-label parts. With
+     * n_labels > 0, labels must be NULL and n_classes 0, and split (if given) may hold any node. */
+    gat_idx n_labels;                     /* >= 0 */
+    const uint8_t *label_matrix;          /* (n, n_labels) values 0 or 1 */
 } gat_dataset_parts;
 
 /* Builds a dataset from parts held in memory (copies; see gat_dataset_parts), e.g. a graph built
@@ -300,7 +320,9 @@ typedef struct gat_dataset_parts {
  * negative feature: the message names its node, column and value; n_edge_features < 0, NULL
  * edge_features with D > 0, an edge_input value below -1; with n_graphs > 0: a NULL graph_ptr,
  * one that does not run from 0 to n, a graph with no nodes, an edge joining two graphs (naming
- * the edge and both graphs), a graph label outside [0, n_graph_classes)), GAT_EDIM (features rows != graph
+ * the edge and both graphs), a graph label outside [0, n_graph_classes); n_labels < 0, a NULL
+ * label_matrix with n_labels > 0, labels or classes given with it, a value other than 0 or 1 in
+ * it; multi-label parts without a split get none: the split is by graph, the caller's), GAT_EDIM (features rows != graph
  * nodes), GAT_ENUMERIC (a non-finite feature or edge feature, naming the edge and column), GAT_EFORMAT (too few labelled nodes for a
  * strict size of the random split), GAT_ENOMEM. Cost O(n + E + nnz). */
 GAT_API gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
@@ -343,9 +365,11 @@ GAT_API gat_status gat_dataset_read_graph_folds(const char *prefix, gat_idx n_gr
  * to keep the raw features, load the source with GAT_NORMALIZE_OFF (a loader with AUTO or ON then
  * normalises them as it would the text); a normalised dataset is stored as normalised and never
  * normalised again. node_ids that are exactly "0".."n-1" are not stored.
+ * Graph segments, graph labels and multi-hot labels are stored when ds has them.
  * Returns GAT_EINVAL (NULL ds or path, a malformed graph or features, a graph row without its
  * self-loop or with unsorted sources, a label or split value out of range, a NULL, duplicate or
- * non-UTF-8 id or class name), GAT_EIO (cannot write; the message names the path and the reason),
+ * non-UTF-8 id or class name, graph segments that gat_dataset_from_parts would refuse, a
+ * label_matrix value other than 0/1), GAT_EIO (cannot write; the message names the path and the reason),
  * GAT_ENOMEM. Cost O(n + E + nnz) time, O(n) extra memory. */
 GAT_API gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name);
 

@@ -127,7 +127,29 @@ GAT_API gat_status gat_softmax_xent(const gat_real *logits, gat_idx n, gat_idx c
                                     const gat_idx *labels, const uint8_t *split, gat_split which,
                                     double *loss, double *acc, gat_real *dlogits);
 
-/* Evaluates m on ds (inference) for the nodes of split `which`. */
+/* Multi-label targets (gat_dataset.n_labels > 0, e.g. PPI): mean sigmoid cross-entropy of logits
+ * (n, n_labels) against targets (n, n_labels) of 0/1 (any non-zero counts as 1) over the nodes
+ * whose split equals `which` and all their labels,
+ *   loss = mean over (i, l) of max(z, 0) - z y + log(1 + exp(-|z|)),
+ * and the micro-F1 of the predictions z > 0 (gat_micro_f1). If dlogits is not NULL it receives
+ * d loss / d logits (n, n_labels) = (sigmoid(z) - y) / (count n_labels), zero for other nodes.
+ * All arrays borrowed. Returns GAT_EINVAL (NULL argument, n < 0, n_labels < 1, no such node).
+ * Cost O(n n_labels). */
+GAT_API gat_status gat_sigmoid_bce(const gat_real *logits, gat_idx n, gat_idx n_labels,
+                                   const uint8_t *targets, const uint8_t *split, gat_split which,
+                                   double *loss, double *f1, gat_real *dlogits);
+
+/* Micro-averaged F1 of multi-label predictions: label l of node i is predicted when
+ * logits[i * n_labels + l] > 0; over the nodes of split `which` and all their labels, with TP,
+ * FP, FN summed, *f1 = 2 TP / (2 TP + FP + FN) (0 when nothing is predicted or true), as
+ * scikit-learn's f1_score(average="micro") and the GAT paper's PPI figure. Arrays as in
+ * gat_sigmoid_bce. Returns GAT_EINVAL (NULL argument, bad sizes, no such node). O(n n_labels). */
+GAT_API gat_status gat_micro_f1(const gat_real *logits, gat_idx n, gat_idx n_labels,
+                                const uint8_t *targets, const uint8_t *split, gat_split which,
+                                double *f1);
+
+/* Evaluates m on ds (inference) for the nodes of split `which`. On a multi-label dataset
+ * (ds->n_labels > 0) *loss is the sigmoid cross-entropy and *acc the micro-F1 (gat_sigmoid_bce). */
 GAT_API gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split which,
                                       double *loss, double *acc);
 
@@ -151,7 +173,14 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
                                   const gat_adam_config *adam, gat_idx t, double *loss,
                                   double *acc);
 
-/* Trains m on ds (borrowed) and leaves the restored best model in m: each epoch is one
+/* Trains m on ds (borrowed) and leaves the restored best model in m. The loss follows the
+ * dataset: softmax cross-entropy on labels, or on a multi-label dataset (ds->n_labels > 0, the
+ * model's classes = n_labels) sigmoid cross-entropy on label_matrix, with the micro-F1 in place of
+ * the accuracy everywhere (gat_epoch_info's train_acc and val_acc, gat_train_result's val_acc
+ * and test_acc), so early stopping watches validation loss and micro-F1 (the GAT paper's PPI
+ * setup; full-graph only: batch_size must be 0). Inductive training needs no option: with a
+ * split by graph of a dataset of many graphs, no edge joins a training graph to the others, so
+ * the training nodes never see a validation or test graph. Each epoch is one
  * gat_train_step on the training rows (t = the epoch), or with cfg->batch_size > 0 one step per
  * mini-batch on its sampled block, and an inference pass on the validation rows. res may be NULL.
  * cfg is checked first: max_epochs >= 1, patience >= 1, the Adam fields as

@@ -136,5 +136,6 @@ void gat_dataset_destroy(gat_dataset *ds)
     gat_free(graph_names);
     gat_free(ds->graph_ptr);
     gat_free(ds->graph_labels);
+    gat_free(ds->label_matrix);
     memset(ds, 0, sizeof *ds);
 }

@@ -19,6 +19,18 @@ static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char 
 
     if (p->n_classes < 0)
         return gat_i_error(GAT_EINVAL, "%s: negative class count %d", fn, p->n_classes);
+    if (p->n_labels < 0 || (p->n_labels > 0 && !p->label_matrix) ||
+        (p->n_labels > 0 && (p->labels || p->n_classes > 0)))
+        return gat_i_error(GAT_EINVAL,
+                           "%s: n_labels = %d with label_matrix %s, labels %s and n_classes %d "
+                           "(multi-label parts have a label_matrix, no labels and no classes)",
+                           fn, p->n_labels, p->label_matrix ? "given" : "NULL",
+                           p->labels ? "given" : "NULL", p->n_classes);
+    for (size_t k = 0; k < (size_t)n * (size_t)p->n_labels; k++)
+        if (p->label_matrix[k] > 1)
+            return gat_i_error(GAT_EINVAL, "%s: label_matrix of node %zu, label %zu is %d, expected "
+                               "0 or 1", fn, k / (size_t)p->n_labels, k % (size_t)p->n_labels,
+                               p->label_matrix[k]);
     for (gat_idx i = 0; p->labels && i < n; i++)
         if (p->labels[i] < -1 || p->labels[i] >= p->n_classes)
             return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
@@ -29,7 +41,7 @@ static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char 
                                "%s: node %d has split value %d, expected 0..3 "
                                "(GAT_SPLIT_*)",
                                fn, i, p->split[i]);
-        if (p->split[i] != GAT_SPLIT_NONE && (!p->labels || p->labels[i] < 0))
+        if (p->split[i] != GAT_SPLIT_NONE && p->n_labels == 0 && (!p->labels || p->labels[i] < 0))
             return gat_i_error(GAT_EINVAL, "%s: node %d is in the %s split but has no label", fn, i,
                                split_name[p->split[i]]);
     }
@@ -210,6 +222,15 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                                  p->graph_class_names)) != GAT_OK)
                 goto cleanup;
         }
+    }
+    if (p->n_labels > 0) {
+        const size_t cells = (size_t)n * (size_t)p->n_labels;
+        if (!(out.label_matrix = gat_malloc(cells ? cells : 1, 1))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(out.label_matrix, p->label_matrix, cells);
+        out.n_labels = p->n_labels;
     }
     for (gat_idx i = 0; i < n; i++) {
         out.labels[i] = p->labels ? p->labels[i] : -1;

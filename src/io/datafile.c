@@ -54,6 +54,9 @@ static void release(gat_dataset *ds, void *context)
     forget(s, &ds->split);
     forget(s, &ds->edge_x);
     forget(s, &ds->edge_input);
+    forget(s, &ds->graph_ptr);
+    forget(s, &ds->graph_labels);
+    forget(s, &ds->label_matrix);
     if (s->map) munmap(s->map, s->map_len);
     gat_free(s->ids);
     gat_free(s);
@@ -146,6 +149,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
         while (!pad && k < T_COUNT && strcmp(e->string, gat_i_gatd_spec[k].name) != 0)
             k++;
         if (!R->part && (k == T_GLOBAL || k == T_HOWNER)) k = T_COUNT;
+        if (R->part && (k == T_GRPTR || k == T_GRLAB || k == T_LMAT)) k = T_COUNT;
         if (k == T_COUNT && R->part)
             return gat_i_error(GAT_EFORMAT,
                                "%s: unexpected tensor \"%s\" (a part file holds graph.*, "
@@ -155,7 +159,8 @@ static gat_status read_entries(reader *R, const cJSON *root)
             return gat_i_error(
                 GAT_EFORMAT,
                 "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
-                "features[.*], labels, split, node_ids, edge_features and edge_input)",
+                "features[.*], labels, split, node_ids, edge_features, edge_input, graphs.ptr, "
+                "graphs.labels and label_matrix)",
                 R->path, e->string);
         if ((st = gat_i_st_entry(R->path, e, e->string, R->data_len, &dtype, dims, 2, &ndim,
                                  span)) != GAT_OK)
@@ -167,7 +172,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
         if (strcmp(dtype, gat_i_gatd_spec[k].dtype) != 0)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has dtype \"%s\", expected \"%s\"",
                                R->path, gat_i_gatd_spec[k].name, dtype, gat_i_gatd_spec[k].dtype);
-        const int want_ndim = k == T_XDENSE || k == T_EX ? 2 : 1;
+        const int want_ndim = k == T_XDENSE || k == T_EX || k == T_LMAT ? 2 : 1;
         if (ndim != want_ndim)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has %d dimensions, expected %d",
                                R->path, gat_i_gatd_spec[k].name, ndim, want_ndim);
@@ -382,6 +387,7 @@ static gat_status load_file(reader *R, const gat_dataset_options *opt)
             GAT_OK ||
         (!R->part && (st = gat_i_graph_transpose(g)) != GAT_OK) ||
         (st = gat_i_gatd_read_features(R)) != GAT_OK || (st = gat_i_gatd_read_edges(R)) != GAT_OK ||
+        (!R->part && (st = gat_i_gatd_read_many(R, md)) != GAT_OK) ||
         (st = gat_i_gatd_read_labels_split(R, opt)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(ds);

@@ -14,7 +14,8 @@ const struct gat_i_gatd_tensor gat_i_gatd_spec[T_COUNT] = {
     {"graph.indptr", "I32", 4},     {"graph.indices", "I32", 4}, {"features.indptr", "I32", 4},
     {"features.indices", "I32", 4}, {"features.data", "F32", 4}, {"features", "F32", 4},
     {"labels", "I32", 4},           {"split", "U8", 1},          {"node_ids", "U8", 1},
-    {"edge_features", "F32", 4},    {"edge_input", "I32", 4},    {"part.global_ids", "I32", 4},
+    {"edge_features", "F32", 4},    {"edge_input", "I32", 4},    {"graphs.ptr", "I32", 4},
+    {"graphs.labels", "I32", 4},    {"label_matrix", "U8", 1},   {"part.global_ids", "I32", 4},
     {"part.halo_owner", "I32", 4},
 };
 
@@ -161,36 +162,37 @@ gat_status gat_i_gatd_read_ids(reader *R)
     return st;
 }
 
-gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
+/* *out (C) from the metadata's JSON array of strings under key, or "0".."C-1" when absent; *count
+ * is set to C as soon as *out is allocated (so that the dataset's destroy frees partial names). */
+static gat_status read_names(reader *R, const cJSON *md, const char *key, gat_idx C,
+                             const char *const **out, gat_idx *count)
 {
-    gat_dataset *ds = R->ds;
     const char *s;
     const cJSON *it;
     cJSON *a = NULL;
     gat_i_strmap seen = {0};
-    gat_status st = gat_i_st_meta_get(R->path, md, "class_names", 0, &s);
+    gat_status st = gat_i_st_meta_get(R->path, md, key, 0, &s);
     if (st != GAT_OK) return st;
     if (s && (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) != C)) {
         st = gat_i_error(GAT_EFORMAT,
-                         "%s: __metadata__ \"class_names\" is not a JSON array of %d strings "
+                         "%s: __metadata__ \"%s\" is not a JSON array of %d strings "
                          "(one per class)",
-                         R->path, C);
+                         R->path, key, C);
         goto cleanup;
     }
     char **names = gat_calloc((size_t)C, sizeof *names);
-    if (!(ds->class_names = (const char *const *)names)) {
+    if (!(*out = (const char *const *)names)) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
-    ds->n_classes = C;
+    *count = C;
     it = a ? a->child : NULL;
     for (gat_idx c = 0; c < C; c++, it = it ? it->next : NULL) {
         char num[16];
         snprintf(num, sizeof num, "%d", c);
         if (a && !cJSON_IsString(it)) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s: __metadata__ \"class_names\" entry %d is not a string", R->path,
-                             c);
+            st = gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"%s\" entry %d is not a string",
+                             R->path, key, c);
             goto cleanup;
         }
         if (!(names[c] = gat_strdup(a ? it->valuestring : num))) {
@@ -205,9 +207,9 @@ gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
         gat_idx *slot = gat_i_strmap_slot(&seen, names, names[c]);
         if (*slot >= 0) {
             st = gat_i_error(GAT_EFORMAT,
-                             "%s: __metadata__ \"class_names\" entries %d and %d are both '%s' "
+                             "%s: __metadata__ \"%s\" entries %d and %d are both '%s' "
                              "(class names must be distinct)",
-                             R->path, *slot, c, names[c]);
+                             R->path, key, *slot, c, names[c]);
             goto cleanup;
         }
         *slot = c;
@@ -216,6 +218,101 @@ cleanup:
     gat_i_strmap_free(&seen);
     cJSON_Delete(a);
     return st;
+}
+
+gat_status gat_i_gatd_read_class_names(reader *R, const cJSON *md, gat_idx C)
+{
+    return read_names(R, md, "class_names", C, &R->ds->class_names, &R->ds->n_classes);
+}
+
+/* The graph segments of a dataset of many graphs: graphs.ptr (G + 1) from 0 to n strictly
+ * increasing, no edge between two graphs (the CSR is checked already), graphs.labels (G) in
+ * [0, graph_classes) with names "graph_class_names". */
+static gat_status read_graphs(reader *R, const cJSON *md)
+{
+    gat_dataset *ds = R->ds;
+    const gat_graph *g = &ds->graph;
+    long GC = 0;
+    gat_status st;
+    if (!R->present[T_GRPTR]) {
+        if (R->present[T_GRLAB])
+            return gat_i_error(GAT_EFORMAT, "%s: tensor \"graphs.labels\" without \"graphs.ptr\"",
+                               R->path);
+        return GAT_OK;
+    }
+    const size_t G1 = R->dims[T_GRPTR][0];
+    if (G1 < 2 || G1 - 1 > (size_t)ds->n)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"graphs.ptr\" has %zu entries, expected 2..%d (graphs + 1, "
+                           "at most one graph per node)",
+                           R->path, G1, ds->n + 1);
+    const gat_idx G = (gat_idx)(G1 - 1);
+    if ((st = gat_i_gatd_idx_array(R, T_GRPTR, &ds->graph_ptr)) != GAT_OK) return st;
+    ds->n_graphs = G;
+    const gat_idx *ptr = ds->graph_ptr;
+    if (ptr[0] != 0 || ptr[G] != ds->n)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"graphs.ptr\" runs from %d to %d, expected from 0 to %d "
+                           "(the nodes)",
+                           R->path, ptr[0], ptr[G], ds->n);
+    for (gat_idx k = 0; k < G; k++) {
+        if (ptr[k + 1] <= ptr[k])
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"graphs.ptr\": graph %d has no nodes (entries %d and "
+                               "%d are %d and %d)",
+                               R->path, k, k, k + 1, ptr[k], ptr[k + 1]);
+        for (gat_idx i = ptr[k]; i < ptr[k + 1]; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+                if (g->col[e] < ptr[k] || g->col[e] >= ptr[k + 1])
+                    return gat_i_error(GAT_EFORMAT,
+                                       "%s: edge %d (node %d -> node %d) leaves graph %d (nodes "
+                                       "%d..%d): no edge may join two graphs",
+                                       R->path, e, g->col[e], i, k, ptr[k], ptr[k + 1] - 1);
+    }
+    if (!R->present[T_GRLAB]) return GAT_OK;
+    if ((st = gat_i_st_meta_int(R->path, md, "graph_classes", 1, INT32_MAX, 1, &GC)) != GAT_OK)
+        return st;
+    if (R->dims[T_GRLAB][0] != (size_t)G)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"graphs.labels\" has %zu entries, expected %d (graphs)",
+                           R->path, R->dims[T_GRLAB][0], G);
+    if ((st = gat_i_gatd_idx_array(R, T_GRLAB, &ds->graph_labels)) != GAT_OK) return st;
+    for (gat_idx k = 0; k < G; k++)
+        if (ds->graph_labels[k] < 0 || ds->graph_labels[k] >= GC)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"graphs.labels\": graph %d has label %d, outside "
+                               "[0, %ld)",
+                               R->path, k, ds->graph_labels[k], GC);
+    return read_names(R, md, "graph_class_names", (gat_idx)GC, &ds->graph_class_names,
+                      &ds->n_graph_classes);
+}
+
+gat_status gat_i_gatd_read_many(reader *R, const cJSON *md)
+{
+    gat_dataset *ds = R->ds;
+    gat_status st;
+    if ((st = read_graphs(R, md)) != GAT_OK || !R->present[T_LMAT]) return st;
+    const size_t L = R->dims[T_LMAT][1];
+    if (R->dims[T_LMAT][0] != (size_t)ds->n || L == 0 || L > (size_t)INT32_MAX)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: tensor \"label_matrix\" has shape (%zu, %zu), expected (%d, L) "
+                           "with 1 <= L",
+                           R->path, R->dims[T_LMAT][0], L, ds->n);
+    if (R->classes != 0)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: a multi-label dataset (tensor \"label_matrix\") with %d classes, "
+                           "expected 0",
+                           R->path, R->classes);
+    uint8_t *m = (uint8_t *)(uintptr_t)(R->data + R->span[T_LMAT][0]);
+    for (size_t k = 0; k < (size_t)ds->n * L; k++)
+        if (m[k] > 1)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"label_matrix\": node %zu, label %zu is %d, expected 0 "
+                               "or 1",
+                               R->path, k / L, k % L, m[k]);
+    ds->label_matrix = m;
+    ds->n_labels = (gat_idx)L;
+    return GAT_OK;
 }
 
 /* ds->x from the CSR tensors (pointing into the mapping where possible) or the dense one. */
@@ -339,7 +436,7 @@ gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *op
                                "%s: tensor \"split\": node %d ('%s') has split value %d, "
                                "expected 0..3 (none, train, val, test)",
                                R->path, i, ds->node_ids[i], split[i]);
-        if (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0)
+        if (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0)
             return gat_i_error(GAT_EFORMAT,
                                "%s: tensor \"split\": node %d ('%s') is in the %s split but "
                                "has no label",

@@ -38,6 +38,7 @@ typedef struct storage {
 enum {
     T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS,
     T_EX, T_EIN,        /* optional edge features and provenance */
+    T_GRPTR, T_GRLAB, T_LMAT, /* optional: many graphs (segments, labels), multi-hot labels */
     T_GLOBAL, T_HOWNER, /* part files only */
     T_COUNT
 };
@@ -96,6 +97,10 @@ gat_status gat_i_gatd_read_features(reader *R);
 
 /* ds->edge_x and ds->edge_input from their optional tensors. */
 gat_status gat_i_gatd_read_edges(reader *R);
+
+/* ds->graph_ptr, graph_labels and graph_class_names, label_matrix and n_labels, from their
+ * optional tensors (checked against the graph, which is read first). */
+gat_status gat_i_gatd_read_many(reader *R, const cJSON *md);
 
 /* ds->labels and ds->split (the stored split, or the random split of opt when it is asked for). */
 gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt);

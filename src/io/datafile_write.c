@@ -15,6 +15,50 @@
 
 /* ---- Saving ------------------------------------------------------------------------------ */
 
+/* The graph segments and multi-hot labels of ds, as the loader checks them (datafile_arrays.c). */
+static gat_status check_many(const gat_dataset *ds)
+{
+    static const char *fn = "gat_dataset_save";
+    const gat_idx G = ds->n_graphs, *ptr = ds->graph_ptr;
+    const gat_graph *g = &ds->graph;
+    if (G < 0 || (G > 0 && !ptr) || ds->n_labels < 0 || (ds->n_labels > 0 && !ds->label_matrix) ||
+        (ds->n_labels > 0 && ds->n_classes > 0))
+        return gat_i_error(GAT_EINVAL,
+                           "%s: n_graphs %d with graph_ptr %s, n_labels %d with label_matrix %s "
+                           "and %d classes",
+                           fn, G, ptr ? "set" : "NULL", ds->n_labels,
+                           ds->label_matrix ? "set" : "NULL", ds->n_classes);
+    for (size_t k = 0; k < (size_t)ds->n * (size_t)ds->n_labels; k++)
+        if (ds->label_matrix[k] > 1)
+            return gat_i_error(GAT_EINVAL, "%s: label_matrix of node %zu, label %zu is %d", fn,
+                               k / (size_t)ds->n_labels, k % (size_t)ds->n_labels,
+                               ds->label_matrix[k]);
+    if (G == 0) return GAT_OK;
+    if (ptr[0] != 0 || ptr[G] != ds->n)
+        return gat_i_error(GAT_EINVAL, "%s: graph_ptr runs from %d to %d, expected 0 to %d", fn,
+                           ptr[0], ptr[G], ds->n);
+    for (gat_idx k = 0; k < G; k++) {
+        if (ptr[k + 1] <= ptr[k])
+            return gat_i_error(GAT_EINVAL, "%s: graph %d has no nodes", fn, k);
+        for (gat_idx i = ptr[k]; i < ptr[k + 1]; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+                if (g->col[e] < ptr[k] || g->col[e] >= ptr[k + 1])
+                    return gat_i_error(GAT_EINVAL, "%s: edge %d (node %d -> node %d) leaves graph %d",
+                                       fn, e, g->col[e], i, k);
+        if (ds->graph_labels &&
+            (ds->graph_labels[k] < 0 || ds->graph_labels[k] >= ds->n_graph_classes))
+            return gat_i_error(GAT_EINVAL, "%s: graph %d has label %d outside [0, %d)", fn, k,
+                               ds->graph_labels[k], ds->n_graph_classes);
+    }
+    for (gat_idx c = 0; ds->graph_labels && c < ds->n_graph_classes; c++) {
+        size_t at;
+        const char *s = ds->graph_class_names ? ds->graph_class_names[c] : NULL;
+        if (!s || !gat_i_utf8_valid((const unsigned char *)s, strlen(s), &at))
+            return gat_i_error(GAT_EINVAL, "%s: graph class name %d is NULL or not UTF-8", fn, c);
+    }
+    return GAT_OK;
+}
+
 /* What gat_dataset_save refuses: what the loader would refuse, named after the argument. */
 static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symmetric)
 {
@@ -66,7 +110,8 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
         if (ds->labels[i] < -1 || ds->labels[i] >= ds->n_classes)
             return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
                                ds->labels[i], ds->n_classes);
-        if (ds->split[i] > GAT_SPLIT_TEST || (ds->split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0))
+        if (ds->split[i] > GAT_SPLIT_TEST ||
+            (ds->split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0))
             return gat_i_error(GAT_EINVAL,
                                "%s: node %d has split value %d (expected 0..3, and 0 for an "
                                "unlabelled node)",
@@ -87,7 +132,7 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
         *slot = c;
     }
     gat_i_strmap_free(&map);
-    if (st != GAT_OK) return st;
+    if (st != GAT_OK || (st = check_many(ds)) != GAT_OK) return st;
     *default_ids = 1;
     if (ds->n > 0 && !ds->node_ids) return gat_i_error(GAT_EINVAL, "%s: NULL node_ids", fn);
     if ((st = gat_i_strmap_init(&map, (size_t)ds->n)) != GAT_OK) return st;
@@ -113,7 +158,7 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
     return st;
 }
 
-enum { LEN_T = 10 }; /* tensors gat_dataset_save may write */
+enum { LEN_T = 13 }; /* tensors gat_dataset_save may write */
 
 typedef struct out_tensor {
     const char *name, *dtype;
@@ -168,6 +213,19 @@ static cJSON *dataset_meta(cJSON *root, const char *format, const gat_dataset *d
     cJSON_Delete(names);
     cJSON_free(names_json);
     return ok ? md : NULL;
+}
+
+/* "graph_classes" and "graph_class_names" of a dataset of labelled graphs; 0 if out of memory. */
+static int graph_meta(cJSON *md, const gat_dataset *ds)
+{
+    if (ds->n_graphs == 0 || !ds->graph_labels) return 1;
+    cJSON *names = cJSON_CreateStringArray(ds->graph_class_names, ds->n_graph_classes);
+    char *json = names ? cJSON_PrintUnformatted(names) : NULL;
+    const int ok = json && add_num(md, "graph_classes", ds->n_graph_classes) &&
+                   add_str(md, "graph_class_names", json);
+    cJSON_Delete(names);
+    cJSON_free(json);
+    return ok;
 }
 
 /* Adds the tensors (t, nt) to the header root at 64-byte aligned offsets, with U8 padding
@@ -289,17 +347,13 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
         return gat_i_error(GAT_EINVAL, "gat_dataset_save: NULL %s", !ds ? "dataset ds" : "path");
     if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
         return gat_i_error(GAT_EINVAL, "gat_dataset_save: name is not UTF-8 (byte %zu)", at);
-    if (ds->n_graphs > 0) /* rather than a file that silently drops the graphs */
-        return gat_i_error(GAT_EINVAL,
-                           "gat_dataset_save: a dataset of %d graphs cannot be stored in a .gatd "
-                           "file yet (it holds one graph)",
-                           ds->n_graphs);
     if ((st = check_save(ds, &default_ids, &symmetric)) != GAT_OK) return st;
     static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
     const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
     const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
     const size_t n = (size_t)ds->n, E = (size_t)ds->graph.nnz, nnz = (size_t)xptr[ds->n];
-    const size_t D = (size_t)ds->n_edge_features;
+    const size_t D = (size_t)ds->n_edge_features, G = (size_t)ds->n_graphs,
+                 L = (size_t)ds->n_labels;
     for (gat_idx i = 0; !default_ids && i < ds->n; i++)
         ids_len += strlen(ds->node_ids[i]) + 1;
     const out_tensor all[LEN_T] = {
@@ -313,16 +367,21 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
         {"edge_features", "F32", {E, D}, 2, 4 * E * D, 0, ds->edge_x, NULL, 0},
         {"edge_input", "I32", {E, 0}, 1, 4 * E, 0, ds->edge_input, NULL, 0},
         {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
+        {"graphs.ptr", "I32", {G + 1, 0}, 1, 4 * (G + 1), 0, ds->graph_ptr, NULL, 0},
+        {"graphs.labels", "I32", {G, 0}, 1, 4 * G, 0, ds->graph_labels, NULL, 0},
+        {"label_matrix", "U8", {n, L}, 2, n * L, 0, ds->label_matrix, NULL, 0},
     };
     /* the optional tensors only when the dataset has them */
     out_tensor t[LEN_T];
     int nt = 0;
     for (int k = 0; k < LEN_T; k++)
-        if ((k != 7 || D > 0) && (k != 8 || ds->edge_input) && (k != 9 || !default_ids))
+        if ((k != 7 || D > 0) && (k != 8 || ds->edge_input) && (k != 9 || !default_ids) &&
+            (k != 10 || G > 0) && (k != 11 || (G > 0 && ds->graph_labels)) && (k != 12 || L > 0))
             t[nt++] = all[k];
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
     if (!(root = cJSON_CreateObject()) || !(md = dataset_meta(root, GATD_FORMAT, ds, name)) ||
-        !add_num(md, "symmetrized", symmetric) || !add_tensors(root, t, nt)) {
+        !add_num(md, "symmetrized", symmetric) || !graph_meta(md, ds) ||
+        !add_tensors(root, t, nt)) {
         st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
         goto cleanup;
     }

@@ -1,10 +1,14 @@
 /* Evaluation metrics (gat/metrics.h) and the names of what early stopping follows (gat_metric):
  * ROC-AUC as the Mann-Whitney statistic,
- * AUC = (sum over positives of the number of negatives scored below, ties 1/2) / (P N). */
+ * AUC = (sum over positives of the number of negatives scored below, ties 1/2) / (P N);
+ * micro-averaged F1 of multi-label predictions (a label is predicted when its logit is > 0, i.e.
+ * sigmoid > 1/2; F1 = 2 TP / (2 TP + FP + FN) over every (node, label) pair, as scikit-learn's
+ * f1_score(average="micro")). */
 #include "gat/metrics.h"
 #include "gat/train.h"
 #include "core/core.h"
 #include "train/metrics_i.h"
+#include "train/train_i.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,4 +117,45 @@ gat_status gat_metric_from_name(const char *name, gat_metric *out)
     if ((st = gat_i_name_lookup("metric", name, metric_names, values, 3, &v)) == GAT_OK)
         *out = (gat_metric)v;
     return st;
+}
+
+void gat_i_f1_add(gat_i_f1_counts *c, const gat_real *z, const uint8_t *y, gat_idx L)
+{
+    for (gat_idx l = 0; l < L; l++) {
+        const int pred = z[l] > 0, truth = y[l] != 0;
+        c->tp += pred && truth;
+        c->fp += pred && !truth;
+        c->fn += !pred && truth;
+    }
+}
+
+double gat_i_f1_value(const gat_i_f1_counts *c)
+{
+    const double d = 2.0 * (double)c->tp + (double)c->fp + (double)c->fn;
+    /* nothing predicted and nothing true: 0, as scikit-learn's zero_division default */
+    return d > 0 ? 2.0 * (double)c->tp / d : 0.0;
+}
+
+gat_status gat_micro_f1(const gat_real *logits, gat_idx n, gat_idx n_labels,
+                        const uint8_t *targets, const uint8_t *split, gat_split which, double *f1)
+{
+    gat_i_f1_counts c = {0};
+    gat_idx count = 0;
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_micro_f1", 4, (const void *[]){logits, targets, split, f1},
+                               (const char *[]){"logits", "targets", "split", "f1"})) != GAT_OK)
+        return st;
+    if (n < 0 || n_labels <= 0)
+        return gat_i_error(GAT_EINVAL, "gat_micro_f1: bad size n = %d, n_labels = %d", n,
+                           n_labels);
+    for (gat_idx i = 0; i < n; i++) {
+        if (split[i] != which) continue;
+        count++;
+        gat_i_f1_add(&c, logits + (size_t)i * (size_t)n_labels,
+                     targets + (size_t)i * (size_t)n_labels, n_labels);
+    }
+    if (count == 0) return gat_i_error(GAT_EINVAL, "gat_micro_f1: no node in split %d", which);
+    *f1 = gat_i_f1_value(&c);
+    return GAT_OK;
 }

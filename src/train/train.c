@@ -165,9 +165,13 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
     if (ds->n_features != c->in_features)
         return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
                            ds->n_features, c->in_features);
-    if (ds->n_classes != c->classes)
-        return gat_i_error(GAT_EDIM, "the dataset has %d classes but the model predicts %d",
-                           ds->n_classes, c->classes);
+    if (ds->n_labels > 0 && !ds->label_matrix)
+        return gat_i_error(GAT_EINVAL, "the dataset has %d labels per node but a NULL label_matrix",
+                           ds->n_labels);
+    if (ds->n_labels > 0 ? ds->n_labels != c->classes : ds->n_classes != c->classes)
+        return gat_i_error(GAT_EDIM, "the dataset has %d %s but the model predicts %d",
+                           ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
+                           ds->n_labels > 0 ? "labels per node" : "classes", c->classes);
     return GAT_OK;
 }
 
@@ -188,6 +192,9 @@ static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_i
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
     if (out) *out = logits;
+    if (ds->n_labels > 0)
+        return gat_sigmoid_bce(logits, ds->n, ds->n_labels, ds->label_matrix, ds->split, which,
+                               loss, acc, NULL);
     return gat_softmax_xent(logits, ds->n, ds->n_classes, ds->labels, ds->split, which, loss, acc,
                             NULL);
 }
@@ -268,8 +275,10 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     st = gat_model_forward(m, g, x, 1, &logits);
     gat_i_model_set_output_rows(m, NULL, 0);
     if (st != GAT_OK) return st;
-    if ((st = xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows, o ? o->denom : 0,
-                   loss, acc, dlogits)) != GAT_OK)
+    if ((st = o && o->multi ? gat_i_bce_rows(logits, g->n, C, o->multi, NULL, GAT_SPLIT_NONE, rows,
+                                             n_rows, o->denom, loss, acc, dlogits)
+                            : xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows,
+                                   o ? o->denom : 0, loss, acc, dlogits)) != GAT_OK)
         return st;
     gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
     gat_i_model_moments(m, &m1, &m2);
@@ -607,6 +616,7 @@ typedef struct local {
     gat_idx *train, *val, *test, n_train, n_val, n_test;
     stages sg;
     const gat_real *logits; /* of the last evaluation */
+    gat_i_step_opts multi; /* a multi-label dataset's targets (multi.multi NULL otherwise) */
 } local;
 
 static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
@@ -623,7 +633,8 @@ static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc,
                                acc, diverged);
     st = gat_i_train_step_with(c->m, &c->ds->graph, &c->ds->x, c->ds->labels, c->train, c->n_train,
                                &cfg->adam, epoch, loss, acc, "epoch",
-                               "; the best model so far is kept", NULL, diverged);
+                               "; the best model so far is kept",
+                               c->multi.multi ? &c->multi : NULL, diverged);
     if (st == GAT_OK && cfg->stage) report(&c->sg, GAT_STAGE_UPDATE, -1);
     return st;
 }
@@ -658,7 +669,7 @@ static gat_status local_auc(void *u, gat_split which, double *auc)
 gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                      gat_train_result *res)
 {
-    local c = {.m = m, .ds = ds, .cfg = cfg};
+    local c = {.m = m, .ds = ds, .cfg = cfg, .multi.multi = ds ? ds->label_matrix : NULL};
     gat_status st = GAT_OK;
 
     gat_i_clear_error();
@@ -667,6 +678,11 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         return st;
     if ((st = gat_i_train_config_check(m, cfg)) != GAT_OK) return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
+    if (ds->n_labels > 0 && cfg->batch_size > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train: batch_size = %d with a multi-label dataset, which trains "
+                           "full-graph only (batch_size 0)",
+                           cfg->batch_size);
     /* full-graph training binds the dataset with its edge features now; mini-batches bind each
      * block with its rows, and the evaluations the dataset for inference */
     if ((st = cfg->batch_size == 0 ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,

@@ -30,6 +30,9 @@ typedef struct gat_i_step_opts {
      * on each (a status other than GAT_OK fails the step on every process) */
     gat_status (*reduce)(void *user, gat_real *grads, size_t P, double *loss, double *acc);
     void *user;
+    /* multi-label targets (g->n, the model's classes) of the step's graph: sigmoid
+     * cross-entropy (losses.c) instead of softmax cross-entropy, *acc the micro-F1; NULL: labels */
+    const uint8_t *multi;
 } gat_i_step_opts;
 
 /* The training step of gat_train_step, gat_train's epochs and mini-batches (arguments checked
@@ -54,6 +57,26 @@ gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
 gat_status gat_i_train_check_finite(const gat_model *m, const gat_real *v, size_t P,
                                    const char *unit, gat_idx t, const char *what,
                                    const char *suffix);
+
+/* True positives, false positives, false negatives of multi-label predictions (metrics.c). */
+typedef struct gat_i_f1_counts {
+    int64_t tp, fp, fn;
+} gat_i_f1_counts;
+
+/* Adds one node's predictions (logit > 0) z (L) against its targets y (L, 0/1) to c. */
+void gat_i_f1_add(gat_i_f1_counts *c, const gat_real *z, const uint8_t *y, gat_idx L);
+
+/* Micro-F1 of c: 2 TP / (2 TP + FP + FN), 0 when that denominator is 0. */
+double gat_i_f1_value(const gat_i_f1_counts *c);
+
+/* Mean sigmoid cross-entropy (losses.c) over the selected nodes, as xent selects them: rows
+ * (count of them) if rows is not NULL, else the count nodes i < n with split[i] == which; the
+ * sum over (node, label) is divided by denom * L (denom <= 0: count). *f1: their micro-F1.
+ * dlogits (n, L), if not NULL, is zeroed and receives d loss / d logits. Never fails. */
+gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const uint8_t *targets,
+                          const uint8_t *split, gat_split which, const gat_idx *rows,
+                          gat_idx count, double denom, double *loss, double *f1,
+                          gat_real *dlogits);
 
 /* gat_train's checks of cfg's fields (the messages name the field). */
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg);
