@@ -10,6 +10,7 @@
 #include "io/planetoid.h"
 #include "io/text.h"
 #include "io/tu.h"
+#include "io/graphsage.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,7 +74,7 @@ static int exists_as_dataset(const char *path)
     probe = NULL;
     if (!yes && (probe = concat(path, len, ".content.gz"))) yes = exists(probe);
     gat_free(probe);
-    return yes || gat_i_planetoid_is(path);
+    return yes || gat_i_planetoid_is(path) || gat_i_graphsage_is(path);
 }
 
 /* Resolves name as gat_dataset_locate documents it; *out: allocated path on success. */
@@ -540,6 +541,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     }
     if (gat_i_tu_is(path)) {
         st = gat_i_tu_load(ds, path, opt);
+        goto cleanup;
+    }
+    if (gat_i_graphsage_is(path)) {
+        st = gat_i_graphsage_load(ds, path, opt);
         goto cleanup;
     }
     if (gat_i_planetoid_is(path)) {

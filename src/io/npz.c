@@ -605,6 +605,32 @@ cleanup:
     return st;
 }
 
+gat_status gat_i_npy_load(const char *path, gat_i_npy *a)
+{
+    gat_i_npz z;
+    gat_status st = GAT_ENOMEM;
+    memset(a, 0, sizeof *a);
+    memset(&z, 0, sizeof z);
+    const char *slash = strrchr(path, '/');
+    if (!(z.path = gat_strdup(path)) || !(z.member = gat_calloc(1, sizeof *z.member))) goto cleanup;
+    z.n = 1;
+    if (!(z.member[0].name = gat_strdup(slash ? slash + 1 : path))) goto cleanup;
+    if ((st = gat_i_read_file(path, &z.buf, &z.len)) != GAT_OK) goto cleanup;
+    /* the file as the one stored member of an archive: the member reader checks the rest */
+    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    for (size_t at = 0; at < z.len;) {
+        const uInt step = z.len - at > 1u << 30 ? 1u << 30 : (uInt)(z.len - at);
+        crc = (uint32_t)crc32(crc, z.buf + at, step);
+        at += step;
+    }
+    z.member[0].csize = z.member[0].usize = z.len;
+    z.member[0].crc = crc;
+    st = gat_i_npz_read(&z, 0, a);
+cleanup:
+    gat_i_npz_close(&z);
+    return st;
+}
+
 void gat_i_npy_free(gat_i_npy *a)
 {
     if (!a) return;

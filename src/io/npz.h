@@ -66,6 +66,9 @@ long gat_i_npz_find(const gat_i_npz *z, const char *key);
  * is the size the header declares, after it was checked against the member's declared size, which
  * was checked against what its compressed bytes can inflate to (deflate's 1032:1). */
 gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a);
+/* Reads the bare .npy file at path whole into a (uninitialised; zeroed on failure), with the
+ * checks of gat_i_npz_read (messages name the file). Returns GAT_EIO, GAT_EFORMAT, GAT_ENOMEM. */
+gat_status gat_i_npy_load(const char *path, gat_i_npy *a);
 /* Frees a's data and zeroes it; accepts a zeroed a. */
 void gat_i_npy_free(gat_i_npy *a);
 /* Element k of a (read, not an object array) as a double / an int64 (bool and integer types;
