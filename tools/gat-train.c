@@ -672,6 +672,16 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     const char *name;
     int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, ds, &name);
     if (rc != 0) return rc;
+    if ((ds->n_labels > 0) != o->multilabel) {
+        fprintf(stderr,
+                o->multilabel ? "gat-train: --task multilabel: dataset %s has one class per node, "
+                                "no multi-hot labels (--task node trains on it)\n"
+                              : "gat-train: dataset %s has multi-hot node labels: train it with "
+                                "--task multilabel\n",
+                name);
+        gat_dataset_destroy(ds);
+        return 1;
+    }
     if (o->all_splits && ds->n_splits < 2) {
         fprintf(stderr, "gat-train: --all-splits: dataset %s holds %d fixed split%s\n", name,
                 ds->n_splits, ds->n_splits == 1 ? "" : "s");
@@ -690,16 +700,6 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                 "gat-train: --edge-features: dataset %s has no edge feature columns (extra "
                 "numeric .cites columns, --edge-attributes, or a .gatd edge_features "
                 "tensor)\n",
-                name);
-        gat_dataset_destroy(ds);
-        return 1;
-    }
-    if ((ds->n_labels > 0) != o->multilabel) {
-        fprintf(stderr,
-                o->multilabel ? "gat-train: --task multilabel: dataset %s has one class per node, "
-                                "no multi-hot labels (--task node trains on it)\n"
-                              : "gat-train: dataset %s has multi-hot node labels: train it with "
-                                "--task multilabel\n",
                 name);
         gat_dataset_destroy(ds);
         return 1;

@@ -237,7 +237,12 @@ GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size)
  * edge_attributes, plain or .txt.gz: read as the disjoint union of the graphs, see
  * gat_dataset.n_graphs; no node labels, no split; a malformed line, an unsorted or gapped graph
  * indicator, an edge joining two graphs or a line count that disagrees between files is
- * GAT_EFORMAT naming file and line or both counts), or the bare name of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
+ * GAT_EFORMAT naming file and line or both counts), a GraphSAGE node dataset (a prefix P with
+ * P-G.json, or a directory D holding D/NAME-G.json: P-id_map.json, P-feats.npy, P-G.json with
+ * val/test flags as the split, P-class_map.json with a class or a multi-hot list per node (then a
+ * multi-label dataset, see gat_dataset.n_labels) and optionally P-graph_id.npy, the graph of each
+ * row, sorted: docs/formats.md; a bad value is GAT_EFORMAT naming the file and its key or index
+ * path, malformed JSON its line), or the bare name of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
  * An .npz file (zip of .npy arrays: stored or deflated members, .npy format 1-3, dtypes bool,
  * int8..int64, uint8..uint64, float32/float64, either byte order (big-endian is converted), C or
  * Fortran order; zip64 and object arrays are refused) holds one of two layouts:
