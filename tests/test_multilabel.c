@@ -310,14 +310,16 @@ START_TEST(graphsage_good)
     ck_assert_int_eq(ds.graph.nnz, 20);
     gat_dataset_destroy(&ds);
     /* a directory named after the prefix, without graph ids: one graph */
-    char sub[4300];
-    snprintf(sub, sizeof sub, "%s/toy", dir);
+    char *dir2 = tu_tmpdir(), sub[4300];
+    snprintf(sub, sizeof sub, "%s/toy", dir2);
     ck_assert_int_eq(mkdir(sub, 0700), 0);
     write_sage(sub, 0);
     ck_assert_int_eq(gat_dataset_load(&ds, sub, NULL), GAT_OK);
     ck_assert_int_eq(ds.n_graphs, 0);
     ck_assert_int_eq(ds.n_train, 3);
     gat_dataset_destroy(&ds);
+    tu_rmtree(dir2);
+    free(dir2);
     tu_rmtree(dir);
     free(dir);
 }
@@ -386,6 +388,52 @@ START_TEST(graphsage_bad_arrays)
 }
 END_TEST
 
+/* Loading path with allocation k failing, for every k < the allocations of a load: GAT_ENOMEM
+ * and a zeroed dataset, or GAT_OK where the failure fell in a format probe, which only answers
+ * "not this format" (ASan finds what a failure leaks). At least `least` of them fail. */
+static void load_failing(const char *path, long least)
+{
+    static const gat_dataset zero;
+    gat_dataset ds;
+    gat_i_alloc_fail_at(-1);
+    ck_assert_int_eq(gat_dataset_load(&ds, path, NULL), GAT_OK);
+    gat_dataset_destroy(&ds);
+    const long made = gat_i_alloc_fail_at(-1);
+    long failed = 0;
+    for (long k = 0; k < made; k++) {
+        gat_i_alloc_fail_at(k);
+        const gat_status st = gat_dataset_load(&ds, path, NULL);
+        gat_i_alloc_fail_at(-1);
+        ck_assert_msg(st == GAT_ENOMEM || st == GAT_OK, "failing allocation %ld: %s (%s)", k,
+                      gat_strerror(st), gat_last_error());
+        if (st == GAT_OK) {
+            ck_assert_int_eq(ds.n_labels, TL);
+            gat_dataset_destroy(&ds);
+        } else {
+            ck_assert(memcmp(&ds, &zero, sizeof zero) == 0);
+            failed++;
+        }
+    }
+    ck_assert_int_ge(failed, least);
+}
+
+START_TEST(alloc_failures)
+{
+    char *dir = tu_tmpdir(), path[4200];
+    gat_dataset ds;
+    write_sage(dir, 1);
+    snprintf(path, sizeof path, "%s/toy", dir);
+    load_failing(path, 20);
+    toy_dataset(&ds);
+    snprintf(path, sizeof path, "%s/toy.gatd", dir);
+    ck_assert_int_eq(gat_dataset_save(&ds, path, NULL), GAT_OK);
+    gat_dataset_destroy(&ds);
+    load_failing(path, 5);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* ---- Training ----------------------------------------------------------------------------- */
 
 START_TEST(train_multilabel)
@@ -439,6 +487,7 @@ static Suite *suite(void)
     tcase_add_test(t, graphsage_good);
     tcase_add_test(t, graphsage_bad);
     tcase_add_test(t, graphsage_bad_arrays);
+    tcase_add_test(t, alloc_failures);
     suite_add_tcase(s, t);
     t = tcase_create("train");
     tcase_add_test(t, train_multilabel);

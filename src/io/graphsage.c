@@ -38,23 +38,23 @@ static int is_file(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* PREFIX for path: path itself, or DIR/NAME for a directory DIR whose last component is NAME. */
+/* PREFIX for path: path itself when path-G.json exists, else DIR/NAME for a directory DIR whose
+ * last component is NAME (gat_i_graphsage_is said one of them holds). */
 static char *prefix_of(const char *path)
 {
-    struct stat sb;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
-    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        char *p = gat_malloc(n + 1, 1);
-        if (p) memcpy(p, path, n), p[n] = '\0';
-        return p;
-    }
     size_t b = n;
     while (b > 0 && path[b - 1] != '/')
         b--;
-    char *p = gat_malloc(2 * n - b + 2, 1);
-    if (p) snprintf(p, 2 * n - b + 2, "%.*s/%.*s", (int)n, path, (int)(n - b), path + b);
+    char *p = gat_malloc(2 * n - b + 2 + strlen(suffix[P_G]), 1);
+    if (!p) return NULL;
+    snprintf(p, 2 * n - b + 2 + strlen(suffix[P_G]), "%.*s%s", (int)n, path, suffix[P_G]);
+    if (is_file(p))
+        p[n] = '\0';
+    else
+        snprintf(p, 2 * n - b + 2, "%.*s/%.*s", (int)n, path, (int)(n - b), path + b);
     return p;
 }
 
@@ -68,11 +68,22 @@ static char *with_suffix(const char *prefix, const char *s)
 
 int gat_i_graphsage_is(const char *path)
 {
-    char *prefix = prefix_of(path), *g = prefix ? with_suffix(prefix, suffix[P_G]) : NULL;
-    const int yes = g && is_file(g);
-    gat_free(prefix);
-    gat_free(g);
-    return yes;
+    /* on the stack: a probe that failed to allocate would send the load to another reader */
+    char p[4096];
+    struct stat sb;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (n + strlen(suffix[P_G]) >= sizeof p) return 0;
+    snprintf(p, sizeof p, "%.*s%s", (int)n, path, suffix[P_G]);
+    if (is_file(p)) return 1;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    if (2 * n - b + 1 + strlen(suffix[P_G]) >= sizeof p) return 0;
+    snprintf(p, sizeof p, "%.*s/%.*s%s", (int)n, path, (int)(n - b), path + b, suffix[P_G]);
+    return is_file(p);
 }
 
 /* Parses the JSON file at path into *out; GAT_EFORMAT naming path:line of a syntax error. */
