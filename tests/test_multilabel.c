@@ -2,7 +2,8 @@
  * against central differences and its value by hand, micro-F1 against a hand count, multi-hot
  * labels and graph segments through gat_dataset_from_parts and .gatd files (round trip, bad
  * tensors), the GraphSAGE reader on good and bad files written here, and gat_train on a tiny
- * multi-label dataset of three graphs. Built in double precision (the gradient check's 1e-6). */
+ * multi-label dataset of three graphs. The loss accumulates in double from float logits, so the
+ * float build's central differences (step 1e-2) agree to about 1e-4. */
 #include "testutil.h"
 #include "core/core.h"
 
@@ -25,7 +26,7 @@ START_TEST(bce_gradient)
     }
     ck_assert_int_eq(gat_sigmoid_bce(z, N, L, y, split, GAT_SPLIT_TRAIN, &loss, &f1, d), GAT_OK);
     for (int k = 0; k < N * L; k++) {
-        const gat_real keep = z[k], h = 1e-5;
+        const gat_real keep = z[k], h = (gat_real)1e-2;
         z[k] = keep + h;
         ck_assert_int_eq(gat_sigmoid_bce(z, N, L, y, split, GAT_SPLIT_TRAIN, &lp, &f1, NULL),
                          GAT_OK);
@@ -33,8 +34,8 @@ START_TEST(bce_gradient)
         ck_assert_int_eq(gat_sigmoid_bce(z, N, L, y, split, GAT_SPLIT_TRAIN, &lm, &f1, NULL),
                          GAT_OK);
         z[k] = keep;
-        const double fd = (lp - lm) / (2 * h);
-        ck_assert_msg(fabs(fd - d[k]) <= 1e-6 * (fabs(fd) + 1e-3), "d[%d] = %g, difference %g", k,
+        const double fd = (lp - lm) / ((double)(keep + h) - (double)(keep - h));
+        ck_assert_msg(fabs(fd - d[k]) <= 1e-3 * fabs(fd) + 1e-6, "d[%d] = %g, difference %g", k,
                       (double)d[k], fd);
         if (split[k / L] != GAT_SPLIT_TRAIN) ck_assert(d[k] == 0);
     }
