@@ -199,7 +199,7 @@ static int write_graphs(const char *out, synth_graph_opts *go, const char *split
         go->split_graphs[1] = k, go->split_graphs[2] = go->graphs > 2 * k ? k : 0;
         go->split_graphs[0] = go->graphs - k - go->split_graphs[2];
         if (go->split_graphs[0] < 1) {
-            fprintf(stderr, "gat-synth: --graphs %d with --labels: need at least 2 graphs\n",
+            fprintf(stderr, "gat-synth: --graphs %d with --node-labels: need at least 2 graphs\n",
                     go->graphs);
             return 2;
         }
@@ -260,10 +260,10 @@ int main(int argc, char **argv)
         {"plain", CLI_FLAG, &plain, 0, 0, NULL, "write PREFIX.content uncompressed"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
         /* many graphs (issue 37): one .gatd file */
-        {"graphs", CLI_INT, &go.graphs, 1, 10000000, "G", "write G graphs of about --nodes nodes each (sizes 3/4 to 5/4 of it) to PREFIX.gatd: a multi-label node task with --labels, else graph classification into --classes classes by a planted ring motif"},
-        {"labels", CLI_INT, &go.labels, 0, 100000, "L", "with --graphs: L labels per node (multi-hot), each from the node's hidden type and its neighbours' (default 0: graph classification)"},
+        {"graphs", CLI_INT, &go.graphs, 1, 10000000, "G", "write G graphs of about --nodes nodes each (sizes 3/4 to 5/4 of it) to PREFIX.gatd: a multi-label node task with --node-labels, else graph classification into --classes classes by a planted ring motif"},
+        {"node-labels", CLI_INT, &go.labels, 0, 100000, "L", "with --graphs: L labels per node (multi-hot), each from the node's hidden type and its neighbours' (default 0: graph classification)"},
         {"types", CLI_INT, &go.types, 2, 100000, "T", "with --graphs: hidden node types that set the features' means (default 8)"},
-        {"graph-split", CLI_STRING, &graph_split, 0, 0, "A,B,C", "with --graphs and --labels: training, validation and test graphs, the first A graphs train (default: 10 % each for validation and test, at least 1)"},
+        {"graph-split", CLI_STRING, &graph_split, 0, 0, "A,B,C", "with --graphs and --node-labels: training, validation and test graphs, the first A graphs train (default: 10 % each for validation and test, at least 1)"},
         /* elsewhere --format is an embedding format, --features a file, --edge-features a switch */
         CLI_DEPRECATED("format", "out-format"),
         CLI_DEPRECATED("features", "feature-dim"),
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
         return write_graphs(out, &go, graph_split, quiet);
     }
     if (go.labels > 0 || graph_split) {
-        fprintf(stderr, "gat-synth: --labels and --graph-split need --graphs\n");
+        fprintf(stderr, "gat-synth: --node-labels and --graph-split need --graphs\n");
         return 2;
     }
     if (!out) {

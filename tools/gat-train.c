@@ -855,7 +855,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         /* graph classification (train_graphs.c) */
         {"task", CLI_STRING, &op->task, 0, 0, "NAME",
          "node (one class per node, default), graph (classify the graphs of a TU dataset with a "
-         "readout) or multilabel (multi-hot node labels, e.g. PPI or gat-synth --graphs --labels: "
+         "readout) or multilabel (multi-hot node labels, e.g. PPI or gat-synth --graphs --node-labels: "
          "sigmoid cross-entropy, early stopping and reports on micro-F1; train, validation and test "
          "graphs as the dataset's split says)"},
         {"readout", CLI_STRING, &op->readout, 0, 0, "NAME",

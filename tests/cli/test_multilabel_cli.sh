@@ -7,16 +7,16 @@ set -u
 train=$1 synth=$2 data=$3
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-check synth-multilabel 0 '^gat-synth: 6 graphs, [0-9]+ nodes, [0-9]+ edges with self-loops, 12 features, 7 labels per node, 4/1/1 graphs train/val/test: [0-9.]+ s \(.*/ml\.gatd\)$' '' -- "$synth" --out "$tmp/ml" --graphs 6 --nodes 40 --labels 7 --feature-dim 12 --seed 3
-check synth-again 0 '' '' -- "$synth" --out "$tmp/ml2" --graphs 6 --nodes 40 --labels 7 --feature-dim 12 --seed 3 --quiet
+check synth-multilabel 0 '^gat-synth: 6 graphs, [0-9]+ nodes, [0-9]+ edges with self-loops, 12 features, 7 labels per node, 4/1/1 graphs train/val/test: [0-9.]+ s \(.*/ml\.gatd\)$' '' -- "$synth" --out "$tmp/ml" --graphs 6 --nodes 40 --node-labels 7 --feature-dim 12 --seed 3
+check synth-again 0 '' '' -- "$synth" --out "$tmp/ml2" --graphs 6 --nodes 40 --node-labels 7 --feature-dim 12 --seed 3 --quiet
 cmp -s "$tmp/ml.gatd" "$tmp/ml2.gatd" && ok synth-same-seed-same-file || bad synth-same-seed-same-file
-"$synth" --out "$tmp/ml3" --graphs 6 --nodes 40 --labels 7 --feature-dim 12 --seed 4 --quiet
+"$synth" --out "$tmp/ml3" --graphs 6 --nodes 40 --node-labels 7 --feature-dim 12 --seed 4 --quiet
 cmp -s "$tmp/ml.gatd" "$tmp/ml3.gatd" && bad synth-other-seed-other-file || ok synth-other-seed-other-file
 check synth-graph-kind 0 '^gat-synth: 30 graphs, [0-9]+ nodes, [0-9]+ edges with self-loops, 5 features, 3 graph classes' '' -- "$synth" --out "$tmp/gc" --graphs 30 --nodes 12 --classes 3 --feature-dim 5
-check synth-split 0 '3/2/1 graphs train/val/test' '' -- "$synth" --out "$tmp/sp" --graphs 6 --nodes 10 --labels 2 --graph-split 3,2,1
-check synth-bad-split 2 '' "--graph-split '3,2': expected A,B,C" -- "$synth" --out "$tmp/x" --graphs 6 --labels 2 --graph-split 3,2
-check synth-split-sum 2 '' 'A \+ B \+ C = --graphs \(6\)' -- "$synth" --out "$tmp/x" --graphs 6 --labels 2 --graph-split 3,2,2
-check synth-labels-alone 2 '' '--labels and --graph-split need --graphs' -- "$synth" --out "$tmp/x" --labels 3
+check synth-split 0 '3/2/1 graphs train/val/test' '' -- "$synth" --out "$tmp/sp" --graphs 6 --nodes 10 --node-labels 2 --graph-split 3,2,1
+check synth-bad-split 2 '' "--graph-split '3,2': expected A,B,C" -- "$synth" --out "$tmp/x" --graphs 6 --node-labels 2 --graph-split 3,2
+check synth-split-sum 2 '' 'A \+ B \+ C = --graphs \(6\)' -- "$synth" --out "$tmp/x" --graphs 6 --node-labels 2 --graph-split 3,2,2
+check synth-labels-alone 2 '' '--node-labels and --graph-split need --graphs' -- "$synth" --out "$tmp/x" --node-labels 3
 [ ! -e "$tmp/x.gatd" ] && ok no-output-on-usage-error || bad no-output-on-usage-error
 
 check train-multilabel 0 'test micro-F1: [0-9.]+%  \(best epoch' '' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --epochs 4 --threads 1 --dropout 0 --save "$tmp/ml.gat"
@@ -31,6 +31,6 @@ cmp -s "$tmp/a2" "$tmp/b2" && grep -q micro-F1 "$tmp/a2" && ok train-threads-sam
 
 check task-node-on-multilabel 1 '' 'has multi-hot node labels: train it with --task multilabel' -- "$train" --dataset "$tmp/ml.gatd" --epochs 2
 check task-multilabel-on-classes 1 '' '--task multilabel: dataset .* has one class per node' -- "$train" --dataset "$data/tiny" --task multilabel --epochs 2
-check task-unknown 2 '' "--task: expected node or multilabel, got 'edge'" -- "$train" --dataset "$tmp/ml.gatd" --task edge
+check task-unknown 2 '' "--task: unknown task 'edge'" -- "$train" --dataset "$tmp/ml.gatd" --task edge
 check task-no-minibatch 2 '' 'excludes --batch-size' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --batch-size 4 --fanout 2,2
 summary
