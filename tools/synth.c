@@ -31,24 +31,24 @@ void synth_defaults(synth_opts *o)
 }
 
 /* splitmix64 */
-static uint64_t next(uint64_t *s)
+uint64_t synth_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static double unif(uint64_t *s)
+double synth_unif(uint64_t *s)
 {
-    return (double)(next(s) >> 11) * 0x1.0p-53;
+    return (double)(synth_next(s) >> 11) * 0x1.0p-53;
 }
-static uint64_t below(uint64_t *s, uint64_t n)
+uint64_t synth_below(uint64_t *s, uint64_t n)
 {
-    return (uint64_t)(unif(s) * (double)n) % n;
+    return (uint64_t)(synth_unif(s) * (double)n) % n;
 }
-static double normal(uint64_t *s)
+double synth_normal(uint64_t *s)
 {
-    const double u = 1 - unif(s), v = unif(s);
+    const double u = 1 - synth_unif(s), v = synth_unif(s);
     return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
 }
 
@@ -120,7 +120,7 @@ static int features(const synth_opts *o, const gat_idx *block, const gat_idx *id
     for (int c = 0; c < C; c++)
         for (gat_idx t = 0; t < (o->dense ? F : tsize); t++)
             topic[(size_t)c * (size_t)(o->dense ? F : tsize) + (size_t)t] =
-                o->dense ? (next(rng) & 1 ? 1 : -1)
+                o->dense ? (synth_next(rng) & 1 ? 1 : -1)
                          : (gat_idx)(((size_t)c * F / C + (size_t)t) % (size_t)F);
     cap = o->dense ? (size_t)N * F : (size_t)((double)N * F * o->density * 1.2) + (size_t)N + 16;
     if (!(col = malloc(cap * sizeof *col)) || !(val = malloc(cap * sizeof *val))) goto out;
@@ -135,19 +135,19 @@ static int features(const synth_opts *o, const gat_idx *block, const gat_idx *id
         if (o->dense) {
             for (gat_idx f = 0; f < F; f++) {
                 col[nnz] = f;
-                val[nnz++] = (gat_real)(o->signal * topic[(size_t)c * F + f] + normal(rng));
+                val[nnz++] = (gat_real)(o->signal * topic[(size_t)c * F + f] + synth_normal(rng));
             }
             continue;
         }
         /* k words, about density * F (uniform in [k/2, 3k/2]) */
         const double mean = o->density * F;
-        gat_idx k = (gat_idx)(mean * (0.5 + unif(rng)) + 0.5), n = 0;
+        gat_idx k = (gat_idx)(mean * (0.5 + synth_unif(rng)) + 0.5), n = 0;
         if (k < 1) k = 1;
         if (k > F) k = F;
         for (gat_idx t = 0; t < 3 * k && n < k; t++) {
-            const gat_idx wd = unif(rng) < o->signal
-                                   ? topic[(size_t)c * tsize + below(rng, (uint64_t)tsize)]
-                                   : (gat_idx)below(rng, (uint64_t)F);
+            const gat_idx wd = synth_unif(rng) < o->signal
+                                   ? topic[(size_t)c * tsize + synth_below(rng, (uint64_t)tsize)]
+                                   : (gat_idx)synth_below(rng, (uint64_t)F);
             if (!seen[wd]) seen[wd] = 1, words[n++] = wd;
         }
         if (nnz + (size_t)n > cap) {
@@ -217,7 +217,7 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
         start[c] = (gat_idx)((int64_t)N * c / C);
     for (gat_idx v = 0; v < N; v++) {
         block[v] = (gat_idx)((int64_t)v * C / N);
-        double x = pow(1 - unif(&rng), -1 / (o->exponent - 1));
+        double x = pow(1 - synth_unif(&rng), -1 / (o->exponent - 1));
         w[v] = x < cap || cap < 1 ? x : cap;
         wsum += w[v];
     }
@@ -226,7 +226,7 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
         id[v] = v;
     if (!o->ordered)
         for (gat_idx v = N - 1; v > 0; v--) {
-            const gat_idx u = (gat_idx)below(&rng, (uint64_t)v + 1), t = id[v];
+            const gat_idx u = (gat_idx)synth_below(&rng, (uint64_t)v + 1), t = id[v];
             id[v] = id[u], id[u] = t;
         }
     for (gat_idx v = 0; v < N; v++)
@@ -250,7 +250,7 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
         for (gat_idx v = 0; v < N; v++)
             ids[v] = v;
         for (gat_idx v = N - 1; v > 0; v--) {
-            const gat_idx u = (gat_idx)below(&rng, (uint64_t)v + 1), t = ids[v];
+            const gat_idx u = (gat_idx)synth_below(&rng, (uint64_t)v + 1), t = ids[v];
             ids[v] = ids[u], ids[u] = t;
         }
         const gat_idx a = (gat_idx)(o->train * N), b = a + (gat_idx)(o->val * N),
@@ -266,10 +266,10 @@ int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen)
         d->edge_dim = o->edge_features;
         for (size_t k = 0; k < d->m; k++) {
             int same = d->labels[d->src[k]] == d->labels[d->dst[k]];
-            if (unif(&rng) < o->edge_noise) same = !same;
+            if (synth_unif(&rng) < o->edge_noise) same = !same;
             d->edge_x[k * D] = (gat_real)same;
             for (size_t c = 1; c < D; c++)
-                d->edge_x[k * D + c] = (gat_real)normal(&rng);
+                d->edge_x[k * D + c] = (gat_real)synth_normal(&rng);
         }
     }
     rc = 0;

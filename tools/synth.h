@@ -42,6 +42,13 @@ typedef struct synth_data {
 
 void synth_defaults(synth_opts *o);
 
+/* The generators' random draws: one splitmix64 stream *s; uniform in [0, 1); an integer in
+ * [0, n) (n >= 1); a standard normal (Box-Muller). */
+uint64_t synth_next(uint64_t *s);
+double synth_unif(uint64_t *s);
+uint64_t synth_below(uint64_t *s, uint64_t n);
+double synth_normal(uint64_t *s);
+
 /* Draws a dataset; d is zeroed first. Returns 0, or -1 with a message in err. */
 int synth_generate(const synth_opts *o, synth_data *d, char *err, size_t errlen);
 void synth_free(synth_data *d);

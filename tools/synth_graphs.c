@@ -8,25 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double unif(uint64_t *s)
-{
-    return (double)(next(s) >> 11) * 0x1.0p-53;
-}
+/* the random draws of synth.c (splitmix64), with a node-count bound */
 static gat_idx below(uint64_t *s, gat_idx n)
 {
-    return (gat_idx)((uint64_t)(unif(s) * (double)n) % (uint64_t)n);
-}
-static double normal(uint64_t *s)
-{
-    const double u = 1 - unif(s), v = unif(s);
-    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+    return (gat_idx)synth_below(s, (uint64_t)n);
 }
 
 /* What is drawn before the dataset is assembled. */
@@ -56,7 +41,7 @@ static int draw_graphs(const synth_graph_opts *o, uint64_t *r, drawn *d)
         return -1;
     d->ptr[0] = 0;
     for (gat_idx g = 0; g < G; g++) {
-        gat_idx size = (gat_idx)(o->nodes * (0.75 + 0.5 * unif(r)) + 0.5);
+        gat_idx size = (gat_idx)(o->nodes * (0.75 + 0.5 * synth_unif(r)) + 0.5);
         const gat_idx least = graph_kind ? 3 + o->classes + 1 : 2;
         d->ptr[g + 1] = d->ptr[g] + (size < least ? least : size);
         d->glabel[g] = g % (graph_kind ? o->classes : 1);
@@ -83,7 +68,7 @@ static int draw_graphs(const synth_graph_opts *o, uint64_t *r, drawn *d)
             const gat_idx u = below(r, ng);
             gat_idx v = below(r, ng);
             /* homophily: a few tries for a partner of u's type */
-            if (unif(r) < o->homophily)
+            if (synth_unif(r) < o->homophily)
                 for (int t = 0; t < 16 && d->type[a + v] != d->type[a + u]; t++)
                     v = below(r, ng);
             if (u == v) continue;
@@ -101,11 +86,11 @@ static gat_status draw_features(const synth_graph_opts *o, uint64_t *r, const dr
     gat_status st = GAT_ENOMEM;
     if (mean && v) {
         for (size_t k = 0; k < T * F; k++)
-            mean[k] = next(r) & 1 ? 1 : -1;
+            mean[k] = synth_next(r) & 1 ? 1 : -1;
         for (gat_idx i = 0; i < d->n; i++)
             for (size_t f = 0; f < F; f++)
                 v[(size_t)i * F + f] =
-                    (gat_real)(o->signal * mean[(size_t)d->type[i] * F + f] + normal(r));
+                    (gat_real)(o->signal * mean[(size_t)d->type[i] * F + f] + synth_normal(r));
         st = gat_csr_from_dense(x, d->n, o->features, v);
     }
     free(mean);
@@ -125,14 +110,14 @@ static int draw_labels(const synth_graph_opts *o, uint64_t *r, const drawn *d, c
         return -1;
     }
     for (size_t k = 0; k < L * T; k++)
-        a[k] = normal(r), b[k] = 1.5 * normal(r);
+        a[k] = synth_normal(r), b[k] = 1.5 * synth_normal(r);
     for (gat_idx i = 0; i < d->n; i++) {
         const gat_idx deg = g->rowptr[i + 1] - g->rowptr[i] - 1;
         for (size_t l = 0; l < L; l++) {
             double s = 0;
             for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
                 if (g->col[e] != i) s += b[l * T + (size_t)d->type[g->col[e]]];
-            s = a[l * T + (size_t)d->type[i]] + (deg > 0 ? s / deg : 0) + 0.5 * normal(r);
+            s = a[l * T + (size_t)d->type[i]] + (deg > 0 ? s / deg : 0) + 0.5 * synth_normal(r);
             y[(size_t)i * L + l] = s > 0;
         }
     }
