@@ -11,16 +11,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gat-compat-XXXXXX")
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$meson" install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
-  { cat "$tmp/install.log" >&2; fail "meson install"; }
-pc=$(find "$tmp/root" -name gat.pc -path '*/pkgconfig/*' | head -n 1)
-[ -n "$pc" ] || fail "no gat.pc installed"
-prefix=$(sed -n 's/^prefix=//p' "$pc")
-mkdir -p "$tmp/pc"
-sed "s|^prefix=.*|prefix=$tmp/root$prefix|" "$pc" >"$tmp/pc/gat.pc"
-export PKG_CONFIG_PATH="$tmp/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-flags=$(pkg-config --cflags --libs gat) || fail "pkg-config --cflags --libs gat"
-libdir=$(pkg-config --variable=libdir gat)
+. "$src/tests/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
 # a sanitized build's library needs its runtime in the program too
 [ "$sanitize" = none ] || flags="-fsanitize=$sanitize $flags"
 

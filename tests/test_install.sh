@@ -11,18 +11,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gat-install-XXXXXX")
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# --no-rebuild: meson test has built everything; installing must not re-enter ninja
-"$meson" install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
-  { cat "$tmp/install.log" >&2; fail "meson install"; }
-pc=$(find "$tmp/root" -name gat.pc -path '*/pkgconfig/*' | head -n 1)
-[ -n "$pc" ] || fail "no gat.pc installed"
-prefix=$(sed -n 's/^prefix=//p' "$pc")
-# the installed gat.pc, relocated to the temporary root (igraph's own .pc stays the system's)
-mkdir -p "$tmp/pc"
-sed "s|^prefix=.*|prefix=$tmp/root$prefix|" "$pc" >"$tmp/pc/gat.pc"
-export PKG_CONFIG_PATH="$tmp/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-flags=$(pkg-config --cflags --libs gat) || fail "pkg-config --cflags --libs gat"
-libdir=$(pkg-config --variable=libdir gat)
+. "$src/tests/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
 echo "pkg-config --cflags --libs gat: $flags"
 [ "$(pkg-config --modversion gat)" = "$(sed -n 's/.*GAT_VERSION_STRING "\(.*\)"/\1/p' \
       "$tmp/root$prefix/include/gat/gat.h")" ] || fail "gat.pc and gat.h versions differ"
