@@ -20,8 +20,8 @@ san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 # -ffile-prefix-map: source paths in the binaries (__FILE__, debug info) relative to the clone, so
 # that where it sits moves no constant data (fixed-seed runs compare addresses: .ci/run)
 cflags=(-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -Wall -Wno-unknown-pragmas -ffile-prefix-map="$root"=.
-        -I"$root/include" -I"$root/src" $(pkg-config --cflags igraph libcjson zlib openblas))
-libs=($(pkg-config --libs igraph libcjson zlib openblas) -lcxsparse -lmetis -lm)
+        -I"$root/include" -I"$root/src" $(pkg-config --cflags igraph libcjson zlib openblas arpack))
+libs=($(pkg-config --libs igraph libcjson zlib openblas arpack) -lcxsparse -lmetis -lm -pthread)
 
 # compile each source once (in parallel, 2 jobs), instrumented for coverage and the sanitizers
 objs=()
