@@ -51,7 +51,8 @@ typedef enum gat_graph_format {
     GAT_GRAPH_FORMAT_GRAPHML = 4,
     GAT_GRAPH_FORMAT_GML = 5,
     GAT_GRAPH_FORMAT_PAJEK = 6,
-    GAT_GRAPH_FORMAT_DIMACS = 7
+    GAT_GRAPH_FORMAT_DIMACS = 7,
+    GAT_GRAPH_FORMAT_CSV = 8 /* an edge list with comma-separated fields (see above) */
 } gat_graph_format;
 
 /* The format called name: "auto", "edgelist", "ncol", "lgl", "graphml", "gml", "pajek" or
@@ -76,7 +77,20 @@ typedef struct gat_dataset_files {
     const char *features;    /* features file, or NULL for one-hot identity features */
     const char *labels;      /* labels file, or NULL: every node unlabelled, no classes */
     const char *split;       /* split file, or NULL: random split of the labelled nodes */
+    /* Since 0.2: node tables from the graph file's own vertex attributes (GraphML, GML and the
+     * other formats igraph reads; not the edge tables), instead of the text files above. */
+    const char *label_attribute; /* the vertex attribute holding each node's class (numeric or
+                                    string, named as a labels file's; a missing, NaN or negative
+                                    number or an empty string: unlabelled), or NULL */
+    const char *const *feature_attributes; /* (n_feature_attributes) numeric vertex attributes
+                                              read as feature columns, in this order, or NULL */
+    gat_idx n_feature_attributes; /* 0: none (features file or one-hot); GAT_ALL_ATTRIBUTES:
+                                     every numeric vertex attribute but label_attribute and "id",
+                                     in the file's order (one-hot if there is none) */
 } gat_dataset_files;
+
+/* n_feature_attributes: every numeric vertex attribute. */
+#define GAT_ALL_ATTRIBUTES (-1)
 
 /* Reads a dataset from the files above. ds: uninitialised; filled on success, zeroed on
  * failure. opt may be NULL for defaults (symmetrize, normalize and the random split apply; see

@@ -122,9 +122,7 @@ gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned f
 
 /* ---- Features ---------------------------------------------------------------------------- */
 
-/* (rows, cols) row-major values, checked finite and within gat_real, into a CSR of the
- * non-zeros. col_names (cols), if not NULL, names the columns (vertex attributes) in messages. */
-static gat_status dense_to_csr(gat_csr *x, gat_idx rows, gat_idx cols, const double *dense,
+gat_status gat_i_dense_to_csr(gat_csr *x, gat_idx rows, gat_idx cols, const double *dense,
                                const char *fn, const char *const *col_names)
 {
     size_t nnz = 0, k = 0;
@@ -191,7 +189,7 @@ gat_status gat_csr_from_igraph_matrix(gat_csr *x, const igraph_matrix_t *feature
     for (gat_idx r = 0; r < rows; r++)
         for (gat_idx k = 0; k < cols; k++)
             dense[(size_t)r * (size_t)cols + (size_t)k] = (double)MATRIX(*features, r, k);
-    st = dense_to_csr(x, rows, cols, dense, fn, NULL);
+    st = gat_i_dense_to_csr(x, rows, cols, dense, fn, NULL);
     gat_free(dense);
     return st;
 }
@@ -258,6 +256,69 @@ igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char 
     return attr_types_of(graph, names, count, type, 0);
 }
 
+igraph_error_t gat_i_igraph_vertex_attrs(const igraph_t *graph, const char *const *names,
+                                         gat_idx count, int *type, double *rows)
+{
+    igraph_vector_t v;
+    const size_t n = (size_t)igraph_vcount(graph);
+    igraph_error_t rc = attr_types_of(graph, names, count, type, 0);
+    if (rc != IGRAPH_SUCCESS) return rc;
+    for (gat_idx k = 0; k < count; k++)
+        if (type[k] != IGRAPH_ATTRIBUTE_NUMERIC) return IGRAPH_SUCCESS;
+    if ((rc = igraph_vector_init(&v, 0)) != IGRAPH_SUCCESS) return rc;
+    for (gat_idx k = 0; k < count && rc == IGRAPH_SUCCESS; k++) {
+        if ((rc = igraph_cattribute_VANV(graph, names[k], igraph_vss_all(), &v)) != IGRAPH_SUCCESS)
+            break;
+        for (size_t i = 0; i < n; i++)
+            rows[i * (size_t)count + (size_t)k] = (double)VECTOR(v)[(igraph_integer_t)i];
+    }
+    igraph_vector_destroy(&v);
+    return rc;
+}
+
+igraph_error_t gat_i_igraph_numeric_vertex_attrs(const igraph_t *graph, const char *const *skip,
+                                                 int n_skip, char ***names, gat_idx *count)
+{
+    igraph_strvector_t gn, vn, en;
+    igraph_vector_int_t gt, vt, et;
+    igraph_error_t rc;
+    *names = NULL;
+    *count = 0;
+    if ((rc = igraph_strvector_init(&gn, 0)) != IGRAPH_SUCCESS) return rc;
+    if ((rc = igraph_strvector_init(&vn, 0)) != IGRAPH_SUCCESS) goto free_gn;
+    if ((rc = igraph_strvector_init(&en, 0)) != IGRAPH_SUCCESS) goto free_vn;
+    if ((rc = igraph_vector_int_init(&gt, 0)) != IGRAPH_SUCCESS) goto free_en;
+    if ((rc = igraph_vector_int_init(&vt, 0)) != IGRAPH_SUCCESS) goto free_gt;
+    if ((rc = igraph_vector_int_init(&et, 0)) != IGRAPH_SUCCESS) goto free_vt;
+    if ((rc = igraph_cattribute_list(graph, &gn, &gt, &vn, &vt, &en, &et)) == IGRAPH_SUCCESS) {
+        const igraph_integer_t total = igraph_strvector_size(&vn);
+        if (!(*names = gat_calloc((size_t)total + 1, sizeof **names))) rc = IGRAPH_ENOMEM;
+        for (igraph_integer_t a = 0; rc == IGRAPH_SUCCESS && a < total; a++) {
+            const char *name = igraph_strvector_get(&vn, a);
+            int skipped = VECTOR(vt)[a] != IGRAPH_ATTRIBUTE_NUMERIC;
+            for (int k = 0; k < n_skip; k++)
+                skipped |= skip[k] && !strcmp(name, skip[k]);
+            if (skipped) continue;
+            if (!((*names)[*count] = gat_strdup(name)))
+                rc = IGRAPH_ENOMEM;
+            else
+                ++*count;
+        }
+    }
+    igraph_vector_int_destroy(&et);
+free_vt:
+    igraph_vector_int_destroy(&vt);
+free_gt:
+    igraph_vector_int_destroy(&gt);
+free_en:
+    igraph_strvector_destroy(&en);
+free_vn:
+    igraph_strvector_destroy(&vn);
+free_gn:
+    igraph_strvector_destroy(&gn);
+    return rc;
+}
+
 igraph_error_t gat_i_igraph_edge_attrs(const igraph_t *graph, const char *const *names,
                                        gat_idx count, int *type, double *rows)
 {
@@ -314,18 +375,7 @@ static igraph_error_t attr_types(void *p)
 static igraph_error_t attr_values(void *p)
 {
     attr_ctx *c = p;
-    igraph_vector_t v;
-    igraph_error_t rc = igraph_vector_init(&v, 0);
-    if (rc != IGRAPH_SUCCESS) return rc;
-    for (gat_idx k = 0; k < c->count && rc == IGRAPH_SUCCESS; k++) {
-        if ((rc = igraph_cattribute_VANV(c->graph, c->names[k], igraph_vss_all(), &v)) !=
-            IGRAPH_SUCCESS)
-            break;
-        for (int64_t i = 0; i < c->n; i++)
-            c->dense[(size_t)i * (size_t)c->count + (size_t)k] = (double)VECTOR(v)[i];
-    }
-    igraph_vector_destroy(&v);
-    return rc;
+    return gat_i_igraph_vertex_attrs(c->graph, c->names, c->count, c->type, c->dense);
 }
 
 gat_status gat_csr_from_igraph_attributes(gat_csr *x, const igraph_t *graph,
@@ -367,7 +417,7 @@ gat_status gat_csr_from_igraph_attributes(gat_csr *x, const igraph_t *graph,
         goto cleanup;
     }
     if ((st = gat_i_igraph_call(attr_values, &c, GAT_EDEP, fn)) != GAT_OK) goto cleanup;
-    st = dense_to_csr(x, (gat_idx)c.n, count, c.dense, fn, names);
+    st = gat_i_dense_to_csr(x, (gat_idx)c.n, count, c.dense, fn, names);
 cleanup:
     gat_free(c.type);
     gat_free(c.dense);
