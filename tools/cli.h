@@ -113,7 +113,8 @@ typedef struct cli_data {
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
 #define CLI_GRAPH_OPTIONS(d)                                                                       \
     {"graph", CLI_STRING, &(d).graph, 0, 0, "FILE",                                                \
-     "graph file read by igraph (instead of a Cora-style dataset)"},                                          \
+     "graph file: an edge list or CSV, or a format igraph reads (instead of a Cora-style "      \
+     "dataset)"},                                                                                 \
     {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
      "edgelist, ncol, csv, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},   \
     {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \
