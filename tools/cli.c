@@ -449,6 +449,11 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
                 prog);
         return 2;
     }
+    if (d->graph && d->skip_unknown_cites) {
+        fprintf(stderr, "%s: --skip-unknown-cites applies to a Cora-layout dataset's .cites file, "
+                        "not to --graph (try --help)\n", prog);
+        return 2;
+    }
     if (d->labels && d->label_attribute) {
         fprintf(stderr, "%s: --labels and --label-attribute exclude each other (try --help)\n",
                 prog);
@@ -488,6 +493,7 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         parse_names(prog, "feature-attributes", d->feature_attributes, vnames_buf,
                     sizeof vnames_buf, vnames, &n_vnames))
         return 2;
+    o.skip_unknown_edges = d->skip_unknown_cites;
     const int pct = d->split ? split_percentages(prog, d->split, o.split_fractions) : 0;
     if (pct < 0) return 2;
     if (pct) o.ignore_split_file = 1; /* the percentages replace NAME.split */

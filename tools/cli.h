@@ -107,6 +107,7 @@ typedef struct cli_data {
     const char *edge_attributes; /* --edge-attributes NAME[,NAME...], or NULL */
     const char *feature_attributes; /* --feature-attributes all|NAME[,NAME...], or NULL */
     const char *label_attribute;    /* --label-attribute NAME, or NULL */
+    int skip_unknown_cites;         /* --skip-unknown-cites */
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
 } cli_data;
 
@@ -125,6 +126,9 @@ typedef struct cli_data {
     {"edge-attributes", CLI_STRING, &(d).edge_attributes, 0, 0, "NAME[,NAME...]",                  \
      "with --graph: numeric edge attributes (GraphML, GML) or header columns (edge tables) read " \
      "as edge feature columns"},                                                                  \
+    {"skip-unknown-cites", CLI_FLAG, &(d).skip_unknown_cites, 0, 0, NULL,                          \
+     "Cora layout: skip .cites lines naming an id .content lacks (raw LINQS Citeseer has them; "  \
+     "default: an error naming the line)"},                                                       \
     {"self-loop-fill", CLI_STRING, &(d).self_loop_fill, 0, 0, "mean|zero",                         \
      "edge features of the self-loops the graph builder adds: the mean of the node's in-edges' "   \
      "(default) or zeros"}
@@ -138,7 +142,9 @@ typedef struct cli_data {
      "each class, e.g. 60/20/20 (Geom-GCN): a random split, also without --graph"}
 
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
- * gat_dataset_read, else --dataset or default_name through gat_dataset_load. need_labels: a
+ * gat_dataset_read, else --dataset or default_name through gat_dataset_load (with
+ * --skip-unknown-cites: gat_dataset_options.skip_unknown_edges; the caller reports
+ * ds->skipped_edges). need_labels: a
  * --graph needs --labels or --label-attribute. *name gets a name for messages (borrowed from d or default_name).
  * Returns 0 (ds filled), 1 (failure; the error printed) or 2 (bad option combination; printed). */
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,

@@ -4,9 +4,9 @@
 # a .cites line naming an unknown paper)
 # shared by gat-train and gat-embed: exit codes (0 ok, 1 failure, 2 usage), one-line errors
 # naming the file, and a train -> save -> embed round on the SBM fixture.
-# Usage: test_graph_files.sh GAT_TRAIN GAT_EMBED TESTDATA_DIR
+# Usage: test_graph_files.sh GAT_TRAIN GAT_EMBED TESTDATA_DIR GAT_CONVERT
 set -u
-train=$1 embed=$2 data=$3
+train=$1 embed=$2 data=$3 convert=$4
 g=$data/graphs
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -109,6 +109,13 @@ check attributes-of-edge-list 1 '' "^gat-train: cannot read the dataset: $g/sbm\
 mkdir -p "$tmp/c"
 printf 'p1 1 0 A\np2 0 1 B\n' >"$tmp/c/c.content"
 printf 'p1 p2\np2 p9\n' >"$tmp/c/c.cites"
-check cites-unknown-id 1 '' "^gat-train: cannot load dataset: $tmp/c/c\.cites:2:4: unknown node id 'p9' \(not in $tmp/c/c\.content; every cited and citing id needs a line there: remove citations of papers it lacks\)$" -- "$train" --dataset "$tmp/c/c" --epochs 1
+check cites-unknown-id 1 '' "^gat-train: cannot load dataset: $tmp/c/c\.cites:2:4: unknown node id 'p9' \(not in $tmp/c/c\.content; every cited and citing id needs a line there: remove citations of papers it lacks, or skip such lines: --skip-unknown-cites\)$" -- "$train" --dataset "$tmp/c/c" --epochs 1
+# ... or skipped when asked, and counted
+printf 'p1 1 0 A\np2 0 1 B\np3 1 1 A\np4 0 1 B\n' >"$tmp/c/c.content"
+printf 'p9 p1\np1 p2\np2 p8\np3 p4\n' >"$tmp/c/c.cites"
+check cites-skip 0 '^test accuracy' '^gat-train: skipped 2 \.cites lines naming an id \.content lacks$' -- "$train" --dataset "$tmp/c/c" --skip-unknown-cites \
+  --random-split --train-per-class 1 --val-size 1 --test-size 1 --epochs 1 --threads 1
+check cites-skip-convert 0 '4 nodes, 8 edges' '^gat-convert: skipped 2 \.cites lines' -- "$convert" "$tmp/c/c" "$tmp/c.gatd" --skip-unknown-cites
+check cites-skip-graph 2 '' '^gat-train: --skip-unknown-cites applies to a Cora-layout dataset' -- "$train" --graph "$g/sbm.edges" --labels "$g/sbm.labels" --skip-unknown-cites
 
 summary
