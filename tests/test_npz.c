@@ -944,6 +944,12 @@ START_TEST(labels_and_empty_files)
 }
 END_TEST
 
+START_TEST(write_geomgcn)
+{
+    geomgcn_dir(FILM, 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("npz");
@@ -1021,6 +1027,16 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--write") == 0) {
         writing = 1;
         return write_tiny(argv[2]);
+    }
+    /* test_npz --write-geomgcn PARENT: the film fixture with 2 split files as PARENT/film0,
+     * written by a Check test (the writers assert) */
+    if (argc == 3 && strcmp(argv[1], "--write-geomgcn") == 0) {
+        dir = argv[2];
+        Suite *w = suite_create("write");
+        TCase *tc = tcase_create("geomgcn");
+        tcase_add_test(tc, write_geomgcn);
+        suite_add_tcase(w, tc);
+        return tu_run(w);
     }
     return tu_run(suite());
 }

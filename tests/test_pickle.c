@@ -1104,8 +1104,26 @@ START_TEST(test_planetoid_alloc_failures)
 }
 END_TEST
 
-int main(void)
+static const char *write_to;
+
+START_TEST(write_files)
 {
+    write_planetoid(write_to, "tiny", 1);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    /* test_pickle --write-planetoid DIR: the tiny set in Pubmed's types as DIR/ind.tiny.*,
+     * written by a Check test (the writers assert) */
+    if (argc == 3 && !strcmp(argv[1], "--write-planetoid")) {
+        write_to = argv[2];
+        Suite *w = suite_create("write");
+        TCase *tc = tcase_create("planetoid");
+        tcase_add_test(tc, write_files);
+        suite_add_tcase(w, tc);
+        return tu_run(w);
+    }
     Suite *s = suite_create("pickle");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, test_scalars_and_containers);
