@@ -30,21 +30,14 @@ static int is_zeroed(const gat_dataset *ds)
     return memcmp(ds, &zero, sizeof zero) == 0;
 }
 
-/* Index of the node with the given id, failing the test if there is none. */
 static gat_idx node(const gat_dataset *ds, const char *id)
 {
-    for (gat_idx i = 0; i < ds->n; i++)
-        if (strcmp(ds->node_ids[i], id) == 0) return i;
-    ck_abort_msg("no node '%s'", id);
-    return -1;
+    return tu_node(ds, id);
 }
 
-/* Whether the in-neighbourhood (graph row) of node i contains node j. */
 static int has_edge(const gat_dataset *ds, gat_idx j, gat_idx i)
 {
-    for (gat_idx e = ds->graph.rowptr[i]; e < ds->graph.rowptr[i + 1]; e++)
-        if (ds->graph.col[e] == j) return 1;
-    return 0;
+    return tu_has_edge(&ds->graph, j, i);
 }
 
 static void assert_same(const gat_dataset *a, const gat_dataset *b)

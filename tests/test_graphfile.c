@@ -45,18 +45,12 @@ static gat_status read_text(gat_dataset *ds, const char *name, const char *graph
 
 static gat_idx node(const gat_dataset *ds, const char *id)
 {
-    for (gat_idx i = 0; i < ds->n; i++)
-        if (!strcmp(ds->node_ids[i], id)) return i;
-    ck_abort_msg("no node '%s'", id);
-    return -1;
+    return tu_node(ds, id);
 }
 
-/* Whether the graph has the message edge j -> i (j in row i). */
 static int has_edge(const gat_dataset *ds, gat_idx j, gat_idx i)
 {
-    for (gat_idx e = ds->graph.rowptr[i]; e < ds->graph.rowptr[i + 1]; e++)
-        if (ds->graph.col[e] == j) return 1;
-    return 0;
+    return tu_has_edge(&ds->graph, j, i);
 }
 
 static int edge(const gat_dataset *ds, const char *a, const char *b)

@@ -843,9 +843,7 @@ static void write_planetoid(const char *dir, const char *name, int layout)
 
 static int has_edge(const gat_graph *g, gat_idx j, gat_idx i)
 {
-    for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
-        if (g->col[e] == j) return 1;
-    return 0;
+    return tu_has_edge(g, j, i);
 }
 
 static void check_tiny(const gat_dataset *ds)
