@@ -112,8 +112,9 @@ START_TEST(header_lines)
 {
     gat_dataset ds;
     /* column names above vertex numbers: a header */
-    ck_assert_int_eq(read_text(&ds, "g.edges", "# SNAP-style comment\nsrc dst\n0 1\n1 2\n", NULL,
-                               NULL, NULL),
+    ck_assert_int_eq(read_text(&ds, "g.edges",
+                               "# SNAP-style comment\n% KONECT-style 1 2\nsrc dst\n0 1\n1 2\n",
+                               NULL, NULL, NULL),
                      GAT_OK);
     ck_assert_int_eq(ds.n, 3);
     ck_assert_int_eq(ds.graph.nnz, 4 + 3);

@@ -4,7 +4,7 @@
  *
  * Graph formats. Edge tables, read by libgat: edgelist ("a b" per line, white space), ncol
  * ("name1 name2" per line) and csv (comma-separated, RFC 4180 quoting); plain or gzip; lines
- * whose first field starts with '#' are comments; every line has the same fields, those after
+ * whose first field starts with '#' or '%' are comments (SNAP, KONECT); every line has the same fields, those after
  * the two nodes numeric edge features (D columns). A header line naming the columns is skipped:
  * a CSV file's first line unless it holds two vertex numbers (pandas, Gephi and DGL write one;
  * OGB's numeric files none), another table's first line when it holds no vertex numbers and the

@@ -1,6 +1,6 @@
 /* Edge tables read by libgat itself rather than igraph: edge lists ("a b" per line, white space),
- * ncol files and CSV files (gat/graphfile.h), with '#' comments, a header line where the file
- * has one, numeric edge feature columns, and node ids that are vertex numbers or names. */
+ * ncol files and CSV files (gat/graphfile.h), with '#' and '%' comments, a header line where the
+ * file has one, numeric edge feature columns, and node ids that are vertex numbers or names. */
 #include "io/graphfile_i.h"
 #include "core/core.h"
 #include "io/text.h"
@@ -148,7 +148,7 @@ static gat_status read_lines(read_ctx *c, table *T, const char *path)
     for (;;) {
         if ((st = T->csv ? gat_i_text_next_csv(t) : gat_i_text_next(t)) != GAT_OK) return st;
         if (t->n_fields == 0) break;
-        if (t->field[0][0] == '#') continue;
+        if (t->field[0][0] == '#' || t->field[0][0] == '%') continue; /* SNAP, KONECT */
         if (t->n_fields < 2)
             return gat_i_error(GAT_EFORMAT, "%s:%ld: 1 field, expected two node ids", path,
                                t->line);

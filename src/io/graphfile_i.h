@@ -105,7 +105,7 @@ gat_status gat_i_gf_check_vertices(const features *F, const char *path, int64_t 
 
 /* Reads the edge table (c->fmt edgelist, ncol or csv) at path into c (inputs set; results owned
  * by c), with libgat's own parser: fields split at white space (csv: at commas, RFC 4180
- * quoting), lines whose first field starts with '#' skipped, a header line skipped (a CSV file's
+ * quoting), lines whose first field starts with '#' or '%' skipped, a header line skipped (a CSV file's
  * first line unless it holds two vertex numbers; another table's when it stands above a line of
  * vertex numbers and holds none itself), the same fields on every line, columns after the two
  * nodes numeric edge features (with c->eattr: the header's columns of those names). Vertices are
