@@ -249,8 +249,8 @@ static const char *GRAPHML =
     "</graph>\n</graphml>\n";
 
 /* gat_dataset_read of GRAPHML (or text) with the attribute fields of files. */
-static gat_status read_attrs(gat_dataset *ds, const char *name, const char *text,
-                             const char *label, const char *const *feats, gat_idx n_feats)
+static gat_status read_attrs(gat_dataset *ds, const char *name, const char *text, const char *label,
+                             const char *const *feats, gat_idx n_feats)
 {
     char g[4200];
     snprintf(g, sizeof g, "%s", tu_write(dir, name, text));

@@ -27,7 +27,7 @@
 
 /* ---- Formats ----------------------------------------------------------------------------- */
 
-static const char *const format_names[] = {"auto", "edgelist", "ncol",  "lgl",    "graphml",
+static const char *const format_names[] = {"auto", "edgelist", "ncol",   "lgl", "graphml",
                                            "gml",  "pajek",    "dimacs", "csv"};
 #define N_FORMATS ((int)(sizeof format_names / sizeof *format_names))
 
@@ -78,7 +78,8 @@ gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt)
     if (!path || !fmt) return gat_i_error(GAT_EINVAL, "gat_graph_format_from_path: NULL argument");
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');
-    gat_graph_format f = dot ? format_of_extension(dot + 1, strlen(dot + 1)) : GAT_GRAPH_FORMAT_AUTO;
+    gat_graph_format f =
+        dot ? format_of_extension(dot + 1, strlen(dot + 1)) : GAT_GRAPH_FORMAT_AUTO;
     if (dot && dot > base && !strcasecmp(dot + 1, "gz")) {
         /* NAME.EXT.gz: the edge tables, which libgat reads, inflate; igraph's formats do not */
         const char *prev = dot - 1;
@@ -225,7 +226,8 @@ static igraph_error_t extract_ids(read_ctx *c, const igraph_t *g)
         if (attr && type == IGRAPH_ATTRIBUTE_STRING) {
             s = igraph_cattribute_VAS(g, attr, (igraph_integer_t)v);
         } else if (attr) {
-            number_text(num, sizeof num, (double)igraph_cattribute_VAN(g, attr, (igraph_integer_t)v));
+            number_text(num, sizeof num,
+                        (double)igraph_cattribute_VAN(g, attr, (igraph_integer_t)v));
         } else {
             snprintf(num, sizeof num, "%lld", (long long)(v + base));
         }
@@ -465,7 +467,8 @@ static gat_status attribute_tables(const read_ctx *c, const gat_dataset_files *f
     if (c->label_attr && c->label_type != IGRAPH_ATTRIBUTE_NUMERIC &&
         c->label_type != IGRAPH_ATTRIBUTE_STRING)
         return gat_i_error(GAT_EINVAL, "%s: vertex attribute '%s' %s", path, c->label_attr,
-                           c->label_type < 0 ? "does not exist" : "is neither a number nor a string");
+                           c->label_type < 0 ? "does not exist"
+                                             : "is neither a number nor a string");
     if (files->n_feature_attributes != 0 &&
         (st = c->n_vnames > 0 ? gat_i_dense_to_csr(x, (gat_idx)c->n, c->n_vnames, c->vrow, path,
                                                    (const char *const *)c->vnames)
@@ -578,10 +581,9 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
         (st = rows_per_edge(&c, &g, gflags, opt, c.crow, c.n_cols, &erows)) != GAT_OK)
         goto cleanup;
     if ((st = attribute_tables(&c, files, &x, &L)) != GAT_OK) goto cleanup;
-    st = files->features                       ? gat_i_gf_features_by_node(&x, &F, &nodes, c.ids, n,
-                                                                           files->graph)
+    st = files->features ? gat_i_gf_features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
          : files->n_feature_attributes == 0 ? gat_csr_identity(&x, n)
-                                             : GAT_OK;
+                                            : GAT_OK;
     if (st != GAT_OK) goto cleanup;
     if (!(known = gat_malloc(strlen(files->graph) + 16, 1))) {
         st = GAT_ENOMEM;

@@ -24,13 +24,13 @@ typedef struct table {
     char **a, **b; /* (cap) node fields of data line k, inside t */
     long *line;    /* (cap) its line number */
     size_t m, cap;
-    char **head;   /* (n_head) the first data line's fields, kept until the header is decided */
+    char **head; /* (n_head) the first data line's fields, kept until the header is decided */
     size_t n_head;
     long head_line;
     const char *head_start; /* where that line starts, for column numbers */
-    int header;          /* the first line names the columns */
-    gat_idx D;           /* edge feature columns read per line; -1 until the first data line */
-    gat_idx *column;     /* (D) the field each edge feature comes from */
+    int header;             /* the first line names the columns */
+    gat_idx D;              /* edge feature columns read per line; -1 until the first data line */
+    gat_idx *column;        /* (D) the field each edge feature comes from */
 } table;
 
 static void table_free(table *T)
@@ -106,8 +106,8 @@ static gat_status data_line(read_ctx *c, table *T, char *const *f, size_t n, lon
                                path, line, col, k + 1, s);
         if (!isfinite(v) || fabs(v) > REAL_MAX)
             return gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: edge feature %d is %s: '%s'", path, line,
-                               col, k + 1,
-                               isfinite(v) ? "out of range for gat_real" : "not finite", s);
+                               col, k + 1, isfinite(v) ? "out of range for gat_real" : "not finite",
+                               s);
         c->crow[T->m * (size_t)T->D + (size_t)k] = (gat_real)v;
     }
     T->a[T->m] = f[0];
@@ -254,7 +254,8 @@ gat_status gat_i_gf_read_edges(read_ctx *c, const features *F, const char *path)
     c->m = T.m;
     c->n_lines = T.m;
     c->is_directed = c->directed;
-    if (!(c->src = gat_malloc(T.m, sizeof *c->src)) || !(c->dst = gat_malloc(T.m, sizeof *c->dst))) {
+    if (!(c->src = gat_malloc(T.m, sizeof *c->src)) ||
+        !(c->dst = gat_malloc(T.m, sizeof *c->dst))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }

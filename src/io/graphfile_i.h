@@ -28,8 +28,8 @@ typedef struct features {
 typedef struct read_ctx {
     FILE *f;
     gat_graph_format fmt;
-    int directed;  /* read edge tables, lgl and dimacs as directed */
-    int64_t min_n; /* edge tables of vertex numbers: at least this many vertices */
+    int directed;    /* read edge tables, lgl and dimacs as directed */
+    int64_t min_n;   /* edge tables of vertex numbers: at least this many vertices */
     size_t max_line; /* gat_dataset_options.max_line */
     /* results, gat-allocated */
     int64_t n;
@@ -49,10 +49,10 @@ typedef struct read_ctx {
     const char *label_attr;   /* the class attribute, or NULL */
     char **vnames;            /* (n_vnames) the feature attributes read, owned copies */
     gat_idx n_vnames;
-    int *vtype;      /* (n_vnames) */
-    double *vrow;    /* (n, n_vnames) */
-    int label_type;  /* IGRAPH_ATTRIBUTE_* of label_attr, -1 if missing */
-    char **vlabel;   /* (n) owned label strings, NULL where a vertex has none */
+    int *vtype;     /* (n_vnames) */
+    double *vrow;   /* (n, n_vnames) */
+    int label_type; /* IGRAPH_ATTRIBUTE_* of label_attr, -1 if missing */
+    char **vlabel;  /* (n) owned label strings, NULL where a vertex has none */
     /* edge tables: numeric columns after the two node fields (edge k: line k) */
     gat_idx n_cols; /* D, 0 if the lines have two fields */
     gat_real *crow; /* (lines, D) */
@@ -105,9 +105,9 @@ gat_status gat_i_gf_check_vertices(const features *F, const char *path, int64_t 
 
 /* Reads the edge table (c->fmt edgelist, ncol or csv) at path into c (inputs set; results owned
  * by c), with libgat's own parser: fields split at white space (csv: at commas, RFC 4180
- * quoting), lines whose first field starts with '#' or '%' skipped, a header line skipped (a CSV file's
- * first line unless it holds two vertex numbers; another table's when it stands above a line of
- * vertex numbers and holds none itself), the same fields on every line, columns after the two
+ * quoting), lines whose first field starts with '#' or '%' skipped, a header line skipped (a CSV
+ * file's first line unless it holds two vertex numbers; another table's when it stands above a line
+ * of vertex numbers and holds none itself), the same fields on every line, columns after the two
  * nodes numeric edge features (with c->eattr: the header's columns of those names). Vertices are
  * numbers when every node field is one (not in ncol), else names in order of first appearance
  * (c->named). F (may be NULL) bounds the vertex count. Returns GAT_EIO, GAT_EFORMAT and

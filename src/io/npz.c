@@ -637,8 +637,7 @@ gat_status gat_i_npz_read_strings(const gat_i_npz *z, size_t k, gat_i_npy *a)
     return read_member(z, k, a, 1);
 }
 
-gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size,
-                            const char *what)
+gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size, const char *what)
 {
     const unsigned char *p = (const unsigned char *)a->data + k * a->itemsize;
     const size_t chars = a->utf32 ? a->itemsize / 4 : a->itemsize;

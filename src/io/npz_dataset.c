@@ -367,7 +367,8 @@ static gat_status read_names(const gat_i_npz *z, const char *key, size_t min, si
         goto cleanup;
     }
     snprintf(what, sizeof what, "%s: member '%s'", z->path, key);
-    if (!(buf = gat_malloc(a.itemsize + 1, 4)) || !(*out = gat_calloc(a.shape[0] + 1, sizeof **out))) {
+    if (!(buf = gat_malloc(a.itemsize + 1, 4)) ||
+        !(*out = gat_calloc(a.shape[0] + 1, sizeof **out))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
@@ -504,8 +505,8 @@ static gat_status shchur(const gat_i_npz *z, assembly *A)
         goto cleanup;
     /* class and node names where the file holds them as string arrays (gnn-benchmark's
      * pickled dicts and object arrays are skipped: the classes are then 0..C-1) */
-    if ((st = read_names(z, "class_names", (size_t)A->C, N, &A->class_names,
-                         &A->n_class_names)) != GAT_OK)
+    if ((st = read_names(z, "class_names", (size_t)A->C, N, &A->class_names, &A->n_class_names)) !=
+        GAT_OK)
         goto cleanup;
     if (A->class_names) A->C = (gat_idx)A->n_class_names; /* a class no node has keeps its name */
     if ((st = read_names(z, "idx_to_node", N, N, &A->node_ids, &A->n_node_ids)) != GAT_OK)

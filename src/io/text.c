@@ -295,7 +295,7 @@ static gat_status split_csv(gat_i_text *t, char *s, char *end)
                 fend--;
         }
         const int more = p < end; /* a comma: another field follows */
-        *fend = '\0';          /* fend <= p: at most the comma is overwritten */
+        *fend = '\0';             /* fend <= p: at most the comma is overwritten */
         if (!more) return GAT_OK;
         p++;
     }
