@@ -295,3 +295,18 @@ void tu_graph_set(gat_dataset *ds, gat_idx G, gat_idx F, uint64_t seed)
     gat_csr_destroy(&x);
     free(dense), free(ptr), free(lab), free(src), free(dst);
 }
+
+gat_idx tu_node(const gat_dataset *ds, const char *id)
+{
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (strcmp(ds->node_ids[i], id) == 0) return i;
+    ck_abort_msg("no node '%s'", id);
+    return -1;
+}
+
+int tu_has_edge(const gat_graph *g, gat_idx j, gat_idx i)
+{
+    for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+        if (g->col[e] == j) return 1;
+    return 0;
+}

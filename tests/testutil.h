@@ -38,6 +38,10 @@ const char *tu_fifo(const char *dir, const char *name, const void *head, size_t 
 /* Waits for the child of tu_fifo: 1 if the reader took everything it wrote, 0 if the reader
  * closed the FIFO early (the child's write failed with EPIPE). */
 int tu_fifo_drained(int pid);
+/* Index of the node of ds with the given id, failing the test if there is none. */
+gat_idx tu_node(const gat_dataset *ds, const char *id);
+/* Whether the in-neighbourhood (graph row) of node i of g contains node j: the message j -> i. */
+int tu_has_edge(const gat_graph *g, gat_idx j, gat_idx i);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 
