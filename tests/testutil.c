@@ -115,6 +115,15 @@ gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_
     return gat_model_create(out, &c, seed);
 }
 
+int tu_model_set_kernels(gat_model *m, const char *isa)
+{
+    gat_kernels k;
+    gat_model_options o = gat_model_get_config(m)->options;
+    if (gat_kernels_from_name(isa, &k) != GAT_OK || !gat_kernels_supported(k)) return -1;
+    o.kernels = k;
+    return gat_model_set_options(m, &o) == GAT_OK ? 0 : -1;
+}
+
 void tu_uniform(gat_real *x, size_t n, double lo, double hi, uint64_t seed)
 {
     gat_rng r;

@@ -64,6 +64,9 @@ int tu_run_variants(Suite *(*make)(void));
 /* gat_model_create with the current variant's options where cfg leaves them at the defaults
  * (a test that sets options keeps its own). */
 gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed);
+/* Makes m run the kernel build called isa ("base", "avx2", "avx512"; its options.kernels):
+ * 0, or -1 if this CPU does not run it. */
+int tu_model_set_kernels(gat_model *m, const char *isa);
 
 /* ---- random data for the layer and model suites (gat_real follows the build: float, or
  * double with GAT_REAL_DOUBLE) ---- */
