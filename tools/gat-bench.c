@@ -80,11 +80,11 @@ static int no_lookahead = 0;
 
 /* One mini-batch epoch as gat_train runs it, driven here through the public loader: the training
  * nodes in an order drawn from seed `epoch`, a block per batch (drawn one ahead unless
- * --no-lookahead), gat_train_step on it (Adam step *t). Adds the block edges, the seconds spent
+ * --no-lookahead), gat_train_step_batch on it (Adam step *t). Adds the block edges, the seconds spent
  * drawing (on whichever thread), waiting for a batch and in the training steps alone to *edges,
  * *sample_s, *wait_s and *steps_s. */
 static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp, gat_idx *train,
-                           gat_idx n_train, gat_idx *labels, gat_idx *rows,
+                           gat_idx n_train, gat_idx *labels,
                            const gat_adam_config *adam, int epoch, gat_idx *t, double *edges,
                            double *sample_s, double *wait_s, double *steps_s, double *acc)
 {
@@ -106,13 +106,8 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
         *edges += b->block.graph.nnz;
         for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b->block.nodes[q]];
         const double t0 = now();
-        /* a model with an edge term runs on the block's rows, bound with the block */
-        if ((edge_dim > 0 && ((st = gat_model_bind(m, &b->block.graph, &b->x, 0)) != GAT_OK ||
-                              (st = gat_model_bind_edge_features(m, b->edge_x, edge_dim)) !=
-                                  GAT_OK)) ||
-            (st = gat_train_step(m, &b->block.graph, &b->x, labels, rows, nb, adam, *t, NULL,
-                                 &a)) != GAT_OK)
-            break;
+        /* the batch as the loader built it (with its edge features), trimmed per layer */
+        if ((st = gat_train_step_batch(m, b, labels, adam, *t, NULL, &a)) != GAT_OK) break;
         *steps_s += now() - t0;
         correct += a * nb;
     }
@@ -147,7 +142,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_model_config mc;
     gat_model *m = NULL;
     gat_train_config tc;
-    gat_idx *train = NULL, n_train = 0, *labels = NULL, *rows = NULL, t = 0;
+    gat_idx *train = NULL, n_train = 0, *labels = NULL, t = 0;
     gat_sampler *smp = NULL;
     const gat_real *logits;
     double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0;
@@ -174,16 +169,13 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     if (batch_size) {
         if (gat_sampler_create(&smp, &ds->graph, n_layers, fanout, 1) != GAT_OK) goto out;
         gat_sampler_set_threads(smp, threads);
-        if (!(labels = malloc((size_t)batch_size * sizeof *labels)) ||
-            !(rows = malloc((size_t)batch_size * sizeof *rows)))
-            goto out;
-        for (gat_idx k = 0; k < batch_size; k++) rows[k] = k;
+        if (!(labels = malloc((size_t)batch_size * sizeof *labels))) goto out;
     }
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
         if (e == warmup) edges = sample_s = wait_s = steps_s = 0;
         if (batch_size) {
-            if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t,
+            if (minibatch_epoch(m, ds, smp, train, n_train, labels, &tc.adam, e, &t,
                                 &edges, &sample_s, &wait_s, &steps_s, &acc))
                 goto out;
         } else if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam,
@@ -219,7 +211,6 @@ out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
     free(train);
     free(labels);
-    free(rows);
     gat_sampler_free(smp);
     gat_model_free(m);
 }
