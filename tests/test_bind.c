@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "core/core.h"
 #include "gat/sample.h"
+#include "gat/train.h"
 #include "model/model_i.h"
 
 #include <math.h>
@@ -598,6 +599,71 @@ START_TEST(trimmed_block_matches)
 }
 END_TEST
 
+/* gat_train_step_batch on a loader's batch: the loss, accuracy and updated parameters of
+ * gat_train_step on the same block with the targets as rows (bit for bit: the trimmed passes add
+ * what the untrimmed ones add), and its argument errors. */
+START_TEST(train_step_batch)
+{
+    static const gat_idx fanout[2] = {4, 3};
+    gat_graph g;
+    gat_csr x;
+    gat_sampler *s;
+    gat_loader *ld;
+    const gat_batch *b;
+    gat_idx order[40], labels[40], rows[40];
+    tu_graph_skewed(&g, 20, 400, GAT_GRAPH_SYMMETRIZE, 8);
+    tu_features(&x, g.n, F, 0.3, 6);
+    for (gat_idx q = 0; q < 40; q++)
+        order[q] = 2 + 10 * q;
+    ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fanout, 5), GAT_OK);
+    ck_assert_int_eq(gat_loader_create(&ld, s, &x, NULL, 0, order, 40, 40, 1, 0), GAT_OK);
+    ck_assert_int_eq(gat_loader_next(ld, &b), GAT_OK);
+    ck_assert_ptr_nonnull(b);
+    const gat_idx nb = b->block.n_targets;
+    for (gat_idx q = 0; q < nb; q++)
+        labels[q] = b->block.nodes[q] % C, rows[q] = q;
+    gat_model *m = make_model(GAT_SCORE_GAT, 0), *r = make_model(GAT_SCORE_GAT, 0);
+    gat_adam_config adam;
+    gat_adam_config_default(&adam);
+    double lm, am, lr, ar;
+    size_t P;
+    ck_assert_int_eq(gat_train_step_batch(m, b, labels, &adam, 1, &lm, &am), GAT_OK);
+    ck_assert_int_eq(gat_i_model_trimmed(m), 1);
+    ck_assert_int_eq(gat_train_step(r, &b->block.graph, &b->x, labels, rows, nb, &adam, 1, &lr, &ar),
+                     GAT_OK);
+    ck_assert_int_eq(gat_i_model_trimmed(r), 0);
+    const gat_real *pm = gat_model_params(m, &P), *pr = gat_model_params(r, NULL);
+    ck_assert_msg(lm == lr && am == ar, "loss %g / %g, accuracy %g / %g", lm, lr, am, ar);
+    ck_assert(memcmp(pm, pr, P * sizeof *pm) == 0);
+    /* argument errors */
+    ASSERT_FAILS(gat_train_step_batch(NULL, b, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL model m");
+    ASSERT_FAILS(gat_train_step_batch(m, NULL, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL batch b");
+    ASSERT_FAILS(gat_train_step_batch(m, b, NULL, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL labels");
+    ASSERT_FAILS(gat_train_step_batch(m, b, labels, &adam, 0, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: step t = 0, expected t >= 1");
+    gat_model_config cfg = *gat_model_get_config(m);
+    cfg.layers = 3;
+    gat_model *deep = NULL;
+    ck_assert_int_eq(tu_model_create(&deep, &cfg, 1), GAT_OK);
+    ASSERT_FAILS(gat_train_step_batch(deep, b, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "the batch has 40 targets and 2 hops; the model needs at least one target and "
+                 "one hop per layer (3)");
+    labels[3] = C;
+    ASSERT_FAILS(gat_train_step_batch(m, b, labels, &adam, 2, NULL, NULL), GAT_EINVAL,
+                 "node 3 has label 4 outside [0, 4)");
+    gat_model_free(deep);
+    gat_model_free(m);
+    gat_model_free(r);
+    gat_loader_free(ld);
+    gat_sampler_free(s);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
 static Suite *bind_suite(void)
 {
     Suite *s = suite_create("bind");
@@ -619,6 +685,7 @@ static Suite *bind_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("trim");
     tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs));
+    tcase_add_test(tc, train_step_batch);
     suite_add_tcase(s, tc);
     return s;
 }
