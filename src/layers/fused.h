@@ -223,7 +223,7 @@ typedef struct gat_i_fbw {
 #define GAT_I_CAT_(a, b) GAT_I_CAT2_(a, b)
 #define GAT_I_FN(name) GAT_I_CAT_(name, GAT_I_ISA)
 
-/* Adam's update loop of the copy being compiled (src/optim/adam_loop.c): gat_i_fused_ops.adam. */
+/* Adam's update loop of the copy being compiled (src/layers/fused_adam.c): gat_i_fused_ops.adam. */
 void GAT_I_FN(gat_i_adam_loop)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v,
                                gat_real b1, gat_real b2, gat_real wd, gat_real lr, gat_real s2,
                                gat_real eps);
@@ -250,7 +250,7 @@ typedef struct gat_i_fused_ops {
      * rows of dW split over threads */
     void (*dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
                       const gat_real *const *dz, const uint8_t *dz_nonzero, gat_real *const *dW);
-    /* Adam's update (gat_adam_step's loop, src/optim/adam_loop.c) with the bias corrections
+    /* Adam's update (gat_adam_step's loop, src/layers/fused_adam.c) with the bias corrections
      * folded into lr and s2 */
     void (*adam)(size_t n, gat_real *p, const gat_real *g, gat_real *m, gat_real *v, gat_real b1,
                  gat_real b2, gat_real wd, gat_real lr, gat_real s2, gat_real eps);

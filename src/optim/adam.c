@@ -57,7 +57,7 @@ gat_status gat_i_adam_step(const gat_i_fused_ops *ops, const gat_adam_config *c,
     const double c1 = 1 - pow(c->beta1, (double)t), c2 = 1 - pow(c->beta2, (double)t);
     const gat_real lr = (gat_real)(c->lr / c1), s2 = (gat_real)(1 / sqrt(c2));
     const gat_real eps = (gat_real)c->eps;
-    /* the one copy of the loop (adam_loop.c) in the kernels' build (the double build has the
+    /* the one copy of the loop (layers/fused_adam.c) in the kernels' build (the double build has the
      * baseline copy in double) */
     ops->adam(n, p, g, m, v, b1, b2, wd, lr, s2, eps);
     return GAT_OK;

@@ -74,7 +74,7 @@ START_TEST(xent_errors)
 END_TEST
 
 /* Two Adam steps against the update written out by hand (double arithmetic), on 37 parameters:
- * the vector body of the loop (src/optim/adam_loop.c, the one copy gat_adam_step runs) and its
+ * the vector body of the loop (src/layers/fused_adam.c, the one copy gat_adam_step runs) and its
  * tail. */
 START_TEST(adam_steps)
 {
