@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # API compatibility (docs/api-policy.md): a client written against the previous release's
-# headers (tests/compat/client-0.1.0.c) compiles with the installed headers and
+# headers (tests/api/compat/client-0.1.0.c) compiles with the installed headers and
 # `pkg-config --cflags --libs gat` under -Werror, but for the diagnostics on the lines it marks
 # BREAK(x) (the incompatible changes CHANGES.md lists; GCC 14 makes them errors, so they are
 # let through as warnings here and must stay exactly those), then links and runs.
@@ -11,11 +11,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gat-compat-XXXXXX")
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-. "$src/tests/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
+. "$src/tests/api/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
 # a sanitized build's library needs its runtime in the program too
 [ "$sanitize" = none ] || flags="-fsanitize=$sanitize $flags"
 
-for client in "$src"/tests/compat/client-*.c; do
+for client in "$src"/tests/api/compat/client-*.c; do
   name=$(basename "$client" .c)
   # shellcheck disable=SC2086
   if ! cc -std=c11 -Wall -Wextra -Werror -Wno-error=incompatible-pointer-types \

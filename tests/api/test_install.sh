@@ -11,7 +11,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gat-install-XXXXXX")
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-. "$src/tests/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
+. "$src/tests/api/install_root.sh" # installs into $tmp/root: prefix, flags, libdir
 echo "pkg-config --cflags --libs gat: $flags"
 [ "$(pkg-config --modversion gat)" = "$(sed -n 's/.*GAT_VERSION_STRING "\(.*\)"/\1/p' \
       "$tmp/root$prefix/include/gat/gat.h")" ] || fail "gat.pc and gat.h versions differ"
@@ -39,9 +39,9 @@ build_run() { # NAME SOURCE LIBS ARGS...: compile with pkg-config's flags (+ LIB
     { cat "$tmp/$name.err" >&2; fail "running $name"; }
   tail -n 1 "$tmp/$name.out"
 }
-build_run minimal "$src/tests/install/minimal.c" "" | grep -q 'embedding 12 x 64' ||
+build_run minimal "$src/tests/api/install/minimal.c" "" | grep -q 'embedding 12 x 64' ||
   fail "minimal: unexpected output"
-build_run igraph_user "$src/tests/install/igraph_user.c" "" | grep -q 'embeddings 80 x 64' ||
+build_run igraph_user "$src/tests/api/install/igraph_user.c" "" | grep -q 'embeddings 80 x 64' ||
   fail "igraph_user: unexpected output"
 # the example calls sqrt() itself, hence its own -lm
 build_run gat-communities "$src/tools/gat-communities.c" -lm "$src/tests/data/graphs/sbm.graphml" |

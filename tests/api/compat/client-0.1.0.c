@@ -1,6 +1,6 @@
 /* A client written against the public headers of the previous release (0.1.0 as of commit
  * 6d932d1^, the last before the const name arrays; there are no release tags): it must still
- * compile, link and run against the installed headers (tests/test_compat.sh). Lines marked
+ * compile, link and run against the installed headers (tests/api/test_compat.sh). Lines marked
  * BREAK(x) use what CHANGES.md lists as an incompatible change of release x; the test allows
  * the compiler's diagnostics on exactly those lines, as warnings, and no other. */
 #include <gat/gat.h>
