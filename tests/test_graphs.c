@@ -1,6 +1,6 @@
 /* Graph classification (gat/readout.h): batches against separate forwards, batch buffer reuse,
- * stratified folds, thread-count determinism of training, model files of graph models, bad
- * input, and training on planted signal. */
+ * stratified folds, thread-count determinism of training, the learning-rate schedule, model
+ * files of graph models, bad input, and training on planted signal. */
 #include "testutil.h"
 
 #include <math.h>
@@ -151,6 +151,48 @@ START_TEST(test_train_threads)
 }
 END_TEST
 
+/* The plateau schedule: a learning rate too small to move the validation loss by 1e-4 halves
+ * at every validation after the first (lr_patience 0) and ends training once below min_lr. */
+START_TEST(test_lr_schedule)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 40, 4, 5);
+    gat_idx *fold = malloc((size_t)ds.n_graphs * sizeof *fold);
+    uint8_t *split = malloc((size_t)ds.n_graphs);
+    ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
+    gat_model *m = graph_model(GAT_READOUT_MEAN, 4, 3);
+    gat_train_config tc;
+    gat_train_result res;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 100, tc.patience = 100, tc.batch_size = 8, tc.seed = 1;
+    tc.adam.lr = 1e-9;
+    tc.lr_factor = 0.5, tc.lr_patience = 0, tc.min_lr = 3e-10;
+    /* epoch 1 sets the best loss; epochs 2 and 3 halve the lr to 5e-10, then 2.5e-10 < min_lr */
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 3);
+    ck_assert(res.test_acc >= 0 && res.test_acc <= 1);
+    /* the step schedule: 1e-9 for epochs 1-2, 5e-10 for 3-4, 2.5e-10 < min_lr from epoch 5 */
+    tc.lr_step = 2, tc.lr_patience = 1000;
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 5);
+    tc.lr_step = 0, tc.lr_patience = 0;
+    /* without min_lr it runs to max_epochs */
+    tc.min_lr = 0, tc.max_epochs = 5;
+    ck_assert_int_eq(gat_graph_train(m, &ds, split, &tc, &res), GAT_OK);
+    ck_assert_int_eq(res.epochs, 5);
+    tc.lr_factor = 1;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_factor = 1");
+    tc.lr_factor = 0.5, tc.lr_patience = -1;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_patience = -1");
+    tc.lr_patience = 0, tc.lr_step = -2;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_step = -2");
+    gat_model_free(m);
+    free(fold), free(split);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
 START_TEST(test_model_file)
 {
     char *dir = tu_tmpdir();
@@ -159,7 +201,12 @@ START_TEST(test_model_file)
     gat_dataset ds;
     gat_graph_batch b = {0};
     tu_graph_set(&ds, 6, 4, 1);
-    gat_model *m = graph_model(GAT_READOUT_ATTENTION, 4, 2), *back = NULL;
+    gat_model_config mcfg;
+    gat_model *m = NULL, *back = NULL;
+    gat_model_config_default(&mcfg, 4, 6);
+    mcfg.task = GAT_TASK_GRAPH, mcfg.readout = GAT_READOUT_ATTENTION, mcfg.graph_classes = 2;
+    mcfg.readout_heads = 2, mcfg.readout_hidden = 5, mcfg.classifier_layers = 2;
+    ck_assert_int_eq(gat_model_create(&m, &mcfg, 2), GAT_OK);
     gat_model_meta meta, got;
     gat_model_meta_init(&meta);
     const char *names[2] = {"no", "yes"};
@@ -172,6 +219,7 @@ START_TEST(test_model_file)
     ck_assert_int_eq(c->readout_heads, 2);
     ck_assert_int_eq(c->readout_hidden, 5);
     ck_assert_int_eq(c->graph_classes, 2);
+    ck_assert_int_eq(c->classifier_layers, 2);
     ck_assert_int_eq(got.n_classes, 2);
     ck_assert_str_eq(got.class_names[1], "yes");
     const gat_idx ids[3] = {0, 5, 3};
@@ -233,6 +281,13 @@ START_TEST(test_bad_input)
     ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "graph_classes must be in");
     cfg.graph_classes = 2, cfg.readout_heads = 3;
     ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "need the attention readout");
+    cfg.readout_heads = 0, cfg.classifier_layers = 2; /* readout width 2: one halving only */
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "classifier_layers must be in 0..4");
+    cfg.classifier_layers = 1;
+    ck_assert_int_eq(gat_model_config_check(&cfg), GAT_OK);
+    cfg.task = GAT_TASK_NODE, cfg.graph_classes = 0;
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "must be 0 for a node model");
+    cfg.task = GAT_TASK_GRAPH, cfg.graph_classes = 2, cfg.classifier_layers = 0;
     gat_readout r;
     ASSERT_FAILS(gat_readout_from_name("median", &r), GAT_EINVAL, "median");
     ck_assert_int_eq(gat_readout_from_name("Attention", &r), GAT_OK);
@@ -256,6 +311,7 @@ static Suite *graphs_suite(void)
     tcase_add_loop_test(tc, test_batch_equals_separate, 0, GAT_READOUT_COUNT);
     tcase_add_test(tc, test_folds);
     tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT);
+    tcase_add_test(tc, test_lr_schedule);
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);

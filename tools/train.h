@@ -47,6 +47,10 @@ typedef struct options {
     const char *fold_index;          /* --fold-index PREFIX: fixed folds */
     const char *save_folds;          /* --save-folds FILE */
     int folds, graph_batch, readout_heads, embed_dim;
+    int classifier_layers;           /* --classifier-layers L */
+    double lr_factor, min_lr;        /* --lr-factor F (0: constant lr), --min-lr X */
+    int lr_patience;                 /* --lr-patience N, or -1: not given */
+    int lr_step;                     /* --lr-step N (0: the plateau schedule) */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;

@@ -25,17 +25,32 @@ int train_graphs_check(options *o)
         return 2;
     }
     if (o->task_kind != GAT_TASK_GRAPH) {
-        const char *which = o->readout         ? "--readout"
-                            : o->fold_index    ? "--fold-index"
-                            : o->save_folds    ? "--save-folds"
-                            : o->readout_heads ? "--readout-heads"
-                                               : NULL;
+        const char *which = o->readout             ? "--readout"
+                            : o->fold_index        ? "--fold-index"
+                            : o->save_folds        ? "--save-folds"
+                            : o->readout_heads     ? "--readout-heads"
+                            : o->classifier_layers ? "--classifier-layers"
+                            : o->lr_factor > 0     ? "--lr-factor"
+                            : o->lr_patience >= 0  ? "--lr-patience"
+                            : o->min_lr > 0        ? "--min-lr"
+                            : o->lr_step > 0       ? "--lr-step"
+                                                   : NULL;
         if (which) {
             fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
             return 2;
         }
         return 0;
     }
+    /* (a preset may set them all; --lr-factor 0 then turns the schedule off) */
+    if (!o->preset && (o->lr_patience >= 0 || o->min_lr > 0 || o->lr_step > 0) &&
+        !(o->lr_factor > 0)) {
+        fprintf(stderr, "gat-train: %s needs --lr-factor (try --help)\n",
+                o->lr_patience >= 0 ? "--lr-patience"
+                : o->min_lr > 0     ? "--min-lr"
+                                    : "--lr-step");
+        return 2;
+    }
+    if (o->lr_patience < 0) o->lr_patience = 10;
     if (o->readout_heads && o->readout_kind != GAT_READOUT_ATTENTION) {
         fprintf(stderr, "gat-train: --readout-heads needs --readout attention\n");
         return 2;
@@ -130,6 +145,7 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     mc.readout = o->readout_kind;
     mc.readout_heads = o->readout_heads;
     mc.graph_classes = f->ds->n_graph_classes;
+    mc.classifier_layers = o->classifier_layers;
     if (gat_model_create(&m, &mc, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
         fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
         return 2;
@@ -142,6 +158,10 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.patience = o->patience;
     tc.batch_size = o->graph_batch;
     tc.seed = (uint64_t)o->seed + (uint64_t)r;
+    tc.lr_factor = o->lr_factor;
+    tc.lr_patience = o->lr_patience;
+    tc.min_lr = o->min_lr;
+    tc.lr_step = o->lr_step;
     int rc = 0;
     if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {

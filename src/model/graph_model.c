@@ -6,6 +6,7 @@
 #include "core/core.h"
 #include "gat/readout.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct gat_i_readout_ws {
@@ -19,6 +20,9 @@ struct gat_i_readout_ws {
     gat_real *u, *a, *dz, *dg; /* attention caches and scratch */
     gat_idx *arg;          /* (B, D) max */
     const gat_real *h;     /* the layers' output (N, D), owned by the model */
+    gat_i_mlp_op mlp;      /* the classifier */
+    gat_real *act, *scratch; /* the classifier's hidden outputs and backward scratch */
+    size_t cap_act;        /* graphs act and scratch hold */
     gat_real *dl;          /* (cap_s, C) the training step's d loss / d logits */
     uint8_t *all;          /* (cap_s) GAT_SPLIT_TRAIN */
     size_t cap_s;
@@ -38,6 +42,8 @@ void gat_i_readout_ws_free(struct gat_i_readout_ws *w)
     gat_free(w->dz);
     gat_free(w->dg);
     gat_free(w->arg);
+    gat_free(w->act);
+    gat_free(w->scratch);
     gat_free(w->dl);
     gat_free(w->all);
     gat_free(w);
@@ -51,6 +57,29 @@ static gat_real *tensor(gat_model *m, gat_real *base, const char *name)
     for (int k = 0; k < n; k++)
         if (!strcmp(t[k].name, name)) return base + t[k].offset;
     return NULL;
+}
+
+/* Points the classifier's weights (grads = 0) or their gradients (grads = 1) into m's buffers. */
+static void mlp_tensors(gat_model *m, gat_i_mlp_op *op, int grads)
+{
+    gat_real *base = grads ? gat_model_grads(m, NULL) : gat_model_params(m, NULL);
+    char name[32];
+    for (int k = 0; k <= op->L; k++) {
+        gat_real *W, *b;
+        if (k < op->L) {
+            snprintf(name, sizeof name, "classifier.hidden%d.weight", k);
+            W = tensor(m, base, name);
+            snprintf(name, sizeof name, "classifier.hidden%d.bias", k);
+            b = tensor(m, base, name);
+        } else {
+            W = tensor(m, base, "classifier.weight");
+            b = tensor(m, base, "classifier.bias");
+        }
+        if (grads)
+            op->dW[k] = W, op->db[k] = b;
+        else
+            op->W[k] = W, op->b[k] = b;
+    }
 }
 
 /* Sizes the caches for B graphs of N nodes (growing only). */
@@ -72,6 +101,17 @@ static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c,
             (mx && !(w->arg = gat_malloc((size_t)B * D, sizeof *w->arg))))
             return GAT_ENOMEM;
         w->cap_b = (size_t)B;
+    }
+    if (c->classifier_layers > 0 && (size_t)B > w->cap_act) {
+        const gat_idx Rw = gat_i_readout_width(c);
+        gat_free(w->act), gat_free(w->scratch);
+        w->scratch = NULL;
+        w->cap_act = 0;
+        if (!(w->act = gat_malloc(gat_i_mlp_act_size(B, Rw, c->classifier_layers),
+                                  sizeof *w->act)) ||
+            !(w->scratch = gat_malloc(2 * (size_t)B * (size_t)(Rw / 2), sizeof *w->scratch)))
+            return GAT_ENOMEM;
+        w->cap_act = (size_t)B;
     }
     if ((size_t)N > w->cap_n) {
         gat_free(w->dh), gat_free(w->u), gat_free(w->a), gat_free(w->dz), gat_free(w->dg);
@@ -149,8 +189,10 @@ gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int 
         w->op.w = tensor(m, gat_model_params(m, NULL), "readout.gate_att");
     }
     gat_i_readout_forward(&w->op, w->h, w->r);
-    gat_i_linear_forward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
-                         tensor(m, gat_model_params(m, NULL), "classifier.bias"), w->logits);
+    w->mlp = (gat_i_mlp_op){.B = w->B, .R = w->R, .C = w->C, .L = c->classifier_layers,
+                            .act = w->act, .scratch = w->scratch};
+    mlp_tensors(m, &w->mlp, 0);
+    gat_i_mlp_forward(&w->mlp, w->r, w->logits);
     w->ran = 1;
     w->trained = training != 0;
     *logits = w->logits;
@@ -170,9 +212,8 @@ gat_status gat_model_backward_graphs(gat_model *m, const gat_real *dlogits)
     gat_real *grads = gat_model_grads(m, NULL);
     memset(w->dr, 0, (size_t)w->B * w->R * sizeof *w->dr);
     memset(w->dh, 0, (size_t)w->N * w->D * sizeof *w->dh);
-    gat_i_linear_backward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
-                          dlogits, w->dr, tensor(m, grads, "classifier.weight"),
-                          tensor(m, grads, "classifier.bias"));
+    mlp_tensors(m, &w->mlp, 1);
+    gat_i_mlp_backward(&w->mlp, w->r, dlogits, w->dr);
     if (gat_model_get_config(m)->readout == GAT_READOUT_ATTENTION) {
         w->op.dV = tensor(m, grads, "readout.gate_weight");
         w->op.dc = tensor(m, grads, "readout.gate_bias");

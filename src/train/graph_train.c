@@ -7,6 +7,7 @@
 #include "model/model_i.h"
 #include "model/readout_i.h"
 #include "optim/optim_i.h"
+#include "gat/metrics.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,27 +77,6 @@ gat_status gat_graph_train_step(gat_model *m, const gat_graph_batch *b,
     return GAT_OK;
 }
 
-/* Macro-F1 of pred against labels over the n items (classes C; a class with no item in either
- * counts 1). count: (3 C) scratch. */
-static double macro_f1(const gat_idx *labels, const gat_idx *pred, const gat_idx *items,
-                       gat_idx n, gat_idx C, gat_idx *count)
-{
-    double f = 0;
-    memset(count, 0, 3 * (size_t)C * sizeof *count);
-    for (gat_idx k = 0; k < n; k++) {
-        const gat_idx y = labels[items[k]], p = pred[items[k]];
-        if (y == p)
-            count[3 * y]++; /* TP */
-        else
-            count[3 * p + 1]++, count[3 * y + 2]++; /* FP of p, FN of y */
-    }
-    for (gat_idx c = 0; c < C; c++) {
-        const double d = 2.0 * count[3 * c] + count[3 * c + 1] + count[3 * c + 2];
-        f += d > 0 ? 2.0 * count[3 * c] / d : 1.0;
-    }
-    return f / C;
-}
-
 /* Ascending list of the graphs with split == which (caller frees); NULL on ENOMEM. */
 static gat_idx *graphs_of(const uint8_t *split, gat_idx n, gat_split which, gat_idx *count)
 {
@@ -140,7 +120,7 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
                               double *f1, gat_idx *pred)
 {
     gat_graph_batch b = {0};
-    gat_idx *items = NULL, *p = NULL, *count = NULL, n = 0;
+    gat_idx *items = NULL, *p = NULL, *y = NULL, n = 0;
     double lsum = 0;
     gat_status st;
     gat_i_clear_error();
@@ -158,8 +138,7 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
         st = gat_i_error(GAT_EINVAL, "gat_graph_evaluate: no graph in split %d", (int)which);
         goto cleanup;
     }
-    if (!(p = gat_malloc((size_t)n, sizeof *p)) ||
-        !(count = gat_malloc(3 * (size_t)C, sizeof *count))) {
+    if (!(p = gat_malloc((size_t)n, sizeof *p)) || !(y = gat_malloc((size_t)n, sizeof *y))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
@@ -167,21 +146,13 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
         GAT_OK)
         goto cleanup;
     gat_idx right = 0;
-    for (gat_idx k = 0; k < n; k++)
-        right += p[k] == ds->graph_labels[items[k]];
+    for (gat_idx k = 0; k < n; k++) {
+        y[k] = ds->graph_labels[items[k]];
+        right += p[k] == y[k];
+    }
+    if (f1 && (st = gat_macro_f1(y, p, n, C, f1)) != GAT_OK) goto cleanup;
     if (loss) *loss = lsum / n;
     if (acc) *acc = (double)right / n;
-    if (f1) { /* macro_f1 reads pred by graph: lay p out so */
-        gat_idx *byg = gat_malloc((size_t)ds->n_graphs, sizeof *byg);
-        if (!byg) {
-            st = GAT_ENOMEM;
-            goto cleanup;
-        }
-        for (gat_idx k = 0; k < n; k++)
-            byg[items[k]] = p[k];
-        *f1 = macro_f1(ds->graph_labels, byg, items, n, C, count);
-        gat_free(byg);
-    }
     if (pred)
         for (gat_idx k = 0; k < n; k++)
             pred[items[k]] = p[k];
@@ -189,7 +160,7 @@ cleanup:
     gat_graph_batch_destroy(&b);
     gat_free(items);
     gat_free(p);
-    gat_free(count);
+    gat_free(y);
     return st;
 }
 
@@ -246,7 +217,28 @@ typedef struct graphs {
     const gat_train_config *cfg;
     gat_idx *train, n_train, B, t;
     gat_graph_batch b;
+    gat_adam_config adam; /* cfg->adam with the scheduled lr */
+    double best_loss;     /* the schedule's lowest validation loss */
+    gat_idx bad;          /* validations since it */
+    int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
+    int lr_stopped;       /* the loop stopped for it (graphs_agree) */
+    gat_status final_st;  /* the last final evaluation's status */
 } graphs;
+
+/* ReduceLROnPlateau (mode min, relative threshold 1e-4, no cooldown) after a validation. */
+static void schedule(graphs *c, double val_loss)
+{
+    const gat_train_config *cfg = c->cfg;
+    if (!(cfg->lr_factor > 0) || cfg->lr_step > 0) return;
+    if (val_loss < c->best_loss * (1 - 1e-4)) {
+        c->best_loss = val_loss;
+        c->bad = 0;
+    } else if (++c->bad > cfg->lr_patience) {
+        c->adam.lr *= cfg->lr_factor;
+        c->bad = 0;
+        c->lr_low = c->adam.lr < cfg->min_lr;
+    }
+}
 
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
@@ -255,6 +247,11 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     gat_status st;
     double lsum = 0, asum = 0;
     *diverged = 0;
+    if (c->cfg->lr_factor > 0 && c->cfg->lr_step > 0 && epoch > 1 &&
+        (epoch - 1) % c->cfg->lr_step == 0) { /* the step schedule */
+        c->adam.lr *= c->cfg->lr_factor;
+        c->lr_low = c->adam.lr < c->cfg->min_lr;
+    }
     /* the epoch's order: a shuffle by the seed and the epoch, the same for any thread count */
     gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
     for (gat_idx i = c->n_train - 1; i > 0; i--) {
@@ -266,7 +263,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
         if ((st = gat_graph_batch_make(&c->b, c->ds, c->train + k0, n)) != GAT_OK) return st;
-        if ((st = step(c->m, &c->b, &c->cfg->adam, ++c->t, &l, &a, "step",
+        if ((st = step(c->m, &c->b, &c->adam, ++c->t, &l, &a, "step",
                        "; the best model so far is kept", diverged)) != GAT_OK)
             return st;
         lsum += l * n;
@@ -280,15 +277,26 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
 static gat_status graphs_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
 {
     graphs *c = u;
-    (void)final;
-    return gat_graph_evaluate(c->m, c->ds, c->split, which, c->B > 128 ? c->B : 128, loss, acc,
-                              NULL, NULL);
+    const gat_status st = gat_graph_evaluate(c->m, c->ds, c->split, which,
+                                             c->B > 128 ? c->B : 128, loss, acc, NULL, NULL);
+    if (final) c->final_st = st;
+    if (st == GAT_OK && !final && which == GAT_SPLIT_VAL) schedule(c, *loss);
+    return st;
+}
+
+/* The loop's stop decision (gat_i_train_ops.agree): the caller's, or the schedule's end. */
+static int graphs_agree(void *u, int stop)
+{
+    graphs *c = u;
+    if (stop || !c->lr_low) return stop;
+    c->lr_stopped = 1;
+    return 1;
 }
 
 gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                            const gat_train_config *cfg, gat_train_result *res)
 {
-    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
+    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg, .best_loss = INFINITY};
     gat_idx n_val = 0, n_test = 0;
     gat_train_config chk;
     gat_status st;
@@ -307,6 +315,13 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
                            "gat_graph_train: batch_size = %d, expected 0 (all training graphs) "
                            "or a count of graphs",
                            cfg->batch_size);
+    if (!(cfg->lr_factor >= 0 && cfg->lr_factor < 1) || cfg->lr_patience < 0 ||
+        cfg->lr_step < 0 || !(cfg->min_lr >= 0 && isfinite(cfg->min_lr)))
+        return gat_i_error(GAT_EINVAL,
+                           "gat_graph_train: lr_factor = %g, lr_patience = %d, lr_step = %d, "
+                           "min_lr = %g; expected 0 <= lr_factor < 1, lr_patience >= 0, "
+                           "lr_step >= 0 and a finite min_lr >= 0",
+                           cfg->lr_factor, cfg->lr_patience, cfg->lr_step, cfg->min_lr);
     if (ds->n_graphs < 1 || !ds->graph_labels || !ds->graph_ptr)
         return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no labelled graphs");
     if (ds->n_features != mc->in_features)
@@ -330,9 +345,18 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
         goto cleanup;
     }
     c.B = cfg->batch_size > 0 && cfg->batch_size < c.n_train ? cfg->batch_size : c.n_train;
-    const gat_i_train_ops ops = {
-        .train = graphs_train, .evaluate = graphs_evaluate, .has_test = n_test > 0};
+    c.adam = cfg->adam;
+    const gat_i_train_ops ops = {.train = graphs_train,
+                                 .evaluate = graphs_evaluate,
+                                 .agree = graphs_agree,
+                                 .has_test = n_test > 0};
     st = gat_i_train_loop(m, cfg, &ops, &c, res);
+    /* the schedule's end stops the loop as an interruption would (the best model restored and
+     * evaluated): an ordinary end here, unless that evaluation failed */
+    if (st == GAT_EINTERRUPTED && c.lr_stopped) {
+        st = c.final_st;
+        if (st == GAT_OK) gat_i_clear_error();
+    }
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
