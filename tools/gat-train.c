@@ -880,10 +880,11 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "with --task graph: hidden layers of the classifier on the readout, each halving the "
          "width with a ReLU (default 0: linear)"},
         {"lr-factor", CLI_REAL, &op->lr_factor, 0, 0.999, "F",
-         "with --task graph: multiply the lr by F after --lr-patience validations without a lower "
-         "validation loss (ReduceLROnPlateau; default 0: constant lr)"},
+         "with --task graph: multiply the lr by F after more than --lr-patience validations "
+         "without a lower validation loss (ReduceLROnPlateau; default 0: constant lr)"},
         {"lr-patience", CLI_INT, &op->lr_patience, 0, 100000000, "N",
-         "with --lr-factor: validations without improvement before the lr drops (default 10)"},
+         "with --lr-factor: the lr drops after more than N validations without a lower loss "
+         "(default 10)"},
         {"lr-step", CLI_INT, &op->lr_step, 1, 100000000, "N",
          "with --lr-factor: multiply the lr by F every N epochs instead (StepLR)"},
         {"min-lr", CLI_REAL, &op->min_lr, 0, 10, "X",
