@@ -641,7 +641,11 @@ typedef struct dataset_runs {
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
 {
-    return gat_train(m, &((dataset_runs *)user)->ds, tc, res);
+    const dataset_runs *d = user;
+    /* --task multilabel --graph-batch B: steps on B whole graphs (train_graphs.c) */
+    if (d->o->multilabel && d->o->graph_batch > 0)
+        return train_graph_batches(&d->ds, m, tc, d->o->graph_batch, res);
+    return gat_train(m, &d->ds, tc, res);
 }
 
 /* --all-splits: the same file read again with fixed split r. */
@@ -704,6 +708,10 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(ds);
         return 1;
     }
+    if (o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) {
+        gat_dataset_destroy(ds);
+        return rc;
+    }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
     const source src = {.name = name,
@@ -750,7 +758,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .att_dropout = -1,
                     .slope = 0.2,
                     .folds = 10,
-                    .graph_batch = 32,
+                    .graph_batch = 0, /* train_graphs_check: 32 with --task graph */
                     .embed_dim = 64,
                     .lr_patience = -1};
     int rc = train_apply_preset(op, argc, argv);
@@ -873,7 +881,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "with --task graph: fixed folds PREFIX_{train,val,test}.index (default: DIR/NAME's if "
          "there)"},
         {"graph-batch", CLI_INT, &op->graph_batch, 1, 1000000, "B",
-         "with --task graph: graphs per training step (default 32)"},
+         "with --task graph: graphs per training step (default 32); with --task multilabel: "
+         "steps on B whole training graphs (the GAT paper's PPI setup: 2) instead of the union of "
+         "the training graphs"},
         {"save-folds", CLI_STRING, &op->save_folds, 0, 0, "FILE",
          "with --task graph: write each graph's test fold to FILE ('graph fold' lines)"},
         {"classifier-layers", CLI_INT, &op->classifier_layers, 0, GAT_MAX_CLASSIFIER_LAYERS, "L",

@@ -50,6 +50,12 @@ typedef struct gat_graph_batch {
     gat_real *edge_x;      /* (E, D) the edges' features, NULL when the dataset has none */
     gat_idx n_edge_features;
     size_t cap[12];        /* private: the arrays' capacities */
+    /* Added with multi-label batches (gat_graph_train on a multi-label dataset): the nodes'
+     * label rows (N, n_labels) of 0/1 when the dataset has multi-hot labels (n_labels > 0),
+     * else NULL and 0. */
+    uint8_t *label_matrix;
+    gat_idx n_labels;
+    size_t cap_labels;     /* private: label_matrix's capacity */
 } gat_graph_batch;
 
 /* Fills b (zeroed or an earlier batch) with the graphs ids[0..count) of ds (borrowed; a dataset
@@ -127,8 +133,17 @@ GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx 
  * lr follows gat_train_config's schedule (plateaus of the validation loss, or every lr_step
  * epochs), and training ends (GAT_OK, the best model restored) once it falls below min_lr. Uses
  * max_epochs, patience, adam, progress, user, batch_size, seed, lr_factor, lr_patience, lr_step
- * and min_lr of cfg (n_fanout, fanout, stage, stop are not used). Returns GAT_EINVAL (bad config field, a dataset without graph labels, no training
- * or no validation graph), GAT_EDIM, GAT_ENUMERIC, GAT_EINTERRUPTED, GAT_ENOMEM as gat_train. */
+ * and min_lr of cfg (n_fanout, fanout, stage, stop are not used).
+ * Multi-label node tasks in batches of graphs (the GAT paper's PPI setup: 2 graphs per step): m
+ * a node model (task node, classes = ds->n_labels) and ds a multi-label dataset of graphs
+ * (n_labels > 0); each step trains on every node of batch_size whole training graphs (sigmoid
+ * cross-entropy over their nodes and labels, gat_train's step), the validation and test figures
+ * are the cross-entropy and micro-F1 of those graphs' nodes (in the accuracy fields, as gat_train
+ * reports multi-label runs), the progress callback's train_loss and train_acc means over the
+ * epoch's batches weighted by their nodes.
+ * Returns GAT_EINVAL (bad config field, a dataset without graph labels, a node model on a
+ * dataset without multi-hot labels, no training or no validation graph), GAT_EDIM, GAT_ENUMERIC,
+ * GAT_EINTERRUPTED, GAT_ENOMEM as gat_train. */
 GAT_API gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                                    const gat_train_config *cfg, gat_train_result *res);
 

@@ -128,14 +128,14 @@ static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c,
     return GAT_OK;
 }
 
-/* Binds batch b (its graph, features and, for a model with edge_dim > 0, edge features) to m.
- * The batch's arrays may hold new graphs at the old addresses, so every batch is bound again. A
+/* Binds batch b (its graph, features and, for a model with edge_dim > 0, edge features) to m
+ * (readout_i.h). The batch's arrays may hold new graphs at the old addresses, so every batch is bound again. A
  * batch of gat_graph_batch_make is valid by construction (a block-diagonal CSR and its
  * transpose, one self-loop per node, features copied from a checked dataset), yet
  * gat_model_bind checks it again (the graph and CSR checks, about 1.5 % of a training step on
  * batches of 128 molecule-sized graphs under perf, the rest of the binding about 1 %): this is
  * the one place to call a binding of trusted inputs once the engine has one. */
-static gat_status bind_batch(gat_model *m, const gat_graph_batch *b)
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b)
 {
     gat_status st;
     if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) != GAT_OK) return st;
@@ -176,7 +176,7 @@ gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int 
     if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
     struct gat_i_readout_ws *w = m->ro;
     w->ran = w->trained = 0;
-    if ((st = bind_batch(m, b)) != GAT_OK ||
+    if ((st = gat_i_graph_bind_batch(m, b)) != GAT_OK ||
         (st = gat_model_forward(m, &b->graph, &b->x, training, &w->h)) != GAT_OK)
         return st;
     if ((st = reserve(w, c, b->n_graphs, b->graph.n)) != GAT_OK) return st;

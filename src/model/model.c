@@ -228,7 +228,9 @@ static void add_readout_tensors(gat_model *m, size_t *off)
         add_tensor(m, "readout.gate_att", 0, 2, K, A, off);
     }
     gat_idx R = gat_i_readout_width(c);
-    for (gat_idx k = 0; k < c->classifier_layers; k++, R /= 2) { /* the MLP's hidden layers */
+    /* the MLP's hidden layers (the bound on k, checked by the config, also tells the compiler
+     * that the names fit) */
+    for (int k = 0; k < c->classifier_layers && k < GAT_MAX_CLASSIFIER_LAYERS; k++, R /= 2) {
         add_tensor(m, "classifier.hidden%d.weight", k, 2, R, R / 2, off);
         add_tensor(m, "classifier.hidden%d.bias", k, 1, R / 2, 0, off);
     }

@@ -5,6 +5,7 @@
 #define GAT_I_READOUT_H
 
 #include "gat/model.h"
+#include "gat/readout.h"
 
 /* Config checks of the graph fields (task, readout, readout_heads, readout_hidden,
  * graph_classes); the messages name the field. */
@@ -62,6 +63,11 @@ void gat_i_mlp_forward(const gat_i_mlp_op *op, const gat_real *x, gat_real *y);
  * (B, C), after the forward on the same x. */
 void gat_i_mlp_backward(const gat_i_mlp_op *op, const gat_real *x, const gat_real *dy,
                         gat_real *dx);
+
+/* Binds batch b (its graph, features and, for a model with edge_dim > 0, edge features) to m,
+ * graph or node model (graph_model.c): the one place every batch of graphs is bound. Returns
+ * gat_model_bind's and gat_model_bind_edge_features' statuses. */
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b);
 
 /* A graph model's caches (graph_model.c), freed with the model. */
 struct gat_i_readout_ws;

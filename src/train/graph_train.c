@@ -223,7 +223,76 @@ typedef struct graphs {
     int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
     int lr_stopped;       /* the loop stopped for it (graphs_agree) */
     gat_status final_st;  /* the last final evaluation's status */
+    int multi;            /* a node model on a multi-label dataset: node labels, BCE */
+    gat_idx *rows;        /* multi: (cap_rows) 0, 1, 2, ...: every node of a batch */
+    size_t cap_rows;
 } graphs;
+
+/* c->rows holding 0 .. n-1. */
+static gat_status all_rows(graphs *c, gat_idx n)
+{
+    if ((size_t)n <= c->cap_rows) return GAT_OK;
+    gat_idx *r = gat_malloc((size_t)n, sizeof *r);
+    if (!r) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < n; i++)
+        r[i] = i;
+    gat_free(c->rows);
+    c->rows = r;
+    c->cap_rows = (size_t)n;
+    return GAT_OK;
+}
+
+/* A multi-label step on batch c->b: every node's sigmoid cross-entropy (gat_train's step with
+ * the batch's label rows as targets), backward, Adam. */
+static gat_status multi_step(graphs *c, double *loss, double *f1, int *diverged)
+{
+    const gat_graph_batch *b = &c->b;
+    const gat_i_step_opts o = {.multi = b->label_matrix};
+    gat_status st;
+    *diverged = 0;
+    /* the batch's arrays hold new graphs at old addresses: bound explicitly, every time */
+    if ((st = all_rows(c, b->graph.n)) != GAT_OK ||
+        (st = gat_i_graph_bind_batch(c->m, b)) != GAT_OK)
+        return st;
+    return gat_i_train_step_with(c->m, &b->graph, &b->x, NULL, c->rows, b->graph.n, &c->adam,
+                                 ++c->t, loss, f1, "step", "; the best model so far is kept", &o,
+                                 diverged);
+}
+
+/* Multi-label inference on the graphs of split `which`, in batches: the mean sigmoid
+ * cross-entropy over their nodes and labels, and their micro-F1. */
+static gat_status multi_evaluate(graphs *c, gat_split which, double *loss, double *f1)
+{
+    const gat_idx L = c->ds->n_labels, B = c->B > 128 ? c->B : 128;
+    gat_idx *items = NULL, n = 0;
+    gat_i_f1_counts fc = {0};
+    double lsum = 0, nodes = 0;
+    gat_status st = GAT_OK;
+    if (!(items = graphs_of(c->split, c->ds->n_graphs, which, &n))) return GAT_ENOMEM;
+    for (gat_idx k0 = 0; k0 < n && st == GAT_OK; k0 += B) {
+        const gat_graph_batch *b = &c->b;
+        const gat_real *logits;
+        double l, f;
+        if ((st = gat_graph_batch_make(&c->b, c->ds, items + k0, n - k0 < B ? n - k0 : B)) !=
+                GAT_OK ||
+            (st = all_rows(c, b->graph.n)) != GAT_OK ||
+            (st = gat_i_graph_bind_batch(c->m, b)) != GAT_OK ||
+            (st = gat_model_forward(c->m, &b->graph, &b->x, 0, &logits)) != GAT_OK ||
+            (st = gat_i_bce_rows(logits, b->graph.n, L, b->label_matrix, NULL, GAT_SPLIT_NONE,
+                                 c->rows, b->graph.n, 0, &l, &f, NULL)) != GAT_OK)
+            break;
+        lsum += l * b->graph.n;
+        nodes += b->graph.n;
+        for (gat_idx i = 0; i < b->graph.n; i++)
+            gat_i_f1_add(&fc, logits + (size_t)i * L, b->label_matrix + (size_t)i * L, L);
+    }
+    gat_free(items);
+    if (st != GAT_OK) return st;
+    if (n == 0) return gat_i_error(GAT_EINVAL, "gat_graph_train: no graph in split %d", (int)which);
+    *loss = lsum / nodes;
+    *f1 = gat_i_f1_value(&fc);
+    return GAT_OK;
+}
 
 /* ReduceLROnPlateau (mode min, relative threshold 1e-4, no cooldown) after a validation. */
 static void schedule(graphs *c, double val_loss)
@@ -245,7 +314,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     graphs *c = u;
     gat_rng rng;
     gat_status st;
-    double lsum = 0, asum = 0;
+    double lsum = 0, asum = 0, wsum = 0;
     *diverged = 0;
     if (c->cfg->lr_factor > 0 && c->cfg->lr_step > 0 && epoch > 1 &&
         (epoch - 1) % c->cfg->lr_step == 0) { /* the step schedule */
@@ -263,22 +332,28 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
         if ((st = gat_graph_batch_make(&c->b, c->ds, c->train + k0, n)) != GAT_OK) return st;
-        if ((st = step(c->m, &c->b, &c->adam, ++c->t, &l, &a, "step",
-                       "; the best model so far is kept", diverged)) != GAT_OK)
+        /* a graph model weighs each batch by its graphs, a multi-label one by its nodes */
+        const double w = c->multi ? (double)c->b.graph.n : (double)n;
+        if ((st = c->multi ? multi_step(c, &l, &a, diverged)
+                           : step(c->m, &c->b, &c->adam, ++c->t, &l, &a, "step",
+                                  "; the best model so far is kept", diverged)) != GAT_OK)
             return st;
-        lsum += l * n;
-        asum += a * n;
+        lsum += l * w;
+        asum += a * w;
+        wsum += w;
     }
-    *loss = lsum / c->n_train;
-    *acc = asum / c->n_train;
+    *loss = lsum / wsum;
+    *acc = asum / wsum;
     return GAT_OK;
 }
 
 static gat_status graphs_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
 {
     graphs *c = u;
-    const gat_status st = gat_graph_evaluate(c->m, c->ds, c->split, which,
-                                             c->B > 128 ? c->B : 128, loss, acc, NULL, NULL);
+    const gat_status st = c->multi ? multi_evaluate(c, which, loss, acc)
+                                   : gat_graph_evaluate(c->m, c->ds, c->split, which,
+                                                        c->B > 128 ? c->B : 128, loss, acc,
+                                                        NULL, NULL);
     if (final) c->final_st = st;
     if (st == GAT_OK && !final && which == GAT_SPLIT_VAL) schedule(c, *loss);
     return st;
@@ -293,21 +368,18 @@ static int graphs_agree(void *u, int stop)
     return 1;
 }
 
-gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
-                           const gat_train_config *cfg, gat_train_result *res)
+/* gat_graph_train's checks of its arguments; *multi: a node model on a multi-label dataset. */
+static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
+                              int *multi)
 {
-    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg, .best_loss = INFINITY};
-    gat_idx n_val = 0, n_test = 0;
-    gat_train_config chk;
-    gat_status st;
-    gat_i_clear_error();
-    if (!m || !ds || !graph_split || !cfg)
-        return gat_i_error(GAT_EINVAL, "gat_graph_train: NULL %s",
-                           !m ? "model" : !ds ? "dataset" : !graph_split ? "graph_split" : "cfg");
     const gat_model_config *mc = gat_model_get_config(m);
-    if (mc->task != GAT_TASK_GRAPH)
-        return gat_i_error(GAT_EINVAL, "gat_graph_train: the model is a node model (task node)");
-    chk = *cfg;
+    gat_train_config chk = *cfg;
+    gat_status st;
+    *multi = mc->task == GAT_TASK_NODE;
+    if (*multi && ds->n_labels < 1)
+        return gat_i_error(GAT_EINVAL, "gat_graph_train: a node model (task node) trains on a "
+                                       "dataset of graphs with multi-hot node labels only "
+                                       "(n_labels > 0); this one has none");
     chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
     if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
     if (cfg->batch_size < 0)
@@ -322,15 +394,32 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
                            "min_lr = %g; expected 0 <= lr_factor < 1, lr_patience >= 0, "
                            "lr_step >= 0 and a finite min_lr >= 0",
                            cfg->lr_factor, cfg->lr_patience, cfg->lr_step, cfg->min_lr);
-    if (ds->n_graphs < 1 || !ds->graph_labels || !ds->graph_ptr)
-        return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no labelled graphs");
+    if (ds->n_graphs < 1 || !ds->graph_ptr || (!*multi && !ds->graph_labels))
+        return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no %s graphs",
+                           *multi ? "set of" : "labelled");
     if (ds->n_features != mc->in_features)
         return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
                            ds->n_features, mc->in_features);
-    if (ds->n_graph_classes > mc->graph_classes)
+    if (*multi && ds->n_labels != mc->classes)
+        return gat_i_error(GAT_EDIM, "the dataset has %d labels per node but the model predicts %d",
+                           ds->n_labels, mc->classes);
+    if (!*multi && ds->n_graph_classes > mc->graph_classes)
         return gat_i_error(GAT_EDIM, "the dataset has %d graph classes but the model predicts %d",
                            ds->n_graph_classes, mc->graph_classes);
-    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK) return st;
+    return gat_i_model_check_edge_dim(m, ds->n_edge_features);
+}
+
+gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
+                           const gat_train_config *cfg, gat_train_result *res)
+{
+    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg, .best_loss = INFINITY};
+    gat_idx n_val = 0, n_test = 0;
+    gat_status st;
+    gat_i_clear_error();
+    if (!m || !ds || !graph_split || !cfg)
+        return gat_i_error(GAT_EINVAL, "gat_graph_train: NULL %s",
+                           !m ? "model" : !ds ? "dataset" : !graph_split ? "graph_split" : "cfg");
+    if ((st = check_train(m, ds, cfg, &c.multi)) != GAT_OK) return st;
     for (gat_idx g = 0; g < ds->n_graphs; g++) {
         n_val += graph_split[g] == GAT_SPLIT_VAL;
         n_test += graph_split[g] == GAT_SPLIT_TEST;
@@ -360,5 +449,6 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
+    gat_free(c.rows);
     return st;
 }
