@@ -190,6 +190,21 @@ START_TEST(test_lr_schedule)
     ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
     ck_assert_int_eq(res.epochs, 5);
     tc.lr_step = 0, tc.lr_patience = 0;
+    /* keep_last: the last epoch's model and figures */
+    tc.keep_last = 1, tc.min_lr = 0, tc.max_epochs = 4, tc.adam.lr = 0.01;
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 4);
+    ck_assert_int_eq(res.best_epoch, 4);
+    double acc, vacc;
+    ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_TEST, 0, NULL, &acc, NULL, NULL),
+                     GAT_OK);
+    ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_VAL, 0, NULL, &vacc, NULL, NULL),
+                     GAT_OK);
+    ck_assert_double_eq(acc, res.test_acc);
+    ck_assert_double_eq(vacc, res.val_acc);
+    tc.keep_last = 2;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "keep_last = 2");
+    tc.keep_last = 0, tc.adam.lr = 1e-9;
     /* without min_lr it runs to max_epochs */
     tc.min_lr = 0, tc.max_epochs = 5;
     ck_assert_int_eq(gat_graph_train(m, &ds, split, &tc, &res), GAT_OK);

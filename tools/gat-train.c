@@ -899,6 +899,8 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "with --lr-factor: multiply the lr by F every N epochs instead (StepLR)"},
         {"min-lr", CLI_REAL, &op->min_lr, 0, 10, "X",
          "with --lr-factor: stop once the lr falls below X (default 0: never)"},
+        {"keep-last", CLI_FLAG, &op->keep_last, 0, 0, NULL,
+         "with --task graph: test the last epoch's model, not the best validation epoch's"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     return cli_parse(argc, argv, opts, "gat-train", "[options]", exit_now);
 }

@@ -51,6 +51,7 @@ typedef struct options {
     double lr_factor, min_lr;        /* --lr-factor F (0: constant lr), --min-lr X */
     int lr_patience;                 /* --lr-patience N, or -1: not given */
     int lr_step;                     /* --lr-step N (0: the plateau schedule) */
+    int keep_last;                   /* --keep-last: the last epoch's model, not the best */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;

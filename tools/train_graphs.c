@@ -39,6 +39,7 @@ int train_graphs_check(options *o)
                             : o->lr_patience >= 0  ? "--lr-patience"
                             : o->min_lr > 0        ? "--min-lr"
                             : o->lr_step > 0       ? "--lr-step"
+                            : o->keep_last         ? "--keep-last"
                                                    : NULL;
         if (which) {
             fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
@@ -202,6 +203,7 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.lr_patience = o->lr_patience;
     tc.min_lr = o->min_lr;
     tc.lr_step = o->lr_step;
+    tc.keep_last = o->keep_last;
     int rc = 0;
     if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {

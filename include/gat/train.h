@@ -116,6 +116,10 @@ typedef struct gat_train_config {
     gat_idx lr_step;          /* > 0: a step schedule instead (PyTorch's StepLR): epoch e trains
                                * with lr * lr_factor^floor((e - 1) / lr_step); 0: the plateau
                                * schedule above */
+    int keep_last;            /* gat_graph_train only: 1 ends with the last epoch's model (the
+                               * result's figures are its, best_epoch = epochs) instead of
+                               * restoring the best validation epoch's, as benchmarking-gnns and
+                               * Xu et al. report; 0: restore (default) */
 } gat_train_config;
 
 typedef struct gat_train_result {

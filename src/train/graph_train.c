@@ -223,6 +223,7 @@ typedef struct graphs {
     int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
     int lr_stopped;       /* the loop stopped for it (graphs_agree) */
     gat_status final_st;  /* the last final evaluation's status */
+    gat_real *last;       /* keep_last: (P) the parameters after the last epoch's steps */
     int multi;            /* a node model on a multi-label dataset: node labels, BCE */
     gat_idx *rows;        /* multi: (cap_rows) 0, 1, 2, ...: every node of a batch */
     size_t cap_rows;
@@ -259,11 +260,12 @@ static gat_status multi_step(graphs *c, double *loss, double *f1, int *diverged)
                                  diverged);
 }
 
-/* Multi-label inference on the graphs of split `which`, in batches: the mean sigmoid
- * cross-entropy over their nodes and labels, and their micro-F1. */
+/* Multi-label inference on the graphs of split `which`, in batches of the training steps' size
+ * (whose caches the model holds already): the mean sigmoid cross-entropy over their nodes and
+ * labels, and their micro-F1. */
 static gat_status multi_evaluate(graphs *c, gat_split which, double *loss, double *f1)
 {
-    const gat_idx L = c->ds->n_labels, B = c->B > 128 ? c->B : 128;
+    const gat_idx L = c->ds->n_labels, B = c->B;
     gat_idx *items = NULL, n = 0;
     gat_i_f1_counts fc = {0};
     double lsum = 0, nodes = 0;
@@ -344,6 +346,11 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     }
     *loss = lsum / wsum;
     *acc = asum / wsum;
+    if (c->last) { /* before the loop's restore of the best model */
+        size_t P;
+        const gat_real *p = gat_model_params(c->m, &P);
+        memcpy(c->last, p, P * sizeof *p);
+    }
     return GAT_OK;
 }
 
@@ -382,11 +389,11 @@ static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_tra
                                        "(n_labels > 0); this one has none");
     chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
     if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
-    if (cfg->batch_size < 0)
+    if (cfg->batch_size < 0 || (cfg->keep_last != 0 && cfg->keep_last != 1))
         return gat_i_error(GAT_EINVAL,
-                           "gat_graph_train: batch_size = %d, expected 0 (all training graphs) "
-                           "or a count of graphs",
-                           cfg->batch_size);
+                           "gat_graph_train: batch_size = %d, keep_last = %d; expected 0 (all "
+                           "training graphs) or a count of graphs, and 0 or 1",
+                           cfg->batch_size, cfg->keep_last);
     if (!(cfg->lr_factor >= 0 && cfg->lr_factor < 1) || cfg->lr_patience < 0 ||
         cfg->lr_step < 0 || !(cfg->min_lr >= 0 && isfinite(cfg->min_lr)))
         return gat_i_error(GAT_EINVAL,
@@ -435,6 +442,12 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
     }
     c.B = cfg->batch_size > 0 && cfg->batch_size < c.n_train ? cfg->batch_size : c.n_train;
     c.adam = cfg->adam;
+    size_t P;
+    gat_real *params = gat_model_params(m, &P);
+    if (cfg->keep_last && !(c.last = gat_malloc(P, sizeof *c.last))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
     const gat_i_train_ops ops = {.train = graphs_train,
                                  .evaluate = graphs_evaluate,
                                  .agree = graphs_agree,
@@ -446,9 +459,20 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
         st = c.final_st;
         if (st == GAT_OK) gat_i_clear_error();
     }
+    if (st == GAT_OK && c.last && res) { /* the last epoch's model, and its figures */
+        memcpy(params, c.last, P * sizeof *params);
+        res->best_epoch = res->epochs;
+        if ((st = graphs_evaluate(&c, GAT_SPLIT_VAL, 1, &res->val_loss, &res->val_acc)) ==
+                GAT_OK &&
+            n_test > 0)
+            st = graphs_evaluate(&c, GAT_SPLIT_TEST, 1, &res->test_loss, &res->test_acc);
+    } else if (st == GAT_OK && c.last) {
+        memcpy(params, c.last, P * sizeof *params);
+    }
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
     gat_free(c.rows);
+    gat_free(c.last);
     return st;
 }

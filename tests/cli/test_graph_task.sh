@@ -83,6 +83,7 @@ grep -q '"classifier_layers":"2"' "$tmp/mlp.gat" && grep -q 'classifier.hidden1.
 check preset-dwivedi 0 '\(4 folds, stratified, readout mean\)' '' -- "$train" --preset dwivedi --dataset "$d" --folds 4 --epochs 3 --threads 1
 check preset-dwivedi-readout 0 'readout attention' '' -- "$train" --preset dwivedi --readout attention --dataset "$d" --folds 4 --epochs 2 --threads 1
 check lr-schedule-ends 0 'best epoch +[0-9]+ of +3,' '' -- "$train" --task graph --folds 4 --threads 1 --dataset "$d" --epochs 50 --graph-batch 8 --lr 1e-9 --lr-factor 0.5 --lr-patience 0 --min-lr 3e-10
+check keep-last 0 'best epoch +8 of +8,' '' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --keep-last
 check lr-patience-needs-factor 2 '' '^gat-train: --lr-patience needs --lr-factor' -- "$train" --task graph --dataset "$d" --lr-patience 3
 check classifier-needs-task 2 '' '^gat-train: --classifier-layers needs --task graph' -- "$train" --dataset "$d" --classifier-layers 2
 check lr-factor-range 2 '' 'lr-factor' -- "$train" --task graph --dataset "$d" --lr-factor 1
