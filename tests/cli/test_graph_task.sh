@@ -82,6 +82,23 @@ grep -q '"classifier_layers":"2"' "$tmp/mlp.gat" && grep -q 'classifier.hidden1.
   && ok mlp-in-model || badf mlp-in-model
 check preset-dwivedi 0 '\(4 folds, stratified, readout mean\)' '' -- "$train" --preset dwivedi --dataset "$d" --folds 4 --epochs 3 --threads 1
 check preset-dwivedi-readout 0 'readout attention' '' -- "$train" --preset dwivedi --readout attention --dataset "$d" --folds 4 --epochs 2 --threads 1
+# a graph preset is the same run as its options spelled out
+same_run() {
+  local name=$1 a=() b=()
+  shift
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  "$train" --dataset "$d" --folds 4 --threads 1 "${a[@]}" 2>&1 | strip /dev/stdin >"$tmp/a"
+  "$train" --dataset "$d" --folds 4 --threads 1 "$@" 2>&1 | strip /dev/stdin >"$tmp/b"
+  grep -q '^test accuracy' "$tmp/a" && cmp -s "$tmp/a" "$tmp/b" && ok "$name" || badf "$name" "$tmp/a" "$tmp/b"
+}
+same_run dwivedi-spelled-out --preset dwivedi --epochs 2 -- --task graph --readout mean --layers 4 \
+  --hidden 18 --heads 8 --out-heads 1 --embed-dim 144 --residual --classifier-layers 2 --dropout 0 \
+  --lr 1e-3 --weight-decay 0 --graph-batch 20 --lr-factor 0.5 --lr-patience 25 --min-lr 1e-6 \
+  --patience 1000 --keep-last --epochs 2
+same_run xu-spelled-out --preset xu --epochs 3 -- --task graph --readout sum --layers 4 --hidden 8 \
+  --heads 4 --out-heads 1 --embed-dim 32 --dropout 0 --lr 0.01 --weight-decay 0 --graph-batch 32 \
+  --lr-factor 0.5 --lr-step 50 --patience 350 --keep-last --epochs 3
 check lr-schedule-ends 0 'best epoch +[0-9]+ of +3,' '' -- "$train" --task graph --folds 4 --threads 1 --dataset "$d" --epochs 50 --graph-batch 8 --lr 1e-9 --lr-factor 0.5 --lr-patience 0 --min-lr 3e-10
 check keep-last 0 'best epoch +8 of +8,' '' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --keep-last
 check lr-patience-needs-factor 2 '' '^gat-train: --lr-patience needs --lr-factor' -- "$train" --task graph --dataset "$d" --lr-patience 3
