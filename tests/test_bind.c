@@ -146,9 +146,9 @@ START_TEST(rebind_graph_edited_in_place)
     const size_t nl = (size_t)g1.n * C;
     gat_real *lg = malloc(nl * sizeof *lg), *gr = malloc(P * sizeof *gr);
     static const gat_idx rows[] = {30, 100, 250};
-    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
-    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK); /* implicit bind */
-    gat_i_model_set_output_rows(m, NULL, 0);
+    const gat_i_binding b1 = {.g = &g1, .x = &x, .rows = rows, .n_rows = (gat_idx)LEN(rows)};
+    const gat_i_run infer = {.training = 0};
+    ck_assert_int_eq(gat_i_model_forward(m, &b1, &infer, &out), GAT_OK); /* implicit bind */
     forward_backward(m, &g1, &x, lg, gr);
     const size_t np = ((size_t)g1.n + 1) * sizeof(gat_idx), ne = (size_t)g1.nnz * sizeof(gat_idx);
     memcpy(g1.rowptr, g2.rowptr, np);
@@ -157,9 +157,7 @@ START_TEST(rebind_graph_edited_in_place)
     memcpy(g1.t_col, g2.t_col, ne);
     memcpy(g1.t_edge, g2.t_edge, ne);
     ck_assert_int_eq(gat_model_bind(m, &g1, &x, 0), GAT_OK);
-    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
-    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK);
-    gat_i_model_set_output_rows(m, NULL, 0);
+    ck_assert_int_eq(gat_i_model_forward(m, &b1, &infer, &out), GAT_OK);
     gat_real restricted[LEN(rows) * 4];
     for (size_t r = 0; r < LEN(rows); r++)
         memcpy(restricted + r * C, out + (size_t)rows[r] * C, (size_t)C * sizeof *out);
@@ -403,8 +401,10 @@ START_TEST(inference_binding_matches)
     for (int restricted = 0; restricted < 2; restricted++) {
         gat_model *ref = make_model(score, residual);
         const gat_real *lg;
-        if (restricted) gat_i_model_set_output_rows(ref, rows, n_rows);
-        ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &lg), GAT_OK);
+        const gat_i_run infer = {.training = 0};
+        const gat_i_binding rb = {.g = &g, .x = &x, .rows = restricted ? rows : NULL,
+                                  .n_rows = n_rows};
+        ck_assert_int_eq(gat_i_model_forward(ref, &rb, &infer, &lg), GAT_OK);
         ck_assert_int_eq(gat_i_model_lean(ref), 0);
         static const gat_idx chunks[] = {1, 7, 1 << 20};
         for (size_t c = 0; c < LEN(chunks); c++)
@@ -412,12 +412,12 @@ START_TEST(inference_binding_matches)
                 if (c != 1 && nt > 1) continue; /* threads once, on the many-chunk case */
                 gat_model *m = make_model(score, residual);
                 gat_model_set_threads(m, nt);
-                gat_i_model_set_lean_chunk(m, chunks[c]);
-                ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE), GAT_OK);
+                gat_i_binding lb = rb;
+                lb.flags = GAT_BIND_INFERENCE, lb.lean_chunk = chunks[c];
+                ck_assert_int_eq(gat_i_model_bind(m, &lb, "test"), GAT_OK);
                 ck_assert_int_eq(gat_i_model_lean(m), 1);
-                if (restricted) gat_i_model_set_output_rows(m, rows, n_rows);
                 const gat_real *lm;
-                ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &lm), GAT_OK);
+                ck_assert_int_eq(gat_i_model_forward(m, &lb, &infer, &lm), GAT_OK);
                 ck_assert_int_eq(gat_i_model_lean(m), 1); /* inference keeps the binding */
                 for (gat_idx l = 0; l < gat_model_layer_count(m); l++) {
                     const gat_real *a, *b;
@@ -473,10 +473,11 @@ START_TEST(inference_binding_ordered)
     tu_features(&x, g.n, F, 0.3, 4);
     gat_model *ref = make_model(GAT_SCORE_GAT, 0), *m = make_model(GAT_SCORE_GAT, 0);
     ck_assert_int_eq(gat_model_set_order(m, GAT_ORDER_RCM), GAT_OK);
-    gat_i_model_set_lean_chunk(m, 5);
     const gat_real *a, *b;
     ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &a), GAT_OK);
-    ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE | GAT_BIND_EXACT), GAT_OK);
+    const gat_i_binding lb = {
+        .g = &g, .x = &x, .flags = GAT_BIND_INFERENCE | GAT_BIND_EXACT, .lean_chunk = 5};
+    ck_assert_int_eq(gat_i_model_bind(m, &lb, "test"), GAT_OK);
     ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &b), GAT_OK);
     ck_assert_int_eq(gat_model_order(m, NULL), GAT_ORDER_RCM);
     const double e = tu_max_rel_err(b, a, (size_t)g.n * C, 1e-3, NULL);

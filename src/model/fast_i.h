@@ -39,7 +39,7 @@ typedef struct plan {
 struct gat_i_fast {
     const gat_i_fused_ops *ops;
     int n_layers;
-    gat_i_fast_layer L[GAT_MAX_LAYERS];
+    const gat_i_layer *L; /* the model's layers (borrowed) */
     flayer f[GAT_MAX_LAYERS];
     const gat_graph *g;
     const gat_csr *x;
@@ -61,7 +61,6 @@ struct gat_i_fast {
      * allocation, freed by a rebind), and the forward it was computed after */
     gat_real *abuf[GAT_MAX_LAYERS];
     long abuf_at[GAT_MAX_LAYERS], fwd;
-    const gat_real *ex; /* edge features (E, D) or NULL (gat_i_fast_set_edges) */
     gat_real *pe, *dm;  /* edge term: per target chunk dM partials (tc.n, D, max H); dM (D, H) */
     size_t drow_stride; /* gat_i_fbw.drow_stride */
     uint8_t *active, *dz_nonzero;
@@ -90,6 +89,10 @@ struct gat_i_fast {
     gat_i_gov gov;
     double t0;
 };
+
+/* Layer l's kernel descriptor (gat_i_fl) filled with what does not change between forwards:
+ * its shape, caches, chunks and scratch (after every layout of f's caches). */
+void gat_i_fast_describe(gat_i_fast *f, int l);
 
 /* Threads for this call (out of nt_max): the governor's choice (gov.h), or nt_max with
  * fixed_threads; gat_i_fast_gov_end reports the call's kind and time. */

@@ -128,20 +128,19 @@ static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c,
     return GAT_OK;
 }
 
-/* Binds batch b (its graph, features and, for a model with edge_dim > 0, edge features) to m
- * (readout_i.h). The batch's arrays may hold new graphs at the old addresses, so every batch is bound again. A
- * batch of gat_graph_batch_make is valid by construction (a block-diagonal CSR and its
- * transpose, one self-loop per node, features copied from a checked dataset), yet
- * gat_model_bind checks it again (the graph and CSR checks, about 1.5 % of a training step on
- * batches of 128 molecule-sized graphs under perf, the rest of the binding about 1 %): this is
- * the one place to call a binding of trusted inputs once the engine has one. */
-gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b)
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b, int trusted,
+                                  const char *fn, gat_i_binding *bb)
 {
+    const gat_model_config *c = gat_model_get_config(m);
     gat_status st;
-    if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) != GAT_OK) return st;
-    if (gat_model_get_config(m)->edge_dim > 0)
-        return gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0);
-    return GAT_OK;
+    *bb = (gat_i_binding){.g = &b->graph,
+                          .x = &b->x,
+                          .ex = c->edge_dim > 0 ? b->edge_x : NULL,
+                          .flags = GAT_I_BIND_TRUSTED};
+    if (trusted) return gat_i_model_bind(m, bb, fn);
+    if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) == GAT_OK && c->edge_dim > 0)
+        st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0);
+    return st;
 }
 
 static gat_status check_batch(const gat_model *m, const gat_graph_batch *b, const char *fn)
@@ -165,19 +164,20 @@ static gat_status check_batch(const gat_model *m, const gat_graph_batch *b, cons
     return GAT_OK;
 }
 
-gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
-                                    const gat_real **logits)
+gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                      int trusted, const gat_real **logits)
 {
     gat_status st;
-    gat_i_clear_error();
-    if ((st = check_batch(m, b, "gat_model_forward_graphs")) != GAT_OK) return st;
-    if (!logits) return gat_i_error(GAT_EINVAL, "gat_model_forward_graphs: NULL logits");
+    const char *fn = "gat_model_forward_graphs";
+    if ((st = check_batch(m, b, fn)) != GAT_OK) return st;
+    if (!logits) return gat_i_error(GAT_EINVAL, "%s: NULL logits", fn);
     const gat_model_config *c = gat_model_get_config(m);
     if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
     struct gat_i_readout_ws *w = m->ro;
     w->ran = w->trained = 0;
-    if ((st = gat_i_graph_bind_batch(m, b)) != GAT_OK ||
-        (st = gat_model_forward(m, &b->graph, &b->x, training, &w->h)) != GAT_OK)
+    gat_i_binding bb;
+    if ((st = gat_i_graph_bind_batch(m, b, trusted, fn, &bb)) != GAT_OK ||
+        (st = gat_i_model_forward(m, &bb, &(gat_i_run){.training = training}, &w->h)) != GAT_OK)
         return st;
     if ((st = reserve(w, c, b->n_graphs, b->graph.n)) != GAT_OK) return st;
     memcpy(w->ptr, b->graph_ptr, ((size_t)b->n_graphs + 1) * sizeof *w->ptr);
@@ -209,6 +209,19 @@ gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int 
     w->trained = training != 0;
     *logits = w->logits;
     return GAT_OK;
+}
+
+gat_status gat_i_graph_check_dataset(const gat_model *m, const gat_dataset *ds, const char *fn)
+{
+    return gat_i_model_check_inputs(m, &ds->graph, &ds->x,
+                                    ds->n_edge_features > 0 ? ds->edge_x : NULL, fn);
+}
+
+gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                    const gat_real **logits)
+{
+    gat_i_clear_error();
+    return gat_i_model_forward_graphs(m, b, training, 0, logits);
 }
 
 gat_status gat_model_backward_graphs(gat_model *m, const gat_real *dlogits)

@@ -4,8 +4,8 @@
 #ifndef GAT_I_READOUT_H
 #define GAT_I_READOUT_H
 
-#include "gat/model.h"
 #include "gat/readout.h"
+#include "model/binding.h"
 
 /* Config checks of the graph fields (task, readout, readout_heads, readout_hidden,
  * graph_classes); the messages name the field. */
@@ -64,14 +64,25 @@ void gat_i_mlp_forward(const gat_i_mlp_op *op, const gat_real *x, gat_real *y);
 void gat_i_mlp_backward(const gat_i_mlp_op *op, const gat_real *x, const gat_real *dy,
                         gat_real *dx);
 
-/* Binds batch b (its graph, features and, for a model with edge_dim > 0, edge features) to m,
- * graph or node model (graph_model.c): the one place every batch of graphs is bound. Returns
- * gat_model_bind's and gat_model_bind_edge_features' statuses. */
-gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b);
+/* Binds batch b to m, graph or node model (graph_model.c): the one place batches of graphs are
+ * bound. The batch's arrays may hold new graphs at the old addresses, so every batch is bound
+ * again: trusted (b made by gat_graph_batch_make from a dataset checked once,
+ * gat_i_graph_check_dataset) without the checks, else a caller's batch with gat_model_bind's
+ * and gat_model_bind_edge_features' (fn starts the messages). *bb: the binding, for the forward
+ * (rows NULL: every row). Returns gat_i_model_bind's statuses. */
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b, int trusted,
+                                  const char *fn, gat_i_binding *bb);
 
 /* A graph model's caches (graph_model.c), freed with the model. */
 struct gat_i_readout_ws;
 void gat_i_readout_ws_free(struct gat_i_readout_ws *ws);
+/* gat_model_forward_graphs; trusted: b was made by gat_graph_batch_make from a dataset already
+ * checked (gat_i_graph_check_dataset): bound without the checks. */
+gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                      int trusted, const gat_real **logits);
+/* The one check of a dataset of graphs whose batches a loop binds as trusted: its whole graph,
+ * features and edge features as a binding's (fn starts the messages). */
+gat_status gat_i_graph_check_dataset(const gat_model *m, const gat_dataset *ds, const char *fn);
 /* Scratch of a graph model's training step, kept in m: *dlogits (B, graph_classes) and *all
  * (B) set to GAT_SPLIT_TRAIN. Returns GAT_EINVAL (not a graph model), GAT_ENOMEM. */
 gat_status gat_i_graph_scratch(gat_model *m, gat_idx B, gat_real **dlogits, uint8_t **all);
