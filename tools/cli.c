@@ -322,6 +322,16 @@ void cli_blas_threads(int threads)
     if (threads >= 1 && threads < openblas_get_num_threads()) openblas_set_num_threads(threads);
 }
 
+/* Not in cblas.h: OpenBLAS's own call that joins its pool's threads (its fork handler uses it);
+ * weak, so that a BLAS without it leaves the pool, idle, as it is. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+void cli_serial_blas(void)
+{
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
+
 const char *cli_dataset_path(const char *prog, const char *name)
 {
     static char buf[4096];

@@ -79,6 +79,12 @@ void cli_model_env(gat_model_options *options);
  * changes it: the thread count is the process's, so the tool sets it. */
 void cli_blas_threads(int threads);
 
+/* For the tools that never train (gat-convert, gat-partition, gat-synth, gat-embed): OpenBLAS
+ * on one thread, and the pool of threads it started when it loaded stopped (OpenBLAS's
+ * blas_thread_shutdown_, where the OpenBLAS build has one); their BLAS calls, a picture's PCA,
+ * are small. Call it first in main. */
+void cli_serial_blas(void);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */

@@ -17,6 +17,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
+    cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *name = NULL;
     int quiet = 0;

@@ -392,8 +392,11 @@ static gat_i_binding engine_rows(gat_model *m, const gat_i_binding *b)
 {
     gat_i_binding e = m->ws.eb;
     e.rows = b->rows, e.n_rows = b->rows ? b->n_rows : 0;
-    e.hop_end = b->hop_end, e.hops = b->hops;
-    if (m->ws.order == GAT_ORDER_NONE || !b->rows) return e;
+    if (m->ws.order == GAT_ORDER_NONE) { /* a block's hops hold in its own numbering only */
+        e.hop_end = b->hop_end, e.hops = b->hops;
+        return e;
+    }
+    if (!b->rows) return e;
     for (gat_idx q = 0; q < b->n_rows; q++) /* mark them, then collect */
         m->ws.mark[m->ws.iperm[b->rows[q]]] = 1;
     gat_idx c = 0;

@@ -292,6 +292,43 @@ static void size_inputs(gat_i_fast *f, const gat_i_binding *b)
     f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
 }
 
+/* The bounds' length: the binding's chunks (tc, sc, xc), then a trimmed pass's per layer. */
+static int bounds_len(const gat_i_fast *f)
+{
+    return f->tc.n + f->sc.n + f->xc.n + 3 +
+           f->n_layers * (2 * f->tc.n + f->xc.n + f->sc.n + 3);
+}
+
+/* Chunks c of rows 0 .. n - 1: those of `all` cut at n (the rows below n in the same chunks, in
+ * the same order, so that every partial sum adds what the untrimmed pass adds less its zeros:
+ * the same values), carved at *bd. */
+static gat_i_chunks cut_chunks(gat_i_chunks all, gat_idx n, gat_idx **bd)
+{
+    const gat_i_chunks c = {.n = all.n, .bound = *bd};
+    for (int k = 0; k <= all.n; k++)
+        (*bd)[k] = all.bound[k] < n ? all.bound[k] : n;
+    *bd += all.n + 1;
+    return c;
+}
+
+int gat_i_fast_trim(gat_i_fast *f, const gat_i_binding *b)
+{
+    const int L = f->n_layers;
+    const gat_idx *he = b->hop_end, n = b->n_rows;
+    f->trimmed = he && b->hops == L && !f->lean && f->n_own == f->N && b->rows && n > 0 &&
+                 n == he[0] && he[L] == f->N && b->rows[0] == 0 && b->rows[n - 1] == n - 1;
+    if (!f->trimmed) return 0;
+    gat_idx *bd = f->bounds + f->tc.n + f->sc.n + f->xc.n + 3;
+    for (int l = 0; l < L; l++) {
+        const gat_idx A = he[L - 1 - l], P = he[L - l];
+        f->att_n[l] = A, f->prj_n[l] = P;
+        f->tr_att[l] = cut_chunks(f->tc, A, &bd);
+        f->tr_prj[l] = cut_chunks(l == 0 ? f->xc : f->tc, P, &bd);
+        f->tr_src[l] = cut_chunks(f->sc, P, &bd);
+    }
+    return 1;
+}
+
 /* The chunk bounds of the current inputs, in f->bounds. */
 static void partition_all(gat_i_fast *f)
 {
@@ -353,7 +390,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
      * always have its in_features columns) */
     if (f->dw_fused) t.dw_fused = 1;
-    if (t.tc.n + t.sc.n + t.xc.n + 3 > f->cap_bounds) return GAT_OK;
+    if (bounds_len(&t) > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;
     /* the transpose serves the weight gradient alone: an inference binding keeps the old one */
@@ -370,7 +407,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     for (int k = 0; k < 2; k++)
         t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0, t.plans[k].round = 0;
     t.plan_clock = 0;
-    t.trained = 0;
+    t.trained = t.trimmed = 0;
     for (int l = 0; l < t.n_layers; l++) {
         gat_free(t.abuf[l]);
         t.abuf[l] = NULL;
@@ -414,7 +451,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     size_inputs(f, b);
     set_lean(f, b);
     f->nt_cap = nt < 1 ? 1 : nt;
-    f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
+    f->cap_bounds = bounds_len(f);
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
     const size_t bytes = layout(f, NULL);
@@ -462,6 +499,11 @@ const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l)
 int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l)
 {
     return !f->lean && f->f[l].fl.alpha != NULL;
+}
+
+int gat_i_fast_trimmed(const gat_i_fast *f)
+{
+    return f->trimmed;
 }
 
 int gat_i_fast_lean(const gat_i_fast *f)

@@ -109,6 +109,9 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
  * fast.c's ALPHA_STORE_BYTES). */
 int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l);
 
+/* Whether the last forward ran trimmed layers (gat_i_binding.hop_end). */
+int gat_i_fast_trimmed(const gat_i_fast *f);
+
 /* Threads the next call would use, of nt_max. */
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max);
 

@@ -225,6 +225,25 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
     if (l == 0 && !f->dw_fused) dw_stored(f, p, grads);
 }
 
+/* A trimmed backward's layer l (gat_i_fast.trimmed): its targets pass covers rows 0 ..
+ * att_n[l] - 1 only, so the rows beyond get what the full pass gives a row without a gradient:
+ * no active flag (the sources pass gathers only from active rows), and for the rows the sources
+ * pass still reads as its own (up to prj_n[l]) zero target-side terms: ds_dst (gat), dq (the
+ * other scores), the residual's share of dy. */
+static void clear_untrimmed(gat_i_fast *f, int l)
+{
+    const gat_i_layer *L = &f->L[l];
+    const size_t A = (size_t)f->att_n[l], P = (size_t)f->prj_n[l], H = (size_t)L->heads,
+                 hw = (size_t)L->hw, stride = GAT_I_DY_STRIDE(H, hw);
+    memset(f->active + A, 0, (size_t)f->n_own - A);
+    if (L->score == GAT_SCORE_GAT)
+        memset(f->ds_dst + A * H, 0, (P - A) * H * sizeof *f->ds_dst);
+    else
+        memset(f->dq + A * hw, 0, (P - A) * hw * sizeof *f->dq);
+    for (size_t i = A; L->residual && i < P; i++)
+        memset(f->dy[l % 2] + i * stride + GAT_I_DY_HEAD(H), 0, hw * sizeof(gat_real));
+}
+
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          const gat_real *dlogits, int nt_req, gat_i_layer_hook hook,
                          void *hook_user)
@@ -235,6 +254,7 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         const projections p = layer_projections(f, l);
         gat_i_fbw b = layer_buffers(f, l, &p, dlogits);
         f->f[l].fl.nt = nt;
+        if (f->trimmed) clear_untrimmed(f, l);
         f->ops->att_backward_targets(&f->f[l].fl, &b);
         sources(f, l, &b);
         layer_grads(f, l, &p, &b, params, grads, nt);

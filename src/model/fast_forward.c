@@ -241,7 +241,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
 {
     const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap,
               nt = gat_i_fast_gov_begin(f, nt_max);
-    const plan *pl = plan_rows(f, b->rows, b->rows ? b->n_rows : 0);
+    /* a sampled block's hops give each layer's rows; other output rows make a plan */
+    const int trim = gat_i_fast_trim(f, b);
+    const plan *pl = trim ? NULL : plan_rows(f, b->rows, b->rows ? b->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         flayer *fy = &f->f[l];
         gat_i_fl *fl = &fy->fl;
@@ -262,10 +264,15 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         fl->prows = pl ? pl->prj[l] : NULL;
         fl->n_prows = pl ? pl->n_prj[l] : 0;
         fl->nt = nt;
+        /* trimmed: the projection's rows, then the attention's, each in its chunks */
+        fl->xc = trim && l == 0 ? f->tr_prj[0] : f->xc;
+        fl->tc = trim && l > 0 ? f->tr_prj[l] : f->tc;
+        fl->sc = trim ? f->tr_src[l] : f->sc;
         if (l == 0)
             f->ops->proj_sparse(fl);
         else
             f->ops->proj_dense(fl);
+        if (trim) fl->tc = f->tr_att[l];
         attend(f, l);
         if (run->hook) run->hook(run->hook_user, 0, l);
     }

@@ -76,6 +76,14 @@ struct gat_i_fast {
     gat_csr xt;     /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
+    /* a trimmed forward (and its backward) on a sampled block's hops (gat_i_binding.hop_end,
+     * gat_i_fast_trim): layer l attends rows 0 .. att_n[l] - 1 (the block's nodes of hops up to
+     * L - 1 - l) and projects rows 0 .. prj_n[l] - 1 (one hop more), over the binding's chunks
+     * cut at those rows (tr_att, tr_prj; tr_src for the sources pass): every partial sum keeps
+     * its slot and its rows' order, so results are the untrimmed pass's, for any thread count */
+    int trimmed;
+    gat_idx att_n[GAT_MAX_LAYERS], prj_n[GAT_MAX_LAYERS];
+    gat_i_chunks tr_att[GAT_MAX_LAYERS], tr_prj[GAT_MAX_LAYERS], tr_src[GAT_MAX_LAYERS];
     /* an inference binding (gat_i_fast_create's lean): no backward scratch, one set of
      * projection buffers for all layers, and per-edge arrays for one chunk of at most chunk
      * edges, which att_forward runs on in turn */
@@ -93,6 +101,11 @@ struct gat_i_fast {
 /* Layer l's kernel descriptor (gat_i_fl) filled with what does not change between forwards:
  * its shape, caches, chunks and scratch (after every layout of f's caches). */
 void gat_i_fast_describe(gat_i_fast *f, int l);
+
+/* Whether binding b trims the layers of the forward about to run (a training binding without
+ * remote rows whose hops are the model's layers and whose output rows are its targets, 0 ..
+ * hop_end[0] - 1), and if so its rows and chunks (gat_i_fast.trimmed). */
+int gat_i_fast_trim(gat_i_fast *f, const gat_i_binding *b);
 
 /* Threads for this call (out of nt_max): the governor's choice (gov.h), or nt_max with
  * fixed_threads; gat_i_fast_gov_end reports the call's kind and time. */

@@ -346,6 +346,7 @@ void gat_model_free(gat_model *m)
     gat_i_model_unbind(m);
     gat_i_readout_ws_free(m->ro);
     gat_free(m->dlogits);
+    gat_free(m->ident);
     gat_free(m->blob);
     gat_free(m);
 }
@@ -432,6 +433,19 @@ gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n)
     return m->dlogits;
 }
 
+const gat_idx *gat_i_model_rows(gat_model *m, gat_idx n)
+{
+    if (n > m->ident_n || !m->ident) {
+        gat_idx *r = gat_realloc(m->ident, (size_t)(n > 0 ? n : 1), sizeof *r);
+        if (!r) return NULL;
+        for (gat_idx k = m->ident_n; k < n; k++)
+            r[k] = k;
+        m->ident = r;
+        m->ident_n = n;
+    }
+    return m->ident;
+}
+
 gat_status gat_model_set_options(gat_model *m, const gat_model_options *o)
 {
     gat_status st;
@@ -457,6 +471,11 @@ int gat_i_model_threads_in_use(const gat_model *m)
 const gat_i_fused_ops *gat_i_model_ops(const gat_model *m)
 {
     return m->fused;
+}
+
+int gat_i_model_trimmed(const gat_model *m)
+{
+    return m->ws.fast && gat_i_fast_trimmed(m->ws.fast);
 }
 
 int gat_i_model_keeps_alpha(const gat_model *m, int l)

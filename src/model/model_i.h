@@ -24,6 +24,9 @@ uint64_t gat_i_model_step(const gat_model *m);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n
  * needs more) across calls; NULL on allocation failure (GAT_ENOMEM recorded). */
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n);
+/* The rows 0, 1, ..., n - 1 (a sampled block's targets as output rows), owned by m and kept
+ * (grown when n needs more); NULL on allocation failure (GAT_ENOMEM recorded). */
+const gat_idx *gat_i_model_rows(gat_model *m, gat_idx n);
 /* The kernels the model runs (its options.kernels): what the trainer's Adam step runs too. */
 const gat_i_fused_ops *gat_i_model_ops(const gat_model *m);
 /* The instruction set of the kernels the last forward ran, or NULL (none ran on the binding). */
@@ -32,6 +35,8 @@ const char *gat_i_model_fused_isa(const gat_model *m);
  * the dropout keeps) rather than recomputing them in the backward (options.alpha); 0 when
  * nothing is bound or l is out of range. */
 int gat_i_model_keeps_alpha(const gat_model *m, int l);
+/* Whether the last forward ran trimmed layers (a sampled block's hops, gat_i_binding.hop_end). */
+int gat_i_model_trimmed(const gat_model *m);
 /* The model's layers (layer_i.h), computed at create: *n of them (borrowed, valid while m
  * lives). */
 const gat_i_layer *gat_i_model_layers(const gat_model *m, int *n);

@@ -21,6 +21,8 @@ struct gat_model {
         *fused;         /* the engine's kernels (the build for this CPU, or a named one) */
     gat_real *dlogits;  /* the training step's d loss / d logits, kept across steps */
     size_t dlogits_cap; /* its length */
+    gat_idx *ident;     /* 0, 1, ...: a block's targets as output rows (gat_i_model_rows) */
+    gat_idx ident_n;    /* its length */
     gat_order order;    /* requested node order (gat_model_set_order) */
     struct gat_i_readout_ws *ro; /* a graph model's readout caches (readout_i.h), or NULL */
 

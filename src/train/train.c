@@ -364,6 +364,61 @@ gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x, co
     return st;
 }
 
+/* gat_train_step_batch without the argument checks; unit, suffix, diverged as
+ * gat_i_train_step_with's. The loader built the block and its features: they are bound as they
+ * are, without a check or a copy, with the targets as output rows and the block's hops, so that
+ * each layer computes only the rows the next one reads. */
+static gat_status batch_step(gat_model *m, const gat_batch *b, const gat_idx *labels,
+                             const gat_adam_config *adam, gat_idx t, double *loss, double *acc,
+                             const char *unit, const char *suffix, int *diverged)
+{
+    gat_status st;
+    const gat_idx nb = b->block.n_targets, *rows = gat_i_model_rows(m, nb);
+    *diverged = 0;
+    if (!rows) return GAT_ENOMEM;
+    const gat_i_binding bb = {.g = &b->block.graph,
+                              .x = &b->x,
+                              .ex = gat_model_get_config(m)->edge_dim > 0 ? b->edge_x : NULL,
+                              .rows = rows,
+                              .n_rows = nb,
+                              .hop_end = b->block.hop_end,
+                              .hops = b->block.hops,
+                              .flags = GAT_I_BIND_TRUSTED};
+    if ((st = gat_i_model_bind(m, &bb, "gat_train_step_batch")) != GAT_OK) return st;
+    return gat_i_train_step_with(m, &bb, labels, adam, t, loss, acc, unit, suffix, NULL, diverged);
+}
+
+gat_status gat_train_step_batch(gat_model *m, const gat_batch *b, const gat_idx *labels,
+                                const gat_adam_config *adam, gat_idx t, double *loss, double *acc)
+{
+    gat_status st;
+    double l, a;
+    int diverged;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_train_step_batch", 4, (const void *[]){m, b, labels, adam},
+                               (const char *[]){"model m", "batch b", "labels", "adam"})) !=
+        GAT_OK)
+        return st;
+    if (t < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train_step_batch: step t = %d, expected t >= 1", t);
+    if ((st = gat_adam_config_check(adam)) != GAT_OK) return st;
+    if (b->block.n_targets < 1 || b->block.hops != gat_model_get_config(m)->layers)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train_step_batch: the batch has %d targets and %d hops; the "
+                           "model needs at least one target and one hop per layer (%d)",
+                           b->block.n_targets, b->block.hops, gat_model_get_config(m)->layers);
+    if (b->x.cols != gat_model_get_config(m)->in_features)
+        return gat_i_error(GAT_EDIM,
+                           "gat_train_step_batch: features have %d columns but the model "
+                           "expects %d",
+                           b->x.cols, gat_model_get_config(m)->in_features);
+    if ((st = batch_step(m, b, labels, adam, t, &l, &a, "step", "", &diverged)) != GAT_OK)
+        return st;
+    if (loss) *loss = l;
+    if (acc) *acc = a;
+    return GAT_OK;
+}
+
 /* The stage callback's state: the engine's per-layer hook turns into gat_stage_info. */
 typedef struct stages {
     const gat_train_config *cfg;
@@ -396,7 +451,6 @@ typedef struct minibatch {
     gat_sampler *s;
     gat_idx *order;  /* (n_train) this epoch's order of the training nodes */
     gat_idx *labels; /* (batch_size) the targets' labels */
-    gat_idx *rows;   /* (batch_size) 0, 1, ...: the targets' local ids */
     gat_idx t;       /* Adam steps taken */
 } minibatch;
 
@@ -405,7 +459,6 @@ static void minibatch_free(minibatch *mb)
     gat_sampler_free(mb->s);
     gat_free(mb->order);
     gat_free(mb->labels);
-    gat_free(mb->rows);
     memset(mb, 0, sizeof *mb);
 }
 
@@ -420,13 +473,10 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
         return st;
     gat_sampler_set_threads(mb->s, gat_i_model_threads(m));
     if (!(mb->order = gat_malloc((size_t)n_train, sizeof *mb->order)) ||
-        !(mb->labels = gat_malloc((size_t)B, sizeof *mb->labels)) ||
-        !(mb->rows = gat_malloc((size_t)B, sizeof *mb->rows))) {
+        !(mb->labels = gat_malloc((size_t)B, sizeof *mb->labels))) {
         minibatch_free(mb);
         return GAT_ENOMEM;
     }
-    for (gat_idx k = 0; k < B; k++)
-        mb->rows[k] = k;
     return GAT_OK;
 }
 
@@ -463,19 +513,10 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         const gat_idx nb = b->block.n_targets;
         double l, a;
         mb->t++;
-        /* the loader's block and features: built by the library, bound without a check */
-        const gat_i_binding bb = {.g = &b->block.graph,
-                                  .x = &b->x,
-                                  .ex = D > 0 ? b->edge_x : NULL,
-                                  .rows = mb->rows,
-                                  .n_rows = nb,
-                                  .flags = GAT_I_BIND_TRUSTED};
-        if ((st = gat_i_model_bind(m, &bb, "gat_train")) != GAT_OK) break;
         for (gat_idx q = 0; q < nb; q++)
             mb->labels[q] = ds->labels[b->block.nodes[q]];
-        if ((st = gat_i_train_step_with(m, &bb, mb->labels, &cfg->adam, mb->t, &l, &a, "step",
-                                        "; the best model so far is kept", NULL, diverged)) !=
-            GAT_OK)
+        if ((st = batch_step(m, b, mb->labels, &cfg->adam, mb->t, &l, &a, "step",
+                             "; the best model so far is kept", diverged)) != GAT_OK)
             break;
         tl += l * nb;
         ta += a * nb;
