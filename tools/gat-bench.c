@@ -155,6 +155,15 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
 
 static int make_dataset(const char *name, gat_dataset *ds, double *build_s);
 
+/* Marks run r done: the threads it ran and the kernels m chose. */
+static void finish(result *r, const gat_model *m, int threads)
+{
+    r->threads_used = threads;
+    const char *isa = gat_model_kernels(m);
+    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
+    r->ok = 1;
+}
+
 /* One epoch of graph classification as gat_graph_train runs it: the graphs in an order drawn
  * from `epoch`, gat_graph_batch_make and gat_graph_train_step per graph_batch of them (Adam step
  * *t). Adds the seconds spent making batches to *batch_s. */
@@ -226,10 +235,7 @@ static void run_graphs(const gat_dataset *ds, gat_score score, int residual, int
         if (gat_graph_embed(m, ds, 128, NULL, NULL, pred, NULL) != GAT_OK) goto out;
         if (k > 0) r->infer[r->infer_runs++] = now() - t0;
     }
-    r->threads_used = threads;
-    const char *isa = gat_model_kernels(m);
-    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
-    r->ok = 1;
+    finish(r, m, threads);
 out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
     free(ids);
@@ -322,10 +328,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->steps_s = steps_s / r->epochs;
         r->checked_s = checked_s / r->epochs;
     }
-    r->threads_used = threads;
-    const char *isa = gat_model_kernels(m);
-    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
-    r->ok = 1;
+    finish(r, m, threads);
 out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
     free(train);
