@@ -1,5 +1,5 @@
-/* gat-bench: times GAT training and inference on Cora, Citeseer and synthetic graphs
- * (tools/synth.c) for a sweep of thread counts and attention scores, and prints a table and one
+/* gat-bench: times GAT training and inference on Cora, Citeseer, synthetic graphs (tools/synth.c)
+ * and synthetic sets of small graphs to classify (graphs-N, tools/synth_graphs.c) for a sweep of thread counts and attention scores, and prints a table and one
  * JSON line per run. Each run is a child process, so its peak resident memory is its own; a
  * workload read from a file is loaded by each child (loading a large graph runs OpenMP loops, and a
  * child forked after its parent started an OpenMP thread pool hangs in its first parallel loop). A
@@ -41,6 +41,8 @@ typedef struct result {
      * look-ahead), waiting for them and in the training steps alone, per timed epoch on average */
     double steps, block_edges, sample_s, wait_s, steps_s;
     double checked_s; /* --compare-steps: the same batches' gat_train_step, per epoch */
+    double cpu_s; /* graph workloads: process CPU seconds per timed epoch (sample_s: batching) */
+    gat_idx n_graphs;
     gat_order order;  /* the node order the binding used */
     double order_s;   /* its cost (in the first warmup epoch) */
     /* the dataset's shape, and the seconds it took to make (in the child for file workloads) */
@@ -81,6 +83,17 @@ static int no_lookahead = 0;
 /* Whether mini-batch epochs also run gat_train_step on each batch (the block bound as a caller's
  * graph: checked, untrimmed), alternating with gat_train_step_batch, timing both. */
 static int compare_steps = 0;
+
+/* Graph workloads (graphs-N): graphs per training step, nodes per graph, the readout. */
+static gat_idx graph_batch = 128, graph_nodes = 20;
+static gat_readout readout = GAT_READOUT_SUM;
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* One mini-batch epoch as gat_train runs it, driven here through the public loader: the training
  * nodes in an order drawn from seed `epoch`, a block per batch (drawn one ahead unless
@@ -141,6 +154,95 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
 }
 
 static int make_dataset(const char *name, gat_dataset *ds, double *build_s);
+
+/* Marks run r done: the threads it ran and the kernels m chose. */
+static void finish(result *r, const gat_model *m, int threads)
+{
+    r->threads_used = threads;
+    const char *isa = gat_model_kernels(m);
+    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
+    r->ok = 1;
+}
+
+/* One epoch of graph classification as gat_graph_train runs it: the graphs in an order drawn
+ * from `epoch`, gat_graph_batch_make and gat_graph_train_step per graph_batch of them (Adam step
+ * *t). Adds the seconds spent making batches to *batch_s. */
+static int graphs_epoch(gat_model *m, const gat_dataset *ds, gat_graph_batch *b, gat_idx *ids,
+                        const gat_adam_config *adam, int epoch, gat_idx *t, double *batch_s,
+                        double *acc)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1);
+    const gat_idx G = ds->n_graphs;
+    for (gat_idx k = G - 1; k > 0; k--) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        const gat_idx j = (gat_idx)(r % (uint64_t)(k + 1)), v = ids[k];
+        ids[k] = ids[j], ids[j] = v;
+    }
+    double right = 0;
+    for (gat_idx k0 = 0; k0 < G; k0 += graph_batch) {
+        const gat_idx n = G - k0 < graph_batch ? G - k0 : graph_batch;
+        double a;
+        const double t0 = now();
+        if (gat_graph_batch_make(b, ds, ids + k0, n) != GAT_OK) return -1;
+        *batch_s += now() - t0;
+        if (gat_graph_train_step(m, b, adam, ++*t, NULL, &a) != GAT_OK) return -1;
+        right += a * n;
+    }
+    *acc = right / G;
+    return 0;
+}
+
+/* A graph workload in the child: a graph model of n_layers layers (8 heads x 8, node embeddings
+ * of 16, the --readout readout, a linear classifier), `warmup` + `epochs` epochs over every
+ * graph, then inference (gat_graph_embed's batches of 128) `infer` times. */
+static void run_graphs(const gat_dataset *ds, gat_score score, int residual, int threads,
+                       int warmup, int epochs, int infer, result *r)
+{
+    gat_model_config mc;
+    gat_model *m = NULL;
+    gat_adam_config adam;
+    gat_graph_batch b = {0};
+    gat_idx t = 0, *ids = NULL, *pred = NULL;
+    double acc = 0, batch_s = 0, cpu0 = 0;
+    memset(r, 0, sizeof *r);
+    gat_model_config_default(&mc, ds->n_features, 16);
+    mc.in_dropout = mc.att_dropout = 0;
+    mc.score = score, mc.residual = residual, mc.layers = n_layers;
+    mc.task = GAT_TASK_GRAPH, mc.readout = readout, mc.graph_classes = ds->n_graph_classes;
+    cli_model_env(&mc.options);
+    gat_adam_config_default(&adam);
+    if (gat_model_create(&m, &mc, 1) != GAT_OK) goto out;
+    gat_model_set_threads(m, threads);
+    if (!(ids = malloc((size_t)ds->n_graphs * sizeof *ids)) ||
+        !(pred = malloc((size_t)ds->n_graphs * sizeof *pred)))
+        goto out;
+    for (gat_idx g = 0; g < ds->n_graphs; g++)
+        ids[g] = g;
+    for (int e = 0; e < warmup + epochs; e++) {
+        if (e == warmup) batch_s = 0, cpu0 = cpu_now();
+        const double t0 = now();
+        if (graphs_epoch(m, ds, &b, ids, &adam, e, &t, &batch_s, &acc)) goto out;
+        if (e >= warmup) r->epoch[r->epochs++] = now() - t0;
+        r->train_acc = acc;
+    }
+    if (r->epochs) {
+        r->cpu_s = (cpu_now() - cpu0) / r->epochs;
+        r->sample_s = batch_s / r->epochs;
+        r->steps = (double)((ds->n_graphs + graph_batch - 1) / graph_batch);
+    }
+    for (int k = 0; k < infer + 1; k++) {
+        const double t0 = now();
+        if (gat_graph_embed(m, ds, 128, NULL, NULL, pred, NULL) != GAT_OK) goto out;
+        if (k > 0) r->infer[r->infer_runs++] = now() - t0;
+    }
+    finish(r, m, threads);
+out:
+    if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
+    free(ids);
+    free(pred);
+    gat_graph_batch_destroy(&b);
+    gat_model_free(m);
+}
 
 /* Timed epochs and inference forwards: as asked, or about 10 s of epochs at ~150 ns per edge or
  * feature non-zero and 3 s of forwards at ~60 ns. */
@@ -226,10 +328,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->steps_s = steps_s / r->epochs;
         r->checked_s = checked_s / r->epochs;
     }
-    r->threads_used = threads;
-    const char *isa = gat_model_kernels(m);
-    snprintf(r->isa, sizeof r->isa, "%s", isa ? isa : "none");
-    r->ok = 1;
+    finish(r, m, threads);
 out:
     if (!r->ok) fprintf(stderr, "gat-bench: run failed: %s\n", gat_last_error());
     free(train);
@@ -258,9 +357,14 @@ static int run_child(const char *w, const gat_dataset *ds, gat_score score, int 
         if (!ds && make_dataset(w, &own, &build_s) == 0) ds = &own;
         if (mine && ds) {
             run_counts(ds, epochs, infer, &ne, &ni);
-            run(ds, score, residual, threads, warmup, ne, ni, mine);
+            if (ds->n_graphs > 0)
+                run_graphs(ds, score, residual, threads, warmup, ne, ni, mine);
+            else
+                run(ds, score, residual, threads, warmup, ne, ni, mine);
+            mine->n_graphs = ds->n_graphs;
             mine->n = ds->n, mine->nnz = ds->graph.nnz, mine->features = ds->n_features;
-            mine->feature_nnz = ds->x.rowptr[ds->n], mine->classes = ds->n_classes;
+            mine->feature_nnz = ds->x.rowptr[ds->n];
+            mine->classes = ds->n_graphs > 0 ? ds->n_graph_classes : ds->n_classes;
             mine->build_s = build_s;
         }
         const char *p = (const char *)mine;
@@ -400,7 +504,22 @@ static void machine(char *cpu, size_t len, int *cores)
 static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
 {
     const double t0 = now();
-    if (!strncmp(name, "synth-", 6)) {
+    if (!strncmp(name, "graphs-", 7)) {
+        /* molecule-sized graphs: ~graph_nodes nodes, mean degree 2.2, 16 dense features, a
+         * planted ring deciding one of 2 classes */
+        synth_graph_opts go = {.graphs = (gat_idx)atof(name + 7), .nodes = graph_nodes,
+                               .degree = 2.2, .homophily = 0.5, .signal = 1, .features = 16,
+                               .types = 4, .classes = 2, .seed = 1};
+        char err[256] = "";
+        if (go.graphs < 10) {
+            fprintf(stderr, "gat-bench: bad workload '%s' (graphs-N, N >= 10)\n", name);
+            return -1;
+        }
+        if (synth_graphs(&go, ds, err, sizeof err) != GAT_OK) {
+            fprintf(stderr, "gat-bench: %s: %s\n", name, err[0] ? err : gat_last_error());
+            return -1;
+        }
+    } else if (!strncmp(name, "synth-", 6)) {
         synth_opts so;
         synth_data d;
         char err[256];
@@ -442,10 +561,17 @@ int main(int argc, char **argv)
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
     const char *cli = NULL, *attention = "gat", *orders = "auto", *fanout_s = NULL;
     int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0, residual = 0;
+    const char *readout_s = NULL;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST",
-         "comma-separated: cora, citeseer, synth-N (default "
-         "cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
+         "comma-separated: cora, citeseer, synth-N, graphs-N (N graphs to classify, "
+         "--graph-nodes each) (default cora,citeseer,synth-1e4,synth-1e5,synth-1e6)"},
+        {"graph-batch", CLI_INT, &graph_batch, 1, 1000000, "B",
+         "graphs-N workloads: graphs per training step (default 128)"},
+        {"graph-nodes", CLI_INT, &graph_nodes, 4, 100000, "N",
+         "graphs-N workloads: mean nodes per graph (default 20)"},
+        {"readout", CLI_STRING, &readout_s, 0, 0, "NAME",
+         "graphs-N workloads: sum, mean, max or attention (default sum)"},
         {"threads", CLI_STRING, &threads_s, 0, 0, "LIST",
          "thread counts to sweep (default 1,<all cores>)"},
         {"attention", CLI_STRING, &attention, 0, 0, "LIST",
@@ -489,6 +615,10 @@ int main(int argc, char **argv)
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
         return rc;
 
+    if (readout_s && gat_readout_from_name(readout_s, &readout) != GAT_OK) {
+        fprintf(stderr, "gat-bench: --readout: %s\n", gat_last_error());
+        return 2;
+    }
     if (!batch_size != !fanout_s) {
         fprintf(stderr, "gat-bench: --batch-size and --fanout go together (try --help)\n");
         return 2;
@@ -575,7 +705,7 @@ int main(int argc, char **argv)
         gat_dataset ds = {0};
         double build_s = 0;
         /* synthetic graphs are drawn once, here (no OpenMP); files are loaded by each child */
-        const int drawn = !strncmp(w, "synth-", 6);
+        const int drawn = !strncmp(w, "synth-", 6) || !strncmp(w, "graphs-", 7);
         if (drawn && make_dataset(w, &ds, &build_s)) {
             rc = 1;
             continue;
@@ -623,6 +753,19 @@ int main(int argc, char **argv)
                     w, r->n, r->nnz, th[t], sname, r->isa, gat_order_name(r->order), r->order_s,
                     1e3 * emed, 1e3 * emin, 1e3 * emax, 1e3 * imed, mib,
                     (double)r->nnz / emed / 1e6, clis);
+                if (r->n_graphs > 0)
+                    printf("%-11s   graphs: %d graphs of %.1f nodes, %.0f steps of %d per epoch: "
+                           "%.0f graphs/s (%.2f us per graph), %.0f graphs per CPU second; "
+                           "making batches %.1f%% of the epoch; train acc %.3f\n",
+                           "", r->n_graphs, (double)r->n / r->n_graphs, r->steps, graph_batch,
+                           r->n_graphs / emed, 1e6 * emed / r->n_graphs,
+                           r->n_graphs / r->cpu_s, 100 * r->sample_s / emed, r->train_acc);
+                if (r->n_graphs > 0)
+                    fprintf(js, "{\"workload\": \"%s\", \"threads\": %d, \"graphs\": %d, "
+                            "\"graph_batch\": %d, \"readout\": \"%s\", \"graphs_per_s\": %.1f, "
+                            "\"graphs_per_cpu_s\": %.1f, \"batch_make_s_per_epoch\": %.5f}\n",
+                            w, th[t], r->n_graphs, graph_batch, gat_readout_name(readout),
+                            r->n_graphs / emed, r->n_graphs / r->cpu_s, r->sample_s);
                 if (batch_size)
                     printf("%-11s   mini-batch: %.0f steps per epoch, %.3g block edges per epoch "
                            "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)%s; "

@@ -644,7 +644,11 @@ typedef struct dataset_runs {
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
 {
-    return gat_train(m, &((dataset_runs *)user)->ds, tc, res);
+    const dataset_runs *d = user;
+    /* --task multilabel --graph-batch B: steps on B whole graphs (train_graphs.c) */
+    if (d->o->multilabel && d->o->graph_batch > 0)
+        return train_graph_batches(&d->ds, m, tc, d->o->graph_batch, res);
+    return gat_train(m, &d->ds, tc, res);
 }
 
 /* --all-splits: the same file read again with fixed split r. */
@@ -707,6 +711,10 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(ds);
         return 1;
     }
+    if (o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) {
+        gat_dataset_destroy(ds);
+        return rc;
+    }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
     const source src = {.name = name,
@@ -749,12 +757,13 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .lr = 0.005,
                     .weight_decay = 5e-4,
                     .dropout = -1,
-                    .in_dropout = 0.6,
-                    .att_dropout = 0.6,
+                    .in_dropout = -1, /* not given: check_options sets the task's default */
+                    .att_dropout = -1,
                     .slope = 0.2,
                     .folds = 10,
-                    .graph_batch = 32,
-                    .embed_dim = 64};
+                    .graph_batch = 0, /* train_graphs_check: 32 with --task graph */
+                    .embed_dim = 64,
+                    .lr_patience = -1};
     int rc = train_apply_preset(op, argc, argv);
     if (rc) return rc;
     const cli_option opts[] = {
@@ -784,9 +793,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"weight-decay", CLI_REAL, &op->weight_decay, 0, 10, "X", "L2 weight decay (default 5e-4)"},
         {"dropout", CLI_REAL, &op->dropout, 0, 0.99, "P", "set both dropouts below"},
         {"in-dropout", CLI_REAL, &op->in_dropout, 0, 0.99, "P",
-         "dropout on each layer's input (default 0.6)"},
+         "dropout on each layer's input (default 0.6; 0 with --task graph)"},
         {"att-dropout", CLI_REAL, &op->att_dropout, 0, 0.99, "P",
-         "dropout on attention coefficients (default 0.6)"},
+         "dropout on attention coefficients (default 0.6; 0 with --task graph)"},
         {"slope", CLI_REAL, &op->slope, 0, 1, "X",
          "LeakyReLU negative slope of the scores (default 0.2)"},
         {"epochs", CLI_INT, &op->epochs, 1, 100000000, "N", "maximum epochs (default 100000)"},
@@ -875,9 +884,26 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "with --task graph: fixed folds PREFIX_{train,val,test}.index (default: DIR/NAME's if "
          "there)"},
         {"graph-batch", CLI_INT, &op->graph_batch, 1, 1000000, "B",
-         "with --task graph: graphs per training step (default 32)"},
+         "with --task graph: graphs per training step (default 32); with --task multilabel: "
+         "steps on B whole training graphs (the GAT paper's PPI setup: 2) instead of the union of "
+         "the training graphs"},
         {"save-folds", CLI_STRING, &op->save_folds, 0, 0, "FILE",
          "with --task graph: write each graph's test fold to FILE ('graph fold' lines)"},
+        {"classifier-layers", CLI_INT, &op->classifier_layers, 0, GAT_MAX_CLASSIFIER_LAYERS, "L",
+         "with --task graph: hidden layers of the classifier on the readout, each halving the "
+         "width with a ReLU (default 0: linear)"},
+        {"lr-factor", CLI_REAL, &op->lr_factor, 0, 0.999, "F",
+         "with --task graph: multiply the lr by F after more than --lr-patience validations "
+         "without a lower validation loss (ReduceLROnPlateau; default 0: constant lr)"},
+        {"lr-patience", CLI_INT, &op->lr_patience, 0, 100000000, "N",
+         "with --lr-factor: the lr drops after more than N validations without a lower loss "
+         "(default 10)"},
+        {"lr-step", CLI_INT, &op->lr_step, 1, 100000000, "N",
+         "with --lr-factor: multiply the lr by F every N epochs instead (StepLR)"},
+        {"min-lr", CLI_REAL, &op->min_lr, 0, 10, "X",
+         "with --lr-factor: stop once the lr falls below X (default 0: never)"},
+        {"keep-last", CLI_FLAG, &op->keep_last, 0, 0, NULL,
+         "with --task graph: test the last epoch's model, not the best validation epoch's"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     return cli_parse(argc, argv, opts, "gat-train", "[options]", exit_now);
 }
@@ -975,6 +1001,9 @@ static int check_options(options *o)
         return 2;
     }
     if ((rc = train_graphs_check(o)) != 0) return rc;
+    /* dropout not given: the GAT paper's 0.6 on nodes, none on graphs (the TU setups use none) */
+    if (o->in_dropout < 0) o->in_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
+    if (o->att_dropout < 0) o->att_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
     return check_outputs(o);
 }
 

@@ -47,6 +47,11 @@ typedef struct options {
     const char *fold_index;          /* --fold-index PREFIX: fixed folds */
     const char *save_folds;          /* --save-folds FILE */
     int folds, graph_batch, readout_heads, embed_dim;
+    int classifier_layers;           /* --classifier-layers L */
+    double lr_factor, min_lr;        /* --lr-factor F (0: constant lr), --min-lr X */
+    int lr_patience;                 /* --lr-patience N, or -1: not given */
+    int lr_step;                     /* --lr-step N (0: the plateau schedule) */
+    int keep_last;                   /* --keep-last: the last epoch's model, not the best */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;
@@ -146,6 +151,12 @@ void train_model_config(const options *o, const source *src, gat_model_config *m
 int train_graphs(options *o, const gat_dataset_options *dopt);
 /* The usage checks of the graph options (train_graphs.c). Returns 0 or 2 after a message. */
 int train_graphs_check(options *o);
+/* --task multilabel --graph-batch B (train_graphs.c): whether ds (called name) is a set of graphs
+ * each of whose nodes share one split (0, or 1 after a message); gat_graph_train on it with that
+ * split per graph and B graphs per step (tc's other fields as gat_train reads them). */
+int train_graph_batches_check(const gat_dataset *ds, const char *name);
+gat_status train_graph_batches(const gat_dataset *ds, gat_model *m, const gat_train_config *tc,
+                               int graphs_per_step, gat_train_result *res);
 
 /* Trains o->runs models on src, writes the outputs o asks for and prints the summary. Returns the
  * exit code (0, 1, 2, or 128 + a signal). */

@@ -1,7 +1,8 @@
 /* gat-train --task graph: k-fold cross-validation of a graph classification model (a readout
  * over the node embeddings, gat/readout.h) on a dataset of many graphs (a TU directory): fixed
  * folds when the dataset has them (or --fold-index), else stratified folds by --seed; per-fold
- * lines, then test accuracy and macro-F1 as mean +- std over the folds. Printing only. */
+ * lines, then test accuracy and macro-F1 as mean +- std over the folds. And --task multilabel
+ * --graph-batch B: gat_graph_train's steps on B whole graphs. Printing only. */
 #include "train.h"
 
 #include <math.h>
@@ -24,18 +25,39 @@ int train_graphs_check(options *o)
         fprintf(stderr, "gat-train: --readout: %s\n", gat_last_error());
         return 2;
     }
+    if (o->task_kind != GAT_TASK_GRAPH && o->graph_batch > 0 && !o->multilabel) {
+        fprintf(stderr, "gat-train: --graph-batch needs --task graph or multilabel (try --help)\n");
+        return 2;
+    }
     if (o->task_kind != GAT_TASK_GRAPH) {
-        const char *which = o->readout         ? "--readout"
-                            : o->fold_index    ? "--fold-index"
-                            : o->save_folds    ? "--save-folds"
-                            : o->readout_heads ? "--readout-heads"
-                                               : NULL;
+        const char *which = o->readout             ? "--readout"
+                            : o->fold_index        ? "--fold-index"
+                            : o->save_folds        ? "--save-folds"
+                            : o->readout_heads     ? "--readout-heads"
+                            : o->classifier_layers ? "--classifier-layers"
+                            : o->lr_factor > 0     ? "--lr-factor"
+                            : o->lr_patience >= 0  ? "--lr-patience"
+                            : o->min_lr > 0        ? "--min-lr"
+                            : o->lr_step > 0       ? "--lr-step"
+                            : o->keep_last         ? "--keep-last"
+                                                   : NULL;
         if (which) {
             fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
             return 2;
         }
         return 0;
     }
+    /* (a preset may set them all; --lr-factor 0 then turns the schedule off) */
+    if (!o->preset && (o->lr_patience >= 0 || o->min_lr > 0 || o->lr_step > 0) &&
+        !(o->lr_factor > 0)) {
+        fprintf(stderr, "gat-train: %s needs --lr-factor (try --help)\n",
+                o->lr_patience >= 0 ? "--lr-patience"
+                : o->min_lr > 0     ? "--min-lr"
+                                    : "--lr-step");
+        return 2;
+    }
+    if (o->lr_patience < 0) o->lr_patience = 10;
+    if (o->graph_batch == 0) o->graph_batch = 32;
     if (o->readout_heads && o->readout_kind != GAT_READOUT_ATTENTION) {
         fprintf(stderr, "gat-train: --readout-heads needs --readout attention\n");
         return 2;
@@ -49,6 +71,40 @@ int train_graphs_check(options *o)
     }
     if (o->save_folds && cli_check_output("gat-train", "save-folds", o->save_folds) != 0) return 1;
     return 0;
+}
+
+int train_graph_batches_check(const gat_dataset *ds, const char *name)
+{
+    if (ds->n_graphs < 1 || !ds->graph_ptr) {
+        fprintf(stderr, "gat-train: --graph-batch: dataset %s is one graph, not a set of graphs "
+                        "(graph segments: a GraphSAGE graph_id, a .gatd from gat-synth --graphs)\n",
+                name);
+        return 1;
+    }
+    for (gat_idx g = 0; g < ds->n_graphs; g++)
+        for (gat_idx i = ds->graph_ptr[g] + 1; i < ds->graph_ptr[g + 1]; i++)
+            if (ds->split[i] != ds->split[ds->graph_ptr[g]]) {
+                fprintf(stderr, "gat-train: --graph-batch: graph %d of dataset %s has nodes %d "
+                                "and %d in different parts of the split; batches of graphs need "
+                                "a split by graph\n",
+                        g, name, ds->graph_ptr[g], i);
+                return 1;
+            }
+    return 0;
+}
+
+gat_status train_graph_batches(const gat_dataset *ds, gat_model *m, const gat_train_config *tc,
+                               int graphs_per_step, gat_train_result *res)
+{
+    uint8_t *split = malloc((size_t)ds->n_graphs);
+    gat_train_config c = *tc;
+    if (!split) return GAT_ENOMEM;
+    for (gat_idx g = 0; g < ds->n_graphs; g++) /* checked: one part per graph */
+        split[g] = ds->split[ds->graph_ptr[g]];
+    c.batch_size = graphs_per_step;
+    const gat_status st = gat_graph_train(m, ds, split, &c, res);
+    free(split);
+    return st;
 }
 
 /* The fixed folds' prefix: --fold-index, or DIR/NAME when DIR/NAME_train.index[.gz] exists for
@@ -130,6 +186,7 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     mc.readout = o->readout_kind;
     mc.readout_heads = o->readout_heads;
     mc.graph_classes = f->ds->n_graph_classes;
+    mc.classifier_layers = o->classifier_layers;
     if (gat_model_create(&m, &mc, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
         fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
         return 2;
@@ -142,6 +199,11 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.patience = o->patience;
     tc.batch_size = o->graph_batch;
     tc.seed = (uint64_t)o->seed + (uint64_t)r;
+    tc.lr_factor = o->lr_factor;
+    tc.lr_patience = o->lr_patience;
+    tc.min_lr = o->min_lr;
+    tc.lr_step = o->lr_step;
+    tc.keep_last = o->keep_last;
     int rc = 0;
     if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {

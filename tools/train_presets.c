@@ -2,8 +2,13 @@
  * paper: Velickovic et al. 2018 (ICLR), section 3.3, and the reference code (PetarV-/GAT,
  * execute_cora.py); platonov: the GAT of Platonov et al. 2023 (ICLR), "A critical look at the
  * evaluation of GNNs under heterophily", from their code (yandex-research/heterophilous-graphs,
- * commit a431395, train.py's defaults, model.py, modules.py). docs/cli.md#presets says what each
- * sets and what our model lacks. */
+ * commit a431395, train.py's defaults, model.py, modules.py); dwivedi: the GAT of the TU graph
+ * classification runs of benchmarking-gnns (Dwivedi et al., graphdeeplearning/benchmarking-gnns,
+ * configs/TUs_graph_classification_GAT_{ENZYMES,PROTEINS_full}_100k.json, nets/
+ * TUs_graph_classification/gat_net.py, layers/mlp_readout_layer.py,
+ * main_TUs_graph_classification.py); xu: the training protocol of Xu et al. 2019 (ICLR), "How
+ * Powerful are Graph Neural Networks?", section 7, for bioinformatics sets such as MUTAG, with
+ * GAT layers. docs/cli.md#presets says what each sets and what our model lacks. */
 #include "train.h"
 
 #include <ctype.h>
@@ -13,7 +18,8 @@
 const char train_preset_help[] =
     "published setup as defaults (any option given overrides it): paper (GAT paper, Cora and "
     "Citeseer; Pubmed's with a dataset named *pubmed*), paper-pubmed, platonov (Platonov et al. "
-    "2023's GAT); see docs/cli.md";
+    "2023's GAT), dwivedi (benchmarking-gnns' GAT for TU graph classification, --task graph), "
+    "xu (Xu et al. 2019's protocol for TU bioinformatics sets, --task graph); see docs/cli.md";
 
 /* The value of the last --NAME in argv as cli_parse reads it (the next argument, or --NAME=V),
  * or NULL. cli_parse refuses a separate value starting with "--", so a "--NAME" token is never
@@ -77,9 +83,39 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->residual = 1, o->preset_raw = 1, o->metric_name = NULL;
         return 0;
     }
+    if (!strcmp(name, "dwivedi")) {
+        /* the TU configs (ENZYMES and PROTEINS_full alike): 4 layers, 8 heads of 18 then one
+         * head of 144, residual, mean readout, MLPReadout (144 -> 72 -> 36 -> classes, ReLU),
+         * no dropout, Adam lr 1e-3 without weight decay, batches of 20 graphs,
+         * ReduceLROnPlateau(factor 0.5, patience 25) on the validation loss, the run ending when
+         * the lr falls below 1e-6 (at most 1000 epochs): patience only as a backstop */
+        o->task = "graph", o->readout = "mean";
+        o->layers = 4, o->hidden = 18, o->heads = 8, o->out_heads = 1, o->embed_dim = 144;
+        o->residual = 1, o->classifier_layers = 2;
+        o->in_dropout = o->att_dropout = 0, o->slope = 0.2;
+        o->lr = 1e-3, o->weight_decay = 0, o->graph_batch = 20;
+        o->lr_factor = 0.5, o->lr_patience = 25, o->min_lr = 1e-6;
+        o->epochs = 1000, o->patience = 1000, o->keep_last = 1; /* they test the last epoch */
+        return 0;
+    }
+    if (!strcmp(name, "xu")) {
+        /* section 7: 5 layers with the input's (4 message-passing layers), width 32 (their grid:
+         * 16 or 32) as 4 heads of 8, sum readout, batches of 32 (grid: 32 or 128), no dropout
+         * (grid: 0 or 0.5), Adam lr 0.01 halved every 50 epochs, 350 epochs, no weight decay;
+         * the last epoch's model tested (they picked one epoch for all folds by its mean
+         * accuracy over the folds, which are the test folds: we pick none) */
+        o->task = "graph", o->readout = "sum";
+        o->layers = 4, o->hidden = 8, o->heads = 4, o->out_heads = 1, o->embed_dim = 32;
+        o->residual = 0, o->classifier_layers = 0;
+        o->in_dropout = o->att_dropout = 0, o->slope = 0.2;
+        o->lr = 0.01, o->weight_decay = 0, o->graph_batch = 32;
+        o->lr_factor = 0.5, o->lr_step = 50, o->min_lr = 0;
+        o->epochs = 350, o->patience = 350, o->keep_last = 1;
+        return 0;
+    }
     fprintf(stderr,
-            "gat-train: --preset: unknown preset '%s' (expected paper, paper-pubmed or "
-            "platonov)\n",
+            "gat-train: --preset: unknown preset '%s' (expected paper, paper-pubmed, platonov, "
+            "dwivedi or xu)\n",
             name);
     return 2;
 }

@@ -199,7 +199,15 @@ typedef struct gat_model_config {
     gat_idx readout_heads;   /* attention readout: heads K, 1..GAT_MAX_HEADS (0: 1) */
     gat_idx readout_hidden;  /* attention readout: gate width A, 1..2^16 (0: D) */
     gat_idx graph_classes;   /* with GAT_TASK_GRAPH: classes of the graphs (> 0); else 0 */
+    /* Added with the MLP classifier of graph models (0, the default, is the linear classifier
+     * as before): hidden layers of the classifier on the readout, 0..GAT_MAX_CLASSIFIER_LAYERS,
+     * each halving the width with a ReLU (R -> R/2 -> ... -> R/2^L, then linear to
+     * graph_classes: benchmarking-gnns' MLPReadout); R / 2^L must be >= 1. Graph models only. */
+    gat_idx classifier_layers;
 } gat_model_config;
+
+/* Largest classifier_layers of a graph model. */
+#define GAT_MAX_CLASSIFIER_LAYERS 4
 
 /* Largest edge_dim of a model. */
 #define GAT_MAX_EDGE_DIM 1024

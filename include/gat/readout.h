@@ -5,7 +5,9 @@
  * B graphs bound as one block-diagonal graph (no edge between two graphs, one self-loop per node)
  * whose last layer gives node embeddings h (N, D), D = the config's `classes`; a readout pools
  * them per graph b (nodes ptr[b] .. ptr[b+1]-1) into r_b, and a linear classifier gives the
- * logits y_b = r_b W + c (B, graph_classes), trained with softmax cross-entropy per graph.
+ * logits y_b = r_b W + c (B, graph_classes), trained with softmax cross-entropy per graph; with
+ * classifier_layers L > 0 the classifier is an MLP, z_0 = r_b, z_{k+1} = ReLU(z_k W_k + c_k) of
+ * width R / 2^(k+1), y_b = z_L W + c (benchmarking-gnns' MLPReadout).
  * Readouts (gat_readout), with n_b the nodes of graph b:
  *   sum        r_b = sum_i h_i                                   (width D)
  *   mean       r_b = sum_i h_i / n_b                             (width D)
@@ -17,9 +19,11 @@
  *              per head (the softmax makes the last linear layer's bias irrelevant).
  * Tensors, after the layers' in the parameter table (so Adam, model files and gat_model_params
  * cover them): "readout.gate_weight" (D, K A) V, "readout.gate_bias" (K A) c, "readout.gate_att"
- * (K, A) w (attention only), "classifier.weight" (R, graph_classes), "classifier.bias"
- * (graph_classes). Model files record task, readout, readout_heads, readout_hidden and
- * graph_classes; files without them are node models. */
+ * (K, A) w (attention only), then per hidden layer k of the classifier
+ * "classifier.hidden<k>.weight" (R / 2^k, R / 2^(k+1)) and "classifier.hidden<k>.bias", then
+ * "classifier.weight" (R / 2^L, graph_classes), "classifier.bias" (graph_classes). Model files
+ * record task, readout, readout_heads, readout_hidden, graph_classes and (when > 0)
+ * classifier_layers; files without them are node models. */
 #ifndef GAT_READOUT_H
 #define GAT_READOUT_H
 
@@ -46,6 +50,12 @@ typedef struct gat_graph_batch {
     gat_real *edge_x;      /* (E, D) the edges' features, NULL when the dataset has none */
     gat_idx n_edge_features;
     size_t cap[12];        /* private: the arrays' capacities */
+    /* Added with multi-label batches (gat_graph_train on a multi-label dataset): the nodes'
+     * label rows (N, n_labels) of 0/1 when the dataset has multi-hot labels (n_labels > 0),
+     * else NULL and 0. */
+    uint8_t *label_matrix;
+    gat_idx n_labels;
+    size_t cap_labels;     /* private: label_matrix's capacity */
 } gat_graph_batch;
 
 /* Fills b (zeroed or an earlier batch) with the graphs ids[0..count) of ds (borrowed; a dataset
@@ -92,9 +102,8 @@ GAT_API gat_status gat_graph_train_step(gat_model *m, const gat_graph_batch *b,
 
 /* Inference of graph model m on the graphs of ds whose graph_split equals which (graph_split:
  * (n_graphs) GAT_SPLIT_* per graph, borrowed), in batches of batch_graphs (< 1: 128). loss, acc,
- * macro_f1 (each may be NULL): mean cross-entropy, accuracy and macro-F1 (the mean over the
- * classes of 2 TP / (2 TP + FP + FN), a class absent from both labels and predictions counting
- * 1) over those graphs. pred (may be NULL): (n_graphs) caller's, receives the predicted class of
+ * macro_f1 (each may be NULL): mean cross-entropy, accuracy and macro-F1 (gat_macro_f1) over
+ * those graphs. pred (may be NULL): (n_graphs) caller's, receives the predicted class of
  * each of those graphs (others unchanged). Returns GAT_EINVAL (NULL m, ds or graph_split; no
  * graph of that split; a dataset without graph labels), and the forward's statuses. */
 GAT_API gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds,
@@ -120,10 +129,22 @@ GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx 
  * the last batch may be smaller), Adam's t counting steps; then the validation graphs' loss and
  * accuracy drive gat_train's early stopping (patience on both, the best model restored) and
  * res->test_* are the restored model's on the test graphs (0 without any). train_loss and
- * train_acc of the progress callback are means over the epoch's graphs. Uses max_epochs,
- * patience, adam, progress, user, batch_size and seed of cfg (n_fanout, fanout, stage, stop are
- * not used). Returns GAT_EINVAL (bad config field, a dataset without graph labels, no training
- * or no validation graph), GAT_EDIM, GAT_ENUMERIC, GAT_EINTERRUPTED, GAT_ENOMEM as gat_train. */
+ * train_acc of the progress callback are means over the epoch's graphs. With lr_factor > 0 the
+ * lr follows gat_train_config's schedule (plateaus of the validation loss, or every lr_step
+ * epochs), and training ends (GAT_OK, the best model restored) once it falls below min_lr. Uses
+ * max_epochs, patience, adam, progress, user, batch_size, seed, lr_factor, lr_patience, lr_step,
+ * min_lr and keep_last of cfg (n_fanout, fanout, stage, stop are not used); with keep_last the
+ * model and figures are the last epoch's instead of the best validation epoch's.
+ * Multi-label node tasks in batches of graphs (the GAT paper's PPI setup: 2 graphs per step): m
+ * a node model (task node, classes = ds->n_labels) and ds a multi-label dataset of graphs
+ * (n_labels > 0); each step trains on every node of batch_size whole training graphs (sigmoid
+ * cross-entropy over their nodes and labels, gat_train's step), the validation and test figures
+ * are the cross-entropy and micro-F1 of those graphs' nodes (in the accuracy fields, as gat_train
+ * reports multi-label runs), the progress callback's train_loss and train_acc means over the
+ * epoch's batches weighted by their nodes.
+ * Returns GAT_EINVAL (bad config field, a dataset without graph labels, a node model on a
+ * dataset without multi-hot labels, no training or no validation graph), GAT_EDIM, GAT_ENUMERIC,
+ * GAT_EINTERRUPTED, GAT_ENOMEM as gat_train. */
 GAT_API gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                                    const gat_train_config *cfg, gat_train_result *res);
 

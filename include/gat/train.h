@@ -104,6 +104,23 @@ typedef struct gat_train_config {
                                * epoch); the other epochs' val_loss and val_acc are NaN and keep
                                * the best model as it was. Patience still counts epochs */
     gat_metric metric;        /* what early stopping follows (default GAT_METRIC_ACC) */
+    /* Fields added with the learning-rate schedule of graph classification; read by
+     * gat_graph_train only (gat/readout.h), the node trainers keep a constant lr. Zero (as
+     * gat_train_config_default leaves them) means a constant lr as before. The schedule is
+     * PyTorch's ReduceLROnPlateau on the validation loss (mode min, relative threshold 1e-4, no
+     * cooldown): after more than lr_patience validations without a loss below the best so far
+     * times (1 - 1e-4), the lr is multiplied by lr_factor; once it falls below min_lr, training
+     * stops (as benchmarking-gnns ends its TU runs), keeping the best model as always. */
+    double lr_factor;         /* in [0, 1): 0 = no schedule */
+    gat_idx lr_patience;      /* >= 0 */
+    double min_lr;            /* >= 0: stop when the lr falls below it (0: never) */
+    gat_idx lr_step;          /* > 0: a step schedule instead (PyTorch's StepLR): epoch e trains
+                               * with lr * lr_factor^floor((e - 1) / lr_step); 0: the plateau
+                               * schedule above */
+    int keep_last;            /* gat_graph_train only: 1 ends with the last epoch's model (the
+                               * result's figures are its, best_epoch = epochs) instead of
+                               * restoring the best validation epoch's, as benchmarking-gnns and
+                               * Xu et al. report; 0: restore (default) */
 } gat_train_config;
 
 typedef struct gat_train_result {

@@ -1,5 +1,5 @@
-/* Batches of graphs (gat/readout.h): the block-diagonal graph, features, edge features and node
- * -> graph segments of a list of a dataset's graphs, copied block by block (a dataset of many
+/* Batches of graphs (gat/readout.h): the block-diagonal graph, features, edge features, node
+ * label rows and node -> graph segments of a list of a dataset's graphs, copied block by block (a dataset of many
  * graphs is block-diagonal already: each graph's rows, edges and out-edges are contiguous). */
 #include "gat/readout.h"
 #include "core/core.h"
@@ -99,6 +99,15 @@ gat_status gat_graph_batch_make(gat_graph_batch *b, const gat_dataset *ds, const
             return st;
         }
     }
+    const gat_idx L = ds->label_matrix ? ds->n_labels : 0;
+    if (L == 0) {
+        gat_free(b->label_matrix);
+        b->label_matrix = NULL;
+        b->cap_labels = 0;
+    } else if ((st = reserve((void **)&b->label_matrix, &b->cap_labels, N * (size_t)L, 1)) !=
+               GAT_OK) {
+        return st;
+    }
     b->x.capacity = b->cap[9] < b->cap[10] ? b->cap[9] : b->cap[10];
     gat_idx n0 = 0, e0 = 0, z0 = 0;
     b->graph_ptr[0] = 0;
@@ -108,6 +117,9 @@ gat_status gat_graph_batch_make(gat_graph_batch *b, const gat_dataset *ds, const
         n0 += hi - lo;
         e0 += ds->graph.rowptr[hi] - ds->graph.rowptr[lo];
         z0 += ds->x.rowptr[hi] - ds->x.rowptr[lo];
+        if (L > 0) /* the graph's nodes are contiguous: so are their label rows */
+            memcpy(b->label_matrix + (size_t)b->graph_ptr[k] * L,
+                   ds->label_matrix + (size_t)lo * L, (size_t)(hi - lo) * L);
         b->graph_ptr[k + 1] = n0;
         b->graph_ids[k] = g;
         b->labels[k] = ds->graph_labels ? ds->graph_labels[g] : -1;
@@ -120,6 +132,7 @@ gat_status gat_graph_batch_make(gat_graph_batch *b, const gat_dataset *ds, const
     b->x.cols = ds->x.cols;
     b->n_graphs = count;
     b->n_edge_features = D;
+    b->n_labels = L;
     return GAT_OK;
 }
 
@@ -138,5 +151,6 @@ void gat_graph_batch_destroy(gat_graph_batch *b)
     gat_free(b->x.col);
     gat_free(b->x.val);
     gat_free(b->edge_x);
+    gat_free(b->label_matrix);
     memset(b, 0, sizeof *b);
 }

@@ -178,7 +178,9 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
              add_string(md, "readout", gat_readout_name(c->readout)) &&
              add_int(md, "readout_heads", c->readout_heads) &&
              add_int(md, "readout_hidden", c->readout_hidden) &&
-             add_int(md, "graph_classes", c->graph_classes);
+             add_int(md, "graph_classes", c->graph_classes) &&
+             (c->classifier_layers == 0 ||
+              add_int(md, "classifier_layers", c->classifier_layers));
     if (ok && meta->n_classes > 0) {
         ok = (names = cJSON_CreateStringArray(meta->class_names, meta->n_classes)) &&
              (names_json = cJSON_PrintUnformatted(names)) &&
@@ -337,11 +339,12 @@ cleanup:
 }
 
 /* "task" (absent: "node", the files written before graph models), and for "graph" its
- * "readout", "readout_heads", "readout_hidden" and "graph_classes". */
+ * "readout", "readout_heads", "readout_hidden", "graph_classes" and "classifier_layers" (absent:
+ * 0, the linear classifier). */
 static gat_status meta_task(const char *path, const cJSON *md, gat_model_config *cfg)
 {
     const char *s;
-    long v[3] = {0, 0, 0};
+    long v[4] = {0, 0, 0, 0};
     gat_status st = meta_get(path, md, "task", 0, &s);
     if (st != GAT_OK || !s) return st;
     if (gat_task_from_name(s, &cfg->task) != GAT_OK)
@@ -356,8 +359,11 @@ static gat_status meta_task(const char *path, const cJSON *md, gat_model_config 
                            path, s);
     if ((st = meta_int(path, md, "readout_heads", 0, GAT_MAX_HEADS, 0, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "readout_hidden", 0, 1 << 16, 0, &v[1])) != GAT_OK ||
-        (st = meta_int(path, md, "graph_classes", 1, 1 << 20, 1, &v[2])) != GAT_OK)
+        (st = meta_int(path, md, "graph_classes", 1, 1 << 20, 1, &v[2])) != GAT_OK ||
+        (st = meta_int(path, md, "classifier_layers", 0, GAT_MAX_CLASSIFIER_LAYERS, 0, &v[3])) !=
+            GAT_OK)
         return st;
+    cfg->classifier_layers = (gat_idx)v[3];
     cfg->readout_heads = (gat_idx)v[0];
     cfg->readout_hidden = (gat_idx)v[1];
     cfg->graph_classes = (gat_idx)v[2];

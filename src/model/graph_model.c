@@ -6,6 +6,7 @@
 #include "core/core.h"
 #include "gat/readout.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct gat_i_readout_ws {
@@ -19,6 +20,9 @@ struct gat_i_readout_ws {
     gat_real *u, *a, *dz, *dg; /* attention caches and scratch */
     gat_idx *arg;          /* (B, D) max */
     const gat_real *h;     /* the layers' output (N, D), owned by the model */
+    gat_i_mlp_op mlp;      /* the classifier */
+    gat_real *act, *scratch; /* the classifier's hidden outputs and backward scratch */
+    size_t cap_act;        /* graphs act and scratch hold */
     gat_real *dl;          /* (cap_s, C) the training step's d loss / d logits */
     uint8_t *all;          /* (cap_s) GAT_SPLIT_TRAIN */
     size_t cap_s;
@@ -38,6 +42,8 @@ void gat_i_readout_ws_free(struct gat_i_readout_ws *w)
     gat_free(w->dz);
     gat_free(w->dg);
     gat_free(w->arg);
+    gat_free(w->act);
+    gat_free(w->scratch);
     gat_free(w->dl);
     gat_free(w->all);
     gat_free(w);
@@ -51,6 +57,29 @@ static gat_real *tensor(gat_model *m, gat_real *base, const char *name)
     for (int k = 0; k < n; k++)
         if (!strcmp(t[k].name, name)) return base + t[k].offset;
     return NULL;
+}
+
+/* Points the classifier's weights (grads = 0) or their gradients (grads = 1) into m's buffers. */
+static void mlp_tensors(gat_model *m, gat_i_mlp_op *op, int grads)
+{
+    gat_real *base = grads ? gat_model_grads(m, NULL) : gat_model_params(m, NULL);
+    char name[32];
+    for (int k = 0; k <= op->L; k++) {
+        gat_real *W, *b;
+        if (k < op->L) {
+            snprintf(name, sizeof name, "classifier.hidden%d.weight", k);
+            W = tensor(m, base, name);
+            snprintf(name, sizeof name, "classifier.hidden%d.bias", k);
+            b = tensor(m, base, name);
+        } else {
+            W = tensor(m, base, "classifier.weight");
+            b = tensor(m, base, "classifier.bias");
+        }
+        if (grads)
+            op->dW[k] = W, op->db[k] = b;
+        else
+            op->W[k] = W, op->b[k] = b;
+    }
 }
 
 /* Sizes the caches for B graphs of N nodes (growing only). */
@@ -73,6 +102,17 @@ static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c,
             return GAT_ENOMEM;
         w->cap_b = (size_t)B;
     }
+    if (c->classifier_layers > 0 && (size_t)B > w->cap_act) {
+        const gat_idx Rw = gat_i_readout_width(c);
+        gat_free(w->act), gat_free(w->scratch);
+        w->scratch = NULL;
+        w->cap_act = 0;
+        if (!(w->act = gat_malloc(gat_i_mlp_act_size(B, Rw, c->classifier_layers),
+                                  sizeof *w->act)) ||
+            !(w->scratch = gat_malloc(2 * (size_t)B * (size_t)(Rw / 2), sizeof *w->scratch)))
+            return GAT_ENOMEM;
+        w->cap_act = (size_t)B;
+    }
     if ((size_t)N > w->cap_n) {
         gat_free(w->dh), gat_free(w->u), gat_free(w->a), gat_free(w->dz), gat_free(w->dg);
         w->u = w->a = w->dz = w->dg = NULL;
@@ -86,6 +126,21 @@ static gat_status reserve(struct gat_i_readout_ws *w, const gat_model_config *c,
         w->cap_n = (size_t)N;
     }
     return GAT_OK;
+}
+
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b, int trusted,
+                                  const char *fn, gat_i_binding *bb)
+{
+    const gat_model_config *c = gat_model_get_config(m);
+    gat_status st;
+    *bb = (gat_i_binding){.g = &b->graph,
+                          .x = &b->x,
+                          .ex = c->edge_dim > 0 ? b->edge_x : NULL,
+                          .flags = GAT_I_BIND_TRUSTED};
+    if (trusted) return gat_i_model_bind(m, bb, fn);
+    if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) == GAT_OK && c->edge_dim > 0)
+        st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0);
+    return st;
 }
 
 static gat_status check_batch(const gat_model *m, const gat_graph_batch *b, const char *fn)
@@ -120,17 +175,8 @@ gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, in
     if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
     struct gat_i_readout_ws *w = m->ro;
     w->ran = w->trained = 0;
-    /* the batch's arrays may hold new graphs at the old addresses: bind them every time; a
-     * caller's batch with the checks of gat_model_bind and gat_model_bind_edge_features */
-    const gat_i_binding bb = {.g = &b->graph,
-                              .x = &b->x,
-                              .ex = c->edge_dim > 0 ? b->edge_x : NULL,
-                              .flags = GAT_I_BIND_TRUSTED};
-    if (trusted)
-        st = gat_i_model_bind(m, &bb, fn);
-    else if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) == GAT_OK && c->edge_dim > 0)
-        st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0);
-    if (st != GAT_OK ||
+    gat_i_binding bb;
+    if ((st = gat_i_graph_bind_batch(m, b, trusted, fn, &bb)) != GAT_OK ||
         (st = gat_i_model_forward(m, &bb, &(gat_i_run){.training = training}, &w->h)) != GAT_OK)
         return st;
     if ((st = reserve(w, c, b->n_graphs, b->graph.n)) != GAT_OK) return st;
@@ -155,8 +201,10 @@ gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, in
         w->op.w = tensor(m, gat_model_params(m, NULL), "readout.gate_att");
     }
     gat_i_readout_forward(&w->op, w->h, w->r);
-    gat_i_linear_forward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
-                         tensor(m, gat_model_params(m, NULL), "classifier.bias"), w->logits);
+    w->mlp = (gat_i_mlp_op){.B = w->B, .R = w->R, .C = w->C, .L = c->classifier_layers,
+                            .act = w->act, .scratch = w->scratch};
+    mlp_tensors(m, &w->mlp, 0);
+    gat_i_mlp_forward(&w->mlp, w->r, w->logits);
     w->ran = 1;
     w->trained = training != 0;
     *logits = w->logits;
@@ -189,9 +237,8 @@ gat_status gat_model_backward_graphs(gat_model *m, const gat_real *dlogits)
     gat_real *grads = gat_model_grads(m, NULL);
     memset(w->dr, 0, (size_t)w->B * w->R * sizeof *w->dr);
     memset(w->dh, 0, (size_t)w->N * w->D * sizeof *w->dh);
-    gat_i_linear_backward(w->B, w->R, w->C, w->r, tensor(m, gat_model_params(m, NULL), "classifier.weight"),
-                          dlogits, w->dr, tensor(m, grads, "classifier.weight"),
-                          tensor(m, grads, "classifier.bias"));
+    mlp_tensors(m, &w->mlp, 1);
+    gat_i_mlp_backward(&w->mlp, w->r, dlogits, w->dr);
     if (gat_model_get_config(m)->readout == GAT_READOUT_ATTENTION) {
         w->op.dV = tensor(m, grads, "readout.gate_weight");
         w->op.dc = tensor(m, grads, "readout.gate_bias");

@@ -227,7 +227,14 @@ static void add_readout_tensors(gat_model *m, size_t *off)
         add_tensor(m, "readout.gate_bias", 0, 1, K * A, 0, off);
         add_tensor(m, "readout.gate_att", 0, 2, K, A, off);
     }
-    add_tensor(m, "classifier.weight", 0, 2, gat_i_readout_width(c), c->graph_classes, off);
+    gat_idx R = gat_i_readout_width(c);
+    /* the MLP's hidden layers (the bound on k, checked by the config, also tells the compiler
+     * that the names fit) */
+    for (int k = 0; k < c->classifier_layers && k < GAT_MAX_CLASSIFIER_LAYERS; k++, R /= 2) {
+        add_tensor(m, "classifier.hidden%d.weight", k, 2, R, R / 2, off);
+        add_tensor(m, "classifier.hidden%d.bias", k, 1, R / 2, 0, off);
+    }
+    add_tensor(m, "classifier.weight", 0, 2, R, c->graph_classes, off);
     add_tensor(m, "classifier.bias", 0, 1, c->graph_classes, 0, off);
 }
 

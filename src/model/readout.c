@@ -55,12 +55,13 @@ gat_status gat_i_readout_config_check(const gat_model_config *c)
                            GAT_TASK_COUNT - 1);
     if (c->task == GAT_TASK_NODE) {
         if (c->readout != 0 || c->readout_heads != 0 || c->readout_hidden != 0 ||
-            c->graph_classes != 0)
+            c->graph_classes != 0 || c->classifier_layers != 0)
             return gat_i_error(GAT_EINVAL,
-                               "readout, readout_heads, readout_hidden and graph_classes must "
-                               "be 0 for a node model (task node), got %d, %d, %d, %d",
+                               "readout, readout_heads, readout_hidden, graph_classes and "
+                               "classifier_layers must be 0 for a node model (task node), got "
+                               "%d, %d, %d, %d, %d",
                                (int)c->readout, c->readout_heads, c->readout_hidden,
-                               c->graph_classes);
+                               c->graph_classes, c->classifier_layers);
         return GAT_OK;
     }
     if ((unsigned)c->readout >= GAT_READOUT_COUNT)
@@ -80,6 +81,13 @@ gat_status gat_i_readout_config_check(const gat_model_config *c)
                            "readout_heads (%d) and readout_hidden (%d) need the attention "
                            "readout, not %s",
                            c->readout_heads, c->readout_hidden, readout_names[c->readout]);
+    if (c->classifier_layers < 0 || c->classifier_layers > GAT_MAX_CLASSIFIER_LAYERS ||
+        gat_i_readout_width(c) >> c->classifier_layers < 1)
+        return gat_i_error(GAT_EINVAL,
+                           "classifier_layers must be in 0..%d and at most log2 of the readout "
+                           "width %d (each hidden layer halves it), got %d",
+                           GAT_MAX_CLASSIFIER_LAYERS, gat_i_readout_width(c),
+                           c->classifier_layers);
     if ((int64_t)gat_i_readout_width(c) * c->graph_classes > (1 << 26))
         return gat_i_error(GAT_EINVAL,
                            "the classifier (readout width %d x graph_classes %d) exceeds %d "
@@ -288,6 +296,61 @@ void gat_i_readout_backward(const gat_i_readout_op *op, const gat_real *h, const
 }
 
 /* ---- the classifier -------------------------------------------------------------------------- */
+
+/* Hidden layer k's input and output widths: R / 2^k and R / 2^(k+1); the last layer's input
+ * R / 2^L. */
+static gat_idx mlp_width(const gat_i_mlp_op *op, int k)
+{
+    return op->R >> k;
+}
+
+size_t gat_i_mlp_act_size(gat_idx B, gat_idx R, int L)
+{
+    size_t n = 0;
+    for (int k = 1; k <= L; k++)
+        n += (size_t)B * (size_t)(R >> k);
+    return n;
+}
+
+void gat_i_mlp_forward(const gat_i_mlp_op *op, const gat_real *x, gat_real *y)
+{
+    const gat_real *in = x;
+    gat_real *act = op->act;
+    for (int k = 0; k < op->L; k++) {
+        const gat_idx fi = mlp_width(op, k), fo = mlp_width(op, k + 1);
+        const size_t n = (size_t)op->B * (size_t)fo;
+        gat_i_linear_forward(op->B, fi, fo, in, op->W[k], op->b[k], act);
+        for (size_t q = 0; q < n; q++) /* ReLU */
+            act[q] = act[q] > 0 ? act[q] : 0;
+        in = act;
+        act += n;
+    }
+    gat_i_linear_forward(op->B, mlp_width(op, op->L), op->C, in, op->W[op->L], op->b[op->L], y);
+}
+
+void gat_i_mlp_backward(const gat_i_mlp_op *op, const gat_real *x, const gat_real *dy,
+                        gat_real *dx)
+{
+    /* the input of layer k: x for k = 0, else hidden layer k-1's output, at act + off[k] */
+    size_t off[GAT_MAX_CLASSIFIER_LAYERS + 1] = {0};
+    for (int k = 1; k < op->L; k++)
+        off[k + 1] = off[k] + (size_t)op->B * (size_t)mlp_width(op, k);
+    const gat_real *g = dy;
+    gat_real *buf[2] = {op->scratch, op->scratch + (size_t)op->B * (size_t)mlp_width(op, 1)};
+    for (int k = op->L; k >= 0; k--) {
+        const gat_idx fi = mlp_width(op, k), fo = k == op->L ? op->C : mlp_width(op, k + 1);
+        const gat_real *in = k == 0 ? x : op->act + off[k];
+        gat_real *din = k == 0 ? dx : buf[k % 2];
+        if (k > 0) memset(din, 0, (size_t)op->B * (size_t)fi * sizeof *din);
+        gat_i_linear_backward(op->B, fi, fo, in, op->W[k], g, din, op->dW[k], op->db[k]);
+        if (k > 0) { /* through the ReLU of layer k-1: its output was in > 0 */
+            const size_t n = (size_t)op->B * (size_t)fi;
+            for (size_t q = 0; q < n; q++)
+                if (!(in[q] > 0)) din[q] = 0;
+        }
+        g = din;
+    }
+}
 
 void gat_i_linear_forward(gat_idx B, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
                           const gat_real *b, gat_real *y)

@@ -5,6 +5,7 @@
 #define GAT_I_READOUT_H
 
 #include "gat/readout.h"
+#include "model/binding.h"
 
 /* Config checks of the graph fields (task, readout, readout_heads, readout_hidden,
  * graph_classes); the messages name the field. */
@@ -42,6 +43,35 @@ void gat_i_linear_forward(gat_idx B, gat_idx R, gat_idx C, const gat_real *x, co
 /* Adds dx (B, R) += dy W^T, dW (R, C) += x^T dy, db (C) += sum_b dy (dx may be NULL). */
 void gat_i_linear_backward(gat_idx B, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
                            const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db);
+
+/* The classifier on the readouts: L hidden layers z_{k+1} = ReLU(z_k W_k + b_k), z_0 = x (B, R),
+ * z_k (B, R / 2^k), then y = z_L W_L + b_L (B, C) (L = 0: the linear classifier). */
+typedef struct gat_i_mlp_op {
+    gat_idx B, R, C;
+    int L;
+    const gat_real *W[GAT_MAX_CLASSIFIER_LAYERS + 1], *b[GAT_MAX_CLASSIFIER_LAYERS + 1];
+    gat_real *dW[GAT_MAX_CLASSIFIER_LAYERS + 1], *db[GAT_MAX_CLASSIFIER_LAYERS + 1];
+    gat_real *act;     /* (gat_i_mlp_act_size) z_1 .. z_L one after another, filled by forward */
+    gat_real *scratch; /* (2 B R / 2) backward scratch (unused when L = 0) */
+} gat_i_mlp_op;
+
+/* Length of the hidden outputs of B rows: B (R/2 + ... + R/2^L). */
+size_t gat_i_mlp_act_size(gat_idx B, gat_idx R, int L);
+/* y (B, C) from x (B, R); fills op->act. Cost O(B R (C + R)). */
+void gat_i_mlp_forward(const gat_i_mlp_op *op, const gat_real *x, gat_real *y);
+/* Adds d loss / d x into dx (B, R) and the parameters' gradients into every dW, db, from dy
+ * (B, C), after the forward on the same x. */
+void gat_i_mlp_backward(const gat_i_mlp_op *op, const gat_real *x, const gat_real *dy,
+                        gat_real *dx);
+
+/* Binds batch b to m, graph or node model (graph_model.c): the one place batches of graphs are
+ * bound. The batch's arrays may hold new graphs at the old addresses, so every batch is bound
+ * again: trusted (b made by gat_graph_batch_make from a dataset checked once,
+ * gat_i_graph_check_dataset) without the checks, else a caller's batch with gat_model_bind's
+ * and gat_model_bind_edge_features' (fn starts the messages). *bb: the binding, for the forward
+ * (rows NULL: every row). Returns gat_i_model_bind's statuses. */
+gat_status gat_i_graph_bind_batch(gat_model *m, const gat_graph_batch *b, int trusted,
+                                  const char *fn, gat_i_binding *bb);
 
 /* A graph model's caches (graph_model.c), freed with the model. */
 struct gat_i_readout_ws;

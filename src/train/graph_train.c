@@ -7,6 +7,7 @@
 #include "model/model_i.h"
 #include "model/readout_i.h"
 #include "optim/optim_i.h"
+#include "gat/metrics.h"
 
 #include <math.h>
 #include <string.h>
@@ -77,27 +78,6 @@ gat_status gat_graph_train_step(gat_model *m, const gat_graph_batch *b,
     return GAT_OK;
 }
 
-/* Macro-F1 of pred against labels over the n items (classes C; a class with no item in either
- * counts 1). count: (3 C) scratch. */
-static double macro_f1(const gat_idx *labels, const gat_idx *pred, const gat_idx *items,
-                       gat_idx n, gat_idx C, gat_idx *count)
-{
-    double f = 0;
-    memset(count, 0, 3 * (size_t)C * sizeof *count);
-    for (gat_idx k = 0; k < n; k++) {
-        const gat_idx y = labels[items[k]], p = pred[items[k]];
-        if (y == p)
-            count[3 * y]++; /* TP */
-        else
-            count[3 * p + 1]++, count[3 * y + 2]++; /* FP of p, FN of y */
-    }
-    for (gat_idx c = 0; c < C; c++) {
-        const double d = 2.0 * count[3 * c] + count[3 * c + 1] + count[3 * c + 2];
-        f += d > 0 ? 2.0 * count[3 * c] / d : 1.0;
-    }
-    return f / C;
-}
-
 /* Ascending list of the graphs with split == which (caller frees); NULL on ENOMEM. */
 static gat_idx *graphs_of(const uint8_t *split, gat_idx n, gat_split which, gat_idx *count)
 {
@@ -141,7 +121,7 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
                               double *f1, gat_idx *pred)
 {
     gat_graph_batch b = {0};
-    gat_idx *items = NULL, *p = NULL, *count = NULL, n = 0;
+    gat_idx *items = NULL, *p = NULL, *y = NULL, n = 0;
     double lsum = 0;
     gat_status st;
     gat_i_clear_error();
@@ -161,8 +141,7 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
         st = gat_i_error(GAT_EINVAL, "gat_graph_evaluate: no graph in split %d", (int)which);
         goto cleanup;
     }
-    if (!(p = gat_malloc((size_t)n, sizeof *p)) ||
-        !(count = gat_malloc(3 * (size_t)C, sizeof *count))) {
+    if (!(p = gat_malloc((size_t)n, sizeof *p)) || !(y = gat_malloc((size_t)n, sizeof *y))) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
@@ -170,21 +149,13 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
         GAT_OK)
         goto cleanup;
     gat_idx right = 0;
-    for (gat_idx k = 0; k < n; k++)
-        right += p[k] == ds->graph_labels[items[k]];
+    for (gat_idx k = 0; k < n; k++) {
+        y[k] = ds->graph_labels[items[k]];
+        right += p[k] == y[k];
+    }
+    if (f1 && (st = gat_macro_f1(y, p, n, C, f1)) != GAT_OK) goto cleanup;
     if (loss) *loss = lsum / n;
     if (acc) *acc = (double)right / n;
-    if (f1) { /* macro_f1 reads pred by graph: lay p out so */
-        gat_idx *byg = gat_malloc((size_t)ds->n_graphs, sizeof *byg);
-        if (!byg) {
-            st = GAT_ENOMEM;
-            goto cleanup;
-        }
-        for (gat_idx k = 0; k < n; k++)
-            byg[items[k]] = p[k];
-        *f1 = macro_f1(ds->graph_labels, byg, items, n, C, count);
-        gat_free(byg);
-    }
     if (pred)
         for (gat_idx k = 0; k < n; k++)
             pred[items[k]] = p[k];
@@ -192,7 +163,7 @@ cleanup:
     gat_graph_batch_destroy(&b);
     gat_free(items);
     gat_free(p);
-    gat_free(count);
+    gat_free(y);
     return st;
 }
 
@@ -250,15 +221,114 @@ typedef struct graphs {
     const gat_train_config *cfg;
     gat_idx *train, n_train, B, t;
     gat_graph_batch b;
+    gat_adam_config adam; /* cfg->adam with the scheduled lr */
+    double best_loss;     /* the schedule's lowest validation loss */
+    gat_idx bad;          /* validations since it */
+    int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
+    int lr_stopped;       /* the loop stopped for it (graphs_agree) */
+    gat_status final_st;  /* the last final evaluation's status */
+    gat_real *last;       /* keep_last: (P) the parameters after the last epoch's steps */
+    int multi;            /* a node model on a multi-label dataset: node labels, BCE */
+    gat_idx *rows;        /* multi: (cap_rows) 0, 1, 2, ...: every node of a batch */
+    size_t cap_rows;
 } graphs;
+
+/* c->rows holding 0 .. n-1. */
+static gat_status all_rows(graphs *c, gat_idx n)
+{
+    if ((size_t)n <= c->cap_rows) return GAT_OK;
+    gat_idx *r = gat_malloc((size_t)n, sizeof *r);
+    if (!r) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < n; i++)
+        r[i] = i;
+    gat_free(c->rows);
+    c->rows = r;
+    c->cap_rows = (size_t)n;
+    return GAT_OK;
+}
+
+/* A multi-label step on batch c->b: every node's sigmoid cross-entropy (gat_train's step with
+ * the batch's label rows as targets), backward, Adam. */
+static gat_status multi_step(graphs *c, double *loss, double *f1, int *diverged)
+{
+    const gat_graph_batch *b = &c->b;
+    const gat_i_step_opts o = {.multi = b->label_matrix};
+    gat_i_binding bb;
+    gat_status st;
+    *diverged = 0;
+    if ((st = all_rows(c, b->graph.n)) != GAT_OK ||
+        (st = gat_i_graph_bind_batch(c->m, b, 1, "gat_graph_train", &bb)) != GAT_OK)
+        return st;
+    bb.rows = c->rows, bb.n_rows = b->graph.n; /* the loss reads every node */
+    return gat_i_train_step_with(c->m, &bb, NULL, &c->adam, ++c->t, loss, f1, "step",
+                                 "; the best model so far is kept", &o, diverged);
+}
+
+/* Multi-label inference on the graphs of split `which`, in batches of the training steps' size
+ * (whose caches the model holds already): the mean sigmoid cross-entropy over their nodes and
+ * labels, and their micro-F1. */
+static gat_status multi_evaluate(graphs *c, gat_split which, double *loss, double *f1)
+{
+    const gat_idx L = c->ds->n_labels, B = c->B;
+    gat_idx *items = NULL, n = 0;
+    gat_i_f1_counts fc = {0};
+    double lsum = 0, nodes = 0;
+    gat_status st = GAT_OK;
+    if (!(items = graphs_of(c->split, c->ds->n_graphs, which, &n))) return GAT_ENOMEM;
+    for (gat_idx k0 = 0; k0 < n && st == GAT_OK; k0 += B) {
+        const gat_graph_batch *b = &c->b;
+        const gat_real *logits;
+        gat_i_binding bb;
+        double l, f;
+        if ((st = gat_graph_batch_make(&c->b, c->ds, items + k0, n - k0 < B ? n - k0 : B)) !=
+                GAT_OK ||
+            (st = all_rows(c, b->graph.n)) != GAT_OK ||
+            (st = gat_i_graph_bind_batch(c->m, b, 1, "gat_graph_train", &bb)) != GAT_OK ||
+            (st = gat_i_model_forward(c->m, &bb, &(gat_i_run){.training = 0}, &logits)) !=
+                GAT_OK ||
+            (st = gat_i_bce_rows(logits, b->graph.n, L, b->label_matrix, NULL, GAT_SPLIT_NONE,
+                                 c->rows, b->graph.n, 0, &l, &f, NULL)) != GAT_OK)
+            break;
+        lsum += l * b->graph.n;
+        nodes += b->graph.n;
+        for (gat_idx i = 0; i < b->graph.n; i++)
+            gat_i_f1_add(&fc, logits + (size_t)i * L, b->label_matrix + (size_t)i * L, L);
+    }
+    gat_free(items);
+    if (st != GAT_OK) return st;
+    if (n == 0) return gat_i_error(GAT_EINVAL, "gat_graph_train: no graph in split %d", (int)which);
+    *loss = lsum / nodes;
+    *f1 = gat_i_f1_value(&fc);
+    return GAT_OK;
+}
+
+/* ReduceLROnPlateau (mode min, relative threshold 1e-4, no cooldown) after a validation. */
+static void schedule(graphs *c, double val_loss)
+{
+    const gat_train_config *cfg = c->cfg;
+    if (!(cfg->lr_factor > 0) || cfg->lr_step > 0) return;
+    if (val_loss < c->best_loss * (1 - 1e-4)) {
+        c->best_loss = val_loss;
+        c->bad = 0;
+    } else if (++c->bad > cfg->lr_patience) {
+        c->adam.lr *= cfg->lr_factor;
+        c->bad = 0;
+        c->lr_low = c->adam.lr < cfg->min_lr;
+    }
+}
 
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     graphs *c = u;
     gat_rng rng;
     gat_status st;
-    double lsum = 0, asum = 0;
+    double lsum = 0, asum = 0, wsum = 0;
     *diverged = 0;
+    if (c->cfg->lr_factor > 0 && c->cfg->lr_step > 0 && epoch > 1 &&
+        (epoch - 1) % c->cfg->lr_step == 0) { /* the step schedule */
+        c->adam.lr *= c->cfg->lr_factor;
+        c->lr_low = c->adam.lr < c->cfg->min_lr;
+    }
     /* the epoch's order: a shuffle by the seed and the epoch, the same for any thread count */
     gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
     for (gat_idx i = c->n_train - 1; i > 0; i--) {
@@ -270,58 +340,101 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
         if ((st = gat_graph_batch_make(&c->b, c->ds, c->train + k0, n)) != GAT_OK) return st;
-        if ((st = step(c->m, &c->b, 1, &c->cfg->adam, ++c->t, &l, &a, "step",
-                       "; the best model so far is kept", diverged)) != GAT_OK)
+        /* a graph model weighs each batch by its graphs, a multi-label one by its nodes */
+        const double w = c->multi ? (double)c->b.graph.n : (double)n;
+        if ((st = c->multi ? multi_step(c, &l, &a, diverged)
+                           : step(c->m, &c->b, 1, &c->adam, ++c->t, &l, &a, "step",
+                                  "; the best model so far is kept", diverged)) != GAT_OK)
             return st;
-        lsum += l * n;
-        asum += a * n;
+        lsum += l * w;
+        asum += a * w;
+        wsum += w;
     }
-    *loss = lsum / c->n_train;
-    *acc = asum / c->n_train;
+    *loss = lsum / wsum;
+    *acc = asum / wsum;
+    if (c->last) { /* before the loop's restore of the best model */
+        size_t P;
+        const gat_real *p = gat_model_params(c->m, &P);
+        memcpy(c->last, p, P * sizeof *p);
+    }
     return GAT_OK;
 }
 
 static gat_status graphs_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
 {
     graphs *c = u;
-    (void)final;
-    return gat_graph_evaluate(c->m, c->ds, c->split, which, c->B > 128 ? c->B : 128, loss, acc,
-                              NULL, NULL);
+    const gat_status st = c->multi ? multi_evaluate(c, which, loss, acc)
+                                   : gat_graph_evaluate(c->m, c->ds, c->split, which,
+                                                        c->B > 128 ? c->B : 128, loss, acc,
+                                                        NULL, NULL);
+    if (final) c->final_st = st;
+    if (st == GAT_OK && !final && which == GAT_SPLIT_VAL) schedule(c, *loss);
+    return st;
+}
+
+/* The loop's stop decision (gat_i_train_ops.agree): the caller's, or the schedule's end. */
+static int graphs_agree(void *u, int stop)
+{
+    graphs *c = u;
+    if (stop || !c->lr_low) return stop;
+    c->lr_stopped = 1;
+    return 1;
+}
+
+/* gat_graph_train's checks of its arguments; *multi: a node model on a multi-label dataset. */
+static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
+                              int *multi)
+{
+    const gat_model_config *mc = gat_model_get_config(m);
+    gat_train_config chk = *cfg;
+    gat_status st;
+    *multi = mc->task == GAT_TASK_NODE;
+    if (*multi && ds->n_labels < 1)
+        return gat_i_error(GAT_EINVAL, "gat_graph_train: a node model (task node) trains on a "
+                                       "dataset of graphs with multi-hot node labels only "
+                                       "(n_labels > 0); this one has none");
+    chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
+    if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
+    if (cfg->batch_size < 0 || (cfg->keep_last != 0 && cfg->keep_last != 1))
+        return gat_i_error(GAT_EINVAL,
+                           "gat_graph_train: batch_size = %d, keep_last = %d; expected 0 (all "
+                           "training graphs) or a count of graphs, and 0 or 1",
+                           cfg->batch_size, cfg->keep_last);
+    if (!(cfg->lr_factor >= 0 && cfg->lr_factor < 1) || cfg->lr_patience < 0 ||
+        cfg->lr_step < 0 || !(cfg->min_lr >= 0 && isfinite(cfg->min_lr)))
+        return gat_i_error(GAT_EINVAL,
+                           "gat_graph_train: lr_factor = %g, lr_patience = %d, lr_step = %d, "
+                           "min_lr = %g; expected 0 <= lr_factor < 1, lr_patience >= 0, "
+                           "lr_step >= 0 and a finite min_lr >= 0",
+                           cfg->lr_factor, cfg->lr_patience, cfg->lr_step, cfg->min_lr);
+    if (ds->n_graphs < 1 || !ds->graph_ptr || (!*multi && !ds->graph_labels))
+        return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no %s graphs",
+                           *multi ? "set of" : "labelled");
+    if (ds->n_features != mc->in_features)
+        return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
+                           ds->n_features, mc->in_features);
+    if (*multi && ds->n_labels != mc->classes)
+        return gat_i_error(GAT_EDIM, "the dataset has %d labels per node but the model predicts %d",
+                           ds->n_labels, mc->classes);
+    if (!*multi && ds->n_graph_classes > mc->graph_classes)
+        return gat_i_error(GAT_EDIM, "the dataset has %d graph classes but the model predicts %d",
+                           ds->n_graph_classes, mc->graph_classes);
+    /* checked once: its batches are bound without the checks */
+    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK) return st;
+    return gat_i_graph_check_dataset(m, ds, "gat_graph_train");
 }
 
 gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                            const gat_train_config *cfg, gat_train_result *res)
 {
-    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
+    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg, .best_loss = INFINITY};
     gat_idx n_val = 0, n_test = 0;
-    gat_train_config chk;
     gat_status st;
     gat_i_clear_error();
     if (!m || !ds || !graph_split || !cfg)
         return gat_i_error(GAT_EINVAL, "gat_graph_train: NULL %s",
                            !m ? "model" : !ds ? "dataset" : !graph_split ? "graph_split" : "cfg");
-    const gat_model_config *mc = gat_model_get_config(m);
-    if (mc->task != GAT_TASK_GRAPH)
-        return gat_i_error(GAT_EINVAL, "gat_graph_train: the model is a node model (task node)");
-    chk = *cfg;
-    chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
-    if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
-    if (cfg->batch_size < 0)
-        return gat_i_error(GAT_EINVAL,
-                           "gat_graph_train: batch_size = %d, expected 0 (all training graphs) "
-                           "or a count of graphs",
-                           cfg->batch_size);
-    if (ds->n_graphs < 1 || !ds->graph_labels || !ds->graph_ptr)
-        return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no labelled graphs");
-    if (ds->n_features != mc->in_features)
-        return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
-                           ds->n_features, mc->in_features);
-    if (ds->n_graph_classes > mc->graph_classes)
-        return gat_i_error(GAT_EDIM, "the dataset has %d graph classes but the model predicts %d",
-                           ds->n_graph_classes, mc->graph_classes);
-    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK ||
-        (st = gat_i_graph_check_dataset(m, ds, "gat_graph_train")) != GAT_OK)
-        return st;
+    if ((st = check_train(m, ds, cfg, &c.multi)) != GAT_OK) return st;
     for (gat_idx g = 0; g < ds->n_graphs; g++) {
         n_val += graph_split[g] == GAT_SPLIT_VAL;
         n_test += graph_split[g] == GAT_SPLIT_TEST;
@@ -336,11 +449,38 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
         goto cleanup;
     }
     c.B = cfg->batch_size > 0 && cfg->batch_size < c.n_train ? cfg->batch_size : c.n_train;
-    const gat_i_train_ops ops = {
-        .train = graphs_train, .evaluate = graphs_evaluate, .has_test = n_test > 0};
+    c.adam = cfg->adam;
+    size_t P;
+    gat_real *params = gat_model_params(m, &P);
+    if (cfg->keep_last && !(c.last = gat_malloc(P, sizeof *c.last))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    const gat_i_train_ops ops = {.train = graphs_train,
+                                 .evaluate = graphs_evaluate,
+                                 .agree = graphs_agree,
+                                 .has_test = n_test > 0};
     st = gat_i_train_loop(m, cfg, &ops, &c, res);
+    /* the schedule's end stops the loop as an interruption would (the best model restored and
+     * evaluated): an ordinary end here, unless that evaluation failed */
+    if (st == GAT_EINTERRUPTED && c.lr_stopped) {
+        st = c.final_st;
+        if (st == GAT_OK) gat_i_clear_error();
+    }
+    if (st == GAT_OK && c.last && res) { /* the last epoch's model, and its figures */
+        memcpy(params, c.last, P * sizeof *params);
+        res->best_epoch = res->epochs;
+        if ((st = graphs_evaluate(&c, GAT_SPLIT_VAL, 1, &res->val_loss, &res->val_acc)) ==
+                GAT_OK &&
+            n_test > 0)
+            st = graphs_evaluate(&c, GAT_SPLIT_TEST, 1, &res->test_loss, &res->test_acc);
+    } else if (st == GAT_OK && c.last) {
+        memcpy(params, c.last, P * sizeof *params);
+    }
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
+    gat_free(c.rows);
+    gat_free(c.last);
     return st;
 }

@@ -3,7 +3,8 @@
  * AUC = (sum over positives of the number of negatives scored below, ties 1/2) / (P N);
  * micro-averaged F1 of multi-label predictions (a label is predicted when its logit is > 0, i.e.
  * sigmoid > 1/2; F1 = 2 TP / (2 TP + FP + FN) over every (node, label) pair, as scikit-learn's
- * f1_score(average="micro")). */
+ * f1_score(average="micro")); macro-averaged F1 of class predictions, the mean of per-class
+ * F1 over the classes that occur, as f1_score(average="macro"). */
 #include "gat/metrics.h"
 #include "gat/train.h"
 #include "core/core.h"
@@ -117,6 +118,44 @@ gat_status gat_metric_from_name(const char *name, gat_metric *out)
     if ((st = gat_i_name_lookup("metric", name, metric_names, values, 3, &v)) == GAT_OK)
         *out = (gat_metric)v;
     return st;
+}
+
+gat_status gat_macro_f1(const gat_idx *labels, const gat_idx *pred, gat_idx n, gat_idx classes,
+                        double *f1)
+{
+    gat_i_f1_counts *c = NULL;
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_macro_f1", 3, (const void *[]){labels, pred, f1},
+                               (const char *[]){"labels", "pred", "f1"})) != GAT_OK)
+        return st;
+    if (n < 1 || classes < 1)
+        return gat_i_error(GAT_EINVAL, "gat_macro_f1: n = %d, classes = %d; expected both >= 1",
+                           n, classes);
+    for (gat_idx k = 0; k < n; k++)
+        if (labels[k] < 0 || labels[k] >= classes || pred[k] < 0 || pred[k] >= classes)
+            return gat_i_error(GAT_EINVAL, "gat_macro_f1: %s[%d] = %d outside 0..%d",
+                               labels[k] < 0 || labels[k] >= classes ? "labels" : "pred", k,
+                               labels[k] < 0 || labels[k] >= classes ? labels[k] : pred[k],
+                               classes - 1);
+    if (!(c = gat_calloc((size_t)classes, sizeof *c))) return GAT_ENOMEM;
+    for (gat_idx k = 0; k < n; k++)
+        if (labels[k] == pred[k]) {
+            c[labels[k]].tp++;
+        } else {
+            c[pred[k]].fp++;
+            c[labels[k]].fn++;
+        }
+    double sum = 0;
+    gat_idx seen = 0;
+    for (gat_idx q = 0; q < classes; q++)
+        if (c[q].tp + c[q].fp + c[q].fn > 0) { /* the class occurs in labels or pred */
+            sum += gat_i_f1_value(&c[q]);
+            seen++;
+        }
+    gat_free(c);
+    *f1 = sum / seen; /* seen >= 1: n >= 1 */
+    return GAT_OK;
 }
 
 void gat_i_f1_add(gat_i_f1_counts *c, const gat_real *z, const uint8_t *y, gat_idx L)

@@ -2,7 +2,8 @@
 # CLI tests of graph classification (issue 37): gat-train --task graph on a small TU dataset
 # written here (40 graphs; the class decides the node labels, so the signal is planted):
 # stratified and fixed folds, every readout, --save-folds, determinism over runs and thread
-# counts, the model file's task and readout, gat-embed on a graph model, and the usage errors.
+# counts, the model file's task and readout, the MLP classifier, the learning-rate schedule and
+# --preset dwivedi, gat-embed on a graph model, and the usage errors.
 # Usage: test_graph_task.sh GAT_TRAIN GAT_EMBED DATA_DIR
 set -u
 train=$1 embed=$2 data=$3
@@ -73,6 +74,36 @@ grep -q "2 fixed folds from $d/toy" "$tmp/out" && ok fixed-folds-named || badf f
 echo "0,1" >>"$d/toy_test.index"
 check fixed-folds-bad 1 '' 'toy_test.index: 3 folds \(lines\), but .*toy_train.index has 2' -- "$train" --task graph --threads 1 "${common[@]}"
 rm "$d"/toy_*.index
+
+# the MLP classifier and the plateau schedule: recorded in the model; the dwivedi preset runs
+# (its 1000-epoch backstop and batches overridden), a lr that cannot move the loss ends early
+check mlp-classifier 0 'readout mean' '' -- "$train" --task graph --readout mean --classifier-layers 2 --folds 4 --threads 1 "${common[@]}" --save "$tmp/mlp.gat"
+grep -q '"classifier_layers":"2"' "$tmp/mlp.gat" && grep -q 'classifier.hidden1.weight' "$tmp/mlp.gat" \
+  && ok mlp-in-model || badf mlp-in-model
+check preset-dwivedi 0 '\(4 folds, stratified, readout mean\)' '' -- "$train" --preset dwivedi --dataset "$d" --folds 4 --epochs 3 --threads 1
+check preset-dwivedi-readout 0 'readout attention' '' -- "$train" --preset dwivedi --readout attention --dataset "$d" --folds 4 --epochs 2 --threads 1
+# a graph preset is the same run as its options spelled out
+same_run() {
+  local name=$1 a=() b=()
+  shift
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  "$train" --dataset "$d" --folds 4 --threads 1 "${a[@]}" 2>&1 | strip /dev/stdin >"$tmp/a"
+  "$train" --dataset "$d" --folds 4 --threads 1 "$@" 2>&1 | strip /dev/stdin >"$tmp/b"
+  grep -q '^test accuracy' "$tmp/a" && cmp -s "$tmp/a" "$tmp/b" && ok "$name" || badf "$name" "$tmp/a" "$tmp/b"
+}
+same_run dwivedi-spelled-out --preset dwivedi --epochs 2 -- --task graph --readout mean --layers 4 \
+  --hidden 18 --heads 8 --out-heads 1 --embed-dim 144 --residual --classifier-layers 2 --dropout 0 \
+  --lr 1e-3 --weight-decay 0 --graph-batch 20 --lr-factor 0.5 --lr-patience 25 --min-lr 1e-6 \
+  --patience 1000 --keep-last --epochs 2
+same_run xu-spelled-out --preset xu --epochs 3 -- --task graph --readout sum --layers 4 --hidden 8 \
+  --heads 4 --out-heads 1 --embed-dim 32 --dropout 0 --lr 0.01 --weight-decay 0 --graph-batch 32 \
+  --lr-factor 0.5 --lr-step 50 --patience 350 --keep-last --epochs 3
+check lr-schedule-ends 0 'best epoch +[0-9]+ of +3,' '' -- "$train" --task graph --folds 4 --threads 1 --dataset "$d" --epochs 50 --graph-batch 8 --lr 1e-9 --lr-factor 0.5 --lr-patience 0 --min-lr 3e-10
+check keep-last 0 'best epoch +8 of +8,' '' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --keep-last
+check lr-patience-needs-factor 2 '' '^gat-train: --lr-patience needs --lr-factor' -- "$train" --task graph --dataset "$d" --lr-patience 3
+check classifier-needs-task 2 '' '^gat-train: --classifier-layers needs --task graph' -- "$train" --dataset "$d" --classifier-layers 2
+check lr-factor-range 2 '' 'lr-factor' -- "$train" --task graph --dataset "$d" --lr-factor 1
 
 check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
 check unknown-readout 2 '' "--readout: unknown readout 'median'" -- "$train" --task graph --dataset "$d" --readout median

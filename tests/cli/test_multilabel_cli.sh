@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI tests of the multi-label node task (issue 37): gat-synth --graphs (both kinds, the summary,
 # the same files for a seed and different ones for another, usage errors) and gat-train --task
-# multilabel on its output (micro-F1 reports, a saved model, the task checked against the data).
+# multilabel on its output (micro-F1 reports, a saved model, batches of graphs with --graph-batch,
+# the task checked against the data).
 # Usage: test_multilabel_cli.sh GAT_TRAIN GAT_SYNTH TESTDATA_DIR
 set -u
 train=$1 synth=$2 data=$3
@@ -28,6 +29,16 @@ grep -qE '^epoch +1  train loss [0-9.]+ F1 +[0-9.]+%  val loss [0-9.]+ F1 ' "$tm
 "$train" --dataset "$tmp/ml.gatd" --task multilabel --epochs 4 --threads 2 --quiet >"$tmp/b" 2>&1
 sed -E 's/, [0-9.]+ s\)/)/' "$tmp/a" >"$tmp/a2"; sed -E 's/, [0-9.]+ s\)/)/' "$tmp/b" >"$tmp/b2"
 cmp -s "$tmp/a2" "$tmp/b2" && grep -q micro-F1 "$tmp/a2" && ok train-threads-same || badf train-threads-same "$tmp/a" "$tmp/b"
+
+# --graph-batch 2: steps on two whole training graphs (the GAT paper's PPI setup), the same
+# figures on 1 and 2 threads, other figures than the full-graph steps; a plain node task refuses it
+check train-graph-batch 0 'test micro-F1: [0-9.]+%  \(best epoch' '' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --graph-batch 2 --epochs 3 --threads 1 --dropout 0
+"$train" --dataset "$tmp/ml.gatd" --task multilabel --graph-batch 2 --epochs 3 --threads 2 --dropout 0 --quiet >"$tmp/c" 2>&1
+"$train" --dataset "$tmp/ml.gatd" --task multilabel --graph-batch 2 --epochs 3 --threads 1 --dropout 0 --quiet >"$tmp/d" 2>&1
+sed -E 's/, [0-9.]+ s\)/)/' "$tmp/c" >"$tmp/c2"; sed -E 's/, [0-9.]+ s\)/)/' "$tmp/d" >"$tmp/d2"
+cmp -s "$tmp/c2" "$tmp/d2" && grep -q micro-F1 "$tmp/c2" && ok graph-batch-threads-same || badf graph-batch-threads-same "$tmp/c" "$tmp/d"
+! cmp -s "$tmp/a2" "$tmp/d2" && ok graph-batch-differs-from-full || badf graph-batch-differs-from-full "$tmp/a2" "$tmp/d2"
+check graph-batch-node-task 2 '' '^gat-train: --graph-batch needs --task graph or multilabel' -- "$train" --dataset "$data/tiny" --graph-batch 2 --epochs 1
 
 check task-node-on-multilabel 1 '' 'has multi-hot node labels: train it with --task multilabel' -- "$train" --dataset "$tmp/ml.gatd" --epochs 2
 check task-multilabel-on-classes 1 '' '--task multilabel: dataset .* has one class per node' -- "$train" --dataset "$data/tiny" --task multilabel --epochs 2

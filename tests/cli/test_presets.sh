@@ -30,7 +30,7 @@ same platonov-spelled-out --preset platonov --epochs 2 --hidden 4 --heads 2 -- "
 # an option given before the preset overrides it too
 same option-before-preset --lr 0.02 --epochs 2 --heads 2 --hidden 4 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --hidden 4 --heads 2
 same preset-equals-form --preset=platonov --epochs 2 --hidden 4 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --hidden 4 --heads 2
-check unknown-preset 2 '' "unknown preset 'pap' \(expected paper, paper-pubmed or platonov\)" -- "$bin" --dataset "$tiny" --preset pap
+check unknown-preset 2 '' "unknown preset 'pap' \(expected paper, paper-pubmed, platonov, dwivedi or xu\)" -- "$bin" --dataset "$tiny" --preset pap
 check unknown-metric 2 '' "--metric: unknown metric 'f1' \(expected acc, auc or loss\)" -- "$bin" --dataset "$tiny" --metric f1
 check auc-needs-two-classes 1 '' 'needs a two-class model, this one predicts 4 classes' -- "$bin" --dataset "$tiny" --metric auc --epochs 2 --threads 1 --quiet
 

@@ -94,6 +94,54 @@ START_TEST(test_classifier)
 }
 END_TEST
 
+/* The MLP classifier with L = 0, 1, 2 hidden layers (R = 8 -> 4 -> 2 -> C = 3). */
+typedef struct mlp_ctx {
+    gat_i_mlp_op op;
+    gat_real *x, *dx;
+} mlp_ctx;
+
+static void mlp_fwd(void *c, gat_real *out)
+{
+    mlp_ctx *d = c;
+    gat_i_mlp_forward(&d->op, d->x, out);
+}
+
+static void mlp_bwd(void *c, const gat_real *dy)
+{
+    mlp_ctx *d = c;
+    gat_i_mlp_backward(&d->op, d->x, dy, d->dx);
+}
+
+START_TEST(test_mlp)
+{
+    const int L = _i;
+    const gat_idx B = 3, R = 8, C = 3;
+    pool pl = {0};
+    mlp_ctx d = {.op = {.B = B, .R = R, .C = C, .L = L}};
+    d.x = reals(&pl, (size_t)B * R), d.dx = reals(&pl, (size_t)B * R);
+    d.op.act = reals(&pl, gat_i_mlp_act_size(B, R, L) + 1);
+    d.op.scratch = reals(&pl, (size_t)B * R);
+    tu_uniform(d.x, (size_t)B * R, -1, 1, 41 + L);
+    gc_op op = {.forward = mlp_fwd, .backward = mlp_bwd, .ctx = &d, .n_out = (size_t)B * C};
+    snprintf(op.name, sizeof op.name, "classifier MLP L=%d", L);
+    add_var(&op, "x", d.x, d.dx, (size_t)B * R, 1);
+    for (int k = 0; k <= L; k++) {
+        const gat_idx fi = R >> k, fo = k == L ? C : R >> (k + 1);
+        gat_real *W = reals(&pl, (size_t)fi * fo), *b = reals(&pl, (size_t)fo);
+        d.op.W[k] = W, d.op.b[k] = b;
+        d.op.dW[k] = reals(&pl, (size_t)fi * fo), d.op.db[k] = reals(&pl, (size_t)fo);
+        tu_uniform(W, (size_t)fi * fo, -1, 1, 50 + k);
+        /* biases away from the ReLU's kink, so the central differences see one side of it */
+        tu_uniform(b, (size_t)fo, 0.05, 0.5, 60 + k);
+        static const char *const wn[] = {"W0", "W1", "W2"}, *const bn[] = {"b0", "b1", "b2"};
+        add_var(&op, wn[k], W, d.op.dW[k], (size_t)fi * fo, 1);
+        add_var(&op, bn[k], b, d.op.db[k], (size_t)fo, 1);
+    }
+    gradcheck(&op, 70 + L);
+    pool_free(&pl);
+}
+END_TEST
+
 /* A whole graph model on a batch: training forwards without dropout. */
 typedef struct gm_ctx {
     gat_model *m;
@@ -127,18 +175,25 @@ START_TEST(test_graph_model)
     cfg.hidden = 3, cfg.heads = 2, cfg.in_dropout = cfg.att_dropout = 0;
     cfg.task = GAT_TASK_GRAPH, cfg.readout = kind, cfg.graph_classes = 3;
     if (kind == GAT_READOUT_ATTENTION) cfg.readout_heads = 2, cfg.readout_hidden = 3;
+    cfg.classifier_layers = (gat_idx[]){0, 2, 1, 1}[_i]; /* linear, one or two hidden layers */
     ck_assert_int_eq(gat_model_create(&d.m, &cfg, 21), GAT_OK);
     gat_idx ids[3] = {4, 0, 2};
     ck_assert_int_eq(gat_graph_batch_make(&d.b, &ds, ids, 3), GAT_OK);
     d.n_out = 3 * 3;
     gc_op op = {.forward = gm_fwd, .backward = gm_bwd, .ctx = &d, .n_out = d.n_out};
-    snprintf(op.name, sizeof op.name, "graph model, readout %s", gat_readout_name(kind));
+    snprintf(op.name, sizeof op.name, "graph model, readout %s, classifier L=%d",
+             gat_readout_name(kind), cfg.classifier_layers);
     int nt;
     size_t P;
     const gat_model_tensor *t = gat_model_tensors(d.m, &nt);
     gat_real *p = gat_model_params(d.m, &P), *g = gat_model_grads(d.m, NULL);
-    for (int k = 0; k < nt; k++)
+    for (int k = 0; k < nt; k++) {
+        /* the classifier's hidden biases start at 0: with every ReLU input <= 0 (all of a tiny
+         * model's can be) the central differences would straddle the kink at 0 */
+        if (!strncmp(t[k].name, "classifier.hidden", 17) && t[k].ndim == 1)
+            tu_uniform(p + t[k].offset, t[k].size, 1, 2, 90 + (uint64_t)k);
         add_var(&op, t[k].name, p + t[k].offset, g + t[k].offset, t[k].size, 1);
+    }
     gradcheck(&op, 31 + _i);
     gat_graph_batch_destroy(&d.b);
     gat_model_free(d.m);
@@ -152,6 +207,7 @@ static Suite *readout_suite(void)
     TCase *tc = tcase_create("gradients");
     tcase_add_loop_test(tc, test_readouts, 0, 2 * GAT_READOUT_COUNT);
     tcase_add_test(tc, test_classifier);
+    tcase_add_loop_test(tc, test_mlp, 0, 3);
     tcase_add_loop_test(tc, test_graph_model, 0, GAT_READOUT_COUNT);
     suite_add_tcase(s, tc);
     return s;

@@ -1,6 +1,6 @@
 /* Graph classification (gat/readout.h): batches against separate forwards, batch buffer reuse,
- * stratified folds, thread-count determinism of training, model files of graph models, bad
- * input, and training on planted signal. */
+ * stratified folds, thread-count determinism of training, the learning-rate schedule, model
+ * files of graph models, bad input, and training on planted signal. */
 #include "testutil.h"
 
 #include <math.h>
@@ -101,8 +101,10 @@ START_TEST(test_folds)
 }
 END_TEST
 
-/* Training from one seed: the same parameters with 1 and 2 threads, and it learns the signal. */
-static void train_once(int threads, gat_readout r, gat_real **params, size_t *P, double *test_acc)
+/* Training from one seed: the same parameters with 1 and 2 threads, and it learns the signal;
+ * mlp: a classifier of 2 hidden layers and the plateau schedule (patience 2). */
+static void train_once(int threads, gat_readout r, int mlp, gat_real **params, size_t *P,
+                       double *test_acc)
 {
     gat_dataset ds;
     tu_graph_set(&ds, 120, 4, 9);
@@ -110,13 +112,21 @@ static void train_once(int threads, gat_readout r, gat_real **params, size_t *P,
     uint8_t *split = malloc((size_t)ds.n_graphs);
     ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
     ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
-    gat_model *m = graph_model(r, 4, 7);
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    gat_model_config_default(&cfg, 4, 6);
+    cfg.in_dropout = cfg.att_dropout = 0;
+    cfg.task = GAT_TASK_GRAPH, cfg.readout = r, cfg.graph_classes = 2;
+    if (r == GAT_READOUT_ATTENTION) cfg.readout_heads = 2, cfg.readout_hidden = 5;
+    cfg.classifier_layers = mlp ? 2 : 0;
+    ck_assert_msg(gat_model_create(&m, &cfg, 7) == GAT_OK, "%s", gat_last_error());
     gat_model_set_threads(m, threads);
     gat_train_config tc;
     gat_train_result res;
     gat_train_config_default(&tc);
     tc.max_epochs = 30, tc.patience = 30, tc.batch_size = 16, tc.seed = 3;
     tc.adam.lr = 0.01;
+    if (mlp) tc.lr_factor = 0.5, tc.lr_patience = 2;
     ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
     ck_assert_int_eq(res.epochs, 30);
     size_t n;
@@ -140,14 +150,193 @@ START_TEST(test_train_threads)
     gat_real *p1, *p2;
     size_t n1, n2;
     double a1, a2;
-    train_once(1, (gat_readout)_i, &p1, &n1, &a1);
-    train_once(2, (gat_readout)_i, &p2, &n2, &a2);
+    /* the four readouts, then attention with the MLP classifier and the schedule */
+    const gat_readout r = _i < GAT_READOUT_COUNT ? (gat_readout)_i : GAT_READOUT_ATTENTION;
+    const int mlp = _i >= GAT_READOUT_COUNT;
+    train_once(1, r, mlp, &p1, &n1, &a1);
+    train_once(2, r, mlp, &p2, &n2, &a2);
     ck_assert_uint_eq(n1, n2);
     ck_assert_mem_eq(p1, p2, n1 * sizeof *p1);
     ck_assert_double_eq(a1, a2);
-    ck_assert_msg(a1 >= 0.85, "readout %s: test accuracy %g on planted signal",
-                  gat_readout_name((gat_readout)_i), a1);
+    ck_assert_msg(a1 >= 0.85, "readout %s%s: test accuracy %g on planted signal",
+                  gat_readout_name(r), mlp ? " with the MLP classifier" : "", a1);
     free(p1), free(p2);
+}
+END_TEST
+
+/* The plateau schedule: a learning rate too small to move the validation loss by 1e-4 halves
+ * at every validation after the first (lr_patience 0) and ends training once below min_lr. */
+START_TEST(test_lr_schedule)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 40, 4, 5);
+    gat_idx *fold = malloc((size_t)ds.n_graphs * sizeof *fold);
+    uint8_t *split = malloc((size_t)ds.n_graphs);
+    ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
+    gat_model *m = graph_model(GAT_READOUT_MEAN, 4, 3);
+    gat_train_config tc;
+    gat_train_result res;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 100, tc.patience = 100, tc.batch_size = 8, tc.seed = 1;
+    tc.adam.lr = 1e-9;
+    tc.lr_factor = 0.5, tc.lr_patience = 0, tc.min_lr = 3e-10;
+    /* epoch 1 sets the best loss; epochs 2 and 3 halve the lr to 5e-10, then 2.5e-10 < min_lr */
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 3);
+    ck_assert(res.test_acc >= 0 && res.test_acc <= 1);
+    /* the step schedule: 1e-9 for epochs 1-2, 5e-10 for 3-4, 2.5e-10 < min_lr from epoch 5 */
+    tc.lr_step = 2, tc.lr_patience = 1000;
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 5);
+    tc.lr_step = 0, tc.lr_patience = 0;
+    /* keep_last: the last epoch's model and figures */
+    tc.keep_last = 1, tc.min_lr = 0, tc.max_epochs = 4, tc.adam.lr = 0.01;
+    ck_assert_msg(gat_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(res.epochs, 4);
+    ck_assert_int_eq(res.best_epoch, 4);
+    double acc, vacc;
+    ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_TEST, 0, NULL, &acc, NULL, NULL),
+                     GAT_OK);
+    ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_VAL, 0, NULL, &vacc, NULL, NULL),
+                     GAT_OK);
+    ck_assert_double_eq(acc, res.test_acc);
+    ck_assert_double_eq(vacc, res.val_acc);
+    tc.keep_last = 2;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "keep_last = 2");
+    tc.keep_last = 0, tc.adam.lr = 1e-9;
+    /* without min_lr it runs to max_epochs */
+    tc.min_lr = 0, tc.max_epochs = 5;
+    ck_assert_int_eq(gat_graph_train(m, &ds, split, &tc, &res), GAT_OK);
+    ck_assert_int_eq(res.epochs, 5);
+    tc.lr_factor = 1;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_factor = 1");
+    tc.lr_factor = 0.5, tc.lr_patience = -1;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_patience = -1");
+    tc.lr_patience = 0, tc.lr_step = -2;
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_step = -2");
+    gat_model_free(m);
+    free(fold), free(split);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* A multi-label dataset of G graphs (tu_graph_set's, F features): label l of node i is 1 when
+ * x[i][l] + the mean of x[j][l] over its in-neighbours j (self included) exceeds 1; graphs 0 ..
+ * G-5 train, G-4 and G-3 validate, G-2 and G-1 test (the split by graph). */
+enum { ML = 3 };
+static void multi_set(gat_dataset *ds, gat_idx G, gat_idx F)
+{
+    gat_dataset base;
+    tu_graph_set(&base, G, F, 13);
+    const gat_idx N = base.n;
+    uint8_t *y = calloc((size_t)N * ML, 1), *split = malloc((size_t)N);
+    gat_real *dense = calloc((size_t)N * F, sizeof *dense);
+    ck_assert(y && split && dense);
+    for (gat_idx i = 0; i < N; i++)
+        for (gat_idx k = base.x.rowptr[i]; k < base.x.rowptr[i + 1]; k++)
+            dense[(size_t)i * F + base.x.col[k]] = base.x.val[k];
+    for (gat_idx i = 0; i < N; i++)
+        for (gat_idx l = 0; l < ML; l++) {
+            double m = 0;
+            for (gat_idx e = base.graph.rowptr[i]; e < base.graph.rowptr[i + 1]; e++)
+                m += dense[(size_t)base.graph.col[e] * F + l];
+            m /= base.graph.rowptr[i + 1] - base.graph.rowptr[i];
+            y[(size_t)i * ML + l] = dense[(size_t)i * F + l] + m > 1;
+        }
+    for (gat_idx g = 0; g < G; g++)
+        for (gat_idx i = base.graph_ptr[g]; i < base.graph_ptr[g + 1]; i++)
+            split[i] = g < G - 4 ? GAT_SPLIT_TRAIN : g < G - 2 ? GAT_SPLIT_VAL : GAT_SPLIT_TEST;
+    gat_dataset_parts p = {.graph = &base.graph, .features = &base.x, .split = split,
+                           .n_graphs = G, .graph_ptr = base.graph_ptr, .n_labels = ML,
+                           .label_matrix = y};
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    ck_assert_msg(gat_dataset_from_parts(ds, &p, &o) == GAT_OK, "%s", gat_last_error());
+    gat_dataset_destroy(&base);
+    free(y), free(split), free(dense);
+}
+
+/* A node model on a multi-label dataset trained in batches of graphs (threads, batch_size) for
+ * 4 epochs; its parameters (caller frees) and result. */
+static gat_real *multi_train(const gat_dataset *ds, int threads, gat_idx batch,
+                             gat_train_result *res)
+{
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    gat_model_config_default(&cfg, ds->n_features, ML);
+    cfg.in_dropout = cfg.att_dropout = 0;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 5), GAT_OK);
+    gat_model_set_threads(m, threads);
+    uint8_t split[16];
+    for (gat_idx g = 0; g < ds->n_graphs; g++)
+        split[g] = ds->split[ds->graph_ptr[g]];
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 4, tc.patience = 4, tc.batch_size = batch, tc.seed = 2;
+    tc.adam.lr = 0.01, tc.adam.weight_decay = 0;
+    if (batch < 0) { /* the full-graph reference: gat_train */
+        tc.batch_size = 0;
+        ck_assert_msg(gat_train(m, ds, &tc, res) == GAT_OK, "%s", gat_last_error());
+    } else {
+        ck_assert_msg(gat_graph_train(m, ds, split, &tc, res) == GAT_OK, "%s", gat_last_error());
+    }
+    size_t P;
+    const gat_real *p = gat_model_params(m, &P);
+    gat_real *out = malloc(P * sizeof *out);
+    memcpy(out, p, P * sizeof *out);
+    gat_model_free(m);
+    return out;
+}
+
+/* Multi-label node tasks in batches of graphs (the PPI setup): a batch's label rows are the
+ * dataset's; one batch of every training graph trains as gat_train's full graph (the same loss
+ * and gradients, summed in another order); batches of 2 give the same parameters on 1 and 2
+ * threads; and the errors. */
+START_TEST(test_multilabel_batches)
+{
+    gat_dataset ds;
+    gat_graph_batch b = {0};
+    multi_set(&ds, 12, 4);
+    const gat_idx ids[2] = {9, 3};
+    ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids, 2), GAT_OK);
+    ck_assert_int_eq(b.n_labels, ML);
+    for (gat_idx k = 0; k < 2; k++) {
+        const gat_idx lo = ds.graph_ptr[ids[k]], n = ds.graph_ptr[ids[k] + 1] - lo;
+        ck_assert_mem_eq(b.label_matrix + (size_t)b.graph_ptr[k] * ML,
+                         ds.label_matrix + (size_t)lo * ML, (size_t)n * ML);
+    }
+    gat_train_result full, all, one, two;
+    gat_real *pf = multi_train(&ds, 1, -1, &full), *pa = multi_train(&ds, 1, 0, &all);
+    ck_assert_double_le(fabs(full.val_loss - all.val_loss), 1e-4 * full.val_loss);
+    ck_assert_int_eq(full.best_epoch, all.best_epoch);
+    gat_real *p1 = multi_train(&ds, 1, 2, &one), *p2 = multi_train(&ds, 2, 2, &two);
+    size_t P;
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    gat_model_config_default(&cfg, ds.n_features, ML);
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 5), GAT_OK);
+    gat_model_params(m, &P);
+    ck_assert_mem_eq(p1, p2, P * sizeof *p1);
+    ck_assert_double_eq(one.val_acc, two.val_acc);
+    ck_assert(one.val_acc > 0 && one.val_acc <= 1);
+    /* a node model needs multi-hot labels; the labels and the classes must agree */
+    gat_dataset plain;
+    tu_graph_set(&plain, 6, 4, 1);
+    uint8_t split[16] = {1, 1, 1, 1, 2, 3};
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    ASSERT_FAILS(gat_graph_train(m, &plain, split, &tc, NULL), GAT_EINVAL, "multi-hot");
+    gat_model *wrong = NULL;
+    gat_model_config_default(&cfg, ds.n_features, ML + 1);
+    ck_assert_int_eq(gat_model_create(&wrong, &cfg, 5), GAT_OK);
+    ASSERT_FAILS(gat_graph_train(wrong, &ds, split, &tc, NULL), GAT_EDIM, "3 labels per node");
+    gat_model_free(wrong), gat_model_free(m);
+    free(pf), free(pa), free(p1), free(p2);
+    gat_graph_batch_destroy(&b);
+    gat_dataset_destroy(&plain);
+    gat_dataset_destroy(&ds);
 }
 END_TEST
 
@@ -159,7 +348,12 @@ START_TEST(test_model_file)
     gat_dataset ds;
     gat_graph_batch b = {0};
     tu_graph_set(&ds, 6, 4, 1);
-    gat_model *m = graph_model(GAT_READOUT_ATTENTION, 4, 2), *back = NULL;
+    gat_model_config mcfg;
+    gat_model *m = NULL, *back = NULL;
+    gat_model_config_default(&mcfg, 4, 6);
+    mcfg.task = GAT_TASK_GRAPH, mcfg.readout = GAT_READOUT_ATTENTION, mcfg.graph_classes = 2;
+    mcfg.readout_heads = 2, mcfg.readout_hidden = 5, mcfg.classifier_layers = 2;
+    ck_assert_int_eq(gat_model_create(&m, &mcfg, 2), GAT_OK);
     gat_model_meta meta, got;
     gat_model_meta_init(&meta);
     const char *names[2] = {"no", "yes"};
@@ -172,6 +366,7 @@ START_TEST(test_model_file)
     ck_assert_int_eq(c->readout_heads, 2);
     ck_assert_int_eq(c->readout_hidden, 5);
     ck_assert_int_eq(c->graph_classes, 2);
+    ck_assert_int_eq(c->classifier_layers, 2);
     ck_assert_int_eq(got.n_classes, 2);
     ck_assert_str_eq(got.class_names[1], "yes");
     const gat_idx ids[3] = {0, 5, 3};
@@ -233,6 +428,13 @@ START_TEST(test_bad_input)
     ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "graph_classes must be in");
     cfg.graph_classes = 2, cfg.readout_heads = 3;
     ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "need the attention readout");
+    cfg.readout_heads = 0, cfg.classifier_layers = 2; /* readout width 2: one halving only */
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "classifier_layers must be in 0..4");
+    cfg.classifier_layers = 1;
+    ck_assert_int_eq(gat_model_config_check(&cfg), GAT_OK);
+    cfg.task = GAT_TASK_NODE, cfg.graph_classes = 0;
+    ASSERT_FAILS(gat_model_config_check(&cfg), GAT_EINVAL, "must be 0 for a node model");
+    cfg.task = GAT_TASK_GRAPH, cfg.graph_classes = 2, cfg.classifier_layers = 0;
     gat_readout r;
     ASSERT_FAILS(gat_readout_from_name("median", &r), GAT_EINVAL, "median");
     ck_assert_int_eq(gat_readout_from_name("Attention", &r), GAT_OK);
@@ -255,7 +457,9 @@ static Suite *graphs_suite(void)
     TCase *tc = tcase_create("graphs");
     tcase_add_loop_test(tc, test_batch_equals_separate, 0, GAT_READOUT_COUNT);
     tcase_add_test(tc, test_folds);
-    tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT);
+    tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT + 1);
+    tcase_add_test(tc, test_lr_schedule);
+    tcase_add_test(tc, test_multilabel_batches);
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);
