@@ -435,6 +435,7 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     /* a dataset path recorded absolute, so gat-embed finds it from any directory */
     char dataset_buf[4096];
     meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
+    meta.pe = s->src->pe;
     if (gat_model_save(m, &meta, o->save) != GAT_OK) return train_fail("cannot save the model");
     if (s->interrupted)
         fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved to %s\n",
@@ -636,12 +637,24 @@ typedef struct dataset_runs {
     gat_dataset ds;
     const options *o;
     gat_dataset_options dopt;
+    tool_pe pe; /* --pe: the encodings in ds's features */
 } dataset_runs;
 
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
 {
-    return gat_train(m, &((dataset_runs *)user)->ds, tc, res);
+    dataset_runs *d = user;
+    gat_train_config t;
+    /* --pe with Laplacian columns: their signs flip at random per epoch, and are fixed again
+     * for the reported figures */
+    const unsigned flags = d->o->batch_size ? GAT_BIND_INFERENCE : 0u;
+    if (tool_pe_train_config("gat-train", &d->pe, m, flags, tc->seed, tc, &t) != 0)
+        return GAT_ENOMEM;
+    gat_status st = gat_train(m, &d->ds, &t, res);
+    if ((st == GAT_OK || st == GAT_EINTERRUPTED) &&
+        (tool_pe_fix("gat-train", &d->pe, m) != 0 || tool_pe_evaluate("gat-train", &d->pe, m, res) != 0))
+        st = GAT_ENOMEM;
+    return st;
 }
 
 /* --all-splits: the same file read again with fixed split r. */
@@ -649,9 +662,12 @@ static int dataset_next_split(void *user, int r)
 {
     dataset_runs *d = user;
     const char *name;
+    tool_pe_destroy(&d->pe);
     gat_dataset_destroy(&d->ds);
     d->dopt.split_index = r;
-    return cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name) ? 1 : 0;
+    if (cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name)) return 1;
+    if (tool_pe_parse("gat-train", d->o->pe, &d->pe) != 0) return 2;
+    return tool_pe_build("gat-train", &d->pe, &d->ds, d->o->threads, 1);
 }
 
 /* Whether the validation nodes of ds hold class 0 and class 1 (two-class data has an AUC). */
@@ -704,10 +720,16 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(ds);
         return 1;
     }
+    if ((rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
+        (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0) {
+        gat_dataset_destroy(ds);
+        return rc;
+    }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
     const source src = {.name = name,
                         .model_dataset = o->data.graph ? NULL : name,
+                        .pe = d.pe.on ? d.pe.text : NULL,
                         .n_features = ds->n_features,
                         .n_classes = ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
                         .n_edge_features = ds->n_edge_features,
@@ -719,6 +741,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .next_split = o->all_splits ? dataset_next_split : NULL,
                         .user = &d};
     rc = train_runs(o, &src);
+    tool_pe_destroy(&d.pe);
     gat_dataset_destroy(ds);
     return rc;
 }
@@ -774,6 +797,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &op->residual, 0, 0, NULL,
          "residual connection per layer, projected where widths differ"},
+        {"pe", CLI_STRING, &op->pe, 0, 0, "SPEC",
+         "positional encodings appended to the features: lap:K (Laplacian eigenvectors, signs "
+         "flipped at random each epoch), rw:K (random-walk return probabilities) or both, e.g. "
+         "lap:8,rw:16"},
         {"edge-features", CLI_FLAG, &op->edge_features, 0, 0, NULL,
          "use the dataset's edge features in the attention score (gat and gatv2: PyG's GATConv / "
          "GATv2Conv(edge_dim))"},
@@ -966,6 +993,13 @@ static int check_options(options *o)
                             "split: it excludes --batch-size, --partitions and a random split\n");
             return 2;
         }
+    }
+    tool_pe pe;
+    if ((rc = tool_pe_parse("gat-train", o->pe, &pe)) != 0) return rc;
+    if (pe.on && o->partitions) {
+        fprintf(stderr, "gat-train: --pe does not apply to --partitions (the parts hold their "
+                        "features as gat-partition wrote them)\n");
+        return 2;
     }
     if (o->save && (o->runs > 1 || o->all_splits)) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");

@@ -5,6 +5,7 @@
 #define GAT_TOOL_TRAIN_H
 
 #include "cli.h"
+#include "pe.h"
 #include "plot.h"
 
 #include "gat/gat.h"
@@ -47,6 +48,7 @@ typedef struct options {
     const char *fold_index;          /* --fold-index PREFIX: fixed folds */
     const char *save_folds;          /* --save-folds FILE */
     int folds, graph_batch, readout_heads, embed_dim;
+    const char *pe;                  /* --pe SPEC (pe.h), or NULL */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;
@@ -119,6 +121,7 @@ extern const char train_preset_help[];
 typedef struct source {
     const char *name;          /* the dataset's or the partition's, for messages and the plot */
     const char *model_dataset; /* gat_model_meta.dataset: a name gat-embed can load, or NULL */
+    const char *pe;            /* gat_model_meta.pe: the encodings in the features, or NULL */
     gat_idx n_features, n_classes, n_edge_features;
     const char *const *class_names; /* (n_classes), borrowed */
     int normalized, symmetrize;     /* what the features and the graph went through */

@@ -80,6 +80,7 @@ typedef struct folds {
     gat_idx *fold;  /* (n_graphs) the stratified assignment, or NULL with fixed folds */
     gat_idx *tested; /* (n_graphs) the fold that tests each graph (-1: none) */
     uint8_t *split; /* (n_graphs) */
+    tool_pe *pe;    /* --pe: the encodings in ds's features (per graph: each is a component) */
 } folds;
 
 static int fold_split(folds *f, int r)
@@ -106,6 +107,7 @@ static int save_graph_model(const folds *f, gat_model *m)
     meta.normalize = f->ds->normalized;
     meta.symmetrize = 1;
     meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
+    meta.pe = f->pe->on ? f->pe->text : NULL;
     if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
         fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
         return 1;
@@ -143,7 +145,15 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.batch_size = o->graph_batch;
     tc.seed = (uint64_t)o->seed + (uint64_t)r;
     int rc = 0;
+    /* --pe: Laplacian signs flipped per epoch (batches are made from the features at every
+     * step, so nothing to rebind), fixed again for the test figures */
+    const gat_train_config plain = tc;
+    if (tool_pe_train_config("gat-train", f->pe, NULL, 0, tc.seed, &plain, &tc) != 0) {
+        gat_model_free(m);
+        return 1;
+    }
     if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
+        tool_pe_fix("gat-train", f->pe, NULL) != 0 ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
@@ -227,8 +237,14 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(&ds);
         return 1;
     }
+    tool_pe pe;
+    if ((rc = tool_pe_parse("gat-train", o->pe, &pe)) != 0 ||
+        (rc = tool_pe_build("gat-train", &pe, &ds, o->threads, o->quiet)) != 0) {
+        gat_dataset_destroy(&ds);
+        return rc;
+    }
     folds f = {.o = o, .ds = &ds, .name = name, .k = o->folds,
-               .prefix = fold_prefix(o, buf, sizeof buf)};
+               .prefix = fold_prefix(o, buf, sizeof buf), .pe = &pe};
     f.tested = malloc((size_t)ds.n_graphs * sizeof *f.tested);
     f.split = malloc((size_t)ds.n_graphs);
     gat_idx nf = 0;
@@ -256,6 +272,7 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
     free(f.fold);
     free(f.tested);
     free(f.split);
+    tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);
     return rc;
 }
