@@ -727,6 +727,12 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
+    if (o->gps) {
+        rc = train_gps_nodes(o, ds, &d.pe);
+        tool_pe_destroy(&d.pe);
+        gat_dataset_destroy(ds);
+        return rc;
+    }
     const source src = {.name = name,
                         .model_dataset = o->data.graph ? NULL : name,
                         .pe = d.pe.on ? d.pe.text : NULL,
@@ -801,6 +807,13 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "positional encodings appended to the features: lap:K (Laplacian eigenvectors, signs "
          "flipped at random each epoch), rw:K (random-walk return probabilities) or both, e.g. "
          "lap:8,rw:16"},
+        {"arch", CLI_STRING, &op->arch, 0, 0, "NAME",
+         "gat (default), or a graph transformer of --layers layers of width --embed-dim with "
+         "--heads heads: gps (GAT and global attention per layer, then an MLP; layer norms), "
+         "transformer (global attention and MLP), gat-mlp (GAT and MLP)"},
+        {"anchors", CLI_INT, &op->anchors, 1, 1000000, "M",
+         "with --arch gps or transformer on one graph of more than M nodes: each node attends "
+         "to M anchor nodes drawn from the seed (an approximation), not to all"},
         {"edge-features", CLI_FLAG, &op->edge_features, 0, 0, NULL,
          "use the dataset's edge features in the attention score (gat and gatv2: PyG's GATConv / "
          "GATv2Conv(edge_dim))"},
@@ -891,7 +904,8 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"readout-heads", CLI_INT, &op->readout_heads, 1, GAT_MAX_HEADS, "K",
          "heads of the attention readout, concatenated (default 1)"},
         {"embed-dim", CLI_INT, &op->embed_dim, 1, 65536, "D",
-         "with --task graph: width of the node embeddings the last layer gives (default 64)"},
+         "with --task graph: width of the node embeddings the last layer gives; with --arch gps, "
+         "transformer or gat-mlp: the layers' width (default 64)"},
         {"folds", CLI_INT, &op->folds, 2, 1000, "K",
          "with --task graph: stratified K-fold cross-validation (default 10; fold f tests, fold "
          "f+1 validates)"},
@@ -1006,6 +1020,7 @@ static int check_options(options *o)
         return 2;
     }
     if ((rc = train_graphs_check(o)) != 0) return rc;
+    if ((rc = train_gps_check(o)) != 0) return rc;
     return check_outputs(o);
 }
 

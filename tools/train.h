@@ -49,6 +49,10 @@ typedef struct options {
     const char *save_folds;          /* --save-folds FILE */
     int folds, graph_batch, readout_heads, embed_dim;
     const char *pe;                  /* --pe SPEC (pe.h), or NULL */
+    const char *arch;                /* --arch NAME: gat, or a graph transformer (train_gps.c) */
+    int anchors;                     /* --anchors M */
+    int gps;                         /* --arch names a graph transformer, */
+    gat_gps_kind arch_kind;          /*  this one */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;
@@ -114,6 +118,18 @@ int train_apply_preset(options *o, int argc, char **argv);
 
 /* The presets' names and one line on each, for --help. */
 extern const char train_preset_help[];
+
+/* ---- train_gps.c: --arch gps|transformer|gat-mlp ---- */
+
+/* The usage checks of --arch and --anchors. Returns 0 or 2 after a message. */
+int train_gps_check(options *o);
+/* o->runs graph transformers on ds's node split (pe: its encodings, flipped per epoch and fixed
+ * for the figures). Returns the exit code. */
+int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe);
+/* Fold r of --task graph with a graph transformer: trains on split, *acc the test accuracy, res
+ * the training's. Returns 0, or 1 or 2 after a message. */
+int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
+                   int r, double *acc, gat_train_result *res);
 
 /* ---- gat-train.c: the runs ---- */
 

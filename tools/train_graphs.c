@@ -127,6 +127,16 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
                         .n_edge_features = f->ds->n_edge_features};
     if (fold_split(f, r) != 0) return 1;
+    if (o->gps) {
+        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, acc, &res);
+        *f1 = NAN; /* not computed for graph transformers */
+        if (rc == 0 && !o->quiet) {
+            printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, %.2f s\n",
+                   r + 1, res.best_epoch, res.epochs, 100 * res.val_acc, 100 * *acc, res.seconds);
+            fflush(stdout);
+        }
+        return rc;
+    }
     train_model_config(o, &src, &mc);
     mc.task = GAT_TASK_GRAPH;
     mc.readout = o->readout_kind;
@@ -203,10 +213,15 @@ static int cross_validate(folds *f)
     if (f->o->save_folds && (rc = save_folds(f)) != 0) return rc;
     const double ma = sa / f->k, mf = sf / f->k;
     const double da = sqrt(fmax(sa2 / f->k - ma * ma, 0)), df = sqrt(fmax(sf2 / f->k - mf * mf, 0));
-    printf("test accuracy: %.2f%% +- %.2f%%, macro-F1: %.2f%% +- %.2f%%  (%d folds%s, readout "
-           "%s)\n",
-           100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
-           gat_readout_name(f->o->readout_kind));
+    if (f->o->gps)
+        printf("test accuracy: %.2f%% +- %.2f%%  (%d folds%s, readout %s, arch %s)\n", 100 * ma,
+               100 * da, f->k, f->prefix ? ", fixed" : ", stratified",
+               gat_readout_name(f->o->readout_kind), f->o->arch);
+    else
+        printf("test accuracy: %.2f%% +- %.2f%%, macro-F1: %.2f%% +- %.2f%%  (%d folds%s, readout "
+               "%s)\n",
+               100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
+               gat_readout_name(f->o->readout_kind));
     return 0;
 }
 
