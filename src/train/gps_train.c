@@ -205,12 +205,9 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     gat_rng rng;
     gat_status st;
     double lsum = 0, asum = 0;
+    /* the epoch's order: as gat_graph_train draws it (the same batches for a seed) */
     gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
-    for (gat_idx i = c->n_train - 1; i > 0; i--) {
-        const gat_idx j = (gat_idx)gat_rng_below(&rng, (uint64_t)i + 1), t = c->train[i];
-        c->train[i] = c->train[j];
-        c->train[j] = t;
-    }
+    gat_i_shuffle(&rng, c->train, c->n_train);
     for (gat_idx k0 = 0; k0 < c->n_train; k0 += c->B) {
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;

@@ -27,22 +27,9 @@ check node-anchors 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch trans
 "$train" "${common[@]}" --arch transformer --threads 1 >"$tmp/c" 2>&1
 ! cmp -s <(grep '^epoch' "$tmp/out") <(grep '^epoch' "$tmp/c") && ok anchors-differ || bad anchors-differ
 
-# graph classification: 24 small graphs (as test_pe_cli.sh's toy)
+# graph classification: 24 small graphs (lib.sh, toy_tu)
 d=$tmp/toy
-mkdir -p "$d"
-awk -v d="$d" 'BEGIN {
-  id = 0
-  for (g = 1; g <= 24; g++) {
-    n = 4 + g % 5; c = g % 2
-    print c > (d "/toy_graph_labels.txt")
-    for (i = 1; i <= n; i++) {
-      id++
-      print g > (d "/toy_graph_indicator.txt")
-      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
-      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
-    }
-  }
-}'
+toy_tu "$d" toy 24
 g=(--task graph --dataset "$d" --arch gps --embed-dim 8 --heads 2 --epochs 4 --patience 4 --graph-batch 8 --folds 3 --seed 3 --pe lap:2)
 check graph-gps 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 folds, stratified, readout sum, arch gps\)$' '' -- "$train" "${g[@]}" --threads 1
 [ "$(grep -c '^fold ' "$tmp/out")" -eq 3 ] && ok graph-fold-lines || badf graph-fold-lines "$tmp/out"

@@ -63,20 +63,7 @@ check embed-other-data 1 '' "dataset .* has 5 features per node; with the 5 enco
 
 # graph classification: encodings per graph of the TU set (every graph a component)
 d=$tmp/toy
-mkdir -p "$d"
-awk -v d="$d" 'BEGIN {
-  id = 0
-  for (g = 1; g <= 24; g++) {
-    n = 4 + g % 5; c = g % 2
-    print c > (d "/toy_graph_labels.txt")
-    for (i = 1; i <= n; i++) {
-      id++
-      print g > (d "/toy_graph_indicator.txt")
-      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
-      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
-    }
-  }
-}'
+toy_tu "$d" toy 24
 gcommon=(--task graph --dataset "$d" --dropout 0 --epochs 5 --patience 5 --graph-batch 8 --folds 3 --seed 3)
 check graph-train 0 '^test accuracy: ' '' -- "$train" "${gcommon[@]}" --pe lap:2,rw:3 --threads 1 --save "$tmp/g.gat"
 grep -Eq '^encodings lap:2,rw:3: .* 24 components \(24 dsyevr' "$tmp/out" && ok graph-components || badf graph-components "$tmp/out"
