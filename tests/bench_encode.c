@@ -3,11 +3,12 @@
  * (layers/global_attn.h) until a model layer wires them. Prints one cost line per run.
  *   bench_encode lap|rw|both K DATASET [THREADS]   (a bundled name, a Cora-layout prefix or .gatd)
  *   bench_encode attn GRAPHS NODES FEATURES HEADS REPS THREADS
- *   bench_encode anchors DATASET FEATURES HEADS SCALE M1[,M2...] THREADS
- * anchors: the error of anchor attention against exact attention on one graph, with q, k, v
- * random projections (entries N(0, SCALE^2 / 8)) of the graph's lap:8 encoding scaled to unit
- * variance per column, so that nodes close in the graph have similar queries and keys (SCALE
- * sets how peaked the attention is), and v independent of them (N(0, 1)). The error is printed
+ *   bench_encode anchors lap|feat DATASET FEATURES HEADS SCALE M1[,M2...] THREADS
+ * anchors: the error of anchor attention against exact attention on one graph, with q, k
+ * random projections (entries N(0, SCALE^2 / 8)) of 8 columns P scaled to unit variance: the
+ * graph's lap:8 encoding (nodes close in the graph get similar queries and keys) or a random
+ * projection of the node features (nodes of similar features do); SCALE sets how peaked the
+ * attention is; v independent of them (N(0, 1)). The error is printed
  * relative to the exact output and to the values (Frobenius norms): averaging independent values
  * makes the exact output small, so the second is the scale that says how far off a node is. */
 #include "gat/gat.h"
@@ -123,7 +124,8 @@ static void project(const gat_real *P, gat_idx n, int F, double scale, uint64_t 
         }
 }
 
-static int anchors(const char *path, int F, int H, double scale, const char *list, int nt)
+static int anchors(const char *src, const char *path, int F, int H, double scale, const char *list,
+                   int nt)
 {
     gat_dataset ds;
     if (gat_dataset_load(&ds, path, NULL) != GAT_OK) {
@@ -135,11 +137,21 @@ static int anchors(const char *path, int F, int H, double scale, const char *lis
     gat_real *P = malloc((size_t)n * 8 * sizeof *P), *buf = malloc(5 * m * sizeof *buf);
     gat_real *lse = malloc((size_t)n * H * sizeof *lse);
     gat_idx *anchor = malloc((size_t)n * sizeof *anchor), seg[2] = {0, n};
-    if (!P || !buf || !lse || !anchor || F % H || gat_lap_pe(&ds.graph, 8, NULL, P, 8, NULL)) {
+    const int lap = !strcmp(src, "lap");
+    if (!P || !buf || !lse || !anchor || F % H ||
+        (lap && gat_lap_pe(&ds.graph, 8, NULL, P, 8, NULL) != GAT_OK)) {
         fprintf(stderr, "bench_encode: out of memory, FEATURES not a multiple of HEADS, or %s\n",
                 gat_last_error());
         return 1;
     }
+    if (!lap) /* P = x R, R (features, 8) N(0, 1) */
+        for (gat_idx i = 0; i < n; i++)
+            for (int c = 0; c < 8; c++) {
+                double t = 0;
+                for (gat_idx e = ds.x.rowptr[i]; e < ds.x.rowptr[i + 1]; e++)
+                    t += ds.x.val[e] * gauss(9, (uint64_t)ds.x.col[e] * 8 + c);
+                P[(size_t)i * 8 + c] = (gat_real)t;
+            }
     for (int c = 0; c < 8; c++) { /* unit variance per column */
         double s2 = 0;
         for (gat_idx i = 0; i < n; i++) s2 += P[(size_t)i * 8 + c] * P[(size_t)i * 8 + c];
@@ -153,8 +165,9 @@ static int anchors(const char *path, int F, int H, double scale, const char *lis
     double t0 = now();
     gat_i_global_attn_forward(n, H, F / H, 1, seg, q, k, v, exact, lse, nt);
     const double t_exact = now() - t0;
-    printf("%s: %d nodes, q k v (%d x %d heads), scale %g; exact attention %.3f s (%d threads)\n",
-           path, n, F / H, H, scale, t_exact, nt);
+    printf("%s: %d nodes, q k from %s, v (%d x %d heads), scale %g; exact attention %.3f s (%d "
+           "threads)\n",
+           path, n, lap ? "lap:8" : "the features", F / H, H, scale, t_exact, nt);
     for (const char *p = list; p && *p;) {
         const gat_idx M = (gat_idx)atoi(p);
         if (M < 1 || M > n) break;
@@ -180,9 +193,9 @@ static int anchors(const char *path, int F, int H, double scale, const char *lis
 
 int main(int argc, char **argv)
 {
-    if (argc == 8 && !strcmp(argv[1], "anchors"))
-        return anchors(argv[2], atoi(argv[3]), atoi(argv[4]), atof(argv[5]), argv[6],
-                       atoi(argv[7]));
+    if (argc == 9 && !strcmp(argv[1], "anchors"))
+        return anchors(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atof(argv[6]), argv[7],
+                       atoi(argv[8]));
     if (argc >= 4 && (!strcmp(argv[1], "lap") || !strcmp(argv[1], "rw") ||
                       !strcmp(argv[1], "both")))
         return encodings(argv[1], atoi(argv[2]), argv[3], argc > 4 ? atoi(argv[4]) : 0);
@@ -191,6 +204,7 @@ int main(int argc, char **argv)
                          atoi(argv[6]), atoi(argv[7]));
     fprintf(stderr, "usage: bench_encode lap|rw|both K DATASET [THREADS]\n"
                     "       bench_encode attn GRAPHS NODES FEATURES HEADS REPS THREADS\n"
-                    "       bench_encode anchors DATASET FEATURES HEADS SCALE M1[,M2...] THREADS\n");
+                    "       bench_encode anchors lap|feat DATASET FEATURES HEADS SCALE M1[,M2...] "
+                    "THREADS\n");
     return 2;
 }
