@@ -550,6 +550,13 @@ int main(int argc, char **argv)
         goto done;
     gat_model_set_threads(m, o.threads);
     gat_model_set_order(m, order);
+    if (o.partitions && meta.pe && *meta.pe) {
+        fprintf(stderr, "gat-embed: model %s was trained with encodings (pe %s), which "
+                        "--partitions cannot compute on the parts: embed it on the whole dataset\n",
+                o.model, meta.pe);
+        rc = 1;
+        goto done;
+    }
     if (o.partitions) {
 #if GAT_HAVE_MPI
         rc = embed_partitions(&o, m, &meta, layer, fmt, flags);

@@ -61,6 +61,9 @@ cmp -s <(strip "$tmp/a") <(strip "$tmp/c") && ok same-on-2-threads || badf same-
 check embed-other-data 1 '' "dataset .* has 5 features per node; with the 5 encoding columns of model .* \(pe lap:3,rw:2\) that makes 10, the model expects 29" -- \
   "$embed" --model "$tmp/m.gat" --dataset "$data/tiny" --predict "$tmp/p2.tsv"
 
+check embed-partitions 1 '' "was trained with encodings \(pe lap:3,rw:2\), which --partitions cannot compute" -- \
+  "$embed" --model "$tmp/m.gat" --partitions "$tmp" --out "$tmp/e.tsv"
+
 # graph classification: encodings per graph of the TU set (every graph a component)
 d=$tmp/toy
 toy_tu "$d" toy 24
