@@ -1,8 +1,8 @@
 /* Check suite "gps" (double build): graph transformers (gat/gps.h). Finite-difference gradient
  * checks of every parameter for each layer kind on a node task, on a graph task (segments,
  * readouts) and with anchor attention; a graph's logits never depend on the other graphs of its
- * batch; the same bits for 1..3 threads; the input-gradient identity of the GAT term (against
- * a finite difference of the term alone); bad configurations; a short training run. */
+ * batch; the same bits for 1..3 threads (the GAT term is the engine on the model's own
+ * parameters, its input gradient GAT_BIND_INPUT_GRADIENT's); bad configurations. */
 #include "gradcheck.h"
 
 #include "model/gps_i.h"

@@ -219,11 +219,11 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
         return GAT_ENOMEM;
     }
     init(m);
-    for (int l = 0; l < c->layers; l++)
-        m->local[l] = (gat_i_gps_local){.D = c->dim, .H = c->heads, .slope = c->negative_slope,
-                                        .att_p = c->att_dropout,
-                                        .seed = gat_i_hash64(seed, 1000 + (uint64_t)l),
-                                        .threads = m->threads};
+    for (int l = 0; l < c->layers; l++) {
+        const gps_layer *L = &m->L[l];
+        gat_i_gps_local_init(&m->local[l], c->dim, c->heads, L->gw, L->gas, L->gad, L->gb,
+                             c->negative_slope, c->att_dropout, m->threads);
+    }
     *out = m;
     return GAT_OK;
 }
@@ -246,10 +246,7 @@ void gat_gps_set_threads(gat_gps *m, int n)
 {
     if (!m) return;
     m->threads = gat_i_threads(n);
-    for (int l = 0; l < m->cfg.layers; l++) {
-        m->local[l].threads = m->threads;
-        if (m->local[l].m) gat_model_set_threads(m->local[l].m, m->threads);
-    }
+    for (int l = 0; l < m->cfg.layers; l++) m->local[l].threads = m->threads;
 }
 
 gat_real *gat_gps_params(gat_gps *m, size_t *count)
@@ -343,14 +340,6 @@ static gat_status reserve(gat_gps *m, gat_idx N, gat_idx B)
 
 /* ---- forward ---- */
 
-static gat_i_gps_local_params local_params(gat_gps *m, int l)
-{
-    const gps_layer *L = &m->L[l];
-    gat_real *p = m->blob, *g = m->blob + m->n_params;
-    return (gat_i_gps_local_params){p + L->gw, p + L->gas, p + L->gad, p + L->gb,
-                                    g + L->gw, g + L->gas, g + L->gad, g + L->gb};
-}
-
 /* The dropout stream of site s of layer l in this forward. */
 static uint64_t drop_key(const gat_gps *m, int l, int s)
 {
@@ -393,8 +382,8 @@ static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int traini
     gat_status st;
     memcpy(c->a, h, nd * sizeof *h);
     if (m->cfg.kind != GAT_GPS_GLOBAL) {
-        const gat_i_gps_local_params lp = local_params(m, l);
-        if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, &lp, training, c->loc)) != GAT_OK)
+        if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, p, training, drop_key(m, l, 3),
+                                          c->loc)) != GAT_OK)
             return st;
         gat_i_gps_dropout(c->loc, nd, pd, drop_key(m, l, 0));
         for (size_t e = 0; e < nd; e++) c->a[e] += c->loc[e];
@@ -532,7 +521,7 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
 }
 
 /* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
-static gat_status layer_backward(gat_gps *m, int l, const gat_real *h)
+static void layer_backward(gat_gps *m, int l, const gat_real *h)
 {
     const gps_layer *L = &m->L[l];
     gps_cache *c = &m->C[l];
@@ -542,7 +531,6 @@ static gat_status layer_backward(gat_gps *m, int l, const gat_real *h)
     const size_t nd = (size_t)N * D;
     const double pd = m->trained ? m->cfg.dropout : 0;
     const int nt = m->threads;
-    gat_status st;
     /* out = LN_2(c), c = u + W_2 drop(relu(W_1 u + b_1)) + b_2 */
     gat_i_layernorm_backward(N, D, c->c, p + L->n2g, c->m2, c->r2, m->dh, m->sc, gr + L->n2g,
                              gr + L->n2b, nt);
@@ -567,16 +555,12 @@ static gat_status layer_backward(gat_gps *m, int l, const gat_real *h)
     if (m->cfg.kind != GAT_GPS_GLOBAL) {
         memcpy(m->sbr, m->sa, nd * sizeof *m->sbr);
         gat_i_gps_dropout(m->sbr, nd, pd, drop_key(m, l, 0));
-        const gat_i_gps_local_params lp = local_params(m, l);
-        if ((st = gat_i_gps_local_backward(&m->local[l], &lp, m->sbr, m->dn)) != GAT_OK)
-            return st;
+        gat_i_gps_local_backward(&m->local[l], p, gr, m->sbr, m->dn);
     }
-    return GAT_OK;
 }
 
 gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
 {
-    gat_status st;
     gat_i_clear_error();
     if (!m || !dlogits)
         return gat_i_error(GAT_EINVAL, "gat_gps_backward: NULL %s", !m ? "model" : "dlogits");
@@ -601,7 +585,7 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
                              gr + m->out_b, nt);
     }
     for (int l = Lc - 1; l >= 0; l--) {
-        if ((st = layer_backward(m, l, l ? m->C[l - 1].out : m->h0)) != GAT_OK) return st;
+        layer_backward(m, l, l ? m->C[l - 1].out : m->h0);
         memcpy(dcur, m->dn, nd * sizeof *dcur);
     }
     /* h0 = x W_in + b_in: dW_in row c sums over the entries of column c in row order */

@@ -5,39 +5,38 @@
 #define GAT_I_GPS_H
 
 #include "gat/gps.h"
+#include "fast.h"
 
-/* The GAT term GAT(h) (N, D) of one layer, run by the engine through the public model API: a
- * one-layer gat_model whose input is [h | I_N], D + cap columns, the identity block's weight
- * rows zero. z = [h | I] [W; 0] = h W as a GAT layer on h computes it, and the engine's weight
- * gradient of the identity rows is d loss / d z (N, H D) itself, which gives the input gradient
- * dh = dz W^T that the engine does not compute for its first layer. The identity block costs
- * O(N H D) memory, the size of z. */
+/* The GAT term GAT(h) (N, D) of one layer, run by the engine (model/fast.h) on the graph
+ * transformer's own parameters: one output layer (score gat, H heads of width D averaged, no
+ * residual) whose descriptor's offsets are the layer's tensors in the gat_gps buffer, so the
+ * engine reads W, a_src, a_dst, b there and adds their gradients into the gradient buffer at the
+ * same offsets. The input h is bound as a dense (N, D) matrix with GAT_BIND_INPUT_GRADIENT, so
+ * the backward also gives dh. Memory O(N H D + E H), nothing N-sized among the parameters. */
 typedef struct gat_i_gps_local {
-    gat_model *m;  /* the engine's model; in_features D + cap, recreated when N > cap */
-    gat_idx D, H, cap;
+    gat_i_layer L; /* fin = fo = width = D; its offsets in the gat_gps parameter buffer */
+    const gat_i_fused_ops *ops;
+    gat_model_options opt; /* the defaults, fixed threads (a binding per forward) */
     double slope, att_p;
-    uint64_t seed;
     int threads;
-    gat_csr x;     /* (N, D + cap): h_i then a 1 in column D + i */
-    gat_idx n;     /* rows of the last forward */
-    const gat_graph *g;
+    gat_i_fast *f; /* the engine's caches for the last forward's graph, or NULL */
+    gat_csr x;     /* (N, D) h, every entry stored; the pattern is made when N changes */
+    gat_idx n;     /* rows of x's pattern (-1: none) */
 } gat_i_gps_local;
 
-/* Parameters of the term (borrowed from the model's buffer): W (D, H D) head-major columns,
- * a_src, a_dst (H, D), b (D); and their gradients. */
-typedef struct gat_i_gps_local_params {
-    const gat_real *W, *a_src, *a_dst, *b;
-    gat_real *dW, *da_src, *da_dst, *db;
-} gat_i_gps_local_params;
-
-/* out (N, D) = GAT(h) on g (borrowed until the backward), h (N, D). training: the engine's
- * attention dropout att_p (its own step counter, seeded by seed). Returns GAT_ENOMEM, and the
- * engine's statuses (GAT_EINVAL for a malformed g). */
+/* A term for width D, H heads, whose tensors W (D, H D) head-major columns, a_src, a_dst (H, D)
+ * and b (D) sit at offsets w, as, ad, b of the model's parameter (and gradient) buffer. */
+void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, int H, size_t w, size_t as, size_t ad,
+                          size_t b, double slope, double att_p, int threads);
+/* out (N, D) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's
+ * buffer. training: attention dropout att_p with the masks of key. Returns GAT_ENOMEM. */
 gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const gat_real *h,
-                                   const gat_i_gps_local_params *p, int training, gat_real *out);
-/* From dout (N, D): adds dW, da_src, da_dst, db into p's gradients and dh (N, D) += dz W^T. */
-gat_status gat_i_gps_local_backward(gat_i_gps_local *t, const gat_i_gps_local_params *p,
-                                    const gat_real *dout, gat_real *dh);
+                                   const gat_real *params, int training, uint64_t key,
+                                   gat_real *out);
+/* From dout (N, D): adds the term's parameter gradients into grads (the model's gradient
+ * buffer) and its input gradient into dh (N, D). */
+void gat_i_gps_local_backward(gat_i_gps_local *t, const gat_real *params, gat_real *grads,
+                              const gat_real *dout, gat_real *dh);
 void gat_i_gps_local_free(gat_i_gps_local *t);
 
 /* Adam's moment buffers of m (the parameters' layout), for the trainer. */
