@@ -309,8 +309,8 @@ enum {
  * check leaves the previous binding as it was; a failure after it (GAT_ENOMEM) leaves m unbound
  * (the next forward binds again). flags: 0, or GAT_BIND_EXACT, GAT_BIND_INFERENCE (an
  * inference binding, see "Inference bindings" above) and GAT_BIND_INPUT_GRADIENT (each backward
- * also computes the input gradient, gat_model_input_gradient) in any combination. Reuses the caches'
- * memory when the inputs fit in it (nothing is allocated then but the graph check's O(E)
+ * also computes the input gradient, gat_model_input_gradient) in any combination. Reuses the
+ * caches' memory when the inputs fit in it (nothing is allocated then but the graph check's O(E)
  * scratch, freed before returning), grows it otherwise.
  * Returns GAT_EINVAL (NULL argument, unknown flag bits, malformed g or x), GAT_ENUMERIC (a NaN or
  * Inf feature), GAT_EDIM (sizes disagree), GAT_ENOMEM. Cost O(n + E + nnz(x) + F) plus zeroing the
