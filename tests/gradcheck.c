@@ -126,7 +126,7 @@ void gc_model_forward(void *ctx, gat_real *out)
     gc_model *d = ctx;
     const gat_real *logits = NULL;
     /* the same dropout masks for every evaluation: those of the training step after d->step */
-    const gat_i_binding b = {.g = &d->g, .x = &d->x, .ex = d->ex};
+    const gat_i_binding b = {.g = &d->g, .x = &d->x, .ex = d->ex, .flags = d->flags};
     const gat_i_run run = {.training = 1, .step = d->step + 1};
     ck_assert_int_eq(gat_i_model_forward(d->m, &b, &run, &logits), GAT_OK);
     memcpy(out, logits, d->n_out * sizeof *out);
@@ -136,4 +136,9 @@ void gc_model_backward(void *ctx, const gat_real *dlogits)
 {
     gc_model *d = ctx;
     ck_assert_int_eq(gat_model_backward(d->m, dlogits), GAT_OK);
+    if (d->flags & GAT_BIND_INPUT_GRADIENT) {
+        const gat_real *dx;
+        ck_assert_int_eq(gat_model_input_gradient(d->m, &dx), GAT_OK);
+        memcpy(d->dx, dx, (size_t)d->x.rowptr[d->x.rows] * sizeof *dx);
+    }
 }

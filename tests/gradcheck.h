@@ -61,6 +61,8 @@ typedef struct gc_model {
     const gat_real *ex; /* (E, edge_dim) edge features of g, or NULL (a model without them) */
     uint64_t step;
     size_t n_out;
+    unsigned flags; /* the binding's (GAT_BIND_INPUT_GRADIENT: gc_model_backward copies it) */
+    gat_real *dx;   /* with GAT_BIND_INPUT_GRADIENT: (nnz(x)) the input gradient, overwritten */
 } gc_model;
 
 void gc_model_forward(void *ctx, gat_real *out);

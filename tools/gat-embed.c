@@ -2,6 +2,7 @@
  * graph or another one with the same features) and exports node embeddings, attention
  * coefficients and predictions. Option parsing and printing only; libgat computes and writes. */
 #include "cli.h"
+#include "pe.h"
 #include "plot.h"
 #include "embed_graphs.h"
 
@@ -533,6 +534,7 @@ int main(int argc, char **argv)
     gat_real *emb = NULL;
     double *xy = NULL;
     gat_idx *pred = NULL;
+    tool_pe pe = {0};
     memset(&ds, 0, sizeof ds);
     catch_signals();
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
@@ -548,6 +550,13 @@ int main(int argc, char **argv)
         goto done;
     gat_model_set_threads(m, o.threads);
     gat_model_set_order(m, order);
+    if (o.partitions && meta.pe && *meta.pe) {
+        fprintf(stderr, "gat-embed: model %s was trained with encodings (pe %s), which "
+                        "--partitions cannot compute on the parts: embed it on the whole dataset\n",
+                o.model, meta.pe);
+        rc = 1;
+        goto done;
+    }
     if (o.partitions) {
 #if GAT_HAVE_MPI
         rc = embed_partitions(&o, m, &meta, layer, fmt, flags);
@@ -592,6 +601,20 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    /* the encodings the model was trained with, computed again (with their fixed signs) */
+    if ((rc = tool_pe_parse("gat-embed", meta.pe, &pe)) != 0) {
+        rc = 1;
+        goto done;
+    }
+    if (pe.on && ds.n_features + pe.spec.lap_k + pe.spec.rw_k != cfg->in_features) {
+        fprintf(stderr, "gat-embed: dataset %s has %d features per node; with the %d encoding "
+                        "columns of model %s (pe %s) that makes %d, the model expects %d\n",
+                name, ds.n_features, pe.spec.lap_k + pe.spec.rw_k, o.model, pe.text,
+                ds.n_features + pe.spec.lap_k + pe.spec.rw_k, cfg->in_features);
+        rc = 1;
+        goto done;
+    }
+    if ((rc = tool_pe_build("gat-embed", &pe, &ds, o.threads, o.quiet)) != 0) goto done;
     if (!o.quiet && ds.n_edge_features > 0 && cfg->edge_dim == 0)
         fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used (model %s "
                         "was trained without edge features)\n",
@@ -756,6 +779,7 @@ done:
     free(emb);
     free(xy);
     free(pred);
+    tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);
     gat_model_meta_destroy(&meta);
     gat_model_free(m);

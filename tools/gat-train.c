@@ -435,6 +435,7 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     /* a dataset path recorded absolute, so gat-embed finds it from any directory */
     char dataset_buf[4096];
     meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
+    meta.pe = s->src->pe;
     if (gat_model_save(m, &meta, o->save) != GAT_OK) return train_fail("cannot save the model");
     if (s->interrupted)
         fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved to %s\n",
@@ -639,16 +640,40 @@ typedef struct dataset_runs {
     gat_dataset ds;
     const options *o;
     gat_dataset_options dopt;
+    tool_pe pe; /* --pe: the encodings in ds's features */
 } dataset_runs;
 
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
 {
-    const dataset_runs *d = user;
-    /* --task multilabel --graph-batch B: steps on B whole graphs (train_graphs.c) */
-    if (d->o->multilabel && d->o->graph_batch > 0)
-        return train_graph_batches(&d->ds, m, tc, d->o->graph_batch, res);
-    return gat_train(m, &d->ds, tc, res);
+    dataset_runs *d = user;
+    gat_train_config t;
+    /* --task multilabel --graph-batch B: steps on B whole graphs (train_graphs.c), which bind
+     * every batch from the features as they are (nothing to rebind after a flip) */
+    const int batches = d->o->multilabel && d->o->graph_batch > 0;
+    /* --pe with Laplacian columns: their signs flip at random per epoch, and are fixed again
+     * for the reported figures */
+    const unsigned flags = d->o->batch_size ? GAT_BIND_INFERENCE : 0u;
+    if (tool_pe_train_config("gat-train", &d->pe, batches ? NULL : m, flags, tc->seed, tc, &t) != 0)
+        return GAT_ENOMEM;
+    gat_status st = batches ? train_graph_batches(&d->ds, m, &t, d->o->graph_batch, res)
+                            : gat_train(m, &d->ds, &t, res);
+    if ((st == GAT_OK || st == GAT_EINTERRUPTED) &&
+        (tool_pe_fix("gat-train", &d->pe, batches ? NULL : m) != 0 ||
+         (!batches && tool_pe_evaluate("gat-train", &d->pe, m, res) != 0)))
+        st = GAT_ENOMEM;
+    return st;
+}
+
+/* Multi-label batches of graphs report figures measured during training, which Laplacian
+ * columns would have on their flipped signs: refused (random-walk columns do not flip). */
+static int pe_batches_check(const options *o, const tool_pe *pe)
+{
+    if (!(o->multilabel && o->graph_batch > 0) || pe->spec.lap_k == 0) return 0;
+    fprintf(stderr, "gat-train: --pe lap:%d with --graph-batch: not supported (the figures of "
+                    "multi-label batches of graphs are measured on the training signs); use rw:K\n",
+            (int)pe->spec.lap_k);
+    return 2;
 }
 
 /* --all-splits: the same file read again with fixed split r. */
@@ -656,9 +681,12 @@ static int dataset_next_split(void *user, int r)
 {
     dataset_runs *d = user;
     const char *name;
+    tool_pe_destroy(&d->pe);
     gat_dataset_destroy(&d->ds);
     d->dopt.split_index = r;
-    return cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name) ? 1 : 0;
+    if (cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name)) return 1;
+    if (tool_pe_parse("gat-train", d->o->pe, &d->pe) != 0) return 2;
+    return tool_pe_build("gat-train", &d->pe, &d->ds, d->o->threads, 1);
 }
 
 /* Whether the validation nodes of ds hold class 0 and class 1 (two-class data has an AUC). */
@@ -711,14 +739,24 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(ds);
         return 1;
     }
-    if (o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) {
+    if ((o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) ||
+        (rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
+        (rc = pe_batches_check(o, &d.pe)) != 0 ||
+        (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0) {
         gat_dataset_destroy(ds);
         return rc;
     }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
+    if (o->gps) {
+        rc = train_gps_nodes(o, ds, &d.pe);
+        tool_pe_destroy(&d.pe);
+        gat_dataset_destroy(ds);
+        return rc;
+    }
     const source src = {.name = name,
                         .model_dataset = o->data.graph ? NULL : name,
+                        .pe = d.pe.on ? d.pe.text : NULL,
                         .n_features = ds->n_features,
                         .n_classes = ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
                         .n_edge_features = ds->n_edge_features,
@@ -730,6 +768,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .next_split = o->all_splits ? dataset_next_split : NULL,
                         .user = &d};
     rc = train_runs(o, &src);
+    tool_pe_destroy(&d.pe);
     gat_dataset_destroy(ds);
     return rc;
 }
@@ -786,6 +825,17 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "edge score: gat, gatv2, dot, scaled-dot, bilinear, cosine, gaussian (default gat)"},
         {"residual", CLI_FLAG, &op->residual, 0, 0, NULL,
          "residual connection per layer, projected where widths differ"},
+        {"pe", CLI_STRING, &op->pe, 0, 0, "SPEC",
+         "positional encodings appended to the features: lap:K (Laplacian eigenvectors, signs "
+         "flipped at random each epoch), rw:K (random-walk return probabilities) or both, e.g. "
+         "lap:8,rw:16"},
+        {"arch", CLI_STRING, &op->arch, 0, 0, "NAME",
+         "gat (default), or a graph transformer of --layers layers of width --embed-dim with "
+         "--heads heads: gps (GAT and global attention per layer, then an MLP; layer norms), "
+         "transformer (global attention and MLP), gat-mlp (GAT and MLP)"},
+        {"anchors", CLI_INT, &op->anchors, 1, 1000000, "M",
+         "with --arch gps or transformer on one graph of more than M nodes: each node attends "
+         "to M anchor nodes drawn from the seed (an approximation), not to all"},
         {"edge-features", CLI_FLAG, &op->edge_features, 0, 0, NULL,
          "use the dataset's edge features in the attention score (gat and gatv2: PyG's GATConv / "
          "GATv2Conv(edge_dim))"},
@@ -876,7 +926,8 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"readout-heads", CLI_INT, &op->readout_heads, 1, GAT_MAX_HEADS, "K",
          "heads of the attention readout, concatenated (default 1)"},
         {"embed-dim", CLI_INT, &op->embed_dim, 1, 65536, "D",
-         "with --task graph: width of the node embeddings the last layer gives (default 64)"},
+         "with --task graph: width of the node embeddings the last layer gives; with --arch gps, "
+         "transformer or gat-mlp: the layers' width (default 64)"},
         {"folds", CLI_INT, &op->folds, 2, 1000, "K",
          "with --task graph: stratified K-fold cross-validation (default 10; fold f tests, fold "
          "f+1 validates)"},
@@ -996,11 +1047,19 @@ static int check_options(options *o)
             return 2;
         }
     }
+    tool_pe pe;
+    if ((rc = tool_pe_parse("gat-train", o->pe, &pe)) != 0) return rc;
+    if (pe.on && o->partitions) {
+        fprintf(stderr, "gat-train: --pe does not apply to --partitions (the parts hold their "
+                        "features as gat-partition wrote them)\n");
+        return 2;
+    }
     if (o->save && (o->runs > 1 || o->all_splits)) {
         fprintf(stderr, "gat-train: --save keeps one model: use it with --runs 1\n");
         return 2;
     }
     if ((rc = train_graphs_check(o)) != 0) return rc;
+    if ((rc = train_gps_check(o)) != 0) return rc;
     /* dropout not given: the GAT paper's 0.6 on nodes, none on graphs (the TU setups use none) */
     if (o->in_dropout < 0) o->in_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
     if (o->att_dropout < 0) o->att_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;

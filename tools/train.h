@@ -5,6 +5,7 @@
 #define GAT_TOOL_TRAIN_H
 
 #include "cli.h"
+#include "pe.h"
 #include "plot.h"
 
 #include "gat/gat.h"
@@ -52,6 +53,11 @@ typedef struct options {
     int lr_patience;                 /* --lr-patience N, or -1: not given */
     int lr_step;                     /* --lr-step N (0: the plateau schedule) */
     int keep_last;                   /* --keep-last: the last epoch's model, not the best */
+    const char *pe;                  /* --pe SPEC (pe.h), or NULL */
+    const char *arch;                /* --arch NAME: gat, or a graph transformer (train_gps.c) */
+    int anchors;                     /* --anchors M */
+    int gps;                         /* --arch names a graph transformer, */
+    gat_gps_kind arch_kind;          /*  this one */
     gat_task task_kind;              /* what the checks made of --task */
     gat_readout readout_kind;        /*  and --readout */
 } options;
@@ -118,12 +124,25 @@ int train_apply_preset(options *o, int argc, char **argv);
 /* The presets' names and one line on each, for --help. */
 extern const char train_preset_help[];
 
+/* ---- train_gps.c: --arch gps|transformer|gat-mlp ---- */
+
+/* The usage checks of --arch and --anchors. Returns 0 or 2 after a message. */
+int train_gps_check(options *o);
+/* o->runs graph transformers on ds's node split (pe: its encodings, flipped per epoch and fixed
+ * for the figures). Returns the exit code. */
+int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe);
+/* Fold r of --task graph with a graph transformer: trains on split, *acc the test accuracy, res
+ * the training's. Returns 0, or 1 or 2 after a message. */
+int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
+                   int r, double *acc, gat_train_result *res);
+
 /* ---- gat-train.c: the runs ---- */
 
 /* What the runs train on. */
 typedef struct source {
     const char *name;          /* the dataset's or the partition's, for messages and the plot */
     const char *model_dataset; /* gat_model_meta.dataset: a name gat-embed can load, or NULL */
+    const char *pe;            /* gat_model_meta.pe: the encodings in the features, or NULL */
     gat_idx n_features, n_classes, n_edge_features;
     const char *const *class_names; /* (n_classes), borrowed */
     int normalized, symmetrize;     /* what the features and the graph went through */

@@ -136,6 +136,7 @@ typedef struct folds {
     gat_idx *fold;  /* (n_graphs) the stratified assignment, or NULL with fixed folds */
     gat_idx *tested; /* (n_graphs) the fold that tests each graph (-1: none) */
     uint8_t *split; /* (n_graphs) */
+    tool_pe *pe;    /* --pe: the encodings in ds's features (per graph: each is a component) */
 } folds;
 
 static int fold_split(folds *f, int r)
@@ -162,6 +163,7 @@ static int save_graph_model(const folds *f, gat_model *m)
     meta.normalize = f->ds->normalized;
     meta.symmetrize = 1;
     meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
+    meta.pe = f->pe->on ? f->pe->text : NULL;
     if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
         fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
         return 1;
@@ -181,6 +183,16 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
                         .n_edge_features = f->ds->n_edge_features};
     if (fold_split(f, r) != 0) return 1;
+    if (o->gps) {
+        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, acc, &res);
+        *f1 = NAN; /* not computed for graph transformers */
+        if (rc == 0 && !o->quiet) {
+            printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, %.2f s\n",
+                   r + 1, res.best_epoch, res.epochs, 100 * res.val_acc, 100 * *acc, res.seconds);
+            fflush(stdout);
+        }
+        return rc;
+    }
     train_model_config(o, &src, &mc);
     mc.task = GAT_TASK_GRAPH;
     mc.readout = o->readout_kind;
@@ -205,7 +217,15 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.lr_step = o->lr_step;
     tc.keep_last = o->keep_last;
     int rc = 0;
+    /* --pe: Laplacian signs flipped per epoch (batches are made from the features at every
+     * step, so nothing to rebind), fixed again for the test figures */
+    const gat_train_config plain = tc;
+    if (tool_pe_train_config("gat-train", f->pe, NULL, 0, tc.seed, &plain, &tc) != 0) {
+        gat_model_free(m);
+        return 1;
+    }
     if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
+        tool_pe_fix("gat-train", f->pe, NULL) != 0 ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
@@ -255,10 +275,15 @@ static int cross_validate(folds *f)
     if (f->o->save_folds && (rc = save_folds(f)) != 0) return rc;
     const double ma = sa / f->k, mf = sf / f->k;
     const double da = sqrt(fmax(sa2 / f->k - ma * ma, 0)), df = sqrt(fmax(sf2 / f->k - mf * mf, 0));
-    printf("test accuracy: %.2f%% +- %.2f%%, macro-F1: %.2f%% +- %.2f%%  (%d folds%s, readout "
-           "%s)\n",
-           100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
-           gat_readout_name(f->o->readout_kind));
+    if (f->o->gps)
+        printf("test accuracy: %.2f%% +- %.2f%%  (%d folds%s, readout %s, arch %s)\n", 100 * ma,
+               100 * da, f->k, f->prefix ? ", fixed" : ", stratified",
+               gat_readout_name(f->o->readout_kind), f->o->arch);
+    else
+        printf("test accuracy: %.2f%% +- %.2f%%, macro-F1: %.2f%% +- %.2f%%  (%d folds%s, readout "
+               "%s)\n",
+               100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
+               gat_readout_name(f->o->readout_kind));
     return 0;
 }
 
@@ -289,8 +314,14 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(&ds);
         return 1;
     }
+    tool_pe pe;
+    if ((rc = tool_pe_parse("gat-train", o->pe, &pe)) != 0 ||
+        (rc = tool_pe_build("gat-train", &pe, &ds, o->threads, o->quiet)) != 0) {
+        gat_dataset_destroy(&ds);
+        return rc;
+    }
     folds f = {.o = o, .ds = &ds, .name = name, .k = o->folds,
-               .prefix = fold_prefix(o, buf, sizeof buf)};
+               .prefix = fold_prefix(o, buf, sizeof buf), .pe = &pe};
     f.tested = malloc((size_t)ds.n_graphs * sizeof *f.tested);
     f.split = malloc((size_t)ds.n_graphs);
     gat_idx nf = 0;
@@ -318,6 +349,7 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
     free(f.fold);
     free(f.tested);
     free(f.split);
+    tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);
     return rc;
 }

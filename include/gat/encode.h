@@ -39,6 +39,7 @@
 #define GAT_ENCODE_H
 
 #include "graph.h"
+#include "matrix.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,25 @@ GAT_API gat_status gat_pe_compute(const gat_graph *g, const gat_pe_spec *spec,
  * eigenvector's sign is arbitrary, so the model should not learn it). Deterministic in seed. */
 GAT_API void gat_pe_flip_signs(gat_real *x, gat_idx n, size_t width, size_t col, size_t n_cols,
                                uint64_t seed);
+
+/* Node features with encodings: *out (uninitialised; owned by the caller, gat_csr_destroy) =
+ * [x | P], x's columns 0..F-1 as they are, then spec's encodings of g (gat_pe_compute) in columns
+ * F .. F + lap_k + rw_k - 1, every one of them stored in every row (zeros too, so that the
+ * pattern never depends on the values). This is how gat-train feeds encodings to a model:
+ * concatenated to the input, which the first layer projects, x W + P W_p = [x | P] [W; W_p], the
+ * same function as adding a learned projection of P. g, x: borrowed, x->rows == g->n. cost: NULL or
+ * filled, its bytes including the dense (n, K) encodings held while merging. Returns GAT_EINVAL
+ * (NULL argument, a spec with no encoding, more than INT32_MAX values or columns; x malformed as
+ * gat_csr_check says), GAT_ENUMERIC (x), GAT_EDIM (x->rows != g->n), GAT_ENOMEM, and the statuses
+ * of gat_lap_pe and gat_rw_pe. Cost: the encodings' + O(nnz(x) + n K). */
+GAT_API gat_status gat_pe_append(const gat_graph *g, const gat_csr *x, const gat_pe_spec *spec,
+                                 const gat_pe_options *opt, gat_csr *out, gat_pe_cost *cost);
+
+/* gat_pe_flip_signs on a CSR matrix: the stored values of columns col .. col + n_cols - 1 of x
+ * change sign where gat_pe_flip_signs would flip that column (the same draw from seed and the
+ * column's offset c = column - col); flipping twice with one seed restores x. Returns GAT_EINVAL
+ * (NULL x, the columns outside x). Cost O(nnz(x)). */
+GAT_API gat_status gat_pe_flip_signs_csr(gat_csr *x, gat_idx col, gat_idx n_cols, uint64_t seed);
 
 #ifdef __cplusplus
 }

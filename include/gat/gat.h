@@ -38,6 +38,7 @@
 #include "sample.h"
 #include "metrics.h"
 #include "readout.h"
+#include "gps.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -304,8 +304,10 @@ GAT_API gat_order gat_model_order(const gat_model *m, double *seconds);
 /* Flags of gat_model_bind. */
 enum {
     GAT_BIND_EXACT = 1u,    /* size the caches to exactly these inputs, even if they fit in less */
-    GAT_BIND_INFERENCE = 2u /* bind for inference only: layer-wise inference in chunks of rows,
-                             * see below */
+    GAT_BIND_INFERENCE = 2u, /* bind for inference only: layer-wise inference in chunks of rows,
+                              * see below */
+    GAT_BIND_INPUT_GRADIENT = 4u /* each backward also computes d loss / d x (one value per
+                                  * stored entry of x): gat_model_input_gradient */
 };
 
 /* Binds graph g and features x (both borrowed; must outlive the binding, see "Binding" above) to
@@ -313,9 +315,10 @@ enum {
  * g->n and x->cols == in_features (GAT_EDIM), g as gat_graph_check, x as gat_csr_check (neither
  * may be a zeroed struct with a NULL rowptr); the messages start "gat_model_bind: ". A failed
  * check leaves the previous binding as it was; a failure after it (GAT_ENOMEM) leaves m unbound
- * (the next forward binds again). flags: 0, or GAT_BIND_EXACT and GAT_BIND_INFERENCE (an
- * inference binding, see "Inference bindings" above) alone or together. Reuses the caches'
- * memory when the inputs fit in it (nothing is allocated then but the graph check's O(E)
+ * (the next forward binds again). flags: 0, or GAT_BIND_EXACT, GAT_BIND_INFERENCE (an
+ * inference binding, see "Inference bindings" above) and GAT_BIND_INPUT_GRADIENT (each backward
+ * also computes the input gradient, gat_model_input_gradient) in any combination. Reuses the
+ * caches' memory when the inputs fit in it (nothing is allocated then but the graph check's O(E)
  * scratch, freed before returning), grows it otherwise.
  * Returns GAT_EINVAL (NULL argument, unknown flag bits, malformed g or x), GAT_ENUMERIC (a NaN or
  * Inf feature), GAT_EDIM (sizes disagree), GAT_ENOMEM. Cost O(n + E + nnz(x) + F) plus zeroing the
@@ -361,6 +364,17 @@ GAT_API gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat
  * parameter gradients into gat_model_grads (zero them first with gat_model_zero_grads).
  * Returns GAT_EINVAL if the last forward was not a training forward. */
 GAT_API gat_status gat_model_backward(gat_model *m, const gat_real *dlogits);
+
+/* The input gradient of the last gat_model_backward: *dx (nnz(x)) holds d loss / d x->val[q]
+ * for each stored entry q of the bound features x, in x's entry order (a dense x, every entry
+ * stored: (N, in_features) row-major), through the forward's input dropout; saliency maps read
+ * it. The inputs must be bound with GAT_BIND_INPUT_GRADIENT (gat_model_bind), which makes each
+ * backward compute it (O(nnz(x) K F' + N K F') more; the first layer then keeps its projection
+ * gradients, O(N K F'), and x's transpose). Unlike the parameters' gradients it is overwritten,
+ * not added to. *dx is owned by m and valid until the next forward, backward or binding.
+ * Returns GAT_EINVAL (NULL argument; inputs not bound with the flag; no backward since the last
+ * forward), GAT_ENOMEM (a renumbered binding copies it back to x's order, O(nnz(x))). */
+GAT_API gat_status gat_model_input_gradient(const gat_model *m, const gat_real **dx);
 
 /* Number of attention layers (0 for NULL m) and the output width of layer l (heads x hidden for
  * hidden layers, classes for the last), or -1 if l is out of range or m is NULL. */

@@ -14,7 +14,8 @@
  *   task, readout, readout_heads, readout_hidden, graph_classes (graph models only,
  *   gat/readout.h; a file without "task" is a node model); normalize, symmetrize ("0"/"1": how
  *   the dataset was read); class_names (the class names as a
- *   JSON array, in a string); dataset (free-form). Unknown keys are ignored; unknown score or
+ *   JSON array, in a string); dataset (free-form); pe (the encoding spec, gat/encode.h, only
+ *   when there is one). Unknown keys are ignored; unknown score or
  *   activation values are rejected. The tensors are those of gat_model_tensors for the
  *   configuration (which differ between score functions).
  * Tensors are written in table order, so the data is the parameter buffer as it is (little-endian
@@ -52,6 +53,10 @@ typedef struct gat_model_meta {
     const char *dataset;    /* free-form name or path of the training data (UTF-8), or NULL */
     const char *version;    /* load: libgat version that wrote the file, or NULL; save: ignored */
     void *storage;          /* private: what gat_model_load allocated (NULL otherwise) */
+    /* Added with positional encodings (gat/encode.h); NULL or "" (the default) means none. */
+    const char *pe; /* the encoding spec ("lap:8,rw:16", gat_pe_spec_format's text) whose
+                     * columns were appended to the features (gat_pe_append), so that the last
+                     * lap_k + rw_k of in_features are encodings a tool computes again */
 } gat_model_meta;
 
 /* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings, no
@@ -63,7 +68,8 @@ GAT_API void gat_model_meta_init(gat_model_meta *meta);
 GAT_API void gat_model_meta_destroy(gat_model_meta *meta);
 
 /* Writes m's configuration and parameters, with meta (borrowed; NULL for the defaults), to path.
- * Returns GAT_EINVAL (NULL m or path, n_classes neither 0 nor C, a NULL or non-UTF-8 string),
+ * Returns GAT_EINVAL (NULL m or path, n_classes neither 0 nor C, a NULL or non-UTF-8 string, a pe
+ * that gat_pe_spec_parse refuses or whose columns outnumber in_features),
  * GAT_ENUMERIC (a parameter is NaN or Inf; such a model would not load), GAT_EIO (the file could
  * not be created, written or renamed into place; any old file at path is intact), GAT_ENOMEM.
  * Cost O(parameters). */
@@ -75,7 +81,8 @@ GAT_API gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta
  * GAT_EFORMAT (not a valid model file: truncated, header length past the end, JSON syntax error,
  * unknown dtype, shape not matching the configuration, offsets outside the data or overlapping,
  * missing or unknown tensor, missing or malformed metadata, unknown score function or
- * activation; the message names the file and the fault), GAT_ENUMERIC (a NaN or Inf
+ * activation, a pe spec that does not parse or has more columns than in_features; the message
+ * names the file and the fault), GAT_ENUMERIC (a NaN or Inf
  * parameter), GAT_EINVAL (NULL out or path), GAT_ENOMEM. Cost O(file size). */
 GAT_API gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *path);
 

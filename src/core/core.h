@@ -54,6 +54,9 @@ double gat_rng_uniform(gat_rng *r);
 /* Uniform integer in [0, n), n > 0, without modulo bias. */
 uint64_t gat_rng_below(gat_rng *r, uint64_t n);
 
+/* Fisher-Yates shuffle of a (n) with r: the same order for a seed on every machine. */
+void gat_i_shuffle(gat_rng *r, gat_idx *a, gat_idx n);
+
 /* A counter-based hash (splitmix64 finaliser): the dropout mask of element k in stream key is a
  * function of (key, k) only, so masks do not depend on the thread count or the loop order. */
 static inline uint64_t gat_i_hash64(uint64_t key, uint64_t k)

@@ -32,6 +32,15 @@ uint64_t gat_rng_below(gat_rng *r, uint64_t n)
     return x % n;
 }
 
+void gat_i_shuffle(gat_rng *r, gat_idx *a, gat_idx n)
+{
+    for (gat_idx i = n - 1; i > 0; i--) {
+        const gat_idx j = (gat_idx)gat_rng_below(r, (uint64_t)i + 1), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
 int gat_i_threads(int n)
 {
 #ifdef _OPENMP

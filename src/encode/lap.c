@@ -23,6 +23,7 @@ typedef struct comps {
     gat_idx count;
     gat_idx *ptr, *mem, *loc;
     gat_idx dense_max_size, iter_max_size; /* largest component of each path */
+    size_t iter_max_edges; /* most neighbour entries of a component of the iterative path */
 } comps;
 
 /* Everything one call allocates, carved from one block. */
@@ -35,6 +36,11 @@ typedef struct work {
     int lwork, liwork;
     double *resid, *v, *workd, *workl, *u, *ev, *ez; /* ARPACK path */
     int *select;
+    /* the ARPACK component's adjacency in its own numbering: row r's neighbours lcol[lptr[r]] ..
+     * (local positions, in the order of s), and ldinv (c) its nodes' dinv, so that the operator's
+     * rows read two contiguous arrays instead of three lookups per edge */
+    gat_idx *lptr, *lcol;
+    double *ldinv;
     int ncv;
     void *block, *topo; /* the solvers' buffers; the components' arrays and dinv */
     size_t bytes;
@@ -128,25 +134,36 @@ static gat_status dense_component(work *wk, gat_idx id, gat_idx kk, gat_real *ou
     return GAT_OK;
 }
 
-/* y = (2I - L - 2 u u^T) x = x + S x - 2 u (u . x) on component mem (c nodes). Rows are
- * independent gathers (any thread count gives the same bits); the dot product is serial. */
-static void apply_op(const work *wk, const gat_idx *mem, gat_idx c, const double *x, double *y,
-                     int nt)
+/* y = (2I - L - 2 u u^T) x = x + S x - 2 u (u . x) on the component in wk's local arrays (c
+ * nodes). Rows are independent gathers (any thread count gives the same bits); the dot product
+ * is serial. */
+static void apply_op(const work *wk, gat_idx c, const double *x, double *y, int nt)
 {
-    const double *u = wk->u;
+    const double *u = wk->u, *dl = wk->ldinv;
+    const gat_idx *lptr = wk->lptr, *lcol = wk->lcol;
     double ux = 0;
     for (gat_idx r = 0; r < c; r++) ux += u[r] * x[r];
     (void)nt;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && c > 4096)
     for (gat_idx r = 0; r < c; r++) {
-        const gat_idx i = mem[r];
         double acc = 0;
-        for (gat_idx e = wk->s.ptr[i]; e < wk->s.ptr[i + 1]; e++) {
-            const gat_idx j = wk->s.col[e];
-            acc += wk->dinv[j] * x[wk->cc.loc[j]];
-        }
-        y[r] = x[r] + wk->dinv[i] * acc - 2 * u[r] * ux;
+        for (gat_idx e = lptr[r]; e < lptr[r + 1]; e++) acc += dl[lcol[e]] * x[lcol[e]];
+        y[r] = x[r] + dl[r] * acc - 2 * u[r] * ux;
     }
+}
+
+/* The local arrays of component mem (c nodes). */
+static void local_adjacency(work *wk, const gat_idx *mem, gat_idx c)
+{
+    gat_idx at = 0;
+    for (gat_idx r = 0; r < c; r++) {
+        const gat_idx i = mem[r];
+        wk->lptr[r] = at;
+        wk->ldinv[r] = wk->dinv[i];
+        for (gat_idx e = wk->s.ptr[i]; e < wk->s.ptr[i + 1]; e++)
+            wk->lcol[at++] = wk->cc.loc[wk->s.col[e]];
+    }
+    wk->lptr[c] = at;
 }
 
 /* Component `id` by ARPACK (dsaupd/dseupd, mode 1, largest algebraic) with a start vector fixed
@@ -170,11 +187,12 @@ static gat_status iterative_component(work *wk, gat_idx id, gat_idx kk,
     iparam[0] = 1;
     iparam[2] = o->max_restarts;
     iparam[6] = 1;
+    local_adjacency(wk, mem, c);
     for (;;) {
         dsaupd_c(&ido, "I", c, "LA", kk, o->tol, wk->resid, ncv, wk->v, c, iparam, ipntr,
                  wk->workd, wk->workl, lworkl, &info);
         if (ido != -1 && ido != 1) break;
-        apply_op(wk, mem, c, wk->workd + ipntr[0] - 1, wk->workd + ipntr[1] - 1, nt);
+        apply_op(wk, c, wk->workd + ipntr[0] - 1, wk->workd + ipntr[1] - 1, nt);
         ++*matvecs;
     }
     if (info != 0 || iparam[4] < kk)
@@ -223,6 +241,9 @@ static void carve_solvers(work *wk, char *base, size_t *off, gat_idx k)
     wk->ev = gat_i_carve(base, off, im ? K : 0, sizeof(double));
     wk->ez = gat_i_carve(base, off, im * K, sizeof(double));
     wk->select = gat_i_carve(base, off, im ? ncv : 0, sizeof(int));
+    wk->lptr = gat_i_carve(base, off, im ? im + 1 : 0, sizeof(gat_idx));
+    wk->lcol = gat_i_carve(base, off, wk->cc.iter_max_edges, sizeof(gat_idx));
+    wk->ldinv = gat_i_carve(base, off, im, sizeof(double));
 }
 
 /* The components (cc), dinv and the largest component of each path, in wk->topo. */
@@ -252,6 +273,13 @@ static gat_status find_components(work *wk, gat_idx k, const gat_pe_options *o)
         if (size < 2) continue;
         gat_idx *big = use_dense(size, k, o) ? &wk->cc.dense_max_size : &wk->cc.iter_max_size;
         if (size > *big) *big = size;
+        if (use_dense(size, k, o)) continue;
+        size_t edges = 0;
+        for (gat_idx r = wk->cc.ptr[c]; r < wk->cc.ptr[c + 1]; r++) {
+            const gat_idx i = wk->cc.mem[r];
+            edges += (size_t)(wk->s.ptr[i + 1] - wk->s.ptr[i]);
+        }
+        if (edges > wk->cc.iter_max_edges) wk->cc.iter_max_edges = edges;
     }
     return GAT_OK;
 }

@@ -39,7 +39,7 @@ void gat_model_meta_init(gat_model_meta *meta)
 typedef struct meta_storage {
     gat_idx n_classes;
     char **class_names; /* (n_classes) */
-    char *dataset, *version;
+    char *dataset, *version, *pe;
 } meta_storage;
 
 void gat_model_meta_destroy(gat_model_meta *meta)
@@ -52,6 +52,7 @@ void gat_model_meta_destroy(gat_model_meta *meta)
         gat_free(own->class_names);
         gat_free(own->dataset);
         gat_free(own->version);
+        gat_free(own->pe);
         gat_free(own);
     }
     gat_model_meta_init(meta);
@@ -66,6 +67,22 @@ static gat_status check_text(const char *s, const char *what)
     if (!gat_i_utf8_valid((const unsigned char *)s, strlen(s), &at))
         return gat_i_error(GAT_EINVAL, "gat_model_save: %s is not valid UTF-8 (byte %zu)", what,
                            at);
+    return GAT_OK;
+}
+
+/* A meta's encoding spec: one gat_pe_spec_parse takes, with fewer columns than the model's
+ * inputs; failures are `bad` (GAT_EINVAL saving, GAT_EFORMAT loading), starting with `who`. */
+static gat_status check_pe(const char *pe, gat_idx in_features, const char *who, gat_status bad)
+{
+    gat_pe_spec spec;
+    char why[256];
+    if (gat_pe_spec_parse(pe, &spec) != GAT_OK) {
+        snprintf(why, sizeof why, "%s", gat_last_error());
+        return gat_i_error(bad, "%s: pe \"%.64s\": %s", who, pe, why);
+    }
+    if (spec.lap_k + spec.rw_k >= in_features)
+        return gat_i_error(bad, "%s: pe \"%s\" has %d columns, the model only %d inputs", who, pe,
+                           spec.lap_k + spec.rw_k, in_features);
     return GAT_OK;
 }
 
@@ -85,6 +102,9 @@ static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
         if ((st = check_text(meta->class_names[c], what)) != GAT_OK) return st;
     }
     if (meta->dataset && (st = check_text(meta->dataset, "the dataset name")) != GAT_OK) return st;
+    if (meta->pe && *meta->pe && (st = check_pe(meta->pe, cfg->in_features, "gat_model_save",
+                                                GAT_EINVAL)) != GAT_OK)
+        return st;
     if (!gat_score_name(cfg->score))
         return gat_i_error(GAT_EINVAL, "gat_model_save: score function %d has no name",
                            (int)cfg->score);
@@ -187,6 +207,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
              add_string(md, "class_names", names_json);
     }
     if (ok && meta->dataset) ok = add_string(md, "dataset", meta->dataset);
+    if (ok && meta->pe && *meta->pe) ok = add_string(md, "pe", meta->pe);
     for (int k = 0; ok && k < nt; k++) {
         cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
         double shape[3], span[2];
@@ -487,12 +508,16 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
                                cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes,
                                own)) != GAT_OK ||
         (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
-        (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK)
+        (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK ||
+        (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK)
+        return st;
+    if (own->pe && *own->pe && (st = check_pe(own->pe, cfg->in_features, path, GAT_EFORMAT)) != GAT_OK)
         return st;
     meta->n_classes = own->n_classes;
     meta->class_names = (const char *const *)own->class_names;
     meta->dataset = own->dataset;
     meta->version = own->version;
+    meta->pe = own->pe;
     return GAT_OK;
 }
 

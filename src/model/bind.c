@@ -72,6 +72,36 @@ gat_status gat_model_attention(const gat_model *m, gat_idx l, const gat_real **a
     return st;
 }
 
+gat_status gat_model_input_gradient(const gat_model *m, const gat_real **dx)
+{
+    const char *fn = "gat_model_input_gradient";
+    gat_i_clear_error();
+    if (!m || !dx) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !m ? "model m" : "dx");
+    if (!m->ws.fast || !(m->ws.b.flags & GAT_BIND_INPUT_GRADIENT))
+        return gat_i_error(GAT_EINVAL,
+                           "%s: the inputs are not bound with GAT_BIND_INPUT_GRADIENT (pass it "
+                           "to gat_model_bind before the forward)",
+                           fn);
+    const gat_real *d = gat_i_fast_input_grad(m->ws.fast);
+    if (!d)
+        return gat_i_error(GAT_EINVAL, "%s: no backward has run since the last forward", fn);
+    if (m->ws.order == GAT_ORDER_NONE) {
+        *dx = d;
+        return GAT_OK;
+    }
+    /* the engine's rows are the caller's rows perm[k], each with its entries in their order */
+    gat_model *w = (gat_model *)m; /* a cache of the last backward's result, as output_view */
+    const gat_csr *x = m->ws.b.x, *px = &m->ws.px;
+    const size_t nnz = (size_t)x->rowptr[x->rows];
+    if (!w->ws.dxview && !(w->ws.dxview = gat_malloc(nnz ? nnz : 1, sizeof *d)))
+        return GAT_ENOMEM;
+    for (gat_idx k = 0; k < px->rows; k++)
+        memcpy(w->ws.dxview + x->rowptr[m->ws.perm[k]], d + px->rowptr[k],
+               (size_t)(px->rowptr[k + 1] - px->rowptr[k]) * sizeof *d);
+    *dx = w->ws.dxview;
+    return GAT_OK;
+}
+
 gat_status gat_model_set_order(gat_model *m, gat_order order)
 {
     gat_i_clear_error();
@@ -106,6 +136,8 @@ static void drop_order(gat_model *m)
     gat_free(m->ws.mark);
     gat_free(m->ws.rows);
     gat_free(m->ws.dl);
+    gat_free(m->ws.dxview);
+    m->ws.dxview = NULL;
     for (int l = 0; l < GAT_MAX_LAYERS; l++) {
         gat_free(m->ws.view[l]);
         gat_free(m->ws.aview[l]);
@@ -323,11 +355,12 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
     if ((st = gat_i_check_args("gat_model_bind", 3, (const void *[]){m, g, x},
                                (const char *[]){"model m", "graph g", "features x"})) != GAT_OK)
         return st;
-    if (flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE))
+    const unsigned known = GAT_BIND_EXACT | GAT_BIND_INFERENCE | GAT_BIND_INPUT_GRADIENT;
+    if (flags & ~known)
         return gat_i_error(GAT_EINVAL,
-                           "gat_model_bind: unknown flags 0x%x (expected 0, "
-                           "GAT_BIND_EXACT, GAT_BIND_INFERENCE or both)",
-                           flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE));
+                           "gat_model_bind: unknown flags 0x%x (expected 0 or GAT_BIND_EXACT, "
+                           "GAT_BIND_INFERENCE, GAT_BIND_INPUT_GRADIENT combined)",
+                           flags & ~known);
     return gat_i_model_bind(m, &(gat_i_binding){.g = g, .x = x, .flags = flags},
                             "gat_model_bind");
 }

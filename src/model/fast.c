@@ -238,6 +238,7 @@ static size_t layout(gat_i_fast *f, char *base)
             f->ident[i] = (gat_idx)i;
     f->dz = gat_i_carve(base, &off, f->dw_fused ? 0 : T * np0 * Nt * (size_t)f->L[0].hw,
                         sizeof(gat_real));
+    f->dx = gat_i_carve(base, &off, f->input_grad ? (size_t)f->xnnz : 0, sizeof(gat_real));
     return off;
 }
 
@@ -288,8 +289,12 @@ static void size_inputs(gat_i_fast *f, const gat_i_binding *b)
     f->sc_own = chunk_count(Nt, ot, 2048, 128);
     f->sc.n = f->sc_own + (Nt < g->n ? chunk_count(g->n - Nt, g->nnz - ot, 2048, 128) : 0);
     f->xc.n = chunk_count(Nt, x->rowptr[Nt], 512, 512);
-    /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt */
-    f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
+    /* partial dW sums cost F * hw per chunk; the per-feature pass needs dz (N, hw) and xt; the
+     * input gradient is computed from dz too */
+    f->input_grad = (b->flags & GAT_BIND_INPUT_GRADIENT) && !(b->flags & GAT_BIND_INFERENCE) &&
+                    f->n_own == f->N;
+    f->dx_fwd = -1;
+    f->dw_fused = !f->input_grad && (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
 }
 
 /* The bounds' length: the binding's chunks (tc, sc, xc), then a trimmed pass's per layer. */
@@ -389,7 +394,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
      * always have its in_features columns) */
-    if (f->dw_fused) t.dw_fused = 1;
+    if (f->dw_fused && !t.input_grad) t.dw_fused = 1;
     if (bounds_len(&t) > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;

@@ -104,6 +104,12 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          const gat_real *dlogits, int nt, gat_i_layer_hook hook, void *hook_user);
 
+/* The input gradient of the last backward, d loss / d x->val (nnz(x)) of the binding's x in its
+ * entry order, when the binding asked for it (GAT_BIND_INPUT_GRADIENT in a training binding
+ * without remote rows) and a backward ran after the last forward; else NULL. Each backward
+ * overwrites it (it is not added to). */
+const gat_real *gat_i_fast_input_grad(const gat_i_fast *f);
+
 /* Whether layer l keeps its per-edge attention arrays (a training binding: every score but gat
  * without edge features, and that one as options.alpha says: by default below a size, see
  * fast.c's ALPHA_STORE_BYTES). */

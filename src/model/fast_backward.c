@@ -244,6 +244,46 @@ static void clear_untrimmed(gat_i_fast *f, int l)
         memset(f->dy[l % 2] + i * stride + GAT_I_DY_HEAD(H), 0, hw * sizeof(gat_real));
 }
 
+/* The input gradient (GAT_BIND_INPUT_GRADIENT): for each stored entry q of x (row j, column
+ * c), dx[q] = keep_q s sum over the projections k of dz_k[j] . Wp_k[c], from layer 0's stored
+ * dz (N, Fp, H) and the permuted weights (fin, Fp, H) the forward projected with (an identity
+ * residual's the identity matrix), through the forward's input dropout (keep_q, s = 1 / (1 -
+ * p)). A row whose dz is zero (dz_nonzero) or that a trimmed layer 0 does not project gets
+ * zeros. One writer per row, each value summed in a fixed order: the same bits for any nt. */
+static void input_gradient(gat_i_fast *f, int nt)
+{
+    const projections p = layer_projections(f, 0);
+    const gat_i_fl *fl = &f->f[0].fl;
+    const gat_csr *x = f->x;
+    const size_t hw = (size_t)f->L[0].hw;
+    const gat_idx n = f->trimmed ? f->prj_n[0] : f->n_own;
+    const gat_real sc = fl->in.on ? fl->in.scale : 1;
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 256)
+    for (gat_idx j = 0; j < n; j++)
+        for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
+            gat_real s = 0;
+            if (f->dz_nonzero[j] && (!fl->in.on || fl->xkeep[q])) {
+                const size_t c = (size_t)x->col[q];
+                for (int k = 0; k < p.n; k++) {
+                    const gat_real *d = f->dz + ((size_t)k * (size_t)f->n_own + (size_t)j) * hw,
+                                   *w = p.Wp[k] + c * hw;
+                    for (size_t e = 0; e < hw; e++)
+                        s += d[e] * w[e];
+                }
+                s *= sc;
+            }
+            f->dx[q] = s;
+        }
+    const size_t done = (size_t)x->rowptr[n], all = (size_t)x->rowptr[x->rows];
+    memset(f->dx + done, 0, (all - done) * sizeof *f->dx);
+}
+
+const gat_real *gat_i_fast_input_grad(const gat_i_fast *f)
+{
+    return f->input_grad && f->dx_fwd == f->fwd ? f->dx : NULL;
+}
+
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          const gat_real *dlogits, int nt_req, gat_i_layer_hook hook,
                          void *hook_user)
@@ -259,6 +299,10 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
         sources(f, l, &b);
         layer_grads(f, l, &p, &b, params, grads, nt);
         if (hook) hook(hook_user, 1, l);
+    }
+    if (f->input_grad) {
+        input_gradient(f, nt);
+        f->dx_fwd = f->fwd;
     }
     gat_i_fast_gov_end(f, GAT_I_GOV_BACKWARD, nt_max);
 }

@@ -66,6 +66,12 @@ struct gat_i_fast {
     uint8_t *active, *dz_nonzero;
     size_t ps_stride;
     int dw_fused; /* layer 0: dW accumulated per chunk (1) or via dz and xt (0) */
+    /* the binding asked for the input gradient (GAT_BIND_INPUT_GRADIENT; a training binding
+     * without remote rows): layer 0 keeps dz (dw_fused 0), and each backward writes dx (nnz(x))
+     * from it; dx_fwd is the forward it holds the gradient of (-1: none) */
+    int input_grad;
+    gat_real *dx;
+    long dx_fwd;
     /* restricted forwards: the plans of the last two row lists (the trainer alternates the
      * training and the validation rows) */
     plan plans[2];

@@ -52,6 +52,7 @@ struct gat_model {
         uint8_t *mark; /* (n) zero between uses: output rows in the engine's numbering */
         gat_idx *rows; /* (n) those rows */
         gat_real *dl;  /* (n, C) dlogits in the engine's numbering */
+        gat_real *dxview; /* (nnz(x)) the input gradient in the caller's entry order, or NULL */
         uint64_t fwd;  /* forwards run on this binding */
         gat_real *view[GAT_MAX_LAYERS], *aview[GAT_MAX_LAYERS];     /* outputs and alphas in the
                                                                      * caller's numbering */

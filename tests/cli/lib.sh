@@ -10,6 +10,9 @@
 #                           ERR_RE (an empty regex matches anything) and, for WANT != 0, stderr is
 #                           one line (a tool's error is one sentence)
 #   summary                 prints "P passed, F failed"; use it as the script's last command
+#   toy_tu DIR NAME COUNT   writes a TU graph set DIR/NAME_*.txt of COUNT path graphs: graph g
+#                           (1..COUNT) has 4 + g % 5 nodes, class g % 2; a node's label is its
+#                           graph's class, or 2 on every third node (the signal is planted)
 #   wait_blocked PID SYSCALL
 #                           waits until PID sleeps in that system call (read, write, openat),
 #                           as /proc/PID/syscall shows; 1 if PID ends first. For signals sent at
@@ -81,4 +84,21 @@ wait_blocked() {
     sleep 0.05
   done
   return 1
+}
+
+toy_tu() {
+  mkdir -p "$1"
+  awk -v d="$1/$2" -v count="$3" 'BEGIN {
+    id = 0
+    for (g = 1; g <= count; g++) {
+      n = 4 + g % 5; c = g % 2
+      print c > (d "_graph_labels.txt")
+      for (i = 1; i <= n; i++) {
+        id++
+        print g > (d "_graph_indicator.txt")
+        print (i % 3 == 0 ? 2 : c) > (d "_node_labels.txt")
+        if (i > 1) { print id - 1 ", " id > (d "_A.txt"); print id ", " id - 1 > (d "_A.txt") }
+      }
+    }
+  }'
 }

@@ -499,6 +499,147 @@ START_TEST(alloc_failure)
 }
 END_TEST
 
+/* Features with encodings: x's entries, then the K encodings gat_pe_compute gives, all stored;
+ * the CSR flip matches the dense one on the Laplacian columns and undoes itself. */
+START_TEST(append_features)
+{
+    static edges e;
+    e = (edges){0};
+    mixed_graph(&e, 0);
+    gat_graph g;
+    build(&g, &e);
+    const gat_idx n = e.n, F = 5, K = 5;
+    gat_real *dx = zeros((size_t)n * F);
+    for (gat_idx i = 0; i < n; i++)
+        if (i % 3) dx[(size_t)i * F + (size_t)(i % F)] = (gat_real)(i + 1);
+    gat_csr x, y;
+    ck_assert_int_eq(gat_csr_from_dense(&x, n, F, dx), GAT_OK);
+    const gat_pe_spec spec = {3, 2};
+    gat_pe_cost cost;
+    ck_assert_int_eq(gat_pe_append(&g, &x, &spec, NULL, &y, &cost), GAT_OK);
+    ck_assert_int_eq(y.rows, n);
+    ck_assert_int_eq(y.cols, F + K);
+    ck_assert_int_eq(gat_csr_check(&y), GAT_OK);
+    ck_assert_int_eq(cost.components, 6);
+    gat_real *p = zeros((size_t)n * K);
+    ck_assert_int_eq(gat_pe_compute(&g, &spec, NULL, p, (size_t)K, 0, NULL), GAT_OK);
+    for (gat_idx i = 0; i < n; i++) {
+        const gat_idx a = x.rowptr[i], b = x.rowptr[i + 1], c = y.rowptr[i];
+        ck_assert_int_eq(y.rowptr[i + 1] - c, b - a + K);
+        for (gat_idx t = 0; t < b - a; t++) {
+            ck_assert_int_eq(y.col[c + t], x.col[a + t]);
+            ck_assert(y.val[c + t] == x.val[a + t]);
+        }
+        for (gat_idx q = 0; q < K; q++) {
+            ck_assert_int_eq(y.col[c + b - a + q], F + q);
+            ck_assert(y.val[c + b - a + q] == p[(size_t)i * K + q]);
+        }
+    }
+    /* flips of the three Laplacian columns: the dense function's, and an involution */
+    gat_pe_flip_signs(p, n, (size_t)K, 0, 3, 7);
+    ck_assert_int_eq(gat_pe_flip_signs_csr(&y, F, 3, 7), GAT_OK);
+    int changed = 0;
+    for (gat_idx i = 0; i < n; i++)
+        for (gat_idx q = 0; q < K; q++) {
+            const gat_idx at = y.rowptr[i + 1] - K + q;
+            ck_assert(y.val[at] == p[(size_t)i * K + q]);
+        }
+    ck_assert_int_eq(gat_pe_flip_signs_csr(&y, F, 3, 7), GAT_OK);
+    gat_pe_flip_signs(p, n, (size_t)K, 0, 3, 7);
+    for (gat_idx i = 0; i < n; i++)
+        for (gat_idx q = 0; q < K; q++) {
+            const gat_idx at = y.rowptr[i + 1] - K + q;
+            ck_assert(y.val[at] == p[(size_t)i * K + q]);
+        }
+    /* some seed flips some column with a non-zero entry */
+    for (uint64_t seed = 1; seed < 8 && !changed; seed++) {
+        gat_csr z;
+        ck_assert_int_eq(gat_csr_copy(&z, &y), GAT_OK);
+        gat_pe_flip_signs_csr(&z, F, 3, seed);
+        for (gat_idx k = 0; k < z.rowptr[n]; k++) changed |= z.val[k] != y.val[k];
+        gat_csr_destroy(&z);
+    }
+    ck_assert(changed);
+    /* errors */
+    gat_csr short_x;
+    ck_assert_int_eq(gat_csr_from_dense(&short_x, n - 1, F, dx), GAT_OK);
+    ASSERT_FAILS(gat_pe_append(&g, &short_x, &spec, NULL, &y, NULL), GAT_EDIM, "rows");
+    ASSERT_FAILS(gat_pe_append(&g, NULL, &spec, NULL, &y, NULL), GAT_EINVAL, "NULL features x");
+    const gat_pe_spec none = {0, 0};
+    ASSERT_FAILS(gat_pe_append(&g, &x, &none, NULL, &y, NULL), GAT_EINVAL, "lap_k = 0");
+    ASSERT_FAILS(gat_pe_flip_signs_csr(&y, F, 6, 1), GAT_EINVAL, "columns");
+    ASSERT_FAILS(gat_pe_flip_signs_csr(NULL, 0, 1, 1), GAT_EINVAL, "NULL x");
+    /* every allocation failing in turn */
+    gat_csr_destroy(&y);
+    long k = 0;
+    for (;; k++) {
+        gat_i_alloc_fail_at(k);
+        const gat_status st = gat_pe_append(&g, &x, &spec, NULL, &y, NULL);
+        if (st == GAT_OK) break;
+        ck_assert_int_eq(st, GAT_ENOMEM);
+    }
+    gat_i_alloc_fail_at(-1);
+    ck_assert_int_ge(k, 3);
+    gat_csr_destroy(&y);
+    gat_csr_destroy(&short_x);
+    gat_csr_destroy(&x);
+    free(p), free(dx);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
+/* A model file keeps the spec (gat_model_meta.pe); a bad one is refused on save and on load. */
+START_TEST(model_file_spec)
+{
+    gat_model_config cfg;
+    gat_model_config_default(&cfg, 12, 3);
+    gat_model *m = NULL, *back = NULL;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 1), GAT_OK);
+    char *dir = tu_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/m.safetensors", dir);
+    gat_model_meta meta, got;
+    gat_model_meta_init(&meta);
+    ck_assert_ptr_null(meta.pe);
+    meta.pe = "lap:4,rw:3";
+    ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&back, &got, path), GAT_OK);
+    ck_assert_str_eq(got.pe, "lap:4,rw:3");
+    gat_model_meta_destroy(&got);
+    gat_model_free(back);
+    meta.pe = "lap:4,rw:8"; /* 12 columns of 12 inputs */
+    ASSERT_FAILS(gat_model_save(m, &meta, path), GAT_EINVAL, "the model only 12 inputs");
+    meta.pe = "lap:x";
+    ASSERT_FAILS(gat_model_save(m, &meta, path), GAT_EINVAL, "pe \"lap:x\"");
+    /* a file without pe loads with NULL; one whose pe text is damaged is refused */
+    meta.pe = NULL;
+    ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&back, &got, path), GAT_OK);
+    ck_assert_ptr_null(got.pe);
+    gat_model_meta_destroy(&got);
+    gat_model_free(back);
+    meta.pe = "lap:4";
+    ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    char head[4096];
+    const size_t got_n = fread(head, 1, sizeof head, f);
+    char *at = NULL;
+    for (size_t b = 0; b + 5 <= got_n && !at; b++)
+        if (!memcmp(head + b, "lap:4", 5)) at = head + b;
+    ck_assert_ptr_nonnull(at);
+    at[4] = 'y';
+    fseek(f, at - head, SEEK_SET);
+    fwrite(at, 1, 5, f);
+    fclose(f);
+    ASSERT_FAILS(gat_model_load(&back, &got, path), GAT_EFORMAT, "lap:y");
+    ck_assert_ptr_null(back);
+    gat_model_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("encode");
@@ -515,6 +656,10 @@ static Suite *suite(void)
     tc = tcase_create("spec");
     tcase_add_test(tc, spec_text);
     tcase_add_test(tc, flip_signs);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("features");
+    tcase_add_test(tc, append_features);
+    tcase_add_test(tc, model_file_spec);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_test(tc, bad_arguments);

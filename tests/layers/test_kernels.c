@@ -44,6 +44,8 @@ typedef struct fixture {
     gat_csr x;
     gat_model_config cfg;
     size_t nc;
+    int input_grad; /* bind with GAT_BIND_INPUT_GRADIENT: outputs.dx */
+    gat_order order; /* the model's node order (GAT_ORDER_AUTO unless a test sets it) */
 } fixture;
 
 /* Hub 0 with 10^4 leaves of degree 1, then `others` nodes with random edges, an isolated node. */
@@ -58,6 +60,8 @@ static void fixture_init_flags(fixture *f, const shape *s, gat_idx others, unsig
     f->cfg.heads = s->heads;
     f->cfg.hidden = s->hidden;
     f->cfg.out_heads = s->out_heads;
+    f->input_grad = 0;
+    f->order = GAT_ORDER_AUTO;
     f->nc = (size_t)f->g.n * (size_t)s->C;
 }
 
@@ -81,6 +85,7 @@ static void fixture_free(fixture *f)
  * output and attention after the training forward, and the gradients. */
 typedef struct outputs {
     gat_real *infer, *train, *grads, *out[GAT_MAX_LAYERS], *alpha[GAT_MAX_LAYERS];
+    gat_real *dx; /* the input gradient (nnz(x)) with fixture.input_grad, else NULL */
     size_t n_out[GAT_MAX_LAYERS], n_alpha[GAT_MAX_LAYERS], P;
     int layers;
 } outputs;
@@ -107,8 +112,10 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
     const int ref = isa && !strcmp(isa, "none");
     ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
     /* the run's dropout; the training forward draws the masks of step 42 */
-    const gat_i_binding all = {.g = &f->g, .x = &f->x},
-                        part = {.g = &f->g, .x = &f->x, .rows = rows, .n_rows = n_rows};
+    const unsigned flags = f->input_grad ? GAT_BIND_INPUT_GRADIENT : 0;
+    const gat_i_binding all = {.g = &f->g, .x = &f->x, .flags = flags},
+                        part = {.g = &f->g, .x = &f->x, .rows = rows, .n_rows = n_rows,
+                                .flags = flags};
     const gat_i_run infer = {.set_dropout = 1, .in_p = dropout, .att_p = dropout},
                     train = {.training = 1, .step = 42, .set_dropout = 1, .in_p = dropout,
                              .att_p = dropout};
@@ -119,6 +126,7 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
         return -1; /* this CPU cannot run it */
     }
     gat_model_set_threads(m, nt);
+    ck_assert_int_eq(gat_model_set_order(m, f->order), GAT_OK);
     gat_real *params = gat_model_params(m, &o->P);
     for (size_t k = 0; k < o->P; k++) /* non-zero biases too */
         if (params[k] == 0) params[k] = (gat_real)(0.02 * (double)(k % 5) - 0.04);
@@ -164,6 +172,14 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
     gat_model_zero_grads(m);
     ck_assert_int_eq(ref ? ref_model_backward(rm, m, d) : gat_model_backward(m, d), GAT_OK);
     o->grads = copy(gat_model_grads(m, NULL), o->P);
+    if (f->input_grad) {
+        const gat_real *dx = NULL;
+        if (ref)
+            dx = ref_model_input_gradient(rm);
+        else
+            ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_OK);
+        o->dx = copy(dx, (size_t)f->x.rowptr[f->x.rows]);
+    }
     free(d);
     ref_model_free(rm);
     gat_model_free(m);
@@ -175,6 +191,7 @@ static void outputs_free(outputs *o)
     free(o->infer);
     free(o->train);
     free(o->grads);
+    free(o->dx);
     for (int l = 0; l < o->layers; l++)
         free(o->out[l]), free(o->alpha[l]);
 }
@@ -314,13 +331,15 @@ END_TEST
 
 /* Shape `sh`, score and residual connections on every build this CPU runs against the reference
  * path (logits, layer outputs, attention, every gradient); fixture seed `seed`. */
-static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score, int residual)
+static void vs_reference_dx(int sh, double dropout, uint64_t seed, gat_score score, int residual,
+                            int input_grad)
 {
     const shape *s = &SHAPES[sh];
     fixture f;
     outputs ref, got;
     char what[160];
     fixture_init(&f, s, seed);
+    f.input_grad = input_grad;
     f.cfg.score = score;
     f.cfg.residual = residual;
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
@@ -347,6 +366,9 @@ static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score,
             CLOSE("attention", got.alpha[l], ref.alpha[l], ref.n_alpha[l]);
         }
         CLOSE("gradients", got.grads, ref.grads, ref.P);
+        if (f.input_grad) { /* CLOSE is two statements */
+            CLOSE("input gradient", got.dx, ref.dx, (size_t)f.x.rowptr[f.x.rows]);
+        }
 #undef CLOSE
         outputs_free(&got);
     }
@@ -354,6 +376,95 @@ static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score,
     outputs_free(&ref);
     fixture_free(&f);
 }
+
+static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score, int residual)
+{
+    vs_reference_dx(sh, dropout, seed, score, residual, 0);
+}
+
+/* Loop index: score * 2 + odd, dropout 0.6: even, the specialised 8x8 shape; odd, three
+ * generic layers of 3 heads with residual connections. The input gradient
+ * (GAT_BIND_INPUT_GRADIENT) of every build against the reference model's, with the logits and
+ * the parameters' gradients (layer 0's weight gradient then comes from its stored projection
+ * gradients). */
+START_TEST(test_input_gradient_vs_reference)
+{
+    vs_reference_dx(_i % 2 ? 5 : 0, 0.6, 1000 + (uint64_t)_i, (gat_score)(_i / 2), _i % 2, 1);
+}
+END_TEST
+
+/* Loop index: shape. The input gradient on 1, 2 and 3 threads: the same bits; and through a
+ * renumbered binding (GAT_ORDER_RCM), in the caller's entry order: the same values (without
+ * dropout; two shapes). */
+START_TEST(test_input_gradient_threads_order)
+{
+    const shape *s = &SHAPES[_i];
+    fixture f;
+    outputs one, other;
+    fixture_init(&f, s, 1100 + (uint64_t)_i);
+    f.input_grad = 1;
+    f.order = GAT_ORDER_NONE;
+    const size_t nnz = (size_t)f.x.rowptr[f.x.rows];
+    ck_assert_int_eq(run(&f, NULL, 1, NULL, 0, 0.6, &one), 0);
+    ck_assert(tu_rms(one.dx, nnz) > 0);
+    for (int nt = 2; nt <= 3; nt++) {
+        ck_assert_int_eq(run(&f, NULL, nt, NULL, 0, 0.6, &other), 0);
+        assert_same("input gradient", other.dx, one.dx, nnz);
+        outputs_free(&other);
+    }
+    outputs_free(&one);
+    if (_i != 0 && _i != 4) { /* the specialised shape, and 2000 sparse inputs */
+        fixture_free(&f);
+        return;
+    }
+    /* without dropout (a renumbered binding draws its masks in its own numbering) */
+    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0, &one), 0);
+    f.order = GAT_ORDER_RCM;
+    ck_assert_int_eq(run(&f, NULL, 2, NULL, 0, 0, &other), 0);
+    ck_assert(compare("input gradient, RCM order vs none", other.dx, one.dx, nnz) <= TOL);
+    outputs_free(&other);
+    outputs_free(&one);
+    fixture_free(&f);
+}
+END_TEST
+
+/* gat_model_input_gradient's errors: NULL arguments, inputs bound without the flag, no
+ * backward since the last forward; gat_model_bind refuses unknown flags. */
+START_TEST(test_input_gradient_errors)
+{
+    fixture f;
+    gat_model *m = NULL;
+    const gat_real *dx = NULL, *logits;
+    fixture_init_n(&f, &SHAPES[1], 50, 1200);
+    ck_assert_int_eq(tu_model_create(&m, &f.cfg, 5), GAT_OK);
+    ck_assert_int_eq(gat_model_input_gradient(NULL, &dx), GAT_EINVAL);
+    ck_assert_int_eq(gat_model_input_gradient(m, NULL), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(), "gat_model_input_gradient: NULL dx");
+    ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_EINVAL);
+    ck_assert(strstr(gat_last_error(), "not bound with GAT_BIND_INPUT_GRADIENT"));
+    ck_assert_int_eq(gat_model_bind(m, &f.g, &f.x, 0), GAT_OK);
+    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+    ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_EINVAL);
+    ck_assert(strstr(gat_last_error(), "not bound with GAT_BIND_INPUT_GRADIENT"));
+    ck_assert_int_eq(gat_model_bind(m, &f.g, &f.x, 64), GAT_EINVAL);
+    ck_assert(strstr(gat_last_error(), "unknown flags 0x40"));
+    ck_assert_int_eq(gat_model_bind(m, &f.g, &f.x, GAT_BIND_INPUT_GRADIENT), GAT_OK);
+    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 1, &logits), GAT_OK);
+    ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(),
+                     "gat_model_input_gradient: no backward has run since the last forward");
+    gat_real *d = calloc(f.nc, sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
+    ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_OK);
+    ck_assert_ptr_nonnull(dx);
+    ck_assert_int_eq(gat_model_forward(m, &f.g, &f.x, 0, &logits), GAT_OK);
+    ck_assert_int_eq(gat_model_input_gradient(m, &dx), GAT_EINVAL);
+    free(d);
+    gat_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
 
 /* Loop index: shape * 2 + dropout. The gat score. */
 START_TEST(test_fused_vs_reference)
@@ -593,6 +704,12 @@ static Suite *suite(void)
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));
     if (first) tcase_add_test(t, test_fixed_threads);
+    suite_add_tcase(s, t);
+    t = tcase_create("input gradient");
+    if (first)
+        tcase_add_loop_test(t, test_input_gradient_vs_reference, 0, GAT_SCORE_COUNT * 2);
+    tcase_add_loop_test(t, test_input_gradient_threads_order, 0, (int)LEN(SHAPES));
+    if (first) tcase_add_test(t, test_input_gradient_errors);
     suite_add_tcase(s, t);
     t = tcase_create("restricted rows");
     tcase_add_loop_test(t, test_restricted_rows, 0, (int)LEN(SHAPES));

@@ -297,9 +297,9 @@ START_TEST(bind_errors)
     ASSERT_FAILS(gat_model_bind(NULL, &g, &x, 0), GAT_EINVAL, "gat_model_bind: NULL model m");
     ASSERT_FAILS(gat_model_bind(m, NULL, &x, 0), GAT_EINVAL, "gat_model_bind: NULL graph g");
     ASSERT_FAILS(gat_model_bind(m, &g, NULL, 0), GAT_EINVAL, "gat_model_bind: NULL features x");
-    ASSERT_FAILS(gat_model_bind(m, &g, &x, 6), GAT_EINVAL,
-                 "gat_model_bind: unknown flags 0x4 (expected 0, GAT_BIND_EXACT, "
-                 "GAT_BIND_INFERENCE or both)");
+    ASSERT_FAILS(gat_model_bind(m, &g, &x, 10), GAT_EINVAL,
+                 "gat_model_bind: unknown flags 0x8 (expected 0 or GAT_BIND_EXACT, "
+                 "GAT_BIND_INFERENCE, GAT_BIND_INPUT_GRADIENT combined)");
     ASSERT_FAILS(gat_model_bind(m, &g2, &x, 0), GAT_EDIM,
                  "gat_model_bind: features have 52 rows but the graph has 7 nodes");
     tu_features(&x2, g.n, F + 1, 0.3, 1);

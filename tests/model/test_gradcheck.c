@@ -615,6 +615,53 @@ START_TEST(test_model)
 }
 END_TEST
 
+/* The input gradient (GAT_BIND_INPUT_GRADIENT, gat_model_input_gradient): every stored feature
+ * and every parameter against central differences, with input and attention dropout. Loop
+ * index: bit 0 three layers (else two), bit 1 residual connections, bit 2 the gatv2 score. */
+START_TEST(test_model_input_gradient)
+{
+    gc_model d = {.step = 45, .flags = GAT_BIND_INPUT_GRADIENT};
+    gat_model_config cfg;
+    const gat_idx F = 5, C = 3;
+    gat_model_config_default(&cfg, F, C);
+    cfg.layers = 2 + (_i & 1);
+    cfg.residual = (_i >> 1) & 1;
+    cfg.score = _i & 4 ? GAT_SCORE_GATV2 : GAT_SCORE_GAT;
+    cfg.heads = 3;
+    cfg.hidden = 4;
+    cfg.out_heads = 2;
+    cfg.in_dropout = 0.3;
+    cfg.att_dropout = 0.3;
+    small_graph(&d.g, graph_flags[0], 150 + (uint64_t)_i);
+    tu_features(&d.x, d.g.n, F, 0.6, 151);
+    ck_assert_int_eq(gat_model_create(&d.m, &cfg, 152), GAT_OK);
+    d.n_out = (size_t)d.g.n * C;
+    size_t P = 0;
+    gat_real *params = gat_model_params(d.m, &P), *grads = gat_model_grads(d.m, NULL);
+    tu_uniform(params, P, -1, 1, 153);
+    const size_t nnz = (size_t)d.x.rowptr[d.x.rows];
+    d.dx = calloc(nnz, sizeof *d.dx);
+    ck_assert_ptr_nonnull(d.dx);
+    gc_op op = {.forward = gc_model_forward,
+                .backward = gc_model_backward,
+                .ctx = &d,
+                .n_out = d.n_out,
+                .step = MODEL_STEP};
+    snprintf(op.name, sizeof op.name, "model input gradient %d layers residual %d %s",
+             cfg.layers, cfg.residual, gat_score_name(cfg.score));
+    add_var(&op, "x", d.x.val, d.dx, nnz, 0);
+    int nt_ = 0;
+    const gat_model_tensor *t = gat_model_tensors(d.m, &nt_);
+    for (int k = 0; k < nt_; k++)
+        add_var(&op, t[k].name, params + t[k].offset, grads + t[k].offset, t[k].size, 1);
+    gradcheck(&op, 154);
+    free(d.dx);
+    gat_model_free(d.m);
+    gat_csr_destroy(&d.x);
+    gat_graph_destroy(&d.g);
+}
+END_TEST
+
 /* The edge term (edge_dim 3, PyG's GATConv(edge_dim) and GATv2Conv(edge_dim)): every tensor of
  * the model, the edge term's weight_edge (and gat's att_edge) included. Loop index: bit 0 three
  * layers (else two), bit 1 directed graph without self-loops, bit 2 two threads, bit 3 gatv2. */
@@ -692,6 +739,7 @@ static Suite *gradcheck_suite(void)
         {"softmax_xent", test_softmax_xent, 1},
         {"fused_attention", test_fused_attention, 32},
         {"model", test_model, 8},
+        {"model input gradient", test_model_input_gradient, 8},
         {"model_edges", test_model_edges, 16},
     };
     for (size_t c = 0; c < LEN(cases); c++) {

@@ -60,6 +60,8 @@ struct ref_model {
         gat_i_att_scratch att;
         gat_i_score_scratch sc;   /* attention family: de (E, max heads), partial sums */
         gat_real *dq, *dk, *dres; /* attention family, residual: (N, max width) each */
+        gat_real *dx0, *dx;       /* the input gradient: dense (N, in_features), then per
+                                   * stored entry of x (nnz(x)) */
         int threads;      /* thread count att.partial is sized for */
         int trained;      /* the last forward was a training forward */
     } ws;
@@ -115,6 +117,8 @@ static size_t layout(ref_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
         m->ws.dk = gat_i_carve(base, &off, family ? (size_t)N * maxw : 0, sizeof(gat_real));
         m->ws.dres = gat_i_carve(base, &off, m->cfg.residual ? (size_t)N * maxw : 0, sizeof(gat_real));
     }
+    m->ws.dx0 = gat_i_carve(base, &off, (size_t)N * m->L[0].fin, sizeof(gat_real));
+    m->ws.dx = gat_i_carve(base, &off, (size_t)xnnz, sizeof(gat_real));
     return off;
 }
 
@@ -334,6 +338,37 @@ static void extra_backward(ref_model *m, int l, gat_real *grad)
     }
 }
 
+/* Layer 0's input gradient from dz, dq, dk and dpre (N, width), its output's gradient before
+ * the bias: dX_d = dz W^T + dq W_q^T + dk W_k^T + dpre R^T (or dpre, an identity residual), then
+ * per stored entry q of x (row i, column c) dx[q] = mask_q s dX_d[i, c] (the input dropout). */
+static void input_backward(ref_model *m, const gat_real *dpre)
+{
+    const gat_i_layer *L = &m->L[0];
+    const gat_csr *x = m->ws.x;
+    const gat_idx N = m->ws.g->n, hw = L->heads * L->fo;
+    const int nt = m->threads;
+    gat_real *d = m->ws.dx0;
+    gat_i_gemm_nt(N, L->fin, hw, m->ws.dz, m->blob + L->w, d, nt);
+    if (L->has_q) gat_i_gemm_nt_acc(N, L->fin, hw, m->ws.dq, m->blob + L->wq, d, nt);
+    if (L->has_k) gat_i_gemm_nt_acc(N, L->fin, hw, m->ws.dk, m->blob + L->wk, d, nt);
+    if (L->residual == 1) gat_i_gemm_nt_acc(N, L->fin, L->width, dpre, m->blob + L->res, d, nt);
+    if (L->residual == 2)
+        for (size_t k = 0; k < (size_t)N * L->fin; k++) d[k] += dpre[k];
+    const cache *c = &m->ws.c[0];
+    const int drop = c->xin == c->xbuf;
+    const gat_real scale = (gat_real)(1 / (1 - m->in_p));
+    for (gat_idx i = 0; i < N; i++)
+        for (gat_idx q = x->rowptr[i]; q < x->rowptr[i + 1]; q++) {
+            const gat_real v = d[(size_t)i * L->fin + x->col[q]];
+            m->ws.dx[q] = !drop ? v : c->xmask[q] ? v * scale : 0;
+        }
+}
+
+const gat_real *ref_model_input_gradient(const ref_model *m)
+{
+    return m->ws.dx;
+}
+
 /* The edge term as PyG's GATConv(edge_dim) computes it: ze = X_e W_e (E, heads*fo), then per
  * edge and head eterm = ze . a_edge (the engine instead folds W_e and a_edge into M first). */
 static void edge_forward(ref_model *m, int l)
@@ -498,6 +533,7 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
             gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, (gat_idx)hw, m->ws.dz,
                                   grad + L->w, nt);
             extra_backward(m, l, grad);
+            input_backward(m, dcur);
         } else {
             gat_i_gemm_tn_acc(N, L->fin, (gat_idx)hw, c->xin, m->ws.dz, grad + L->w, nt);
             gat_i_gemm_nt(N, L->fin, (gat_idx)hw, m->ws.dz, m->blob + L->w, m->ws.dcur, nt);

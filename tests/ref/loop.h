@@ -21,6 +21,8 @@ gat_status ref_model_forward(ref_model *m, gat_model *model, const gat_i_binding
 /* Backward of the last (training) forward from dlogits (N, classes): ADDS into model's
  * gradients. GAT_EINVAL if the last forward was not a training forward. */
 gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dlogits);
+/* The input gradient of the last backward: d loss / d x->val (nnz(x)) of the binding's x. */
+const gat_real *ref_model_input_gradient(const ref_model *m);
 /* Layer l's output (N, width) and attention (E, heads) of the last forward. */
 const gat_real *ref_model_output(const ref_model *m, int l);
 const gat_real *ref_model_alpha(const ref_model *m, int l);

@@ -1,0 +1,145 @@
+/* Graph transformers with global self-attention (issue 39 items 2-3): a stack of GPS-style
+ * hybrid layers, each a local GAT update and a global attention update of the same input, or
+ * either alone, for node classification on a graph and for graph classification on batches of
+ * graphs.
+ *
+ * The model, width D, heads H (D a multiple of H), L layers, input x (N, F) sparse:
+ *   h_0 = x W_in + b_in
+ *   layer l (kind GAT_GPS_HYBRID; GAT_GPS_GLOBAL leaves out the GAT term, GAT_GPS_LOCAL the
+ *   attention term):
+ *     a   = h + drop(GAT(h)) + drop(Attn(h))
+ *     u   = LN_1(a)
+ *     h'  = LN_2(u + drop(relu(u W_1 + b_1)) W_2 + b_2)          (MLP of width 2D)
+ *   GAT(h): one graph attention layer of the engine (gat/model.h, score gat) with H heads of
+ *     width D averaged, its edge softmax over the graph's in-edges, its bias; attention dropout
+ *     att_dropout.
+ *   Attn(h): multi-head scaled dot-product self-attention over every node of the node's graph,
+ *     q = h W_q + b_q, k, v likewise (H heads of D / H), O_i = sum_j softmax_j(q_i . k_j /
+ *     sqrt(D / H)) v_j over the nodes j of i's graph (segment), out = O W_o + b_o: exact, streamed
+ *     (memory linear in the nodes); on a single graph of more than `anchors` nodes (anchors > 0)
+ *     every node attends to `anchors` keys drawn uniformly from the seed instead (an
+ *     approximation; docs/encodings.md measures its error).
+ *   LN: layer normalisation per node over its D values, y = g (x - mean) / sqrt(var + 1e-5) + b:
+ *     batch-independent (a node's output never depends on the other graphs of its batch) and the
+ *     same in training and inference.
+ *   drop: dropout p = dropout in training (none in inference).
+ *   Output: node task, logits = h_L W_out + b_out (N, C); graph task, a readout per graph (sum,
+ *     mean or max, gat/readout.h) r (B, D), logits = r W + c (B, C).
+ * Parameters: one buffer (gat_gps_params), tensors in a fixed order ("input.weight",
+ * "layer<l>.gat.weight", ...), Glorot-uniform weights, zero biases, unit gains; gradients and
+ * Adam's moments in buffers of the same layout.
+ *
+ * Results are the same bits for any thread count (every reduction in a fixed order; the GAT
+ * term runs the engine, whose results do not depend on it). A model is not thread-safe. */
+#ifndef GAT_GPS_H
+#define GAT_GPS_H
+
+#include "dataset.h"
+#include "model.h"
+#include "train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What each layer holds. */
+typedef enum gat_gps_kind {
+    GAT_GPS_HYBRID = 0, /* "gps": GAT and global attention, then the MLP */
+    GAT_GPS_GLOBAL = 1, /* "transformer": global attention, then the MLP */
+    GAT_GPS_LOCAL = 2   /* "gat-mlp": GAT, then the MLP (the ablation without attention) */
+} gat_gps_kind;
+#define GAT_GPS_KIND_COUNT 3
+
+/* The kind's name ("gps", "transformer", "gat-mlp"), or NULL. */
+GAT_API const char *gat_gps_kind_name(gat_gps_kind k);
+/* The kind called name (ASCII case-insensitive) into *out. Returns GAT_EINVAL (NULL argument,
+ * an unknown name: the message lists the names). */
+GAT_API gat_status gat_gps_kind_from_name(const char *name, gat_gps_kind *out);
+
+typedef struct gat_gps_config {
+    gat_idx in_features;  /* F (> 0) */
+    gat_idx classes;      /* C: node classes, or graph classes with GAT_TASK_GRAPH (> 0) */
+    gat_task task;        /* GAT_TASK_NODE (default) or GAT_TASK_GRAPH */
+    gat_readout readout;  /* graph task: sum (default), mean or max */
+    gat_gps_kind kind;    /* default GAT_GPS_HYBRID */
+    gat_idx dim;          /* D (default 64), a multiple of heads */
+    gat_idx layers;       /* L, 1..GAT_MAX_LAYERS (default 2) */
+    gat_idx heads;        /* H of the GAT term and of the attention, 1..D (default 4) */
+    double dropout;       /* on the two terms and the MLP's hidden layer, [0, 1) (default 0.1) */
+    double att_dropout;   /* on the GAT term's attention coefficients, [0, 1) (default 0) */
+    double negative_slope; /* the GAT score's LeakyReLU (default 0.2) */
+    gat_idx anchors;      /* 0 (default): exact attention; M > 0: anchor attention on a single
+                           * graph of more than M nodes */
+} gat_gps_config;
+
+typedef struct gat_gps gat_gps;
+
+/* The defaults above for F inputs and C classes. NULL c: nothing. */
+GAT_API void gat_gps_config_default(gat_gps_config *c, gat_idx in_features, gat_idx classes);
+/* GAT_EINVAL naming the first bad field (NULL c too). Cost O(1). */
+GAT_API gat_status gat_gps_config_check(const gat_gps_config *c);
+
+/* A model with weights drawn from seed. *out: set on success (free with gat_gps_free).
+ * Returns GAT_EINVAL (config), GAT_ENOMEM. Cost O(parameters). */
+GAT_API gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed);
+/* Frees m. Accepts NULL. */
+GAT_API void gat_gps_free(gat_gps *m);
+/* m's configuration (borrowed), NULL for NULL m. */
+GAT_API const gat_gps_config *gat_gps_get_config(const gat_gps *m);
+/* OpenMP threads of the kernels (n <= 0: all cores); results do not depend on it. */
+GAT_API void gat_gps_set_threads(gat_gps *m, int n);
+/* The parameter and gradient buffers (borrowed, writable; *count values, count may be NULL). */
+GAT_API gat_real *gat_gps_params(gat_gps *m, size_t *count);
+GAT_API gat_real *gat_gps_grads(gat_gps *m, size_t *count);
+/* The parameter table: *count tensors (borrowed, valid while m lives). */
+GAT_API const gat_model_tensor *gat_gps_tensors(const gat_gps *m, int *count);
+
+/* Forward on graph g and features x (x->rows == g->n, x->cols == in_features; both borrowed for
+ * the call and until the backward) whose nodes form n_seg graphs, segment s the nodes
+ * seg_ptr[s] .. seg_ptr[s+1]-1 (0 = seg_ptr[0] < ... < seg_ptr[n_seg] = g->n; no edge may join
+ * two segments; n_seg = 1, seg_ptr = {0, n}: one graph). training: dropout on (masks drawn from
+ * the seed and a step counter), caches kept for gat_gps_backward. *logits: (N, C) for a node
+ * model, (n_seg, C) for a graph model, owned by m, valid until the next call on m.
+ * Returns GAT_EINVAL (NULL argument, bad segments, a malformed g or x), GAT_EDIM (sizes
+ * disagree), GAT_ENUMERIC (a NaN or Inf feature), GAT_ENOMEM. Cost per layer O(E H D + N D^2)
+ * plus the attention, O(sum_s n_s^2 D) exact, O(N M D) with M anchors; memory O(N D L). */
+GAT_API gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x,
+                                   gat_idx n_seg, const gat_idx *seg_ptr, int training,
+                                   const gat_real **logits);
+/* Back-propagates dlogits (the forward's logits' shape) through the last training forward,
+ * ADDING into gat_gps_grads (gat_gps_zero_grads first). Returns GAT_EINVAL (no training forward
+ * before, NULL argument). Cost about twice the forward. */
+GAT_API gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits);
+/* Zeroes the gradients. NULL m: nothing. */
+GAT_API void gat_gps_zero_grads(gat_gps *m);
+
+/* Node classification on ds (full graph; a dataset of many graphs attends within each graph):
+ * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's default rule
+ * (validation accuracy and loss, patience), the best model restored, its validation and test
+ * figures in res. Uses adam, max_epochs, patience, progress and user of cfg. Returns GAT_EINVAL
+ * (a graph model, a multi-label dataset, no training or validation node, bad cfg), GAT_EDIM,
+ * GAT_ENUMERIC (diverged; the best model is restored), GAT_EINTERRUPTED (progress asked to
+ * stop), GAT_ENOMEM. */
+GAT_API gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_config *cfg,
+                                 gat_train_result *res);
+
+/* Graph classification of ds's graphs with graph_split (n_graphs) GAT_SPLIT_* per graph: epochs
+ * of batches of cfg->batch_size training graphs (0: all) shuffled by cfg->seed and the epoch,
+ * early stopping on the validation graphs, the best model restored; res as gat_graph_train.
+ * Returns GAT_EINVAL (a node model, no labelled graphs, no training or validation graph, bad
+ * cfg), GAT_EDIM, GAT_ENUMERIC, GAT_EINTERRUPTED, GAT_ENOMEM. */
+GAT_API gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds,
+                                       const uint8_t *graph_split, const gat_train_config *cfg,
+                                       gat_train_result *res);
+
+/* Inference of graph model m on the graphs of split `which`, in batches of 128: mean loss and
+ * accuracy (either may be NULL), pred (n_graphs, may be NULL) the predicted class of each of
+ * those graphs. Returns GAT_EINVAL (no such graph, not a graph model), the forward's statuses. */
+GAT_API gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds,
+                                          const uint8_t *graph_split, gat_split which,
+                                          double *loss, double *acc, gat_idx *pred);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

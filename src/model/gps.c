@@ -1,0 +1,604 @@
+/* Graph transformers (gat/gps.h): configuration, parameter table, forward and backward of the
+ * input projection, the L hybrid layers (GAT term on the engine, global attention, layer norms,
+ * MLP) and the node or graph head. Backward per layer, from dh' (the layer's output gradient):
+ *   dc = LN_2'(dh'); du = dc + MLP'(dc); da = LN_1'(du); dh = da + GAT'(da) + Attn'(da). */
+#include "gps_i.h"
+#include "core/core.h"
+#include "layers/global_attn.h"
+#include "model/readout_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_TENSORS = 6 + 20 * GAT_MAX_LAYERS };
+
+/* Offsets of one layer's tensors in the parameter buffer (0 where the kind has none). */
+typedef struct gps_layer {
+    size_t gw, gas, gad, gb;                 /* GAT: W (D, H D), a_src, a_dst (H, D), b (D) */
+    size_t wq, bq, wk, bk, wv, bv, wo, bo;   /* attention projections (D, D) and biases (D) */
+    size_t n1g, n1b, w1, b1, w2, b2, n2g, n2b; /* LN_1, MLP (D, 2D), (2D), (2D, D), (D), LN_2 */
+} gps_layer;
+
+/* One layer's forward caches (rows N; widths in the comments). */
+typedef struct gps_cache {
+    gat_real *loc;                /* (D) the GAT term after dropout */
+    gat_real *q, *k, *v, *o, *lse; /* (D) x4, (H) */
+    gat_real *att;                /* (D) the attention term after dropout */
+    gat_real *a, *u, *m1, *r1;    /* (D) pre-LN_1, u, (1) mean, (1) rstd */
+    gat_real *z, *hid;            /* (2D) pre-ReLU, after ReLU and dropout */
+    gat_real *c, *m2, *r2;        /* (D) pre-LN_2, (1), (1) */
+    gat_real *out;                /* (D) the layer's output */
+} gps_cache;
+
+struct gat_gps {
+    gat_gps_config cfg;
+    gat_model_tensor tensors[MAX_TENSORS];
+    char names[MAX_TENSORS][32];
+    int n_tensors;
+    size_t n_params;
+    gat_real *blob; /* params | grads | Adam m | Adam v */
+    size_t in_w, in_b, out_w, out_b;
+    gps_layer L[GAT_MAX_LAYERS];
+    gat_i_gps_local local[GAT_MAX_LAYERS];
+    uint64_t seed, step, key;
+    int threads;
+    /* the last forward */
+    const gat_graph *g;
+    const gat_csr *x;
+    gat_idx N, B, M;
+    int trained, ran;
+    void *act;    /* one allocation: caches and scratch for cap_n rows, cap_b segments */
+    size_t cap_n, cap_b;
+    gat_real *h0, *r, *logits;
+    /* backward scratch: dh the current layer's output gradient, dn its input gradient, then
+     * per step (N, D) unless noted: sc (LN_2), su (u), shid (N, 2D), sa (LN_1), sbr (a term's
+     * output), so (the attention's O), dq, dk, dv; delta (N, H); dr (B, D) */
+    gat_real *dh, *dn, *sc, *su, *shid, *sa, *sbr, *so, *dq, *dk, *dv, *delta, *dr;
+    gps_cache C[GAT_MAX_LAYERS];
+    gat_idx *seg, *anchor;
+    gat_i_readout_op ro;
+};
+
+static const char *const kind_names[GAT_GPS_KIND_COUNT] = {"gps", "transformer", "gat-mlp"};
+
+const char *gat_gps_kind_name(gat_gps_kind k)
+{
+    return (unsigned)k < GAT_GPS_KIND_COUNT ? kind_names[k] : NULL;
+}
+
+gat_status gat_gps_kind_from_name(const char *name, gat_gps_kind *out)
+{
+    static const int values[GAT_GPS_KIND_COUNT] = {0, 1, 2};
+    int v;
+    gat_status st;
+    gat_i_clear_error();
+    if (!name || !out)
+        return gat_i_error(GAT_EINVAL, "gat_gps_kind_from_name: NULL %s", !name ? "name" : "out");
+    if ((st = gat_i_name_lookup("layer kind", name, kind_names, values, GAT_GPS_KIND_COUNT, &v)) ==
+        GAT_OK)
+        *out = (gat_gps_kind)v;
+    return st;
+}
+
+void gat_gps_config_default(gat_gps_config *c, gat_idx in_features, gat_idx classes)
+{
+    if (!c) return;
+    *c = (gat_gps_config){.in_features = in_features,
+                          .classes = classes,
+                          .dim = 64,
+                          .layers = 2,
+                          .heads = 4,
+                          .dropout = 0.1,
+                          .negative_slope = 0.2};
+}
+
+gat_status gat_gps_config_check(const gat_gps_config *c)
+{
+    gat_i_clear_error();
+    if (!c) return gat_i_error(GAT_EINVAL, "gat_gps_config_check: NULL config");
+#define BAD(cond, ...)                                                                             \
+    if (cond) return gat_i_error(GAT_EINVAL, "gat_gps_config: " __VA_ARGS__)
+    BAD(c->in_features < 1, "in_features = %d, expected > 0", c->in_features);
+    BAD(c->classes < 1, "classes = %d, expected > 0", c->classes);
+    BAD(!gat_task_name(c->task), "task = %d is not a gat_task", (int)c->task);
+    BAD(c->task == GAT_TASK_GRAPH && (unsigned)c->readout > GAT_READOUT_MAX,
+        "readout %s: a graph transformer pools by sum, mean or max",
+        gat_readout_name(c->readout) ? gat_readout_name(c->readout) : "?");
+    BAD(!gat_gps_kind_name(c->kind), "kind = %d is not a gat_gps_kind", (int)c->kind);
+    BAD(c->layers < 1 || c->layers > GAT_MAX_LAYERS, "layers = %d, expected 1..%d", c->layers,
+        GAT_MAX_LAYERS);
+    BAD(c->dim < 1 || c->dim > 4096, "dim = %d, expected 1..4096", c->dim);
+    BAD(c->heads < 1 || c->heads > c->dim || c->dim % c->heads != 0,
+        "heads = %d, expected a divisor of dim = %d", c->heads, c->dim);
+    BAD(!(c->dropout >= 0 && c->dropout < 1), "dropout = %g, expected [0, 1)", c->dropout);
+    BAD(!(c->att_dropout >= 0 && c->att_dropout < 1), "att_dropout = %g, expected [0, 1)",
+        c->att_dropout);
+    BAD(!(c->negative_slope >= 0 && c->negative_slope <= 1), "negative_slope = %g, expected [0, 1]",
+        c->negative_slope);
+    BAD(c->anchors < 0, "anchors = %d, expected >= 0", c->anchors);
+#undef BAD
+    return GAT_OK;
+}
+
+/* ---- parameters ---- */
+
+static size_t add(gat_gps *m, const char *fmt, int l, gat_idx d0, gat_idx d1, size_t *off)
+{
+    gat_model_tensor *t = &m->tensors[m->n_tensors];
+    snprintf(m->names[m->n_tensors], sizeof m->names[0], fmt, l);
+    t->name = m->names[m->n_tensors];
+    t->ndim = d1 ? 2 : 1;
+    t->shape[0] = d0, t->shape[1] = d1, t->shape[2] = 0;
+    t->offset = *off;
+    t->size = (size_t)d0 * (d1 ? (size_t)d1 : 1);
+    *off += t->size;
+    m->n_tensors++;
+    return t->offset;
+}
+
+static void table(gat_gps *m)
+{
+    const gat_gps_config *c = &m->cfg;
+    const gat_idx D = c->dim, H = c->heads;
+    size_t off = 0;
+    m->in_w = add(m, "input.weight", 0, c->in_features, D, &off);
+    m->in_b = add(m, "input.bias", 0, D, 0, &off);
+    for (int l = 0; l < c->layers; l++) {
+        gps_layer *L = &m->L[l];
+        if (c->kind != GAT_GPS_GLOBAL) {
+            L->gw = add(m, "layer%d.gat.weight", l, D, H * D, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, H, D, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, H, D, &off);
+            L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
+        }
+        if (c->kind != GAT_GPS_LOCAL) {
+            L->wq = add(m, "layer%d.attn.query", l, D, D, &off);
+            L->bq = add(m, "layer%d.attn.query_bias", l, D, 0, &off);
+            L->wk = add(m, "layer%d.attn.key", l, D, D, &off);
+            L->bk = add(m, "layer%d.attn.key_bias", l, D, 0, &off);
+            L->wv = add(m, "layer%d.attn.value", l, D, D, &off);
+            L->bv = add(m, "layer%d.attn.value_bias", l, D, 0, &off);
+            L->wo = add(m, "layer%d.attn.out", l, D, D, &off);
+            L->bo = add(m, "layer%d.attn.out_bias", l, D, 0, &off);
+        }
+        L->n1g = add(m, "layer%d.norm1.gain", l, D, 0, &off);
+        L->n1b = add(m, "layer%d.norm1.bias", l, D, 0, &off);
+        L->w1 = add(m, "layer%d.mlp.weight1", l, D, 2 * D, &off);
+        L->b1 = add(m, "layer%d.mlp.bias1", l, 2 * D, 0, &off);
+        L->w2 = add(m, "layer%d.mlp.weight2", l, 2 * D, D, &off);
+        L->b2 = add(m, "layer%d.mlp.bias2", l, D, 0, &off);
+        L->n2g = add(m, "layer%d.norm2.gain", l, D, 0, &off);
+        L->n2b = add(m, "layer%d.norm2.bias", l, D, 0, &off);
+    }
+    m->out_w = add(m, c->task == GAT_TASK_GRAPH ? "classifier.weight" : "output.weight", 0, D,
+                   c->classes, &off);
+    m->out_b = add(m, c->task == GAT_TASK_GRAPH ? "classifier.bias" : "output.bias", 0, c->classes,
+                   0, &off);
+    m->n_params = off;
+}
+
+/* Glorot-uniform weights (per head for the GAT term's), zero biases, unit gains. */
+static void init(gat_gps *m)
+{
+    gat_rng r;
+    gat_rng_seed(&r, m->seed);
+    gat_real *p = m->blob;
+    memset(p, 0, m->n_params * sizeof *p);
+    for (int k = 0; k < m->n_tensors; k++) {
+        const gat_model_tensor *t = &m->tensors[k];
+        const char *name = t->name;
+        const size_t len = strlen(name);
+        if (len > 5 && !strcmp(name + len - 5, ".gain"))
+            for (size_t e = 0; e < t->size; e++) p[t->offset + e] = 1;
+        if (t->ndim != 2) continue;
+        double fin = t->shape[0], fout = t->shape[1];
+        if (strstr(name, ".gat.weight")) fout = m->cfg.dim; /* one head's columns */
+        if (strstr(name, ".gat.att_")) fin = 1, fout = m->cfg.dim;
+        const double lim = sqrt(6.0 / (fin + fout));
+        for (size_t e = 0; e < t->size; e++)
+            p[t->offset + e] = (gat_real)((2 * gat_rng_uniform(&r) - 1) * lim);
+    }
+}
+
+gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if (!out) return gat_i_error(GAT_EINVAL, "gat_gps_create: NULL out");
+    *out = NULL;
+    if ((st = gat_gps_config_check(c)) != GAT_OK) return st;
+    gat_gps *m = gat_calloc(1, sizeof *m);
+    if (!m) return GAT_ENOMEM;
+    m->cfg = *c;
+    m->seed = seed;
+    m->threads = gat_i_threads(0);
+    table(m);
+    if (!(m->blob = gat_calloc(4 * m->n_params, sizeof *m->blob))) {
+        gat_free(m);
+        return GAT_ENOMEM;
+    }
+    init(m);
+    for (int l = 0; l < c->layers; l++) {
+        const gps_layer *L = &m->L[l];
+        gat_i_gps_local_init(&m->local[l], c->dim, c->heads, L->gw, L->gas, L->gad, L->gb,
+                             c->negative_slope, c->att_dropout, m->threads);
+    }
+    *out = m;
+    return GAT_OK;
+}
+
+void gat_gps_free(gat_gps *m)
+{
+    if (!m) return;
+    for (int l = 0; l < m->cfg.layers; l++) gat_i_gps_local_free(&m->local[l]);
+    gat_free(m->act);
+    gat_free(m->blob);
+    gat_free(m);
+}
+
+const gat_gps_config *gat_gps_get_config(const gat_gps *m)
+{
+    return m ? &m->cfg : NULL;
+}
+
+void gat_gps_set_threads(gat_gps *m, int n)
+{
+    if (!m) return;
+    m->threads = gat_i_threads(n);
+    for (int l = 0; l < m->cfg.layers; l++) m->local[l].threads = m->threads;
+}
+
+gat_real *gat_gps_params(gat_gps *m, size_t *count)
+{
+    if (count) *count = m ? m->n_params : 0;
+    return m ? m->blob : NULL;
+}
+
+gat_real *gat_gps_grads(gat_gps *m, size_t *count)
+{
+    if (count) *count = m ? m->n_params : 0;
+    return m ? m->blob + m->n_params : NULL;
+}
+
+const gat_model_tensor *gat_gps_tensors(const gat_gps *m, int *count)
+{
+    if (count) *count = m ? m->n_tensors : 0;
+    return m ? m->tensors : NULL;
+}
+
+void gat_gps_zero_grads(gat_gps *m)
+{
+    if (m) memset(m->blob + m->n_params, 0, m->n_params * sizeof *m->blob);
+}
+
+/* Adam's moments (same layout as the parameters), for the trainer (gps_train.c). */
+void gat_i_gps_moments(gat_gps *m, gat_real **m1, gat_real **m2)
+{
+    *m1 = m->blob + 2 * m->n_params;
+    *m2 = m->blob + 3 * m->n_params;
+}
+
+/* ---- caches ---- */
+
+/* Carves the caches for N rows and B segments from base (NULL: measures into *off). */
+static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
+{
+    const size_t D = (size_t)m->cfg.dim, H = (size_t)m->cfg.heads, n = (size_t)N, R = sizeof(gat_real);
+    const size_t C = (size_t)m->cfg.classes, rows = m->cfg.task == GAT_TASK_GRAPH ? (size_t)B : n;
+    m->h0 = gat_i_carve(base, off, n * D, R);
+    gat_real **nd[] = {&m->dh, &m->dn, &m->sc, &m->su, &m->sa, &m->sbr, &m->so, &m->dq, &m->dk,
+                       &m->dv};
+    for (size_t t = 0; t < sizeof nd / sizeof *nd; t++) *nd[t] = gat_i_carve(base, off, n * D, R);
+    m->shid = gat_i_carve(base, off, n * 2 * D, R);
+    m->delta = gat_i_carve(base, off, n * H, R);
+    m->r = gat_i_carve(base, off, (size_t)B * D, R);
+    m->dr = gat_i_carve(base, off, (size_t)B * D, R);
+    m->logits = gat_i_carve(base, off, rows * C, R);
+    m->seg = gat_i_carve(base, off, (size_t)B + 1, sizeof(gat_idx));
+    m->anchor = gat_i_carve(base, off, (size_t)m->cfg.anchors + 1, sizeof(gat_idx));
+    m->ro.arg = gat_i_carve(base, off, (size_t)B * D, sizeof(gat_idx));
+    for (int l = 0; l < m->cfg.layers; l++) {
+        gps_cache *c = &m->C[l];
+        c->loc = gat_i_carve(base, off, n * D, R);
+        c->q = gat_i_carve(base, off, n * D, R);
+        c->k = gat_i_carve(base, off, n * D, R);
+        c->v = gat_i_carve(base, off, n * D, R);
+        c->o = gat_i_carve(base, off, n * D, R);
+        c->lse = gat_i_carve(base, off, n * H, R);
+        c->att = gat_i_carve(base, off, n * D, R);
+        c->a = gat_i_carve(base, off, n * D, R);
+        c->u = gat_i_carve(base, off, n * D, R);
+        c->m1 = gat_i_carve(base, off, n, R);
+        c->r1 = gat_i_carve(base, off, n, R);
+        c->z = gat_i_carve(base, off, n * 2 * D, R);
+        c->hid = gat_i_carve(base, off, n * 2 * D, R);
+        c->c = gat_i_carve(base, off, n * D, R);
+        c->m2 = gat_i_carve(base, off, n, R);
+        c->r2 = gat_i_carve(base, off, n, R);
+        c->out = gat_i_carve(base, off, n * D, R);
+    }
+}
+
+static gat_status reserve(gat_gps *m, gat_idx N, gat_idx B)
+{
+    if ((size_t)N <= m->cap_n && (size_t)B <= m->cap_b) {
+        carve(m, m->act, &(size_t){0}, (gat_idx)m->cap_n, (gat_idx)m->cap_b);
+        return GAT_OK;
+    }
+    const gat_idx n = (size_t)N > m->cap_n ? N : (gat_idx)m->cap_n;
+    const gat_idx b = (size_t)B > m->cap_b ? B : (gat_idx)m->cap_b;
+    size_t size = 0;
+    carve(m, NULL, &size, n, b);
+    gat_free(m->act);
+    m->cap_n = m->cap_b = 0;
+    if (size == SIZE_MAX || !(m->act = gat_malloc(size, 1))) return GAT_ENOMEM;
+    carve(m, m->act, &(size_t){0}, n, b);
+    m->cap_n = (size_t)n, m->cap_b = (size_t)b;
+    return GAT_OK;
+}
+
+/* ---- forward ---- */
+
+/* The dropout stream of site s of layer l in this forward. */
+static uint64_t drop_key(const gat_gps *m, int l, int s)
+{
+    return gat_i_hash64(m->key, 8 * (uint64_t)l + (uint64_t)s);
+}
+
+/* Whether the attention runs over anchors (one graph larger than the anchor count). */
+static int use_anchors(const gat_gps *m)
+{
+    return m->cfg.anchors > 0 && m->B == 1 && m->N > m->cfg.anchors;
+}
+
+/* The attention term of layer l on its input h into c->att (before dropout). */
+static void attn_forward(gat_gps *m, int l, const gat_real *h, gps_cache *c)
+{
+    const gps_layer *L = &m->L[l];
+    const gat_real *p = m->blob;
+    const gat_idx N = m->N, D = m->cfg.dim, H = m->cfg.heads;
+    const int nt = m->threads;
+    gat_i_dense_forward(N, D, D, h, p + L->wq, p + L->bq, c->q, nt);
+    gat_i_dense_forward(N, D, D, h, p + L->wk, p + L->bk, c->k, nt);
+    gat_i_dense_forward(N, D, D, h, p + L->wv, p + L->bv, c->v, nt);
+    if (use_anchors(m))
+        gat_i_anchor_attn_forward(N, H, D / H, m->M, m->anchor, c->q, c->k, c->v, c->o, c->lse,
+                                  nt);
+    else
+        gat_i_global_attn_forward(N, H, D / H, m->B, m->seg, c->q, c->k, c->v, c->o, c->lse, nt);
+    gat_i_dense_forward(N, D, D, c->o, p + L->wo, p + L->bo, c->att, nt);
+}
+
+static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int training)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    const gat_real *p = m->blob;
+    const gat_idx N = m->N, D = m->cfg.dim;
+    const size_t nd = (size_t)N * D;
+    const double pd = training ? m->cfg.dropout : 0;
+    const int nt = m->threads;
+    gat_status st;
+    memcpy(c->a, h, nd * sizeof *h);
+    if (m->cfg.kind != GAT_GPS_GLOBAL) {
+        if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, p, training, drop_key(m, l, 3),
+                                          c->loc)) != GAT_OK)
+            return st;
+        gat_i_gps_dropout(c->loc, nd, pd, drop_key(m, l, 0));
+        for (size_t e = 0; e < nd; e++) c->a[e] += c->loc[e];
+    }
+    if (m->cfg.kind != GAT_GPS_LOCAL) {
+        attn_forward(m, l, h, c);
+        gat_i_gps_dropout(c->att, nd, pd, drop_key(m, l, 1));
+        for (size_t e = 0; e < nd; e++) c->a[e] += c->att[e];
+    }
+    gat_i_layernorm_forward(N, D, c->a, p + L->n1g, p + L->n1b, c->u, c->m1, c->r1, nt);
+    gat_i_dense_forward(N, D, 2 * D, c->u, p + L->w1, p + L->b1, c->z, nt);
+    for (size_t e = 0; e < 2 * nd; e++) c->hid[e] = c->z[e] > 0 ? c->z[e] : 0;
+    gat_i_gps_dropout(c->hid, 2 * nd, pd, drop_key(m, l, 2));
+    gat_i_dense_forward(N, 2 * D, D, c->hid, p + L->w2, p + L->b2, c->c, nt);
+    for (size_t e = 0; e < nd; e++) c->c[e] += c->u[e];
+    gat_i_layernorm_forward(N, D, c->c, p + L->n2g, p + L->n2b, c->out, c->m2, c->r2, nt);
+    return GAT_OK;
+}
+
+/* h0 = x W_in + b_in over x's stored values, rows in parallel. */
+static void input_forward(gat_gps *m)
+{
+    const gat_csr *x = m->x;
+    const gat_idx D = m->cfg.dim, N = m->N;
+    const gat_real *W = m->blob + m->in_w, *b = m->blob + m->in_b;
+    const int nt = m->threads;
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 64)
+    for (gat_idx i = 0; i < N; i++) {
+        gat_real *hi = m->h0 + (size_t)i * D;
+        memcpy(hi, b, (size_t)D * sizeof *hi);
+        for (gat_idx e = x->rowptr[i]; e < x->rowptr[i + 1]; e++) {
+            const gat_real v = x->val[e], *w = W + (size_t)x->col[e] * D;
+            for (gat_idx d = 0; d < D; d++) hi[d] += v * w[d];
+        }
+    }
+}
+
+static gat_status check_inputs(const gat_gps *m, const gat_graph *g, const gat_csr *x,
+                               gat_idx n_seg, const gat_idx *seg_ptr)
+{
+    gat_status st;
+    if ((st = gat_graph_check(g)) != GAT_OK || (st = gat_csr_check(x)) != GAT_OK) return st;
+    if (x->rows != g->n || x->cols != m->cfg.in_features)
+        return gat_i_error(GAT_EDIM, "gat_gps_forward: features x are (%d, %d), expected (%d, %d)",
+                           x->rows, x->cols, g->n, m->cfg.in_features);
+    if (n_seg < 1 || seg_ptr[0] != 0 || seg_ptr[n_seg] != g->n)
+        return gat_i_error(GAT_EINVAL, "gat_gps_forward: %d segments that do not run from 0 to "
+                           "the graph's %d nodes", n_seg, g->n);
+    for (gat_idx s = 0; s < n_seg; s++)
+        if (seg_ptr[s + 1] <= seg_ptr[s])
+            return gat_i_error(GAT_EINVAL, "gat_gps_forward: segment %d is empty (seg_ptr[%d] = "
+                               "%d, seg_ptr[%d] = %d)", s, s, seg_ptr[s], s + 1, seg_ptr[s + 1]);
+    /* an edge between two segments would let the GAT term mix graphs */
+    for (gat_idx s = 0; s < n_seg; s++)
+        for (gat_idx i = seg_ptr[s]; i < seg_ptr[s + 1]; i++)
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+                if (g->col[e] < seg_ptr[s] || g->col[e] >= seg_ptr[s + 1])
+                    return gat_i_error(GAT_EINVAL, "gat_gps_forward: edge %d -> %d joins "
+                                       "segments", g->col[e], i);
+    return GAT_OK;
+}
+
+gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat_idx n_seg,
+                           const gat_idx *seg_ptr, int training, const gat_real **logits)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_gps_forward", 5, (const void *[]){m, g, x, seg_ptr, logits},
+                               (const char *[]){"model", "graph g", "features x", "seg_ptr",
+                                                "logits"})) != GAT_OK)
+        return st;
+    m->ran = m->trained = 0;
+    if ((st = check_inputs(m, g, x, n_seg, seg_ptr)) != GAT_OK) return st;
+    if ((st = reserve(m, g->n, n_seg)) != GAT_OK) return st;
+    m->g = g, m->x = x, m->N = g->n, m->B = n_seg;
+    memcpy(m->seg, seg_ptr, ((size_t)n_seg + 1) * sizeof *m->seg);
+    if (training) m->step++;
+    m->key = gat_i_hash64(m->seed ^ 0x5deece66dull, m->step);
+    if (use_anchors(m)) { /* fixed by the seed: the same keys in training and inference */
+        m->M = m->cfg.anchors;
+        gat_i_anchor_pick(m->N, m->M, gat_i_hash64(m->seed, 77), m->anchor);
+    }
+    input_forward(m);
+    const gat_real *h = m->h0;
+    for (int l = 0; l < m->cfg.layers; l++) {
+        if ((st = layer_forward(m, l, h, training)) != GAT_OK) return st;
+        h = m->C[l].out;
+    }
+    const gat_idx D = m->cfg.dim, C = m->cfg.classes;
+    const gat_real *p = m->blob;
+    if (m->cfg.task == GAT_TASK_GRAPH) {
+        gat_idx *arg = m->ro.arg;
+        m->ro = (gat_i_readout_op){.kind = m->cfg.readout, .B = n_seg, .D = D, .K = 1, .A = 1,
+                                   .ptr = m->seg, .arg = arg, .threads = m->threads};
+        gat_i_readout_forward(&m->ro, h, m->r);
+        gat_i_linear_forward(n_seg, D, C, m->r, p + m->out_w, p + m->out_b, m->logits);
+    } else {
+        gat_i_dense_forward(m->N, D, C, h, p + m->out_w, p + m->out_b, m->logits, m->threads);
+    }
+    m->ran = 1;
+    m->trained = training != 0;
+    *logits = m->logits;
+    return GAT_OK;
+}
+
+/* ---- backward ---- */
+
+/* The attention term's backward from datt (its output gradient, dropout applied), adding the
+ * input gradient into dh. */
+static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, const gat_real *datt,
+                          gat_real *dh)
+{
+    const gps_layer *L = &m->L[l];
+    const gat_real *p = m->blob;
+    gat_real *gr = m->blob + m->n_params;
+    const gat_idx N = m->N, D = m->cfg.dim, H = m->cfg.heads;
+    const size_t nd = (size_t)N * D;
+    const int nt = m->threads;
+    gat_real *dO = m->so;
+    memset(dO, 0, nd * sizeof *dO);
+    gat_i_dense_backward(N, D, D, c->o, p + L->wo, datt, dO, gr + L->wo, gr + L->bo, nt);
+    memset(m->dq, 0, nd * sizeof *m->dq);
+    memset(m->dk, 0, nd * sizeof *m->dk);
+    memset(m->dv, 0, nd * sizeof *m->dv);
+    if (use_anchors(m))
+        gat_i_anchor_attn_backward(N, H, D / H, m->M, m->anchor, c->q, c->k, c->v, c->o, c->lse,
+                                   dO, m->delta, m->dq, m->dk, m->dv, nt);
+    else
+        gat_i_global_attn_backward(N, H, D / H, m->B, m->seg, c->q, c->k, c->v, c->o, c->lse, dO,
+                                   m->delta, m->dq, m->dk, m->dv, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wq, m->dq, dh, gr + L->wq, gr + L->bq, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wk, m->dk, dh, gr + L->wk, gr + L->bk, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wv, m->dv, dh, gr + L->wv, gr + L->bv, nt);
+}
+
+/* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
+static void layer_backward(gat_gps *m, int l, const gat_real *h)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    const gat_real *p = m->blob;
+    gat_real *gr = m->blob + m->n_params;
+    const gat_idx N = m->N, D = m->cfg.dim;
+    const size_t nd = (size_t)N * D;
+    const double pd = m->trained ? m->cfg.dropout : 0;
+    const int nt = m->threads;
+    /* out = LN_2(c), c = u + W_2 drop(relu(W_1 u + b_1)) + b_2 */
+    gat_i_layernorm_backward(N, D, c->c, p + L->n2g, c->m2, c->r2, m->dh, m->sc, gr + L->n2g,
+                             gr + L->n2b, nt);
+    memcpy(m->su, m->sc, nd * sizeof *m->su);
+    memset(m->shid, 0, 2 * nd * sizeof *m->shid);
+    gat_i_dense_backward(N, 2 * D, D, c->hid, p + L->w2, m->sc, m->shid, gr + L->w2, gr + L->b2,
+                         nt);
+    gat_i_gps_dropout(m->shid, 2 * nd, pd, drop_key(m, l, 2));
+    for (size_t e = 0; e < 2 * nd; e++)
+        if (c->z[e] <= 0) m->shid[e] = 0;
+    gat_i_dense_backward(N, D, 2 * D, c->u, p + L->w1, m->shid, m->su, gr + L->w1, gr + L->b1,
+                         nt);
+    /* u = LN_1(a), a = h + drop(GAT(h)) + drop(Attn(h)) */
+    gat_i_layernorm_backward(N, D, c->a, p + L->n1g, c->m1, c->r1, m->su, m->sa, gr + L->n1g,
+                             gr + L->n1b, nt);
+    memcpy(m->dn, m->sa, nd * sizeof *m->dn);
+    if (m->cfg.kind != GAT_GPS_LOCAL) {
+        memcpy(m->sbr, m->sa, nd * sizeof *m->sbr);
+        gat_i_gps_dropout(m->sbr, nd, pd, drop_key(m, l, 1));
+        attn_backward(m, l, h, c, m->sbr, m->dn);
+    }
+    if (m->cfg.kind != GAT_GPS_GLOBAL) {
+        memcpy(m->sbr, m->sa, nd * sizeof *m->sbr);
+        gat_i_gps_dropout(m->sbr, nd, pd, drop_key(m, l, 0));
+        gat_i_gps_local_backward(&m->local[l], p, gr, m->sbr, m->dn);
+    }
+}
+
+gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
+{
+    gat_i_clear_error();
+    if (!m || !dlogits)
+        return gat_i_error(GAT_EINVAL, "gat_gps_backward: NULL %s", !m ? "model" : "dlogits");
+    if (!m->ran || !m->trained)
+        return gat_i_error(GAT_EINVAL, "gat_gps_backward: the last forward was not a training "
+                           "forward");
+    const gat_real *p = m->blob;
+    gat_real *gr = m->blob + m->n_params;
+    const gat_idx N = m->N, D = m->cfg.dim, C = m->cfg.classes, Lc = m->cfg.layers;
+    const size_t nd = (size_t)N * D;
+    const int nt = m->threads;
+    const gat_real *hL = m->C[Lc - 1].out;
+    gat_real *dcur = m->dh; /* the gradient of the current layer's output */
+    memset(dcur, 0, nd * sizeof *dcur);
+    if (m->cfg.task == GAT_TASK_GRAPH) {
+        memset(m->dr, 0, (size_t)m->B * D * sizeof *m->dr);
+        gat_i_linear_backward(m->B, D, C, m->r, p + m->out_w, dlogits, m->dr, gr + m->out_w,
+                              gr + m->out_b);
+        gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
+    } else {
+        gat_i_dense_backward(N, D, C, hL, p + m->out_w, dlogits, dcur, gr + m->out_w,
+                             gr + m->out_b, nt);
+    }
+    for (int l = Lc - 1; l >= 0; l--) {
+        layer_backward(m, l, l ? m->C[l - 1].out : m->h0);
+        memcpy(dcur, m->dn, nd * sizeof *dcur);
+    }
+    /* h0 = x W_in + b_in: dW_in row c sums over the entries of column c in row order */
+    const gat_csr *x = m->x;
+    gat_real *dW = gr + m->in_w, *db = gr + m->in_b;
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_real *di = dcur + (size_t)i * D;
+        for (gat_idx d = 0; d < D; d++) db[d] += di[d];
+        for (gat_idx e = x->rowptr[i]; e < x->rowptr[i + 1]; e++) {
+            const gat_real v = x->val[e];
+            gat_real *w = dW + (size_t)x->col[e] * D;
+            for (gat_idx d = 0; d < D; d++) w[d] += v * di[d];
+        }
+    }
+    return GAT_OK;
+}

@@ -1,0 +1,111 @@
+/* Dense kernels of the graph-transformer layers (gps_i.h): layer normalisation forward and
+ * backward, dropout. LayerNorm backward, per row with xhat = (x - mean) rstd and gy = g dy:
+ *   dx = rstd (gy - mean(gy) - xhat mean(gy xhat)),  dg += dy xhat,  db += dy. */
+#include "gps_i.h"
+#include "layers/layers.h"
+
+#include <math.h>
+
+void gat_i_layernorm_forward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                             const gat_real *b, gat_real *y, gat_real *mean, gat_real *rstd,
+                             int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 256)
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_real *xi = x + (size_t)i * D;
+        double s = 0, v = 0;
+        for (gat_idx d = 0; d < D; d++) s += xi[d];
+        const double mu = s / D;
+        for (gat_idx d = 0; d < D; d++) v += (xi[d] - mu) * (xi[d] - mu);
+        const double r = 1 / sqrt(v / D + 1e-5);
+        mean[i] = (gat_real)mu;
+        rstd[i] = (gat_real)r;
+        for (gat_idx d = 0; d < D; d++)
+            y[(size_t)i * D + d] = g[d] * (gat_real)((xi[d] - mu) * r) + b[d];
+    }
+}
+
+void gat_i_layernorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                              const gat_real *mean, const gat_real *rstd, const gat_real *dy,
+                              gat_real *dx, gat_real *dg, gat_real *db, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 256)
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_real *xi = x + (size_t)i * D, *dyi = dy + (size_t)i * D;
+        double m1 = 0, m2 = 0;
+        for (gat_idx d = 0; d < D; d++) {
+            const double xh = (xi[d] - mean[i]) * rstd[i], gy = (double)g[d] * dyi[d];
+            m1 += gy;
+            m2 += gy * xh;
+        }
+        m1 /= D, m2 /= D;
+        for (gat_idx d = 0; d < D; d++) {
+            const double xh = (xi[d] - mean[i]) * rstd[i], gy = (double)g[d] * dyi[d];
+            dx[(size_t)i * D + d] = (gat_real)(rstd[i] * (gy - m1 - xh * m2));
+        }
+    }
+    /* the parameters' sums over the rows, in row order (the same bits for any thread count) */
+    for (gat_idx i = 0; i < N; i++)
+        for (gat_idx d = 0; d < D; d++) {
+            const gat_real dyv = dy[(size_t)i * D + d];
+            dg[d] += dyv * (x[(size_t)i * D + d] - mean[i]) * rstd[i];
+            db[d] += dyv;
+        }
+}
+
+void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key)
+{
+    if (p <= 0) return;
+    const uint32_t cut = gat_i_drop_cut(p);
+    const gat_real scale = (gat_real)(1 / (1 - p));
+    for (size_t k = 0; k < n; k++)
+        x[k] = gat_i_keep16(key, k) >= cut ? x[k] * scale : 0;
+}
+
+void gat_i_dense_forward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
+                         const gat_real *b, gat_real *y, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 64)
+    for (gat_idx i = 0; i < N; i++) {
+        gat_real *yi = y + (size_t)i * C;
+        for (gat_idx c = 0; c < C; c++) yi[c] = b ? b[c] : 0;
+        for (gat_idx r = 0; r < R; r++) {
+            const gat_real v = x[(size_t)i * R + r], *w = W + (size_t)r * C;
+            for (gat_idx c = 0; c < C; c++) yi[c] += v * w[c];
+        }
+    }
+}
+
+void gat_i_dense_backward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
+                          const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db, int nt)
+{
+    (void)nt;
+    if (dx) {
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 64)
+        for (gat_idx i = 0; i < N; i++) {
+            const gat_real *dyi = dy + (size_t)i * C;
+            for (gat_idx r = 0; r < R; r++) {
+                const gat_real *w = W + (size_t)r * C;
+                gat_real s = 0;
+                for (gat_idx c = 0; c < C; c++) s += dyi[c] * w[c];
+                dx[(size_t)i * R + r] += s;
+            }
+        }
+    }
+    /* dW row r sums over the rows i in order: one writer per row of dW */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && R > 1)
+    for (gat_idx r = 0; r < R; r++) {
+        gat_real *dw = dW + (size_t)r * C;
+        for (gat_idx i = 0; i < N; i++) {
+            const gat_real v = x[(size_t)i * R + r], *dyi = dy + (size_t)i * C;
+            if (v != 0)
+                for (gat_idx c = 0; c < C; c++) dw[c] += v * dyi[c];
+        }
+    }
+    if (db)
+        for (gat_idx i = 0; i < N; i++)
+            for (gat_idx c = 0; c < C; c++) db[c] += dy[(size_t)i * C + c];
+}

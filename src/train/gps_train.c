@@ -1,0 +1,318 @@
+/* Training of graph transformers (gat/gps.h): node classification on the full graph and graph
+ * classification on batches of graphs, one epoch loop with gat_train's default early stopping
+ * (patience resets when validation accuracy or loss reaches its best; the last model that
+ * reached both is restored). gat_train's own loop (train.c) runs a gat_model's parameters. */
+#include "core/core.h"
+#include "gat/gps.h"
+#include "gat/readout.h"
+#include "model/gps_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* One kind of training inside the loop. */
+typedef struct loop_ops {
+    gat_status (*train)(void *u, gat_idx epoch, double *loss, double *acc);
+    gat_status (*evaluate)(void *u, gat_split which, double *loss, double *acc);
+    int has_test;
+} loop_ops;
+
+/* Training forward, cross-entropy of the rows of split == GAT_SPLIT_TRAIN among the n rows of the
+ * logits (labels (n)), backward, Adam step t. dl: (n, C) scratch. */
+static gat_status step(gat_gps *m, const gat_graph *g, const gat_csr *x, gat_idx n_seg,
+                       const gat_idx *seg, gat_idx n, const gat_idx *labels, const uint8_t *split,
+                       const gat_adam_config *adam, gat_idx t, gat_real *dl, double *loss,
+                       double *acc)
+{
+    const gat_real *logits;
+    gat_real *m1, *m2;
+    size_t P;
+    gat_status st;
+    if ((st = gat_gps_forward(m, g, x, n_seg, seg, 1, &logits)) != GAT_OK ||
+        (st = gat_softmax_xent(logits, n, gat_gps_get_config(m)->classes, labels, split,
+                               GAT_SPLIT_TRAIN, loss, acc, dl)) != GAT_OK)
+        return st;
+    if (!isfinite(*loss))
+        return gat_i_error(GAT_ENUMERIC, "training diverged at step %d: the loss is %g (try a "
+                           "smaller learning rate); the best model so far is kept", t, *loss);
+    gat_gps_zero_grads(m);
+    if ((st = gat_gps_backward(m, dl)) != GAT_OK) return st;
+    gat_real *p = gat_gps_params(m, &P), *gr = gat_gps_grads(m, NULL);
+    for (size_t k = 0; k < P; k++)
+        if (!isfinite(gr[k]))
+            return gat_i_error(GAT_ENUMERIC, "training diverged at step %d: a gradient is %g; "
+                               "the best model so far is kept", t, (double)gr[k]);
+    gat_i_gps_moments(m, &m1, &m2);
+    return gat_adam_step(adam, t, P, p, gr, m1, m2);
+}
+
+static gat_status check_cfg(const gat_train_config *cfg, const char *fn)
+{
+    if (cfg->max_epochs < 1 || cfg->patience < 1)
+        return gat_i_error(GAT_EINVAL, "%s: max_epochs = %d, patience = %d, expected >= 1 each",
+                           fn, cfg->max_epochs, cfg->patience);
+    return gat_adam_config_check(&cfg->adam);
+}
+
+/* The epochs, early stopping, the best model restored and evaluated. */
+static gat_status loop(gat_gps *m, const gat_train_config *cfg, const loop_ops *ops, void *u,
+                       gat_train_result *res)
+{
+    size_t P;
+    gat_real *p = gat_gps_params(m, &P), *best = gat_malloc(P, sizeof *best);
+    gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
+    gat_status st = GAT_OK;
+    double best_acc = 0, best_loss = INFINITY;
+    gat_idx wait = 0;
+    struct timespec t0;
+    if (!best) return GAT_ENOMEM;
+    memcpy(best, p, P * sizeof *best);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
+        gat_epoch_info info = {.epoch = epoch, .val_auc = NAN};
+        if ((st = ops->train(u, epoch, &info.train_loss, &info.train_acc)) != GAT_OK ||
+            (st = ops->evaluate(u, GAT_SPLIT_VAL, &info.val_loss, &info.val_acc)) != GAT_OK)
+            break;
+        r.epochs = epoch;
+        if (!isfinite(info.val_loss)) {
+            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss "
+                             "is %g; the best model so far is kept", epoch, info.val_loss);
+            break;
+        }
+        const int keep = info.val_acc >= best_acc && info.val_loss <= best_loss;
+        const int better = !(info.val_acc < best_acc && info.val_loss > best_loss);
+        if (keep) {
+            memcpy(best, p, P * sizeof *best);
+            r.best_epoch = epoch;
+        }
+        best_acc = fmax(best_acc, info.val_acc);
+        best_loss = fmin(best_loss, info.val_loss);
+        wait = better ? 0 : wait + 1;
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        info.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        info.best_epoch = r.best_epoch;
+        if (cfg->progress && cfg->progress(&info, cfg->user)) {
+            st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d",
+                             epoch);
+            break;
+        }
+        if (wait >= cfg->patience) break;
+    }
+    memcpy(p, best, P * sizeof *best);
+    gat_free(best);
+    if (st != GAT_OK && st != GAT_ENUMERIC && st != GAT_EINTERRUPTED) return st;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", gat_last_error());
+    gat_status est = ops->evaluate(u, GAT_SPLIT_VAL, &r.val_loss, &r.val_acc);
+    if (est == GAT_OK && ops->has_test)
+        est = ops->evaluate(u, GAT_SPLIT_TEST, &r.test_loss, &r.test_acc);
+    struct timespec t2;
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    r.seconds = (double)(t2.tv_sec - t0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t0.tv_nsec);
+    if (res) *res = r;
+    if (st != GAT_OK) return gat_i_error(st, "%s", msg);
+    return est;
+}
+
+/* ---- node classification ---- */
+
+typedef struct nodes {
+    gat_gps *m;
+    const gat_dataset *ds;
+    const gat_train_config *cfg;
+    gat_idx n_seg;
+    const gat_idx *seg;
+    gat_real *dl;
+} nodes;
+
+static gat_status nodes_train(void *u, gat_idx epoch, double *loss, double *acc)
+{
+    nodes *c = u;
+    return step(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, c->ds->n, c->ds->labels,
+                c->ds->split, &c->cfg->adam, epoch, c->dl, loss, acc);
+}
+
+static gat_status nodes_evaluate(void *u, gat_split which, double *loss, double *acc)
+{
+    nodes *c = u;
+    const gat_real *logits;
+    gat_status st;
+    if ((st = gat_gps_forward(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, 0, &logits)) !=
+        GAT_OK)
+        return st;
+    return gat_softmax_xent(logits, c->ds->n, gat_gps_get_config(c->m)->classes, c->ds->labels,
+                            c->ds->split, which, loss, acc, NULL);
+}
+
+gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_config *cfg,
+                         gat_train_result *res)
+{
+    gat_status st;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_gps_train", 3, (const void *[]){m, ds, cfg},
+                               (const char *[]){"model", "dataset", "cfg"})) != GAT_OK ||
+        (st = check_cfg(cfg, "gat_gps_train")) != GAT_OK)
+        return st;
+    const gat_gps_config *mc = gat_gps_get_config(m);
+    if (mc->task != GAT_TASK_NODE)
+        return gat_i_error(GAT_EINVAL, "gat_gps_train: the model is a graph model (task graph)");
+    if (ds->n_labels > 0)
+        return gat_i_error(GAT_EINVAL, "gat_gps_train: multi-label datasets are not supported");
+    if (ds->n_features != mc->in_features || ds->n_classes > mc->classes)
+        return gat_i_error(GAT_EDIM, "gat_gps_train: the dataset has %d features and %d classes, "
+                           "the model %d and %d", ds->n_features, ds->n_classes, mc->in_features,
+                           mc->classes);
+    if (ds->n_train < 1 || ds->n_val < 1)
+        return gat_i_error(GAT_EINVAL, "gat_gps_train: %d training and %d validation nodes; both "
+                           "must be non-zero", ds->n_train, ds->n_val);
+    const gat_idx one[2] = {0, ds->n};
+    nodes c = {.m = m, .ds = ds, .cfg = cfg, .n_seg = ds->n_graphs > 0 ? ds->n_graphs : 1,
+               .seg = ds->n_graphs > 0 ? ds->graph_ptr : one};
+    if (!(c.dl = gat_malloc((size_t)ds->n * (size_t)mc->classes, sizeof *c.dl))) return GAT_ENOMEM;
+    const loop_ops ops = {nodes_train, nodes_evaluate, ds->n_test > 0};
+    st = loop(m, cfg, &ops, &c, res);
+    gat_free(c.dl);
+    return st;
+}
+
+/* ---- graph classification ---- */
+
+typedef struct graphs {
+    gat_gps *m;
+    const gat_dataset *ds;
+    const uint8_t *split;
+    const gat_train_config *cfg;
+    gat_idx *train, n_train, B, t;
+    gat_graph_batch b;
+    gat_real *dl;
+    uint8_t *all;
+} graphs;
+
+static gat_status batch_step(graphs *c, const gat_idx *ids, gat_idx n, double *loss, double *acc)
+{
+    gat_status st;
+    if ((st = gat_graph_batch_make(&c->b, c->ds, ids, n)) != GAT_OK) return st;
+    return step(c->m, &c->b.graph, &c->b.x, n, c->b.graph_ptr, n, c->b.labels, c->all,
+                &c->cfg->adam, ++c->t, c->dl, loss, acc);
+}
+
+static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc)
+{
+    graphs *c = u;
+    gat_rng rng;
+    gat_status st;
+    double lsum = 0, asum = 0;
+    /* the epoch's order: as gat_graph_train draws it (the same batches for a seed) */
+    gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
+    gat_i_shuffle(&rng, c->train, c->n_train);
+    for (gat_idx k0 = 0; k0 < c->n_train; k0 += c->B) {
+        const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
+        double l, a;
+        if ((st = batch_step(c, c->train + k0, n, &l, &a)) != GAT_OK) return st;
+        lsum += l * n, asum += a * n;
+    }
+    *loss = lsum / c->n_train;
+    *acc = asum / c->n_train;
+    return GAT_OK;
+}
+
+gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds, const uint8_t *graph_split,
+                                  gat_split which, double *loss, double *acc, gat_idx *pred)
+{
+    gat_graph_batch b = {0};
+    gat_idx *ids = NULL, n = 0, right = 0;
+    double lsum = 0;
+    gat_status st = GAT_OK;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_gps_graph_evaluate", 3, (const void *[]){m, ds, graph_split},
+                               (const char *[]){"model", "dataset", "graph_split"})) != GAT_OK)
+        return st;
+    const gat_gps_config *mc = gat_gps_get_config(m);
+    if (mc->task != GAT_TASK_GRAPH || ds->n_graphs < 1 || !ds->graph_labels)
+        return gat_i_error(GAT_EINVAL, "gat_gps_graph_evaluate: needs a graph model and a dataset "
+                           "of labelled graphs");
+    if (!(ids = gat_malloc((size_t)ds->n_graphs, sizeof *ids))) return GAT_ENOMEM;
+    for (gat_idx g = 0; g < ds->n_graphs; g++)
+        if (graph_split[g] == which) ids[n++] = g;
+    if (n == 0) st = gat_i_error(GAT_EINVAL, "gat_gps_graph_evaluate: no graph in split %d", which);
+    for (gat_idx k0 = 0; k0 < n && st == GAT_OK; k0 += 128) {
+        const gat_idx cnt = n - k0 < 128 ? n - k0 : 128, C = mc->classes;
+        const gat_real *y;
+        if ((st = gat_graph_batch_make(&b, ds, ids + k0, cnt)) != GAT_OK ||
+            (st = gat_gps_forward(m, &b.graph, &b.x, cnt, b.graph_ptr, 0, &y)) != GAT_OK)
+            break;
+        for (gat_idx g = 0; g < cnt; g++, y += C) {
+            gat_idx best = 0;
+            double mx = y[0], s = 0;
+            for (gat_idx k = 1; k < C; k++)
+                if (y[k] > mx) mx = y[k], best = k;
+            for (gat_idx k = 0; k < C; k++) s += exp(y[k] - mx);
+            lsum += log(s) + mx - y[b.labels[g]];
+            right += best == b.labels[g];
+            if (pred) pred[ids[k0 + g]] = best;
+        }
+    }
+    if (st == GAT_OK && loss) *loss = lsum / n;
+    if (st == GAT_OK && acc) *acc = (double)right / n;
+    gat_graph_batch_destroy(&b);
+    gat_free(ids);
+    return st;
+}
+
+static gat_status graphs_evaluate(void *u, gat_split which, double *loss, double *acc)
+{
+    graphs *c = u;
+    return gat_gps_graph_evaluate(c->m, c->ds, c->split, which, loss, acc, NULL);
+}
+
+gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t *graph_split,
+                               const gat_train_config *cfg, gat_train_result *res)
+{
+    gat_status st;
+    gat_idx n_val = 0, n_test = 0;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_gps_graph_train", 4,
+                               (const void *[]){m, ds, graph_split, cfg},
+                               (const char *[]){"model", "dataset", "graph_split", "cfg"})) !=
+            GAT_OK ||
+        (st = check_cfg(cfg, "gat_gps_graph_train")) != GAT_OK)
+        return st;
+    const gat_gps_config *mc = gat_gps_get_config(m);
+    if (mc->task != GAT_TASK_GRAPH || ds->n_graphs < 1 || !ds->graph_labels)
+        return gat_i_error(GAT_EINVAL, "gat_gps_graph_train: needs a graph model and a dataset of "
+                           "labelled graphs");
+    if (ds->n_features != mc->in_features || ds->n_graph_classes > mc->classes)
+        return gat_i_error(GAT_EDIM, "gat_gps_graph_train: the dataset has %d features and %d "
+                           "graph classes, the model %d and %d", ds->n_features,
+                           ds->n_graph_classes, mc->in_features, mc->classes);
+    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
+    if (!(c.train = gat_malloc((size_t)ds->n_graphs, sizeof *c.train))) return GAT_ENOMEM;
+    for (gat_idx g = 0; g < ds->n_graphs; g++) {
+        if (graph_split[g] == GAT_SPLIT_TRAIN) c.train[c.n_train++] = g;
+        n_val += graph_split[g] == GAT_SPLIT_VAL;
+        n_test += graph_split[g] == GAT_SPLIT_TEST;
+    }
+    if (c.n_train == 0 || n_val == 0) {
+        st = gat_i_error(GAT_EINVAL, "gat_gps_graph_train: %d training and %d validation graphs; "
+                         "both must be non-zero", c.n_train, n_val);
+        goto cleanup;
+    }
+    c.B = cfg->batch_size > 0 && cfg->batch_size < c.n_train ? cfg->batch_size : c.n_train;
+    if (!(c.dl = gat_malloc((size_t)c.B * (size_t)mc->classes, sizeof *c.dl)) ||
+        !(c.all = gat_malloc((size_t)c.B, 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    memset(c.all, GAT_SPLIT_TRAIN, (size_t)c.B);
+    const loop_ops ops = {graphs_train, graphs_evaluate, n_test > 0};
+    st = loop(m, cfg, &ops, &c, res);
+cleanup:
+    gat_graph_batch_destroy(&c.b);
+    gat_free(c.train);
+    gat_free(c.dl);
+    gat_free(c.all);
+    return st;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp on a node
+# task (exact attention, and --anchors) and on --task graph (with --pe), the same output for 1
+# and 2 threads, and the usage errors.
+# Usage: test_gps_cli.sh GAT_TRAIN DATA_DIR
+set -u
+train=$1 data=$2
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+check help 0 '--arch NAME' '' -- "$train" --help
+check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer or gat-mlp\), or gat$" -- "$train" --arch gpt
+check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
+check arch-save 2 '' '--arch gps does not take --save' -- "$train" --arch gps --save /tmp/x.gat
+check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet
+
+strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }
+common=(--dataset "$data/small" --embed-dim 16 --heads 2 --epochs 6 --patience 6 --lr 0.01 --dropout 0.1 --seed 4)
+for a in gps transformer gat-mlp; do
+  check "node-$a" 0 "^test accuracy: [0-9.]+%  \(arch $a, " '' -- "$train" "${common[@]}" --arch "$a" --threads 1
+done
+grep -Eq '^epoch +6  train loss [0-9.]+ acc' "$tmp/out" && ok node-progress || badf node-progress "$tmp/out"
+"$train" "${common[@]}" --arch gps --threads 1 --pe lap:4 >"$tmp/a" 2>&1
+"$train" "${common[@]}" --arch gps --threads 2 --pe lap:4 >"$tmp/b" 2>&1
+cmp -s <(strip "$tmp/a") <(strip "$tmp/b") && ok node-same-on-2-threads || badf node-same-on-2-threads "$tmp/a" "$tmp/b"
+# 205 nodes attend to 50 anchors: another function than exact attention, so other figures
+check node-anchors 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch transformer --anchors 50 --threads 1
+"$train" "${common[@]}" --arch transformer --threads 1 >"$tmp/c" 2>&1
+! cmp -s <(grep '^epoch' "$tmp/out") <(grep '^epoch' "$tmp/c") && ok anchors-differ || bad anchors-differ
+
+# graph classification: 24 small graphs (lib.sh, toy_tu)
+d=$tmp/toy
+toy_tu "$d" toy 24
+g=(--task graph --dataset "$d" --arch gps --embed-dim 8 --heads 2 --epochs 4 --patience 4 --graph-batch 8 --folds 3 --seed 3 --pe lap:2)
+check graph-gps 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 folds, stratified, readout sum, arch gps\)$' '' -- "$train" "${g[@]}" --threads 1
+[ "$(grep -c '^fold ' "$tmp/out")" -eq 3 ] && ok graph-fold-lines || badf graph-fold-lines "$tmp/out"
+strip "$tmp/out" >"$tmp/g1"
+"$train" "${g[@]}" --threads 2 >"$tmp/g2" 2>&1
+cmp -s "$tmp/g1" <(strip "$tmp/g2") && ok graph-same-on-2-threads || badf graph-same-on-2-threads "$tmp/g1" "$tmp/g2"
+check graph-readout 2 '' 'a graph transformer pools by sum, mean or max' -- "$train" "${g[@]}" --readout attention
+
+summary

@@ -1,0 +1,238 @@
+/* Check suite "gps" (double build): graph transformers (gat/gps.h). Finite-difference gradient
+ * checks of every parameter for each layer kind on a node task, on a graph task (segments,
+ * readouts) and with anchor attention; a graph's logits never depend on the other graphs of its
+ * batch; the same bits for 1..3 threads (the GAT term is the engine on the model's own
+ * parameters, its input gradient GAT_BIND_INPUT_GRADIENT's); bad configurations. */
+#include "gradcheck.h"
+
+#include "model/gps_i.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* n_seg rings of sizes 3 + (s % 4), chords every third node; features (N, F) from seed. */
+typedef struct toy {
+    gat_graph g;
+    gat_csr x;
+    gat_idx seg[64], n_seg;
+} toy;
+
+static void toy_make(toy *t, gat_idx n_seg, gat_idx F, uint64_t seed)
+{
+    gat_idx src[4096], dst[4096], m = 0, N = 0;
+    t->n_seg = n_seg;
+    t->seg[0] = 0;
+    for (gat_idx s = 0; s < n_seg; s++) {
+        const gat_idx n = 3 + s % 4;
+        for (gat_idx i = 0; i < n; i++) {
+            src[m] = N + i, dst[m++] = N + (i + 1) % n;
+            if (i % 3 == 0 && n > 3) src[m] = N + (i + 2) % n, dst[m++] = N + i;
+        }
+        N += n;
+        t->seg[s + 1] = N;
+    }
+    ck_assert_int_eq(gat_graph_from_edges(&t->g, N, (size_t)m, src, dst, GAT_GRAPH_SYMMETRIZE),
+                     GAT_OK);
+    gat_real *dense = malloc((size_t)N * F * sizeof *dense);
+    ck_assert_ptr_nonnull(dense);
+    tu_uniform(dense, (size_t)N * F, -1, 1, seed);
+    for (size_t k = 0; k < (size_t)N * F; k += 3) dense[k] = 0; /* some sparsity */
+    ck_assert_int_eq(gat_csr_from_dense(&t->x, N, F, dense), GAT_OK);
+    free(dense);
+}
+
+static void toy_free(toy *t)
+{
+    gat_graph_destroy(&t->g);
+    gat_csr_destroy(&t->x);
+}
+
+typedef struct gctx {
+    gat_gps *m;
+    toy *t;
+    gat_idx n_seg;
+    const gat_idx *seg;
+    size_t n_out;
+} gctx;
+
+static void g_fwd(void *c, gat_real *out)
+{
+    gctx *a = c;
+    const gat_real *y;
+    ck_assert_int_eq(gat_gps_forward(a->m, &a->t->g, &a->t->x, a->n_seg, a->seg, 1, &y), GAT_OK);
+    memcpy(out, y, a->n_out * sizeof *out);
+}
+
+static void g_bwd(void *c, const gat_real *dout)
+{
+    gctx *a = c;
+    ck_assert_int_eq(gat_gps_backward(a->m, dout), GAT_OK);
+}
+
+/* Gradient check of every parameter of a model of kind k on toy t. */
+static void check_model(gat_gps_kind k, gat_task task, gat_idx anchors, toy *t, const char *name)
+{
+    gat_gps_config c;
+    gat_gps_config_default(&c, t->x.cols, 3);
+    c.kind = k, c.task = task, c.dim = 4, c.heads = 2, c.layers = 2, c.dropout = 0;
+    c.readout = GAT_READOUT_MEAN, c.anchors = anchors;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 5), GAT_OK);
+    gat_gps_set_threads(m, 1);
+    /* gains and biases away from their initial 1 and 0, so that their gradients matter */
+    size_t P;
+    gat_real *p = gat_gps_params(m, &P);
+    gat_real *noise = malloc(P * sizeof *noise);
+    ck_assert_ptr_nonnull(noise);
+    tu_uniform(noise, P, -0.2, 0.2, 7);
+    for (size_t e = 0; e < P; e++) p[e] += noise[e];
+    free(noise);
+    const gat_idx one[2] = {0, t->g.n};
+    gctx a = {m, t, task == GAT_TASK_GRAPH ? t->n_seg : 1, task == GAT_TASK_GRAPH ? t->seg : one,
+              0};
+    a.n_out = (size_t)(task == GAT_TASK_GRAPH ? t->n_seg : t->g.n) * 3;
+    gc_op op = {.forward = g_fwd, .backward = g_bwd, .ctx = &a, .n_out = a.n_out};
+    snprintf(op.name, sizeof op.name, "%s", name);
+    add_var(&op, "params", p, gat_gps_grads(m, NULL), P, 1);
+    gradcheck(&op, 11);
+    gat_gps_free(m);
+}
+
+START_TEST(gradient_node_kinds)
+{
+    toy t;
+    toy_make(&t, 2, 5, 3);
+    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, 0, &t, "gps node");
+    check_model(GAT_GPS_GLOBAL, GAT_TASK_NODE, 0, &t, "transformer node");
+    check_model(GAT_GPS_LOCAL, GAT_TASK_NODE, 0, &t, "gat-mlp node");
+    toy_free(&t);
+}
+END_TEST
+
+START_TEST(gradient_graph_and_anchors)
+{
+    toy t;
+    toy_make(&t, 4, 5, 9);
+    check_model(GAT_GPS_HYBRID, GAT_TASK_GRAPH, 0, &t, "gps graph");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, 4, &t, "gps node, 4 anchors");
+    toy_free(&t);
+}
+END_TEST
+
+/* Changing graph 2's features changes no other graph's logits. */
+START_TEST(no_leak_between_graphs)
+{
+    toy t;
+    toy_make(&t, 5, 4, 13);
+    gat_gps_config c;
+    gat_gps_config_default(&c, 4, 2);
+    c.task = GAT_TASK_GRAPH, c.dim = 8, c.heads = 2, c.dropout = 0;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 1), GAT_OK);
+    const gat_real *y;
+    gat_real before[10];
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 5, t.seg, 0, &y), GAT_OK);
+    memcpy(before, y, sizeof before);
+    for (gat_idx i = t.seg[2]; i < t.seg[3]; i++)
+        for (gat_idx e = t.x.rowptr[i]; e < t.x.rowptr[i + 1]; e++) t.x.val[e] += 5;
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 5, t.seg, 0, &y), GAT_OK);
+    for (int k = 0; k < 10; k++)
+        if (k / 2 != 2) ck_assert(y[k] == before[k]);
+    ck_assert(y[4] != before[4] || y[5] != before[5]);
+    gat_gps_free(m);
+    toy_free(&t);
+}
+END_TEST
+
+/* Forward and backward, with dropout, give the same bits on 1, 2 and 3 threads. */
+START_TEST(threads_identical)
+{
+    toy t;
+    toy_make(&t, 60, 6, 17);
+    gat_gps_config c;
+    gat_gps_config_default(&c, 6, 3);
+    c.task = GAT_TASK_GRAPH, c.dim = 16, c.heads = 4, c.dropout = 0.2, c.att_dropout = 0.1;
+    size_t P = 0;
+    gat_real *ref = NULL;
+    for (int nt = 1; nt <= 3; nt++) {
+        gat_gps *m;
+        ck_assert_int_eq(gat_gps_create(&m, &c, 2), GAT_OK);
+        gat_gps_set_threads(m, nt);
+        const gat_real *y;
+        ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 60, t.seg, 1, &y), GAT_OK);
+        gat_real dl[180];
+        for (int k = 0; k < 180; k++) dl[k] = (gat_real)((k % 7) - 3) / 10;
+        gat_gps_zero_grads(m);
+        ck_assert_int_eq(gat_gps_backward(m, dl), GAT_OK);
+        gat_real *g = gat_gps_grads(m, &P);
+        if (!ref) {
+            ref = malloc((P + 180) * sizeof *ref);
+            ck_assert_ptr_nonnull(ref);
+            memcpy(ref, g, P * sizeof *ref);
+            memcpy(ref + P, y, 180 * sizeof *ref);
+        } else {
+            ck_assert_int_eq(memcmp(ref, g, P * sizeof *ref), 0);
+            ck_assert_int_eq(memcmp(ref + P, y, 180 * sizeof *ref), 0);
+        }
+        gat_gps_free(m);
+    }
+    free(ref);
+    toy_free(&t);
+}
+END_TEST
+
+START_TEST(bad_config)
+{
+    gat_gps_config c;
+    gat_gps *m = (gat_gps *)1;
+    gat_gps_config_default(&c, 5, 2);
+    c.heads = 3;
+    ASSERT_FAILS(gat_gps_create(&m, &c, 1), GAT_EINVAL, "heads = 3, expected a divisor of dim = 64");
+    ck_assert_ptr_null(m);
+    gat_gps_config_default(&c, 5, 2);
+    c.task = GAT_TASK_GRAPH, c.readout = GAT_READOUT_ATTENTION;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "sum, mean or max");
+    gat_gps_config_default(&c, 5, 2);
+    c.dropout = 1;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "dropout = 1");
+    gat_gps_kind k;
+    ASSERT_FAILS(gat_gps_kind_from_name("gpt", &k), GAT_EINVAL, "unknown layer kind 'gpt'");
+    ck_assert_int_eq(gat_gps_kind_from_name("Transformer", &k), GAT_OK);
+    ck_assert_int_eq(k, GAT_GPS_GLOBAL);
+    /* segments that split a graph's edges, and a backward without a training forward */
+    toy t;
+    toy_make(&t, 2, 5, 1);
+    gat_gps_config_default(&c, 5, 2);
+    c.dim = 8;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 1), GAT_OK);
+    const gat_idx bad[3] = {0, 2, t.g.n};
+    const gat_real *y;
+    ASSERT_FAILS(gat_gps_forward(m, &t.g, &t.x, 2, bad, 0, &y), GAT_EINVAL, "joins segments");
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 2, t.seg, 0, &y), GAT_OK);
+    gat_real dl[64] = {0};
+    ASSERT_FAILS(gat_gps_backward(m, dl), GAT_EINVAL, "not a training forward");
+    gat_gps_free(m);
+    toy_free(&t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("gps");
+    TCase *tc = tcase_create("gradients");
+    tcase_add_test(tc, gradient_node_kinds);
+    tcase_add_test(tc, gradient_graph_and_anchors);
+    tcase_set_timeout(tc, 300);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("segments");
+    tcase_add_test(tc, no_leak_between_graphs);
+    tcase_add_test(tc, threads_identical);
+    tcase_add_test(tc, bad_config);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}

@@ -1,0 +1,165 @@
+/* gat-train --arch gps|transformer|gat-mlp: graph transformers (gat/gps.h) on a node task (runs on
+ * the dataset's split) and on --task graph (one fold of train_graphs.c's cross-validation).
+ * --pe works as with GAT models: the model reads the features at every forward, so a sign flip
+ * needs no rebinding. Printing only. */
+#include "train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int train_gps_check(options *o)
+{
+    o->gps = 0;
+    if (!o->arch || !strcmp(o->arch, "gat")) {
+        if (o->anchors) {
+            fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
+            return 2;
+        }
+        return 0;
+    }
+    if (gat_gps_kind_from_name(o->arch, &o->arch_kind) != GAT_OK) {
+        fprintf(stderr, "gat-train: --arch: %s, or gat\n", gat_last_error());
+        return 2;
+    }
+    o->gps = 1;
+    const char *which = o->save             ? "--save"
+                        : o->batch_size     ? "--batch-size"
+                        : o->partitions     ? "--partitions"
+                        : o->edge_features  ? "--edge-features"
+                        : o->multilabel     ? "--task multilabel"
+                        : o->attention      ? "--attention"
+                        : o->residual       ? "--residual"
+                        : o->all_splits     ? "--all-splits"
+                                            : NULL;
+    if (which) {
+        fprintf(stderr, "gat-train: --arch %s does not take %s (graph transformers train "
+                        "full-graph or on --task graph, are not saved, and use the gat score)\n",
+                o->arch, which);
+        return 2;
+    }
+    return 0;
+}
+
+/* The transformer of o for F inputs and C classes. */
+static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, gat_gps_config *c)
+{
+    gat_gps_config_default(c, F, C);
+    c->task = task;
+    c->readout = o->readout_kind;
+    c->kind = o->arch_kind;
+    c->dim = o->embed_dim;
+    c->layers = o->layers;
+    c->heads = o->heads;
+    c->dropout = o->in_dropout;
+    c->att_dropout = o->att_dropout;
+    c->negative_slope = o->slope;
+    c->anchors = o->anchors;
+}
+
+static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
+{
+    gat_train_config_default(tc);
+    tc->adam.lr = o->lr;
+    tc->adam.weight_decay = o->weight_decay;
+    tc->max_epochs = o->epochs;
+    tc->patience = o->patience;
+    tc->seed = seed;
+}
+
+/* The validation and test figures of a node model again, with the encodings' fixed signs. */
+static int node_figures(gat_gps *m, const gat_dataset *ds, gat_train_result *res)
+{
+    const gat_idx one[2] = {0, ds->n};
+    const gat_real *y;
+    const gat_idx C = gat_gps_get_config(m)->classes;
+    if (gat_gps_forward(m, &ds->graph, &ds->x, ds->n_graphs > 0 ? ds->n_graphs : 1,
+                        ds->n_graphs > 0 ? ds->graph_ptr : one, 0, &y) != GAT_OK ||
+        gat_softmax_xent(y, ds->n, C, ds->labels, ds->split, GAT_SPLIT_VAL, &res->val_loss,
+                         &res->val_acc, NULL) != GAT_OK ||
+        (ds->n_test > 0 && gat_softmax_xent(y, ds->n, C, ds->labels, ds->split, GAT_SPLIT_TEST,
+                                            &res->test_loss, &res->test_acc, NULL) != GAT_OK))
+        return train_fail("evaluation failed");
+    return 0;
+}
+
+int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
+{
+    gat_gps_config c;
+    double sum = 0, sum2 = 0, secs = 0;
+    int done = 0, rc = 0;
+    gps_config(o, ds->n_features, ds->n_classes, GAT_TASK_NODE, &c);
+    if (gat_gps_config_check(&c) != GAT_OK) {
+        fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
+        return 2;
+    }
+    train_catch_signals(0);
+    progress p = {.o = o, .lock = PTHREAD_MUTEX_INITIALIZER};
+    for (int r = 0; r < o->runs && rc == 0 && !train_stop_signal(); r++) {
+        gat_gps *m = NULL;
+        gat_train_config tc, t;
+        gat_train_result res;
+        if (gat_gps_create(&m, &c, (uint64_t)o->seed + (uint64_t)r) != GAT_OK)
+            return train_fail("cannot create the model");
+        gat_gps_set_threads(m, o->threads);
+        adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
+        tc.progress = on_epoch;
+        tc.user = &p;
+        p.run = r + 1;
+        if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0) rc = 1;
+        const gat_status st = rc ? GAT_OK : gat_gps_train(m, ds, &t, &res);
+        if (rc == 0 && st != GAT_OK && st != GAT_EINTERRUPTED) rc = train_fail("training failed");
+        if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 || (pe->on && pe->spec.lap_k &&
+                                                                    node_figures(m, ds, &res))))
+            rc = 1;
+        if (rc == 0) {
+            sum += res.test_acc, sum2 += res.test_acc * res.test_acc, secs += res.seconds;
+            done++;
+            if (!o->quiet)
+                printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
+                       "%.2f s\n",
+                       r + 1, o->seed + r, 100 * res.test_acc, 100 * res.val_acc, res.best_epoch,
+                       res.epochs, res.seconds);
+        }
+        gat_gps_free(m);
+    }
+    free(p.rows);
+    free(p.row_run);
+    if (rc == 0 && done > 0) {
+        const double mean = sum / done, sd = sqrt(fmax(sum2 / done - mean * mean, 0));
+        if (o->runs == 1)
+            printf("test accuracy: %.2f%%  (arch %s, %.2f s)\n", 100 * mean, o->arch, secs);
+        else
+            printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, arch %s, %.2f s)\n",
+                   100 * mean, 100 * sd, done, o->seed, o->seed + done - 1, o->arch, secs);
+    }
+    if (rc == 0 && train_stop_signal()) rc = 128 + train_stop_signal();
+    return rc;
+}
+
+int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
+                   int r, double *acc, gat_train_result *res)
+{
+    gat_gps_config c;
+    gat_gps *m = NULL;
+    gat_train_config tc, t;
+    gps_config(o, ds->n_features, ds->n_graph_classes, GAT_TASK_GRAPH, &c);
+    if (gat_gps_create(&m, &c, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
+        fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
+        return 2;
+    }
+    gat_gps_set_threads(m, o->threads);
+    adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
+    tc.batch_size = o->graph_batch;
+    int rc = tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t);
+    if (rc == 0 && (gat_gps_graph_train(m, ds, split, &t, res) != GAT_OK ||
+                    tool_pe_fix("gat-train", pe, NULL) != 0 ||
+                    gat_gps_graph_evaluate(m, ds, split, GAT_SPLIT_TEST, NULL, acc, NULL) !=
+                        GAT_OK)) {
+        fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
+        rc = 1;
+    }
+    gat_gps_free(m);
+    return rc;
+}
