@@ -199,6 +199,14 @@ typedef struct gat_model_config {
     gat_idx readout_heads;   /* attention readout: heads K, 1..GAT_MAX_HEADS (0: 1) */
     gat_idx readout_hidden;  /* attention readout: gate width A, 1..2^16 (0: D) */
     gat_idx graph_classes;   /* with GAT_TASK_GRAPH: classes of the graphs (> 0); else 0 */
+    /* Added with the reference code's dropout placement (docs/accuracy.md); zero means the model
+     * as before. */
+    int head_dropout;        /* 1: every head of a layer draws its own input dropout mask, as the
+                              * GAT paper's code does (a head alone draws the one mask of 0);
+                              * gat score, not with residual (default 0) */
+    double proj_dropout;     /* dropout on each layer's projected features W x before they are
+                              * aggregated (the scores read them undropped), in [0, 1); the paper's
+                              * code drops them with the input's rate; gat score (default 0) */
 } gat_model_config;
 
 /* Largest edge_dim of a model. */

@@ -136,8 +136,17 @@ static size_t layout(gat_i_fast *f, char *base)
          * and the hash */
         const int rec = recomputes_alpha(f, L);
         /* the masks are written only with dropout, which inference never applies */
-        fl->xkeep = gat_i_carve(
-            base, &off, T * (l == 0 ? (size_t)f->xnnz : Nt * (((size_t)L->fin + 7) / 8)), 1);
+        /* head_drop: per entry (layer 0) or element (later layers) a bit per head */
+        const size_t hb = L->head_drop ? ab : 1;
+        fl->xkeep = gat_i_carve(base, &off,
+                                T * (l == 0         ? (size_t)f->xnnz * hb
+                                     : L->head_drop ? Nt * (size_t)L->fin * hb
+                                                    : Nt * (((size_t)L->fin + 7) / 8)),
+                                1);
+        /* projection dropout's zd and keep bits (source side: N rows), training bindings */
+        const int pd = L->proj_p > 0 && !f->lean;
+        fl->zd = gat_i_carve(base, &off, pd ? N * hw : 0, sizeof(gat_real));
+        fl->zkeep = gat_i_carve(base, &off, pd ? N * hw / 8 : 0, 1);
         if (f->lean) {
             fl->z = sh.z, fl->s_src = sh.s_src, fl->s_dst = sh.s_dst, fl->alpha = sh.alpha;
             fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
@@ -407,6 +416,13 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
     *out = NULL;
+    /* a remote row's zd would have to come from its owner with z */
+    for (int l = 0; l < n_layers && remote; l++)
+        if (L[l].proj_p > 0)
+            return gat_i_error(GAT_EINVAL,
+                               "proj_dropout (layer %d: %g) is not supported with "
+                               "remote rows (partitioned training)",
+                               l, L[l].proj_p);
     if (!(f = gat_calloc(1, sizeof *f))) return GAT_ENOMEM;
     f->ops = ops;
     f->alpha = opt->alpha;

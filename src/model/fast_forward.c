@@ -201,6 +201,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_
         fl->asig = run->training ? fy->asig : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
+        fl->head_drop = L->head_drop;
+        fl->pdrop = drop(run->training && L->proj_p > 0 && !f->lean, L->proj_p,
+                         gat_i_hash64(lkey, 2));
         fl->xkey = run->xkey;
         fl->ekey = run->ekey;
         fl->tekey = run->tekey;
