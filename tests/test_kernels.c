@@ -628,7 +628,6 @@ static Suite *suite(void)
         tcase_add_loop_test(t, test_scores_vs_reference, 0,
                             (GAT_SCORE_COUNT - 1) * (int)LEN(SHAPES));
         tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
-        tcase_add_loop_test(t, test_placement_vs_reference, 0, 3 * (int)LEN(SHAPES));
     }
     tcase_add_test(t, test_fused_large);
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
@@ -636,8 +635,12 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("threads");
     tcase_add_loop_test(t, test_threads_bit_identical, 0, (int)LEN(SHAPES));
-    tcase_add_loop_test(t, test_placement_threads, 0, 3);
     if (first) tcase_add_test(t, test_fixed_threads);
+    suite_add_tcase(s, t);
+    /* the reference code's dropout placement (CK_RUN_CASE="dropout placement" runs it alone) */
+    t = tcase_create("dropout placement");
+    if (first) tcase_add_loop_test(t, test_placement_vs_reference, 0, 3 * (int)LEN(SHAPES));
+    tcase_add_loop_test(t, test_placement_threads, 0, 3);
     suite_add_tcase(s, t);
     t = tcase_create("restricted rows");
     tcase_add_loop_test(t, test_restricted_rows, 0, (int)LEN(SHAPES));
