@@ -125,8 +125,10 @@ void gc_model_forward(void *ctx, gat_real *out)
 {
     gc_model *d = ctx;
     const gat_real *logits = NULL;
-    gat_i_model_set_step(d->m, d->step); /* the same dropout masks for every evaluation */
-    ck_assert_int_eq(gat_model_forward(d->m, &d->g, &d->x, 1, &logits), GAT_OK);
+    /* the same dropout masks for every evaluation: those of the training step after d->step */
+    const gat_i_binding b = {.g = &d->g, .x = &d->x, .ex = d->ex};
+    const gat_i_run run = {.training = 1, .step = d->step + 1};
+    ck_assert_int_eq(gat_i_model_forward(d->m, &b, &run, &logits), GAT_OK);
     memcpy(out, logits, d->n_out * sizeof *out);
 }
 

@@ -51,12 +51,14 @@ void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n,
  * error (absolute below 1e-3) of at most 1e-6, prints and returns the worst. */
 double gradcheck(gc_op *op, uint64_t seed);
 
-/* A whole model as a gc_op's ctx: training forwards with the dropout masks of `step` every time
- * (gat_i_model_set_step), logits (n_out) out; backward from dlogits into the model's gradients. */
+/* A whole model as a gc_op's ctx: training forwards with the dropout masks of the training step
+ * after `step` every time (gat_i_run.step = step + 1), logits (n_out) out; backward from dlogits
+ * into the model's gradients. */
 typedef struct gc_model {
     gat_model *m;
     gat_graph g;
     gat_csr x;
+    const gat_real *ex; /* (E, edge_dim) edge features of g, or NULL (a model without them) */
     uint64_t step;
     size_t n_out;
 } gc_model;

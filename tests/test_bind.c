@@ -2,9 +2,12 @@
  * messages, rebinding after in-place edits (nothing derived stays stale), reuse of the caches'
  * memory for inputs that fit (allocation counts) and growth for larger ones, implicit binding by
  * forwards on other inputs, allocation failures; gat_model_kernels; inference bindings
- * (GAT_BIND_INFERENCE: layer-wise inference in row chunks) against ordinary ones. */
+ * (GAT_BIND_INFERENCE: layer-wise inference in row chunks) against ordinary ones; trimmed layers
+ * on sampled blocks (a block's hops in the binding) against untrimmed ones. */
 #include "testutil.h"
 #include "core/core.h"
+#include "gat/sample.h"
+#include "gat/train.h"
 #include "model/model_i.h"
 
 #include <math.h>
@@ -146,9 +149,9 @@ START_TEST(rebind_graph_edited_in_place)
     const size_t nl = (size_t)g1.n * C;
     gat_real *lg = malloc(nl * sizeof *lg), *gr = malloc(P * sizeof *gr);
     static const gat_idx rows[] = {30, 100, 250};
-    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
-    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK); /* implicit bind */
-    gat_i_model_set_output_rows(m, NULL, 0);
+    const gat_i_binding b1 = {.g = &g1, .x = &x, .rows = rows, .n_rows = (gat_idx)LEN(rows)};
+    const gat_i_run infer = {.training = 0};
+    ck_assert_int_eq(gat_i_model_forward(m, &b1, &infer, &out), GAT_OK); /* implicit bind */
     forward_backward(m, &g1, &x, lg, gr);
     const size_t np = ((size_t)g1.n + 1) * sizeof(gat_idx), ne = (size_t)g1.nnz * sizeof(gat_idx);
     memcpy(g1.rowptr, g2.rowptr, np);
@@ -157,9 +160,7 @@ START_TEST(rebind_graph_edited_in_place)
     memcpy(g1.t_col, g2.t_col, ne);
     memcpy(g1.t_edge, g2.t_edge, ne);
     ck_assert_int_eq(gat_model_bind(m, &g1, &x, 0), GAT_OK);
-    gat_i_model_set_output_rows(m, rows, (gat_idx)LEN(rows));
-    ck_assert_int_eq(gat_model_forward(m, &g1, &x, 0, &out), GAT_OK);
-    gat_i_model_set_output_rows(m, NULL, 0);
+    ck_assert_int_eq(gat_i_model_forward(m, &b1, &infer, &out), GAT_OK);
     gat_real restricted[LEN(rows) * 4];
     for (size_t r = 0; r < LEN(rows); r++)
         memcpy(restricted + r * C, out + (size_t)rows[r] * C, (size_t)C * sizeof *out);
@@ -403,8 +404,10 @@ START_TEST(inference_binding_matches)
     for (int restricted = 0; restricted < 2; restricted++) {
         gat_model *ref = make_model(score, residual);
         const gat_real *lg;
-        if (restricted) gat_i_model_set_output_rows(ref, rows, n_rows);
-        ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &lg), GAT_OK);
+        const gat_i_run infer = {.training = 0};
+        const gat_i_binding rb = {.g = &g, .x = &x, .rows = restricted ? rows : NULL,
+                                  .n_rows = n_rows};
+        ck_assert_int_eq(gat_i_model_forward(ref, &rb, &infer, &lg), GAT_OK);
         ck_assert_int_eq(gat_i_model_lean(ref), 0);
         static const gat_idx chunks[] = {1, 7, 1 << 20};
         for (size_t c = 0; c < LEN(chunks); c++)
@@ -412,12 +415,12 @@ START_TEST(inference_binding_matches)
                 if (c != 1 && nt > 1) continue; /* threads once, on the many-chunk case */
                 gat_model *m = make_model(score, residual);
                 gat_model_set_threads(m, nt);
-                gat_i_model_set_lean_chunk(m, chunks[c]);
-                ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE), GAT_OK);
+                gat_i_binding lb = rb;
+                lb.flags = GAT_BIND_INFERENCE, lb.lean_chunk = chunks[c];
+                ck_assert_int_eq(gat_i_model_bind(m, &lb, "test"), GAT_OK);
                 ck_assert_int_eq(gat_i_model_lean(m), 1);
-                if (restricted) gat_i_model_set_output_rows(m, rows, n_rows);
                 const gat_real *lm;
-                ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &lm), GAT_OK);
+                ck_assert_int_eq(gat_i_model_forward(m, &lb, &infer, &lm), GAT_OK);
                 ck_assert_int_eq(gat_i_model_lean(m), 1); /* inference keeps the binding */
                 for (gat_idx l = 0; l < gat_model_layer_count(m); l++) {
                     const gat_real *a, *b;
@@ -473,16 +476,189 @@ START_TEST(inference_binding_ordered)
     tu_features(&x, g.n, F, 0.3, 4);
     gat_model *ref = make_model(GAT_SCORE_GAT, 0), *m = make_model(GAT_SCORE_GAT, 0);
     ck_assert_int_eq(gat_model_set_order(m, GAT_ORDER_RCM), GAT_OK);
-    gat_i_model_set_lean_chunk(m, 5);
     const gat_real *a, *b;
     ck_assert_int_eq(gat_model_forward(ref, &g, &x, 0, &a), GAT_OK);
-    ck_assert_int_eq(gat_model_bind(m, &g, &x, GAT_BIND_INFERENCE | GAT_BIND_EXACT), GAT_OK);
+    const gat_i_binding lb = {
+        .g = &g, .x = &x, .flags = GAT_BIND_INFERENCE | GAT_BIND_EXACT, .lean_chunk = 5};
+    ck_assert_int_eq(gat_i_model_bind(m, &lb, "test"), GAT_OK);
     ck_assert_int_eq(gat_model_forward(m, &g, &x, 0, &b), GAT_OK);
     ck_assert_int_eq(gat_model_order(m, NULL), GAT_ORDER_RCM);
     const double e = tu_max_rel_err(b, a, (size_t)g.n * C, 1e-3, NULL);
     ck_assert_msg(e < 1e-4, "ordered inference binding: logits differ by %g", e);
     gat_model_free(ref);
     gat_model_free(m);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
+/* ---- trimmed layers on sampled blocks ---- */
+
+/* The targets' logits (n_targets, C) and the gradients of a training step (dropout 0.3, step 9;
+ * dlogits a fixed pattern on the targets, zero elsewhere) of m on block k with features x,
+ * bound as the library binds a loader's batch, with its hops (trim) or without, on nt threads:
+ * the second of two such steps on the binding. */
+static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int trim, int nt,
+                       gat_real *logits, gat_real *grads)
+{
+    const gat_idx nb = k->n_targets;
+    const size_t n = (size_t)k->n * C;
+    gat_idx *rows = malloc((size_t)nb * sizeof *rows);
+    gat_real *d = calloc(n, sizeof *d);
+    const gat_real *lg;
+    size_t P;
+    ck_assert(rows && d);
+    for (gat_idx q = 0; q < nb; q++)
+        rows[q] = q;
+    tu_uniform(d, (size_t)nb * C, -1, 1, 5);
+    const gat_i_binding b = {.g = &k->graph,
+                             .x = x,
+                             .rows = rows,
+                             .n_rows = nb,
+                             .hop_end = trim ? k->hop_end : NULL,
+                             .hops = trim ? k->hops : 0,
+                             .flags = GAT_I_BIND_TRUSTED};
+    const gat_i_run run = {.training = 1, .step = 9, .set_dropout = 1, .in_p = 0.3, .att_p = 0.3};
+    gat_model_set_threads(m, nt);
+    ck_assert_int_eq(gat_i_model_bind(m, &b, "test"), GAT_OK);
+    /* twice on the binding: the second step must not see the first one's rows */
+    for (int again = 0; again < 2; again++) {
+        ck_assert_int_eq(gat_i_model_forward(m, &b, &run, &lg), GAT_OK);
+        ck_assert_int_eq(gat_i_model_trimmed(m), trim);
+        memcpy(logits, lg, (size_t)nb * C * sizeof *lg);
+        gat_model_zero_grads(m);
+        ck_assert_int_eq(gat_i_model_backward(m, d, NULL), GAT_OK);
+    }
+    const gat_real *gm = gat_model_grads(m, &P);
+    memcpy(grads, gm, P * sizeof *grads);
+    free(rows);
+    free(d);
+}
+
+/* Loop index: the rebinding configurations x 2 and 3 layers. A sampled block's training step
+ * with trimmed layers (layer l computes the nodes of hops 0 .. L - 1 - l only, forward and
+ * backward) gives the untrimmed step's target logits and gradients to 1e-6 (relative, a tenth of
+ * a percent of the largest value as the floor; the passes add the same rows in the same chunks,
+ * so in fact equal), and is bit-identical on 1, 2 and 3 threads. */
+START_TEST(trimmed_block_matches)
+{
+    const gat_score score = configs[_i % LEN(configs)].score;
+    const int residual = configs[_i % LEN(configs)].residual, L = 2 + _i / (int)LEN(configs);
+    static const gat_idx fanout[3] = {4, 3, 3};
+    gat_graph g;
+    gat_csr x, bx;
+    gat_block k;
+    gat_sampler *s;
+    gat_idx targets[25];
+    tu_graph_skewed(&g, 20, 400, GAT_GRAPH_SYMMETRIZE, 7);
+    tu_features(&x, g.n, F, 0.3, 5);
+    for (gat_idx q = 0; q < 25; q++)
+        targets[q] = 1 + 17 * q;
+    ck_assert_int_eq(gat_sampler_create(&s, &g, L, fanout, 3), GAT_OK);
+    ck_assert_int_eq(gat_sampler_sample(s, targets, 25, 1, &k), GAT_OK);
+    ck_assert_int_eq(gat_block_features(&k, &x, &bx), GAT_OK);
+    ck_assert_int_lt(k.hop_end[L - 1], k.n); /* the first layer has rows to leave out */
+    gat_model_config cfg;
+    gat_model_config_default(&cfg, F, C);
+    cfg.layers = L, cfg.heads = 4, cfg.hidden = 8, cfg.out_heads = 2;
+    cfg.score = score, cfg.residual = residual;
+    gat_model *m = NULL;
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 11), GAT_OK);
+    size_t P;
+    gat_model_params(m, &P);
+    const size_t nl = (size_t)k.n_targets * C;
+    gat_real *lg0 = malloc(nl * sizeof *lg0), *gr0 = malloc(P * sizeof *gr0);
+    gat_real *lg1 = malloc(nl * sizeof *lg1), *gr1 = malloc(P * sizeof *gr1);
+    gat_real *lg = malloc(nl * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    ck_assert(lg0 && gr0 && lg1 && gr1 && lg && gr);
+    block_step(m, &k, &bx, 0, 1, lg0, gr0);
+    block_step(m, &k, &bx, 1, 1, lg1, gr1);
+    const double fl = 1e-3 * tu_max_abs(lg0, nl), fg = 1e-3 * tu_max_abs(gr0, P);
+    size_t at;
+    const double el = tu_max_rel_err(lg1, lg0, nl, fl, NULL), eg = tu_max_rel_err(gr1, gr0, P, fg, &at);
+    printf("trimmed block, %s residual %d, %d layers (%d of %d nodes in the first layer): "
+           "logits %.1e, gradients %.1e\n",
+           gat_score_name(score), residual, L, k.hop_end[L - 1], k.n, el, eg);
+    ck_assert(tu_rms(gr0, P) > 0);
+    ck_assert_msg(el <= 1e-6 && eg <= 1e-6,
+                  "%s residual %d, %d layers: trimmed logits differ by %g, gradients by %g (at "
+                  "%zu: %g, untrimmed %g)",
+                  gat_score_name(score), residual, L, el, eg, at, (double)gr1[at], (double)gr0[at]);
+    for (int nt = 2; nt <= 3; nt++) {
+        block_step(m, &k, &bx, 1, nt, lg, gr);
+        ck_assert_msg(memcmp(lg, lg1, nl * sizeof *lg) == 0 && memcmp(gr, gr1, P * sizeof *gr) == 0,
+                      "trimmed step on %d threads differs from 1 thread", nt);
+    }
+    free(lg0), free(gr0), free(lg1), free(gr1), free(lg), free(gr);
+    gat_model_free(m);
+    gat_sampler_free(s);
+    gat_block_destroy(&k);
+    gat_csr_destroy(&bx);
+    gat_csr_destroy(&x);
+    gat_graph_destroy(&g);
+}
+END_TEST
+
+/* gat_train_step_batch on a loader's batch: the loss, accuracy and updated parameters of
+ * gat_train_step on the same block with the targets as rows (bit for bit: the trimmed passes add
+ * what the untrimmed ones add), and its argument errors. */
+START_TEST(train_step_batch)
+{
+    static const gat_idx fanout[2] = {4, 3};
+    gat_graph g;
+    gat_csr x;
+    gat_sampler *s;
+    gat_loader *ld;
+    const gat_batch *b;
+    gat_idx order[40], labels[40], rows[40];
+    tu_graph_skewed(&g, 20, 400, GAT_GRAPH_SYMMETRIZE, 8);
+    tu_features(&x, g.n, F, 0.3, 6);
+    for (gat_idx q = 0; q < 40; q++)
+        order[q] = 2 + 10 * q;
+    ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fanout, 5), GAT_OK);
+    ck_assert_int_eq(gat_loader_create(&ld, s, &x, NULL, 0, order, 40, 40, 1, 0), GAT_OK);
+    ck_assert_int_eq(gat_loader_next(ld, &b), GAT_OK);
+    ck_assert_ptr_nonnull(b);
+    const gat_idx nb = b->block.n_targets;
+    for (gat_idx q = 0; q < nb; q++)
+        labels[q] = b->block.nodes[q] % C, rows[q] = q;
+    gat_model *m = make_model(GAT_SCORE_GAT, 0), *r = make_model(GAT_SCORE_GAT, 0);
+    gat_adam_config adam;
+    gat_adam_config_default(&adam);
+    double lm, am, lr, ar;
+    size_t P;
+    ck_assert_int_eq(gat_train_step_batch(m, b, labels, &adam, 1, &lm, &am), GAT_OK);
+    ck_assert_int_eq(gat_i_model_trimmed(m), 1);
+    ck_assert_int_eq(gat_train_step(r, &b->block.graph, &b->x, labels, rows, nb, &adam, 1, &lr, &ar),
+                     GAT_OK);
+    ck_assert_int_eq(gat_i_model_trimmed(r), 0);
+    const gat_real *pm = gat_model_params(m, &P), *pr = gat_model_params(r, NULL);
+    ck_assert_msg(lm == lr && am == ar, "loss %g / %g, accuracy %g / %g", lm, lr, am, ar);
+    ck_assert(memcmp(pm, pr, P * sizeof *pm) == 0);
+    /* argument errors */
+    ASSERT_FAILS(gat_train_step_batch(NULL, b, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL model m");
+    ASSERT_FAILS(gat_train_step_batch(m, NULL, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL batch b");
+    ASSERT_FAILS(gat_train_step_batch(m, b, NULL, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: NULL labels");
+    ASSERT_FAILS(gat_train_step_batch(m, b, labels, &adam, 0, NULL, NULL), GAT_EINVAL,
+                 "gat_train_step_batch: step t = 0, expected t >= 1");
+    gat_model_config cfg = *gat_model_get_config(m);
+    cfg.layers = 3;
+    gat_model *deep = NULL;
+    ck_assert_int_eq(tu_model_create(&deep, &cfg, 1), GAT_OK);
+    ASSERT_FAILS(gat_train_step_batch(deep, b, labels, &adam, 1, NULL, NULL), GAT_EINVAL,
+                 "the batch has 40 targets and 2 hops; the model needs at least one target and "
+                 "one hop per layer (3)");
+    labels[3] = C;
+    ASSERT_FAILS(gat_train_step_batch(m, b, labels, &adam, 2, NULL, NULL), GAT_EINVAL,
+                 "node 3 has label 4 outside [0, 4)");
+    gat_model_free(deep);
+    gat_model_free(m);
+    gat_model_free(r);
+    gat_loader_free(ld);
+    gat_sampler_free(s);
     gat_csr_destroy(&x);
     gat_graph_destroy(&g);
 }
@@ -506,6 +682,10 @@ static Suite *bind_suite(void)
     tc = tcase_create("inference");
     tcase_add_loop_test(tc, inference_binding_matches, 0, 2 * GAT_SCORE_COUNT);
     tcase_add_test(tc, inference_binding_ordered);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("trim");
+    tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs));
+    tcase_add_test(tc, train_step_batch);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -30,21 +30,14 @@ static int is_zeroed(const gat_dataset *ds)
     return memcmp(ds, &zero, sizeof zero) == 0;
 }
 
-/* Index of the node with the given id, failing the test if there is none. */
 static gat_idx node(const gat_dataset *ds, const char *id)
 {
-    for (gat_idx i = 0; i < ds->n; i++)
-        if (strcmp(ds->node_ids[i], id) == 0) return i;
-    ck_abort_msg("no node '%s'", id);
-    return -1;
+    return tu_node(ds, id);
 }
 
-/* Whether the in-neighbourhood (graph row) of node i contains node j. */
 static int has_edge(const gat_dataset *ds, gat_idx j, gat_idx i)
 {
-    for (gat_idx e = ds->graph.rowptr[i]; e < ds->graph.rowptr[i + 1]; e++)
-        if (ds->graph.col[e] == j) return 1;
-    return 0;
+    return tu_has_edge(&ds->graph, j, i);
 }
 
 static void assert_same(const gat_dataset *a, const gat_dataset *b)
@@ -2065,6 +2058,41 @@ END_TEST
 
 /* A split saved by gat_dataset_save_split reads back as the same split (as NAME.split), and the
  * file lists the split nodes in node order. */
+/* gat_dataset_options.skip_unknown_edges: .cites lines naming an id .content lacks are skipped
+ * and counted; edge_input still names the data lines of the file. Without it: GAT_EFORMAT. */
+START_TEST(test_cites_skip_unknown)
+{
+    char *dir = tu_tmpdir(), base[4200];
+    tu_write(dir, "c.content", "p1 1 0 A\np2 0 1 B\np3 1 1 A\np4 0 1 B\n");
+    tu_write(dir, "c.cites", "p9 p1\np1 p2\np2 p8\np3 p4\n");
+    snprintf(base, sizeof base, "%s/c", dir);
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.train_per_class = 1;
+    o.n_val = o.n_test = 1;
+    gat_dataset ds;
+    ASSERT_FAILS(gat_dataset_load(&ds, base, &o), GAT_EFORMAT, "c.cites:1:1: unknown node id 'p9'");
+    o.skip_unknown_edges = 1;
+    ds = load_ok(base, &o);
+    ck_assert_int_eq(ds.skipped_edges, 2);
+    ck_assert_int_eq(ds.graph.nnz, 4 + 4);
+    const gat_idx p1 = node(&ds, "p1"), p2 = node(&ds, "p2"), p3 = node(&ds, "p3"),
+                  p4 = node(&ds, "p4");
+    for (gat_idx i = 0; i < ds.n; i++)
+        for (gat_idx e = ds.graph.rowptr[i]; e < ds.graph.rowptr[i + 1]; e++) {
+            const gat_idx j = ds.graph.col[e];
+            const gat_idx want = i == j                                           ? -1
+                                 : (i == p1 && j == p2) || (i == p2 && j == p1) ? 1
+                                 : (i == p3 && j == p4) || (i == p4 && j == p3) ? 3
+                                                                                : -2;
+            ck_assert_int_eq(ds.edge_input[e], want);
+        }
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_save_split)
 {
     char *dir = tu_tmpdir(), path[4200];
@@ -2160,6 +2188,9 @@ int main(void)
     tcase_add_test(tc, test_normalize_parts_and_files);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("cites_skip");
+    tcase_add_test(tc, test_cites_skip_unknown);
+    suite_add_tcase(s, tc);
     tc = tcase_create("bad_files");
     tcase_add_loop_test(tc, test_bad_file, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
     suite_add_tcase(s, tc);

@@ -107,15 +107,18 @@ static int run(const fixture *f, const char *isa, int nt, double dropout, gat_or
     const int ref = isa && !strcmp(isa, "none");
     memset(o, 0, sizeof *o);
     ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
+    /* the run's dropout; the training forward draws the masks of step 42 */
+    const gat_i_binding b = {.g = &f->g, .x = &f->x, .ex = ex};
+    const gat_i_run infer = {.set_dropout = 1, .in_p = dropout, .att_p = dropout},
+                    train = {.training = 1, .step = 42, .set_dropout = 1, .in_p = dropout,
+                             .att_p = dropout};
     if (ref) {
-        ck_assert_int_eq(ref_model_create(&rm, m, &f->g, &f->x), GAT_OK);
-        ref_model_set_edges(rm, ex);
-    } else if (isa && gat_i_model_set_fused(m, isa) != 0) { /* NULL: the suite's variant */
+        ck_assert_int_eq(ref_model_create(&rm, m, &b), GAT_OK);
+    } else if (isa && tu_model_set_kernels(m, isa) != 0) { /* NULL: the suite's variant */
         gat_model_free(m);
         return -1;
     }
     gat_model_set_threads(m, nt);
-    gat_i_model_set_dropout(m, dropout, dropout);
     ck_assert_int_eq(gat_model_set_order(m, order), GAT_OK);
     gat_real *params = gat_model_params(m, &o->P);
     for (size_t k = 0; k < o->P; k++) /* non-zero biases too */
@@ -124,13 +127,11 @@ static int run(const fixture *f, const char *isa, int nt, double dropout, gat_or
         ck_assert_int_eq(gat_model_bind(m, &f->g, &f->x, 0), GAT_OK);
         ck_assert_int_eq(gat_model_bind_edge_features(m, ex, f->cfg.edge_dim), GAT_OK);
     }
-#define FORWARD(training)                                                                          \
-    (ref ? ref_model_forward(rm, m, training, &logits)                                             \
-         : gat_model_forward(m, &f->g, &f->x, training, &logits))
-    ck_assert_int_eq(FORWARD(0), GAT_OK);
+#define FORWARD(r)                                                                                 \
+    (ref ? ref_model_forward(rm, m, &b, r, &logits) : gat_i_model_forward(m, &b, r, &logits))
+    ck_assert_int_eq(FORWARD(&infer), GAT_OK);
     o->infer = copy(logits, f->nc);
-    gat_i_model_set_step(m, 41);
-    ck_assert_int_eq(FORWARD(1), GAT_OK);
+    ck_assert_int_eq(FORWARD(&train), GAT_OK);
 #undef FORWARD
     o->train = copy(logits, f->nc);
     if (!ref && order != GAT_ORDER_NONE) ck_assert_int_eq(gat_model_order(m, NULL), order);

@@ -649,6 +649,7 @@ START_TEST(test_model_edges)
     const size_t ne = (size_t)d.g.nnz * (size_t)D;
     gat_real *ex = malloc((ne + 1) * sizeof *ex);
     ck_assert_ptr_nonnull(ex);
+    d.ex = ex;
     tu_uniform(ex, ne, -1, 1, 142);
     ck_assert_int_eq(gat_model_create(&d.m, &cfg, 143), GAT_OK);
     gat_model_set_threads(d.m, nt);

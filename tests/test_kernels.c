@@ -106,29 +106,30 @@ static int run(const fixture *f, const char *isa, int nt, const gat_idx *rows, g
     ref_model *rm = NULL;
     const int ref = isa && !strcmp(isa, "none");
     ck_assert_int_eq(tu_model_create(&m, &f->cfg, 5), GAT_OK);
+    /* the run's dropout; the training forward draws the masks of step 42 */
+    const gat_i_binding all = {.g = &f->g, .x = &f->x},
+                        part = {.g = &f->g, .x = &f->x, .rows = rows, .n_rows = n_rows};
+    const gat_i_run infer = {.set_dropout = 1, .in_p = dropout, .att_p = dropout},
+                    train = {.training = 1, .step = 42, .set_dropout = 1, .in_p = dropout,
+                             .att_p = dropout};
     if (ref) {
-        ck_assert_int_eq(ref_model_create(&rm, m, &f->g, &f->x), GAT_OK);
-    } else if (isa && gat_i_model_set_fused(m, isa) != 0) {
+        ck_assert_int_eq(ref_model_create(&rm, m, &all), GAT_OK);
+    } else if (isa && tu_model_set_kernels(m, isa) != 0) {
         gat_model_free(m);
         return -1; /* this CPU cannot run it */
     }
     gat_model_set_threads(m, nt);
-    gat_i_model_set_dropout(m, dropout, dropout);
     gat_real *params = gat_model_params(m, &o->P);
     for (size_t k = 0; k < o->P; k++) /* non-zero biases too */
         if (params[k] == 0) params[k] = (gat_real)(0.02 * (double)(k % 5) - 0.04);
-#define FORWARD(training)                                                                          \
-    (ref ? ref_model_forward(rm, m, training, &logits)                                             \
-         : gat_model_forward(m, &f->g, &f->x, training, &logits))
-    ck_assert_int_eq(FORWARD(0), GAT_OK);
+#define FORWARD(b, r)                                                                              \
+    (ref ? ref_model_forward(rm, m, b, r, &logits) : gat_i_model_forward(m, b, r, &logits))
+    ck_assert_int_eq(FORWARD(&all, &infer), GAT_OK);
     o->infer = copy(logits, f->nc);
     if (isa && !ref) ck_assert_str_eq(gat_i_model_fused_isa(m), isa);
     if (!isa) ck_assert_ptr_nonnull(gat_i_model_fused_isa(m));
-    gat_i_model_set_step(m, 41);
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    ck_assert_int_eq(FORWARD(1), GAT_OK);
+    ck_assert_int_eq(FORWARD(&part, &train), GAT_OK);
 #undef FORWARD
-    gat_i_model_set_output_rows(m, NULL, 0);
     o->train = copy(logits, f->nc);
     o->layers = gat_model_layer_count(m);
     for (int l = 0; l < o->layers; l++) {

@@ -47,12 +47,10 @@ static gat_model *create(const gat_model_config *cfg, uint64_t seed)
     return m;
 }
 
-/* Runs a forward and returns a malloc'd copy of the (N, C) logits. */
-static gat_real *forward_copy(gat_model *m, const fixture *f, int training)
+/* A malloc'd copy of f's (N, C) logits, each checked finite. */
+static gat_real *copy_logits(const fixture *f, const gat_real *logits)
 {
-    const gat_real *logits = NULL;
     const size_t n = (size_t)f->g.n * C;
-    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, training, &logits), GAT_OK);
     ck_assert_ptr_nonnull(logits);
     gat_real *copy = malloc(n * sizeof *copy);
     ck_assert_ptr_nonnull(copy);
@@ -60,6 +58,24 @@ static gat_real *forward_copy(gat_model *m, const fixture *f, int training)
     for (size_t k = 0; k < n; k++)
         ck_assert_msg(isfinite(copy[k]), "logit %zu = %g", k, copy[k]);
     return copy;
+}
+
+/* The logits of a forward of run r on f restricted to rows (n_rows of them; NULL: all), copied. */
+static gat_real *forward_run(gat_model *m, const fixture *f, const gat_idx *rows, gat_idx n_rows,
+                             const gat_i_run *r)
+{
+    const gat_real *logits = NULL;
+    const gat_i_binding b = {.g = &f->g, .x = &f->x, .rows = rows, .n_rows = n_rows};
+    ck_assert_int_eq(gat_i_model_forward(m, &b, r, &logits), GAT_OK);
+    return copy_logits(f, logits);
+}
+
+/* gat_model_forward's logits, copied. */
+static gat_real *forward_copy(gat_model *m, const fixture *f, int training)
+{
+    const gat_real *logits = NULL;
+    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, training, &logits), GAT_OK);
+    return copy_logits(f, logits);
 }
 
 static void assert_message(const char *needle)
@@ -459,13 +475,11 @@ START_TEST(test_restricted_output)
 
     /* inference */
     gat_real *full = forward_copy(m, &f, 0);
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    gat_real *part = forward_copy(m, &f, 0);
+    gat_real *part = forward_run(m, &f, rows, n_rows, &(gat_i_run){.training = 0});
     for (gat_idx r = 0; r < n_rows; r++)
         ck_assert_msg(memcmp(part + (size_t)rows[r] * C, full + (size_t)rows[r] * C,
                              (size_t)C * sizeof *part) == 0,
                       "inference row %d differs when restricted", rows[r]);
-    gat_i_model_set_output_rows(m, NULL, 0);
     free(part);
     part = forward_copy(m, &f, 0);
     ck_assert(memcmp(part, full, n * sizeof *part) == 0);
@@ -488,15 +502,12 @@ START_TEST(test_restricted_output)
     }
     gat_real *grads = gat_model_grads(m, &P), *g_full = malloc(P * sizeof *g_full);
     ck_assert_ptr_nonnull(g_full);
-    gat_i_model_set_step(m, 100);
-    full = forward_copy(m, &f, 1);
+    const gat_i_run step101 = {.training = 1, .step = 101};
+    full = forward_run(m, &f, NULL, 0, &step101);
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
     memcpy(g_full, grads, P * sizeof *g_full);
-    gat_i_model_set_step(m, 100);
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    part = forward_copy(m, &f, 1);
-    gat_i_model_set_output_rows(m, NULL, 0);
+    part = forward_run(m, &f, rows, n_rows, &step101);
     for (gat_idx r = 0; r < n_rows; r++)
         ck_assert_msg(memcmp(part + (size_t)rows[r] * C, full + (size_t)rows[r] * C,
                              (size_t)C * sizeof *part) == 0,
@@ -521,23 +532,26 @@ START_TEST(test_training_steps)
     fixture_init(&f);
     const size_t n = (size_t)f.g.n * C;
     gat_model *m = create(&f.cfg, 21);
-    gat_i_model_set_step(m, 7);
-    gat_real *a = forward_copy(m, &f, 1);
-    ck_assert_uint_eq(gat_i_model_step(m), 8); /* a training forward advances the step */
-    gat_i_model_set_step(m, 7);
-    gat_real *b = forward_copy(m, &f, 1);
+    const gat_i_run step8 = {.training = 1, .step = 8};
+    gat_real *a = forward_run(m, &f, NULL, 0, &step8);
+    ck_assert_uint_eq(gat_i_model_step(m), 8); /* the model's counter is at the step run */
+    gat_real *b = forward_run(m, &f, NULL, 0, &step8);
     ck_assert(memcmp(a, b, n * sizeof *a) == 0);
     gat_real *c = forward_copy(m, &f, 1); /* step 8 -> 9: other masks */
+    ck_assert_uint_eq(gat_i_model_step(m), 9); /* a training forward advances the step */
     ck_assert(memcmp(a, c, n * sizeof *a) != 0);
     gat_real *inf = forward_copy(m, &f, 0);
+    ck_assert_uint_eq(gat_i_model_step(m), 9); /* inference draws no masks */
     ck_assert(memcmp(a, inf, n * sizeof *a) != 0);
     /* training with both dropouts at 0 is inference; either one alone changes the logits */
-    gat_i_model_set_dropout(m, 0, 0);
-    gat_real *nodrop = forward_copy(m, &f, 1);
+    gat_real *nodrop = forward_run(m, &f, NULL, 0, &(gat_i_run){.training = 1, .set_dropout = 1});
     ck_assert(memcmp(nodrop, inf, n * sizeof *a) == 0);
     for (int which = 0; which < 2; which++) {
-        gat_i_model_set_dropout(m, which ? 0 : 0.5, which ? 0.5 : 0);
-        gat_real *one = forward_copy(m, &f, 1);
+        const gat_i_run r = {.training = 1,
+                             .set_dropout = 1,
+                             .in_p = which ? 0 : 0.5,
+                             .att_p = which ? 0.5 : 0};
+        gat_real *one = forward_run(m, &f, NULL, 0, &r);
         ck_assert_msg(memcmp(one, inf, n * sizeof *a) != 0, "%s dropout alone has no effect",
                       which ? "attention" : "input");
         free(one);
@@ -567,14 +581,13 @@ START_TEST(test_threads_after_caches)
     ck_assert(d && g1);
     tu_uniform(d, n, -1, 1, 32);
     gat_model_set_threads(m, 1);
-    gat_i_model_set_step(m, 5);
-    free(forward_copy(m, &f, 1));
+    const gat_i_run step6 = {.training = 1, .step = 6};
+    free(forward_run(m, &f, NULL, 0, &step6));
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
     memcpy(g1, grads, P * sizeof *g1);
     if (_i == 0) gat_model_set_threads(m, 4);
-    gat_i_model_set_step(m, 5);
-    free(forward_copy(m, &f, 1));
+    free(forward_run(m, &f, NULL, 0, &step6));
     if (_i == 1) gat_model_set_threads(m, 4);
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);

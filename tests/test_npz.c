@@ -664,6 +664,93 @@ START_TEST(shchur_bad)
 }
 END_TEST
 
+/* The Shchur file (CSR attributes) with extra members appended. */
+static const char *shchur_with(member *extra, int count)
+{
+    member m[16];
+    int n = shchur_members(m, 0, -1, (buf){0});
+    for (int k = 0; k < count; k++) {
+        int at = n;
+        for (int j = 0; j < n; j++)
+            if (!strcmp(m[j].name, extra[k].name)) { /* idx_to_node: the object one replaced */
+                free(m[j].data.p);
+                at = j;
+            }
+        m[at] = extra[k];
+        n += at == n;
+    }
+    buf z = zip(m, n, 0);
+    return save("s.npz", &z);
+}
+
+/* UTF-32 little-endian of the ASCII or BMP code points in s (width chars each, NUL-padded). */
+static buf utf32(const uint32_t *cp, int count, int width, int big)
+{
+    buf b = {0};
+    for (int k = 0; k < count * width; k++) {
+        const uint32_t u = cp[k];
+        const unsigned char le[4] = {(unsigned char)u, (unsigned char)(u >> 8),
+                                     (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+        const unsigned char be[4] = {le[3], le[2], le[1], le[0]};
+        put(&b, big ? be : le, 4);
+    }
+    return b;
+}
+
+/* class_names and idx_to_node as numpy string arrays ('<U', '>U', '|S') name the classes and
+ * nodes; an object array (gnn-benchmark's pickled dicts) is skipped; wrong shapes, dtypes and
+ * code points are named. */
+START_TEST(shchur_names)
+{
+    /* 4 class names (one class no node has) of width 3, 'é' and U+1F600 among them */
+    const uint32_t cls[12] = {'a', 0, 0, 'b', 'c', 0, 0xE9, 't', 0xE9, 0x1F600, 0, 0};
+    const char nodes[6][3] = {"n0", "n1", "n2", "n3", "n4", "n5"};
+    gat_dataset ds;
+    buf c = utf32(cls, 4, 3, 0), cb = utf32(cls, 4, 3, 1);
+    member le[2] = {{"class_names", npy("<U3", 0, "(4,)", c.p, c.n)},
+                    {"idx_to_node", npy("|S3", 0, "(6,)", nodes, sizeof nodes)}};
+    ck_assert_msg(gat_dataset_load(&ds, shchur_with(le, 2), NULL) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(ds.n_classes, 4);
+    ck_assert_str_eq(ds.class_names[0], "a");
+    ck_assert_str_eq(ds.class_names[1], "bc");
+    ck_assert_str_eq(ds.class_names[2], "\xc3\xa9t\xc3\xa9");
+    ck_assert_str_eq(ds.class_names[3], "\xf0\x9f\x98\x80");
+    ck_assert_str_eq(ds.node_ids[5], "n5");
+    gat_dataset_destroy(&ds);
+    member be[1] = {{"class_names", npy(">U3", 0, "(4,)", cb.p, cb.n)}};
+    ck_assert_int_eq(gat_dataset_load(&ds, shchur_with(be, 1), NULL), GAT_OK);
+    ck_assert_str_eq(ds.class_names[1], "bc");
+    ck_assert_str_eq(ds.node_ids[5], "5");
+    gat_dataset_destroy(&ds);
+    /* too few class names for the labels (0..2), numbers, a surrogate, a duplicate */
+    member few[1] = {{"class_names", npy("<U3", 0, "(2,)", c.p, 24)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(few, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'class_names' has shape (2,), expected (3,) or longer");
+    const int32_t num[3] = {1, 2, 3};
+    member nums[1] = {{"class_names", npy("<i4", 0, "(3,)", num, sizeof num)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(nums, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'class_names.npy' has dtype '<i4', expected strings");
+    const uint32_t sur[3] = {'x', 0xD800, 'y'};
+    buf bs = utf32(sur, 3, 1, 0);
+    member surr[1] = {{"class_names", npy("<U1", 0, "(3,)", bs.p, bs.n)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(surr, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'class_names': string 1: character 0 is U+D800, not a character "
+                 "of a name");
+    const char dup[3][2] = {"x", "y", "x"};
+    member dups[1] = {{"class_names", npy("|S2", 0, "(3,)", dup, sizeof dup)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(dups, 1), NULL), GAT_EINVAL,
+                 "gat_dataset_load: class_names[2] = 'x' repeats class_names[0]");
+    member short_ids[1] = {{"idx_to_node", npy("|S3", 0, "(5,)", nodes, 15)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(short_ids, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'idx_to_node' has shape (5,), expected (6,)");
+    /* strings where numbers belong */
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_file(0, 8, npy("|S3", 0, "(6,)", nodes, 18)), NULL),
+                 GAT_EFORMAT, "s.npz: member 'labels.npy' has dtype '|S3', expected numbers");
+    free(c.p), free(cb.p), free(bs.p);
+}
+END_TEST
+
 /* ---- The Geom-GCN directory ---------------------------------------------------------------- */
 
 static const char *FILM = "node_id\tfeature(feature_amount:5)\tlabel\n"
@@ -857,6 +944,12 @@ START_TEST(labels_and_empty_files)
 }
 END_TEST
 
+START_TEST(write_geomgcn)
+{
+    geomgcn_dir(FILM, 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("npz");
@@ -874,6 +967,7 @@ static Suite *suite(void)
         {"damaged_files", damaged_files, 0, 2},
         {"shchur_good", shchur_good, 0, 1},
         {"shchur_bad", shchur_bad, 0, 1},
+        {"shchur_names", shchur_names, 0, 1},
         {"geomgcn_film", geomgcn_film, 0, 1},
         {"geomgcn_dense_and_bad", geomgcn_dense_and_bad, 0, 1},
         {"split_index_other_sources", split_index_other_sources, 0, 1},
@@ -933,6 +1027,16 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--write") == 0) {
         writing = 1;
         return write_tiny(argv[2]);
+    }
+    /* test_npz --write-geomgcn PARENT: the film fixture with 2 split files as PARENT/film0,
+     * written by a Check test (the writers assert) */
+    if (argc == 3 && strcmp(argv[1], "--write-geomgcn") == 0) {
+        dir = argv[2];
+        Suite *w = suite_create("write");
+        TCase *tc = tcase_create("geomgcn");
+        tcase_add_test(tc, write_geomgcn);
+        suite_add_tcase(w, tc);
+        return tu_run(w);
     }
     return tu_run(suite());
 }

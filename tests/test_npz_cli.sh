@@ -3,9 +3,13 @@
 # splits): gat-train on it, on each split (--split-index) and on all (--all-splits), an
 # out-of-range split index, and gat-convert to .gatd giving the same training run. Thresholds are far below what the data
 # allows: this checks the path from file to training, not accuracy.
-# Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT
+# The other layouts of real sets the same way, written by the test programs: a Geom-GCN
+# directory (test_npz --write-geomgcn) and Planetoid pickles (test_pickle --write-planetoid):
+# --dataset recognises each by its files, gat-convert writes each as .gatd, and training on the
+# .gatd gives the run of the original.
+# Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT TEST_PICKLE
 set -u
-writer=$1 train=$2 convert=$3
+writer=$1 train=$2 convert=$3 pickle_writer=$4
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,6 +51,29 @@ run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1
 strip() { sed -E 's/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/' "$1"; }
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-same-run || bad gatd-same-run "$tmp/a" "$tmp/b"
+
+# each layout: recognised by --dataset, converted, and the .gatd trains as the original does
+mkdir -p "$tmp/w"
+"$writer" --write-geomgcn "$tmp/w" >/dev/null && "$pickle_writer" --write-planetoid "$tmp/w" >/dev/null &&
+  ok write-layouts || bad write-layouts
+small=(--epochs 20 --patience 20 --threads 1 --quiet --metric acc --train-per-class 1 --val-size 1 --test-size 1)
+for case in "geomgcn $tmp/w/film0 6 nodes --split-index 1" "planetoid-dir $tmp/w 13 nodes" \
+            "planetoid-prefix $tmp/w/ind.tiny 13 nodes"; do
+  set -- $case
+  name=$1 src=$2 nodes=$3; shift 4
+  extra=("$@")
+  [ $name = planetoid-dir ] && { mkdir -p "$tmp/tiny" && cp "$tmp"/w/ind.tiny.* "$tmp/tiny/"; src=$tmp/tiny; }
+  opts=("${small[@]}"); [ ${#extra[@]} -gt 0 ] && opts=(--epochs 20 --patience 20 --threads 1 --quiet --metric acc "${extra[@]}")
+  run "$name-train" 0 '^test accuracy: ' '' -- "$train" --dataset "$src" "${opts[@]}"
+  run "$name-convert" 0 "$nodes nodes" '' -- "$convert" "$src" "$tmp/$name.gatd"
+  if [ ${#extra[@]} -eq 0 ]; then
+    "$train" --dataset "$src" "${opts[@]}" >"$tmp/a" 2>&1
+    "$train" --dataset "$tmp/$name.gatd" "${opts[@]}" >"$tmp/b" 2>&1
+    [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok "$name-gatd-same-run" || bad "$name-gatd-same-run" "$tmp/a" "$tmp/b"
+  fi
+done
+run geomgcn-all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, seeds 1\.\.2, ' '' \
+  -- "$train" --dataset "$tmp/w/film0" --all-splits --epochs 5 --threads 1 --metric acc
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -334,11 +334,10 @@ static void run(gat_model *m, const gat_graph *g, const gat_csr *x, const gat_id
     gat_real *d = malloc(n * C * sizeof *d);
     ck_assert_ptr_nonnull(d);
     tu_uniform(d, n * C, -1, 1, 3);
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    ck_assert_int_eq(gat_model_forward(m, g, x, 1, &p), GAT_OK);
+    const gat_i_binding b = {.g = g, .x = x, .rows = rows, .n_rows = n_rows};
+    ck_assert_int_eq(gat_i_model_forward(m, &b, &(gat_i_run){.training = 1}, &p), GAT_OK);
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
-    gat_i_model_set_output_rows(m, NULL, 0);
     gat_model_grads(m, &P);
     r->grads = malloc(P * sizeof *r->grads);
     memcpy(r->grads, gat_model_grads(m, &P), P * sizeof *r->grads);

@@ -694,9 +694,20 @@ END_TEST
 #define TA 8
 static const long test_ids[] = {11, 8, 12, 9};
 
+/* The feature columns the writers use: TF, or Pubmed's 500 TF-IDF values (test_planetoid_pubmed),
+ * where node i has (i + 1) / 64 in column 37 i mod 500 and 1 / 128 in the next one for even i
+ * (fractions exact in float and double alike). */
+#define PUBMED_F 500
+static int nf = TF;
+
 static double feat(int i, int c)
 {
     if (i == 10) return 0;
+    if (nf == PUBMED_F) {
+        if (c == 37 * i % nf) return (i + 1) / 64.0;
+        if (i % 2 == 0 && c == (37 * i + 1) % nf) return 1 / 128.0;
+        return 0;
+    }
     if (c == i % TF) return i + 1;
     if (i % 2 == 0 && c == (i + 1) % TF) return 0.5;
     return 0;
@@ -713,10 +724,10 @@ static int node_of(int part, int r)
  * 2: dense f8 features and f8 labels. */
 static void write_matrix(const char *dir, const char *name, int part, int labels, int layout)
 {
-    const int rows = part == 0 ? 3 : part == 1 ? TA : 4, cols = labels ? TC : TF;
+    const int rows = part == 0 ? 3 : part == 1 ? TA : 4, cols = labels ? TC : nf;
     char path[4200];
     int32_t indptr[TA + 1], indices[2 * TA + 2];
-    double vals[2 * TA + 2], dense[TA * TF];
+    double vals[2 * TA + 2], dense[TA * PUBMED_F];
     int nnz = 0;
     pkb p;
     start(&p);
@@ -832,9 +843,7 @@ static void write_planetoid(const char *dir, const char *name, int layout)
 
 static int has_edge(const gat_graph *g, gat_idx j, gat_idx i)
 {
-    for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
-        if (g->col[e] == j) return 1;
-    return 0;
+    return tu_has_edge(g, j, i);
 }
 
 static void check_tiny(const gat_dataset *ds)
@@ -842,7 +851,7 @@ static void check_tiny(const gat_dataset *ds)
     static const int edges[][2] = {{0, 1}, {1, 2},  {3, 4},   {5, 6}, {5, 7},
                                    {5, 8}, {9, 12}, {11, 12}, {11, 3}};
     ck_assert_int_eq(ds->n, TN);
-    ck_assert_int_eq(ds->n_features, TF);
+    ck_assert_int_eq(ds->n_features, nf);
     ck_assert_int_eq(ds->n_classes, TC);
     ck_assert_int_eq(ds->normalized, 0);
     for (gat_idx c = 0; c < TC; c++) {
@@ -855,10 +864,10 @@ static void check_tiny(const gat_dataset *ds)
         snprintf(id, sizeof id, "%d", i);
         ck_assert_str_eq(ds->node_ids[i], id);
         ck_assert_int_eq(ds->labels[i], i == 10 ? -1 : i % TC);
-        double row[TF] = {0};
+        double row[PUBMED_F] = {0};
         for (gat_idx e = ds->x.rowptr[i]; e < ds->x.rowptr[i + 1]; e++)
             row[ds->x.col[e]] = ds->x.val[e];
-        for (int c = 0; c < TF; c++)
+        for (int c = 0; c < nf; c++)
             ck_assert_msg(row[c] == feat(i, c), "node %d column %d: %g, expected %g", i, c, row[c],
                           feat(i, c));
         const uint8_t want = i < 3     ? GAT_SPLIT_TRAIN
@@ -918,6 +927,41 @@ START_TEST(test_planetoid_tiny)
     ck_assert_int_eq(ds.n_train, 3);
     ck_assert_int_eq(ds.n_val, 2);
     ck_assert_int_eq(ds.n_test, 2);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Pubmed's layout (its files are not available offline): 3 classes, 500 TF-IDF features as a
+ * float64 CSR, int64 one-hot labels, copy_reg._reconstructor (layout 1), read as the tiny set:
+ * every feature of every node in place, the public split. */
+START_TEST(test_planetoid_pubmed)
+{
+    char *dir = tu_tmpdir(), prefix[4200];
+    gat_dataset_options o;
+    gat_dataset ds;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    nf = PUBMED_F;
+    write_planetoid(dir, "pubmed", 1);
+    snprintf(prefix, sizeof prefix, "%s/ind.pubmed", dir);
+    gat_status st = gat_dataset_load(&ds, prefix, &o);
+    nf = TF;
+    ck_assert_msg(st == GAT_OK, "%s", gat_last_error());
+    nf = PUBMED_F;
+    check_tiny(&ds); /* n_features 500, 3 classes, every value, the split */
+    nf = TF;
+    ck_assert_int_eq(ds.x.rowptr[TN], 6 * 2 + 6); /* 6 even nodes with 2 values, 6 odd with 1 */
+    gat_dataset_destroy(&ds);
+    /* the default options row-normalise TF-IDF rows (non-negative) */
+    gat_dataset_options_default(&o);
+    nf = PUBMED_F;
+    write_planetoid(dir, "pubmed", 1);
+    nf = TF;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.normalized, 1);
+    ck_assert_int_eq(ds.n_features, PUBMED_F);
     gat_dataset_destroy(&ds);
     tu_rmtree(dir);
     free(dir);
@@ -1058,8 +1102,26 @@ START_TEST(test_planetoid_alloc_failures)
 }
 END_TEST
 
-int main(void)
+static const char *write_to;
+
+START_TEST(write_files)
 {
+    write_planetoid(write_to, "tiny", 1);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    /* test_pickle --write-planetoid DIR: the tiny set in Pubmed's types as DIR/ind.tiny.*,
+     * written by a Check test (the writers assert) */
+    if (argc == 3 && !strcmp(argv[1], "--write-planetoid")) {
+        write_to = argv[2];
+        Suite *w = suite_create("write");
+        TCase *tc = tcase_create("planetoid");
+        tcase_add_test(tc, write_files);
+        suite_add_tcase(w, tc);
+        return tu_run(w);
+    }
     Suite *s = suite_create("pickle");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, test_scalars_and_containers);
@@ -1078,6 +1140,7 @@ int main(void)
 
     tc = tcase_create("planetoid");
     tcase_add_loop_test(tc, test_planetoid_tiny, 0, 3);
+    tcase_add_test(tc, test_planetoid_pubmed);
     tcase_add_test(tc, test_planetoid_bad);
     tcase_add_loop_test(tc, test_planetoid_alloc_failures, 0, 3);
     suite_add_tcase(s, tc);

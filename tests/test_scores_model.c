@@ -349,9 +349,11 @@ static int gat_case_run(const gat_case *c, gat_model *m, const char *path, int n
                         const gat_real *r, gat_run *o)
 {
     const gat_real *logits;
-    if (gat_i_model_set_fused(m, path) != 0) return -1;
+    /* dropout off: the reference has none */
+    const gat_i_binding b = {.g = &c->g, .x = &c->x};
+    const gat_i_run train = {.training = 1, .set_dropout = 1};
+    if (tu_model_set_kernels(m, path) != 0) return -1;
     gat_model_set_threads(m, nt);
-    gat_i_model_set_dropout(m, 0, 0);
     o->nc = (size_t)c->g.n * c->cfg.classes;
     gat_model_params(m, &o->P);
     o->infer = malloc(o->nc * sizeof *o->infer);
@@ -362,7 +364,7 @@ static int gat_case_run(const gat_case *c, gat_model *m, const char *path, int n
     memcpy(o->infer, logits, o->nc * sizeof *logits);
     const char *isa = gat_i_model_fused_isa(m);
     ck_assert_str_eq(isa, path); /* the build asked for really ran */
-    ck_assert_int_eq(gat_model_forward(m, &c->g, &c->x, 1, &logits), GAT_OK);
+    ck_assert_int_eq(gat_i_model_forward(m, &b, &train, &logits), GAT_OK);
     memcpy(o->train, logits, o->nc * sizeof *logits);
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, r), GAT_OK);
@@ -723,17 +725,25 @@ static void mfix_init(mfix *f, gat_score S)
     f->cfg.residual = 1;
 }
 
-static gat_real *forward_copy(gat_model *m, const mfix *f, int training)
+/* The logits of a forward of run r on f restricted to rows (n_rows of them; NULL: all), copied. */
+static gat_real *forward_rows(gat_model *m, const mfix *f, const gat_idx *rows, gat_idx n_rows,
+                              const gat_i_run *r)
 {
     const gat_real *logits = NULL;
     const size_t n = (size_t)f->g.n * f->cfg.classes;
-    ck_assert_int_eq(gat_model_forward(m, &f->g, &f->x, training, &logits), GAT_OK);
+    const gat_i_binding b = {.g = &f->g, .x = &f->x, .rows = rows, .n_rows = n_rows};
+    ck_assert_int_eq(gat_i_model_forward(m, &b, r, &logits), GAT_OK);
     gat_real *copy = malloc(n * sizeof *copy);
     ck_assert_ptr_nonnull(copy);
     memcpy(copy, logits, n * sizeof *copy);
     for (size_t k = 0; k < n; k++)
         ck_assert_msg(isfinite(copy[k]), "logit %zu = %g", k, copy[k]);
     return copy;
+}
+
+static gat_real *forward_copy(gat_model *m, const mfix *f, int training)
+{
+    return forward_rows(m, f, NULL, 0, &(gat_i_run){.training = training});
 }
 
 /* Loop index: score (7). Repeats, thread counts, restricted output rows, attention rows summing
@@ -780,8 +790,7 @@ START_TEST(test_model_behaviour)
     gat_idx rows[50];
     for (int r = 0; r < 50; r++)
         rows[r] = 3 + 6 * r;
-    gat_i_model_set_output_rows(m, rows, 50);
-    gat_real *sub = forward_copy(m, &f, 0);
+    gat_real *sub = forward_rows(m, &f, rows, 50, &(gat_i_run){.training = 0});
     double e_rows = 0;
     for (int r = 0; r < 50; r++)
         for (gat_idx c = 0; c < C; c++)
@@ -794,14 +803,12 @@ START_TEST(test_model_behaviour)
     ck_assert(d && g_sub);
     for (int r = 0; r < 50; r++)
         tu_uniform(d + (size_t)rows[r] * C, (size_t)C, -1, 1, 30 + (uint64_t)r);
-    const uint64_t step = gat_i_model_step(m);
-    free(forward_copy(m, &f, 1));
+    const gat_i_run train = {.training = 1, .step = gat_i_model_step(m) + 1};
+    free(forward_rows(m, &f, rows, 50, &train));
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
     memcpy(g_sub, gat_model_grads(m, NULL), P * sizeof *g_sub);
-    gat_i_model_set_output_rows(m, NULL, 0);
-    gat_i_model_set_step(m, step);
-    free(forward_copy(m, &f, 1));
+    free(forward_rows(m, &f, NULL, 0, &train));
     gat_model_zero_grads(m);
     ck_assert_int_eq(gat_model_backward(m, d), GAT_OK);
     const gat_real *g_full = gat_model_grads(m, NULL);

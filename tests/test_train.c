@@ -496,9 +496,10 @@ START_TEST(train_step_is_the_step)
         ck_assert_int_eq(gat_train_step(a, &cora.graph, &cora.x, cora.labels, train, n_train,
                                         &adam, t, &loss, &acc),
                          GAT_OK);
-        gat_i_model_set_output_rows(b, train, n_train);
-        ck_assert_int_eq(gat_model_forward(b, &cora.graph, &cora.x, 1, &logits), GAT_OK);
-        gat_i_model_set_output_rows(b, NULL, 0);
+        const gat_i_binding bb = {.g = &cora.graph, .x = &cora.x, .rows = train,
+                                  .n_rows = n_train};
+        ck_assert_int_eq(gat_i_model_forward(b, &bb, &(gat_i_run){.training = 1}, &logits),
+                         GAT_OK);
         ck_assert_int_eq(gat_softmax_xent(logits, cora.n, cora.n_classes, cora.labels, cora.split,
                                           GAT_SPLIT_TRAIN, &want_loss, &want_acc, dlogits),
                          GAT_OK);

@@ -115,6 +115,15 @@ gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_
     return gat_model_create(out, &c, seed);
 }
 
+int tu_model_set_kernels(gat_model *m, const char *isa)
+{
+    gat_kernels k;
+    gat_model_options o = gat_model_get_config(m)->options;
+    if (gat_kernels_from_name(isa, &k) != GAT_OK || !gat_kernels_supported(k)) return -1;
+    o.kernels = k;
+    return gat_model_set_options(m, &o) == GAT_OK ? 0 : -1;
+}
+
 void tu_uniform(gat_real *x, size_t n, double lo, double hi, uint64_t seed)
 {
     gat_rng r;
@@ -294,4 +303,19 @@ void tu_graph_set(gat_dataset *ds, gat_idx G, gat_idx F, uint64_t seed)
     gat_graph_destroy(&gr);
     gat_csr_destroy(&x);
     free(dense), free(ptr), free(lab), free(src), free(dst);
+}
+
+gat_idx tu_node(const gat_dataset *ds, const char *id)
+{
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (strcmp(ds->node_ids[i], id) == 0) return i;
+    ck_abort_msg("no node '%s'", id);
+    return -1;
+}
+
+int tu_has_edge(const gat_graph *g, gat_idx j, gat_idx i)
+{
+    for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+        if (g->col[e] == j) return 1;
+    return 0;
 }

@@ -38,6 +38,10 @@ const char *tu_fifo(const char *dir, const char *name, const void *head, size_t 
 /* Waits for the child of tu_fifo: 1 if the reader took everything it wrote, 0 if the reader
  * closed the FIFO early (the child's write failed with EPIPE). */
 int tu_fifo_drained(int pid);
+/* Index of the node of ds with the given id, failing the test if there is none. */
+gat_idx tu_node(const gat_dataset *ds, const char *id);
+/* Whether the in-neighbourhood (graph row) of node i of g contains node j: the message j -> i. */
+int tu_has_edge(const gat_graph *g, gat_idx j, gat_idx i);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 
@@ -60,6 +64,9 @@ int tu_run_variants(Suite *(*make)(void));
 /* gat_model_create with the current variant's options where cfg leaves them at the defaults
  * (a test that sets options keeps its own). */
 gat_status tu_model_create(gat_model **out, const gat_model_config *cfg, uint64_t seed);
+/* Makes m run the kernel build called isa ("base", "avx2", "avx512"; its options.kernels):
+ * 0, or -1 if this CPU does not run it. */
+int tu_model_set_kernels(gat_model *m, const char *isa);
 
 /* ---- random data for the layer and model suites (gat_real follows the build: float, or
  * double with GAT_REAL_DOUBLE) ---- */

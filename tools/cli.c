@@ -322,6 +322,16 @@ void cli_blas_threads(int threads)
     if (threads >= 1 && threads < openblas_get_num_threads()) openblas_set_num_threads(threads);
 }
 
+/* Not in cblas.h: OpenBLAS's own call that joins its pool's threads (its fork handler uses it);
+ * weak, so that a BLAS without it leaves the pool, idle, as it is. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+void cli_serial_blas(void)
+{
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
+
 const char *cli_dataset_path(const char *prog, const char *name)
 {
     static char buf[4096];
@@ -391,11 +401,39 @@ static const char *graph_only_option(const cli_data *d)
     if (d->labels) return "--labels";
     if (d->split && split_percentages(NULL, d->split, f) == 0) return "--split";
     if (d->edge_attributes) return "--edge-attributes";
+    if (d->feature_attributes) return "--feature-attributes";
+    if (d->label_attribute) return "--label-attribute";
     return NULL;
 }
 
-/* Most names --edge-attributes takes. */
-#define CLI_MAX_EDGE_ATTRIBUTES 64
+/* Most names --edge-attributes and --feature-attributes take. */
+#define CLI_MAX_ATTRIBUTES 64
+
+/* The comma-separated names list of option opt, cut in buf (size bytes), into names (room for
+ * CLI_MAX_ATTRIBUTES); *n their count. Returns 0, or 2 after a usage message. */
+static int parse_names(const char *prog, const char *opt, const char *list, char *buf,
+                       size_t size, const char **names, gat_idx *n)
+{
+    *n = 0;
+    if (strlen(list) >= size) {
+        fprintf(stderr, "%s: --%s: the list is longer than %zu characters\n", prog, opt, size - 1);
+        return 2;
+    }
+    strcpy(buf, list);
+    for (char *p = buf;;) {
+        char *c = strchr(p, ',');
+        if (c) *c = '\0';
+        if (!*p || *n == CLI_MAX_ATTRIBUTES) {
+            fprintf(stderr,
+                    "%s: --%s: expected NAME[,NAME...] (at most %d non-empty names), got '%s'\n",
+                    prog, opt, CLI_MAX_ATTRIBUTES, list);
+            return 2;
+        }
+        names[(*n)++] = p;
+        if (!c) return 0;
+        p = c + 1;
+    }
+}
 
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
                      int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
@@ -411,8 +449,24 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         fprintf(stderr, "%s: %s needs --graph (try --help)\n", prog, graph_only_option(d));
         return 2;
     }
-    if (d->graph && need_labels && !d->labels) {
-        fprintf(stderr, "%s: training on --graph needs --labels (try --help)\n", prog);
+    if (d->graph && need_labels && !d->labels && !d->label_attribute) {
+        fprintf(stderr, "%s: training on --graph needs --labels or --label-attribute (try --help)\n",
+                prog);
+        return 2;
+    }
+    if (d->features && d->feature_attributes) {
+        fprintf(stderr, "%s: --features and --feature-attributes exclude each other (try --help)\n",
+                prog);
+        return 2;
+    }
+    if (d->graph && d->skip_unknown_cites) {
+        fprintf(stderr, "%s: --skip-unknown-cites applies to a Cora-layout dataset's .cites file, "
+                        "not to --graph (try --help)\n", prog);
+        return 2;
+    }
+    if (d->labels && d->label_attribute) {
+        fprintf(stderr, "%s: --labels and --label-attribute exclude each other (try --help)\n",
+                prog);
         return 2;
     }
     if (!*name) {
@@ -436,39 +490,35 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
             return 2;
         }
     }
-    char names_buf[4096];
-    const char *names[CLI_MAX_EDGE_ATTRIBUTES];
+    char names_buf[4096], vnames_buf[4096];
+    const char *names[CLI_MAX_ATTRIBUTES], *vnames[CLI_MAX_ATTRIBUTES];
+    gat_idx n_vnames = 0;
     if (d->edge_attributes) {
-        gat_idx n = 0;
-        if (strlen(d->edge_attributes) >= sizeof names_buf) {
-            fprintf(stderr, "%s: --edge-attributes: the list is longer than %zu characters\n",
-                    prog, sizeof names_buf - 1);
+        if (parse_names(prog, "edge-attributes", d->edge_attributes, names_buf, sizeof names_buf,
+                        names, &o.n_edge_attributes))
             return 2;
-        }
-        strcpy(names_buf, d->edge_attributes);
-        for (char *p = names_buf;;) {
-            char *c = strchr(p, ',');
-            if (c) *c = '\0';
-            if (!*p || n == CLI_MAX_EDGE_ATTRIBUTES) {
-                fprintf(stderr, "%s: --edge-attributes: expected NAME[,NAME...] (at most %d "
-                                "non-empty names), got '%s'\n", prog, CLI_MAX_EDGE_ATTRIBUTES,
-                        d->edge_attributes);
-                return 2;
-            }
-            names[n++] = p;
-            if (!c) break;
-            p = c + 1;
-        }
         o.edge_attributes = names;
-        o.n_edge_attributes = n;
     }
+    if (d->feature_attributes && strcmp(d->feature_attributes, "all") &&
+        parse_names(prog, "feature-attributes", d->feature_attributes, vnames_buf,
+                    sizeof vnames_buf, vnames, &n_vnames))
+        return 2;
+    o.skip_unknown_edges = d->skip_unknown_cites;
     const int pct = d->split ? split_percentages(prog, d->split, o.split_fractions) : 0;
     if (pct < 0) return 2;
     if (pct) o.ignore_split_file = 1; /* the percentages replace NAME.split */
     opt = &o;
     if (d->graph) {
-        gat_dataset_files files = {.graph = d->graph, .features = d->features,
-                                   .labels = d->labels, .split = pct ? NULL : d->split};
+        gat_dataset_files files = {.graph = d->graph,
+                                   .features = d->features,
+                                   .labels = d->labels,
+                                   .split = pct ? NULL : d->split,
+                                   .label_attribute = d->label_attribute,
+                                   .feature_attributes = vnames,
+                                   .n_feature_attributes =
+                                       !d->feature_attributes ? 0
+                                       : n_vnames > 0         ? n_vnames
+                                                              : GAT_ALL_ATTRIBUTES};
         if (d->graph_format && gat_graph_format_from_name(d->graph_format, &files.format) != GAT_OK) {
             fprintf(stderr, "%s: --graph-format: %s\n", prog, gat_last_error());
             return 2;

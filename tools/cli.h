@@ -79,6 +79,12 @@ void cli_model_env(gat_model_options *options);
  * changes it: the thread count is the process's, so the tool sets it. */
 void cli_blas_threads(int threads);
 
+/* For the tools that never train (gat-convert, gat-partition, gat-synth, gat-embed): OpenBLAS
+ * on one thread, and the pool of threads it started when it loaded stopped (OpenBLAS's
+ * blas_thread_shutdown_, where the OpenBLAS build has one); their BLAS calls, a picture's PCA,
+ * are small. Call it first in main. */
+void cli_serial_blas(void);
+
 /* Resolves --dataset with gat_dataset_locate (the library's rule: an existing path as it is, a
  * bare name in $GAT_DATASETS, the installed, then the source tree's datasets). Returns a static
  * buffer, or NULL with a message on stderr. */
@@ -105,31 +111,47 @@ typedef struct cli_data {
     const char *labels;       /* --labels FILE, or NULL */
     const char *split;        /* --split FILE or TR/VA/TE percentages, or NULL: random split */
     const char *edge_attributes; /* --edge-attributes NAME[,NAME...], or NULL */
+    const char *feature_attributes; /* --feature-attributes all|NAME[,NAME...], or NULL */
+    const char *label_attribute;    /* --label-attribute NAME, or NULL */
+    int skip_unknown_cites;         /* --skip-unknown-cites */
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
 } cli_data;
 
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
 #define CLI_GRAPH_OPTIONS(d)                                                                       \
     {"graph", CLI_STRING, &(d).graph, 0, 0, "FILE",                                                \
-     "graph file read by igraph (instead of a Cora-style dataset)"},                                          \
+     "graph file: an edge list or CSV, or a format igraph reads (instead of a Cora-style "      \
+     "dataset)"},                                                                                 \
     {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
-     "edgelist, ncol, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},        \
+     "edgelist, ncol, csv, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},   \
     {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \
      "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node (default one-hot)"},  \
+    {"feature-attributes", CLI_STRING, &(d).feature_attributes, 0, 0, "all|NAME[,NAME...]",        \
+     "with --graph (GraphML, GML): numeric vertex attributes read as the features (all: every "   \
+     "one but the label attribute and id)"},                                                      \
     {"edge-attributes", CLI_STRING, &(d).edge_attributes, 0, 0, "NAME[,NAME...]",                  \
-     "with --graph (GraphML, GML): numeric edge attributes read as edge feature columns"},        \
+     "with --graph: numeric edge attributes (GraphML, GML) or header columns (edge tables) read " \
+     "as edge feature columns"},                                                                  \
+    {"skip-unknown-cites", CLI_FLAG, &(d).skip_unknown_cites, 0, 0, NULL,                          \
+     "Cora layout: skip .cites lines naming an id .content lacks (raw LINQS Citeseer has them; "  \
+     "default: an error naming the line)"},                                                       \
     {"self-loop-fill", CLI_STRING, &(d).self_loop_fill, 0, 0, "mean|zero",                         \
      "edge features of the self-loops the graph builder adds: the mean of the node's in-edges' "   \
      "(default) or zeros"}
 #define CLI_LABEL_OPTIONS(d)                                                                       \
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
+    {"label-attribute", CLI_STRING, &(d).label_attribute, 0, 0, "NAME",                           \
+     "with --graph (GraphML, GML): the vertex attribute holding each node's class (instead of "  \
+     "--labels)"},                                                                                \
     {"split", CLI_STRING, &(d).split, 0, 0, "FILE|TR/VA/TE",                                       \
      "with --graph: '<id> train|val|test' per node (default: random split); or percentages of "  \
      "each class, e.g. 60/20/20 (Geom-GCN): a random split, also without --graph"}
 
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
- * gat_dataset_read, else --dataset or default_name through gat_dataset_load. need_labels: a
- * --graph needs --labels. *name gets a name for messages (borrowed from d or default_name).
+ * gat_dataset_read, else --dataset or default_name through gat_dataset_load (with
+ * --skip-unknown-cites: gat_dataset_options.skip_unknown_edges; the caller reports
+ * ds->skipped_edges). need_labels: a
+ * --graph needs --labels or --label-attribute. *name gets a name for messages (borrowed from d or default_name).
  * Returns 0 (ds filled), 1 (failure; the error printed) or 2 (bad option combination; printed). */
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
                      int need_labels, const gat_dataset_options *opt, gat_dataset *ds,

@@ -40,6 +40,7 @@ typedef struct result {
      * the blocks (gat_sampler_sample and gat_block_features, on the loader's thread with the
      * look-ahead), waiting for them and in the training steps alone, per timed epoch on average */
     double steps, block_edges, sample_s, wait_s, steps_s;
+    double checked_s; /* --compare-steps: the same batches' gat_train_step, per epoch */
     gat_order order;  /* the node order the binding used */
     double order_s;   /* its cost (in the first warmup epoch) */
     /* the dataset's shape, and the seconds it took to make (in the child for file workloads) */
@@ -77,16 +78,21 @@ static gat_idx fanout[GAT_MAX_LAYERS];
 
 /* Whether mini-batch epochs draw the next batch while a step trains (gat_loader's look-ahead). */
 static int no_lookahead = 0;
+/* Whether mini-batch epochs also run gat_train_step on each batch (the block bound as a caller's
+ * graph: checked, untrimmed), alternating with gat_train_step_batch, timing both. */
+static int compare_steps = 0;
 
 /* One mini-batch epoch as gat_train runs it, driven here through the public loader: the training
  * nodes in an order drawn from seed `epoch`, a block per batch (drawn one ahead unless
- * --no-lookahead), gat_train_step on it (Adam step *t). Adds the block edges, the seconds spent
+ * --no-lookahead), gat_train_step_batch on it (Adam step *t). Adds the block edges, the seconds spent
  * drawing (on whichever thread), waiting for a batch and in the training steps alone to *edges,
- * *sample_s, *wait_s and *steps_s. */
+ * *sample_s, *wait_s and *steps_s (and --compare-steps' gat_train_step to *checked_s; rows:
+ * batch_size of scratch). */
 static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp, gat_idx *train,
                            gat_idx n_train, gat_idx *labels, gat_idx *rows,
                            const gat_adam_config *adam, int epoch, gat_idx *t, double *edges,
-                           double *sample_s, double *wait_s, double *steps_s, double *acc)
+                           double *sample_s, double *wait_s, double *steps_s, double *checked_s,
+                           double *acc)
 {
     uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1);
     for (gat_idx k = n_train - 1; k > 0; k--) {
@@ -105,15 +111,24 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
         ++*t;
         *edges += b->block.graph.nnz;
         for (gat_idx q = 0; q < nb; q++) labels[q] = ds->labels[b->block.nodes[q]];
-        const double t0 = now();
-        /* a model with an edge term runs on the block's rows, bound with the block */
-        if ((edge_dim > 0 && ((st = gat_model_bind(m, &b->block.graph, &b->x, 0)) != GAT_OK ||
-                              (st = gat_model_bind_edge_features(m, b->edge_x, edge_dim)) !=
-                                  GAT_OK)) ||
-            (st = gat_train_step(m, &b->block.graph, &b->x, labels, rows, nb, adam, *t, NULL,
-                                 &a)) != GAT_OK)
-            break;
-        *steps_s += now() - t0;
+        /* the batch as the loader built it (with its edge features), trimmed per layer; with
+         * --compare-steps also as a caller's block (checked, untrimmed), in alternating order */
+        for (int k = 0; k < (compare_steps ? 2 : 1) && st == GAT_OK; k++) {
+            const int batch = !compare_steps || (k == 0) == (*t % 2 == 0);
+            const double t0 = now();
+            if (batch) {
+                st = gat_train_step_batch(m, b, labels, adam, *t, NULL, &a);
+            } else {
+                for (gat_idx q = 0; q < nb; q++) rows[q] = q;
+                if (edge_dim > 0 && (st = gat_model_bind(m, &b->block.graph, &b->x, 0)) == GAT_OK)
+                    st = gat_model_bind_edge_features(m, b->edge_x, edge_dim);
+                if (st == GAT_OK)
+                    st = gat_train_step(m, &b->block.graph, &b->x, labels, rows, nb, adam, *t,
+                                        NULL, &a);
+            }
+            *(batch ? steps_s : checked_s) += now() - t0;
+        }
+        if (st != GAT_OK) break;
         correct += a * nb;
     }
     gat_loader_times(ld, &draw, &wait);
@@ -150,7 +165,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_idx *train = NULL, n_train = 0, *labels = NULL, *rows = NULL, t = 0;
     gat_sampler *smp = NULL;
     const gat_real *logits;
-    double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0;
+    double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0, checked_s = 0;
     memset(r, 0, sizeof *r);
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
     mc.score = score;
@@ -177,14 +192,13 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         if (!(labels = malloc((size_t)batch_size * sizeof *labels)) ||
             !(rows = malloc((size_t)batch_size * sizeof *rows)))
             goto out;
-        for (gat_idx k = 0; k < batch_size; k++) rows[k] = k;
     }
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
-        if (e == warmup) edges = sample_s = wait_s = steps_s = 0;
+        if (e == warmup) edges = sample_s = wait_s = steps_s = checked_s = 0;
         if (batch_size) {
-            if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t,
-                                &edges, &sample_s, &wait_s, &steps_s, &acc))
+            if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t, &edges,
+                                &sample_s, &wait_s, &steps_s, &checked_s, &acc))
                 goto out;
         } else if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam,
                                   e + 1, NULL, &acc) != GAT_OK) {
@@ -210,6 +224,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->sample_s = sample_s / r->epochs;
         r->wait_s = wait_s / r->epochs;
         r->steps_s = steps_s / r->epochs;
+        r->checked_s = checked_s / r->epochs;
     }
     r->threads_used = threads;
     const char *isa = gat_model_kernels(m);
@@ -461,6 +476,9 @@ int main(int argc, char **argv)
          "-1 all, 0 none"},
         {"no-lookahead", CLI_FLAG, &no_lookahead, 0, 0, NULL,
          "with --batch-size: draw each batch in turn, not the next one during a step"},
+        {"compare-steps", CLI_FLAG, &compare_steps, 0, 0, NULL,
+         "with --batch-size: also run gat_train_step on each batch (checked, untrimmed), "
+         "alternating with gat_train_step_batch, and time both"},
         {"gather", CLI_FLAG, &gather, 0, 0, NULL,
          "also measure random 256-byte row gathers from tables of 10^5 and 10^6 rows"},
         {"load", CLI_INT, &load, 0, 64, "N",
@@ -613,16 +631,21 @@ int main(int argc, char **argv)
                            r->block_edges / r->sample_s / 1e6, 100 * r->sample_s / emed,
                            no_lookahead ? "" : " on the look-ahead thread", r->steps_s,
                            r->wait_s, emed / r->steps_s);
+                if (batch_size && compare_steps)
+                    printf("%-11s   the same batches with gat_train_step (checked, untrimmed) "
+                           "%.3f s per epoch: gat_train_step_batch / gat_train_step %.2f\n",
+                           "", r->checked_s, r->steps_s / r->checked_s);
                 fflush(stdout);
                 if (batch_size)
                     fprintf(js, "{\"workload\": \"%s\", \"threads\": %d, \"batch_size\": %d, "
                             "\"fanout\": \"%s\", \"steps\": %.0f, \"block_edges_per_epoch\": "
                             "%.6g, \"sample_s_per_epoch\": %.4f, \"sampled_edges_per_s\": %.4g, "
                             "\"lookahead\": %s, \"wait_s_per_epoch\": %.4f, "
-                            "\"steps_s_per_epoch\": %.4f}\n",
+                            "\"steps_s_per_epoch\": %.4f, \"checked_steps_s_per_epoch\": %.4f}\n",
                             w, th[t], batch_size, fanout_s, r->steps, r->block_edges,
                             r->sample_s, r->block_edges / r->sample_s,
-                            no_lookahead ? "false" : "true", r->wait_s, r->steps_s);
+                            no_lookahead ? "false" : "true", r->wait_s, r->steps_s,
+                            compare_steps ? r->checked_s : -1.0);
                 fprintf(
                     js,
                     "{\"workload\": \"%s\", \"nodes\": %d, \"edges\": %d, \"features\": %d, "

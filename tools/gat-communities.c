@@ -1,6 +1,7 @@
 /* gat-communities: libgat inside a graph-analytics program, as a user would write it (README.md).
- * Reads a GraphML or GML graph with igraph, trains a GAT on its numeric vertex attributes
- * (features) and one class attribute (labels; a missing or negative value means unlabelled), and
+ * Reads a GraphML or GML graph with libgat, trains a GAT on its numeric vertex attributes
+ * (features) and one class attribute (labels; a missing or negative value means unlabelled), reads
+ * it again with igraph for igraph's analytics (the same vertex order), and
  * prints per vertex igraph's Louvain community and PageRank beside the GAT's predicted class and
  * embedding norm, then how closely the communities follow the predicted classes (NMI).
  * Uses only the installed headers: cc gat-communities.c $(pkg-config --cflags --libs gat) -lm */
@@ -25,24 +26,6 @@ static int on_epoch(const gat_epoch_info *e, void *user)
         fprintf(stderr, "epoch %4d  train loss %.3f  val loss %.3f  val acc %5.1f%%\n", e->epoch,
                 e->train_loss, e->val_loss, 100 * e->val_acc);
     return 0; /* non-zero would stop training */
-}
-
-/* The numeric vertex attributes other than the label and "id": the feature columns. */
-static igraph_error_t feature_names(const igraph_t *g, const char *label, igraph_strvector_t *out)
-{
-    igraph_strvector_t gn, vn, en;
-    igraph_vector_int_t gt, vt, et;
-    igraph_strvector_init(&gn, 0), igraph_strvector_init(&vn, 0), igraph_strvector_init(&en, 0);
-    igraph_vector_int_init(&gt, 0), igraph_vector_int_init(&vt, 0), igraph_vector_int_init(&et, 0);
-    igraph_error_t rc = igraph_cattribute_list(g, &gn, &gt, &vn, &vt, &en, &et);
-    for (igraph_integer_t a = 0; rc == IGRAPH_SUCCESS && a < igraph_strvector_size(&vn); a++) {
-        const char *name = igraph_strvector_get(&vn, a);
-        if (VECTOR(vt)[a] == IGRAPH_ATTRIBUTE_NUMERIC && strcmp(name, label) && strcmp(name, "id"))
-            rc = igraph_strvector_push_back(out, name);
-    }
-    igraph_strvector_destroy(&gn), igraph_strvector_destroy(&vn), igraph_strvector_destroy(&en);
-    igraph_vector_int_destroy(&gt), igraph_vector_int_destroy(&vt), igraph_vector_int_destroy(&et);
-    return rc;
 }
 
 static void usage(FILE *out)
@@ -95,62 +78,34 @@ int main(int argc, char **argv)
     fclose(f);
     if (ig != IGRAPH_SUCCESS) return 1;
 
-    igraph_strvector_t names;
-    igraph_vector_t value, pagerank, modularity, probability;
-    igraph_vector_int_t labels, membership, predicted;
+    igraph_vector_t pagerank, modularity, probability;
+    igraph_vector_int_t membership, predicted;
     igraph_matrix_t embedding;
-    igraph_strvector_init(&names, 0);
-    igraph_vector_init(&value, 0), igraph_vector_init(&pagerank, 0);
+    igraph_vector_init(&pagerank, 0);
     igraph_vector_init(&modularity, 0), igraph_vector_init(&probability, 0);
-    igraph_vector_int_init(&labels, 0), igraph_vector_int_init(&membership, 0);
-    igraph_vector_int_init(&predicted, 0);
+    igraph_vector_int_init(&membership, 0), igraph_vector_int_init(&predicted, 0);
     igraph_matrix_init(&embedding, 0, 0);
-    gat_csr x = {0};
     gat_dataset ds = {0};
     gat_model *model = NULL;
     const igraph_integer_t n = igraph_vcount(&graph);
 
-    /* features from the vertex attributes (one-hot vertex identities if there are none) */
-    if (feature_names(&graph, label, &names) != IGRAPH_SUCCESS) goto done;
-    const gat_idx n_features = (gat_idx)igraph_strvector_size(&names);
-    const char *columns[256];
-    if (n_features > 256) {
-        fprintf(stderr, "gat-communities: this example takes at most 256 feature attributes\n");
-        goto done;
-    }
-    for (gat_idx k = 0; k < n_features; k++)
-        columns[k] = igraph_strvector_get(&names, k);
-    if ((n_features > 0 ? gat_csr_from_igraph_attributes(&x, &graph, columns, n_features)
-                        : gat_csr_identity(&x, (gat_idx)n)) != GAT_OK) {
-        rc = fail("features");
-        goto done;
-    }
-
-    /* labels: the class attribute, -1 where it is missing */
-    if (!igraph_cattribute_has_attr(&graph, IGRAPH_ATTRIBUTE_VERTEX, label)) {
-        fprintf(stderr, "gat-communities: %s has no vertex attribute '%s'\n", path, label);
-        goto done;
-    }
-    if (igraph_cattribute_VANV(&graph, label, igraph_vss_all(), &value) != IGRAPH_SUCCESS ||
-        igraph_vector_int_resize(&labels, n) != IGRAPH_SUCCESS)
-        goto done;
-    igraph_integer_t labelled = 0;
-    for (igraph_integer_t v = 0; v < n; v++) {
-        const double y = VECTOR(value)[v];
-        VECTOR(labels)[v] = isfinite(y) && y >= 0 ? (igraph_integer_t)y : -1;
-        labelled += VECTOR(labels)[v] >= 0;
-    }
-
-    /* a dataset on the igraph graph with the default options: a seeded random split of the
-     * labelled vertices (20 per class train, 500 validate, 1000 test, fewer on small graphs), and
-     * features row-normalised only if none is negative */
-    if (gat_dataset_from_igraph(&ds, &graph, 0, &x, &labels, NULL, NULL) != GAT_OK) {
+    /* the dataset from the same file: features from every numeric vertex attribute but the
+     * class (one-hot vertex identities if there are none), labels from the class attribute, the
+     * default options: a seeded random split of the labelled vertices (20 per class train, 500
+     * validate, 1000 test, fewer on small graphs), features row-normalised only if none is
+     * negative. Its node v is igraph's vertex v: both keep the file's vertex order. */
+    const gat_dataset_files files = {.graph = path,
+                                     .label_attribute = label,
+                                     .n_feature_attributes = GAT_ALL_ATTRIBUTES};
+    if (gat_dataset_read(&ds, &files, NULL) != GAT_OK) {
         rc = fail("dataset");
         goto done;
     }
-    fprintf(stderr, "split %d/%d/%d of %lld labelled vertices; features %s\n", ds.n_train,
-            ds.n_val, ds.n_test, (long long)labelled,
-            ds.normalized ? "row-normalised" : "as given (some are negative)");
+    gat_idx labelled = 0;
+    for (gat_idx v = 0; v < ds.n; v++)
+        labelled += ds.labels[v] >= 0;
+    fprintf(stderr, "split %d/%d/%d of %d labelled vertices; features %s\n", ds.n_train, ds.n_val,
+            ds.n_test, labelled, ds.normalized ? "row-normalised" : "as given (some are negative)");
 
     /* train a GAT (the GAT paper's Cora settings), printing progress through the callback */
     gat_model_config mc;
@@ -185,13 +140,12 @@ int main(int argc, char **argv)
         igraph_compare_communities(&membership, &predicted, &nmi, IGRAPH_COMMCMP_NMI))
         goto done;
 
-    const int named = igraph_cattribute_has_attr(&graph, IGRAPH_ATTRIBUTE_VERTEX, "id");
     printf("vertex\tcommunity\tpagerank\tclass\tprobability\tembedding_norm\n");
     for (igraph_integer_t v = 0; v < n; v++) {
         double norm = 0;
         for (igraph_integer_t k = 0; k < igraph_matrix_ncol(&embedding); k++)
             norm += MATRIX(embedding, v, k) * MATRIX(embedding, v, k);
-        printf("%s\t%lld\t%.5f\t%s\t%.3f\t%.3f\n", named ? VAS(&graph, "id", v) : ds.node_ids[v],
+        printf("%s\t%lld\t%.5f\t%s\t%.3f\t%.3f\n", ds.node_ids[v],
                (long long)VECTOR(membership)[v], VECTOR(pagerank)[v],
                ds.class_names[VECTOR(predicted)[v]], VECTOR(probability)[v], sqrt(norm));
     }
@@ -204,13 +158,10 @@ int main(int argc, char **argv)
 done:
     gat_model_free(model);
     gat_dataset_destroy(&ds);
-    gat_csr_destroy(&x);
     igraph_matrix_destroy(&embedding);
     igraph_vector_int_destroy(&predicted), igraph_vector_int_destroy(&membership);
-    igraph_vector_int_destroy(&labels);
     igraph_vector_destroy(&probability), igraph_vector_destroy(&modularity);
-    igraph_vector_destroy(&pagerank), igraph_vector_destroy(&value);
-    igraph_strvector_destroy(&names);
+    igraph_vector_destroy(&pagerank);
     igraph_destroy(&graph);
     return rc;
 }

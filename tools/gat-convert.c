@@ -17,6 +17,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
+    cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *name = NULL;
     int quiet = 0;
@@ -88,6 +89,9 @@ int main(int argc, char **argv)
         return 1;
     }
     struct stat sb;
+    if (!quiet && ds.skipped_edges > 0)
+        fprintf(stderr, "gat-convert: skipped %lld .cites lines naming an id .content lacks\n",
+                (long long)ds.skipped_edges);
     if (!quiet)
         printf("gat-convert: %s -> %s: %d nodes, %d edges (self-loops included), %d feature "
                "non-zeros, %lld bytes, %.2f s\n",

@@ -432,6 +432,7 @@ done:
 
 int main(int argc, char **argv)
 {
+    cli_serial_blas(); /* this tool never trains */
     options o = {.threads = 0};
     const cli_option opts[] = {
         {"model", CLI_STRING, &o.model, 0, 0, "FILE",
@@ -470,7 +471,7 @@ int main(int argc, char **argv)
          "keep edges directed (default: as trained)"},
         {"undirected", CLI_FLAG, &o.undirected, 0, 0, NULL,
          "make edges undirected (default: as trained)"},
-        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel and OpenBLAS threads, 0 = all cores (default 0)"},
+        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0; OpenBLAS runs on one)"},
         {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), none, rcm or degree (default auto); outputs stay in the input's order"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
@@ -482,7 +483,6 @@ int main(int argc, char **argv)
 
     if ((rc = cli_parse(argc, argv, opts, "gat-embed", synopsis, &exit_now)) || exit_now) return rc;
     const unsigned flags = o.no_header ? GAT_WRITE_NO_HEADER : 0;
-    cli_blas_threads(o.threads);
     if (!o.model) return usage_error("--model is required");
     if (!o.out && !o.attention && !o.predict && !o.plot && !o.plot_attention)
         return usage_error("nothing to do: give --out, --attention-out, --predict, --plot or "

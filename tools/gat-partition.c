@@ -75,6 +75,7 @@ static void remove_partition(const char *dir)
 
 int main(int argc, char **argv)
 {
+    cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *out = NULL;
     int parts = 0, force = 0, quiet = 0, seed = 1, no_train = 0, directed = 0, exit_now, rc;

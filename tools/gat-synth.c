@@ -231,6 +231,7 @@ static int write_graphs(const char *out, synth_graph_opts *go, const char *split
 
 int main(int argc, char **argv)
 {
+    cli_serial_blas(); /* this tool never trains */
     synth_opts so;
     synth_defaults(&so);
     synth_graph_opts go = {.types = 8};

@@ -108,6 +108,11 @@ static int dist_open(const options *o, const gat_dataset_options *dopt, gat_part
                kept->nnz);
         if (st.order != GAT_ORDER_NONE)
             printf("rank 0's node order %s: %.2f s\n", gat_order_name(st.order), st.order_seconds);
+        /* AUTO leaves the features as they are only when some rank holds a negative one: the
+         * note of a one-process run (dataset_notes), without the node no single rank knows */
+        if (dopt->normalize == GAT_NORMALIZE_AUTO && !st.normalized)
+            fprintf(stderr, "gat-train: features have negative values (on some rank): not "
+                            "row-normalised (use --no-normalize to silence this)\n");
     }
     return 0;
 }

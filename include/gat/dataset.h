@@ -154,6 +154,8 @@ typedef struct gat_dataset {
     gat_idx n_labels;       /* L: labels per node; 0 for a single-label dataset */
     uint8_t *label_matrix;  /* (n, n_labels) 0 or 1, row-major; NULL when n_labels is 0 (may
                              * point into a .gatd file's mapping, as the other arrays) */
+    int64_t skipped_edges;  /* Cora layout with gat_dataset_options.skip_unknown_edges: the
+                             * .cites lines skipped for naming an id .content lacks; else 0 */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -202,6 +204,10 @@ typedef struct gat_dataset_options {
      * floor(test * c)), drawn uniformly within the class (seeded by seed); split_strict,
      * train_per_class, n_val and n_test are not used. */
     double split_fractions[3];
+    /* Cora layout: a .cites line naming an id that .content lacks is skipped and counted in
+     * gat_dataset.skipped_edges (the raw LINQS Citeseer has such lines) instead of GAT_EFORMAT
+     * naming it (the default 0: a .content truncated or of another set is not hidden). */
+    int skip_unknown_edges;
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */

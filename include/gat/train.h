@@ -7,6 +7,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "optim.h"
+#include "sample.h" /* gat_batch */
 
 #ifdef __cplusplus
 extern "C" {
@@ -172,6 +173,24 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
                                   const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
                                   const gat_adam_config *adam, gat_idx t, double *loss,
                                   double *acc);
+
+/* One training step on a loader's batch b (gat/sample.h: a batch gat_loader_next returned,
+ * borrowed), as gat_train runs each mini-batch: the block and its features (and edge features,
+ * for a model with edge_dim > 0) are bound as the loader built them, without gat_model_bind's
+ * checks or a copy; the last layer computes the targets (b->block.n_targets of them) and each
+ * layer l of L only the block's nodes of hops 0 .. L - 1 - l, the rows the next layer reads
+ * (forward and backward: the results of gat_train_step on the block with rows 0 ..
+ * n_targets - 1, up to summation order). labels: (b->block.n_targets) the targets' classes, in
+ * the block's order. t, adam, *loss, *acc as in gat_train_step. Do not pass a batch built or
+ * edited by hand: nothing of it is checked beyond its sizes against the model.
+ * Returns GAT_EINVAL (NULL argument, t < 1, adam failing gat_adam_config_check, a block without
+ * targets or of other than the model's layers as hops, a label outside [0, classes)), GAT_EDIM
+ * (the features' width or the edge features disagree with the model), GAT_ENUMERIC (training
+ * diverged, as gat_train_step), GAT_ENOMEM. Cost: one forward and one backward on the block's
+ * rows each layer needs. */
+GAT_API gat_status gat_train_step_batch(gat_model *m, const gat_batch *b, const gat_idx *labels,
+                                        const gat_adam_config *adam, gat_idx t, double *loss,
+                                        double *acc);
 
 /* Trains m on ds (borrowed) and leaves the restored best model in m. The loss follows the
  * dataset: softmax cross-entropy on labels, or on a multi-label dataset (ds->n_labels > 0, the

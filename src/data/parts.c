@@ -10,11 +10,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* names (count; NULL: none given) are non-NULL and distinct (what: the field, for messages). */
+static gat_status distinct_names(const char *const *names, gat_idx count, const char *what,
+                                 const char *fn)
+{
+    gat_i_strmap map = {0};
+    gat_status st = GAT_OK;
+    if (!names) return GAT_OK;
+    if (gat_i_strmap_init(&map, (size_t)count) != GAT_OK) return GAT_ENOMEM;
+    for (gat_idx i = 0; i < count && st == GAT_OK; i++) {
+        gat_idx *slot;
+        if (!names[i]) {
+            st = gat_i_error(GAT_EINVAL, "%s: %s[%d] is NULL", fn, what, i);
+            break;
+        }
+        /* the map only reads the names it is given */
+        slot = gat_i_strmap_slot(&map, (char *const *)names, names[i]);
+        if (*slot >= 0)
+            st = gat_i_error(GAT_EINVAL, "%s: %s[%d] = '%s' repeats %s[%d]", fn, what, i, names[i],
+                             what, *slot);
+        *slot = i;
+    }
+    gat_i_strmap_free(&map);
+    return st;
+}
+
 /* Checks labels, split and names of p against n nodes. */
 static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char *fn)
 {
     static const char *const split_name[] = {"none", "train", "val", "test"};
-    gat_i_strmap ids = {0};
     gat_status st = GAT_OK;
 
     if (p->n_classes < 0)
@@ -59,26 +83,9 @@ static gat_status check_parts(const gat_dataset_parts *p, gat_idx n, const char 
             return gat_i_error(GAT_EINVAL, "%s: edge_input[%d] = %d, expected >= -1", fn, e,
                                p->edge_input[e]);
     }
-    for (gat_idx c = 0; p->class_names && c < p->n_classes; c++)
-        if (!p->class_names[c])
-            return gat_i_error(GAT_EINVAL, "%s: class_names[%d] is NULL", fn, c);
-    if (!p->node_ids) return GAT_OK;
-    if (gat_i_strmap_init(&ids, (size_t)n) != GAT_OK) return GAT_ENOMEM;
-    for (gat_idx i = 0; i < n && st == GAT_OK; i++) {
-        gat_idx *slot;
-        if (!p->node_ids[i]) {
-            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] is NULL", fn, i);
-            break;
-        }
-        /* the map only reads the names it is given */
-        slot = gat_i_strmap_slot(&ids, (char *const *)p->node_ids, p->node_ids[i]);
-        if (*slot >= 0)
-            st = gat_i_error(GAT_EINVAL, "%s: node_ids[%d] = '%s' repeats node_ids[%d]", fn, i,
-                             p->node_ids[i], *slot);
-        *slot = i;
-    }
-    gat_i_strmap_free(&ids);
-    return st;
+    if ((st = distinct_names(p->class_names, p->n_classes, "class_names", fn)) != GAT_OK)
+        return st;
+    return distinct_names(p->node_ids, n, "node_ids", fn);
 }
 
 /* Checks the graph segments of p (n_graphs > 0) against its graph of n nodes. */

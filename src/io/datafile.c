@@ -209,10 +209,12 @@ static gat_status read_entries(reader *R, const cJSON *root)
         if (!R->present[k])
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" is missing", R->path,
                                gat_i_gatd_spec[k].name);
-    /* sorted by start, each tensor must begin at or after the previous one's end */
+    /* sorted by start, each tensor must begin at or after the previous one's end; an empty
+     * tensor holds no bytes, so it overlaps nothing (a one-part partition's "part.halo_owner"
+     * sits where the next tensor starts) */
     int order[T_COUNT], m = 0;
     for (int k = 0; k < T_COUNT; k++) {
-        if (!R->present[k]) continue;
+        if (!R->present[k] || R->span[k][0] == R->span[k][1]) continue;
         int j = m++;
         for (; j > 0 && R->span[order[j - 1]][0] > R->span[k][0]; j--)
             order[j] = order[j - 1];

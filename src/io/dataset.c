@@ -156,18 +156,20 @@ static gat_status dataset_base(const char *path, char **base)
     return GAT_OK;
 }
 
-/* Index of the node named by field k of t's current line; an unknown id is a format error.
- * Refused rather than skipped: the raw LINQS Citeseer .cites names papers its .content lacks,
- * and the Planetoid files of the GCN/GAT reference are that data with those citations dropped
- * (load them as ind.citeseer.*); silently dropping edges of a file meant to be complete would
- * hide a truncated or mismatched .content instead. */
-static gat_status lookup_node(const loader *L, const gat_i_text *t, size_t k, gat_idx *i)
+/* Index of the node named by field k of t's current line (-1 if none). An unknown id is a format
+ * error unless skip (gat_dataset_options.skip_unknown_edges): the raw LINQS Citeseer .cites
+ * names papers its .content lacks, and the Planetoid files of the GCN/GAT reference are that
+ * data with those citations dropped (load them as ind.citeseer.*); dropping edges of a file
+ * meant to be complete without being asked would hide a truncated or mismatched .content. */
+static gat_status lookup_node(const loader *L, const gat_i_text *t, size_t k, int skip,
+                              gat_idx *i)
 {
     *i = *gat_i_strmap_slot(&L->ids, gat_i_strv(L->ds->node_ids), t->field[k]);
-    if (*i < 0)
+    if (*i < 0 && !skip)
         return gat_i_error(GAT_EFORMAT,
                            "%s:%ld:%ld: unknown node id '%s' (not in %s; every cited and "
-                           "citing id needs a line there: remove citations of papers it lacks)",
+                           "citing id needs a line there: remove citations of papers it lacks, "
+                           "or skip such lines: --skip-unknown-cites)",
                            t->path, t->line, gat_i_text_column(t, k), t->field[k],
                            L->content_path);
     return GAT_OK;
@@ -413,7 +415,7 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
 {
     gat_dataset *ds = L->ds;
     gat_i_text t;
-    gat_idx *src = NULL, *dst = NULL, *map = NULL;
+    gat_idx *src = NULL, *dst = NULL, *map = NULL, *line_of = NULL;
     gat_real *raw = NULL;
     size_t m = 0, max_edges, width = 0;
     const unsigned flags = opt->symmetrize ? GAT_GRAPH_SYMMETRIZE : 0;
@@ -424,12 +426,14 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
     max_edges = gat_i_text_count_lines(&t);
     src = gat_malloc(max_edges, sizeof *src);
     dst = gat_malloc(max_edges, sizeof *dst);
-    if (!src || !dst) {
+    line_of = gat_malloc(max_edges, sizeof *line_of);
+    if (!src || !dst || !line_of) {
         st = GAT_ENOMEM;
         goto cleanup;
     }
     while ((st = gat_i_text_next(&t)) == GAT_OK && t.n_fields > 0) {
-        if (m == 0) width = t.n_fields;
+        const int first = m + (size_t)ds->skipped_edges == 0;
+        if (first) width = t.n_fields;
         if (t.n_fields < 2 || t.n_fields != width) {
             if (width > 2 && t.n_fields > width)
                 st = gat_i_error(GAT_EFORMAT,
@@ -452,18 +456,23 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
                                  t.line, t.n_fields);
             goto cleanup;
         }
-        if (m == 0 && width > 2 && width - 2 > (size_t)INT32_MAX / 2) {
+        if (first && width > 2 && width - 2 > (size_t)INT32_MAX / 2) {
             st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu edge features are too many", path, t.line,
                              width - 2);
             goto cleanup;
         }
-        if (m == 0 && width > 2 && !(raw = gat_malloc(max_edges, (width - 2) * sizeof *raw))) {
+        if (first && width > 2 && !(raw = gat_malloc(max_edges, (width - 2) * sizeof *raw))) {
             st = GAT_ENOMEM;
             goto cleanup;
         }
-        if ((st = lookup_node(L, &t, 1, &src[m])) != GAT_OK ||
-            (st = lookup_node(L, &t, 0, &dst[m])) != GAT_OK)
+        if ((st = lookup_node(L, &t, 1, opt->skip_unknown_edges, &src[m])) != GAT_OK ||
+            (st = lookup_node(L, &t, 0, opt->skip_unknown_edges, &dst[m])) != GAT_OK)
             goto cleanup;
+        if (src[m] < 0 || dst[m] < 0) {
+            ds->skipped_edges++;
+            continue;
+        }
+        line_of[m] = (gat_idx)(m + (size_t)ds->skipped_edges); /* edge_input: data lines */
         for (size_t k = 2; k < width; k++)
             if ((st = parse_edge_value(&t, k, &raw[m * (width - 2) + k - 2])) != GAT_OK)
                 goto cleanup;
@@ -482,6 +491,8 @@ static gat_status read_cites(loader *L, const char *path, const gat_dataset_opti
         goto cleanup;
     }
     map = NULL;
+    for (gat_idx e = 0; ds->skipped_edges && e < ds->graph.nnz; e++)
+        if (ds->edge_input[e] >= 0) ds->edge_input[e] = line_of[ds->edge_input[e]];
     if (width > 2) {
         if ((st = gat_i_edge_rows(&ds->graph, m, src, dst, opt->symmetrize, raw,
                                   (gat_idx)(width - 2), opt->self_loop_fill, &ds->edge_x)) !=
@@ -495,6 +506,7 @@ cleanup:
     gat_free(dst);
     gat_free(map);
     gat_free(raw);
+    gat_free(line_of);
     return st;
 }
 

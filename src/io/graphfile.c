@@ -27,8 +27,8 @@
 
 /* ---- Formats ----------------------------------------------------------------------------- */
 
-static const char *const format_names[] = {"auto",    "edgelist", "ncol",  "lgl",
-                                           "graphml", "gml",      "pajek", "dimacs"};
+static const char *const format_names[] = {"auto", "edgelist", "ncol",   "lgl", "graphml",
+                                           "gml",  "pajek",    "dimacs", "csv"};
 #define N_FORMATS ((int)(sizeof format_names / sizeof *format_names))
 
 const char *gat_graph_format_name(gat_graph_format fmt)
@@ -38,7 +38,7 @@ const char *gat_graph_format_name(gat_graph_format fmt)
 
 gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt)
 {
-    static const int values[N_FORMATS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const int values[N_FORMATS] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     int v;
     gat_status st;
     gat_i_clear_error();
@@ -51,31 +51,55 @@ gat_status gat_graph_format_from_name(const char *name, gat_graph_format *fmt)
     return st;
 }
 
-gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt)
+/* The format of extension ext (without the dot; case-insensitive), or AUTO if none. */
+static gat_graph_format format_of_extension(const char *ext, size_t len)
 {
     static const struct {
         const char *ext;
         gat_graph_format fmt;
-    } ext[] = {{"edgelist", GAT_GRAPH_FORMAT_EDGELIST}, {"edges", GAT_GRAPH_FORMAT_EDGELIST},
-               {"el", GAT_GRAPH_FORMAT_EDGELIST},       {"txt", GAT_GRAPH_FORMAT_EDGELIST},
-               {"ncol", GAT_GRAPH_FORMAT_NCOL},         {"lgl", GAT_GRAPH_FORMAT_LGL},
-               {"graphml", GAT_GRAPH_FORMAT_GRAPHML},   {"xml", GAT_GRAPH_FORMAT_GRAPHML},
-               {"gml", GAT_GRAPH_FORMAT_GML},           {"net", GAT_GRAPH_FORMAT_PAJEK},
-               {"paj", GAT_GRAPH_FORMAT_PAJEK},         {"pajek", GAT_GRAPH_FORMAT_PAJEK},
-               {"dimacs", GAT_GRAPH_FORMAT_DIMACS},     {"max", GAT_GRAPH_FORMAT_DIMACS},
-               {"col", GAT_GRAPH_FORMAT_DIMACS}};
+    } table[] = {{"edgelist", GAT_GRAPH_FORMAT_EDGELIST}, {"edges", GAT_GRAPH_FORMAT_EDGELIST},
+                 {"el", GAT_GRAPH_FORMAT_EDGELIST},       {"txt", GAT_GRAPH_FORMAT_EDGELIST},
+                 {"tsv", GAT_GRAPH_FORMAT_EDGELIST},      {"csv", GAT_GRAPH_FORMAT_CSV},
+                 {"ncol", GAT_GRAPH_FORMAT_NCOL},         {"lgl", GAT_GRAPH_FORMAT_LGL},
+                 {"graphml", GAT_GRAPH_FORMAT_GRAPHML},   {"xml", GAT_GRAPH_FORMAT_GRAPHML},
+                 {"gml", GAT_GRAPH_FORMAT_GML},           {"net", GAT_GRAPH_FORMAT_PAJEK},
+                 {"paj", GAT_GRAPH_FORMAT_PAJEK},         {"pajek", GAT_GRAPH_FORMAT_PAJEK},
+                 {"dimacs", GAT_GRAPH_FORMAT_DIMACS},     {"max", GAT_GRAPH_FORMAT_DIMACS},
+                 {"col", GAT_GRAPH_FORMAT_DIMACS}};
+    for (size_t k = 0; k < sizeof table / sizeof *table; k++)
+        if (strlen(table[k].ext) == len && strncasecmp(ext, table[k].ext, len) == 0)
+            return table[k].fmt;
+    return GAT_GRAPH_FORMAT_AUTO;
+}
+
+gat_status gat_graph_format_from_path(const char *path, gat_graph_format *fmt)
+{
     gat_i_clear_error();
     if (!path || !fmt) return gat_i_error(GAT_EINVAL, "gat_graph_format_from_path: NULL argument");
-    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-    if (dot && (!slash || dot > slash))
-        for (size_t k = 0; k < sizeof ext / sizeof *ext; k++)
-            if (strcasecmp(dot + 1, ext[k].ext) == 0) {
-                *fmt = ext[k].fmt;
-                return GAT_OK;
-            }
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    gat_graph_format f =
+        dot ? format_of_extension(dot + 1, strlen(dot + 1)) : GAT_GRAPH_FORMAT_AUTO;
+    if (dot && dot > base && !strcasecmp(dot + 1, "gz")) {
+        /* NAME.EXT.gz: the edge tables, which libgat reads, inflate; igraph's formats do not */
+        const char *prev = dot - 1;
+        while (prev > base && *prev != '.')
+            prev--;
+        if (*prev == '.') f = format_of_extension(prev + 1, (size_t)(dot - prev - 1));
+        if (f != GAT_GRAPH_FORMAT_EDGELIST && f != GAT_GRAPH_FORMAT_NCOL &&
+            f != GAT_GRAPH_FORMAT_CSV && f != GAT_GRAPH_FORMAT_AUTO)
+            return gat_i_error(GAT_EINVAL,
+                               "%s: igraph reads %s files uncompressed: gunzip it first (edge "
+                               "lists, ncol and csv files may be gzipped)",
+                               path, format_names[f]);
+    }
+    if (f != GAT_GRAPH_FORMAT_AUTO) {
+        *fmt = f;
+        return GAT_OK;
+    }
     return gat_i_error(GAT_EINVAL,
                        "cannot tell the graph format of %s from its extension; name "
-                       "it (edgelist, ncol, lgl, graphml, gml, pajek or dimacs)",
+                       "it (edgelist, ncol, csv, lgl, graphml, gml, pajek or dimacs)",
                        path);
 }
 
@@ -91,98 +115,29 @@ static void read_ctx_free(read_ctx *c)
     gat_free(c->etype);
     gat_free(c->erow);
     gat_free(c->crow);
-    gat_free(c->stripped);
+    for (gat_idx k = 0; c->vnames && k < c->n_vnames; k++)
+        gat_free(c->vnames[k]);
+    gat_free(c->vnames);
+    gat_free(c->vtype);
+    gat_free(c->vrow);
+    for (int64_t v = 0; c->vlabel && v < c->n; v++)
+        gat_free(c->vlabel[v]);
+    gat_free(c->vlabel);
+    c->vnames = NULL;
+    c->vtype = NULL;
+    c->vrow = NULL;
+    c->vlabel = NULL;
     c->src = c->dst = NULL;
     c->ids = NULL;
     c->etype = NULL;
     c->erow = NULL;
     c->crow = NULL;
-    c->stripped = NULL;
-}
-
-/* Edge-list and ncol files may carry edge features, "a b w1 ... wD", with the same D on every
- * line (the .cites rule): when the first line has more than two fields, every line's columns 3..
- * go to c->crow and the two node fields to c->stripped, which igraph reads instead of the file
- * (its readers take two fields, and ncol a weight, per line). A first line of two fields leaves
- * the file to igraph as it is. Faults name path, line and column. */
-static gat_status split_columns(read_ctx *c, const char *path)
-{
-    gat_i_text t = {0};
-    int errnum = 0;
-    size_t cap = 0, at = 0;
-    gat_status st = gat_i_text_load(&t, path, c->max_line, &errnum);
-    if (st != GAT_OK) return st;
-    const size_t lines = gat_i_text_count_lines(&t); /* before fields are cut in place */
-    if ((st = gat_i_text_next(&t)) != GAT_OK || t.n_fields <= 2) goto cleanup;
-    const size_t D = t.n_fields - 2;
-    if (D > INT32_MAX / 2) {
-        st = gat_i_error(GAT_EFORMAT, "%s:%ld: %zu fields", path, t.line, t.n_fields);
-        goto cleanup;
-    }
-    if (!(c->crow = gat_malloc(lines, D * sizeof *c->crow)) ||
-        !(c->stripped = gat_malloc(t.len + 1, 1))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    cap = t.len + 1;
-    for (; t.n_fields > 0; st = gat_i_text_next(&t)) {
-        if (st != GAT_OK) goto cleanup;
-        if (t.n_fields != D + 2) {
-            st = gat_i_error(GAT_EFORMAT,
-                             "%s:%ld: %zu fields, expected %zu as on the first line "
-                             "(two nodes and the same %zu edge feature column%s on every line)",
-                             path, t.line, t.n_fields, D + 2, D, D == 1 ? "" : "s");
-            goto cleanup;
-        }
-        for (size_t k = 0; k < D; k++) {
-            const char *f = t.field[k + 2];
-            char *end;
-            const double v = strtod(f, &end);
-            if (end == f || *end != '\0') {
-                st = gat_i_error(GAT_EFORMAT,
-                                 "%s:%ld:%ld: edge feature %zu is not a number: "
-                                 "'%s'",
-                                 path, t.line, gat_i_text_column(&t, k + 2), k + 1, f);
-                goto cleanup;
-            }
-            if (!isfinite(v) || fabs(v) > REAL_MAX) {
-                st = gat_i_error(GAT_ENUMERIC, "%s:%ld:%ld: edge feature %zu is %s: '%s'", path,
-                                 t.line, gat_i_text_column(&t, k + 2), k + 1,
-                                 isfinite(v) ? "out of range for gat_real" : "not finite", f);
-                goto cleanup;
-            }
-            c->crow[c->n_lines * D + k] = (gat_real)v;
-        }
-        /* the two node fields are shorter than the line they came from: the copy fits */
-        const int w = snprintf(c->stripped + at, cap - at, "%s %s\n", t.field[0], t.field[1]);
-        at += (size_t)w;
-        c->n_lines++;
-    }
-    c->n_cols = (gat_idx)D;
-    c->stripped_len = at;
-cleanup:
-    gat_i_text_free(&t);
-    if (st != GAT_OK || !c->n_cols) {
-        gat_free(c->crow);
-        gat_free(c->stripped);
-        c->crow = NULL;
-        c->stripped = NULL;
-        c->n_cols = 0;
-        c->n_lines = 0;
-    }
-    return st;
 }
 
 static igraph_error_t read_format(read_ctx *c, igraph_t *g)
 {
     igraph_error_t rc;
     switch (c->fmt) {
-    case GAT_GRAPH_FORMAT_EDGELIST:
-        return igraph_read_graph_edgelist(g, c->f, (igraph_integer_t)c->min_n, c->directed);
-    case GAT_GRAPH_FORMAT_NCOL:
-        /* no predefined names: igraph 0.10.2 fails on one that no edge mentions; map_ids adds
-         * such vertices instead */
-        return igraph_read_graph_ncol(g, c->f, NULL, 1, IGRAPH_ADD_WEIGHTS_NO, c->directed);
     case GAT_GRAPH_FORMAT_LGL:
         return igraph_read_graph_lgl(g, c->f, 1, IGRAPH_ADD_WEIGHTS_NO, c->directed);
     case GAT_GRAPH_FORMAT_GRAPHML:
@@ -208,22 +163,56 @@ static igraph_error_t read_format(read_ctx *c, igraph_t *g)
         igraph_strvector_destroy(&problem);
         return rc;
     }
-    case GAT_GRAPH_FORMAT_AUTO:
+    default: /* AUTO is resolved first; the edge tables are graphfile_edges.c's */
         break;
     }
-    return IGRAPH_UNIMPLEMENTED; /* not reached: the format is resolved and checked first */
+    return IGRAPH_UNIMPLEMENTED; /* not reached */
 }
 
-/* c->ids from the "name" or "id" attribute, or the vertex numbers (1-based where the file
- * counts so). */
+/* d as the text of an id or a label: integers without a decimal point. */
+static void number_text(char *buf, size_t size, double d)
+{
+    snprintf(buf, size, d == floor(d) && fabs(d) < 1e15 ? "%.0f" : "%.17g", d);
+}
+
+/* Whether every vertex of g has a distinct non-empty string attribute "label" (GML files from
+ * networkx keep the node names there, their ids being 0, 1, ...). */
+static igraph_error_t gml_labels_name(const igraph_t *g, int64_t n, int *yes)
+{
+    gat_i_strmap seen = {0};
+    char **label = gat_malloc((size_t)n + 1, sizeof *label);
+    *yes = 0;
+    if (!label || gat_i_strmap_init(&seen, (size_t)n) != GAT_OK) {
+        gat_free(label);
+        gat_i_strmap_free(&seen);
+        return IGRAPH_ENOMEM;
+    }
+    *yes = 1;
+    for (int64_t v = 0; v < n && *yes; v++) {
+        label[v] = (char *)igraph_cattribute_VAS(g, "label", (igraph_integer_t)v);
+        gat_idx *slot = gat_i_strmap_slot(&seen, label, label[v] ? label[v] : "");
+        *yes = label[v] && label[v][0] && *slot < 0;
+        *slot = (gat_idx)v;
+    }
+    gat_free(label);
+    gat_i_strmap_free(&seen);
+    return IGRAPH_SUCCESS;
+}
+
+/* c->ids from the "name" attribute, in GML files "label" (when distinct: gml_labels_name), else
+ * "id", or the vertex numbers (1-based where the file counts so). */
 static igraph_error_t extract_ids(read_ctx *c, const igraph_t *g)
 {
-    static const char *const names[2] = {"name", "id"};
+    static const char *const names[3] = {"name", "label", "id"};
     const char *attr = NULL;
-    int types[2], type = -1;
-    igraph_error_t rc = gat_i_igraph_vertex_attr_types(g, names, 2, types);
+    int types[3], type = -1, distinct = 0;
+    igraph_error_t rc = gat_i_igraph_vertex_attr_types(g, names, 3, types);
     if (rc != IGRAPH_SUCCESS) return rc;
-    for (int k = 1; k >= 0; k--) /* "name" wins over "id" */
+    if (c->fmt == GAT_GRAPH_FORMAT_GML && types[1] == IGRAPH_ATTRIBUTE_STRING &&
+        (rc = gml_labels_name(g, c->n, &distinct)) != IGRAPH_SUCCESS)
+        return rc;
+    if (!distinct) types[1] = -1;
+    for (int k = 2; k >= 0; k--) /* "name" wins over "label", "label" over "id" */
         if (types[k] == IGRAPH_ATTRIBUTE_STRING || types[k] == IGRAPH_ATTRIBUTE_NUMERIC) {
             attr = names[k];
             type = types[k];
@@ -237,12 +226,57 @@ static igraph_error_t extract_ids(read_ctx *c, const igraph_t *g)
         if (attr && type == IGRAPH_ATTRIBUTE_STRING) {
             s = igraph_cattribute_VAS(g, attr, (igraph_integer_t)v);
         } else if (attr) {
-            const double d = (double)igraph_cattribute_VAN(g, attr, (igraph_integer_t)v);
-            snprintf(num, sizeof num, d == floor(d) && fabs(d) < 1e15 ? "%.0f" : "%.17g", d);
+            number_text(num, sizeof num,
+                        (double)igraph_cattribute_VAN(g, attr, (igraph_integer_t)v));
         } else {
             snprintf(num, sizeof num, "%lld", (long long)(v + base));
         }
         if (!(c->ids[v] = gat_strdup(s ? s : ""))) return IGRAPH_ENOMEM;
+    }
+    return IGRAPH_SUCCESS;
+}
+
+/* The feature attributes (c->vnames: those named, or every numeric one but the label attribute
+ * and "id") and their values, and the label attribute's values as strings (c->vlabel: a
+ * missing, NaN or negative number or an empty string is no label). */
+static igraph_error_t vertex_attributes(read_ctx *c, const igraph_t *g)
+{
+    igraph_error_t rc = IGRAPH_SUCCESS;
+    if (c->n_vattr < 0) {
+        const char *skip[2] = {c->label_attr, "id"};
+        rc = gat_i_igraph_numeric_vertex_attrs(g, skip, 2, &c->vnames, &c->n_vnames);
+    } else if (c->n_vattr > 0) {
+        if (!(c->vnames = gat_calloc((size_t)c->n_vattr, sizeof *c->vnames))) return IGRAPH_ENOMEM;
+        for (; c->n_vnames < c->n_vattr; c->n_vnames++)
+            if (!(c->vnames[c->n_vnames] = gat_strdup(c->vattr[c->n_vnames]))) return IGRAPH_ENOMEM;
+    }
+    if (rc != IGRAPH_SUCCESS) return rc;
+    if (c->n_vnames > 0) {
+        if (!(c->vtype = gat_malloc((size_t)c->n_vnames, sizeof *c->vtype)) ||
+            !(c->vrow = gat_malloc((size_t)c->n, (size_t)c->n_vnames * sizeof *c->vrow)))
+            return IGRAPH_ENOMEM;
+        rc = gat_i_igraph_vertex_attrs(g, (const char *const *)c->vnames, c->n_vnames, c->vtype,
+                                       c->vrow);
+        if (rc != IGRAPH_SUCCESS) return rc;
+    }
+    if (!c->label_attr) return IGRAPH_SUCCESS;
+    if ((rc = gat_i_igraph_vertex_attr_types(g, &c->label_attr, 1, &c->label_type)) !=
+        IGRAPH_SUCCESS)
+        return rc;
+    const int str = c->label_type == IGRAPH_ATTRIBUTE_STRING;
+    if (!str && c->label_type != IGRAPH_ATTRIBUTE_NUMERIC) return IGRAPH_SUCCESS;
+    if (!(c->vlabel = gat_calloc((size_t)c->n + 1, sizeof *c->vlabel))) return IGRAPH_ENOMEM;
+    for (int64_t v = 0; v < c->n; v++) {
+        char num[40];
+        const char *s = num;
+        if (str) {
+            s = igraph_cattribute_VAS(g, c->label_attr, (igraph_integer_t)v);
+        } else {
+            const double y = (double)igraph_cattribute_VAN(g, c->label_attr, (igraph_integer_t)v);
+            if (!(y >= 0) || isinf(y)) continue;
+            number_text(num, sizeof num, y);
+        }
+        if (s && s[0] && !(c->vlabel[v] = gat_strdup(s))) return IGRAPH_ENOMEM;
     }
     return IGRAPH_SUCCESS;
 }
@@ -278,6 +312,7 @@ static igraph_error_t read_graph_body(void *p)
     igraph_error_t rc = read_format(c, &g);
     if (rc == IGRAPH_SUCCESS) {
         rc = extract(c, &g);
+        if (rc == IGRAPH_SUCCESS) rc = vertex_attributes(c, &g);
         if (rc == IGRAPH_SUCCESS && c->n_eattr > 0) {
             if (!(c->etype = gat_malloc((size_t)c->n_eattr, sizeof *c->etype)) ||
                 !(c->erow = gat_malloc(c->m * (size_t)c->n_eattr, sizeof *c->erow)))
@@ -291,28 +326,17 @@ static igraph_error_t read_graph_body(void *p)
     return rc;
 }
 
-/* Reads the graph file into c (inputs set, split_columns done; results owned by c). */
+/* Reads the graph file into c through igraph (inputs set; results owned by c). */
 static gat_status read_graph(read_ctx *c, const char *path)
 {
     char what[600];
     gat_status st;
     errno = 0;
-    if (c->stripped ? !(c->f = fmemopen(c->stripped, c->stripped_len ? c->stripped_len : 1, "r"))
-                    : !(c->f = fopen(path, "rb")))
+    if (!(c->f = fopen(path, "rb")))
         return gat_i_error(GAT_EIO, "cannot open %s: %s", path, strerror(errno ? errno : ENOENT));
     snprintf(what, sizeof what, "%s: igraph cannot read it as %s", path,
              gat_graph_format_name(c->fmt));
     st = gat_i_igraph_call(read_graph_body, c, GAT_EFORMAT, what);
-    if (st == GAT_EFORMAT && c->fmt == GAT_GRAPH_FORMAT_EDGELIST &&
-        strstr(gat_last_error(), "while parsing integer")) {
-        /* the usual cause: string ids, which only the named formats hold */
-        char msg[1200];
-        snprintf(msg, sizeof msg, "%s", gat_last_error());
-        st = gat_i_error(GAT_EFORMAT,
-                         "%s; an edge list holds 0-based vertex numbers: for node names, read "
-                         "the file as ncol (the tools: --graph-format ncol)",
-                         msg);
-    }
     if (st == GAT_OK && ferror(c->f))
         st = gat_i_error(GAT_EIO, "error reading %s: %s", path, strerror(errno ? errno : EIO));
     fclose(c->f);
@@ -320,9 +344,7 @@ static gat_status read_graph(read_ctx *c, const char *path)
     if (st == GAT_OK && c->n >= INT32_MAX)
         st = gat_i_error(GAT_EINVAL, "%s: %lld vertices exceed libgat's 32-bit node indices", path,
                          (long long)c->n);
-    if (st == GAT_OK && c->n_cols > 0 && c->m != c->n_lines)
-        st = gat_i_error(GAT_EFORMAT, "%s: igraph read %zu edges from %zu lines", path, c->m,
-                         c->n_lines);
+    c->named = c->fmt == GAT_GRAPH_FORMAT_LGL;
     return st;
 }
 
@@ -393,6 +415,13 @@ cleanup:
     return st;
 }
 
+/* Whether fmt is an edge table, which libgat reads itself (graphfile_edges.c). */
+static int edge_table(gat_graph_format fmt)
+{
+    return fmt == GAT_GRAPH_FORMAT_EDGELIST || fmt == GAT_GRAPH_FORMAT_NCOL ||
+           fmt == GAT_GRAPH_FORMAT_CSV;
+}
+
 static gat_status check_files(const gat_dataset_files *files, gat_graph_format *fmt)
 {
     static const char fn[] = "gat_dataset_read";
@@ -400,8 +429,59 @@ static gat_status check_files(const gat_dataset_files *files, gat_graph_format *
         return gat_i_error(GAT_EINVAL, "%s: NULL files or graph path", fn);
     if ((int)files->format < 0 || (int)files->format >= N_FORMATS)
         return gat_i_error(GAT_EINVAL, "%s: unknown graph format %d", fn, (int)files->format);
+    if (files->n_feature_attributes < GAT_ALL_ATTRIBUTES ||
+        (files->n_feature_attributes > 0 && !files->feature_attributes))
+        return gat_i_error(GAT_EINVAL, "%s: %d feature attributes%s", fn,
+                           files->n_feature_attributes,
+                           files->n_feature_attributes > 0 ? " but NULL names" : "");
+    for (gat_idx k = 0; k < files->n_feature_attributes; k++)
+        if (!files->feature_attributes[k])
+            return gat_i_error(GAT_EINVAL, "%s: feature_attributes[%d] is NULL", fn, k);
+    if (files->features && files->n_feature_attributes != 0)
+        return gat_i_error(GAT_EINVAL, "%s: a features file and feature attributes both given", fn);
+    if (files->labels && files->label_attribute)
+        return gat_i_error(GAT_EINVAL, "%s: a labels file and a label attribute both given", fn);
     *fmt = files->format;
-    return *fmt == GAT_GRAPH_FORMAT_AUTO ? gat_graph_format_from_path(files->graph, fmt) : GAT_OK;
+    gat_status st =
+        *fmt == GAT_GRAPH_FORMAT_AUTO ? gat_graph_format_from_path(files->graph, fmt) : GAT_OK;
+    if (st == GAT_OK && edge_table(*fmt) &&
+        (files->n_feature_attributes != 0 || files->label_attribute))
+        return gat_i_error(GAT_EINVAL,
+                           "%s: %s files have no vertex attributes to read features or labels "
+                           "from (GraphML and GML files have): give a features or labels file",
+                           files->graph, format_names[*fmt]);
+    return st;
+}
+
+/* Features and labels from the vertex attributes c read (files->feature_attributes and
+ * label_attribute): x (uninitialised) and L (zeroed). */
+static gat_status attribute_tables(const read_ctx *c, const gat_dataset_files *files, gat_csr *x,
+                                   labels *L)
+{
+    const char *path = files->graph;
+    gat_status st;
+    for (gat_idx k = 0; k < c->n_vnames; k++)
+        if (c->vtype[k] != IGRAPH_ATTRIBUTE_NUMERIC)
+            return gat_i_error(GAT_EINVAL, "%s: vertex attribute '%s' %s", path, c->vnames[k],
+                               c->vtype[k] < 0 ? "does not exist" : "is not numeric");
+    if (c->label_attr && c->label_type != IGRAPH_ATTRIBUTE_NUMERIC &&
+        c->label_type != IGRAPH_ATTRIBUTE_STRING)
+        return gat_i_error(GAT_EINVAL, "%s: vertex attribute '%s' %s", path, c->label_attr,
+                           c->label_type < 0 ? "does not exist"
+                                             : "is neither a number nor a string");
+    if (files->n_feature_attributes != 0 &&
+        (st = c->n_vnames > 0 ? gat_i_dense_to_csr(x, (gat_idx)c->n, c->n_vnames, c->vrow, path,
+                                                   (const char *const *)c->vnames)
+                              : gat_csr_identity(x, (gat_idx)c->n)) != GAT_OK)
+        return st;
+    if (!c->label_attr) return GAT_OK;
+    if ((st = gat_i_gf_label_classes(L, c->vlabel, (gat_idx)c->n)) != GAT_OK) return st;
+    if (L->n_classes == 0)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: vertex attribute '%s' gives no vertex a class (every value is "
+                           "missing, negative or empty)",
+                           path, c->label_attr);
+    return GAT_OK;
 }
 
 /* Edge features per edge of g (built from c's edges with flags) from rows raw (c->m, D) per input
@@ -470,15 +550,18 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     c.min_n = F.max_number + 1;
     c.eattr = opt->edge_attributes;
     c.n_eattr = opt->n_edge_attributes;
-    if ((c.fmt == GAT_GRAPH_FORMAT_EDGELIST || c.fmt == GAT_GRAPH_FORMAT_NCOL) &&
-        (st = split_columns(&c, files->graph)) != GAT_OK)
-        goto cleanup;
-    if ((st = gat_i_gf_check_counts(&c, files->features ? &F : NULL, files->graph)) != GAT_OK)
-        goto cleanup;
-    if ((st = read_graph(&c, files->graph)) != GAT_OK) goto cleanup;
-    const int named = c.fmt == GAT_GRAPH_FORMAT_NCOL || c.fmt == GAT_GRAPH_FORMAT_LGL;
-    if ((st = map_ids(&nodes, &c, named && files->features ? &F : NULL, files->graph)) != GAT_OK ||
-        (named && files->features && (st = order_by_features(&c, &nodes, &F)) != GAT_OK))
+    c.vattr = files->feature_attributes;
+    c.n_vattr = files->n_feature_attributes;
+    c.label_attr = files->label_attribute;
+    c.label_type = -1;
+    if (edge_table(c.fmt))
+        st = gat_i_gf_read_edges(&c, files->features ? &F : NULL, files->graph);
+    else if ((st = gat_i_gf_check_counts(&c, files->features ? &F : NULL, files->graph)) == GAT_OK)
+        st = read_graph(&c, files->graph);
+    if (st != GAT_OK) goto cleanup;
+    const int named = c.named && files->features;
+    if ((st = map_ids(&nodes, &c, named ? &F : NULL, files->graph)) != GAT_OK ||
+        (named && (st = order_by_features(&c, &nodes, &F)) != GAT_OK))
         goto cleanup;
     const gat_idx n = (gat_idx)c.n;
     const unsigned gflags = c.is_directed && !opt->symmetrize ? 0u : (unsigned)GAT_GRAPH_SYMMETRIZE;
@@ -490,21 +573,17 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     if ((st = gat_graph_from_edges64_mapped(&g, c.n, c.m, c.src, c.dst, gflags, edge_input)) !=
         GAT_OK)
         goto cleanup;
-    if (c.n_eattr > 0 && c.n_cols > 0) {
-        st = gat_i_error(GAT_EINVAL,
-                         "%s: edge feature columns and edge attributes (%s) both given: "
-                         "%s files have no edge attributes",
-                         files->graph, c.eattr[0], gat_graph_format_name(c.fmt));
-        goto cleanup;
-    }
-    if (c.n_eattr > 0 && (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
+    if (c.n_eattr > 0 && !edge_table(c.fmt) &&
+        (st = edge_features(&c, &g, gflags, opt, files->graph, &erows)) != GAT_OK)
         goto cleanup;
     /* the columns of edge k are line k's: igraph keeps the file's order */
     if (c.n_cols > 0 &&
         (st = rows_per_edge(&c, &g, gflags, opt, c.crow, c.n_cols, &erows)) != GAT_OK)
         goto cleanup;
+    if ((st = attribute_tables(&c, files, &x, &L)) != GAT_OK) goto cleanup;
     st = files->features ? gat_i_gf_features_by_node(&x, &F, &nodes, c.ids, n, files->graph)
-                         : gat_csr_identity(&x, n);
+         : files->n_feature_attributes == 0 ? gat_csr_identity(&x, n)
+                                            : GAT_OK;
     if (st != GAT_OK) goto cleanup;
     if (!(known = gat_malloc(strlen(files->graph) + 16, 1))) {
         st = GAT_ENOMEM;
@@ -532,7 +611,7 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.class_names = (const char *const *)L.names;
     parts.edge_input = edge_input;
     parts.edge_features = erows;
-    parts.n_edge_features = !erows ? 0 : c.n_cols > 0 ? c.n_cols : c.n_eattr;
+    parts.n_edge_features = !erows ? 0 : edge_table(c.fmt) ? c.n_cols : c.n_eattr;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
                                   files->labels ? files->labels : files->graph, files->features);
 cleanup:

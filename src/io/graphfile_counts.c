@@ -1,5 +1,6 @@
-/* The sizes a graph file declares, checked before igraph allocates for them: vertex numbers of
- * edge lists, the counts of DIMACS and Pajek headers, against the index type and the file size. */
+/* The sizes a graph file declares, checked before anything is allocated for them: vertex numbers
+ * of edge lists, the counts of DIMACS and Pajek headers, against the index type and the file
+ * size. */
 #include "io/graphfile_i.h"
 #include "core/core.h"
 #include "io/fileio.h"
@@ -135,33 +136,24 @@ static void dimacs_scan(const char *b, size_t len, dimacs_counts *out)
 /* Pajek sections, from the "*word" line that opens them. */
 enum { PAJEK_OTHER, PAJEK_VERTICES, PAJEK_PAIRS, PAJEK_LISTS };
 
-/* The vertex count that the graph file declares or implies through its vertex numbers (edgelist:
- * every number, from 0; pajek: "*Vertices N", vertex lines and edge/arc endpoints, from 1;
- * dimacs: dimacs_scan), read before igraph allocates that many vertices; -1 for formats that
- * list their vertices (ncol, lgl, graphml, gml), whose count the file's size bounds. For dimacs
- * also *dc, the counts of its header, and *bytes, the file's size. */
+/* The vertex count that the graph file declares or implies through its vertex numbers (pajek:
+ * "*Vertices N", vertex lines and edge/arc endpoints, from 1; dimacs: dimacs_scan), read before
+ * igraph allocates that many vertices; -1 for formats that list their vertices (lgl, graphml,
+ * gml), whose count the file's size bounds. Edge tables (edgelist, ncol, csv) are read by
+ * graphfile_edges.c, which checks its own count. For dimacs also *dc, the counts of its header,
+ * and *bytes, the file's size. */
 static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t *n,
                                     dimacs_counts *dc, size_t *bytes)
 {
     gat_i_text t = {0};
     unsigned char *raw;
     int section = PAJEK_OTHER;
-    const int base0 = c->fmt == GAT_GRAPH_FORMAT_EDGELIST; /* pajek counts from 1 */
     gat_status st;
     *n = -1;
-    if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST && c->fmt != GAT_GRAPH_FORMAT_PAJEK &&
-        c->fmt != GAT_GRAPH_FORMAT_DIMACS)
-        return GAT_OK;
-    /* the bytes as igraph sees them (no gzip inflation; an edge list with feature columns:
-     * c->stripped, its node fields), cut into fields by the text reader */
+    if (c->fmt != GAT_GRAPH_FORMAT_PAJEK && c->fmt != GAT_GRAPH_FORMAT_DIMACS) return GAT_OK;
+    /* the bytes as igraph sees them (no gzip inflation), cut into fields by the text reader */
     if ((st = gat_i_read_file(path, &raw, &t.len)) != GAT_OK) return st;
     *bytes = t.len;
-    if (c->stripped) {
-        gat_free(raw);
-        if (!(raw = gat_malloc(c->stripped_len + 1, 1))) return GAT_ENOMEM;
-        memcpy(raw, c->stripped, c->stripped_len);
-        t.len = c->stripped_len;
-    }
     t.path = path;
     t.buf = (char *)raw;
     if (c->fmt == GAT_GRAPH_FORMAT_DIMACS) {
@@ -177,15 +169,13 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
         size_t last = 0;    /* fields [0, last) hold vertex numbers */
         int64_t count = -1; /* a declared count */
         const char *f0 = t.field[0];
-        if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST) {
-            last = t.n_fields; /* igraph reads a stream of numbers, line ends or not */
-        } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK && f0[0] == '*') {
+        if (f0[0] == '*') {
             section = !strcasecmp(f0, "*vertices")                            ? PAJEK_VERTICES
                       : !strcasecmp(f0, "*edges") || !strcasecmp(f0, "*arcs") ? PAJEK_PAIRS
                       : !strcasecmp(f0, "*edgeslist") || !strcasecmp(f0, "*arcslist") ? PAJEK_LISTS
                                                                                       : PAJEK_OTHER;
             if (section == PAJEK_VERTICES && t.n_fields >= 2) count = id_value(t.field[1]);
-        } else if (c->fmt == GAT_GRAPH_FORMAT_PAJEK) {
+        } else {
             last = section == PAJEK_VERTICES ? 1
                    : section == PAJEK_PAIRS  ? 2
                    : section == PAJEK_LISTS  ? t.n_fields
@@ -193,7 +183,7 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
         }
         if (last > t.n_fields) last = t.n_fields;
         for (size_t k = 0; k < last; k++) {
-            const int64_t v = id_value(t.field[k]) + base0; /* vertices 0..v or 1..v */
+            const int64_t v = id_value(t.field[k]); /* vertices 1..v */
             if (v >= 0 && v > count) count = v;
         }
         if (count > *n) *n = count;
@@ -204,13 +194,7 @@ static gat_status declared_vertices(const read_ctx *c, const char *path, int64_t
 
 /* The counts a graph file declares, checked before igraph allocates for them. A DIMACS header's
  * edge count must fit the file's size (igraph reserves room for that many edges: "p max 4
- * 444444441" would ask for gigabytes). With a features file F, every vertex needs a features
- * line, so a graph file declaring more vertices than F has lines fails (a few bytes of
- * "*Vertices 2000000000" would otherwise ask for gigabytes). Without one, every vertex becomes a
- * one-hot node, and a vertex count the file's own size cannot justify is refused: more vertices
- * than the file has bytes (a real graph names nearly all its vertices, each in two bytes or more;
- * "0 1999999999" alone asked for 20 GiB and minutes). Isolated vertices beyond that need a
- * features file, whose lines declare them. */
+ * 444444441" would ask for gigabytes); the vertex count as gat_i_gf_check_vertices says. */
 gat_status gat_i_gf_check_counts(const read_ctx *c, const features *F, const char *path)
 {
     int64_t n;
@@ -223,6 +207,18 @@ gat_status gat_i_gf_check_counts(const read_ctx *c, const features *F, const cha
                            "%s:%ld: header declares %lld edges, more than a file of %zu bytes "
                            "can hold",
                            path, dc.edges_line, (long long)dc.edges, bytes);
+    return gat_i_gf_check_vertices(F, path, n, bytes, 0);
+}
+
+/* With a features file F, every vertex needs a features line, so a graph file declaring more
+ * vertices than F has lines fails (a few bytes of "*Vertices 2000000000" would otherwise ask for
+ * gigabytes). Without one, every vertex becomes a one-hot node, and a vertex count the file's own
+ * size cannot justify is refused: more vertices than the file has bytes (a real graph names
+ * nearly all its vertices, each in two bytes or more; "0 1999999999" alone asked for 20 GiB and
+ * minutes). Isolated vertices beyond that need a features file, whose lines declare them. */
+gat_status gat_i_gf_check_vertices(const features *F, const char *path, int64_t n, size_t bytes,
+                                   int numbered)
+{
     if (!F) {
         if (n <= (int64_t)bytes) return GAT_OK;
         return gat_i_error(GAT_EFORMAT,
@@ -231,9 +227,8 @@ gat_status gat_i_gf_check_counts(const read_ctx *c, const features *F, const cha
                            "isolated vertices",
                            path, (long long)n, bytes);
     }
-    if (c->fmt == GAT_GRAPH_FORMAT_EDGELIST && c->min_n > n) n = c->min_n;
     if (n <= F->x.rows) return GAT_OK;
-    if (c->fmt != GAT_GRAPH_FORMAT_EDGELIST)
+    if (!numbered)
         return gat_i_error(GAT_EFORMAT,
                            "%s: declares %lld vertices but %s has %d lines: every vertex needs "
                            "its features",

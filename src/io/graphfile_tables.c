@@ -231,6 +231,48 @@ static int integer_label(const char *s, double *v)
     return 1;
 }
 
+/* Classes of the label strings text (n; NULL: unlabelled; they must outlive L), numbered in
+ * numeric order when every one is an integer, else in byte order, into L (zeroed). */
+gat_status gat_i_gf_label_classes(labels *L, char *const *text, gat_idx n)
+{
+    class_key *keys = gat_malloc((size_t)n, sizeof *keys);
+    gat_idx *first = gat_malloc((size_t)n, sizeof *first); /* rank of each first-seen label */
+    gat_i_strmap classes = {0};
+    gat_idx C = 0;
+    int all_integer = 1;
+    gat_status st = GAT_OK;
+
+    if (!keys || !first || !(L->label = gat_malloc((size_t)n, sizeof *L->label)) ||
+        !(L->names = gat_malloc((size_t)n, sizeof *L->names)) ||
+        gat_i_strmap_init(&classes, (size_t)n) != GAT_OK) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (gat_idx v = 0; v < n; v++) {
+        if (!text[v]) continue;
+        gat_idx *slot = gat_i_strmap_slot(&classes, L->names, text[v]);
+        if (*slot < 0) {
+            L->names[C] = text[v];
+            keys[C].name = text[v];
+            all_integer &= integer_label(text[v], &keys[C].value);
+            *slot = C++;
+        }
+    }
+    qsort(keys, (size_t)C, sizeof *keys, all_integer ? cmp_numeric : cmp_bytes);
+    for (gat_idx k = 0; k < C; k++)
+        first[*gat_i_strmap_slot(&classes, L->names, keys[k].name)] = k;
+    for (gat_idx v = 0; v < n; v++)
+        L->label[v] = text[v] ? first[*gat_i_strmap_slot(&classes, L->names, text[v])] : -1;
+    for (gat_idx k = 0; k < C; k++)
+        L->names[k] = keys[k].name;
+    L->n_classes = C;
+cleanup:
+    gat_free(keys);
+    gat_free(first);
+    gat_i_strmap_free(&classes);
+    return st;
+}
+
 /* Reads the labels file (an id table, io/idtable.h): label strings per node, then classes
  * numbered in order. */
 gat_status gat_i_gf_read_labels(labels *L, const char *path, size_t max_line,
@@ -238,65 +280,27 @@ gat_status gat_i_gf_read_labels(labels *L, const char *path, size_t max_line,
                                 const char *known)
 {
     char **text_label = gat_calloc((size_t)n, sizeof *text_label); /* into L->r.t */
-    class_key *keys = NULL;
-    gat_i_strmap classes = {0};
-    gat_idx *first = NULL; /* (n) class of each distinct label in first-seen order */
-    size_t max_lines;
-    gat_idx C = 0, i;
+    gat_idx i;
     char *label;
-    int errnum, all_integer = 1;
+    int errnum;
     gat_status st;
 
     memset(L, 0, sizeof *L);
-    if (!text_label || !(L->label = gat_malloc((size_t)n, sizeof *L->label))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
+    if (!text_label) return GAT_ENOMEM;
     if ((st = gat_i_idtable_open(&L->r, path, max_line, &errnum, nodes, ids, n, known, "label")) !=
         GAT_OK)
         goto cleanup;
-    max_lines = gat_i_text_count_lines(&L->r.t);
-    if (!(L->names = gat_malloc(max_lines, sizeof *L->names)) ||
-        !(keys = gat_malloc(max_lines, sizeof *keys)) ||
-        !(first = gat_malloc(max_lines, sizeof *first)) ||
-        gat_i_strmap_init(&classes, max_lines) != GAT_OK) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
-    while ((st = gat_i_idtable_next(&L->r, &i, &label)) == GAT_OK && i >= 0) {
+    while ((st = gat_i_idtable_next(&L->r, &i, &label)) == GAT_OK && i >= 0)
         text_label[i] = label;
-        gat_idx *slot = gat_i_strmap_slot(&classes, L->names, label);
-        if (*slot < 0) {
-            L->names[C] = label;
-            keys[C].name = label;
-            all_integer &= integer_label(label, &keys[C].value);
-            *slot = C++;
-        }
-    }
-    if (st != GAT_OK) goto cleanup;
-    if (C == 0) {
+    if (st != GAT_OK || (st = gat_i_gf_label_classes(L, text_label, n)) != GAT_OK) goto cleanup;
+    if (L->n_classes == 0)
         /* a labels file was given: training on it would fail later, naming no file */
         st = gat_i_error(GAT_EFORMAT,
                          "%s: no labels (the file is empty or holds only comments): expected "
                          "'<node id> <label>' lines",
                          path);
-        goto cleanup;
-    }
-    qsort(keys, (size_t)C, sizeof *keys, all_integer ? cmp_numeric : cmp_bytes);
-    /* rank: class number of each first-seen label, through the map */
-    for (gat_idx k = 0; k < C; k++)
-        first[*gat_i_strmap_slot(&classes, L->names, keys[k].name)] = k;
-    for (gat_idx v = 0; v < n; v++)
-        L->label[v] =
-            text_label[v] ? first[*gat_i_strmap_slot(&classes, L->names, text_label[v])] : -1;
-    for (gat_idx k = 0; k < C; k++)
-        L->names[k] = keys[k].name;
-    L->n_classes = C;
 cleanup:
     gat_free(text_label);
-    gat_free(keys);
-    gat_free(first);
-    gat_i_strmap_free(&classes);
     return st;
 }
 

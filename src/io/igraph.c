@@ -122,9 +122,7 @@ gat_status gat_graph_from_igraph(gat_graph *g, const igraph_t *graph, unsigned f
 
 /* ---- Features ---------------------------------------------------------------------------- */
 
-/* (rows, cols) row-major values, checked finite and within gat_real, into a CSR of the
- * non-zeros. col_names (cols), if not NULL, names the columns (vertex attributes) in messages. */
-static gat_status dense_to_csr(gat_csr *x, gat_idx rows, gat_idx cols, const double *dense,
+gat_status gat_i_dense_to_csr(gat_csr *x, gat_idx rows, gat_idx cols, const double *dense,
                                const char *fn, const char *const *col_names)
 {
     size_t nnz = 0, k = 0;
@@ -191,7 +189,7 @@ gat_status gat_csr_from_igraph_matrix(gat_csr *x, const igraph_matrix_t *feature
     for (gat_idx r = 0; r < rows; r++)
         for (gat_idx k = 0; k < cols; k++)
             dense[(size_t)r * (size_t)cols + (size_t)k] = (double)MATRIX(*features, r, k);
-    st = dense_to_csr(x, rows, cols, dense, fn, NULL);
+    st = gat_i_dense_to_csr(x, rows, cols, dense, fn, NULL);
     gat_free(dense);
     return st;
 }
@@ -214,9 +212,14 @@ static int cattribute_installed(void)
     return prev == &igraph_cattribute_table;
 }
 
-/* type[k] for names[k] among the attributes of kind `edges` (1: edge, 0: vertex). */
-static igraph_error_t attr_types_of(const igraph_t *graph, const char *const *names,
-                                    gat_idx count, int *type, int edges)
+/* The attribute lists of a graph, handed to a visitor: names and IGRAPH_ATTRIBUTE_* types of
+ * the vertex attributes (vn, vt) and of the edge attributes (en, et). */
+typedef igraph_error_t attr_visitor(void *ctx, const igraph_strvector_t *vn,
+                                    const igraph_vector_int_t *vt, const igraph_strvector_t *en,
+                                    const igraph_vector_int_t *et);
+
+/* Lists graph's attributes (igraph_cattribute_list) and runs visit on them. */
+static igraph_error_t visit_attr_lists(const igraph_t *graph, attr_visitor *visit, void *ctx)
 {
     igraph_strvector_t gn, vn, en;
     igraph_vector_int_t gt, vt, et;
@@ -228,16 +231,8 @@ static igraph_error_t attr_types_of(const igraph_t *graph, const char *const *na
     if ((rc = igraph_vector_int_init(&gt, 0)) != IGRAPH_SUCCESS) goto free_en;
     if ((rc = igraph_vector_int_init(&vt, 0)) != IGRAPH_SUCCESS) goto free_gt;
     if ((rc = igraph_vector_int_init(&et, 0)) != IGRAPH_SUCCESS) goto free_vt;
-    if ((rc = igraph_cattribute_list(graph, &gn, &gt, &vn, &vt, &en, &et)) == IGRAPH_SUCCESS) {
-        const igraph_strvector_t *sn = edges ? &en : &vn;
-        const igraph_vector_int_t *st = edges ? &et : &vt;
-        for (gat_idx k = 0; k < count; k++) {
-            type[k] = -1;
-            for (igraph_integer_t a = 0; a < igraph_strvector_size(sn); a++)
-                if (strcmp(igraph_strvector_get(sn, a), names[k]) == 0)
-                    type[k] = (int)VECTOR(*st)[a];
-        }
-    }
+    if ((rc = igraph_cattribute_list(graph, &gn, &gt, &vn, &vt, &en, &et)) == IGRAPH_SUCCESS)
+        rc = visit(ctx, &vn, &vt, &en, &et);
     igraph_vector_int_destroy(&et);
 free_vt:
     igraph_vector_int_destroy(&vt);
@@ -252,31 +247,112 @@ free_gn:
     return rc;
 }
 
+typedef struct types_query {
+    const char *const *names;
+    gat_idx count;
+    int *type;
+    int edges;
+} types_query;
+
+static igraph_error_t find_types(void *ctx, const igraph_strvector_t *vn,
+                                 const igraph_vector_int_t *vt, const igraph_strvector_t *en,
+                                 const igraph_vector_int_t *et)
+{
+    const types_query *q = ctx;
+    const igraph_strvector_t *sn = q->edges ? en : vn;
+    const igraph_vector_int_t *st = q->edges ? et : vt;
+    for (gat_idx k = 0; k < q->count; k++) {
+        q->type[k] = -1;
+        for (igraph_integer_t a = 0; a < igraph_strvector_size(sn); a++)
+            if (strcmp(igraph_strvector_get(sn, a), q->names[k]) == 0)
+                q->type[k] = (int)VECTOR(*st)[a];
+    }
+    return IGRAPH_SUCCESS;
+}
+
+/* type[k] for names[k] among the attributes of kind `edges` (1: edge, 0: vertex). */
+static igraph_error_t attr_types_of(const igraph_t *graph, const char *const *names,
+                                    gat_idx count, int *type, int edges)
+{
+    types_query q = {names, count, type, edges};
+    return visit_attr_lists(graph, find_types, &q);
+}
+
 igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
                                               gat_idx count, int *type)
 {
     return attr_types_of(graph, names, count, type, 0);
 }
 
-igraph_error_t gat_i_igraph_edge_attrs(const igraph_t *graph, const char *const *names,
-                                       gat_idx count, int *type, double *rows)
+/* type[k] for names[k] among the attributes of kind edges (1: edge, 0: vertex); when every one is
+ * numeric, rows (count of that kind, count) receives their values. */
+static igraph_error_t attr_rows(const igraph_t *graph, const char *const *names, gat_idx count,
+                                int *type, double *rows, int edges)
 {
     igraph_vector_t v;
-    const size_t m = (size_t)igraph_ecount(graph);
-    igraph_error_t rc = attr_types_of(graph, names, count, type, 1);
+    const size_t n = (size_t)(edges ? igraph_ecount(graph) : igraph_vcount(graph));
+    igraph_error_t rc = attr_types_of(graph, names, count, type, edges);
     if (rc != IGRAPH_SUCCESS) return rc;
     for (gat_idx k = 0; k < count; k++)
         if (type[k] != IGRAPH_ATTRIBUTE_NUMERIC) return IGRAPH_SUCCESS;
     if ((rc = igraph_vector_init(&v, 0)) != IGRAPH_SUCCESS) return rc;
     for (gat_idx k = 0; k < count && rc == IGRAPH_SUCCESS; k++) {
-        if ((rc = igraph_cattribute_EANV(graph, names[k], igraph_ess_all(IGRAPH_EDGEORDER_ID),
-                                         &v)) != IGRAPH_SUCCESS)
-            break;
-        for (size_t e = 0; e < m; e++)
-            rows[e * (size_t)count + (size_t)k] = (double)VECTOR(v)[(igraph_integer_t)e];
+        rc = edges ? igraph_cattribute_EANV(graph, names[k], igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                   : igraph_cattribute_VANV(graph, names[k], igraph_vss_all(), &v);
+        if (rc != IGRAPH_SUCCESS) break;
+        for (size_t i = 0; i < n; i++)
+            rows[i * (size_t)count + (size_t)k] = (double)VECTOR(v)[(igraph_integer_t)i];
     }
     igraph_vector_destroy(&v);
     return rc;
+}
+
+igraph_error_t gat_i_igraph_vertex_attrs(const igraph_t *graph, const char *const *names,
+                                         gat_idx count, int *type, double *rows)
+{
+    return attr_rows(graph, names, count, type, rows, 0);
+}
+
+typedef struct numeric_query {
+    const char *const *skip;
+    int n_skip;
+    char ***names;
+    gat_idx *count;
+} numeric_query;
+
+static igraph_error_t find_numeric(void *ctx, const igraph_strvector_t *vn,
+                                   const igraph_vector_int_t *vt, const igraph_strvector_t *en,
+                                   const igraph_vector_int_t *et)
+{
+    const numeric_query *q = ctx;
+    const igraph_integer_t total = igraph_strvector_size(vn);
+    (void)en, (void)et;
+    if (!(*q->names = gat_calloc((size_t)total + 1, sizeof **q->names))) return IGRAPH_ENOMEM;
+    for (igraph_integer_t a = 0; a < total; a++) {
+        const char *name = igraph_strvector_get(vn, a);
+        int skipped = VECTOR(*vt)[a] != IGRAPH_ATTRIBUTE_NUMERIC;
+        for (int k = 0; k < q->n_skip; k++)
+            skipped |= q->skip[k] && !strcmp(name, q->skip[k]);
+        if (skipped) continue;
+        if (!((*q->names)[*q->count] = gat_strdup(name))) return IGRAPH_ENOMEM;
+        ++*q->count;
+    }
+    return IGRAPH_SUCCESS;
+}
+
+igraph_error_t gat_i_igraph_numeric_vertex_attrs(const igraph_t *graph, const char *const *skip,
+                                                 int n_skip, char ***names, gat_idx *count)
+{
+    numeric_query q = {skip, n_skip, names, count};
+    *names = NULL;
+    *count = 0;
+    return visit_attr_lists(graph, find_numeric, &q);
+}
+
+igraph_error_t gat_i_igraph_edge_attrs(const igraph_t *graph, const char *const *names,
+                                       gat_idx count, int *type, double *rows)
+{
+    return attr_rows(graph, names, count, type, rows, 1);
 }
 
 gat_status gat_i_edge_attr_rows(const char *what, const char *const *names, gat_idx count,
@@ -314,18 +390,7 @@ static igraph_error_t attr_types(void *p)
 static igraph_error_t attr_values(void *p)
 {
     attr_ctx *c = p;
-    igraph_vector_t v;
-    igraph_error_t rc = igraph_vector_init(&v, 0);
-    if (rc != IGRAPH_SUCCESS) return rc;
-    for (gat_idx k = 0; k < c->count && rc == IGRAPH_SUCCESS; k++) {
-        if ((rc = igraph_cattribute_VANV(c->graph, c->names[k], igraph_vss_all(), &v)) !=
-            IGRAPH_SUCCESS)
-            break;
-        for (int64_t i = 0; i < c->n; i++)
-            c->dense[(size_t)i * (size_t)c->count + (size_t)k] = (double)VECTOR(v)[i];
-    }
-    igraph_vector_destroy(&v);
-    return rc;
+    return gat_i_igraph_vertex_attrs(c->graph, c->names, c->count, c->type, c->dense);
 }
 
 gat_status gat_csr_from_igraph_attributes(gat_csr *x, const igraph_t *graph,
@@ -367,7 +432,7 @@ gat_status gat_csr_from_igraph_attributes(gat_csr *x, const igraph_t *graph,
         goto cleanup;
     }
     if ((st = gat_i_igraph_call(attr_values, &c, GAT_EDEP, fn)) != GAT_OK) goto cleanup;
-    st = dense_to_csr(x, (gat_idx)c.n, count, c.dense, fn, names);
+    st = gat_i_dense_to_csr(x, (gat_idx)c.n, count, c.dense, fn, names);
 cleanup:
     gat_free(c.type);
     gat_free(c.dense);

@@ -5,6 +5,7 @@
 #ifndef GAT_I_IGRAPH_H
 #define GAT_I_IGRAPH_H
 
+#include "gat/matrix.h"
 #include "gat/status.h"
 
 #include <igraph.h>
@@ -25,6 +26,24 @@ gat_status gat_i_igraph_call(gat_i_igraph_body *body, void *ctx, gat_status fail
  * which must be installed. */
 igraph_error_t gat_i_igraph_vertex_attr_types(const igraph_t *graph, const char *const *names,
                                               gat_idx count, int *type);
+
+/* For use inside a body: type[k] as above for vertex attribute names[k]; when every one is
+ * numeric, rows (n, count) receives their values, row v for vertex v (n = vcount; a vertex
+ * without the value, as GraphML allows, reads NaN). */
+igraph_error_t gat_i_igraph_vertex_attrs(const igraph_t *graph, const char *const *names,
+                                         gat_idx count, int *type, double *rows);
+
+/* For use inside a body: *names (allocated, *count gat_strdup'ed names; free both even on
+ * failure) = the numeric vertex attributes of graph in igraph's order, but those named in skip
+ * (n_skip entries, NULL ones ignored). */
+igraph_error_t gat_i_igraph_numeric_vertex_attrs(const igraph_t *graph, const char *const *skip,
+                                                 int n_skip, char ***names, gat_idx *count);
+
+/* (rows, cols) row-major values, checked finite and within gat_real, into x (uninitialised), a
+ * CSR of the non-zeros. col_names (cols), if not NULL, names the columns (vertex attributes) in
+ * messages, which start with what. Returns GAT_ENUMERIC, GAT_EINVAL, GAT_ENOMEM. */
+gat_status gat_i_dense_to_csr(gat_csr *x, gat_idx rows, gat_idx cols, const double *dense,
+                              const char *what, const char *const *col_names);
 
 /* For use inside a body: type[k] as above for edge attribute names[k]; when every one is
  * numeric, rows (m, count) receives their values, row e for igraph edge e (m = ecount). */

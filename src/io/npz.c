@@ -347,6 +347,18 @@ static gat_status parse_descr(hparse *h, gat_i_npy *a, const char *descr, int *s
     if (*d != '\0' || size < 1)
         return gat_i_error(GAT_EFORMAT, "%s: member '%s': unsupported dtype '%s'", h->path,
                            h->member, descr);
+    if (kind == 'U' || kind == 'S') { /* fixed-width strings: 'U' counts 4-byte code points */
+        a->type = GAT_I_NPY_STR;
+        a->utf32 = kind == 'U';
+        a->itemsize = (size_t)size * (kind == 'U' ? 4 : 1);
+        if (kind == 'U' && order != '<' && order != '>')
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: member '%s': dtype '%s' does not say its byte order ('<' or "
+                               "'>')",
+                               h->path, h->member, descr);
+        *swap = kind == 'U' && (order == '<') != host_le;
+        return GAT_OK;
+    }
     a->itemsize = (size_t)size;
     if (kind == 'b' && size == 1)
         a->type = GAT_I_NPY_BOOL;
@@ -576,18 +588,25 @@ static gat_status to_c_order(gat_i_npy *a)
     return GAT_OK;
 }
 
-gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a)
+/* gat_i_npz_read (strings 0: numbers only) and gat_i_npz_read_strings (1). */
+static gat_status read_member(const gat_i_npz *z, size_t k, gat_i_npy *a, int strings)
 {
     member_reader r;
     int fortran = 0, swap = 0;
     gat_status st = reader_open(&r, z, k);
     if (st != GAT_OK) goto cleanup;
     if ((st = read_header(&r, a, &fortran, &swap)) != GAT_OK) goto cleanup;
+    if (a->type == GAT_I_NPY_OBJECT && strings) goto cleanup; /* skipped by the caller */
     if (a->type == GAT_I_NPY_OBJECT) {
         st = gat_i_error(GAT_EFORMAT,
                          "%s: member '%s' is an object array (pickled Python objects), which is "
                          "not supported",
                          z->path, z->member[k].name);
+        goto cleanup;
+    }
+    if ((a->type == GAT_I_NPY_STR) != strings) {
+        st = gat_i_error(GAT_EFORMAT, "%s: member '%s' has dtype '%s', expected %s", z->path,
+                         z->member[k].name, a->descr, strings ? "strings" : "numbers");
         goto cleanup;
     }
     if (!(a->data = gat_malloc(a->count, a->itemsize))) {
@@ -597,12 +616,61 @@ gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a)
     if ((st = reader_get(&r, a->data, a->count * a->itemsize)) != GAT_OK ||
         (st = reader_finish(&r)) != GAT_OK)
         goto cleanup;
-    if (swap) swap_bytes(a->data, a->count, a->itemsize);
+    if (swap && a->type == GAT_I_NPY_STR)
+        swap_bytes(a->data, a->count * (a->itemsize / 4), 4); /* each code point */
+    else if (swap)
+        swap_bytes(a->data, a->count, a->itemsize);
     if (fortran) st = to_c_order(a);
 cleanup:
     reader_close(&r);
     if (st != GAT_OK) gat_i_npy_free(a);
     return st;
+}
+
+gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a)
+{
+    return read_member(z, k, a, 0);
+}
+
+gat_status gat_i_npz_read_strings(const gat_i_npz *z, size_t k, gat_i_npy *a)
+{
+    return read_member(z, k, a, 1);
+}
+
+gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size, const char *what)
+{
+    const unsigned char *p = (const unsigned char *)a->data + k * a->itemsize;
+    const size_t chars = a->utf32 ? a->itemsize / 4 : a->itemsize;
+    size_t at = 0, len = chars;
+    while (len > 0 && (a->utf32 ? !memcmp(p + 4 * (len - 1), "\0\0\0", 4) : !p[len - 1]))
+        len--; /* numpy pads with NULs */
+    for (size_t c = 0; c < len; c++) {
+        uint32_t u = p[c];
+        if (a->utf32) memcpy(&u, p + 4 * c, 4); /* host order: swapped on reading */
+        if (u == 0 || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF))
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: string %zu: character %zu is U+%04X, not a character of a "
+                               "name",
+                               what, k, c, (unsigned)u);
+        if (at + 5 > size) break; /* not reached: size >= 4 chars + 1 */
+        if (u < 0x80 || !a->utf32) {
+            buf[at++] = (char)u; /* 'S' strings: bytes as they are */
+        } else if (u < 0x800) {
+            buf[at++] = (char)(0xC0 | u >> 6);
+            buf[at++] = (char)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            buf[at++] = (char)(0xE0 | u >> 12);
+            buf[at++] = (char)(0x80 | (u >> 6 & 0x3F));
+            buf[at++] = (char)(0x80 | (u & 0x3F));
+        } else {
+            buf[at++] = (char)(0xF0 | u >> 18);
+            buf[at++] = (char)(0x80 | (u >> 12 & 0x3F));
+            buf[at++] = (char)(0x80 | (u >> 6 & 0x3F));
+            buf[at++] = (char)(0x80 | (u & 0x3F));
+        }
+    }
+    buf[at] = '\0';
+    return GAT_OK;
 }
 
 gat_status gat_i_npy_load(const char *path, gat_i_npy *a)

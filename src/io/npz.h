@@ -16,7 +16,9 @@ typedef enum gat_i_npy_type {
     GAT_I_NPY_INT,   /* signed integer of itemsize bytes */
     GAT_I_NPY_UINT,  /* unsigned integer of itemsize bytes */
     GAT_I_NPY_FLOAT, /* IEEE float of itemsize 4 or 8 */
-    GAT_I_NPY_OBJECT /* 'O': pickled Python objects (recognised to be refused by name) */
+    GAT_I_NPY_OBJECT, /* 'O': pickled Python objects (recognised to be refused by name) */
+    GAT_I_NPY_STR     /* 'U' (UTF-32, itemsize 4 L) or 'S' (bytes, itemsize L): fixed-width
+                         strings padded with NULs, read only by gat_i_npz_read_strings */
 } gat_i_npy_type;
 
 #define GAT_I_NPY_MAX_DIMS 32
@@ -30,6 +32,7 @@ typedef struct gat_i_npy {
     size_t shape[GAT_I_NPY_MAX_DIMS];
     size_t count;  /* product of shape (1 for a 0-d array) */
     char descr[8]; /* as written, for messages */
+    int utf32;     /* GAT_I_NPY_STR: 'U' (1) or 'S' (0) */
     void *data;    /* (count * itemsize) owned, gat_free; NULL before the data is read */
 } gat_i_npy;
 
@@ -66,6 +69,15 @@ long gat_i_npz_find(const gat_i_npz *z, const char *key);
  * is the size the header declares, after it was checked against the member's declared size, which
  * was checked against what its compressed bytes can inflate to (deflate's 1032:1). */
 gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a);
+/* As gat_i_npz_read, for an array of strings (dtype 'U' or 'S'; any other is GAT_EFORMAT naming
+ * the member and its dtype). An object array (Python's str objects, pickled) is not read: a has
+ * type GAT_I_NPY_OBJECT and no data, with GAT_OK, for the caller to skip. */
+gat_status gat_i_npz_read_strings(const gat_i_npz *z, size_t k, gat_i_npy *a);
+/* Element k of a string array as UTF-8 into buf (size bytes, which 4 itemsize + 1 always
+ * suffice), its padding dropped. Returns GAT_EFORMAT naming what (e.g. the member) and k for a
+ * code point that is no Unicode scalar value or a NUL inside the text. */
+gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size,
+                            const char *what);
 /* Reads the bare .npy file at path whole into a (uninitialised; zeroed on failure), with the
  * checks of gat_i_npz_read (messages name the file). Returns GAT_EIO, GAT_EFORMAT, GAT_ENOMEM. */
 gat_status gat_i_npy_load(const char *path, gat_i_npy *a);

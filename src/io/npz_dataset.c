@@ -334,7 +334,61 @@ typedef struct assembly {
     size_t m;
     uint8_t *split; /* NULL: random split */
     gat_idx n_splits;
+    char **class_names, **node_ids; /* (n_class_names = C), (n_node_ids = N) or NULL: none */
+    size_t n_class_names, n_node_ids;
 } assembly;
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t k = 0; names && k < n; k++)
+        gat_free(names[k]);
+    gat_free(names);
+}
+
+/* The string array member key (if present and not an object array, which is skipped) as *out
+ * (allocated, count UTF-8 strings); *count = its length, which must be at least min (the classes
+ * the labels use) and at most max (the nodes). GAT_EFORMAT for another dtype or shape. */
+static gat_status read_names(const gat_i_npz *z, const char *key, size_t min, size_t max,
+                             char ***out, size_t *count)
+{
+    gat_i_npy a = {0};
+    char what[600], shape[256], *buf = NULL;
+    const long k = gat_i_npz_find(z, key);
+    gat_status st;
+    *out = NULL;
+    *count = 0;
+    if (k < 0) return GAT_OK;
+    if ((st = gat_i_npz_read_strings(z, (size_t)k, &a)) != GAT_OK || a.type == GAT_I_NPY_OBJECT)
+        goto cleanup;
+    if (a.ndim != 1 || a.shape[0] < min || a.shape[0] > max) {
+        st = gat_i_error(GAT_EFORMAT, "%s: member '%s' has shape %s, expected (%zu,)%s", z->path,
+                         key, gat_i_npy_shape_str(&a, shape, sizeof shape), min,
+                         min < max ? " or longer" : "");
+        goto cleanup;
+    }
+    snprintf(what, sizeof what, "%s: member '%s'", z->path, key);
+    if (!(buf = gat_malloc(a.itemsize + 1, 4)) ||
+        !(*out = gat_calloc(a.shape[0] + 1, sizeof **out))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < a.shape[0]; i++, ++*count) {
+        if ((st = gat_i_npy_string(&a, i, buf, 4 * a.itemsize + 4, what)) != GAT_OK) goto cleanup;
+        if (!((*out)[i] = gat_strdup(buf))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+    }
+cleanup:
+    gat_free(buf);
+    gat_i_npy_free(&a);
+    if (st != GAT_OK) {
+        free_names(*out, *count);
+        *out = NULL;
+        *count = 0;
+    }
+    return st;
+}
 
 static gat_status platonov(const gat_i_npz *z, const gat_dataset_options *opt, assembly *A)
 {
@@ -449,6 +503,14 @@ static gat_status shchur(const gat_i_npz *z, assembly *A)
     if ((st = get(z, "labels", layout, &a)) != GAT_OK ||
         (st = read_labels(z, "labels", &a, N, &A->labels, &A->C)) != GAT_OK)
         goto cleanup;
+    /* class and node names where the file holds them as string arrays (gnn-benchmark's
+     * pickled dicts and object arrays are skipped: the classes are then 0..C-1) */
+    if ((st = read_names(z, "class_names", (size_t)A->C, N, &A->class_names, &A->n_class_names)) !=
+        GAT_OK)
+        goto cleanup;
+    if (A->class_names) A->C = (gat_idx)A->n_class_names; /* a class no node has keeps its name */
+    if ((st = read_names(z, "idx_to_node", N, N, &A->node_ids, &A->n_node_ids)) != GAT_OK)
+        goto cleanup;
 cleanup:
     gat_i_npy_free(&a);
     csr_parts_free(&adj);
@@ -496,7 +558,9 @@ gat_status gat_i_npz_dataset_read(gat_dataset *ds, const char *path, const gat_d
                                      .labels = A.labels,
                                      .n_classes = A.C,
                                      .split = A.split,
-                                     .edge_input = map};
+                                     .edge_input = map,
+                                     .class_names = (const char *const *)A.class_names,
+                                     .node_ids = (const char *const *)A.node_ids};
     if ((st = gat_i_dataset_from_parts(ds, &parts, &o, "gat_dataset_load", path, path)) != GAT_OK)
         goto cleanup;
     ds->n_splits = A.n_splits;
@@ -507,6 +571,8 @@ cleanup:
     gat_free(A.src);
     gat_free(A.dst);
     gat_free(A.split);
+    free_names(A.class_names, A.n_class_names);
+    free_names(A.node_ids, A.n_node_ids);
     gat_graph_destroy(&g);
     gat_free(map);
     return st;

@@ -223,6 +223,25 @@ size_t gat_i_text_count_lines(const gat_i_text *t)
     return lines;
 }
 
+/* Appends field p to t->field. */
+static gat_status push_field(gat_i_text *t, char *p)
+{
+    if (t->n_fields == t->cap_fields) {
+        size_t c = gat_i_next_cap(t->cap_fields, t->n_fields + 1);
+        char **f = gat_realloc(t->field, c, sizeof *f);
+        if (!f) return GAT_ENOMEM;
+        t->field = f;
+        t->cap_fields = c;
+    }
+    t->field[t->n_fields++] = p;
+    return GAT_OK;
+}
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
 /* Cuts line [s, end) (with *end == '\0') into fields separated by runs of spaces and tabs. */
 static gat_status split_fields(gat_i_text *t, char *s, char *end)
 {
@@ -232,14 +251,8 @@ static gat_status split_fields(gat_i_text *t, char *s, char *end)
         while (p < end && (*p == ' ' || *p == '\t'))
             p++;
         if (p == end) return GAT_OK;
-        if (t->n_fields == t->cap_fields) {
-            size_t c = gat_i_next_cap(t->cap_fields, t->n_fields + 1);
-            char **f = gat_realloc(t->field, c, sizeof *f);
-            if (!f) return GAT_ENOMEM;
-            t->field = f;
-            t->cap_fields = c;
-        }
-        t->field[t->n_fields++] = p;
+        gat_status st = push_field(t, p);
+        if (st != GAT_OK) return st;
         while (p < end && *p != ' ' && *p != '\t')
             p++;
         if (p == end) return GAT_OK;
@@ -247,9 +260,49 @@ static gat_status split_fields(gat_i_text *t, char *s, char *end)
     }
 }
 
-/* Advances to the next non-blank line and splits it into t->field; t->n_fields == 0 at the end
- * of the file. A trailing '\r' is dropped. */
-gat_status gat_i_text_next(gat_i_text *t)
+/* Cuts line [s, end) (with *end == '\0') into comma-separated fields (RFC 4180 as spreadsheets
+ * and pandas write it): blanks around a field dropped, a field in double quotes may hold commas
+ * and blanks, "" inside it standing for one quote (unquoted in place: the text only shrinks). A
+ * line of blanks has no fields; "a,,b" has an empty second one. */
+static gat_status split_csv(gat_i_text *t, char *s, char *end)
+{
+    char *p = s;
+    gat_status st;
+    t->n_fields = 0;
+    while (p < end && blank(*p))
+        p++;
+    if (p == end) return GAT_OK;
+    for (;;) {
+        while (p < end && blank(*p))
+            p++;
+        char *f = p, *fend;
+        if ((st = push_field(t, f)) != GAT_OK) return st;
+        if (p < end && *p == '"') {
+            char *w = p++;
+            while (p < end && (*p != '"' || (p + 1 < end && p[1] == '"'))) {
+                p += *p == '"'; /* "" -> " */
+                *w++ = *p++;
+            }
+            p += p < end; /* the closing quote */
+            fend = w;
+            while (p < end && *p != ',')
+                p++;
+        } else {
+            while (p < end && *p != ',')
+                p++;
+            fend = p;
+            while (fend > f && blank(fend[-1]))
+                fend--;
+        }
+        const int more = p < end; /* a comma: another field follows */
+        *fend = '\0';             /* fend <= p: at most the comma is overwritten */
+        if (!more) return GAT_OK;
+        p++;
+    }
+}
+
+/* The next non-blank line, cut by split. */
+static gat_status next_line(gat_i_text *t, gat_status (*split)(gat_i_text *, char *, char *))
 {
     t->n_fields = 0;
     while (t->n_fields == 0 && t->pos < t->len) {
@@ -262,9 +315,21 @@ gat_status gat_i_text_next(gat_i_text *t)
         t->start = s;
         if (end > s && end[-1] == '\r') end--;
         *end = '\0';
-        if ((st = split_fields(t, s, end)) != GAT_OK) return st;
+        if ((st = split(t, s, end)) != GAT_OK) return st;
     }
     return GAT_OK;
+}
+
+/* Advances to the next non-blank line and splits it into t->field; t->n_fields == 0 at the end
+ * of the file. A trailing '\r' is dropped. */
+gat_status gat_i_text_next(gat_i_text *t)
+{
+    return next_line(t, split_fields);
+}
+
+gat_status gat_i_text_next_csv(gat_i_text *t)
+{
+    return next_line(t, split_csv);
 }
 
 /* 1-based byte column of field k of the current line. */

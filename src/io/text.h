@@ -36,6 +36,10 @@ size_t gat_i_text_count_lines(const gat_i_text *t);
 /* Advances to the next non-blank line and splits it into t->field; t->n_fields == 0 at the end
  * of the file. Returns GAT_ENOMEM. */
 gat_status gat_i_text_next(gat_i_text *t);
+/* As gat_i_text_next, with comma-separated fields (CSV as spreadsheets and pandas write it):
+ * blanks around a field are dropped, a field in double quotes may hold commas and blanks, with ""
+ * for one quote inside it (unquoted in place); "a,,b" has an empty second field. */
+gat_status gat_i_text_next_csv(gat_i_text *t);
 /* 1-based byte column of field k of the current line. */
 long gat_i_text_column(const gat_i_text *t, size_t k);
 

@@ -1,6 +1,6 @@
-/* A model's binding of a graph and features to the engine's caches (model/fast.c): the checks,
- * the node order for locality and the renumbered inputs, edge features, the rebuild in place;
- * forward and backward on it, and the outputs in the caller's numbering. */
+/* A model's binding (binding.h) to the engine's caches (model/fast.c): the checks, the node order
+ * for locality and the renumbered inputs (one renumbering step, gat_i_renumber), edge features,
+ * the rebuild in place; forward and backward on it, and the outputs in the caller's numbering. */
 #include "model_state.h"
 #include "core/core.h"
 #include "graph/graph_i.h"
@@ -39,32 +39,11 @@ static const gat_real *output_view(gat_model *m, int l)
     return m->ws.view[l];
 }
 
-/* A renumbered binding's edge map: edge e of pg is edge edge_of[e] of the caller's graph; made
- * on first need (NULL on allocation failure). g is the caller's graph (m->ws.g, or the one being
- * bound). */
-static const gat_idx *edge_map(gat_model *m, const gat_graph *g)
-{
-    if (!m->ws.edge_of) {
-        gat_graph tmp;
-        const size_t E = (size_t)m->ws.pg.nnz;
-        if (!(m->ws.edge_of = gat_malloc(E ? E : 1, sizeof *m->ws.edge_of))) return NULL;
-        /* the renumbering again, this time keeping where each edge came from */
-        if (gat_graph_permute(&tmp, g, m->ws.perm, m->ws.edge_of) != GAT_OK) {
-            gat_free(m->ws.edge_of);
-            m->ws.edge_of = NULL;
-            return NULL;
-        }
-        gat_graph_destroy(&tmp);
-    }
-    return m->ws.edge_of;
-}
-
 static const gat_real *alpha_view(gat_model *m, int l)
 {
     const gat_real *a = gat_i_fast_alpha(m->ws.fast, l); /* may allocate (gat_i_fast_alpha) */
     if (!a || m->ws.order == GAT_ORDER_NONE) return a;
     const size_t H = (size_t)m->L[l].heads, E = (size_t)m->ws.pg.nnz;
-    if (!edge_map(m, m->ws.g)) return NULL;
     if (!m->ws.aview[l] && !(m->ws.aview[l] = gat_malloc(E * H, sizeof *a))) return NULL;
     if (m->ws.aview_at[l] != m->ws.fwd) {
         for (size_t e = 0; e < E; e++)
@@ -123,6 +102,7 @@ static void drop_order(gat_model *m)
     gat_free(m->ws.perm);
     gat_free(m->ws.iperm);
     gat_free(m->ws.edge_of);
+    gat_free(m->ws.pex);
     gat_free(m->ws.mark);
     gat_free(m->ws.rows);
     gat_free(m->ws.dl);
@@ -133,6 +113,7 @@ static void drop_order(gat_model *m)
         m->ws.view_at[l] = m->ws.aview_at[l] = 0;
     }
     m->ws.perm = m->ws.iperm = m->ws.edge_of = m->ws.rows = NULL;
+    m->ws.pex = NULL;
     m->ws.mark = NULL;
     m->ws.dl = NULL;
     m->ws.order = GAT_ORDER_NONE;
@@ -142,7 +123,6 @@ static void drop_order(gat_model *m)
 void gat_i_model_unbind(gat_model *m)
 {
     drop_order(m);
-    gat_free(m->ws.pex);
     gat_i_fast_free(m->ws.fast);
     memset(&m->ws, 0, sizeof m->ws);
 }
@@ -154,16 +134,39 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The order the binding of g uses, and for a method the renumbered inputs pg, px and what maps
- * results back. On failure nothing of it is left. */
-static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
+/* Whether binding b may be renumbered: not with dropout keys or remote rows (their numbers are
+ * another graph's), and as the model's order asks. */
+static int may_order(const gat_model *m, const gat_i_binding *b)
+{
+    return !b->remote && !b->rkey && !b->xkey && !b->ekey &&
+           gat_i_order_considered(b->g, m->order);
+}
+
+/* Makes ex (b's graph's (E, D) rows, or NULL) the edge features of the renumbered binding: its
+ * copy in pg's edge order. GAT_ENOMEM leaves none. */
+static gat_status order_edges(gat_model *m, const gat_real *ex)
+{
+    const size_t D = (size_t)m->cfg.edge_dim, E = (size_t)m->ws.pg.nnz;
+    gat_free(m->ws.pex);
+    m->ws.pex = NULL;
+    if (!ex) return GAT_OK;
+    if (!(m->ws.pex = gat_malloc(E * D > 0 ? E * D : 1, sizeof *m->ws.pex))) return GAT_ENOMEM;
+    for (size_t e = 0; e < E; e++)
+        memcpy(m->ws.pex + e * D, ex + (size_t)m->ws.edge_of[e] * D, D * sizeof *ex);
+    return GAT_OK;
+}
+
+/* The order the binding of b uses, and for a method the renumbered inputs pg, px (with the edge
+ * map and edge features) and what maps results back. On failure nothing of it is left. */
+static gat_status make_order(gat_model *m, const gat_i_binding *b)
 {
     gat_status st;
     const double t0 = now();
     drop_order(m);
     gat_order use;
-    if (!gat_i_order_considered(g, m->order)) return GAT_OK;
-    const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes;
+    if (!may_order(m, b)) return GAT_OK;
+    const gat_graph *g = b->g;
+    const size_t n = (size_t)g->n, C = (size_t)m->cfg.classes, E = (size_t)g->nnz;
     if (!(m->ws.perm = gat_malloc(n, sizeof *m->ws.perm))) return GAT_ENOMEM;
     if ((st = gat_i_order_pick(g, m->order, m->ws.perm, &use)) != GAT_OK) goto fail;
     if (use == GAT_ORDER_NONE) { /* auto kept the caller's order: what deciding cost */
@@ -174,12 +177,14 @@ static gat_status make_order(gat_model *m, const gat_graph *g, const gat_csr *x)
     st = GAT_ENOMEM;
     if (!(m->ws.iperm = gat_malloc(n, sizeof *m->ws.iperm)) || !(m->ws.mark = gat_calloc(n, 1)) ||
         !(m->ws.rows = gat_malloc(n, sizeof *m->ws.rows)) ||
-        !(m->ws.dl = gat_malloc(n * C, sizeof *m->ws.dl)))
+        !(m->ws.dl = gat_malloc(n * C, sizeof *m->ws.dl)) ||
+        !(m->ws.edge_of = gat_malloc(E ? E : 1, sizeof *m->ws.edge_of)))
         goto fail;
     for (size_t k = 0; k < n; k++)
         m->ws.iperm[m->ws.perm[k]] = (gat_idx)k;
-    if ((st = gat_graph_permute(&m->ws.pg, g, m->ws.perm, NULL)) != GAT_OK ||
-        (st = gat_i_csr_permute_rows(x, m->ws.perm, &m->ws.px)) != GAT_OK)
+    if ((st = gat_i_renumber(g, b->x, m->ws.perm, &m->ws.pg, &m->ws.px, m->ws.edge_of)) !=
+            GAT_OK ||
+        (st = order_edges(m, b->ex)) != GAT_OK)
         goto fail;
     m->ws.order = use;
     m->ws.order_seconds = now() - t0;
@@ -189,20 +194,39 @@ fail:
     return st;
 }
 
+/* The engine's view of the bound value: the renumbered inputs when there is an order. */
+static void engine_view(gat_model *m)
+{
+    m->ws.eb = m->ws.b;
+    m->ws.eb.rows = NULL, m->ws.eb.n_rows = 0, m->ws.eb.hop_end = NULL, m->ws.eb.hops = 0;
+    if (m->ws.order == GAT_ORDER_NONE) return;
+    m->ws.eb.g = &m->ws.pg;
+    m->ws.eb.x = &m->ws.px;
+    m->ws.eb.ex = m->ws.pex;
+}
+
 /* Whether g and x are the inputs the caches were built for: the same structs, arrays and sizes.
  * Reading x->rowptr[x->rows] is safe then: that rowptr was checked with that row count. */
 static int same_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x)
 {
-    return m->ws.g == g && m->ws.x == x && m->ws.n == g->n && m->ws.nnz == g->nnz &&
-           m->ws.arrays[0] == g->rowptr && m->ws.arrays[1] == g->col &&
-           m->ws.arrays[2] == x->rowptr && m->ws.arrays[3] == x->col && m->ws.arrays[4] == x->val &&
-           m->ws.xnnz == x->rowptr[x->rows];
+    return m->ws.fast && m->ws.b.g == g && m->ws.b.x == x && m->ws.n == g->n &&
+           m->ws.nnz == g->nnz && m->ws.arrays[0] == g->rowptr && m->ws.arrays[1] == g->col &&
+           m->ws.arrays[2] == x->rowptr && m->ws.arrays[3] == x->col &&
+           m->ws.arrays[4] == x->val && m->ws.xnnz == x->rowptr[x->rows];
+}
+
+/* Whether b is the bound value but for its output rows and flags. */
+static int is_bound(const gat_model *m, const gat_i_binding *b)
+{
+    const gat_i_binding *o = &m->ws.b;
+    const gat_real *ex = m->cfg.edge_dim > 0 ? b->ex : NULL;
+    return same_inputs(m, b->g, b->x) && o->ex == ex && o->rkey == b->rkey &&
+           o->xkey == b->xkey && o->ekey == b->ekey && o->tekey == b->tekey &&
+           o->remote == b->remote && o->hop_end == b->hop_end && o->hops == b->hops;
 }
 
 static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
 {
-    m->ws.g = g;
-    m->ws.x = x;
     m->ws.n = g->n;
     m->ws.nnz = g->nnz;
     m->ws.xnnz = x->rowptr[x->rows];
@@ -213,10 +237,19 @@ static void key_inputs(gat_model *m, const gat_graph *g, const gat_csr *x)
     m->ws.arrays[4] = x->val;
 }
 
-/* The checks of a binding (fn names the public call in the messages): sizes against each other
- * and the model, then g and x themselves, O(n + E + nnz(x)), before anything reads them. */
-static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x,
-                               const char *fn)
+/* GAT_ENUMERIC naming the first NaN or Inf of edge features ex (E, D) (fn starts the message). */
+static gat_status check_edges(const gat_real *ex, size_t E, gat_idx D, const char *fn)
+{
+    const size_t n = E * (size_t)D;
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(ex[k]))
+            return gat_i_error(GAT_ENUMERIC, "%s: edge_x of edge %zu, column %zu is %g", fn,
+                               k / (size_t)D, k % (size_t)D, (double)ex[k]);
+    return GAT_OK;
+}
+
+gat_status gat_i_model_check_inputs(const gat_model *m, const gat_graph *g, const gat_csr *x,
+                                    const gat_real *ex, const char *fn)
 {
     gat_status st;
     char what[64];
@@ -236,82 +269,57 @@ static gat_status check_inputs(const gat_model *m, const gat_graph *g, const gat
     if ((st = gat_i_graph_check(g, fn)) != GAT_OK ||
         (st = gat_i_csr_check_matrix(x, what)) != GAT_OK)
         return st;
+    if (ex && m->cfg.edge_dim > 0)
+        return check_edges(ex, (size_t)g->nnz, m->cfg.edge_dim, fn);
     return GAT_OK;
 }
 
-/* Builds every cache derived from checked inputs g and x, in the memory already allocated when
- * their layout fits in it (zeroed: rows a restricted forward skips must hold finite values for
- * backward, and nothing of earlier inputs may remain), else in a new allocation, and attaches
- * edge_x (g's edge features, checked, or NULL: none). On failure m is left unbound. */
-/* Makes ex (the caller's (E, D) rows of g, the graph being bound, or NULL) the binding's edge
- * features: the engine reads them as they are, or a renumbered binding its copy in pg's edge
- * order. On failure (GAT_ENOMEM) the binding has none. */
-static gat_status attach_edges(gat_model *m, const gat_graph *g, const gat_real *ex)
+/* Builds every cache derived from checked binding b, in the memory already allocated when its
+ * layout fits in it (zeroed: rows a restricted forward skips must hold finite values for
+ * backward, and nothing of earlier inputs may remain), else in a new allocation. On failure m is
+ * left unbound. */
+static gat_status rebuild(gat_model *m, const gat_i_binding *b)
 {
-    const size_t D = (size_t)m->cfg.edge_dim;
-    gat_free(m->ws.pex);
-    m->ws.pex = NULL;
-    m->ws.ex = NULL;
-    if (m->ws.fast) gat_i_fast_set_edges(m->ws.fast, NULL);
-    if (!ex || !m->ws.fast) return GAT_OK;
-    const gat_real *use = ex;
-    if (m->ws.order != GAT_ORDER_NONE) {
-        const size_t E = (size_t)m->ws.pg.nnz;
-        const gat_idx *map = edge_map(m, g);
-        if (!map || !(m->ws.pex = gat_malloc(E * D > 0 ? E * D : 1, sizeof *m->ws.pex)))
-            return GAT_ENOMEM;
-        for (size_t e = 0; e < E; e++)
-            memcpy(m->ws.pex + e * D, ex + (size_t)map[e] * D, D * sizeof *ex);
-        use = m->ws.pex;
-    }
-    m->ws.ex = ex;
-    gat_i_fast_set_edges(m->ws.fast, use);
-    return GAT_OK;
-}
-
-static gat_status rebuild(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags,
-                          const gat_real *edge_x)
-{
-    /* a binding with remote rows is a training binding */
-    const gat_idx lean = (flags & GAT_BIND_INFERENCE) && !m->remote ? m->lean_chunk : 0;
     gat_status st;
-    gat_i_fast_layer FL[GAT_MAX_LAYERS];
-    m->ws.g = NULL; /* unbound until the end */
-    m->ws.x = NULL;
-    m->ws.trained = m->ws.ran = 0;
-    gat_i_model_layers(m, FL);
-    if ((st = make_order(m, g, x)) != GAT_OK) {
-        gat_i_model_unbind(m);
-        return st;
-    }
-    /* the engine runs on the renumbered inputs when there is an order */
-    const gat_graph *eg = g;
-    const gat_csr *ex = x;
-    if (m->ws.order != GAT_ORDER_NONE) eg = &m->ws.pg, ex = &m->ws.px;
-    /* the engine rebuilds its caches in its own memory when the inputs fit there */
     int done = 0;
-    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, eg, ex, (flags & GAT_BIND_EXACT) != 0,
-                                              m->threads, lean, m->remote, &done)) != GAT_OK) {
-        gat_i_model_unbind(m);
-        return st;
-    }
+    m->ws.b = *b;
+    m->ws.b.rows = NULL, m->ws.b.n_rows = 0;
+    if (m->cfg.edge_dim == 0) m->ws.b.ex = NULL;
+    m->ws.trained = m->ws.ran = 0;
+    if ((st = make_order(m, &m->ws.b)) != GAT_OK) goto fail;
+    engine_view(m);
+    if (m->ws.fast &&
+        (st = gat_i_fast_rebind(m->ws.fast, &m->ws.eb, m->threads, &done)) != GAT_OK)
+        goto fail;
     if (!done) {
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
-        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, &m->cfg.options, m->n_layers, FL, eg, ex,
-                                    m->threads, lean, m->remote)) != GAT_OK) {
-            gat_i_model_unbind(m);
-            return st;
-        }
+        if ((st = gat_i_fast_create(&m->ws.fast, m->fused, &m->cfg.options, m->n_layers, m->L,
+                                    &m->ws.eb, m->threads)) != GAT_OK)
+            goto fail;
     }
-    if ((st = attach_edges(m, g, edge_x)) != GAT_OK) {
-        gat_i_model_unbind(m);
-        return st;
-    }
-    key_inputs(m, g, x);
+    key_inputs(m, b->g, b->x);
     m->ws.threads = m->threads;
-    m->ws.lean = lean > 0;
+    m->ws.lean = gat_i_fast_lean(m->ws.fast);
     return GAT_OK;
+fail:
+    gat_i_model_unbind(m);
+    return st;
+}
+
+gat_status gat_i_model_bind(gat_model *m, const gat_i_binding *b, const char *fn)
+{
+    gat_status st;
+    /* a remote row's dropped projections would have to come from its owner with z */
+    if (b->remote && m->cfg.proj_dropout > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: proj_dropout (%g) is not supported with remote rows "
+                           "(partitioned training)",
+                           fn, m->cfg.proj_dropout);
+    if (!(b->flags & GAT_I_BIND_TRUSTED) &&
+        (st = gat_i_model_check_inputs(m, b->g, b->x, b->ex, fn)) != GAT_OK)
+        return st;
+    return rebuild(m, b);
 }
 
 gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, unsigned flags)
@@ -326,18 +334,21 @@ gat_status gat_model_bind(gat_model *m, const gat_graph *g, const gat_csr *x, un
                            "gat_model_bind: unknown flags 0x%x (expected 0, "
                            "GAT_BIND_EXACT, GAT_BIND_INFERENCE or both)",
                            flags & ~(unsigned)(GAT_BIND_EXACT | GAT_BIND_INFERENCE));
-    if ((st = check_inputs(m, g, x, "gat_model_bind")) != GAT_OK) return st;
-    return rebuild(m, g, x, flags, NULL);
+    return gat_i_model_bind(m, &(gat_i_binding){.g = g, .x = x, .flags = flags},
+                            "gat_model_bind");
 }
 
 gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, gat_idx D)
 {
     const char *fn = "gat_model_bind_edge_features";
+    gat_status st;
     gat_i_clear_error();
     if (!m) return gat_i_error(GAT_EINVAL, "%s: NULL model m", fn);
-    /* a failure leaves no edge features (attach_edges with NULL allocates nothing); as any
-     * binding, this invalidates the last forward (backward would mix old caches and new rows) */
-    (void)attach_edges(m, m->ws.g, NULL);
+    /* a failure leaves no edge features; as any binding, this invalidates the last forward
+     * (backward would mix old caches and new rows) */
+    m->ws.b.ex = m->ws.eb.ex = NULL;
+    gat_free(m->ws.pex);
+    m->ws.pex = NULL;
     m->ws.trained = m->ws.ran = 0;
     if (D < 0) return gat_i_error(GAT_EINVAL, "%s: D must be >= 0, got %d", fn, D);
     if (D != m->cfg.edge_dim)
@@ -347,14 +358,13 @@ gat_status gat_model_bind_edge_features(gat_model *m, const gat_real *edge_x, ga
                            fn, m->cfg.edge_dim, D);
     if (D == 0) return GAT_OK;
     if (!edge_x) return gat_i_error(GAT_EINVAL, "%s: edge_x is NULL but D = %d", fn, D);
-    if (!m->ws.fast || !m->ws.g)
+    if (!m->ws.fast)
         return gat_i_error(GAT_EINVAL, "%s: nothing is bound (call gat_model_bind first)", fn);
-    const size_t n = (size_t)m->ws.nnz * (size_t)D;
-    for (size_t k = 0; k < n; k++)
-        if (!isfinite(edge_x[k]))
-            return gat_i_error(GAT_ENUMERIC, "%s: edge_x of edge %zu, column %zu is %g", fn,
-                               k / (size_t)D, k % (size_t)D, (double)edge_x[k]);
-    return attach_edges(m, m->ws.g, edge_x);
+    if ((st = check_edges(edge_x, (size_t)m->ws.nnz, D, fn)) != GAT_OK) return st;
+    if (m->ws.order != GAT_ORDER_NONE && (st = order_edges(m, edge_x)) != GAT_OK) return st;
+    m->ws.b.ex = edge_x;
+    m->ws.eb.ex = m->ws.order != GAT_ORDER_NONE ? m->ws.pex : edge_x;
+    return GAT_OK;
 }
 
 gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D)
@@ -366,58 +376,73 @@ gat_status gat_i_model_check_edge_dim(const gat_model *m, gat_idx D)
                        m->cfg.edge_dim, D);
 }
 
-gat_status gat_i_model_bind_edges_of(gat_model *m, const gat_graph *g, const gat_csr *x,
-                                     const gat_real *ex, gat_idx D, unsigned flags)
-{
-    gat_status st;
-    const int lean = (flags & GAT_BIND_INFERENCE) != 0, edges = m->cfg.edge_dim > 0;
-    if ((st = gat_i_model_check_edge_dim(m, D)) != GAT_OK) return st;
-    if (!edges && !lean) return GAT_OK;
-    if (m->ws.fast && same_inputs(m, g, x) && (!lean || m->ws.lean) &&
-        (!edges || (ex && m->ws.ex == ex)))
-        return GAT_OK;
-    if ((st = gat_model_bind(m, g, x, flags)) != GAT_OK) return st;
-    return edges ? gat_model_bind_edge_features(m, ex, D) : GAT_OK;
-}
-
-/* Before a forward: binds g and x unless they are the bound inputs (then nothing is checked or
- * rebuilt: every training epoch on the same inputs), and re-lays the caches out
- * when the thread count rose since (the per-thread scratch grows). */
-static gat_status prepare(gat_model *m, const gat_graph *g, const gat_csr *x, int training)
-{
-    gat_status st = GAT_OK;
-    /* a binding made for other remote rows (or none) is made again */
-    const int same =
-        m->ws.fast && same_inputs(m, g, x) && gat_i_fast_remote(m->ws.fast) == m->remote;
-    if (!same) st = check_inputs(m, g, x, "gat_model_forward");
-    /* an inference binding stays one for inference; training binds the same inputs again with
-     * the caches backward needs; new inputs drop the edge features */
-    if (st == GAT_OK && (!same || m->ws.threads < m->threads || (training && m->ws.lean)))
-        st = rebuild(m, g, x, same && m->ws.lean && !training ? GAT_BIND_INFERENCE : 0,
-                     same ? m->ws.ex : NULL);
-    if (st == GAT_OK) m->ws.ran = 1;
-    return st;
-}
-
 /* ---- forward / backward ---- */
 
-void gat_i_model_next_run(gat_model *m, int training, gat_i_fast_run *run)
+void gat_i_model_resolve_run(gat_model *m, const gat_i_run *run, gat_i_fast_run *out)
 {
-    if (training) m->step++;
-    *run = (gat_i_fast_run){.training = training,
-                            .key = gat_i_hash64(m->seed, m->step),
-                            .in_p = m->in_p,
-                            .att_p = m->att_p,
+    if (run->training) m->step = run->step ? run->step : m->step + 1;
+    const uint64_t step = run->step ? run->step : m->step;
+    *out = (gat_i_fast_run){.training = run->training,
+                            .key = gat_i_hash64(m->seed, step),
+                            .in_p = run->set_dropout ? run->in_p : m->cfg.in_dropout,
+                            .att_p = run->set_dropout ? run->att_p : m->cfg.att_dropout,
                             .slope = m->cfg.negative_slope,
-                            .rows = m->out_rows,
-                            .n_rows = m->n_out_rows,
                             .nt = m->threads,
-                            .hook = m->hook,
-                            .hook_user = m->hook_user,
-                            .xkey = m->xkey,
-                            .ekey = m->ekey,
-                            .tekey = m->tekey,
-                            .rkey = m->rkey};
+                            .hook = run->hook,
+                            .hook_user = run->hook_user};
+}
+
+/* The binding the engine runs this forward on: its view of the bound inputs with b's output rows
+ * (in the engine's numbering, ascending) and hops. */
+static gat_i_binding engine_rows(gat_model *m, const gat_i_binding *b)
+{
+    gat_i_binding e = m->ws.eb;
+    e.rows = b->rows, e.n_rows = b->rows ? b->n_rows : 0;
+    if (m->ws.order == GAT_ORDER_NONE) { /* a block's hops hold in its own numbering only */
+        e.hop_end = b->hop_end, e.hops = b->hops;
+        return e;
+    }
+    if (!b->rows) return e;
+    for (gat_idx q = 0; q < b->n_rows; q++) /* mark them, then collect */
+        m->ws.mark[m->ws.iperm[b->rows[q]]] = 1;
+    gat_idx c = 0;
+    for (gat_idx k = 0; k < m->ws.pg.n; k++)
+        if (m->ws.mark[k]) m->ws.mark[k] = 0, m->ws.rows[c++] = k;
+    e.rows = m->ws.rows;
+    e.n_rows = c;
+    return e;
+}
+
+gat_status gat_i_model_forward(gat_model *m, const gat_i_binding *b, const gat_i_run *run,
+                               const gat_real **logits)
+{
+    gat_status st = GAT_OK;
+    if (m->cfg.edge_dim > 0 && !b->ex)
+        return gat_i_error(GAT_EDIM,
+                           "gat_model_forward: the model was trained with edge_dim %d but the "
+                           "graph has 0 edge feature columns",
+                           m->cfg.edge_dim);
+    if (!is_bound(m, b)) {
+        gat_i_binding nb = *b;
+        if (run->training) nb.flags &= ~(unsigned)GAT_BIND_INFERENCE;
+        st = gat_i_model_bind(m, &nb, "gat_model_forward");
+    } else if (m->ws.threads < m->threads || (run->training && m->ws.lean)) {
+        /* the per-thread scratch grows; a training forward needs a training binding; an
+         * inference binding stays one for inference */
+        gat_i_binding same = m->ws.b;
+        if (run->training) same.flags &= ~(unsigned)GAT_BIND_INFERENCE;
+        st = rebuild(m, &same);
+    }
+    if (st != GAT_OK) return st;
+    m->ws.ran = 1;
+    gat_i_fast_run fr;
+    gat_i_model_resolve_run(m, run, &fr);
+    const gat_i_binding e = engine_rows(m, b);
+    gat_i_fast_forward(m->ws.fast, m->blob, &e, &fr);
+    m->ws.fwd++;
+    m->ws.trained = run->training;
+    if (!(*logits = output_view(m, m->n_layers - 1))) return GAT_ENOMEM;
+    return GAT_OK;
 }
 
 gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x, int training,
@@ -436,37 +461,20 @@ gat_status gat_model_forward(gat_model *m, const gat_graph *g, const gat_csr *x,
         return gat_i_error(GAT_EDIM, "features have %d columns but the model expects %d", x->cols,
                            m->cfg.in_features);
     /* checked before binding anything: other inputs would drop the bound edge features */
-    if (m->cfg.edge_dim > 0 && !(m->ws.fast && same_inputs(m, g, x) && m->ws.ex))
+    const int same = same_inputs(m, g, x);
+    if (m->cfg.edge_dim > 0 && !(same && m->ws.b.ex))
         return gat_i_error(GAT_EDIM,
                            "gat_model_forward: the model was trained with edge_dim %d "
                            "but the graph has 0 edge feature columns (bind them with "
                            "gat_model_bind_edge_features)",
                            m->cfg.edge_dim);
-    if ((st = prepare(m, g, x, training)) != GAT_OK) return st;
-    gat_i_fast_run run;
-    gat_i_model_next_run(m, training, &run);
-    if (m->ws.order != GAT_ORDER_NONE && run.rows) {
-        /* the output rows in the engine's numbering, ascending: mark them, then collect */
-        for (gat_idx q = 0; q < run.n_rows; q++)
-            m->ws.mark[m->ws.iperm[run.rows[q]]] = 1;
-        gat_idx c = 0;
-        for (gat_idx k = 0; k < g->n; k++)
-            if (m->ws.mark[k]) m->ws.mark[k] = 0, m->ws.rows[c++] = k;
-        run.rows = m->ws.rows;
-        run.n_rows = c;
-    }
-    gat_i_fast_forward(m->ws.fast, m->blob, &run);
-    m->ws.fwd++;
-    m->ws.trained = training;
-    if (!(*logits = output_view(m, m->n_layers - 1))) return GAT_ENOMEM;
-    return GAT_OK;
+    /* the caller's inputs: the bound ones with their edge features, or new ones to bind */
+    const gat_i_binding b = {.g = g, .x = x, .ex = same ? m->ws.b.ex : NULL};
+    return gat_i_model_forward(m, &b, &(gat_i_run){.training = training}, logits);
 }
 
-gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
+gat_status gat_i_model_backward(gat_model *m, const gat_real *dlogits, const gat_i_run *run)
 {
-    gat_i_clear_error();
-    if (!m || !dlogits)
-        return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
     if (!m->ws.fast || !m->ws.trained)
         return gat_i_error(GAT_EINVAL,
                            "gat_model_backward: the last forward was not a training forward");
@@ -476,7 +484,15 @@ gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
             memcpy(m->ws.dl + k * C, dlogits + (size_t)m->ws.perm[k] * C, C * sizeof *dlogits);
         dlogits = m->ws.dl;
     }
-    gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads, m->hook,
-                        m->hook_user);
+    gat_i_fast_backward(m->ws.fast, m->blob, m->blob + m->n_params, dlogits, m->threads,
+                        run ? run->hook : NULL, run ? run->hook_user : NULL);
     return GAT_OK;
+}
+
+gat_status gat_model_backward(gat_model *m, const gat_real *dlogits)
+{
+    gat_i_clear_error();
+    if (!m || !dlogits)
+        return gat_i_error(GAT_EINVAL, "gat_model_backward: NULL %s", !m ? "model m" : "dlogits");
+    return gat_i_model_backward(m, dlogits, NULL);
 }

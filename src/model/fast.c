@@ -61,7 +61,7 @@ static void partition(const gat_idx *rowptr, gat_idx r0, gat_idx r1, int nch, ga
 /* Whether layer L of f keeps no per-edge arrays (gat without edge features, recomputed in the
  * backward from s_src, s_dst, soft and the dropout hash): as options.alpha says, or by default
  * above ALPHA_STORE_BYTES of them. */
-static int recomputes_alpha(const gat_i_fast *f, const gat_i_fast_layer *L)
+static int recomputes_alpha(const gat_i_fast *f, const gat_i_layer *L)
 {
     if (L->score != GAT_SCORE_GAT || L->edge_dim != 0) return 0;
     if (f->alpha != GAT_ALPHA_AUTO) return f->alpha == GAT_ALPHA_RECOMPUTE;
@@ -83,8 +83,8 @@ static void layout_shared(gat_i_fast *f, char *base, size_t *off, shared *sh)
     size_t hw = 8, H = 1, ab = 1;
     int gat = 0, hq = 0, hk = 0, hr = 0, cos = 0, cached = 0;
     for (int l = 0; l < f->n_layers; l++) {
-        const gat_i_fast_layer *L = &f->L[l];
-        const size_t h = (size_t)L->heads, w = (size_t)gat_i_fused_fp(L->heads, L->fo) * h;
+        const gat_i_layer *L = &f->L[l];
+        const size_t h = (size_t)L->heads, w = (size_t)L->hw;
         hw = w > hw ? w : hw;
         H = h > H ? h : H;
         ab = (h + 7) / 8 > ab ? (h + 7) / 8 : ab;
@@ -110,11 +110,11 @@ static void layout_shared(gat_i_fast *f, char *base, size_t *off, shared *sh)
 /* Layer l's input dropout keep bits (a bit per element, or per stored entry of layer 0; with
  * head_drop a bit per head of each), and projection dropout's zd and keep bits (source side: N
  * rows; training bindings). T: 0 for an inference binding, which never drops. */
-static void layout_keeps(const gat_i_fast *f, const gat_i_fast_layer *L, int l, gat_i_fl *fl,
+static void layout_keeps(const gat_i_fast *f, const gat_i_layer *L, int l, gat_i_fl *fl,
                          char *base, size_t *off, size_t T)
 {
     const size_t N = (size_t)f->N, Nt = (size_t)f->n_own, fin = (size_t)L->fin;
-    const size_t hw = (size_t)gat_i_fused_fp(L->heads, L->fo) * (size_t)L->heads;
+    const size_t hw = (size_t)L->hw;
     const size_t hb = L->head_drop ? (size_t)(L->heads + 7) / 8 : 1;
     fl->xkeep = gat_i_carve(base, off,
                             T * (l == 0         ? (size_t)f->xnnz * hb
@@ -126,124 +126,117 @@ static void layout_keeps(const gat_i_fast *f, const gat_i_fast_layer *L, int l, 
     fl->zkeep = gat_i_carve(base, off, pd ? N * hw / 8 : 0, 1);
 }
 
+/* Layer l's caches and permuted parameters, carved at *off (an inference binding's shared
+ * buffers from sh). */
+static void layout_layer(gat_i_fast *f, int l, char *base, size_t *off, const shared *sh)
+{
+    const size_t N = (size_t)f->N, E = (size_t)f->E, Nt = (size_t)f->n_own, T = !f->lean;
+    const gat_i_layer *L = &f->L[l];
+    flayer *fy = &f->f[l];
+    gat_i_fl *fl = &fy->fl;
+    const size_t H = (size_t)L->heads, hw = (size_t)L->hw, ab = (H + 7) / 8, fin = (size_t)L->fin;
+    const gat_score S = L->score;
+    const int gat = S == GAT_SCORE_GAT, hr = L->residual != 0;
+    const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
+    /* gat without edge features on a large graph keeps no per-edge array: the backward
+     * recomputes alpha, the LeakyReLU signs and the dropout keeps from s_src, s_dst, soft and
+     * the hash */
+    const int rec = recomputes_alpha(f, L);
+    const size_t R = sizeof(gat_real);
+    /* the masks are written only with dropout, which inference never applies */
+    layout_keeps(f, L, l, fl, base, off, T);
+    if (f->lean) {
+        fl->z = sh->z, fl->s_src = sh->s_src, fl->s_dst = sh->s_dst, fl->alpha = sh->alpha;
+        fl->pos = sh->pos, fl->qinv = sh->qinv, fl->esc = sh->esc;
+        fl->akeep = NULL;
+        fl->soft = NULL;
+        fy->agg = fy->agg2 = fy->asig = NULL;
+        fy->q = sh->q, fy->k = sh->k, fy->res = sh->res;
+    } else {
+        fl->z = gat_i_carve(base, off, N * hw, R);
+        fl->s_src = gat_i_carve(base, off, gat ? N * H : 0, R);
+        fl->s_dst = gat_i_carve(base, off, gat ? Nt * H : 0, R);
+        /* NULL, not an empty carve: the kernels test these for being kept */
+        fl->alpha = rec ? NULL : gat_i_carve(base, off, E * H, R);
+        fl->pos = rec ? NULL : gat_i_carve(base, off, gat ? E * ab : 0, 1);
+        fl->akeep = rec ? NULL : gat_i_carve(base, off, E * ab, 1);
+        fl->soft = rec ? gat_i_carve(base, off, Nt * 2 * H, R) : NULL;
+        /* the forward's sums that spare the targets pass its gathers (gat_i_fl.agg); an output
+         * layer of one head without residual takes its logits less the bias */
+        const int ag = gat && L->edge_dim == 0, from_out = L->mean && H == 1 && !hr;
+        fy->agg = ag && !from_out ? gat_i_carve(base, off, Nt * hw, R) : NULL;
+        fy->agg2 = ag ? gat_i_carve(base, off, Nt * hw, R) : NULL;
+        fy->asig = ag ? gat_i_carve(base, off, Nt * H, R) : NULL;
+        fy->q = gat_i_carve(base, off, L->has_q ? Nt * hw : 0, R);
+        fy->k = gat_i_carve(base, off, L->has_k ? N * hw : 0, R);
+        fy->res = gat_i_carve(base, off, hr ? Nt * hw : 0, R);
+        fl->qinv = gat_i_carve(base, off, S == GAT_SCORE_COSINE ? N * H : 0, R);
+        fl->esc = gat_i_carve(base, off, cached ? E * H : 0, R);
+    }
+    fl->out = gat_i_carve(base, off, Nt * (size_t)L->width, R);
+    fy->Wp = gat_i_carve(base, off, fin * hw, R);
+    fy->asp = gat_i_carve(base, off, gat ? hw : 0, R);
+    fy->adp = gat_i_carve(base, off, gat ? hw : 0, R);
+    fy->Wqp = gat_i_carve(base, off, L->has_q ? fin * hw : 0, R);
+    fy->Wkp = gat_i_carve(base, off, L->has_k ? fin * hw : 0, R);
+    fy->attp = gat_i_carve(base, off, S == GAT_SCORE_GATV2 ? hw : 0, R);
+    fy->Rp = gat_i_carve(base, off, hr ? fin * hw : 0, R);
+    fy->em = gat_i_carve(base, off, gat ? (size_t)L->edge_dim * H : 0, R);
+    fy->Wep = gat_i_carve(base, off, S == GAT_SCORE_GATV2 ? (size_t)L->edge_dim * hw : 0, R);
+}
+
 static size_t layout(gat_i_fast *f, char *base)
 {
     /* Nt: the target-side arrays' rows (the own rows); the source side (z, s_src, k, qinv) N */
-    const size_t N = (size_t)f->N, E = (size_t)f->E, Nt = (size_t)f->n_own;
+    const size_t N = (size_t)f->N, Nt = (size_t)f->n_own;
     /* an inference binding keeps no backward scratch: T is 0 for it, 1 otherwise */
     const size_t T = !f->lean;
     shared sh = {0};
     size_t off = 0, maxh = 1, maxhw = 8, maxdy[2] = {0, 0}, stride = 0, maxwt = 0, np0 = 1,
            scr = 16;
-    int family = 0;
+    int family = 0, rec = 0;
     if (f->lean) {
         layout_shared(f, base, &off, &sh);
         f->ident = gat_i_carve(base, &off, N, sizeof(gat_idx));
     }
     for (int l = 0; l < f->n_layers; l++) {
-        const gat_i_fast_layer *L = &f->L[l];
-        gat_i_fl *fl = &f->f[l].fl;
-        const int H = L->heads;
-        const gat_idx Fp = gat_i_fused_fp(H, L->fo);
-        const size_t hw = (size_t)Fp * H, ab = (size_t)(H + 7) / 8;
-        const gat_score S = L->score;
-        const int gat = S == GAT_SCORE_GAT, hq = gat_i_score_has_q(S), hk = gat_i_score_has_k(S);
-        const int hr = L->residual != 0, np = 1 + hq + hk + hr;
-        const int cached = S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN;
-        /* gat without edge features on a large graph keeps no per-edge array: the backward
-         * recomputes alpha, the LeakyReLU signs and the dropout keeps from s_src, s_dst, soft
-         * and the hash */
-        const int rec = recomputes_alpha(f, L);
-        /* the masks are written only with dropout, which inference never applies */
-        layout_keeps(f, L, l, fl, base, &off, T);
-        if (f->lean) {
-            fl->z = sh.z, fl->s_src = sh.s_src, fl->s_dst = sh.s_dst, fl->alpha = sh.alpha;
-            fl->pos = sh.pos, fl->qinv = sh.qinv, fl->esc = sh.esc;
-            fl->akeep = NULL;
-            fl->soft = NULL;
-            f->f[l].agg = f->f[l].agg2 = f->f[l].asig = NULL;
-        } else {
-            fl->z = gat_i_carve(base, &off, N * hw, sizeof(gat_real));
-            fl->s_src = gat_i_carve(base, &off, gat ? N * H : 0, sizeof(gat_real));
-            fl->s_dst = gat_i_carve(base, &off, gat ? Nt * H : 0, sizeof(gat_real));
-            /* NULL, not an empty carve: the kernels test these for being kept */
-            fl->alpha = rec ? NULL : gat_i_carve(base, &off, E * H, sizeof(gat_real));
-            fl->pos = rec ? NULL : gat_i_carve(base, &off, gat ? E * ab : 0, 1);
-            fl->akeep = rec ? NULL : gat_i_carve(base, &off, E * ab, 1);
-            fl->soft = rec ? gat_i_carve(base, &off, Nt * 2 * (size_t)H, sizeof(gat_real)) : NULL;
-            /* the forward's sums that spare the targets pass its gathers (gat_i_fl.agg) */
-            const int ag = gat && L->edge_dim == 0;
-            /* an output layer of one head without residual: its logits less the bias */
-            const int from_out = L->mean && H == 1 && !hr;
-            f->f[l].agg =
-                ag && !from_out ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
-            f->f[l].agg2 = ag ? gat_i_carve(base, &off, Nt * hw, sizeof(gat_real)) : NULL;
-            f->f[l].asig = ag ? gat_i_carve(base, &off, Nt * (size_t)H, sizeof(gat_real)) : NULL;
-        }
-        fl->out = gat_i_carve(base, &off, Nt * (size_t)L->width, sizeof(gat_real));
-        f->f[l].Wp = gat_i_carve(base, &off, (size_t)L->fin * hw, sizeof(gat_real));
-        f->f[l].asp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
-        f->f[l].adp = gat_i_carve(base, &off, gat ? hw : 0, sizeof(gat_real));
-        f->f[l].Wqp = gat_i_carve(base, &off, hq ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].Wkp = gat_i_carve(base, &off, hk ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        f->f[l].attp = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? hw : 0, sizeof(gat_real));
-        f->f[l].Rp = gat_i_carve(base, &off, hr ? (size_t)L->fin * hw : 0, sizeof(gat_real));
-        if (f->lean) {
-            f->f[l].q = sh.q, f->f[l].k = sh.k, f->f[l].res = sh.res;
-        } else {
-            f->f[l].q = gat_i_carve(base, &off, hq ? Nt * hw : 0, sizeof(gat_real));
-            f->f[l].k = gat_i_carve(base, &off, hk ? N * hw : 0, sizeof(gat_real));
-            f->f[l].res = gat_i_carve(base, &off, hr ? Nt * hw : 0, sizeof(gat_real));
-            fl->qinv = gat_i_carve(base, &off, S == GAT_SCORE_COSINE ? N * H : 0, sizeof(gat_real));
-            fl->esc = gat_i_carve(base, &off, cached ? E * H : 0, sizeof(gat_real));
-        }
-        f->f[l].em = gat_i_carve(base, &off, gat ? (size_t)L->edge_dim * H : 0, sizeof(gat_real));
-        f->f[l].Wep = gat_i_carve(base, &off, S == GAT_SCORE_GATV2 ? (size_t)L->edge_dim * hw : 0,
-                                  sizeof(gat_real));
-        if (!gat) family = 1;
-        {
-            const size_t t = gat_i_fused_scratch(H, Fp, l > 0 ? (size_t)L->fin : 0);
-            scr = t > scr ? t : scr;
-        }
-        if (l == 0) np0 = (size_t)np;
-        maxh = (size_t)H > maxh ? (size_t)H : maxh;
+        const gat_i_layer *L = &f->L[l];
+        const size_t H = (size_t)L->heads, hw = (size_t)L->hw, fin = (size_t)L->fin;
+        const size_t np = 1 + (size_t)L->has_q + (size_t)L->has_k + (L->residual != 0);
+        const size_t cols = (size_t)f->x->cols;
+        layout_layer(f, l, base, &off, &sh);
+        family |= L->score != GAT_SCORE_GAT;
+        rec |= recomputes_alpha(f, L);
+        const size_t t = gat_i_fused_scratch(L->heads, L->Fp, l > 0 ? fin : 0);
+        scr = t > scr ? t : scr;
+        if (l == 0) np0 = np;
+        maxh = H > maxh ? H : maxh;
         maxhw = hw > maxhw ? hw : maxhw;
-        {
-            const size_t ds = GAT_I_DY_STRIDE(H, hw);
-            maxdy[l % 2] = ds > maxdy[l % 2] ? ds : maxdy[l % 2];
-        }
-        if (l > 0) maxwt = np * (size_t)L->fin * hw > maxwt ? np * (size_t)L->fin * hw : maxwt;
-        if (l == 0 && L->mean && hr && !f->dw_fused) /* scratch for the replicated R's gradient */
-            maxwt = (size_t)f->x->cols * hw > maxwt ? (size_t)f->x->cols * hw : maxwt;
-        const size_t s = 2 * hw + (size_t)np * (l > 0         ? (size_t)L->fin * hw
-                                                : f->dw_fused ? (size_t)f->x->cols * hw
-                                                              : 0);
+        const size_t ds = GAT_I_DY_STRIDE(H, hw);
+        maxdy[l % 2] = ds > maxdy[l % 2] ? ds : maxdy[l % 2];
+        if (l > 0) maxwt = np * fin * hw > maxwt ? np * fin * hw : maxwt;
+        if (l == 0 && L->mean && L->residual && !f->dw_fused) /* the replicated R's gradient */
+            maxwt = cols * hw > maxwt ? cols * hw : maxwt;
+        const size_t s = 2 * hw + np * (l > 0 ? fin * hw : f->dw_fused ? cols * hw : 0);
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
     f->drow_stride = GAT_I_R16((size_t)f->maxdeg * maxh);
     f->drow = gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real));
-    {
-        int rec = 0;
-        for (int l = 0; l < f->n_layers; l++)
-            rec |= recomputes_alpha(f, &f->L[l]);
-        f->arow =
-            rec ? gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride, sizeof(gat_real))
-                : NULL;
-        for (int l = 0; l < f->n_layers; l++)
-            f->f[l].fl.arow = f->arow, f->f[l].fl.arow_stride = f->drow_stride;
-    }
+    f->arow = rec ? gat_i_carve(base, &off, T * (size_t)f->nt_cap * f->drow_stride,
+                                sizeof(gat_real))
+                  : NULL;
+    for (int l = 0; l < f->n_layers; l++)
+        f->f[l].fl.arow = f->arow, f->f[l].fl.arow_stride = f->drow_stride;
     f->ds_dst = gat_i_carve(base, &off, T * Nt * maxh, sizeof(gat_real));
     f->active = gat_i_carve(base, &off, T * Nt, 1);
     f->dz_nonzero = gat_i_carve(base, &off, f->dw_fused ? 0 : T * Nt, 1);
     f->pt = gat_i_carve(base, &off, T * (size_t)f->tc.n * 2 * maxhw, sizeof(gat_real));
-    {
-        /* every layer has the model's D; gat's partials are (D, H), gatv2's (D, Fp, H) */
-        const size_t D = (size_t)f->L[0].edge_dim;
-        const size_t w = f->L[0].score == GAT_SCORE_GAT ? maxh : maxhw;
-        f->pe = gat_i_carve(base, &off, T * (size_t)f->tc.n * D * w, sizeof(gat_real));
-        f->dm = gat_i_carve(base, &off, T * D * maxh, sizeof(gat_real));
-    }
+    /* every layer has the model's D; gat's partials are (D, H), gatv2's (D, Fp, H) */
+    const size_t D = (size_t)f->L[0].edge_dim;
+    const size_t w = f->L[0].score == GAT_SCORE_GAT ? maxh : maxhw;
+    f->pe = gat_i_carve(base, &off, T * (size_t)f->tc.n * D * w, sizeof(gat_real));
+    f->dm = gat_i_carve(base, &off, T * D * maxh, sizeof(gat_real));
     f->dq = gat_i_carve(base, &off, family ? T * Nt * maxhw : 0, sizeof(gat_real));
     f->ps = gat_i_carve(base, &off, T * (size_t)f->sc.n * stride, sizeof(gat_real));
     for (int k = 0; k < 2; k++)
@@ -262,12 +255,8 @@ static size_t layout(gat_i_fast *f, char *base)
     if (base && f->lean)
         for (size_t i = 0; i < N; i++)
             f->ident[i] = (gat_idx)i;
-    f->dz =
-        gat_i_carve(base, &off,
-                    f->dw_fused ? 0
-                                : T * np0 * Nt * (size_t)gat_i_fused_fp(f->L[0].heads, f->L[0].fo) *
-                                      f->L[0].heads,
-                    sizeof(gat_real));
+    f->dz = gat_i_carve(base, &off, f->dw_fused ? 0 : T * np0 * Nt * (size_t)f->L[0].hw,
+                        sizeof(gat_real));
     return off;
 }
 
@@ -292,10 +281,13 @@ static void advise_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-/* Sizes, chunk counts and the layer-0 weight-gradient strategy for graph g and features x. */
-static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x,
-                        const gat_i_remote *remote)
+/* Sizes, chunk counts and the layer-0 weight-gradient strategy for binding b's graph and
+ * features. */
+static void size_inputs(gat_i_fast *f, const gat_i_binding *b)
 {
+    const gat_graph *g = b->g;
+    const gat_csr *x = b->x;
+    const gat_i_remote *remote = b->remote;
     f->g = g;
     f->x = x;
     f->N = g->n;
@@ -319,6 +311,43 @@ static void size_inputs(gat_i_fast *f, const gat_graph *g, const gat_csr *x,
     f->dw_fused = (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
 }
 
+/* The bounds' length: the binding's chunks (tc, sc, xc), then a trimmed pass's per layer. */
+static int bounds_len(const gat_i_fast *f)
+{
+    return f->tc.n + f->sc.n + f->xc.n + 3 +
+           f->n_layers * (2 * f->tc.n + f->xc.n + f->sc.n + 3);
+}
+
+/* Chunks c of rows 0 .. n - 1: those of `all` cut at n (the rows below n in the same chunks, in
+ * the same order, so that every partial sum adds what the untrimmed pass adds less its zeros:
+ * the same values), carved at *bd. */
+static gat_i_chunks cut_chunks(gat_i_chunks all, gat_idx n, gat_idx **bd)
+{
+    const gat_i_chunks c = {.n = all.n, .bound = *bd};
+    for (int k = 0; k <= all.n; k++)
+        (*bd)[k] = all.bound[k] < n ? all.bound[k] : n;
+    *bd += all.n + 1;
+    return c;
+}
+
+int gat_i_fast_trim(gat_i_fast *f, const gat_i_binding *b)
+{
+    const int L = f->n_layers;
+    const gat_idx *he = b->hop_end, n = b->n_rows;
+    f->trimmed = he && b->hops == L && !f->lean && f->n_own == f->N && b->rows && n > 0 &&
+                 n == he[0] && he[L] == f->N && b->rows[0] == 0 && b->rows[n - 1] == n - 1;
+    if (!f->trimmed) return 0;
+    gat_idx *bd = f->bounds + f->tc.n + f->sc.n + f->xc.n + 3;
+    for (int l = 0; l < L; l++) {
+        const gat_idx A = he[L - 1 - l], P = he[L - l];
+        f->att_n[l] = A, f->prj_n[l] = P;
+        f->tr_att[l] = cut_chunks(f->tc, A, &bd);
+        f->tr_prj[l] = cut_chunks(l == 0 ? f->xc : f->tc, P, &bd);
+        f->tr_src[l] = cut_chunks(f->sc, P, &bd);
+    }
+    return 1;
+}
+
 /* The chunk bounds of the current inputs, in f->bounds. */
 static void partition_all(gat_i_fast *f)
 {
@@ -336,10 +365,12 @@ static void partition_all(gat_i_fast *f)
     f->xc.bound = b;
 }
 
-/* An inference binding's chunk: at most `chunk` edges, and at least the largest row. */
-static void set_lean(gat_i_fast *f, gat_idx chunk)
+/* An inference binding's chunk: at most b's lean_chunk edges, and at least the largest row;
+ * a binding with remote rows is a training binding. */
+static void set_lean(gat_i_fast *f, const gat_i_binding *b)
 {
-    f->lean = chunk > 0;
+    gat_idx chunk = b->lean_chunk > 0 ? b->lean_chunk : GAT_I_LEAN_CHUNK;
+    f->lean = (b->flags & GAT_BIND_INFERENCE) && !b->remote;
     if (!f->lean) {
         f->chunk = 0;
         return;
@@ -365,25 +396,25 @@ static void mark_inner(gat_i_fast *f)
     }
 }
 
-gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x, int exact, int nt,
-                             gat_idx lean_chunk, const gat_i_remote *remote, int *done)
+gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int *done)
 {
     gat_i_fast t = *f;
     gat_status st;
+    const int exact = (b->flags & GAT_BIND_EXACT) != 0;
     *done = 0;
-    size_inputs(&t, g, x, remote);
-    set_lean(&t, lean_chunk);
+    size_inputs(&t, b);
+    set_lean(&t, b);
     t.nt_cap = nt < 1 ? 1 : nt;
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
      * always have its in_features columns) */
     if (f->dw_fused) t.dw_fused = 1;
-    if (t.tc.n + t.sc.n + t.xc.n + 3 > f->cap_bounds) return GAT_OK;
+    if (bounds_len(&t) > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;
     /* the transpose serves the weight gradient alone: an inference binding keeps the old one */
     if (!t.dw_fused && !t.lean &&
-        (st = gat_i_csr_transpose_perm_reuse(x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
+        (st = gat_i_csr_transpose_perm_reuse(b->x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
         return st;
     t.xt = f->xt;
     t.xt_perm = f->xt_perm;
@@ -395,12 +426,14 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_graph *g, const gat_csr *x
     for (int k = 0; k < 2; k++)
         t.plans[k].ptr = NULL, t.plans[k].n = 0, t.plans[k].used = 0, t.plans[k].round = 0;
     t.plan_clock = 0;
-    t.trained = 0;
+    t.trained = t.trimmed = 0;
     for (int l = 0; l < t.n_layers; l++) {
         gat_free(t.abuf[l]);
         t.abuf[l] = NULL;
     }
     *f = t;
+    for (int l = 0; l < f->n_layers; l++)
+        gat_i_fast_describe(f, l);
     *done = 1;
     return GAT_OK;
 }
@@ -418,34 +451,26 @@ void gat_i_fast_free(gat_i_fast *f)
 }
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
-                             const gat_model_options *opt, int n_layers, const gat_i_fast_layer *L,
-                             const gat_graph *g, const gat_csr *x, int nt, gat_idx lean_chunk,
-                             const gat_i_remote *remote)
+                             const gat_model_options *opt, int n_layers, const gat_i_layer *L,
+                             const gat_i_binding *b, int nt)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
     *out = NULL;
-    /* a remote row's zd would have to come from its owner with z */
-    for (int l = 0; l < n_layers && remote; l++)
-        if (L[l].proj_p > 0)
-            return gat_i_error(GAT_EINVAL,
-                               "proj_dropout (layer %d: %g) is not supported with "
-                               "remote rows (partitioned training)",
-                               l, L[l].proj_p);
     if (!(f = gat_calloc(1, sizeof *f))) return GAT_ENOMEM;
     f->ops = ops;
     f->alpha = opt->alpha;
     f->fixed_threads = opt->fixed_threads;
     f->n_layers = n_layers;
-    memcpy(f->L, L, (size_t)n_layers * sizeof *L);
+    f->L = L;
     /* start with all threads unless other processes already fill the cores (a prior only:
      * the timings decide from the first probe on) */
     gat_i_gov_init(&f->gov, !f->fixed_threads && nt > 1 && gat_i_gov_busy(nt));
 
-    size_inputs(f, g, x, remote);
-    set_lean(f, lean_chunk);
+    size_inputs(f, b);
+    set_lean(f, b);
     f->nt_cap = nt < 1 ? 1 : nt;
-    f->cap_bounds = f->tc.n + f->sc.n + f->xc.n + 3;
+    f->cap_bounds = bounds_len(f);
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
     const size_t bytes = layout(f, NULL);
@@ -456,18 +481,15 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     layout(f, block_base(f));
     mark_inner(f);
     if (!f->dw_fused && !f->lean &&
-        (st = gat_i_csr_transpose_perm(x, &f->xt, &f->xt_perm)) != GAT_OK)
+        (st = gat_i_csr_transpose_perm(b->x, &f->xt, &f->xt_perm)) != GAT_OK)
         goto cleanup;
+    for (int l = 0; l < f->n_layers; l++)
+        gat_i_fast_describe(f, l);
     *out = f;
     return GAT_OK;
 cleanup:
     gat_i_fast_free(f);
     return st;
-}
-
-const gat_i_remote *gat_i_fast_remote(const gat_i_fast *f)
-{
-    return f->remote;
 }
 
 const gat_real *gat_i_fast_output(const gat_i_fast *f, int l)
@@ -496,6 +518,11 @@ const gat_real *gat_i_fast_alpha(gat_i_fast *f, int l)
 int gat_i_fast_keeps_alpha(const gat_i_fast *f, int l)
 {
     return !f->lean && f->f[l].fl.alpha != NULL;
+}
+
+int gat_i_fast_trimmed(const gat_i_fast *f)
+{
+    return f->trimmed;
 }
 
 int gat_i_fast_lean(const gat_i_fast *f)
@@ -531,11 +558,6 @@ void gat_i_fast_set_fixed_threads(gat_i_fast *f, int on)
     /* the governor starts afresh, from all threads, when it is turned on again */
     if (!on && f->fixed_threads) gat_i_gov_init(&f->gov, 0);
     f->fixed_threads = on;
-}
-
-void gat_i_fast_set_edges(gat_i_fast *f, const gat_real *ex)
-{
-    f->ex = ex;
 }
 
 int gat_i_fast_threads_in_use(const gat_i_fast *f, int nt_max)

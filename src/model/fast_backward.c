@@ -46,6 +46,204 @@ static void reduce(const gat_real *p, size_t stride, int n, size_t rows, int H, 
     }
 }
 
+/* A layer's projections in the kernels' order: z, the score's q and k, the residual's R. */
+typedef struct projections {
+    const gat_real *Wp[4];
+    size_t off[4]; /* their weights' offsets in the parameter buffer */
+    int n, pres;   /* count; index of R (== n without a residual) */
+} projections;
+
+static projections layer_projections(const gat_i_fast *f, int l)
+{
+    const gat_i_layer *L = &f->L[l];
+    const flayer *fy = &f->f[l];
+    projections p = {.n = 0};
+    p.Wp[p.n] = fy->fl.W, p.off[p.n++] = L->w;
+    if (L->has_q) p.Wp[p.n] = fy->Wqp, p.off[p.n++] = L->wq;
+    if (L->has_k) p.Wp[p.n] = fy->Wkp, p.off[p.n++] = L->wk;
+    p.pres = p.n;
+    if (L->residual) p.Wp[p.n] = fy->Rp, p.off[p.n++] = L->res;
+    return p;
+}
+
+/* Layer l's backward buffers (gat_i_fbw), and for l > 0 the transposes of its weights. */
+static gat_i_fbw layer_buffers(gat_i_fast *f, int l, const projections *p, const gat_real *dlogits)
+{
+    const gat_i_layer *L = &f->L[l];
+    const size_t hw = (size_t)L->hw;
+    gat_i_fbw b = {.identity = -1,
+                   .dlogits = L->mean ? dlogits : NULL,
+                   .dy = f->dy[l % 2],
+                   .dy_stride = GAT_I_DY_STRIDE(L->heads, hw),
+                   .drow = f->drow,
+                   .drow_stride = f->drow_stride,
+                   .ds_dst = f->ds_dst,
+                   .active = f->active,
+                   .res = L->residual != 0,
+                   .pt = f->pt,
+                   .pe = f->pe,
+                   .dq = f->dq,
+                   .nproj = p->n,
+                   .ps = f->ps,
+                   .n_own = f->n_own};
+    const size_t rows = l > 0 ? (size_t)L->fin : f->dw_fused ? (size_t)f->x->cols : 0;
+    b.ps_stride = 2 * hw + (size_t)p->n * rows * hw;
+    if (l == 0) {
+        if (!f->dw_fused) b.dz = f->dz, b.dz_nonzero = f->dz_nonzero;
+        return b;
+    }
+    const gat_i_layer *P = &f->L[l - 1];
+    const size_t fin = (size_t)L->fin;
+    b.identity = L->residual == 2 ? p->pres : -1;
+    for (int q = 0; q < p->n; q++) {
+        if (q == b.identity) continue;
+        gat_real *Wt = f->Wt + (size_t)q * fin * hw;
+        for (size_t r = 0; r < fin; r++)
+            for (size_t e = 0; e < hw; e++)
+                Wt[e * fin + r] = p->Wp[q][r * hw + e];
+        b.Wt[q] = Wt;
+    }
+    b.prev_H = P->heads, b.prev_Fo = P->fo, b.prev_Fp = P->Fp;
+    b.dy_prev = f->dy[(l - 1) % 2];
+    b.prev_stride = GAT_I_DY_STRIDE(P->heads, (size_t)P->hw);
+    return b;
+}
+
+/* The sources pass; with remote rows the remote rows' gradients first, to their owners, then the
+ * own rows with the gradients other bindings computed for them. */
+static void sources(gat_i_fast *f, int l, gat_i_fbw *b)
+{
+    gat_i_fl *fl = &f->f[l].fl;
+    if (f->n_own == f->N) {
+        f->ops->att_backward_sources(fl, b);
+        return;
+    }
+    const gat_i_chunks all = fl->sc;
+    gat_i_remote_io io = {.layer = l,
+                          .hw = fl->hw,
+                          .H = fl->H,
+                          .z = fl->z,
+                          .k = f->L[l].has_k ? f->f[l].k : NULL};
+    fl->sc = (gat_i_chunks){.n = all.n - f->sc_own, .bound = all.bound + f->sc_own};
+    b->c0 = f->sc_own;
+    b->remote = 1;
+    b->rz = io.z;
+    b->rk = io.k;
+    f->ops->att_backward_sources(fl, b);
+    f->remote->exchange(f->remote->user, 1, &io);
+    fl->sc = (gat_i_chunks){.n = f->sc_own, .bound = all.bound};
+    b->c0 = 0;
+    b->remote = 0;
+    b->add_ptr = f->remote->add_ptr;
+    b->add_slot = f->remote->add_slot;
+    b->add_z = io.add_z;
+    b->add_k = io.add_k;
+    f->ops->att_backward_sources(fl, b);
+    fl->sc = all;
+}
+
+/* gat's edge term: dM = the chunks' partials in chunk order, then dW_e[d, (h, f)] += dM[d, h]
+ * a_edge[h, f] and da_edge[h, f] += sum_d W_e[d, (h, f)] dM[d, h] */
+static void edge_term_grads(gat_i_fast *f, int l, const gat_real *params, gat_real *grads)
+{
+    const gat_i_layer *L = &f->L[l];
+    const size_t D = (size_t)L->edge_dim, H = (size_t)L->heads, Fo = (size_t)L->fo, DH = D * H;
+    memset(f->dm, 0, DH * sizeof *f->dm);
+    for (int c = 0; c < f->tc.n; c++)
+        for (size_t e = 0; e < DH; e++)
+            f->dm[e] += f->pe[(size_t)c * DH + e];
+    for (size_t d = 0; d < D; d++)
+        for (size_t h = 0; h < H; h++) {
+            const gat_real dmv = f->dm[d * H + h];
+            const size_t w = L->we + (d * H + h) * Fo, a = L->ae + h * Fo;
+            for (size_t c = 0; c < Fo; c++) {
+                grads[w + c] += dmv * params[a + c];
+                grads[a + c] += params[w + c] * dmv;
+            }
+        }
+}
+
+/* Layer 0's dW of every projection from its stored gradient, in one pass over x's transpose; a
+ * one-layer model's replicated R goes per head into scratch, then is summed. */
+static void dw_stored(gat_i_fast *f, const projections *p, gat_real *grads)
+{
+    const gat_i_layer *L = &f->L[0];
+    const size_t hw = (size_t)L->hw, H = (size_t)L->heads, Fo = (size_t)L->fo;
+    const gat_real *dz[4];
+    gat_real *dW[4];
+    int n = 0, rep = -1;
+    for (int q = 0; q < p->n; q++) {
+        if (q == p->pres && L->residual == 2) continue;
+        dz[n] = f->dz + (size_t)q * f->n_own * hw;
+        if (q == p->pres && L->mean) {
+            rep = q;
+            dW[n++] = f->Wt;
+            memset(f->Wt, 0, (size_t)f->x->cols * H * Fo * sizeof *f->Wt);
+        } else {
+            dW[n++] = grads + p->off[q];
+        }
+    }
+    f->ops->dw_sparse(&f->f[0].fl, &f->xt, f->xt_perm, n, dz, f->dz_nonzero, dW);
+    if (rep < 0) return;
+    gat_real *g = grads + p->off[rep];
+    for (size_t r = 0; r < (size_t)f->x->cols; r++)
+        for (size_t h = 0; h < H; h++)
+            for (size_t fo = 0; fo < Fo; fo++)
+                g[r * Fo + fo] += f->Wt[(r * H + h) * Fo + fo];
+}
+
+/* Layer l's parameter gradients from the passes' per-chunk partials, added in chunk order. */
+static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_fbw *b,
+                        const gat_real *params, gat_real *grads, int nt)
+{
+    const gat_i_layer *L = &f->L[l];
+    const gat_score S = L->score;
+    const int H = L->heads;
+    const gat_idx Fo = L->fo, Fp = L->Fp;
+    const size_t hw = (size_t)L->hw, D = (size_t)L->edge_dim;
+    reduce(f->pt, 2 * hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
+    if (S == GAT_SCORE_GAT) {
+        reduce(f->ps, b->ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
+        reduce(f->ps + hw, b->ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
+    }
+    if (S == GAT_SCORE_GATV2)
+        reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
+    if (D > 0 && S == GAT_SCORE_GATV2) /* dW_e from the chunks' (D, Fp, H) partials */
+        reduce(f->pe, D * hw, f->tc.n, D, H, Fo, Fp, 0, grads + L->we, nt);
+    if (D > 0 && S == GAT_SCORE_GAT) edge_term_grads(f, l, params, grads);
+    if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
+        for (int c = 0; c < f->tc.n; c++) /* chunk order */
+            for (int h = 0; h < H; h++)
+                grads[L->theta + (size_t)h] += f->pt[(size_t)c * 2 * hw + hw + (size_t)h];
+    const size_t rows = l > 0 ? (size_t)L->fin : f->dw_fused ? (size_t)f->x->cols : 0;
+    for (int q = 0; q < p->n; q++) {
+        if (q == p->pres && L->residual == 2) continue; /* the identity: no parameter */
+        /* the output layer's R is replicated per head: its gradient sums the heads */
+        reduce(f->ps + 2 * hw + (size_t)q * rows * hw, b->ps_stride, f->sc.n, rows, H, Fo, Fp,
+               q == p->pres && L->mean, grads + p->off[q], nt);
+    }
+    if (l == 0 && !f->dw_fused) dw_stored(f, p, grads);
+}
+
+/* A trimmed backward's layer l (gat_i_fast.trimmed): its targets pass covers rows 0 ..
+ * att_n[l] - 1 only, so the rows beyond get what the full pass gives a row without a gradient:
+ * no active flag (the sources pass gathers only from active rows), and for the rows the sources
+ * pass still reads as its own (up to prj_n[l]) zero target-side terms: ds_dst (gat), dq (the
+ * other scores), the residual's share of dy. */
+static void clear_untrimmed(gat_i_fast *f, int l)
+{
+    const gat_i_layer *L = &f->L[l];
+    const size_t A = (size_t)f->att_n[l], P = (size_t)f->prj_n[l], H = (size_t)L->heads,
+                 hw = (size_t)L->hw, stride = GAT_I_DY_STRIDE(H, hw);
+    memset(f->active + A, 0, (size_t)f->n_own - A);
+    if (L->score == GAT_SCORE_GAT)
+        memset(f->ds_dst + A * H, 0, (P - A) * H * sizeof *f->ds_dst);
+    else
+        memset(f->dq + A * hw, 0, (P - A) * hw * sizeof *f->dq);
+    for (size_t i = A; L->residual && i < P; i++)
+        memset(f->dy[l % 2] + i * stride + GAT_I_DY_HEAD(H), 0, hw * sizeof(gat_real));
+}
+
 void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
                          const gat_real *dlogits, int nt_req, gat_i_layer_hook hook,
                          void *hook_user)
@@ -53,160 +251,13 @@ void gat_i_fast_backward(gat_i_fast *f, const gat_real *params, gat_real *grads,
     const int nt_max = nt_req < f->nt_cap ? nt_req : f->nt_cap,
               nt = gat_i_fast_gov_begin(f, nt_max);
     for (int l = f->n_layers - 1; l >= 0; l--) {
-        const gat_i_fast_layer *L = &f->L[l];
-        gat_i_fl *fl = &f->f[l].fl;
-        const int H = L->heads;
-        const gat_idx Fo = L->fo, Fp = fl->Fp;
-        const size_t hw = (size_t)fl->hw;
-        fl->nt = nt;
-        gat_i_fbw b = {0};
-        b.identity = -1;
-        b.dlogits = L->mean ? dlogits : NULL;
-        b.dy = f->dy[l % 2];
-        b.dy_stride = GAT_I_DY_STRIDE(H, hw);
-        b.drow = f->drow;
-        b.drow_stride = f->drow_stride;
-        b.ds_dst = f->ds_dst;
-        b.active = f->active;
-        const gat_score S = L->score;
-        /* the projections in the kernels' order: z, the score's q and k, the residual's R */
-        const gat_real *Wp[4];
-        size_t Woff[4];
-        int np = 0;
-        Wp[np] = fl->W, Woff[np++] = L->w;
-        if (gat_i_score_has_q(S)) Wp[np] = f->f[l].Wqp, Woff[np++] = L->wq;
-        if (gat_i_score_has_k(S)) Wp[np] = f->f[l].Wkp, Woff[np++] = L->wk;
-        const int pres = np;
-        if (L->residual) Wp[np] = f->f[l].Rp, Woff[np++] = L->res;
-        b.res = L->residual != 0;
-        b.pt = f->pt;
-        b.pe = f->pe;
-        b.dq = f->dq;
-        b.nproj = np;
-        b.ps = f->ps;
-        const size_t rows = l > 0 ? (size_t)L->fin : f->dw_fused ? (size_t)f->x->cols : 0;
-        b.ps_stride = 2 * hw + (size_t)np * rows * hw;
-        if (l > 0) {
-            const gat_i_fast_layer *P = &f->L[l - 1];
-            const size_t fin = (size_t)L->fin;
-            b.identity = L->residual == 2 ? pres : -1;
-            for (int p = 0; p < np; p++) {
-                if (p == b.identity) continue;
-                gat_real *Wt = f->Wt + (size_t)p * fin * hw;
-                for (size_t r = 0; r < fin; r++)
-                    for (size_t e = 0; e < hw; e++)
-                        Wt[e * fin + r] = Wp[p][r * hw + e];
-                b.Wt[p] = Wt;
-            }
-            b.prev_H = P->heads;
-            b.prev_Fo = P->fo;
-            b.prev_Fp = gat_i_fused_fp(P->heads, P->fo);
-            b.dy_prev = f->dy[(l - 1) % 2];
-            b.prev_stride = GAT_I_DY_STRIDE(b.prev_H, (size_t)b.prev_Fp * (size_t)b.prev_H);
-        } else if (!f->dw_fused) {
-            b.dz = f->dz;
-            b.dz_nonzero = f->dz_nonzero;
-        }
-        b.n_own = f->n_own;
-        f->ops->att_backward_targets(fl, &b);
-        if (f->n_own < f->N) {
-            /* the remote rows' gradients first, to their owners; then the own rows with the
-             * gradients other bindings computed for them */
-            const gat_i_chunks all = fl->sc;
-            gat_i_remote_io io = {.layer = l,
-                                  .hw = fl->hw,
-                                  .H = H,
-                                  .z = fl->z,
-                                  .k = gat_i_score_has_k(S) ? f->f[l].k : NULL};
-            fl->sc = (gat_i_chunks){.n = all.n - f->sc_own, .bound = all.bound + f->sc_own};
-            b.c0 = f->sc_own;
-            b.remote = 1;
-            b.rz = io.z;
-            b.rk = io.k;
-            f->ops->att_backward_sources(fl, &b);
-            f->remote->exchange(f->remote->user, 1, &io);
-            fl->sc = (gat_i_chunks){.n = f->sc_own, .bound = all.bound};
-            b.c0 = 0;
-            b.remote = 0;
-            b.add_ptr = f->remote->add_ptr;
-            b.add_slot = f->remote->add_slot;
-            b.add_z = io.add_z;
-            b.add_k = io.add_k;
-            f->ops->att_backward_sources(fl, &b);
-            fl->sc = all;
-        } else {
-            f->ops->att_backward_sources(fl, &b);
-        }
-
-        /* per-chunk partials, in chunk order */
-        reduce(f->pt, 2 * hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
-        if (S == GAT_SCORE_GAT) {
-            reduce(f->ps, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
-            reduce(f->ps + hw, b.ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
-        }
-        if (S == GAT_SCORE_GATV2)
-            reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
-        if (fl->D > 0 && S == GAT_SCORE_GATV2) /* dW_e from the chunks' (D, Fp, H) partials */
-            reduce(f->pe, (size_t)fl->D * hw, f->tc.n, (size_t)fl->D, H, Fo, Fp, 0, grads + L->we,
-                   nt);
-        if (fl->D > 0 && S == GAT_SCORE_GAT) {
-            /* the edge term: dM = the chunks' partials in chunk order, then dW_e[d, (h, f)] +=
-             * dM[d, h] a_edge[h, f] and da_edge[h, f] += sum_d W_e[d, (h, f)] dM[d, h] */
-            const size_t D = (size_t)fl->D, DH = D * (size_t)H;
-            memset(f->dm, 0, DH * sizeof *f->dm);
-            for (int c = 0; c < f->tc.n; c++)
-                for (size_t e = 0; e < DH; e++)
-                    f->dm[e] += f->pe[(size_t)c * DH + e];
-            for (size_t d = 0; d < D; d++)
-                for (size_t h = 0; h < (size_t)H; h++) {
-                    const gat_real dmv = f->dm[d * H + h];
-                    const size_t w = L->we + (d * H + h) * (size_t)Fo, a = L->ae + h * (size_t)Fo;
-                    for (size_t c = 0; c < (size_t)Fo; c++) {
-                        grads[w + c] += dmv * params[a + c];
-                        grads[a + c] += params[w + c] * dmv;
-                    }
-                }
-        }
-        if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
-            for (int c = 0; c < f->tc.n; c++) /* chunk order */
-                for (int h = 0; h < H; h++)
-                    grads[L->theta + (size_t)h] += f->pt[(size_t)c * 2 * hw + hw + (size_t)h];
-        for (int p = 0; p < np; p++) {
-            if (p == pres && L->residual == 2) continue; /* the identity: no parameter */
-            /* the output layer's R is replicated per head: its gradient sums the heads */
-            const int heads_sum = p == pres && L->mean;
-            gat_real *dW = grads + Woff[p];
-            reduce(f->ps + 2 * hw + (size_t)p * rows * hw, b.ps_stride, f->sc.n, rows, H, Fo, Fp,
-                   heads_sum, dW, nt);
-        }
-        if (l == 0 && !f->dw_fused) {
-            /* dW of every projection from its stored gradient, in one pass over x's transpose; a
-             * one-layer model's replicated R goes per head into scratch, then is summed */
-            const gat_real *dz[4];
-            gat_real *dW[4];
-            int n = 0, rep = -1;
-            for (int p = 0; p < np; p++) {
-                if (p == pres && L->residual == 2) continue;
-                dz[n] = f->dz + (size_t)p * f->n_own * hw;
-                if (p == pres && L->mean) {
-                    rep = p;
-                    dW[n++] = f->Wt;
-                    memset(f->Wt, 0, (size_t)f->x->cols * (size_t)H * (size_t)Fo * sizeof *f->Wt);
-                } else {
-                    dW[n++] = grads + Woff[p];
-                }
-            }
-            f->ops->dw_sparse(fl, &f->xt, f->xt_perm, n, dz, f->dz_nonzero, dW);
-            if (rep >= 0) {
-                const gat_real *t = f->Wt;
-                gat_real *g = grads + Woff[rep];
-                for (size_t r = 0; r < (size_t)f->x->cols; r++)
-                    for (int h = 0; h < H; h++)
-                        for (gat_idx fo = 0; fo < Fo; fo++)
-                            g[r * (size_t)Fo + (size_t)fo] +=
-                                t[(r * (size_t)H + (size_t)h) * (size_t)Fo + (size_t)fo];
-            }
-        }
+        const projections p = layer_projections(f, l);
+        gat_i_fbw b = layer_buffers(f, l, &p, dlogits);
+        f->f[l].fl.nt = nt;
+        if (f->trimmed) clear_untrimmed(f, l);
+        f->ops->att_backward_targets(&f->f[l].fl, &b);
+        sources(f, l, &b);
+        layer_grads(f, l, &p, &b, params, grads, nt);
         if (hook) hook(hook_user, 1, l);
     }
     gat_i_fast_gov_end(f, GAT_I_GOV_BACKWARD, nt_max);

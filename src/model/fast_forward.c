@@ -120,159 +120,170 @@ static const plan *plan_rows(gat_i_fast *f, const gat_idx *rows, gat_idx n)
     return rows ? p : NULL; /* a binding without rows took part with every row */
 }
 
-void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_fast_run *run)
+/* Layer l's parameters in the kernels' (Fp, H) layouts: W, the score's vectors and projections,
+ * gat's edge term M, the residual's R (or the identity) and the score's per-head coefficients. */
+static void permute_params(gat_i_fast *f, int l, const gat_real *params, int nt)
+{
+    const gat_i_layer *L = &f->L[l];
+    flayer *fy = &f->f[l];
+    const int H = L->heads;
+    const gat_idx Fp = L->Fp;
+    const gat_score S = L->score;
+    f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
+    if (S == GAT_SCORE_GAT) {
+        f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
+        f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+    }
+    if (L->has_q) f->ops->to_fh(params + L->wq, fy->Wqp, (size_t)L->fin, H, L->fo, Fp, nt);
+    if (L->has_k) f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
+    if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
+    if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
+        f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
+    /* gat's edge term: M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
+    const size_t Fo = (size_t)L->fo;
+    for (size_t d = 0; L->edge_dim > 0 && S == GAT_SCORE_GAT && d < (size_t)L->edge_dim; d++)
+        for (int h = 0; h < H; h++) {
+            const gat_real *we = params + L->we + (d * H + (size_t)h) * Fo,
+                           *ae = params + L->ae + (size_t)h * Fo;
+            gat_real s = 0;
+            for (size_t c = 0; c < Fo; c++)
+                s += we[c] * ae[c];
+            fy->em[d * H + (size_t)h] = s;
+        }
+    /* R (or the identity) in the fh layout, per head on the output layer */
+    const size_t fin = L->residual ? (size_t)L->fin : 0, width = (size_t)L->width;
+    for (size_t c = 0; c < fin; c++)
+        for (gat_idx fp = 0; fp < Fp; fp++)
+            for (int h = 0; h < H; h++) {
+                const size_t col = L->mean ? (size_t)fp : (size_t)h * Fo + (size_t)fp;
+                gat_real v = 0;
+                if (fp < L->fo) v = L->residual == 1 ? params[L->res + c * width + col] : c == col;
+                fy->Rp[(c * (size_t)Fp + (size_t)fp) * H + (size_t)h] = v;
+            }
+    for (int h = 0; h < H; h++)
+        fy->coef[h] = S == GAT_SCORE_SCALED_DOT ? (gat_real)(1 / sqrt((double)L->fo))
+                      : S == GAT_SCORE_COSINE   ? params[L->theta + (size_t)h]
+                      : S == GAT_SCORE_GAUSSIAN
+                          ? (gat_real)(exp(-2 * (double)params[L->theta + (size_t)h]) / 2)
+                          : 1;
+}
+
+/* What does not change between forwards of a binding: layer l's shape, caches, chunks and
+ * scratch in its kernel descriptor (the engine's create and rebind). */
+void gat_i_fast_describe(gat_i_fast *f, int l)
+{
+    const gat_i_layer *L = &f->L[l];
+    flayer *fy = &f->f[l];
+    gat_i_fl *fl = &fy->fl;
+    const gat_score S = L->score;
+    fl->g = f->g, fl->x = f->x;
+    fl->H = L->heads, fl->Fo = L->fo, fl->Fp = L->Fp, fl->hw = L->hw;
+    fl->fin = L->fin, fl->width = L->width, fl->mean = L->mean, fl->score = S;
+    fl->W = fy->Wp, fl->a_src = fy->asp, fl->a_dst = fy->adp;
+    fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
+    fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
+    fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
+    fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
+    /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
+    fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
+    fl->tc = f->tc, fl->sc = f->sc, fl->xc = f->xc;
+    fl->scratch = f->scratch, fl->scratch_stride = f->scratch_stride;
+    fl->q = L->has_q ? fy->q : fl->z;
+    fl->k = L->has_k ? fy->k : fl->z;
+    fl->att_w = fy->attp;
+    fl->coef = fy->coef;
+    for (int e = 0; e < 8 * gat_i_fused_vper(L->heads); e++)
+        fy->lane_head[e] = (uint16_t)(e % L->heads);
+    fl->lane_head = fy->lane_head;
+    /* the separate query and key projections and the residual's x_d R: the same pass (and
+     * dropout) with their weights; an identity on a dense layer is a copy of x_d (layer 0
+     * multiplies by the identity) */
+    fl->n_extra = 0;
+    if (L->has_q) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
+    if (L->has_k) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
+    fl->x_identity = L->residual == 2 && l > 0 ? fl->n_extra : -1;
+    if (L->residual) fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
+    fl->res = L->residual ? fy->res : NULL;
+}
+
+/* Layer l's attention pass: with remote rows, the rows without remote sources while the remote
+ * rows' projections arrive, then the others; an inference binding's in chunks of rows. */
+static void attend(gat_i_fast *f, int l)
+{
+    gat_i_fl *fl = &f->f[l].fl;
+    const gat_i_layer *L = &f->L[l];
+    if (f->n_own == f->N) {
+        if (f->lean)
+            att_chunks(f, fl);
+        else
+            f->ops->att_forward(fl);
+        return;
+    }
+    gat_i_remote_io io = {.layer = l,
+                          .hw = fl->hw,
+                          .H = L->heads,
+                          .z = fl->z,
+                          .s_src = L->score == GAT_SCORE_GAT ? fl->s_src : NULL,
+                          .k = L->has_k ? f->f[l].k : NULL,
+                          .qinv = L->score == GAT_SCORE_COSINE ? fl->qinv : NULL};
+    f->remote->exchange(f->remote->user, 0, &io);
+    fl->pass = f->inner;
+    fl->pass_want = 1;
+    f->ops->att_forward(fl);
+    f->remote->finish(f->remote->user, &io);
+    fl->pass_want = 0;
+    f->ops->att_forward(fl);
+    fl->pass = NULL;
+}
+
+void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_binding *b,
+                        const gat_i_fast_run *run)
 {
     const int nt_max = run->nt < f->nt_cap ? run->nt : f->nt_cap,
               nt = gat_i_fast_gov_begin(f, nt_max);
-    const int remote = f->n_own < f->N;
-    const plan *pl = plan_rows(f, run->rows, run->rows ? run->n_rows : 0);
+    /* a sampled block's hops give each layer's rows; other output rows make a plan */
+    const int trim = gat_i_fast_trim(f, b);
+    const plan *pl = trim ? NULL : plan_rows(f, b->rows, b->rows ? b->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
-        const gat_i_fast_layer *L = &f->L[l];
         flayer *fy = &f->f[l];
         gat_i_fl *fl = &fy->fl;
-        const int H = L->heads;
-        const gat_idx Fp = gat_i_fused_fp(H, L->fo);
         const uint64_t lkey = gat_i_hash64(run->key, 4u * (uint64_t)l);
-        const gat_score S = L->score;
-        f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
-        if (S == GAT_SCORE_GAT) {
-            f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
-            f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
-        }
-        if (gat_i_score_has_q(S))
-            f->ops->to_fh(params + L->wq, fy->Wqp, (size_t)L->fin, H, L->fo, Fp, nt);
-        if (gat_i_score_has_k(S))
-            f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
-        if (S == GAT_SCORE_GATV2) f->ops->to_fh(params + L->att, fy->attp, 1, H, L->fo, Fp, 1);
-        if (L->edge_dim > 0 && S == GAT_SCORE_GATV2)
-            f->ops->to_fh(params + L->we, fy->Wep, (size_t)L->edge_dim, H, L->fo, Fp, 1);
-        /* gat's edge term: M[d, h] = sum_f W_e[d, (h, f)] a_edge[h, f] */
-        if (L->edge_dim > 0 && S == GAT_SCORE_GAT) {
-            const size_t Fo = (size_t)L->fo;
-            for (size_t d = 0; d < (size_t)L->edge_dim; d++)
-                for (int h = 0; h < H; h++) {
-                    const gat_real *we = params + L->we + (d * H + (size_t)h) * Fo,
-                                   *ae = params + L->ae + (size_t)h * Fo;
-                    gat_real s = 0;
-                    for (size_t c = 0; c < Fo; c++)
-                        s += we[c] * ae[c];
-                    fy->em[d * H + (size_t)h] = s;
-                }
-        }
-        if (L->residual) { /* R (or the identity) in the fh layout, per head on the output layer */
-            const size_t fin = (size_t)L->fin, width = (size_t)L->width;
-            for (size_t c = 0; c < fin; c++)
-                for (gat_idx fp = 0; fp < Fp; fp++)
-                    for (int h = 0; h < H; h++) {
-                        const size_t col = L->mean ? (size_t)fp : (size_t)h * L->fo + (size_t)fp;
-                        gat_real v = 0;
-                        if (fp < L->fo)
-                            v = L->residual == 1 ? params[L->res + c * width + col] : c == col;
-                        fy->Rp[(c * (size_t)Fp + (size_t)fp) * H + (size_t)h] = v;
-                    }
-        }
-        for (int h = 0; h < H; h++)
-            fy->coef[h] = S == GAT_SCORE_SCALED_DOT ? (gat_real)(1 / sqrt((double)L->fo))
-                          : S == GAT_SCORE_COSINE   ? params[L->theta + (size_t)h]
-                          : S == GAT_SCORE_GAUSSIAN
-                              ? (gat_real)(exp(-2 * (double)params[L->theta + (size_t)h]) / 2)
-                              : 1;
-        fl->g = f->g;
-        fl->H = H;
-        fl->Fo = L->fo;
-        fl->Fp = Fp;
-        fl->hw = Fp * H;
-        fl->fin = L->fin;
-        fl->width = L->width;
-        fl->mean = L->mean;
+        permute_params(f, l, params, nt);
         fl->slope = (gat_real)run->slope;
-        fl->W = fy->Wp;
-        fl->a_src = fy->asp;
-        fl->a_dst = fy->adp;
-        fl->b = params + L->b;
-        fl->x = f->x;
-        fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
-        fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
-        fl->ex = fl->D ? f->ex : NULL;
-        fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
-        fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
+        fl->b = params + f->L[l].b;
+        fl->ex = fl->D ? b->ex : NULL;
         fl->agg = run->training ? fy->agg : NULL;
         fl->agg2 = run->training ? fy->agg2 : NULL;
         fl->asig = run->training ? fy->asig : NULL;
         fl->in = drop(run->training, run->in_p, lkey);
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
-        fl->head_drop = L->head_drop;
-        fl->pdrop = drop(run->training && L->proj_p > 0 && !f->lean, L->proj_p,
+        fl->xkey = b->xkey, fl->ekey = b->ekey, fl->rkey = b->rkey;
+        fl->tekey = b->ekey ? b->tekey : NULL;
+        fl->head_drop = f->L[l].head_drop;
+        fl->pdrop = drop(run->training && f->L[l].proj_p > 0 && !f->lean, f->L[l].proj_p,
                          gat_i_hash64(lkey, 2));
-        fl->xkey = run->xkey;
-        fl->ekey = run->ekey;
-        fl->tekey = run->tekey;
-        fl->rkey = run->rkey;
         fl->rows = pl ? pl->att[l] : NULL;
         fl->n_rows = pl ? pl->n_att[l] : 0;
         fl->prows = pl ? pl->prj[l] : NULL;
         fl->n_prows = pl ? pl->n_prj[l] : 0;
-        /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
-        fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
-        fl->tc = f->tc;
-        fl->sc = f->sc;
-        fl->xc = f->xc;
         fl->nt = nt;
-        fl->scratch = f->scratch;
-        fl->scratch_stride = f->scratch_stride;
-        fl->score = S;
-        fl->q = gat_i_score_has_q(S) ? fy->q : fl->z;
-        fl->k = gat_i_score_has_k(S) ? fy->k : fl->z;
-        fl->att_w = fy->attp;
-        fl->coef = fy->coef;
-        for (int e = 0; e < 8 * gat_i_fused_vper(H); e++)
-            fy->lane_head[e] = (uint16_t)(e % H);
-        fl->lane_head = fy->lane_head;
-        /* the separate query and key projections and the residual's x_d R: the same pass (and
-         * dropout) with their weights */
-        fl->n_extra = 0;
-        if (gat_i_score_has_q(S)) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
-        if (gat_i_score_has_k(S)) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
-        fl->x_identity = -1;
-        if (L->residual) {
-            /* an identity on a dense layer is a copy of x_d (layer 0 multiplies by the identity) */
-            if (L->residual == 2 && l > 0) fl->x_identity = fl->n_extra;
-            fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
-        }
+        /* trimmed: the projection's rows, then the attention's, each in its chunks */
+        fl->xc = trim && l == 0 ? f->tr_prj[0] : f->xc;
+        fl->tc = trim && l > 0 ? f->tr_prj[l] : f->tc;
+        fl->sc = trim ? f->tr_src[l] : f->sc;
         if (l == 0)
             f->ops->proj_sparse(fl);
         else
             f->ops->proj_dense(fl);
-        fl->res = L->residual ? fy->res : NULL;
-        if (remote) { /* the remote rows' projections, from their owners */
-            gat_i_remote_io io = {.layer = l,
-                                  .hw = fl->hw,
-                                  .H = H,
-                                  .z = fl->z,
-                                  .s_src = S == GAT_SCORE_GAT ? fl->s_src : NULL,
-                                  .k = gat_i_score_has_k(S) ? fy->k : NULL,
-                                  .qinv = S == GAT_SCORE_COSINE ? fl->qinv : NULL};
-            f->remote->exchange(f->remote->user, 0, &io);
-            /* the rows without remote sources while they arrive, then the others */
-            fl->pass = f->inner;
-            fl->pass_want = 1;
-            f->ops->att_forward(fl);
-            f->remote->finish(f->remote->user, &io);
-            fl->pass_want = 0;
-            f->ops->att_forward(fl);
-            fl->pass = NULL;
-        } else if (f->lean) {
-            att_chunks(f, fl);
-        } else {
-            f->ops->att_forward(fl);
-        }
+        if (trim) fl->tc = f->tr_att[l];
+        attend(f, l);
         if (run->hook) run->hook(run->hook_user, 0, l);
     }
     f->trained = run->training;
     f->fwd++;
     gat_i_fast_gov_end(f,
                        run->training ? GAT_I_GOV_TRAIN
-                       : run->rows   ? GAT_I_GOV_EVAL_ROWS
+                       : b->rows     ? GAT_I_GOV_EVAL_ROWS
                                      : GAT_I_GOV_EVAL,
                        nt_max);
 }

@@ -39,7 +39,7 @@ typedef struct plan {
 struct gat_i_fast {
     const gat_i_fused_ops *ops;
     int n_layers;
-    gat_i_fast_layer L[GAT_MAX_LAYERS];
+    const gat_i_layer *L; /* the model's layers (borrowed) */
     flayer f[GAT_MAX_LAYERS];
     const gat_graph *g;
     const gat_csr *x;
@@ -61,7 +61,6 @@ struct gat_i_fast {
      * allocation, freed by a rebind), and the forward it was computed after */
     gat_real *abuf[GAT_MAX_LAYERS];
     long abuf_at[GAT_MAX_LAYERS], fwd;
-    const gat_real *ex; /* edge features (E, D) or NULL (gat_i_fast_set_edges) */
     gat_real *pe, *dm;  /* edge term: per target chunk dM partials (tc.n, D, max H); dM (D, H) */
     size_t drow_stride; /* gat_i_fbw.drow_stride */
     uint8_t *active, *dz_nonzero;
@@ -77,6 +76,14 @@ struct gat_i_fast {
     gat_csr xt;     /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
     int trained;
+    /* a trimmed forward (and its backward) on a sampled block's hops (gat_i_binding.hop_end,
+     * gat_i_fast_trim): layer l attends rows 0 .. att_n[l] - 1 (the block's nodes of hops up to
+     * L - 1 - l) and projects rows 0 .. prj_n[l] - 1 (one hop more), over the binding's chunks
+     * cut at those rows (tr_att, tr_prj; tr_src for the sources pass): every partial sum keeps
+     * its slot and its rows' order, so results are the untrimmed pass's, for any thread count */
+    int trimmed;
+    gat_idx att_n[GAT_MAX_LAYERS], prj_n[GAT_MAX_LAYERS];
+    gat_i_chunks tr_att[GAT_MAX_LAYERS], tr_prj[GAT_MAX_LAYERS], tr_src[GAT_MAX_LAYERS];
     /* an inference binding (gat_i_fast_create's lean): no backward scratch, one set of
      * projection buffers for all layers, and per-edge arrays for one chunk of at most chunk
      * edges, which att_forward runs on in turn */
@@ -90,6 +97,15 @@ struct gat_i_fast {
     gat_i_gov gov;
     double t0;
 };
+
+/* Layer l's kernel descriptor (gat_i_fl) filled with what does not change between forwards:
+ * its shape, caches, chunks and scratch (after every layout of f's caches). */
+void gat_i_fast_describe(gat_i_fast *f, int l);
+
+/* Whether binding b trims the layers of the forward about to run (a training binding without
+ * remote rows whose hops are the model's layers and whose output rows are its targets, 0 ..
+ * hop_end[0] - 1), and if so its rows and chunks (gat_i_fast.trimmed). */
+int gat_i_fast_trim(gat_i_fast *f, const gat_i_binding *b);
 
 /* Threads for this call (out of nt_max): the governor's choice (gov.h), or nt_max with
  * fixed_threads; gat_i_fast_gov_end reports the call's kind and time. */

@@ -109,24 +109,30 @@ static gat_status check_batch(const gat_model *m, const gat_graph_batch *b, cons
     return GAT_OK;
 }
 
-gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
-                                    const gat_real **logits)
+gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                      int trusted, const gat_real **logits)
 {
     gat_status st;
-    gat_i_clear_error();
-    if ((st = check_batch(m, b, "gat_model_forward_graphs")) != GAT_OK) return st;
-    if (!logits) return gat_i_error(GAT_EINVAL, "gat_model_forward_graphs: NULL logits");
+    const char *fn = "gat_model_forward_graphs";
+    if ((st = check_batch(m, b, fn)) != GAT_OK) return st;
+    if (!logits) return gat_i_error(GAT_EINVAL, "%s: NULL logits", fn);
     const gat_model_config *c = gat_model_get_config(m);
     if (!m->ro && !(m->ro = gat_calloc(1, sizeof *m->ro))) return GAT_ENOMEM;
     struct gat_i_readout_ws *w = m->ro;
     w->ran = w->trained = 0;
-    /* the batch's arrays may hold new graphs at the old addresses: bind them every time */
-    if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) != GAT_OK) return st;
-    if (c->edge_dim > 0 &&
-        (st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0)) !=
-            GAT_OK)
+    /* the batch's arrays may hold new graphs at the old addresses: bind them every time; a
+     * caller's batch with the checks of gat_model_bind and gat_model_bind_edge_features */
+    const gat_i_binding bb = {.g = &b->graph,
+                              .x = &b->x,
+                              .ex = c->edge_dim > 0 ? b->edge_x : NULL,
+                              .flags = GAT_I_BIND_TRUSTED};
+    if (trusted)
+        st = gat_i_model_bind(m, &bb, fn);
+    else if ((st = gat_model_bind(m, &b->graph, &b->x, 0)) == GAT_OK && c->edge_dim > 0)
+        st = gat_model_bind_edge_features(m, b->edge_x, b->edge_x ? b->n_edge_features : 0);
+    if (st != GAT_OK ||
+        (st = gat_i_model_forward(m, &bb, &(gat_i_run){.training = training}, &w->h)) != GAT_OK)
         return st;
-    if ((st = gat_model_forward(m, &b->graph, &b->x, training, &w->h)) != GAT_OK) return st;
     if ((st = reserve(w, c, b->n_graphs, b->graph.n)) != GAT_OK) return st;
     memcpy(w->ptr, b->graph_ptr, ((size_t)b->n_graphs + 1) * sizeof *w->ptr);
     w->B = b->n_graphs, w->N = b->graph.n, w->D = c->classes;
@@ -155,6 +161,19 @@ gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int 
     w->trained = training != 0;
     *logits = w->logits;
     return GAT_OK;
+}
+
+gat_status gat_i_graph_check_dataset(const gat_model *m, const gat_dataset *ds, const char *fn)
+{
+    return gat_i_model_check_inputs(m, &ds->graph, &ds->x,
+                                    ds->n_edge_features > 0 ? ds->edge_x : NULL, fn);
+}
+
+gat_status gat_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                    const gat_real **logits)
+{
+    gat_i_clear_error();
+    return gat_i_model_forward_graphs(m, b, training, 0, logits);
 }
 
 gat_status gat_model_backward_graphs(gat_model *m, const gat_real *dlogits)

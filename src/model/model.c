@@ -174,7 +174,7 @@ static void glorot(gat_rng *r, gat_real *p, size_t n, double fan_in, double fan_
 }
 
 /* Per-head Glorot of a projection (fin, heads*fo), drawn as W is. */
-static void glorot_heads(gat_rng *r, gat_real *p, const layer *L)
+static void glorot_heads(gat_rng *r, gat_real *p, const gat_i_layer *L)
 {
     for (int h = 0; h < L->heads; h++)
         for (gat_idx row = 0; row < L->fin; row++)
@@ -185,7 +185,7 @@ static void glorot_heads(gat_rng *r, gat_real *p, const layer *L)
 /* The tensors a score other than gat adds between weight and bias (see gat/model.h). */
 static void add_score_tensors(gat_model *m, int l, size_t *off)
 {
-    layer *L = &m->L[l];
+    gat_i_layer *L = &m->L[l];
     const gat_idx hw = L->heads * L->fo;
     switch (m->cfg.score) {
     case GAT_SCORE_GATV2:
@@ -216,7 +216,7 @@ static void add_score_tensors(gat_model *m, int l, size_t *off)
 
 /* Initial values of add_score_tensors' tensors: projections like W, gatv2's att like a_src,
  * beta = 1, and sigma = sqrt(fo) so that unit-variance values score O(1). */
-static void init_score_tensors(gat_model *m, const layer *L, gat_rng *r)
+static void init_score_tensors(gat_model *m, const gat_i_layer *L, gat_rng *r)
 {
     gat_real *p = m->blob;
     if (L->has_q) glorot_heads(r, p + L->wq, L);
@@ -269,12 +269,9 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     m->n_layers = cfg->layers;
     m->seed = seed;
     m->threads = gat_i_threads(0);
-    m->lean_chunk = GAT_I_LEAN_CHUNK;
-    m->in_p = cfg->in_dropout;
-    m->att_p = cfg->att_dropout;
     m->fused = gat_i_fused_get(cfg->options.kernels); /* checked: not NULL */
     for (int l = 0; l < m->n_layers; l++) {
-        layer *L = &m->L[l];
+        gat_i_layer *L = &m->L[l];
         const int last = l == m->n_layers - 1;
         L->fin = l == 0 ? cfg->in_features : m->L[l - 1].width;
         L->fo = last ? cfg->classes : cfg->hidden;
@@ -282,6 +279,11 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             last ? cfg->out_heads : (cfg->hidden_heads[l] > 0 ? cfg->hidden_heads[l] : cfg->heads);
         L->mean = last;
         L->width = last ? L->fo : L->heads * L->fo;
+        L->score = cfg->score;
+        L->Fp = gat_i_fused_fp(L->heads, L->fo);
+        L->hw = L->Fp * L->heads;
+        L->edge_dim = cfg->edge_dim;
+        L->head_drop = cfg->head_dropout, L->proj_p = cfg->proj_dropout;
         L->w = off;
         add_tensor(m, "layer%d.weight", l, 2, L->fin, L->heads * L->fo, &off);
         if (cfg->score == GAT_SCORE_GAT) {
@@ -294,8 +296,9 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         }
         L->b = off;
         add_tensor(m, "layer%d.bias", l, 1, L->width, 0, &off);
-        if (cfg->residual && L->fin != L->width) {
-            L->has_res = 1, L->res = off;
+        L->residual = !cfg->residual ? 0 : L->fin != L->width ? 1 : 2;
+        if (L->residual == 1) {
+            L->res = off;
             add_tensor(m, "layer%d.res", l, 2, L->fin, L->width, &off);
         }
         if (cfg->edge_dim > 0) {
@@ -315,7 +318,7 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
     }
     gat_rng_seed(&rng, seed);
     for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
+        const gat_i_layer *L = &m->L[l];
         for (int h = 0; h < L->heads; h++)
             for (gat_idx r = 0; r < L->fin; r++)
                 glorot(&rng, m->blob + L->w + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
@@ -326,11 +329,11 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         } else {
             init_score_tensors(m, L, &rng);
         }
-        if (L->has_res) glorot(&rng, m->blob + L->res, (size_t)L->fin * L->width, L->fin, L->width);
+        if (L->residual == 1) glorot(&rng, m->blob + L->res, (size_t)L->fin * L->width, L->fin, L->width);
     }
     /* the edge term's tensors are drawn after all others, which are then as without them */
     for (int l = 0; l < m->n_layers && cfg->edge_dim > 0; l++) {
-        const layer *L = &m->L[l];
+        const gat_i_layer *L = &m->L[l];
         for (int h = 0; h < L->heads; h++)
             for (gat_idx r = 0; r < cfg->edge_dim; r++)
                 glorot(&rng, m->blob + L->we + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
@@ -349,6 +352,7 @@ void gat_model_free(gat_model *m)
     gat_i_model_unbind(m);
     gat_i_readout_ws_free(m->ro);
     gat_free(m->dlogits);
+    gat_free(m->ident);
     gat_free(m->blob);
     gat_free(m);
 }
@@ -356,11 +360,6 @@ void gat_model_free(gat_model *m)
 const gat_model_config *gat_model_get_config(const gat_model *m)
 {
     return m ? &m->cfg : NULL;
-}
-
-void gat_i_model_set_lean_chunk(gat_model *m, gat_idx edges)
-{
-    m->lean_chunk = edges < 1 ? 1 : edges;
 }
 
 int gat_i_model_lean(const gat_model *m)
@@ -428,37 +427,6 @@ uint64_t gat_i_model_step(const gat_model *m)
     return m->step;
 }
 
-void gat_i_model_set_step(gat_model *m, uint64_t step)
-{
-    m->step = step;
-}
-
-void gat_i_model_set_hook(gat_model *m, gat_i_layer_hook hook, void *user)
-{
-    m->hook = hook;
-    m->hook_user = hook ? user : NULL;
-}
-
-void gat_i_model_set_remote(gat_model *m, const gat_i_remote *r)
-{
-    m->remote = r;
-}
-
-void gat_i_model_set_keys(gat_model *m, const gat_idx *rkey, const int64_t *xkey,
-                          const int64_t *ekey, const int64_t *tekey)
-{
-    m->rkey = rkey;
-    m->xkey = xkey;
-    m->ekey = ekey;
-    m->tekey = ekey ? tekey : NULL;
-}
-
-void gat_i_model_set_output_rows(gat_model *m, const gat_idx *rows, gat_idx n_rows)
-{
-    m->out_rows = rows;
-    m->n_out_rows = rows ? n_rows : 0;
-}
-
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n)
 {
     const size_t need = (size_t)n * (size_t)m->cfg.classes;
@@ -471,10 +439,17 @@ gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n)
     return m->dlogits;
 }
 
-void gat_i_model_set_dropout(gat_model *m, double in_p, double att_p)
+const gat_idx *gat_i_model_rows(gat_model *m, gat_idx n)
 {
-    m->in_p = in_p;
-    m->att_p = att_p;
+    if (n > m->ident_n || !m->ident) {
+        gat_idx *r = gat_realloc(m->ident, (size_t)(n > 0 ? n : 1), sizeof *r);
+        if (!r) return NULL;
+        for (gat_idx k = m->ident_n; k < n; k++)
+            r[k] = k;
+        m->ident = r;
+        m->ident_n = n;
+    }
+    return m->ident;
 }
 
 gat_status gat_model_set_options(gat_model *m, const gat_model_options *o)
@@ -494,21 +469,6 @@ gat_status gat_model_set_options(gat_model *m, const gat_model_options *o)
     return GAT_OK;
 }
 
-int gat_i_model_set_fused(gat_model *m, const char *isa)
-{
-    gat_model_options o = m->cfg.options;
-    if (isa) {
-        int k = GAT_KERNELS_BASE;
-        while (k < GAT_KERNELS_COUNT && strcmp(isa, gat_kernels_name((gat_kernels)k)))
-            k++;
-        if (k == GAT_KERNELS_COUNT || !gat_kernels_supported((gat_kernels)k)) return -1;
-        o.kernels = (gat_kernels)k;
-    } else {
-        o.kernels = GAT_KERNELS_AUTO;
-    }
-    return gat_model_set_options(m, &o) == GAT_OK ? 0 : -1;
-}
-
 int gat_i_model_threads_in_use(const gat_model *m)
 {
     return m->ws.fast ? gat_i_fast_threads_in_use(m->ws.fast, m->threads) : 0;
@@ -517,6 +477,11 @@ int gat_i_model_threads_in_use(const gat_model *m)
 const gat_i_fused_ops *gat_i_model_ops(const gat_model *m)
 {
     return m->fused;
+}
+
+int gat_i_model_trimmed(const gat_model *m)
+{
+    return m->ws.fast && gat_i_fast_trimmed(m->ws.fast);
 }
 
 int gat_i_model_keeps_alpha(const gat_model *m, int l)
@@ -536,34 +501,8 @@ const char *gat_model_kernels(const gat_model *m)
     return m->fused->isa;
 }
 
-/* The engine's description of every layer (also the test-only reference model's). */
-int gat_i_model_layers(const gat_model *m, gat_i_fast_layer *FL)
+const gat_i_layer *gat_i_model_layers(const gat_model *m, int *n)
 {
-    for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
-        FL[l] = (gat_i_fast_layer){.fin = L->fin,
-                                   .fo = L->fo,
-                                   .width = L->width,
-                                   .heads = L->heads,
-                                   .mean = L->mean,
-                                   .score = m->cfg.score,
-                                   .w = L->w,
-                                   .a_src = L->a_src,
-                                   .a_dst = L->a_dst,
-                                   .b = L->b,
-                                   .wq = L->wq,
-                                   .wk = L->wk,
-                                   .att = L->att,
-                                   .theta = L->theta,
-                                   .residual = !m->cfg.residual ? 0
-                                               : L->has_res     ? 1
-                                                                : 2,
-                                   .res = L->res,
-                                   .edge_dim = m->cfg.edge_dim,
-                                   .we = L->we,
-                                   .ae = L->ae,
-                                   .head_drop = m->cfg.head_dropout,
-                                   .proj_p = m->cfg.proj_dropout};
-    }
-    return m->n_layers;
+    *n = m->n_layers;
+    return m->L;
 }

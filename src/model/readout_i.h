@@ -4,7 +4,7 @@
 #ifndef GAT_I_READOUT_H
 #define GAT_I_READOUT_H
 
-#include "gat/model.h"
+#include "gat/readout.h"
 
 /* Config checks of the graph fields (task, readout, readout_heads, readout_hidden,
  * graph_classes); the messages name the field. */
@@ -46,6 +46,13 @@ void gat_i_linear_backward(gat_idx B, gat_idx R, gat_idx C, const gat_real *x, c
 /* A graph model's caches (graph_model.c), freed with the model. */
 struct gat_i_readout_ws;
 void gat_i_readout_ws_free(struct gat_i_readout_ws *ws);
+/* gat_model_forward_graphs; trusted: b was made by gat_graph_batch_make from a dataset already
+ * checked (gat_i_graph_check_dataset): bound without the checks. */
+gat_status gat_i_model_forward_graphs(gat_model *m, const gat_graph_batch *b, int training,
+                                      int trusted, const gat_real **logits);
+/* The one check of a dataset of graphs whose batches a loop binds as trusted: its whole graph,
+ * features and edge features as a binding's (fn starts the messages). */
+gat_status gat_i_graph_check_dataset(const gat_model *m, const gat_dataset *ds, const char *fn);
 /* Scratch of a graph model's training step, kept in m: *dlogits (B, graph_classes) and *all
  * (B) set to GAT_SPLIT_TRAIN. Returns GAT_EINVAL (not a graph model), GAT_ENOMEM. */
 gat_status gat_i_graph_scratch(gat_model *m, gat_idx B, gat_real **dlogits, uint8_t **all);

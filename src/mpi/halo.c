@@ -1,7 +1,7 @@
 /* The halo exchange of distributed training (gat/dist.h): in every layer's forward the
  * projections peers hold as halo go out and the halo's come in (the engine's remote rows,
  * gat_i_remote), in the backward their gradients return to the owners; the restricted forwards'
- * plans are made with the peers. attach/detach bind a model to the local graph for it. */
+ * plans are made with the peers. attach binds a model to the local graph for it. */
 #include "mpi/mpi_i.h"
 #include "core/core.h"
 #include "layers/fused.h"
@@ -146,12 +146,10 @@ static void plan_need(void *user, int layer, uint8_t *mark)
         if (rb[t]) mark[d->sidx[t]] = 1;
 }
 
-/* Binds m to the local graph for the exchange (order none, keys, remote rows). */
-gat_status gat_i_dist_attach(gat_model *m, gat_dist *d, gat_order *saved)
+gat_status gat_i_dist_attach(gat_model *m, gat_dist *d)
 {
     const gat_model_config *c = gat_model_get_config(m);
     gat_status st = GAT_OK;
-    *saved = gat_model_order(m, NULL);
     if (c->in_features != d->p->n_features || c->classes != d->p->n_classes)
         st = gat_i_error(GAT_EDIM,
                          "the partition's dataset has %d features and %d classes but "
@@ -170,39 +168,33 @@ gat_status gat_i_dist_attach(gat_model *m, gat_dist *d, gat_order *saved)
                                .agree = plan_agree,
                                .need = plan_need,
                                .user = d};
-    if (st == GAT_OK && (st = gat_model_set_order(m, GAT_ORDER_NONE)) == GAT_OK) {
-        gat_i_model_set_remote(m, &d->remote);
-        st = c->edge_dim > 0 ? gat_i_model_bind_edges_of(m, &d->g, &d->x, d->ex, c->edge_dim, 0)
-                             : gat_model_bind(m, &d->g, &d->x, 0);
-    }
+    /* the local graph was built by gat_dist_create: bound without a check */
+    d->bind = (gat_i_binding){.g = &d->g,
+                              .x = &d->x,
+                              .ex = c->edge_dim > 0 ? d->ex : NULL,
+                              .rkey = d->gid,
+                              .xkey = d->xkey,
+                              .ekey = d->ekey,
+                              .tekey = d->tekey,
+                              .remote = &d->remote,
+                              .flags = GAT_I_BIND_TRUSTED};
+    if (st == GAT_OK) st = gat_i_model_bind(m, &d->bind, "gat_dist");
     /* the exchange's buffer for a layer's widest rows, now (the passes allocate nothing):
      * forward z (hw), s_src (gat: H), k (separate keys: hw), qinv (cosine: H) sent; backward the
      * gradients of z and k received */
+    int n_layers;
+    const gat_i_layer *L = gat_i_model_layers(m, &n_layers);
     size_t w = 1;
-    const gat_score S = c->score;
-    const size_t nk = (size_t)gat_i_score_has_k(S);
-    for (gat_idx l = 0; st == GAT_OK && l < gat_model_layer_count(m); l++) {
-        const size_t H = (size_t)gat_model_layer_heads(m, l);
-        const size_t hw =
-            (size_t)gat_i_fused_fp((int)H, gat_model_layer_width(m, l) / (gat_idx)H) * H;
+    for (int l = 0; st == GAT_OK && l < n_layers; l++) {
+        const size_t H = (size_t)L[l].heads, hw = (size_t)L[l].hw, nk = (size_t)L[l].has_k;
+        const gat_score S = L[l].score;
         const size_t fwd = hw * (1 + nk) + (S == GAT_SCORE_GAT || S == GAT_SCORE_COSINE ? H : 0);
-        const size_t r = fwd > hw * (1 + nk) ? fwd : hw * (1 + nk);
-        w = r > w ? r : w;
+        w = fwd > w ? fwd : w;
     }
     if (st == GAT_OK && !grow(d, (size_t)d->soff[d->size] * w + 1)) st = GAT_ENOMEM;
-    if (st != GAT_OK) gat_i_model_set_remote(m, NULL);
     if ((st = gat_i_dist_agree(d->comm, d->rank, d->size, st)) != GAT_OK) return st;
     d->failed = 0;
-    gat_i_model_set_keys(m, d->gid, d->xkey, d->ekey, d->tekey);
     return GAT_OK;
-}
-
-/* The model's binding stays (its outputs are read after a forward); the next forward outside
- * the dist's calls binds again (gat_i_model_set_remote). */
-void gat_i_dist_detach(gat_model *m)
-{
-    gat_i_model_set_remote(m, NULL);
-    gat_i_model_set_keys(m, NULL, NULL, NULL, NULL);
 }
 
 /* The exchange's failures (allocation or MPI) after a pass, agreed. */

@@ -21,7 +21,7 @@ struct gat_dist {
     gat_graph g;           /* (nl) owned rows' in-edges; halo rows none (sources only) */
     gat_csr x;             /* (nl, F) owned features, then an empty row per halo node */
     gat_real *ex;          /* (g.nnz, D) the edges' features in g's in-CSR order, or NULL */
-    int64_t *xkey, *ekey;  /* dropout keys (gat_i_model_set_keys) */
+    int64_t *xkey, *ekey;  /* dropout keys (gat_i_binding) */
     int64_t *tekey;        /* ekey in the out-CSR's order (the sources pass reads it in turn) */
     gat_idx *labels;       /* (nl) owned labels, -1 on the halo */
     gat_idx *gid;          /* (nl) the whole graph's id of each local row */
@@ -37,6 +37,7 @@ struct gat_dist {
     gat_idx *hoff, *soff, *sidx;
     gat_idx *add_ptr, *add_slot; /* (no + 1), (rows sent): gat_i_remote's slots of own rows */
     gat_i_remote remote;         /* the engine's view of the halo */
+    gat_i_binding bind;          /* the local graph's binding: g, x, ex, keys, remote rows */
     gat_real *buf;               /* (rows sent, the widest projection rows of a layer) */
     double *sums;                /* (size, 2): sum_doubles' all-gather */
     size_t buf_cap;
@@ -64,12 +65,10 @@ gat_status gat_i_dist_sum_doubles(gat_dist *d, double *v, int n);
 
 /* ---- halo.c ---- */
 
-/* Binds m to d's local graph for the exchange (order none, keys, remote rows) and sizes the
- * exchange's buffer; *saved gets the model's order before. Collective; statuses agreed. */
-gat_status gat_i_dist_attach(gat_model *m, gat_dist *d, gat_order *saved);
-
-/* Undoes attach's remote rows and keys (the binding stays: outputs are read after a forward). */
-void gat_i_dist_detach(gat_model *m);
+/* Binds m to d's local graph (d->bind: keys, remote rows; trusted, never renumbered) and sizes
+ * the exchange's buffer. The binding stays after the dist's calls (their outputs are read after
+ * a forward); a forward on other inputs binds those. Collective; statuses agreed. */
+gat_status gat_i_dist_attach(gat_model *m, gat_dist *d);
 
 /* The exchange's failures (allocation or MPI) after a pass, folded into st and agreed. */
 gat_status gat_i_dist_pass_status(gat_dist *d, gat_status st);

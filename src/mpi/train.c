@@ -7,9 +7,11 @@
 
 #include <string.h>
 
-static gat_status forward_logits(gat_model *m, gat_dist *d, const gat_real **logits)
+/* An inference forward on the local graph's binding b (d->bind, or it with output rows). */
+static gat_status forward_logits(gat_model *m, gat_dist *d, const gat_i_binding *b,
+                                 const gat_real **logits)
 {
-    gat_status st = gat_model_forward(m, &d->g, &d->x, 0, logits);
+    gat_status st = gat_i_model_forward(m, b, &(gat_i_run){.training = 0}, logits);
     return gat_i_dist_pass_status(d, st);
 }
 
@@ -18,9 +20,9 @@ static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *l
     const int s = which == GAT_SPLIT_TRAIN ? 0 : which == GAT_SPLIT_VAL ? 1 : 2;
     const gat_real *logits;
     /* the split's rows alone (every rank's, the plans made together) */
-    gat_i_model_set_output_rows(m, d->rows[s], d->n_rows[s]);
-    gat_status st = forward_logits(m, d, &logits);
-    gat_i_model_set_output_rows(m, NULL, 0);
+    gat_i_binding b = d->bind;
+    b.rows = d->rows[s], b.n_rows = d->n_rows[s];
+    gat_status st = forward_logits(m, d, &b, &logits);
     if (st != GAT_OK) return st;
     if (d->g_rows[s] == 0) return gat_i_error(GAT_EINVAL, "no node in split %d", (int)which);
     double v[2] = {0, 0};
@@ -36,30 +38,24 @@ static gat_status evaluate(gat_model *m, gat_dist *d, gat_split which, double *l
 
 gat_status gat_dist_forward(gat_model *m, gat_dist *d, const gat_real **logits)
 {
-    gat_order saved;
     gat_status st;
     gat_i_clear_error();
     if ((st = gat_i_check_args("gat_dist_forward", 3, (const void *[]){m, d, logits},
                                (const char *[]){"model m", "dist d", "logits"})) != GAT_OK)
         return st;
-    if ((st = gat_i_dist_attach(m, d, &saved)) != GAT_OK) return st;
-    st = forward_logits(m, d, logits);
-    gat_i_dist_detach(m);
-    return st;
+    if ((st = gat_i_dist_attach(m, d)) != GAT_OK) return st;
+    return forward_logits(m, d, &d->bind, logits);
 }
 
 gat_status gat_dist_evaluate(gat_model *m, gat_dist *d, gat_split which, double *loss, double *acc)
 {
-    gat_order saved;
     gat_status st;
     gat_i_clear_error();
     if ((st = gat_i_check_args("gat_dist_evaluate", 4, (const void *[]){m, d, loss, acc},
                                (const char *[]){"model m", "dist d", "loss", "acc"})) != GAT_OK)
         return st;
-    if ((st = gat_i_dist_attach(m, d, &saved)) != GAT_OK) return st;
-    st = evaluate(m, d, which, loss, acc);
-    gat_i_dist_detach(m);
-    return st;
+    if ((st = gat_i_dist_attach(m, d)) != GAT_OK) return st;
+    return evaluate(m, d, which, loss, acc);
 }
 
 /* ---- training ---- */
@@ -69,6 +65,7 @@ typedef struct dtrain {
     gat_dist *d;
     const gat_train_config *cfg;
     gat_real *all; /* (K, P) every rank's gradients */
+    uint64_t step0; /* rank 0's dropout step before training: epoch e runs step0 + e */
 } dtrain;
 
 static gat_status reduce_grads(void *u, gat_real *grads, size_t P, double *loss, double *acc)
@@ -97,11 +94,16 @@ static gat_status dist_train_epoch(void *u, gat_idx epoch, double *loss, double 
 {
     dtrain *t = u;
     gat_dist *d = t->d;
-    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t};
+    /* every rank draws rank 0's masks */
+    const gat_i_run run = {.step = t->step0 + (uint64_t)epoch};
+    const gat_i_step_opts o = {.denom = d->g_rows[0], .reduce = reduce_grads, .user = t,
+                               .run = &run};
+    gat_i_binding b = d->bind;
+    b.rows = d->rows[0], b.n_rows = d->n_rows[0];
     const int64_t s0 = d->stats.sent_bytes;
-    gat_status st = gat_i_train_step_with(t->m, &d->g, &d->x, d->labels, d->rows[0], d->n_rows[0],
-                                          &t->cfg->adam, epoch, loss, acc, "epoch",
-                                          "; the best model so far is kept", &o, diverged);
+    gat_status st = gat_i_train_step_with(t->m, &b, d->labels, &t->cfg->adam, epoch, loss, acc,
+                                          "epoch", "; the best model so far is kept", &o,
+                                          diverged);
     d->stats.epoch_bytes = d->stats.sent_bytes - s0;
     return st;
 }
@@ -125,7 +127,6 @@ gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg
                           gat_train_result *res)
 {
     static const char *fn = "gat_dist_train";
-    gat_order saved;
     gat_status st;
     size_t P;
     gat_i_clear_error();
@@ -158,15 +159,13 @@ gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg
         st = gat_i_dist_mpi_failed(fn, "MPI_Bcast", rc);
         goto done;
     }
-    gat_i_model_set_step(m, step);
-    if ((st = gat_i_dist_attach(m, d, &saved)) != GAT_OK) goto done;
+    t.step0 = step;
+    if ((st = gat_i_dist_attach(m, d)) != GAT_OK) goto done;
     const gat_i_train_ops ops = {.train = dist_train_epoch,
                                  .evaluate = dist_evaluate,
                                  .agree = dist_agree,
                                  .has_test = d->g_rows[2] > 0};
     st = gat_i_train_loop(m, cfg, &ops, &t, res);
-    gat_i_dist_detach(m);
-    if (saved != GAT_ORDER_NONE) gat_model_set_order(m, saved);
 done:
     gat_free(t.all);
     return st;

@@ -11,10 +11,11 @@
 #include <math.h>
 #include <string.h>
 
-/* The step without argument checks; unit, suffix: as gat_i_train_step_with's. */
-static gat_status step(gat_model *m, const gat_graph_batch *b, const gat_adam_config *adam,
-                       gat_idx t, double *loss, double *acc, const char *unit, const char *suffix,
-                       int *diverged)
+/* The step without argument checks; unit, suffix: as gat_i_train_step_with's; trusted: b was made
+ * from a checked dataset (gat_i_model_forward_graphs). */
+static gat_status step(gat_model *m, const gat_graph_batch *b, int trusted,
+                       const gat_adam_config *adam, gat_idx t, double *loss, double *acc,
+                       const char *unit, const char *suffix, int *diverged)
 {
     const gat_real *logits;
     gat_real *m1, *m2;
@@ -22,7 +23,7 @@ static gat_status step(gat_model *m, const gat_graph_batch *b, const gat_adam_co
     gat_status st;
     const gat_idx B = b->n_graphs, C = gat_model_get_config(m)->graph_classes;
     *diverged = 0;
-    if ((st = gat_model_forward_graphs(m, b, 1, &logits)) != GAT_OK) return st;
+    if ((st = gat_i_model_forward_graphs(m, b, 1, trusted, &logits)) != GAT_OK) return st;
     gat_real *dl;
     uint8_t *all;
     if ((st = gat_i_graph_scratch(m, B, &dl, &all)) != GAT_OK) return st;
@@ -70,7 +71,7 @@ gat_status gat_graph_train_step(gat_model *m, const gat_graph_batch *b,
         return gat_i_error(GAT_EINVAL, "gat_graph_train_step: step t = %d, expected t >= 1", t);
     if ((st = gat_adam_config_check(adam)) != GAT_OK) return st;
     if (!b->labels) return gat_i_error(GAT_EINVAL, "gat_graph_train_step: the batch has no labels");
-    if ((st = step(m, b, adam, t, &l, &a, "step", "", &diverged)) != GAT_OK) return st;
+    if ((st = step(m, b, 0, adam, t, &l, &a, "step", "", &diverged)) != GAT_OK) return st;
     if (loss) *loss = l;
     if (acc) *acc = a;
     return GAT_OK;
@@ -119,7 +120,7 @@ static gat_status infer(gat_model *m, const gat_dataset *ds, const gat_idx *item
         const gat_idx n = count - k0 < B ? count - k0 : B;
         const gat_real *logits;
         if ((st = gat_graph_batch_make(b, ds, items + k0, n)) != GAT_OK ||
-            (st = gat_model_forward_graphs(m, b, 0, &logits)) != GAT_OK)
+            (st = gat_i_model_forward_graphs(m, b, 0, 1, &logits)) != GAT_OK)
             return st;
         gat_i_predict_rows(logits, n, C, pred + k0, NULL);
         for (gat_idx g = 0; g < n; g++) {
@@ -153,6 +154,8 @@ gat_status gat_graph_evaluate(gat_model *m, const gat_dataset *ds, const uint8_t
     if (ds->n_graph_classes > C)
         return gat_i_error(GAT_EDIM, "the dataset has %d graph classes but the model predicts %d",
                            ds->n_graph_classes, C);
+    /* checked once: its batches are bound without the checks */
+    if ((st = gat_i_graph_check_dataset(m, ds, "gat_graph_evaluate")) != GAT_OK) return st;
     if (!(items = graphs_of(graph_split, ds->n_graphs, which, &n))) return GAT_ENOMEM;
     if (n == 0) {
         st = gat_i_error(GAT_EINVAL, "gat_graph_evaluate: no graph in split %d", (int)which);
@@ -212,6 +215,7 @@ gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx batch_gr
     if (ds->n_features != c->in_features)
         return gat_i_error(GAT_EDIM, "the dataset has %d features but the model expects %d",
                            ds->n_features, c->in_features);
+    if ((st = gat_i_graph_check_dataset(m, ds, "gat_graph_embed")) != GAT_OK) return st;
     const gat_idx B = batch_graphs < 1 ? 128 : batch_graphs, G = ds->n_graphs;
     const size_t R = (size_t)gat_i_readout_width(c), K = (size_t)gat_i_readout_heads(c);
     if (!(ids = gat_malloc((size_t)G, sizeof *ids))) return GAT_ENOMEM;
@@ -221,7 +225,7 @@ gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx batch_gr
         const gat_idx n = G - k0 < B ? G - k0 : B;
         const gat_real *logits, *r, *a;
         if ((st = gat_graph_batch_make(&b, ds, ids + k0, n)) != GAT_OK ||
-            (st = gat_model_forward_graphs(m, &b, 0, &logits)) != GAT_OK ||
+            (st = gat_i_model_forward_graphs(m, &b, 0, 1, &logits)) != GAT_OK ||
             (st = gat_model_graph_outputs(m, &r, &a)) != GAT_OK)
             break;
         if (pooled) memcpy(pooled + (size_t)k0 * R, r, (size_t)n * R * sizeof *pooled);
@@ -266,7 +270,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
         if ((st = gat_graph_batch_make(&c->b, c->ds, c->train + k0, n)) != GAT_OK) return st;
-        if ((st = step(c->m, &c->b, &c->cfg->adam, ++c->t, &l, &a, "step",
+        if ((st = step(c->m, &c->b, 1, &c->cfg->adam, ++c->t, &l, &a, "step",
                        "; the best model so far is kept", diverged)) != GAT_OK)
             return st;
         lsum += l * n;
@@ -315,7 +319,9 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
     if (ds->n_graph_classes > mc->graph_classes)
         return gat_i_error(GAT_EDIM, "the dataset has %d graph classes but the model predicts %d",
                            ds->n_graph_classes, mc->graph_classes);
-    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK) return st;
+    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK ||
+        (st = gat_i_graph_check_dataset(m, ds, "gat_graph_train")) != GAT_OK)
+        return st;
     for (gat_idx g = 0; g < ds->n_graphs; g++) {
         n_val += graph_split[g] == GAT_SPLIT_VAL;
         n_test += graph_split[g] == GAT_SPLIT_TEST;

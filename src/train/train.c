@@ -175,22 +175,47 @@ static gat_status check_fit(const gat_model *m, const gat_dataset *ds)
     return GAT_OK;
 }
 
-/* Inference restricted to the rows of one split, then its loss and accuracy (and in *out, if
- * not NULL, the logits, valid until the model's next forward). lean: bind the dataset for
- * inference first unless it is (mini-batch training, whose steps bind blocks). */
-static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_idx *rows,
-                                gat_idx n_rows, gat_split which, int lean, double *loss,
+/* gat_train's one check of the dataset's graph, features and edge features (the messages as a
+ * forward's on unchecked inputs). */
+static gat_status check_dataset(const gat_model *m, const gat_dataset *ds)
+{
+    const gat_idx D = gat_model_get_config(m)->edge_dim;
+    if (D > 0 && !ds->edge_x)
+        return gat_i_error(GAT_EINVAL, "gat_model_bind_edge_features: edge_x is NULL but D = %d",
+                           D);
+    return gat_i_model_check_inputs(m, &ds->graph, &ds->x, ds->edge_x, "gat_model_forward");
+}
+
+/* The dataset's binding (binding.h) with output rows (count of them): its graph, features and
+ * edge features, checked at the bind unless trusted (gat_train checks them once), and for
+ * inference (mini-batch training, whose steps bind blocks) when lean. */
+static gat_i_binding dataset_binding(const gat_dataset *ds, const gat_idx *rows, gat_idx count,
+                                     int trusted, int lean)
+{
+    return (gat_i_binding){.g = &ds->graph,
+                           .x = &ds->x,
+                           .ex = ds->n_edge_features > 0 ? ds->edge_x : NULL,
+                           .rows = rows,
+                           .n_rows = count,
+                           .flags = (trusted ? GAT_I_BIND_TRUSTED : 0) |
+                                    (lean ? GAT_BIND_INFERENCE : 0)};
+}
+
+/* Inference of binding b (the dataset's, restricted to the rows of split which), then its loss
+ * and accuracy (and in *out, if not NULL, the logits, valid until the model's next forward).
+ * hook: the run's (or NULL). */
+static gat_status evaluate_rows(gat_model *m, const gat_dataset *ds, const gat_i_binding *b,
+                                gat_split which, gat_i_layer_hook hook, void *user, double *loss,
                                 double *acc, const gat_real **out)
 {
     const gat_real *logits;
     gat_status st;
-    if (lean && (st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                                ds->n_edge_features, GAT_BIND_INFERENCE)) != GAT_OK)
+    /* an inference binding of the dataset stays one between evaluations */
+    if (b->flags & GAT_BIND_INFERENCE && !gat_i_model_lean(m) &&
+        (st = gat_i_model_bind(m, b, "gat_model_forward")) != GAT_OK)
         return st;
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    st = gat_model_forward(m, &ds->graph, &ds->x, 0, &logits);
-    gat_i_model_set_output_rows(m, NULL, 0);
-    if (st != GAT_OK) return st;
+    const gat_i_run run = {.hook = hook, .hook_user = user};
+    if ((st = gat_i_model_forward(m, b, &run, &logits)) != GAT_OK) return st;
     if (out) *out = logits;
     if (ds->n_labels > 0)
         return gat_sigmoid_bce(logits, ds->n, ds->n_labels, ds->label_matrix, ds->split, which,
@@ -210,11 +235,10 @@ gat_status gat_model_evaluate(gat_model *m, const gat_dataset *ds, gat_split whi
         return st;
     if ((st = check_fit(m, ds)) != GAT_OK) return st;
     /* a model with an edge term runs on the dataset's edge features */
-    if ((st = gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x, ds->n_edge_features,
-                                        0)) != GAT_OK)
-        return st;
+    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK) return st;
     if (!(rows = split_rows(ds, which, &n_rows))) return GAT_ENOMEM;
-    st = evaluate_rows(m, ds, rows, n_rows, which, 0, loss, acc, NULL);
+    const gat_i_binding b = dataset_binding(ds, rows, n_rows, 0, 0);
+    st = evaluate_rows(m, ds, &b, which, NULL, NULL, loss, acc, NULL);
     gat_free(rows);
     return st;
 }
@@ -257,8 +281,7 @@ gat_status gat_i_train_check_finite(const gat_model *m, const gat_real *v, size_
  * caller): forward restricted to rows, cross-entropy over them, backward, Adam step t with the
  * model's moments. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters (the
  * message names unit and t and ends with suffix), 0 otherwise. */
-gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr *x,
-                                 const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+gat_status gat_i_train_step_with(gat_model *m, const gat_i_binding *b, const gat_idx *labels,
                                  const gat_adam_config *adam, gat_idx t, double *loss, double *acc,
                                  const char *unit, const char *suffix, const gat_i_step_opts *o,
                                  int *diverged)
@@ -267,23 +290,22 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr
     gat_real *m1, *m2, *dlogits;
     gat_status st;
     size_t P;
-    const gat_idx C = gat_model_get_config(m)->classes;
+    const gat_idx C = gat_model_get_config(m)->classes, n = b->g->n;
+    gat_i_run run = o && o->run ? *o->run : (gat_i_run){0};
+    run.training = 1;
     *diverged = 0;
-    if (!(dlogits = gat_i_model_dlogits(m, g->n))) return GAT_ENOMEM;
-    /* the loss reads only these rows: the last layer computes just those */
-    gat_i_model_set_output_rows(m, rows, n_rows);
-    st = gat_model_forward(m, g, x, 1, &logits);
-    gat_i_model_set_output_rows(m, NULL, 0);
-    if (st != GAT_OK) return st;
-    if ((st = o && o->multi ? gat_i_bce_rows(logits, g->n, C, o->multi, NULL, GAT_SPLIT_NONE, rows,
-                                             n_rows, o->denom, loss, acc, dlogits)
-                            : xent(logits, g->n, C, labels, NULL, GAT_SPLIT_NONE, rows, n_rows,
+    if (!(dlogits = gat_i_model_dlogits(m, n))) return GAT_ENOMEM;
+    /* the loss reads only the binding's output rows: the last layer computes just those */
+    if ((st = gat_i_model_forward(m, b, &run, &logits)) != GAT_OK) return st;
+    if ((st = o && o->multi ? gat_i_bce_rows(logits, n, C, o->multi, NULL, GAT_SPLIT_NONE, b->rows,
+                                             b->n_rows, o->denom, loss, acc, dlogits)
+                            : xent(logits, n, C, labels, NULL, GAT_SPLIT_NONE, b->rows, b->n_rows,
                                    o ? o->denom : 0, loss, acc, dlogits)) != GAT_OK)
         return st;
     gat_real *params = gat_model_params(m, &P), *grads = gat_model_grads(m, NULL);
     gat_i_model_moments(m, &m1, &m2);
     gat_model_zero_grads(m);
-    if ((st = gat_model_backward(m, dlogits)) != GAT_OK) return st;
+    if ((st = gat_i_model_backward(m, dlogits, &run)) != GAT_OK) return st;
     /* the other processes' share: gradients and the loss are sums over every process's rows */
     if (o && o->reduce && (st = o->reduce(o->user, grads, P, loss, acc)) != GAT_OK) return st;
     *diverged = 1;
@@ -333,13 +355,68 @@ gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_csr *x, co
                                "gat_train_step: rows[%d] = %d, expected ascending "
                                "rows in [0, %d) (rows[%d] = %d)",
                                k, rows[k], g->n, k > 0 ? k - 1 : 0, k > 0 ? rows[k - 1] : -1);
-    st = gat_i_train_step_with(m, g, x, labels, rows, n_rows, adam, t, &l, &a, "step", "", NULL,
-                               &diverged);
+    const gat_i_binding b = {.g = g, .x = x, .rows = rows, .n_rows = n_rows};
+    st = gat_i_train_step_with(m, &b, labels, adam, t, &l, &a, "step", "", NULL, &diverged);
     if (st == GAT_OK) {
         if (loss) *loss = l;
         if (acc) *acc = a;
     }
     return st;
+}
+
+/* gat_train_step_batch without the argument checks; unit, suffix, diverged as
+ * gat_i_train_step_with's. The loader built the block and its features: they are bound as they
+ * are, without a check or a copy, with the targets as output rows and the block's hops, so that
+ * each layer computes only the rows the next one reads. */
+static gat_status batch_step(gat_model *m, const gat_batch *b, const gat_idx *labels,
+                             const gat_adam_config *adam, gat_idx t, double *loss, double *acc,
+                             const char *unit, const char *suffix, int *diverged)
+{
+    gat_status st;
+    const gat_idx nb = b->block.n_targets, *rows = gat_i_model_rows(m, nb);
+    *diverged = 0;
+    if (!rows) return GAT_ENOMEM;
+    const gat_i_binding bb = {.g = &b->block.graph,
+                              .x = &b->x,
+                              .ex = gat_model_get_config(m)->edge_dim > 0 ? b->edge_x : NULL,
+                              .rows = rows,
+                              .n_rows = nb,
+                              .hop_end = b->block.hop_end,
+                              .hops = b->block.hops,
+                              .flags = GAT_I_BIND_TRUSTED};
+    if ((st = gat_i_model_bind(m, &bb, "gat_train_step_batch")) != GAT_OK) return st;
+    return gat_i_train_step_with(m, &bb, labels, adam, t, loss, acc, unit, suffix, NULL, diverged);
+}
+
+gat_status gat_train_step_batch(gat_model *m, const gat_batch *b, const gat_idx *labels,
+                                const gat_adam_config *adam, gat_idx t, double *loss, double *acc)
+{
+    gat_status st;
+    double l, a;
+    int diverged;
+    gat_i_clear_error();
+    if ((st = gat_i_check_args("gat_train_step_batch", 4, (const void *[]){m, b, labels, adam},
+                               (const char *[]){"model m", "batch b", "labels", "adam"})) !=
+        GAT_OK)
+        return st;
+    if (t < 1)
+        return gat_i_error(GAT_EINVAL, "gat_train_step_batch: step t = %d, expected t >= 1", t);
+    if ((st = gat_adam_config_check(adam)) != GAT_OK) return st;
+    if (b->block.n_targets < 1 || b->block.hops != gat_model_get_config(m)->layers)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_train_step_batch: the batch has %d targets and %d hops; the "
+                           "model needs at least one target and one hop per layer (%d)",
+                           b->block.n_targets, b->block.hops, gat_model_get_config(m)->layers);
+    if (b->x.cols != gat_model_get_config(m)->in_features)
+        return gat_i_error(GAT_EDIM,
+                           "gat_train_step_batch: features have %d columns but the model "
+                           "expects %d",
+                           b->x.cols, gat_model_get_config(m)->in_features);
+    if ((st = batch_step(m, b, labels, adam, t, &l, &a, "step", "", &diverged)) != GAT_OK)
+        return st;
+    if (loss) *loss = l;
+    if (acc) *acc = a;
+    return GAT_OK;
 }
 
 /* The stage callback's state: the engine's per-layer hook turns into gat_stage_info. */
@@ -374,7 +451,6 @@ typedef struct minibatch {
     gat_sampler *s;
     gat_idx *order;  /* (n_train) this epoch's order of the training nodes */
     gat_idx *labels; /* (batch_size) the targets' labels */
-    gat_idx *rows;   /* (batch_size) 0, 1, ...: the targets' local ids */
     gat_idx t;       /* Adam steps taken */
 } minibatch;
 
@@ -383,7 +459,6 @@ static void minibatch_free(minibatch *mb)
     gat_sampler_free(mb->s);
     gat_free(mb->order);
     gat_free(mb->labels);
-    gat_free(mb->rows);
     memset(mb, 0, sizeof *mb);
 }
 
@@ -398,13 +473,10 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
         return st;
     gat_sampler_set_threads(mb->s, gat_i_model_threads(m));
     if (!(mb->order = gat_malloc((size_t)n_train, sizeof *mb->order)) ||
-        !(mb->labels = gat_malloc((size_t)B, sizeof *mb->labels)) ||
-        !(mb->rows = gat_malloc((size_t)B, sizeof *mb->rows))) {
+        !(mb->labels = gat_malloc((size_t)B, sizeof *mb->labels))) {
         minibatch_free(mb);
         return GAT_ENOMEM;
     }
-    for (gat_idx k = 0; k < B; k++)
-        mb->rows[k] = k;
     return GAT_OK;
 }
 
@@ -441,15 +513,10 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
         const gat_idx nb = b->block.n_targets;
         double l, a;
         mb->t++;
-        if (D > 0 && (st = gat_i_model_bind_edges_of(m, &b->block.graph, &b->x, b->edge_x, D,
-                                                     0)) != GAT_OK)
-            break;
         for (gat_idx q = 0; q < nb; q++)
             mb->labels[q] = ds->labels[b->block.nodes[q]];
-        if ((st = gat_i_train_step_with(m, &b->block.graph, &b->x, mb->labels, mb->rows, nb,
-                                        &cfg->adam, mb->t, &l, &a, "step",
-                                        "; the best model so far is kept", NULL, diverged)) !=
-            GAT_OK)
+        if ((st = batch_step(m, b, mb->labels, &cfg->adam, mb->t, &l, &a, "step",
+                             "; the best model so far is kept", diverged)) != GAT_OK)
             break;
         tl += l * nb;
         ta += a * nb;
@@ -631,10 +698,11 @@ static gat_status local_train(void *u, gat_idx epoch, double *loss, double *acc,
     if (cfg->batch_size > 0)
         return minibatch_epoch(c->m, c->ds, cfg, &c->mb, c->train, c->n_train, epoch, &c->sg, loss,
                                acc, diverged);
-    st = gat_i_train_step_with(c->m, &c->ds->graph, &c->ds->x, c->ds->labels, c->train, c->n_train,
-                               &cfg->adam, epoch, loss, acc, "epoch",
-                               "; the best model so far is kept",
-                               c->multi.multi ? &c->multi : NULL, diverged);
+    const gat_i_binding b = dataset_binding(c->ds, c->train, c->n_train, 1, 0);
+    const gat_i_run run = {.hook = cfg->stage ? on_layer : NULL, .hook_user = &c->sg};
+    const gat_i_step_opts o = {.multi = c->multi.multi, .run = &run};
+    st = gat_i_train_step_with(c->m, &b, c->ds->labels, &cfg->adam, epoch, loss, acc, "epoch",
+                               "; the best model so far is kept", &o, diverged);
     if (st == GAT_OK && cfg->stage) report(&c->sg, GAT_STAGE_UPDATE, -1);
     return st;
 }
@@ -644,18 +712,14 @@ static gat_status local_evaluate(void *u, gat_split which, int final, double *lo
     local *c = u;
     const gat_train_config *cfg = c->cfg;
     const int mini = cfg->batch_size > 0;
-    gat_status st;
     /* the validation pass of an epoch reports its layers; the final evaluations do not */
-    if (final)
-        gat_i_model_set_hook(c->m, NULL, NULL);
-    else if (cfg->stage && mini)
-        gat_i_model_set_hook(c->m, on_layer, &c->sg);
+    const int hook = !final && cfg->stage;
     c->sg.validating = 1;
-    st = which == GAT_SPLIT_VAL
-             ? evaluate_rows(c->m, c->ds, c->val, c->n_val, which, mini, loss, acc, &c->logits)
-             : evaluate_rows(c->m, c->ds, c->test, c->n_test, which, mini, loss, acc, &c->logits);
-    if (!final && cfg->stage && mini) gat_i_model_set_hook(c->m, NULL, NULL);
-    return st;
+    const gat_i_binding b = which == GAT_SPLIT_VAL
+                                ? dataset_binding(c->ds, c->val, c->n_val, 1, mini)
+                                : dataset_binding(c->ds, c->test, c->n_test, 1, mini);
+    return evaluate_rows(c->m, c->ds, &b, which, hook ? on_layer : NULL, &c->sg, loss, acc,
+                         &c->logits);
 }
 
 static gat_status local_auc(void *u, gat_split which, double *auc)
@@ -683,11 +747,11 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                            "gat_train: batch_size = %d with a multi-label dataset, which trains "
                            "full-graph only (batch_size 0)",
                            cfg->batch_size);
-    /* full-graph training binds the dataset with its edge features now; mini-batches bind each
-     * block with its rows, and the evaluations the dataset for inference */
-    if ((st = cfg->batch_size == 0 ? gat_i_model_bind_edges_of(m, &ds->graph, &ds->x, ds->edge_x,
-                                                               ds->n_edge_features, 0)
-                                   : gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK)
+    /* the dataset is checked once, here: every binding of it below is trusted (full-graph
+     * training binds it with its edge features, mini-batches bind each block with its rows, and
+     * the evaluations the dataset for inference) */
+    if ((st = gat_i_model_check_edge_dim(m, ds->n_edge_features)) != GAT_OK ||
+        (st = check_dataset(m, ds)) != GAT_OK)
         return st;
     if (ds->n_train == 0 || ds->n_val == 0)
         return gat_i_error(GAT_EINVAL,
@@ -707,8 +771,6 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         cfg->batch_size > 0 ? (c.n_train + cfg->batch_size - 1) / cfg->batch_size : 0;
     c.sg = (stages){.cfg = cfg,
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
-    /* mini-batch steps report themselves, one part each; the hook serves the validation */
-    if (cfg->stage && cfg->batch_size == 0) gat_i_model_set_hook(m, on_layer, &c.sg);
     const gat_i_train_ops ops = {.train = local_train,
                                  .evaluate = local_evaluate,
                                  .auc = local_auc,
@@ -716,8 +778,6 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     st = gat_i_train_loop(m, cfg, &ops, &c, res);
 
 cleanup:
-    gat_i_model_set_hook(m, NULL, NULL);
-    gat_i_model_set_output_rows(m, NULL, 0);
     minibatch_free(&c.mb);
     gat_free(c.train);
     gat_free(c.val);

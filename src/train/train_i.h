@@ -3,6 +3,7 @@
 #define GAT_I_TRAIN_H
 
 #include "gat/train.h"
+#include "model/model_i.h" /* gat_i_binding, gat_i_run */
 
 /* What one kind of training does inside the loop. */
 typedef struct gat_i_train_ops {
@@ -33,15 +34,17 @@ typedef struct gat_i_step_opts {
     /* multi-label targets (g->n, the model's classes) of the step's graph: sigmoid
      * cross-entropy (losses.c) instead of softmax cross-entropy, *acc the micro-F1; NULL: labels */
     const uint8_t *multi;
+    /* the forward's run (its training flag is set here): hook and dropout step; NULL: none */
+    const gat_i_run *run;
 } gat_i_step_opts;
 
-/* The training step of gat_train_step, gat_train's epochs and mini-batches (arguments checked
- * by the caller): a training forward (restricted to rows unless o is given: a distributed step
- * needs every row for the exchange), cross-entropy over rows, backward, o->reduce, Adam step t
- * with the model's moments. unit and t name the step in a divergence message, which ends with
- * suffix. *diverged: 1 for a GAT_ENUMERIC of the loss, gradients or parameters. */
-gat_status gat_i_train_step_with(gat_model *m, const gat_graph *g, const gat_csr *x,
-                                 const gat_idx *labels, const gat_idx *rows, gat_idx n_rows,
+/* The training step of gat_train_step, gat_train's epochs and mini-batches and distributed
+ * epochs (arguments checked by the caller): a training forward on binding b (model_i.h), whose
+ * output rows (b->rows, ascending; not NULL) are the rows the loss reads, cross-entropy over
+ * them, backward, o->reduce, Adam step t with the model's moments. unit and t name the step in a
+ * divergence message, which ends with suffix. *diverged: 1 for a GAT_ENUMERIC of the loss,
+ * gradients or parameters. */
+gat_status gat_i_train_step_with(gat_model *m, const gat_i_binding *b, const gat_idx *labels,
                                  const gat_adam_config *adam, gat_idx t, double *loss,
                                  double *acc, const char *unit, const char *suffix,
                                  const gat_i_step_opts *o, int *diverged);

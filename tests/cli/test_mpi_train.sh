@@ -83,6 +83,22 @@ for k in 2 4; do
     ok "$k ranks, dropout on: $d"
   else cat "$tmp/out"; bad "$k ranks, dropout on: ${d:-mpirun failed}"; fi
 done
+# issue 35.13: a --partitions run says when AUTO leaves signed features unnormalised, as a
+# one-process run does; the one-part partition of a dataset with named nodes loads (its empty
+# "part.halo_owner" tensor sits where "node_ids" starts: no overlap)
+mkdir -p "$tmp/signed"
+for i in $(seq 0 39); do
+  echo "n$i $((i % 2 * 2 - 1)).5 -0.$((i % 7)) 1 c$((i % 2))"
+done >"$tmp/signed/s.content"
+for i in $(seq 0 39); do echo "n$i n$(((i + 2) % 40))"; done >"$tmp/signed/s.cites"
+"$partition" --dataset "$tmp/signed/s" --parts 1 --out "$tmp/ps1" --quiet || { echo "FAIL gat-partition signed"; exit 1; }
+if run 1 --partitions "$tmp/ps1" --epochs 2 --threads 1 &&
+    grep -q '^gat-train: features have negative values (on some rank): not row-normalised (use --no-normalize to silence this)$' "$tmp/out"; then
+  ok "--partitions with signed features: the not-normalised note"
+else cat "$tmp/out"; bad "--partitions with signed features: no note, or the run failed"; fi
+if run 1 --partitions "$tmp/ps1" --epochs 2 --threads 1 --no-normalize && ! grep -q 'negative values' "$tmp/out"; then
+  ok "--partitions --no-normalize: no note"
+else cat "$tmp/out"; bad "--partitions --no-normalize"; fi
 # every score of the family, with residual connections over three layers: a rank projects only
 # its own rows and exchanges the projections each score reads of a source (z, the separate keys,
 # s_src, cosine's norms), and the gradients of them come back to their owners

@@ -268,4 +268,19 @@ check embed-sigxfsz 153 '' "^gat-embed: cannot write the embeddings: cannot writ
   bash -c 'ulimit -f 2; exec "$@"' - "$embed" --model "$tmp/m.gat" --dataset "$tiny" --out "$tmp/x/e.tsv" --threads 1
 [ -z "$(ls -A "$tmp/x")" ] && ok embed-sigxfsz-no-temporary || bad embed-sigxfsz-no-temporary "$(ls -A "$tmp/x")"
 
+# a tool that never trains stops OpenBLAS's pool, which OpenBLAS starts as it loads (here for
+# two threads, where the machine has two cores): gat-convert blocked writing into a full FIFO
+# runs one thread (OpenMP starts none: OMP_NUM_THREADS=1)
+full_fifo "$tmp/conv.fifo"
+OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=1 "$tools/gat-convert" "$tiny" "$tmp/conv.fifo" --quiet >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+if wait_blocked $pid write; then
+  n=$(ls "/proc/$pid/task" | wc -l)
+  kill -TERM $pid; wait $pid
+  [ "$n" -eq 1 ] && ok convert-one-thread || bad convert-one-thread "$n threads (want 1)"
+else
+  wait $pid; bad convert-one-thread "exit $? before blocking in write" "$(cat "$tmp/err")"
+fi
+exec 3<&-
+
 summary

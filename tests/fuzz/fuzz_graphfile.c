@@ -1,6 +1,7 @@
-/* Fuzz target: datasets from a graph file read by igraph plus text files of features, labels and
- * split (gat_dataset_read). Input: one options byte (bits 0-2 the graph format, 3 labels file,
- * 4 split file, 5 symmetrize, 6 normalize, 7 train), then graph, features, labels and split
+/* Fuzz target: datasets from a graph file (an edge table or a format igraph reads) plus text
+ * files of features, labels and split (gat_dataset_read). Input: one options byte (bits 0-2 the
+ * graph format - 1: edgelist to csv, 3 labels file, 4 split file, 5 symmetrize, 6 normalize,
+ * 7 train), then graph, features, labels and split
  * separated by 0x01 bytes. A features file is always given: without one every vertex the graph
  * file declares (e.g. "*Vertices 2000000000" in 20 bytes of Pajek) gets a one-hot feature, which
  * is a legitimate request that fails only on memory, and the fuzzer's memory limit would report
@@ -11,8 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const name[8] = {"g.edges",   "g.edges", "g.ncol", "g.lgl",
-                                        "g.graphml", "g.gml",   "g.net",  "g.dimacs"};
+    static const char *const name[9] = {"g.edges", "g.edges", "g.ncol", "g.lgl",   "g.graphml",
+                                        "g.gml",   "g.net",   "g.dimacs", "g.csv"};
     const uint8_t *part[4];
     size_t len[4];
     gat_dataset_options o;
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     const unsigned opt = data[0];
     const int n = fuzz_split(data + 1, size - 1, 4, part, len);
-    const int fmt = 1 + (int)(opt & 7) % 7;
+    const int fmt = 1 + (int)(opt & 7); /* edgelist .. csv */
     files.format = (gat_graph_format)fmt;
     files.graph = fuzz_path(0, name[fmt]);
     fuzz_write(files.graph, part[0], len[0]);

@@ -2,8 +2,9 @@
  * reference attention kernels (gat_attention.c, scores.c) and BLAS, composed layer by layer —
  * projection (sparse or dense product), dropout as byte masks of the same streams as the engine's,
  * attention, residual, bias, ELU or head mean — and the backward through the same ops. It runs a
- * gat_model's parameters, configuration, dropout, step and output rows as the engine would
- * (gat_i_model_layers, gat_i_model_next_run) and is what the engine is compared against. */
+ * gat_model's layers (gat_i_model_layers, the table the engine reads), parameters, dropout, step
+ * and output rows as the engine would (a binding and a run, gat_i_model_resolve_run) and is what
+ * the engine is compared against. */
 #include "loop.h"
 #include "plain.h"
 #include "scores.h"
@@ -18,22 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One attention layer's shape and where its tensors sit in the parameter buffer. */
-typedef struct layer {
-    gat_idx fin, fo;  /* input width, per-head output width */
-    int heads, mean;  /* mean: output layer, heads averaged */
-    gat_idx width;    /* output width: heads * fo (concat) or fo (mean) */
-    size_t w, a_src, a_dst, b; /* offsets of W (fin, heads*fo), a_src/a_dst (heads, fo), b (width) */
-    /* the attention family (scores other than gat) and residual connections: offsets of the
-     * query projection (gatv2's W_dst, or Q / W_q) and the key projection (K / W_k), both
-     * (fin, heads*fo); gatv2's att (heads, fo); beta or log sigma (heads); R (fin, width) */
-    size_t wq, wk, att, theta, res;
-    int has_q, has_k, has_res; /* which of them exist; has_res: fin != width */
-    size_t we, ae; /* edge features: W_e (D, heads*fo), a_edge (heads, fo) */
-    int head_drop; /* a mask per head on the input (gat_model_config.head_dropout) */
-    double proj_p; /* projection dropout (gat_model_config.proj_dropout) */
-} layer;
 
 /* Activations and caches of one layer for the current graph (pointers into ws.block). */
 typedef struct cache {
@@ -58,7 +43,7 @@ typedef struct cache {
 struct ref_model {
     gat_model_config cfg;
     int n_layers;
-    layer L[GAT_MAX_LAYERS];
+    const gat_i_layer *L; /* the model's (gat_i_model_layers) */
     size_t n_params;
     gat_real *blob; /* the model's params, then its grads */
     int threads;
@@ -66,7 +51,7 @@ struct ref_model {
     const gat_idx *out_rows;
     gat_idx n_out_rows;
     gat_idx D;          /* the model's edge_dim */
-    const gat_real *ex; /* (E, D) edge features of ws.g (ref_model_set_edges) */
+    const gat_real *ex; /* (E, D) edge features of ws.g (the binding's) */
     struct {
         gat_real *dze;  /* edge features: (E, max heads*fo) d loss / d ze */
         const gat_graph *g;
@@ -89,7 +74,7 @@ static size_t layout(ref_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
 {
     size_t off = 0, maxw = 0, maxh = 1;
     for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
+        const gat_i_layer *L = &m->L[l];
         cache *c = &m->ws.c[l];
         const size_t hw = (size_t)L->heads * L->fo;
         if (l == 0) {
@@ -150,29 +135,18 @@ static void sync(ref_model *m, gat_model *model)
     m->blob = gat_model_params(model, &m->n_params);
 }
 
-gat_status ref_model_create(ref_model **out, gat_model *model, const gat_graph *g, const gat_csr *x)
+gat_status ref_model_create(ref_model **out, gat_model *model, const gat_i_binding *b)
 {
-    gat_i_fast_layer FL[GAT_MAX_LAYERS];
     gat_status st;
+    const gat_graph *g = b->g;
+    const gat_csr *x = b->x;
     ref_model *m = calloc(1, sizeof *m);
     *out = NULL;
     if (!m) return GAT_ENOMEM;
     m->cfg = *gat_model_get_config(model);
     m->D = m->cfg.edge_dim;
-    m->n_layers = gat_i_model_layers(model, FL);
-    for (int l = 0; l < m->n_layers; l++) {
-        const gat_i_fast_layer *F = &FL[l];
-        layer *L = &m->L[l];
-        L->fin = F->fin, L->fo = F->fo, L->heads = F->heads, L->mean = F->mean;
-        L->width = F->width;
-        L->w = F->w, L->a_src = F->a_src, L->a_dst = F->a_dst, L->b = F->b;
-        L->wq = F->wq, L->wk = F->wk, L->att = F->att, L->theta = F->theta, L->res = F->res;
-        L->has_q = gat_i_score_has_q(F->score);
-        L->has_k = gat_i_score_has_k(F->score);
-        L->has_res = F->residual == 1;
-        L->we = F->we, L->ae = F->ae;
-        L->head_drop = F->head_drop, L->proj_p = F->proj_p;
-    }
+    m->ex = b->ex;
+    m->L = gat_i_model_layers(model, &m->n_layers);
     sync(m, model);
     m->threads = gat_i_threads(0);
     m->ws.g = g;
@@ -201,11 +175,6 @@ void ref_model_free(ref_model *m)
     free(m);
 }
 
-void ref_model_set_edges(ref_model *m, const gat_real *ex)
-{
-    m->ex = ex;
-}
-
 const gat_real *ref_model_output(const ref_model *m, int l)
 {
     return m->ws.c[l].out;
@@ -218,7 +187,7 @@ const gat_real *ref_model_alpha(const ref_model *m, int l)
 
 static gat_i_att_args att_args(ref_model *m, int l, int training)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const int last = l == m->n_layers - 1;
     gat_i_att_args a = {
@@ -237,7 +206,7 @@ static gat_i_att_args att_args(ref_model *m, int l, int training)
     return a;
 }
 
-static void add_bias_act(const layer *L, const gat_real *b, gat_real *out, gat_idx N, int elu,
+static void add_bias_act(const gat_i_layer *L, const gat_real *b, gat_real *out, gat_idx N, int elu,
                          int nt)
 {
     const gat_idx M = L->width;
@@ -254,7 +223,7 @@ static void add_bias_act(const layer *L, const gat_real *b, gat_real *out, gat_i
 
 static gat_i_score_args score_args(ref_model *m, int l, int training)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const int last = l == m->n_layers - 1;
     gat_i_score_args a = {
@@ -273,7 +242,7 @@ static gat_i_score_args score_args(ref_model *m, int l, int training)
 /* Queries q = X_d W_q and keys k = X_d W_k of the scores that project them separately. */
 static void score_project(ref_model *m, int l, const gat_csr *x)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx hw = L->heads * L->fo;
     for (int s = 0; s < 2; s++) {
@@ -291,11 +260,11 @@ static void score_project(ref_model *m, int l, const gat_csr *x)
  * computed. */
 static void residual_forward(ref_model *m, int l, const gat_csr *x)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const int last = l == m->n_layers - 1, nt = m->threads;
     const gat_idx *rows = last ? m->out_rows : NULL, n = rows ? m->n_out_rows : m->ws.g->n;
-    const gat_real *R = L->has_res ? m->blob + L->res : NULL;
+    const gat_real *R = (L->residual == 1) ? m->blob + L->res : NULL;
     const gat_idx M = L->width;
     if (l == 0) {
         gat_i_spmm_acc(x, c->xin, M, R, rows, n, c->out, nt);
@@ -323,7 +292,7 @@ static void residual_forward(ref_model *m, int l, const gat_csr *x)
  * where the score has separate projections, else dz itself), and the score's parameters. */
 static void score_backward(ref_model *m, int l, const gat_real *dy, gat_real *grad)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     const size_t n = (size_t)m->ws.g->n * L->heads * L->fo;
     const gat_score S = m->cfg.score;
     gat_i_score_args a = score_args(m, l, 1);
@@ -341,14 +310,14 @@ static void score_backward(ref_model *m, int l, const gat_real *dy, gat_real *gr
  * share ws.dres = dpre (identity) or dpre R^T, added by extra_backward once ws.dcur is written. */
 static void residual_backward(ref_model *m, int l, const gat_real *dpre, gat_real *grad)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx N = m->ws.g->n;
     const int nt = m->threads;
-    if (L->has_res && l == 0)
+    if ((L->residual == 1) && l == 0)
         gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, L->width, dpre, grad + L->res, nt);
     if (l == 0) return;
-    if (L->has_res) {
+    if ((L->residual == 1)) {
         gat_i_gemm_tn_acc(N, L->fin, L->width, c->xin, dpre, grad + L->res, nt);
         gat_i_gemm_nt(N, L->fin, L->width, dpre, m->blob + L->res, m->ws.dres, nt);
     } else {
@@ -360,7 +329,7 @@ static void residual_backward(ref_model *m, int l, const gat_real *dpre, gat_rea
  * gradients and input shares, and the residual's input share. Nothing for gat without residual. */
 static void extra_backward(ref_model *m, int l, gat_real *grad)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx N = m->ws.g->n, hw = L->heads * L->fo;
     const int nt = m->threads;
@@ -385,7 +354,7 @@ static void extra_backward(ref_model *m, int l, gat_real *grad)
  * edge and head eterm = ze . a_edge (the engine instead folds W_e and a_edge into M first). */
 static void edge_forward(ref_model *m, int l)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
     gat_i_gemm_nn(E, m->D, H * Fo, m->ex, m->blob + L->we, c->ze, 1);
@@ -405,7 +374,7 @@ static void edge_forward(ref_model *m, int l)
  * score backward leaves dze itself in ws.dze. */
 static void edge_backward(ref_model *m, int l, gat_real *grad)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_idx E = m->ws.g->nnz, H = L->heads, Fo = L->fo;
     if (m->cfg.score == GAT_SCORE_GATV2) {
@@ -430,7 +399,7 @@ static void edge_backward(ref_model *m, int l, gat_real *grad)
  * is (e: layer 0's entry p, a later layer's i fin + c); Z (N, heads, fo) = per head x_d^h W_h */
 static void head_forward(ref_model *m, int l, uint64_t key, gat_real *z)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     cache *c = &m->ws.c[l];
     const gat_csr *x = m->ws.x;
     const gat_idx N = m->ws.g->n, Fo = L->fo, fin = L->fin;
@@ -459,7 +428,7 @@ static void head_forward(ref_model *m, int l, uint64_t key, gat_real *z)
  * sum_h (dz_h W_h^T) x kept (overwrites) */
 static void head_backward(ref_model *m, int l, const gat_real *dz, gat_real *dW, gat_real *dx)
 {
-    const layer *L = &m->L[l];
+    const gat_i_layer *L = &m->L[l];
     const cache *c = &m->ws.c[l];
     const gat_csr *x = m->ws.x;
     const gat_idx N = m->ws.g->n, Fo = L->fo, fin = L->fin;
@@ -485,24 +454,26 @@ static void head_backward(ref_model *m, int l, const gat_real *dz, gat_real *dW,
     }
 }
 
-gat_status ref_model_forward(ref_model *m, gat_model *model, int training, const gat_real **logits)
+gat_status ref_model_forward(ref_model *m, gat_model *model, const gat_i_binding *b,
+                             const gat_i_run *r, const gat_real **logits)
 {
     gat_i_fast_run run;
     const gat_graph *g = m->ws.g;
     const gat_csr *x = m->ws.x;
+    const int training = r->training;
     sync(m, model);
-    gat_i_model_next_run(model, training, &run); /* the step and dropout key the engine uses */
+    gat_i_model_resolve_run(model, r, &run); /* the step and dropout key the engine uses */
     m->threads = run.nt;
     m->in_p = run.in_p;
     m->att_p = run.att_p;
-    m->out_rows = run.rows;
-    m->n_out_rows = run.n_rows;
+    m->out_rows = b->rows;
+    m->n_out_rows = b->rows ? b->n_rows : 0;
     if (m->threads > m->ws.threads) m->threads = m->ws.threads;
     const int nt = m->threads;
     const gat_idx N = g->n;
     const uint64_t key = run.key;
     for (int l = 0; l < m->n_layers; l++) {
-        const layer *L = &m->L[l];
+        const gat_i_layer *L = &m->L[l];
         cache *c = &m->ws.c[l];
         const int drop = training && m->in_p > 0;
         const gat_real scale = (gat_real)(1 / (1 - m->in_p));
@@ -567,7 +538,7 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
     const gat_real *dcur = dlogits;
 
     for (int l = m->n_layers - 1; l >= 0; l--) {
-        const layer *L = &m->L[l];
+        const gat_i_layer *L = &m->L[l];
         cache *c = &m->ws.c[l];
         const size_t hw = (size_t)L->heads * L->fo;
         gat_i_att_args a = att_args(m, l, 1);

@@ -1,0 +1,39 @@
+/* Private: one attention layer as gat_model_create describes it, once. The model, its engine
+ * (model/fast*.c), distributed training's exchange (src/mpi) and the tests' reference model
+ * (tests/ref/loop.c) all read this table; nothing recomputes a shape, an offset or a padded
+ * width from the configuration. */
+#ifndef GAT_I_LAYER_H
+#define GAT_I_LAYER_H
+
+#include "gat/model.h"
+
+#include <stddef.h>
+
+typedef struct gat_i_layer {
+    gat_idx fin, fo, width; /* input width, per-head width, output width (heads x fo hidden,
+                             * fo on the output layer) */
+    int heads, mean;        /* mean: the output layer (heads averaged, no ELU) */
+    gat_score score;        /* every layer of a model has the same */
+    gat_idx Fp, hw;         /* the kernels' layout (layers/fused.h): fo padded to Fp
+                             * (gat_i_fused_fp), rows of hw = Fp x heads values */
+    int has_q, has_k;       /* the score projects queries / keys with weights of their own */
+    /* offsets in the parameter (and gradient) buffer: W (fin, heads*fo), a_src, a_dst
+     * (heads, fo; gat), b (width) */
+    size_t w, a_src, a_dst, b;
+    /* other scores (gat/model.h): the query and key projections (fin, heads*fo), gatv2's att
+     * (heads, fo), cosine's beta or gaussian's log sigma (heads) */
+    size_t wq, wk, att, theta;
+    int residual; /* 0 none; 1 x_d R with R (fin, width) at offset res; 2 x_d (identity,
+                   * fin == width) */
+    size_t res;
+    gat_idx edge_dim; /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset we and
+                       * (gat) a_edge (heads, fo) at ae */
+    size_t we, ae;
+    /* the reference code's dropout placement (gat_model_config.head_dropout, proj_dropout;
+     * gat_i_fl.head_drop, pdrop): a mask per head on the input, and the dropout probability of
+     * the projections before aggregation (0: none) */
+    int head_drop;
+    double proj_p;
+} gat_i_layer;
+
+#endif
