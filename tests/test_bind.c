@@ -342,6 +342,20 @@ START_TEST(bind_errors)
                  "features have 52 rows but the graph has 7 nodes");
     ck_assert_msg(strncmp(gat_last_error(), "gat_model_bind", 14) != 0, "%s", gat_last_error());
     gat_model_free(m);
+
+    /* remote rows (a partition's halo) with projection dropout: refused at the bind, since a
+     * remote row's dropped projections would have to come from its owner */
+    gat_model_config cfg;
+    gat_model_config_default(&cfg, F, C);
+    cfg.proj_dropout = 0.5;
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 12), GAT_OK);
+    const gat_i_remote halo = {.n_own = g.n};
+    const gat_i_binding rb = {.g = &g, .x = &x, .remote = &halo};
+    ASSERT_FAILS(gat_i_model_bind(m, &rb, "test"), GAT_EINVAL,
+                 "test: proj_dropout (0.5) is not supported with remote rows (partitioned "
+                 "training)");
+    ck_assert_ptr_null(gat_model_kernels(m)); /* nothing bound */
+    gat_model_free(m);
     gat_graph_destroy(&g);
     gat_graph_destroy(&g2);
     gat_csr_destroy(&x);
