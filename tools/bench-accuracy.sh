@@ -11,8 +11,10 @@
 #   --threads T      gat-train --threads (default 2)
 #   --gat-train PATH (default build/tools/gat-train)
 #   after --: options passed to every gat-train run (they override the preset)
-# Prints a markdown table on stdout and each run's summary line on stderr. Model selection uses
-# the validation nodes only (gat-train's early stopping); test figures are only reported.
+# Prints a markdown table on stdout and each run's summary line on stderr; the last column is the
+# 1-minute load average when the dataset's runs ended (the seconds mean little under load).
+# Model selection uses the validation nodes only (gat-train's early stopping); test figures are
+# only reported.
 set -euo pipefail
 
 seeds=100 splits=10 threads=2 preset= bin=build/tools/gat-train
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --preset) preset=$2; shift 2 ;;
     --gat-train) bin=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-accuracy: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) sets+=("$1"); shift ;;
   esac
@@ -54,8 +56,8 @@ mean_std() {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "| dataset | runs | metric | libgat | published GAT | source | seconds |"
-echo "|---|---|---|---|---|---|---|"
+echo "| dataset | runs | metric | libgat | published GAT | source | seconds | load |"
+echo "|---|---|---|---|---|---|---|---|"
 for path in "${sets[@]}"; do
   base=$(basename "$path")
   name=${base#ind.}
@@ -87,5 +89,6 @@ for path in "${sets[@]}"; do
   sed -nE 's/^test (accuracy|ROC-AUC): ([0-9.]+)%.*/\2/p' "$tmp/lines" >"$tmp/figures"
   rm -f "$tmp/lines"
   ms=$(mean_std "$tmp/figures")
-  echo "| $name | $protocol | $metric | ${ms% |*} | $(published "$name") | $((SECONDS - start)) |"
+  load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+  echo "| $name | $protocol | $metric | ${ms% |*} | $(published "$name") | $((SECONDS - start)) | $load |"
 done

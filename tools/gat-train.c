@@ -332,6 +332,8 @@ void train_model_config(const options *o, const source *src, gat_model_config *m
     mc->out_heads = o->out_heads;
     mc->in_dropout = o->in_dropout;
     mc->att_dropout = o->att_dropout;
+    mc->head_dropout = o->head_dropout;
+    mc->proj_dropout = o->proj_dropout;
     mc->negative_slope = o->slope;
     mc->score = o->score;
     mc->residual = o->residual;
@@ -846,6 +848,11 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "dropout on each layer's input (default 0.6; 0 with --task graph)"},
         {"att-dropout", CLI_REAL, &op->att_dropout, 0, 0.99, "P",
          "dropout on attention coefficients (default 0.6; 0 with --task graph)"},
+        {"head-dropout", CLI_INT, &op->head_dropout, 0, 1, "0|1",
+         "1: every head draws its own input dropout mask, as the GAT paper's code (default 0)"},
+        {"proj-dropout", CLI_REAL, &op->proj_dropout, 0, 0.99, "P",
+         "dropout on the projected features before aggregation, as the GAT paper's code with the "
+         "input's rate (default 0)"},
         {"slope", CLI_REAL, &op->slope, 0, 1, "X",
          "LeakyReLU negative slope of the scores (default 0.2)"},
         {"epochs", CLI_INT, &op->epochs, 1, 100000000, "N", "maximum epochs (default 100000)"},

@@ -34,6 +34,8 @@ typedef struct options {
     const char *metric_name; /* --metric NAME, or NULL: auc for two classes, else acc */
     int multilabel;         /* --task multilabel: sigmoid cross-entropy, micro-F1 (check_options) */
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
+    int head_dropout;       /* --head-dropout: a mask per head (gat_model_config.head_dropout) */
+    double proj_dropout;    /* --proj-dropout (gat_model_config.proj_dropout) */
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */
     gat_score score;                 /* --attention */

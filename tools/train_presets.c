@@ -61,9 +61,13 @@ int train_apply_preset(options *o, int argc, char **argv)
     if (!strcmp(name, "paper") || !strcmp(name, "paper-pubmed")) {
         /* section 3.3: two layers, 8 heads of 8 features, one output head, dropout 0.6 on
          * each layer's input and on the coefficients, L2 5e-4, lr 0.005, patience 100 on
-         * validation loss and accuracy (these are gat-train's defaults too) */
+         * validation loss and accuracy (these are gat-train's defaults too); and where the
+         * reference code drops (utils/layers.py, attn_head): the input once per head
+         * (`seq = tf.nn.dropout(seq, 1.0 - in_drop)` inside each head), and the projected
+         * features again before aggregation (`seq_fts = tf.nn.dropout(seq_fts, 1.0 - in_drop)`) */
         o->layers = 2, o->hidden = 8, o->heads = 8, o->out_heads = 1;
         o->in_dropout = o->att_dropout = 0.6, o->slope = 0.2;
+        o->head_dropout = 1, o->proj_dropout = 0.6;
         o->lr = 0.005, o->weight_decay = 5e-4, o->patience = 100, o->epochs = 100000;
         o->residual = 0, o->metric_name = "acc";
         const char *ds = scan(argc, argv, "dataset");
@@ -81,6 +85,7 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->in_dropout = 0.2, o->att_dropout = 0, o->slope = 0.2;
         o->lr = 3e-5, o->weight_decay = 0, o->epochs = 1000, o->patience = 1000;
         o->residual = 1, o->preset_raw = 1, o->metric_name = NULL;
+        o->head_dropout = 0, o->proj_dropout = 0; /* one dropout on each layer's input */
         return 0;
     }
     if (!strcmp(name, "dwivedi")) {

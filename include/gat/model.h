@@ -204,6 +204,14 @@ typedef struct gat_model_config {
      * each halving the width with a ReLU (R -> R/2 -> ... -> R/2^L, then linear to
      * graph_classes: benchmarking-gnns' MLPReadout); R / 2^L must be >= 1. Graph models only. */
     gat_idx classifier_layers;
+    /* Added with the reference code's dropout placement (docs/accuracy.md); zero means the model
+     * as before. */
+    int head_dropout;        /* 1: every head of a layer draws its own input dropout mask, as the
+                              * GAT paper's code does (a head alone draws the one mask of 0);
+                              * gat score, not with residual (default 0) */
+    double proj_dropout;     /* dropout on each layer's projected features W x before they are
+                              * aggregated (the scores read them undropped), in [0, 1); the paper's
+                              * code drops them with the input's rate; gat score (default 0) */
 } gat_model_config;
 
 /* Largest classifier_layers of a graph model. */

@@ -192,6 +192,9 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
          add_string(md, "hidden_heads", heads_json) &&
          add_int(md, "normalize", meta->normalize != 0) &&
          add_int(md, "symmetrize", meta->symmetrize != 0);
+    /* the reference code's dropout placement, when used: other models' files stay as they were */
+    if (ok && c->head_dropout) ok = add_int(md, "head_dropout", c->head_dropout);
+    if (ok && c->proj_dropout > 0) ok = add_real(md, "proj_dropout", c->proj_dropout);
     /* graph models only: node models' files stay as they were */
     if (ok && c->task == GAT_TASK_GRAPH)
         ok = add_string(md, "task", gat_task_name(c->task)) &&
@@ -450,7 +453,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     const cJSON *md;
     const char *s;
     char why[256];
-    long v[10];
+    long v[11];
     gat_status st;
 
     if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK) return st;
@@ -470,6 +473,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     v[6] = v[7] = 1; /* normalize, symmetrize */
     v[8] = 0;        /* residual */
     v[9] = 0;        /* edge_dim: files written before edge features have none */
+    v[10] = 0;       /* head_dropout, and proj_dropout 0: written only when used */
     if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
         (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
@@ -483,6 +487,8 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         (st = meta_real(path, md, "negative_slope", 1, &cfg->negative_slope)) != GAT_OK ||
         (st = meta_real(path, md, "in_dropout", 0, &cfg->in_dropout)) != GAT_OK ||
         (st = meta_real(path, md, "att_dropout", 0, &cfg->att_dropout)) != GAT_OK ||
+        (st = meta_int(path, md, "head_dropout", 0, 1, 0, &v[10])) != GAT_OK ||
+        (st = meta_real(path, md, "proj_dropout", 0, &cfg->proj_dropout)) != GAT_OK ||
         (st = meta_functions(path, md, &cfg->score)) != GAT_OK)
         return st;
     cfg->in_features = (gat_idx)v[0];
@@ -493,6 +499,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     cfg->out_heads = (int)v[5];
     cfg->residual = (int)v[8];
     cfg->edge_dim = (gat_idx)v[9];
+    cfg->head_dropout = (int)v[10];
     meta->normalize = (int)v[6];
     meta->symmetrize = (int)v[7];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;

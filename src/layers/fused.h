@@ -139,6 +139,19 @@ typedef struct gat_i_fl {
     const uint8_t *pass;
     int pass_want;
     int nt;
+    /* The reference code's dropout placement (PetarV-/GAT utils/layers.py attn_head), both off
+     * when zero. head_drop: every head draws its own input mask (attn_head drops `seq` once per
+     * head): element e of the input (the keys above: layer 0's entry, a later layer's (i, c))
+     * is kept for head h iff element e H + h of `in`'s stream is, so one head draws the shared
+     * mask; xkeep then holds per entry (layer 0: ceil(H / 8) bytes of head bits) or per row
+     * and head (later layers: (N, H, ceil(fin / 8)) bits). pdrop: dropout of the projections
+     * before they are aggregated (attn_head's second in_drop, on seq_fts): the projection pass
+     * writes zd = z kept / (1 - p), element (i, h, f) keyed rkey(i) H Fo + h Fo + f, and its
+     * keep bits zkeep; aggregation and its backward read zd, the scores z. */
+    int head_drop;
+    gat_i_drop pdrop;
+    gat_real *zd;   /* (N, Fp, H) when pdrop.on */
+    uint8_t *zkeep; /* (N, hw / 8) bits in (Fp, H) order when pdrop.on */
 } gat_i_fl;
 
 /* Backward buffers of one layer. */

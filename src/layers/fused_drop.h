@@ -55,4 +55,57 @@ INLINE V8 keep_pat(const gat_i_fl *l, const uint8_t *kb, int H, int q, gat_real 
     return r;
 }
 
+/* ---- the reference code's placement (gat_i_fl.head_drop, pdrop) ---- */
+
+/* The projections the aggregation reads: zd under projection dropout, else z. */
+INLINE const gat_real *zagg_of(const gat_i_fl *l)
+{
+    return l->pdrop.on ? l->zd : l->z;
+}
+
+/* Lane factors (0 or scale) of vector v's zkeep byte */
+INLINE V8 zkeep_factor(const gat_i_fl *l, gat_idx j, int NV, int v)
+{
+    return (V8)((VI)bc(l->pdrop.scale) & expand(l->zkeep[(size_t)j * (size_t)NV + (size_t)v]));
+}
+
+/* Projection dropout of row i, z_i in acc (NV vectors): zkeep's bits and zd_i = z_i kept / (1 -
+ * p). Keys in the model's (h, f) order, walked head by head so that four consecutive keys share
+ * a hash; padding lanes (f >= Fo) are dropped (they hold zeros). */
+INLINE void pdrop_row(const gat_i_fl *l, gat_idx i, const V8 *acc, int H, gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8);
+    const gat_idx Fo = l->Fo;
+    uint8_t *kb = l->zkeep + (size_t)i * (size_t)NV;
+    memset(kb, 0, (size_t)NV);
+    uint64_t hv = 0, blk = UINT64_MAX;
+    const uint64_t base = rkey_of(l, i) * (uint64_t)H * (uint64_t)Fo;
+    for (int h = 0; h < H; h++)
+        for (gat_idx f = 0; f < Fo; f++) {
+            const size_t e = (size_t)f * (size_t)H + (size_t)h;
+            const unsigned keep =
+                keep1(&l->pdrop, base + (uint64_t)h * (uint64_t)Fo + (uint64_t)f, &blk, &hv);
+            kb[e / 8] |= (uint8_t)(keep << (e % 8));
+        }
+    gat_real *zd = l->zd + (size_t)i * (size_t)NV * 8;
+    for (int v = 0; v < NV; v++)
+        st(zd + 8 * v, acc[v] * zkeep_factor(l, i, NV, v));
+}
+
+/* head_drop: the H head bits of input element e (stream `in`, elements e H .. e H + H - 1)
+ * into kb (ceil(H / 8) bytes) */
+INLINE void head_bits(const gat_i_drop *in, uint64_t e, int H, uint8_t *kb)
+{
+    const uint64_t k0 = e * (uint64_t)H;
+    if (H % 8 == 0) {
+        for (int q = 0; q < H / 8; q++)
+            kb[q] = (uint8_t)movemask(keep8(in, k0 + 8 * (uint64_t)q));
+        return;
+    }
+    uint64_t hv = 0, blk = UINT64_MAX;
+    memset(kb, 0, (size_t)(H + 7) / 8);
+    for (int h = 0; h < H; h++)
+        kb[h >> 3] |= (uint8_t)(keep1(in, k0 + (uint64_t)h, &blk, &hv) << (h & 7));
+}
+
 #endif

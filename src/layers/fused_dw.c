@@ -2,6 +2,29 @@
  * gat_i_fused_ops.dw_sparse): dW = X_d^T dz, one feature row of x's transpose at a time. */
 #include "fused_drop.h"
 
+/* Feature row f of xt with a mask per head (gat_i_fl.head_drop): each entry's value times the
+ * lane factors of its head bits */
+INLINE void dw_heads(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
+                     const gat_real *const *dz, const uint8_t *nz, gat_idx f, V8 *const *acc, int H,
+                     gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
+    for (gat_idx p = xt->rowptr[f]; p < xt->rowptr[f + 1]; p++) {
+        const gat_idx i = xt->col[p];
+        if (!nz[i]) continue;
+        const uint8_t *kb = l->xkeep + (size_t)perm[p] * (size_t)AB;
+        for (int q = 0; q < P; q++)
+            m[q] = keep_pat(l, kb, H, q, xt->val[p] * l->in.scale);
+        for (int q = 0; q < np; q++) {
+            const gat_real *d = dz[q] + (size_t)i * hw;
+            for (int v = 0; v < NV; v++)
+                acc[q][v] += m[v % P] * ld(d + 8 * v);
+        }
+    }
+}
+
 /* dW[p] (F, H, Fo) += X_d^T dz[p] from the stored dz[p] (N, Fp, H) of np <= 4 projections, one
  * feature row per iteration; the entries dropped or on a zero row of dz are skipped (compacted
  * first, branch-free, once for every projection). */
@@ -21,6 +44,10 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
         for (int q = 0; q < np; q++)
             for (int v = 0; v < NV; v++)
                 acc[q][v] = bc(0);
+        if (l->in.on && l->head_drop) {
+            dw_heads(l, xt, perm, np, dz, nz, f, acc, H, Fp);
+            goto sum;
+        }
         for (gat_idx p0 = xt->rowptr[f]; p0 < xt->rowptr[f + 1]; p0 += SEG) {
             const gat_idx p1 = xt->rowptr[f + 1] - p0 < SEG ? xt->rowptr[f + 1] : p0 + SEG;
             int n = 0;
@@ -37,6 +64,7 @@ INLINE void dw_sparse_rows(const gat_i_fl *l, const gat_csr *xt, const gat_idx *
                         acc[q][v] += val[t] * ld(d + 8 * v);
                 }
         }
+    sum:
         for (int q = 0; q < np; q++) {
             gat_real *w = dW[q] + (size_t)f * H * Fo;
             fh_to_model(acc[q], y, H, Fp, Fo);

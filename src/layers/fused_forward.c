@@ -217,9 +217,9 @@ INLINE void aggregate8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
     for (int q = 0; q < P; q++)
         M[q] = ld(t->sum + 8 * q), SG[q] = bc(0); /* M: 1 / row sums now */
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        const gat_real *zj = zagg_of(l) + (size_t)g->col[k] * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
-            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         for (int q = 0; q < P; q++) {
             const size_t kh = (size_t)ekey_of(l, k) * H + 8 * q, ka = (size_t)(k - k0) * H + 8 * q;
             const V8 a = ld(al + ka) * M[q];
@@ -261,9 +261,9 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
         sg[h] = 0;
     uint64_t hv = 0, blk = UINT64_MAX;
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        const gat_real *zj = zagg_of(l) + (size_t)g->col[k] * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
-            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         gat_real *a = ed->al + (size_t)(k - k0) * H;
         unsigned bits = 0;
         for (int h = 0; h < H; h++) {

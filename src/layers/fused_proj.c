@@ -33,6 +33,28 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
     fold(l, D, H, l->s_dst + (size_t)i * H);
 }
 
+/* Layer 0's row i with a mask per head (gat_i_fl.head_drop, which the model allows with the gat
+ * score and no residual only: no further projections): each entry's head bits into xkeep
+ * (ceil(H / 8) bytes per entry) and its value times the lane factors of the heads that keep it,
+ * into acc */
+INLINE void proj_sparse_heads(const gat_i_fl *l, gat_idx i, uint64_t kb0, V8 *acc, int H,
+                              gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_csr *x = l->x;
+    for (gat_idx p = x->rowptr[i]; p < x->rowptr[i + 1]; p++) {
+        uint8_t *kb = l->xkeep + (size_t)p * (size_t)AB;
+        head_bits(&l->in, kb0 + (uint64_t)p, H, kb);
+        const gat_real *w = l->W + (size_t)x->col[p] * hw;
+        V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
+        for (int q = 0; q < P; q++)
+            m[q] = keep_pat(l, kb, H, q, x->val[p] * l->in.scale);
+        for (int v = 0; v < NV; v++)
+            acc[v] += m[v % P] * ld(w + 8 * v);
+    }
+}
+
 INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D,
                              V8 *E, V8 *F, V8 *G, int H, gat_idx Fp)
 {
@@ -52,6 +74,10 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
                 ax[q][v] = bc(0);
         uint64_t hv = 0, blk = UINT64_MAX;
         const uint64_t kb0 = l->xkey ? (uint64_t)l->xkey[i] - (uint64_t)x->rowptr[i] : 0;
+        if (in.on && l->head_drop) {
+            proj_sparse_heads(l, i, kb0, acc, H, Fp);
+            goto stored;
+        }
         for (gat_idx p0 = x->rowptr[i]; p0 < x->rowptr[i + 1]; p0 += SEG) {
             const gat_idx p1 = x->rowptr[i + 1] - p0 < SEG ? x->rowptr[i + 1] : p0 + SEG;
             int n = 0;
@@ -80,7 +106,9 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
                         ax[q][v] += val[t] * ld(w + 8 * v);
                 }
         }
+    stored:
         store_row(l->z + (size_t)i * hw, acc, NV);
+        if (l->pdrop.on) pdrop_row(l, i, acc, H, Fp);
         halves(l, i, acc, S, D, H, Fp);
         for (int q = 0; q < nx; q++)
             store_row(l->zx[q] + (size_t)i * hw, ax[q], NV);
@@ -146,17 +174,58 @@ INLINE void dense_row(const gat_real *xd, size_t fin, const gat_real *W, size_t 
     }
 }
 
+/* head_drop, a dense layer's row i: the head bits of its fin elements into xkeep, (fin,
+ * ceil(H / 8)) bytes at row i */
+INLINE void dense_heads_bits(const gat_i_fl *l, gat_idx i, int H)
+{
+    const size_t fin = (size_t)l->fin, AB = (size_t)(H + 7) / 8;
+    uint8_t *kb = l->xkeep + (size_t)i * fin * AB;
+    for (size_t c = 0; c < fin; c++)
+        head_bits(&l->in, rkey_of(l, i) * fin + c, H, kb + c * AB);
+}
+
+/* head_drop: acc (NV vectors) = sum_c x_ic (lane factors of element c's head bits) W_c, W (fin,
+ * Fp, H) */
+INLINE void dense_row_heads(const gat_i_fl *l, gat_idx i, const gat_real *W, V8 *acc, int H,
+                            gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin;
+    const gat_real *xi = l->xin + (size_t)i * fin;
+    const uint8_t *kb = l->xkeep + (size_t)i * fin * (size_t)AB;
+    for (int v = 0; v < NV; v++)
+        acc[v] = bc(0);
+    V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
+    for (size_t c = 0; c < fin; c++) {
+        if (xi[c] == 0) continue;
+        const gat_real *w = W + c * hw;
+        for (int q = 0; q < P; q++)
+            m[q] = keep_pat(l, kb + c * (size_t)AB, H, q, xi[c] * l->in.scale);
+        for (int v = 0; v < NV; v++)
+            acc[v] += m[v % P] * ld(w + 8 * v);
+    }
+}
+
 INLINE void proj_dense_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D,
                             gat_real *xd, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin, fb = (fin + 7) / 8;
+    /* a mask per head: gat score, no residual (the model's rule), so no further projections */
+    const int heads = l->in.on && l->head_drop;
     for (gat_idx r = r0; r < r1; r++) {
         const gat_idx i = l->prows ? l->prows[r] : r;
-        dropout_row(&l->in, l->xin + (size_t)i * fin, fin, rkey_of(l, i) * fin, xd,
-                    l->xkeep + (size_t)i * fb);
-        dense_row(xd, fin, l->W, hw, NV, acc);
+        if (heads)
+            dense_heads_bits(l, i, H);
+        else
+            dropout_row(&l->in, l->xin + (size_t)i * fin, fin, rkey_of(l, i) * fin, xd,
+                        l->xkeep + (size_t)i * fb);
+        if (heads)
+            dense_row_heads(l, i, l->W, acc, H, Fp);
+        else
+            dense_row(xd, fin, l->W, hw, NV, acc);
         store_row(l->z + (size_t)i * hw, acc, NV);
+        if (l->pdrop.on) pdrop_row(l, i, acc, H, Fp);
         halves(l, i, acc, S, D, H, Fp);
         /* the further projections of the same dropped-out row */
         for (int q = 0; q < l->n_extra; q++) {

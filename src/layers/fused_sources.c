@@ -4,12 +4,11 @@
  * the previous layer's ELU, or layer 0's stored dz). Race-free: row j and chunk c only. */
 #include "fused_drop.h"
 
-/* l > 0, source row j with dz_j in acc: dW += x_d_j dz_j and the input's gradient
- * dx = W dz_j (from the transpose Wt), back through dropout and the previous layer's ELU
- * (derivative y + 1 below zero, from its output y), stored in the previous layer's (Fp, H). */
-INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
-                                const V8 *const *gp, int np, gat_real *dW0, gat_real *d, int H,
-                                gat_idx Fp)
+/* The input's gradient d (fin; the identity residual's share on entry) += W dz_j, times the
+ * shared mask's factors and the previous ELU's derivative; dW += x_d_j dz_j */
+INLINE void dense_backward_shared(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
+                                  const V8 *const *gp, int np, gat_real *dW0, gat_real *d, int H,
+                                  gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin;
@@ -17,23 +16,6 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
     const uint8_t *kb = l->xkeep + (size_t)j * ((fin + 7) / 8);
     const gat_real sc = l->in.on ? l->in.scale : 1;
     const int id = b->identity;
-    /* an identity residual's gradient, in the input's (model) order: the output element of
-     * input element c, or on an averaging layer the sum over the heads' copies */
-    if (id >= 0) {
-        const V8 *gi = gp[id];
-        const size_t Fo = (size_t)l->Fo;
-        for (size_t e = 0; e < fin; e++) {
-            gat_real v = 0;
-            if (l->mean)
-                for (size_t h = 0; h < (size_t)H; h++)
-                    v += gi[(e * H + h) / 8][(e * H + h) % 8];
-            else
-                v = gi[((e % Fo) * H + e / Fo) / 8][((e % Fo) * H + e / Fo) % 8];
-            d[e] = v;
-        }
-    } else {
-        memset(d, 0, fin * sizeof *d);
-    }
     size_t c = 0;
     for (; c + 8 <= fin; c += 8) {
         const V8 y = ld(xj + c);
@@ -70,6 +52,67 @@ INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j
                 st(w + 8 * v, ld(w + 8 * v) + (y * kf) * gp[p][v]);
         }
     }
+}
+
+/* head_drop (no identity residual): d (fin, zero on entry) = sum_h (W_h dz_jh) times head h's
+ * factors of each element, times the previous ELU's derivative; dW_h += x_d^h_j dz_jh */
+INLINE void dense_backward_heads(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
+                                 const V8 *const *gp, int np, gat_real *dW0, gat_real *d, int H,
+                                 gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H, fin = (size_t)l->fin;
+    const gat_real *xj = l->xin + (size_t)j * fin;
+    const uint8_t *kb = l->xkeep + (size_t)j * fin * (size_t)AB;
+    V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
+    for (size_t c = 0; c < fin; c++) {
+        const uint8_t *kc = kb + c * (size_t)AB;
+        const gat_real y = xj[c];
+        for (int q = 0; q < P; q++)
+            m[q] = keep_pat(l, kc, H, q, l->in.scale);
+        gat_real dx = d[c];
+        for (int p = 0; p < np; p++)
+            for (size_t e = 0; e < hw; e++)
+                dx += m[(e / 8) % (size_t)P][e % 8] * gp[p][e / 8][e % 8] * b->Wt[p][e * fin + c];
+        d[c] = dx * (y > 0 ? 1 : y + 1);
+        for (int p = 0; p < np; p++) {
+            gat_real *w = dW0 + ((size_t)p * fin + c) * hw;
+            for (int v = 0; v < NV; v++)
+                st(w + 8 * v, ld(w + 8 * v) + y * m[v % P] * gp[p][v]);
+        }
+    }
+}
+
+/* l > 0, source row j with dz_j in acc: dW += x_d_j dz_j and the input's gradient
+ * dx = W dz_j (from the transpose Wt), back through dropout and the previous layer's ELU
+ * (derivative y + 1 below zero, from its output y), stored in the previous layer's (Fp, H). */
+INLINE void proj_dense_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j,
+                                const V8 *const *gp, int np, gat_real *dW0, gat_real *d, int H,
+                                gat_idx Fp)
+{
+    const size_t fin = (size_t)l->fin;
+    const int id = b->identity;
+    /* an identity residual's gradient, in the input's (model) order: the output element of
+     * input element c, or on an averaging layer the sum over the heads' copies */
+    if (id >= 0) {
+        const V8 *gi = gp[id];
+        const size_t Fo = (size_t)l->Fo;
+        for (size_t e = 0; e < fin; e++) {
+            gat_real v = 0;
+            if (l->mean)
+                for (size_t h = 0; h < (size_t)H; h++)
+                    v += gi[(e * H + h) / 8][(e * H + h) % 8];
+            else
+                v = gi[((e % Fo) * H + e / Fo) / 8][((e % Fo) * H + e / Fo) % 8];
+            d[e] = v;
+        }
+    } else {
+        memset(d, 0, fin * sizeof *d);
+    }
+    if (l->in.on && l->head_drop)
+        dense_backward_heads(l, b, j, gp, np, dW0, d, H, Fp);
+    else
+        dense_backward_shared(l, b, j, gp, np, dW0, d, H, Fp);
     /* model order (h, f) of the previous layer -> its (Fp, H) rows, zero padding */
     const int pH = b->prev_H;
     const gat_idx pFo = b->prev_Fo, pFp = b->prev_Fp;
@@ -251,7 +294,7 @@ INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_sr
     const gat_graph *g = l->g;
     const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
-    const gat_real *zr = l->z + (size_t)j * hw;
+    const gat_real *zr = zagg_of(l) + (size_t)j * hw; /* what the aggregation read */
     V8 *T = t->DQ; /* per-edge head sums; DQ is set only after a row's edges */
     uint64_t hv = 0, blk = UINT64_MAX;
     for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
@@ -336,6 +379,27 @@ INLINE void src_family_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, int
  * for their owner (a remote row), or other bindings' shares added and back through the
  * projections as mode says; nothing to add for a zero row (no out-edge to a row with a
  * gradient, and ds_dst_j = 0). */
+/* Layer 0, head_drop: dW partials from x's row j, each entry's value times the lane factors of
+ * its head bits */
+INLINE void src_sparse_heads(const gat_i_fl *l, gat_idx j, const V8 *const *gp, int np,
+                             gat_real *dW, int H, gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8), P = vper(H), AB = (H + 7) / 8;
+    const size_t hw = (size_t)Fp * H;
+    const gat_csr *x = l->x;
+    const size_t pstride = (size_t)x->cols * hw;
+    V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
+    for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
+        for (int u = 0; u < P; u++)
+            m[u] = keep_pat(l, l->xkeep + (size_t)q * (size_t)AB, H, u, x->val[q] * l->in.scale);
+        for (int p = 0; p < np; p++) {
+            gat_real *wr = dW + p * pstride + (size_t)x->col[q] * hw;
+            for (int v = 0; v < NV; v++)
+                st(wr + 8 * v, ld(wr + 8 * v) + m[v % P] * gp[p][v]);
+        }
+    }
+}
+
 INLINE void src_proj_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, src_proj mode,
                               const V8 *const *gp, int np, int nsc, gat_real *dW,
                               const src_scratch *t, int H, gat_idx Fp)
@@ -381,6 +445,10 @@ INLINE void src_proj_backward(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, 
     } else {
         const gat_csr *x = l->x;
         const size_t pstride = (size_t)x->cols * hw;
+        if (l->in.on && l->head_drop) {
+            src_sparse_heads(l, j, gp, np, dW, H, Fp);
+            return;
+        }
         for (gat_idx q = x->rowptr[j]; q < x->rowptr[j + 1]; q++) {
             const gat_real xv = !l->in.on ? x->val[q] : l->xkeep[q] ? x->val[q] * l->in.scale : 0;
             for (int p = 0; p < np; p++) {
@@ -426,6 +494,9 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
         for (int h = 0; h < H; h++)
             t->dss[h] = 0, t->rs[h] = 0;
         src_edges(l, b, j, src, t, H, Fp, Sc);
+        if (l->pdrop.on) /* the aggregation read zd_j: its gradient reaches z_j kept / (1 - p) */
+            for (int v = 0; v < NV; v++)
+                t->acc[v] *= zkeep_factor(l, j, NV, v);
         if (Sc == GAT_SCORE_GAT)
             src_gat_halves(l, b, j, t, H, Fp);
         else

@@ -192,9 +192,9 @@ INLINE void tgt_dalpha8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, ga
     for (int q = 0; q < P; q++)
         D[q] = bc(0);
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        const gat_real *zj = zagg_of(l) + (size_t)g->col[k] * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
-            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
         for (int v = 0; v < NV; v++)
@@ -235,9 +235,9 @@ INLINE void tgt_dalpha1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, ga
     for (int h = 0; h < H; h++)
         dot[h] = 0;
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *zj = l->z + (size_t)g->col[k] * hw;
+        const gat_real *zj = zagg_of(l) + (size_t)g->col[k] * hw;
         if (l->prefetch && k + AHEAD < g->nnz)
-            prefetch_row(l->z + (size_t)g->col[k + AHEAD] * hw, hw);
+            prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
         for (int v = 0; v < NV; v++)

@@ -342,6 +342,12 @@ fail:
 gat_status gat_i_model_bind(gat_model *m, const gat_i_binding *b, const char *fn)
 {
     gat_status st;
+    /* a remote row's dropped projections would have to come from its owner with z */
+    if (b->remote && m->cfg.proj_dropout > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: proj_dropout (%g) is not supported with remote rows "
+                           "(partitioned training)",
+                           fn, m->cfg.proj_dropout);
     if (!(b->flags & GAT_I_BIND_TRUSTED) &&
         (st = gat_i_model_check_inputs(m, b->g, b->x, b->ex, fn)) != GAT_OK)
         return st;

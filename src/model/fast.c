@@ -107,6 +107,25 @@ static void layout_shared(gat_i_fast *f, char *base, size_t *off, shared *sh)
     sh->esc = gat_i_carve(base, off, cached ? CH * H : 0, sizeof(gat_real));
 }
 
+/* Layer l's input dropout keep bits (a bit per element, or per stored entry of layer 0; with
+ * head_drop a bit per head of each), and projection dropout's zd and keep bits (source side: N
+ * rows; training bindings). T: 0 for an inference binding, which never drops. */
+static void layout_keeps(const gat_i_fast *f, const gat_i_layer *L, int l, gat_i_fl *fl,
+                         char *base, size_t *off, size_t T)
+{
+    const size_t N = (size_t)f->N, Nt = (size_t)f->n_own, fin = (size_t)L->fin;
+    const size_t hw = (size_t)L->hw;
+    const size_t hb = L->head_drop ? (size_t)(L->heads + 7) / 8 : 1;
+    fl->xkeep = gat_i_carve(base, off,
+                            T * (l == 0         ? (size_t)f->xnnz * hb
+                                 : L->head_drop ? Nt * fin * hb
+                                                : Nt * ((fin + 7) / 8)),
+                            1);
+    const int pd = L->proj_p > 0 && !f->lean;
+    fl->zd = gat_i_carve(base, off, pd ? N * hw : 0, sizeof(gat_real));
+    fl->zkeep = gat_i_carve(base, off, pd ? N * hw / 8 : 0, 1);
+}
+
 /* Layer l's caches and permuted parameters, carved at *off (an inference binding's shared
  * buffers from sh). */
 static void layout_layer(gat_i_fast *f, int l, char *base, size_t *off, const shared *sh)
@@ -125,7 +144,7 @@ static void layout_layer(gat_i_fast *f, int l, char *base, size_t *off, const sh
     const int rec = recomputes_alpha(f, L);
     const size_t R = sizeof(gat_real);
     /* the masks are written only with dropout, which inference never applies */
-    fl->xkeep = gat_i_carve(base, off, T * (l == 0 ? (size_t)f->xnnz : Nt * ((fin + 7) / 8)), 1);
+    layout_keeps(f, L, l, fl, base, off, T);
     if (f->lean) {
         fl->z = sh->z, fl->s_src = sh->s_src, fl->s_dst = sh->s_dst, fl->alpha = sh->alpha;
         fl->pos = sh->pos, fl->qinv = sh->qinv, fl->esc = sh->esc;

@@ -259,6 +259,9 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         fl->att = drop(run->training, run->att_p, gat_i_hash64(lkey, 1));
         fl->xkey = b->xkey, fl->ekey = b->ekey, fl->rkey = b->rkey;
         fl->tekey = b->ekey ? b->tekey : NULL;
+        fl->head_drop = f->L[l].head_drop;
+        fl->pdrop = drop(run->training && f->L[l].proj_p > 0 && !f->lean, f->L[l].proj_p,
+                         gat_i_hash64(lkey, 2));
         fl->rows = pl ? pl->att[l] : NULL;
         fl->n_rows = pl ? pl->n_att[l] : 0;
         fl->prows = pl ? pl->prj[l] : NULL;

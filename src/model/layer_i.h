@@ -29,6 +29,11 @@ typedef struct gat_i_layer {
     gat_idx edge_dim; /* D > 0 (gat, gatv2): the edge term, W_e (D, heads*fo) at offset we and
                        * (gat) a_edge (heads, fo) at ae */
     size_t we, ae;
+    /* the reference code's dropout placement (gat_model_config.head_dropout, proj_dropout;
+     * gat_i_fl.head_drop, pdrop): a mask per head on the input, and the dropout probability of
+     * the projections before aggregation (0: none) */
+    int head_drop;
+    double proj_p;
 } gat_i_layer;
 
 #endif

@@ -88,6 +88,18 @@ gat_status gat_model_config_check(const gat_model_config *c)
                            GAT_SCORE_COUNT - 1);
     if (c->residual != 0 && c->residual != 1)
         return gat_i_error(GAT_EINVAL, "residual must be 0 or 1, got %d", c->residual);
+    if (c->head_dropout != 0 && c->head_dropout != 1)
+        return gat_i_error(GAT_EINVAL, "head_dropout must be 0 or 1, got %d", c->head_dropout);
+    if (c->head_dropout && c->residual)
+        return gat_i_error(GAT_EINVAL, "head_dropout 1 with residual 1: a mask per head is not "
+                                       "supported with residual connections");
+    if (!(c->proj_dropout >= 0 && c->proj_dropout < 1))
+        return gat_i_error(GAT_EINVAL, "proj_dropout must be in [0, 1), got %g", c->proj_dropout);
+    if ((c->head_dropout || c->proj_dropout > 0) && c->score != GAT_SCORE_GAT)
+        return gat_i_error(GAT_EINVAL,
+                           "head_dropout and proj_dropout need the gat score (the reference "
+                           "code's placement), got the %s score",
+                           score_names[c->score]);
     if (c->edge_dim < 0 || c->edge_dim > GAT_MAX_EDGE_DIM)
         return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
                            c->edge_dim);
@@ -278,6 +290,7 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         L->Fp = gat_i_fused_fp(L->heads, L->fo);
         L->hw = L->Fp * L->heads;
         L->edge_dim = cfg->edge_dim;
+        L->head_drop = cfg->head_dropout, L->proj_p = cfg->proj_dropout;
         L->w = off;
         add_tensor(m, "layer%d.weight", l, 2, L->fin, L->heads * L->fo, &off);
         if (cfg->score == GAT_SCORE_GAT) {

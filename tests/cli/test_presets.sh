@@ -23,9 +23,13 @@ same() {
 }
 
 platonov=(--layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
-          --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize)
-same paper-is-the-defaults --preset paper --epochs 3 -- --epochs 3
-same paper-pubmed --preset paper-pubmed --epochs 3 -- --out-heads 8 --lr 0.01 --weight-decay 0.001 --epochs 3
+          --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize
+          --head-dropout 0 --proj-dropout 0)
+# the paper's setup is gat-train's defaults with the reference code's dropout placement
+paper=(--head-dropout 1 --proj-dropout 0.6)
+same paper-is-the-defaults --preset paper --epochs 3 -- "${paper[@]}" --epochs 3
+same paper-pubmed --preset paper-pubmed --epochs 3 -- "${paper[@]}" --out-heads 8 --lr 0.01 --weight-decay 0.001 --epochs 3
+same paper-placement-overridden --preset paper --head-dropout 0 --proj-dropout 0 --epochs 3 -- --epochs 3
 same platonov-spelled-out --preset platonov --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]}" --epochs 2 --hidden 4 --heads 2
 # an option given before the preset overrides it too
 same option-before-preset --lr 0.02 --epochs 2 --heads 2 --hidden 4 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --hidden 4 --heads 2

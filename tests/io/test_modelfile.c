@@ -361,6 +361,40 @@ START_TEST(roundtrip_edge_dim)
 }
 END_TEST
 
+/* The reference code's dropout placement is recorded when used ("head_dropout":"1",
+ * "proj_dropout") and read back; a model without it records neither (its file as before). */
+START_TEST(roundtrip_dropout_placement)
+{
+    char *dir = tu_tmpdir(), *path = join(dir, "d.gat");
+    gat_model_config cfg;
+    gat_model *m = NULL, *r = NULL;
+    gat_model_config_default(&cfg, 5, 3);
+    cfg.head_dropout = 1;
+    cfg.proj_dropout = 0.25;
+    for (int used = 1; used >= 0; used--) {
+        ck_assert_int_eq(gat_model_create(&m, &cfg, 70), GAT_OK);
+        ck_assert_int_eq(gat_model_save(m, NULL, path), GAT_OK);
+        ck_assert_int_eq(gat_model_load(&r, NULL, path), GAT_OK);
+        ck_assert_int_eq(gat_model_get_config(r)->head_dropout, cfg.head_dropout);
+        ck_assert(gat_model_get_config(r)->proj_dropout == cfg.proj_dropout);
+        FILE *fp = fopen(path, "rb");
+        char head[4096] = {0};
+        ck_assert_ptr_nonnull(fp);
+        ck_assert_uint_gt(fread(head, 1, sizeof head - 1, fp), 8);
+        fclose(fp);
+        ck_assert_int_eq(strstr(head + 8, "\"head_dropout\":\"1\"") != NULL, used);
+        ck_assert_int_eq(strstr(head + 8, "\"proj_dropout\":") != NULL, used);
+        gat_model_free(m);
+        gat_model_free(r);
+        cfg.head_dropout = 0;
+        cfg.proj_dropout = 0;
+    }
+    tu_rmtree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(embed_values)
 {
     gat_model *m = make_model(2, 1, 3);
@@ -1298,6 +1332,7 @@ static Suite *modelfile_suite(void)
     tcase_add_test(tc, roundtrip_defaults_and_one_layer);
     tcase_add_test(tc, roundtrip_every_score);
     tcase_add_test(tc, roundtrip_edge_dim);
+    tcase_add_test(tc, roundtrip_dropout_placement);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("embed");

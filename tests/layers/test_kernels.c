@@ -254,22 +254,48 @@ static void assert_same(const char *what, const gat_real *a, const gat_real *b, 
     ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "%s differ", what);
 }
 
-/* Loop index: shape. One, two and three threads, twice: bit-identical. */
-START_TEST(test_threads_bit_identical)
+/* One, two and three threads: bit-identical (fixture f with its configuration). */
+static void threads_bit_identical(fixture *f)
 {
-    const shape *s = &SHAPES[_i];
-    fixture f;
     outputs one, other;
-    fixture_init(&f, s, 200 + (uint64_t)_i);
-    ck_assert_int_eq(run(&f, NULL, 1, NULL, 0, 0.6, &one), 0);
+    ck_assert_int_eq(run(f, NULL, 1, NULL, 0, 0.6, &one), 0);
     for (int nt = 1; nt <= 3; nt++) {
-        ck_assert_int_eq(run(&f, NULL, nt, NULL, 0, 0.6, &other), 0);
-        assert_same("inference logits", other.infer, one.infer, f.nc);
-        assert_same("training logits", other.train, one.train, f.nc);
+        ck_assert_int_eq(run(f, NULL, nt, NULL, 0, 0.6, &other), 0);
+        assert_same("inference logits", other.infer, one.infer, f->nc);
+        assert_same("training logits", other.train, one.train, f->nc);
         assert_same("gradients", other.grads, one.grads, one.P);
         outputs_free(&other);
     }
     outputs_free(&one);
+}
+
+/* Loop index: 0, 1, 2 for the shapes 0, 2, 5: the reference code's dropout placement (a mask
+ * per head and projection dropout) on one, two and three threads: bit-identical; and on a graph
+ * whose z outgrows the caches (prefetch, keeps recomputed), against the reference. */
+START_TEST(test_placement_threads)
+{
+    static const int sh[] = {0, 2, 5};
+    fixture f;
+    fixture_init(&f, &SHAPES[sh[_i]], 1800 + (uint64_t)_i);
+    f.cfg.head_dropout = 1;
+    f.cfg.proj_dropout = 0.5;
+    threads_bit_identical(&f);
+    fixture_free(&f);
+    if (_i) return;
+    fixture_init_n(&f, &SHAPES[0], 30000, 1850);
+    f.cfg.head_dropout = 1;
+    f.cfg.proj_dropout = 0.5;
+    best_matches_reference(&f, "large graph, head masks and projection dropout");
+    fixture_free(&f);
+}
+END_TEST
+
+/* Loop index: shape. One, two and three threads: bit-identical. */
+START_TEST(test_threads_bit_identical)
+{
+    fixture f;
+    fixture_init(&f, &SHAPES[_i], 200 + (uint64_t)_i);
+    threads_bit_identical(&f);
     fixture_free(&f);
 }
 END_TEST
@@ -331,17 +357,19 @@ END_TEST
 
 /* Shape `sh`, score and residual connections on every build this CPU runs against the reference
  * path (logits, layer outputs, attention, every gradient); fixture seed `seed`. */
-static void vs_reference_dx(int sh, double dropout, uint64_t seed, gat_score score, int residual,
-                            int input_grad)
+static void vs_reference_with(int sh, double dropout, uint64_t seed, gat_score score, int residual,
+                              int input_grad, int head_drop, double proj_p)
 {
     const shape *s = &SHAPES[sh];
     fixture f;
     outputs ref, got;
-    char what[160];
+    char what[200];
     fixture_init(&f, s, seed);
     f.input_grad = input_grad;
     f.cfg.score = score;
     f.cfg.residual = residual;
+    f.cfg.head_dropout = head_drop;
+    f.cfg.proj_dropout = proj_p;
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
     ck_assert(tu_rms(ref.grads, ref.P) > 0);
     int tested = 0;
@@ -354,8 +382,9 @@ static void vs_reference_dx(int sh, double dropout, uint64_t seed, gat_score sco
         if (run(&f, ISAS[k % LEN(ISAS)], 2, NULL, 0, dropout, &got)) continue;
         tested++;
 #define CLOSE(label, a, b, n)                                                                      \
-    snprintf(what, sizeof what, "%s%s %s %s%s p=%.1f %s", gat_score_name(score),                   \
-             residual ? " residual" : "", s->name, ISAS[k % LEN(ISAS)],                            \
+    snprintf(what, sizeof what, "%s%s%s%s %s %s%s p=%.1f %s", gat_score_name(score),               \
+             residual ? " residual" : "", head_drop ? " head-masks" : "",                          \
+             proj_p > 0 ? " proj-dropout" : "", s->name, ISAS[k % LEN(ISAS)],                      \
              n_alpha > 1 ? (alpha == GAT_ALPHA_STORE ? " store" : " recompute") : "", dropout,     \
              label);                                                                               \
     ck_assert_msg(compare(what, a, b, n) <= TOL, "%s", what)
@@ -379,7 +408,7 @@ static void vs_reference_dx(int sh, double dropout, uint64_t seed, gat_score sco
 
 static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score, int residual)
 {
-    vs_reference_dx(sh, dropout, seed, score, residual, 0);
+    vs_reference_with(sh, dropout, seed, score, residual, 0, 0, 0);
 }
 
 /* Loop index: score * 2 + odd, dropout 0.6: even, the specialised 8x8 shape; odd, three
@@ -389,7 +418,7 @@ static void vs_reference(int sh, double dropout, uint64_t seed, gat_score score,
  * gradients). */
 START_TEST(test_input_gradient_vs_reference)
 {
-    vs_reference_dx(_i % 2 ? 5 : 0, 0.6, 1000 + (uint64_t)_i, (gat_score)(_i / 2), _i % 2, 1);
+    vs_reference_with(_i % 2 ? 5 : 0, 0.6, 1000 + (uint64_t)_i, (gat_score)(_i / 2), _i % 2, 1, 0, 0);
 }
 END_TEST
 
@@ -463,6 +492,15 @@ START_TEST(test_input_gradient_errors)
     free(d);
     gat_model_free(m);
     fixture_free(&f);
+}
+END_TEST
+
+/* Loop index: shape * 3 + variant. The reference code's dropout placement with dropout 0.6: a
+ * mask per head (variant 0), projection dropout 0.5 (1), both (2). */
+START_TEST(test_placement_vs_reference)
+{
+    const int v = _i % 3;
+    vs_reference_with(_i / 3, 0.6, 1700 + (uint64_t)_i, GAT_SCORE_GAT, 0, 0, v != 1, v ? 0.5 : 0);
 }
 END_TEST
 
@@ -710,6 +748,11 @@ static Suite *suite(void)
         tcase_add_loop_test(t, test_input_gradient_vs_reference, 0, GAT_SCORE_COUNT * 2);
     tcase_add_loop_test(t, test_input_gradient_threads_order, 0, (int)LEN(SHAPES));
     if (first) tcase_add_test(t, test_input_gradient_errors);
+    suite_add_tcase(s, t);
+    /* the reference code's dropout placement (CK_RUN_CASE="dropout placement" runs it alone) */
+    t = tcase_create("dropout placement");
+    if (first) tcase_add_loop_test(t, test_placement_vs_reference, 0, 3 * (int)LEN(SHAPES));
+    tcase_add_loop_test(t, test_placement_threads, 0, 3);
     suite_add_tcase(s, t);
     t = tcase_create("restricted rows");
     tcase_add_loop_test(t, test_restricted_rows, 0, (int)LEN(SHAPES));

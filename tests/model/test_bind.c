@@ -342,6 +342,20 @@ START_TEST(bind_errors)
                  "features have 52 rows but the graph has 7 nodes");
     ck_assert_msg(strncmp(gat_last_error(), "gat_model_bind", 14) != 0, "%s", gat_last_error());
     gat_model_free(m);
+
+    /* remote rows (a partition's halo) with projection dropout: refused at the bind, since a
+     * remote row's dropped projections would have to come from its owner */
+    gat_model_config cfg;
+    gat_model_config_default(&cfg, F, C);
+    cfg.proj_dropout = 0.5;
+    ck_assert_int_eq(tu_model_create(&m, &cfg, 12), GAT_OK);
+    const gat_i_remote halo = {.n_own = g.n};
+    const gat_i_binding rb = {.g = &g, .x = &x, .remote = &halo};
+    ASSERT_FAILS(gat_i_model_bind(m, &rb, "test"), GAT_EINVAL,
+                 "test: proj_dropout (0.5) is not supported with remote rows (partitioned "
+                 "training)");
+    ck_assert_ptr_null(gat_model_kernels(m)); /* nothing bound */
+    gat_model_free(m);
     gat_graph_destroy(&g);
     gat_graph_destroy(&g2);
     gat_csr_destroy(&x);
@@ -535,15 +549,18 @@ static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int t
     free(d);
 }
 
-/* Loop index: the rebinding configurations x 2 and 3 layers. A sampled block's training step
+/* Loop index: the rebinding configurations x 2 and 3 layers, then gat with the reference code's
+ * dropout placement (a mask per head, projection dropout 0.5) on 2 and 3 layers. A sampled
+ * block's training step
  * with trimmed layers (layer l computes the nodes of hops 0 .. L - 1 - l only, forward and
  * backward) gives the untrimmed step's target logits and gradients to 1e-6 (relative, a tenth of
  * a percent of the largest value as the floor; the passes add the same rows in the same chunks,
  * so in fact equal), and is bit-identical on 1, 2 and 3 threads. */
 START_TEST(trimmed_block_matches)
 {
-    const gat_score score = configs[_i % LEN(configs)].score;
-    const int residual = configs[_i % LEN(configs)].residual, L = 2 + _i / (int)LEN(configs);
+    const int nc = (int)LEN(configs), placement = _i >= 2 * nc, j = placement ? 0 : _i % nc;
+    const gat_score score = configs[j].score;
+    const int residual = configs[j].residual, L = 2 + (placement ? _i - 2 * nc : _i / nc);
     static const gat_idx fanout[3] = {4, 3, 3};
     gat_graph g;
     gat_csr x, bx;
@@ -562,6 +579,7 @@ START_TEST(trimmed_block_matches)
     gat_model_config_default(&cfg, F, C);
     cfg.layers = L, cfg.heads = 4, cfg.hidden = 8, cfg.out_heads = 2;
     cfg.score = score, cfg.residual = residual;
+    cfg.head_dropout = placement, cfg.proj_dropout = placement ? 0.5 : 0;
     gat_model *m = NULL;
     ck_assert_int_eq(tu_model_create(&m, &cfg, 11), GAT_OK);
     size_t P;
@@ -576,9 +594,10 @@ START_TEST(trimmed_block_matches)
     const double fl = 1e-3 * tu_max_abs(lg0, nl), fg = 1e-3 * tu_max_abs(gr0, P);
     size_t at;
     const double el = tu_max_rel_err(lg1, lg0, nl, fl, NULL), eg = tu_max_rel_err(gr1, gr0, P, fg, &at);
-    printf("trimmed block, %s residual %d, %d layers (%d of %d nodes in the first layer): "
+    printf("trimmed block, %s residual %d%s, %d layers (%d of %d nodes in the first layer): "
            "logits %.1e, gradients %.1e\n",
-           gat_score_name(score), residual, L, k.hop_end[L - 1], k.n, el, eg);
+           gat_score_name(score), residual, placement ? " head masks, proj dropout" : "", L,
+           k.hop_end[L - 1], k.n, el, eg);
     ck_assert(tu_rms(gr0, P) > 0);
     ck_assert_msg(el <= 1e-6 && eg <= 1e-6,
                   "%s residual %d, %d layers: trimmed logits differ by %g, gradients by %g (at "
@@ -684,7 +703,7 @@ static Suite *bind_suite(void)
     tcase_add_test(tc, inference_binding_ordered);
     suite_add_tcase(s, tc);
     tc = tcase_create("trim");
-    tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs));
+    tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs) + 2);
     tcase_add_test(tc, train_step_batch);
     suite_add_tcase(s, tc);
     return s;

@@ -466,11 +466,14 @@ typedef struct att_ctx {
     gat_i_att_args a;
     gat_i_att_scratch s;
     gat_real *z, *a_src, *a_dst, *dy, *dz, *da_src, *da_dst;
+    gat_real *zagg; /* projection dropout: z times zmask and zscale, or NULL */
 } att_ctx;
 
 static void att_fwd(void *c, gat_real *out)
 {
     att_ctx *d = c;
+    if (d->zagg)
+        gat_i_dropout((size_t)d->g.n * d->a.H * d->a.Fo, d->z, d->a.zmask, d->a.zscale, d->zagg);
     gat_i_attention_forward(&d->a, out);
 }
 
@@ -491,7 +494,7 @@ static void att_bwd(void *c, const gat_real *dout)
 
 /* Loop index bits: 1 averaged heads, 2 attention dropout mask, 4 directed graph without
  * self-loops, 8 two threads, 16 the kernels' compile-time shape H = 4, Fo = 2 (else the
- * run-time shape H = 3). */
+ * run-time shape H = 3), 32 projection dropout (the aggregation reads z masked, the scores z). */
 START_TEST(test_fused_attention)
 {
     pool pl = {0};
@@ -508,7 +511,8 @@ START_TEST(test_fused_attention)
     d.s.dpre = reals(&pl, eh);
     d.s.ds_src = reals(&pl, (size_t)N * H), d.s.ds_dst = reals(&pl, (size_t)N * H);
     d.s.partial = reals(&pl, (size_t)nt * 2 * na);
-    uint8_t *amask = take(&pl, eh, 1);
+    uint8_t *amask = take(&pl, eh, 1), *zmask = take(&pl, nz, 1);
+    const int zdrop = (_i >> 5) & 1;
     d.a = (gat_i_att_args){.g = &d.g,
                            .H = H,
                            .Fo = Fo,
@@ -522,8 +526,12 @@ START_TEST(test_fused_attention)
                            .amask = masked ? amask : NULL,
                            .ascale = 2,
                            .mean = mean,
-                           .nt = nt};
+                           .nt = nt,
+                           .zmask = zmask,
+                           .zscale = (gat_real)(1 / 0.7)};
     gat_i_dropout_mask(eh, 0.5, 121, amask, 1);
+    gat_i_dropout_mask(nz, 0.3, 126, zmask, 1);
+    if (zdrop) d.a.zagg = d.zagg = reals(&pl, nz);
     tu_uniform(d.a_src, na, -1, 1, 122);
     tu_uniform(d.a_dst, na, -1, 1, 123);
     /* keep every edge's LeakyReLU input off the kink */
@@ -544,8 +552,9 @@ START_TEST(test_fused_attention)
                 .backward = att_bwd,
                 .ctx = &d,
                 .n_out = (size_t)N * (mean ? 1 : H) * Fo};
-    snprintf(op.name, sizeof op.name, "fused attention H=%d Fo=%d %s%s flags=%u nt=%d", H, Fo,
-             mean ? "mean" : "concat", masked ? " +mask" : "", graph_flags[(_i >> 2) & 1], nt);
+    snprintf(op.name, sizeof op.name, "fused attention H=%d Fo=%d %s%s%s flags=%u nt=%d", H, Fo,
+             mean ? "mean" : "concat", masked ? " +mask" : "", zdrop ? " +proj-dropout" : "",
+             graph_flags[(_i >> 2) & 1], nt);
     add_var(&op, "z", d.z, d.dz, nz, 1);
     add_var(&op, "a_src", d.a_src, d.da_src, na, 1);
     add_var(&op, "a_dst", d.a_dst, d.da_dst, na, 1);
@@ -558,7 +567,7 @@ END_TEST
 /* ---- whole model ---- */
 
 /* Loop index: bit 0 three layers (else two), bit 1 directed graph without self-loops, bit 2 two
- * threads. */
+ * threads, bit 3 the reference code's dropout placement (a mask per head, projection dropout). */
 START_TEST(test_model)
 {
     gc_model d = {.step = 41};
@@ -572,6 +581,8 @@ START_TEST(test_model)
     cfg.out_heads = 2;
     cfg.in_dropout = 0.3;
     cfg.att_dropout = 0.3;
+    cfg.head_dropout = (_i >> 3) & 1;
+    cfg.proj_dropout = cfg.head_dropout ? 0.3 : 0;
     small_graph(&d.g, graph_flags[(_i >> 1) & 1], 130 + (uint64_t)_i);
     tu_features(&d.x, d.g.n, F, 0.5, 131);
     ck_assert_int_eq(gat_model_create(&d.m, &cfg, 132), GAT_OK);
@@ -602,8 +613,8 @@ START_TEST(test_model)
                 .ctx = &d,
                 .n_out = d.n_out,
                 .step = MODEL_STEP};
-    snprintf(op.name, sizeof op.name, "model %d layers flags=%u nt=%d", cfg.layers,
-             graph_flags[(_i >> 1) & 1], nt);
+    snprintf(op.name, sizeof op.name, "model %d layers flags=%u nt=%d%s", cfg.layers,
+             graph_flags[(_i >> 1) & 1], nt, cfg.head_dropout ? " head masks, proj dropout" : "");
     int nt_ = 0;
     const gat_model_tensor *t = gat_model_tensors(d.m, &nt_);
     for (int k = 0; k < nt_; k++)
@@ -737,8 +748,8 @@ static Suite *gradcheck_suite(void)
         {"bias", test_bias, 1},
         {"head_mean", test_head_mean, 1},
         {"softmax_xent", test_softmax_xent, 1},
-        {"fused_attention", test_fused_attention, 32},
-        {"model", test_model, 8},
+        {"fused_attention", test_fused_attention, 64},
+        {"model", test_model, 16},
         {"model input gradient", test_model_input_gradient, 8},
         {"model_edges", test_model_edges, 16},
     };

@@ -194,10 +194,25 @@ static const char *break_config(int k, gat_model_config *c)
     case 18:
         c->out_heads = GAT_I_MAX_HEADS + 1;
         return "out_heads";
+    case 19:
+        c->head_dropout = 2;
+        return "head_dropout must be 0 or 1";
+    case 20: /* a mask per head with residual connections: not supported */
+        c->head_dropout = 1, c->residual = 1;
+        return "head_dropout 1 with residual 1";
+    case 21:
+        c->proj_dropout = 1;
+        return "proj_dropout must be in [0, 1)";
+    case 22:
+        c->proj_dropout = NAN;
+        return "proj_dropout";
+    case 23: /* the reference code's placement is gat's */
+        c->proj_dropout = 0.5, c->score = GAT_SCORE_GATV2;
+        return "need the gat score";
     }
     return NULL;
 }
-enum { N_BAD_CONFIGS = 19 };
+enum { N_BAD_CONFIGS = 24 };
 
 START_TEST(test_config_errors)
 {

@@ -64,7 +64,7 @@ GAT_I_INLINE void forward_row(const gat_i_att_args *a, gat_idx i, gat_real *out,
             mx[h] = t > mx[h] ? t : mx[h];
         }
     }
-    gat_i_softmax_aggregate_row(g, i, H, Fo, a->z, al, mx, a->amask, a->ascale, a->mean, out);
+    gat_i_softmax_aggregate_row(g, i, H, Fo, a->zagg ? a->zagg : a->z, al, mx, a->amask, a->ascale, a->mean, out);
 }
 
 void gat_i_attention_forward(const gat_i_att_args *a, gat_real *out)
@@ -99,7 +99,7 @@ GAT_I_INLINE void backward_row(const gat_i_att_args *a, const gat_real *dy, cons
     /* out_i = sum_k alpha'_k z_j: d alpha'_k = dy_i . z_j, then through the dropout mask */
     for (int h = 0; h < H; h++) dot[h] = 0, sum[h] = 0;
     for (gat_idx k = k0; k < k1; k++) {
-        const gat_real *restrict zj = a->z + (size_t)g->col[k] * W;
+        const gat_real *restrict zj = (a->zagg ? a->zagg : a->z) + (size_t)g->col[k] * W;
         for (int h = 0; h < H; h++) {
             gat_real d = 0;
             for (gat_idx f = 0; f < Fo; f++) d += dyi[(size_t)h * Fo + f] * zj[(size_t)h * Fo + f];
@@ -143,7 +143,12 @@ GAT_I_INLINE void backward_source(const gat_i_att_args *a, const gat_real *dy,
         for (int h = 0; h < H; h++) {
             const gat_real w = a->alpha[k * H + h] * gat_i_att_keep(a->amask, a->ascale, k * H + h);
             dss[h] += s->dpre[k * H + h];
-            for (gat_idx f = 0; f < Fo; f++) dzj[(size_t)h * Fo + f] += w * dyi[(size_t)h * Fo + f];
+            for (gat_idx f = 0; f < Fo; f++) {
+                /* with projection dropout the share reaches z_j through its mask */
+                const size_t o = (size_t)h * Fo + f;
+                const gat_real kz = a->zagg ? (a->zmask[(size_t)j * W + o] ? a->zscale : 0) : 1;
+                dzj[o] += w * kz * dyi[o];
+            }
         }
     }
     for (int h = 0; h < H; h++) {

@@ -34,6 +34,10 @@ typedef struct cache {
     gat_real *qinv, *kinv; /* cosine: inverse norms (N, heads) */
     gat_real *ze;    /* edge features: W_e x_e (E, heads*fo), as PyG's lin_edge computes it */
     gat_real *eterm; /* edge features: (E, heads) a_edge . ze per head */
+    uint8_t *hmask;  /* head_drop: (nnz(x), heads) for layer 0, (N, fin, heads) after */
+    uint8_t *zmask;  /* projection dropout: (N, heads*fo) */
+    gat_real *zagg;  /* projection dropout: (N, heads*fo) z * zmask / (1 - p) */
+    int zon;         /* the last forward dropped the projections */
 } cache;
 
 struct ref_model {
@@ -96,6 +100,13 @@ static size_t layout(ref_model *m, char *base, gat_idx N, gat_idx E, gat_idx xnn
         c->kinv = gat_i_carve(base, &off, nh, sizeof(gat_real));
         c->ze = gat_i_carve(base, &off, m->D ? (size_t)E * hw : 0, sizeof(gat_real));
         c->eterm = gat_i_carve(base, &off, m->D ? (size_t)E * L->heads : 0, sizeof(gat_real));
+        c->hmask = gat_i_carve(base, &off,
+                               !L->head_drop ? 0
+                               : l == 0      ? (size_t)xnnz * L->heads
+                                             : (size_t)N * L->fin * L->heads,
+                               1);
+        c->zmask = gat_i_carve(base, &off, L->proj_p > 0 ? (size_t)N * hw : 0, 1);
+        c->zagg = gat_i_carve(base, &off, L->proj_p > 0 ? (size_t)N * hw : 0, sizeof(gat_real));
         maxw = hw > maxw ? hw : maxw;
         maxw = (size_t)L->fin > maxw && l > 0 ? (size_t)L->fin : maxw;
         maxh = (size_t)L->heads > maxh ? (size_t)L->heads : maxh;
@@ -191,6 +202,11 @@ static gat_i_att_args att_args(ref_model *m, int l, int training)
         .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
         .rows = last ? m->out_rows : NULL, .n_rows = last ? m->n_out_rows : 0,
         .nt = m->threads};
+    if (training && c->zon) {
+        a.zagg = c->zagg;
+        a.zmask = c->zmask;
+        a.zscale = (gat_real)(1 / (1 - L->proj_p));
+    }
     return a;
 }
 
@@ -412,6 +428,67 @@ static void edge_backward(ref_model *m, int l, gat_real *grad)
     gat_i_gemm_tn_acc(E, m->D, H * Fo, m->ex, m->ws.dze, grad + L->we, 1);
 }
 
+/* ---- the reference code's dropout placement (gat_model_config.head_dropout, proj_dropout) */
+
+/* head_drop: element (e, h) of the input is kept for head h iff element e H + h of stream key
+ * is (e: layer 0's entry p, a later layer's i fin + c); Z (N, heads, fo) = per head x_d^h W_h */
+static void head_forward(ref_model *m, int l, uint64_t key, gat_real *z)
+{
+    const gat_i_layer *L = &m->L[l];
+    cache *c = &m->ws.c[l];
+    const gat_csr *x = m->ws.x;
+    const gat_idx N = m->ws.g->n, Fo = L->fo, fin = L->fin;
+    const int H = L->heads;
+    const size_t hw = (size_t)H * Fo;
+    const gat_real scale = (gat_real)(1 / (1 - m->in_p)), *W = m->blob + L->w;
+    const size_t ne = l == 0 ? (size_t)x->rowptr[x->rows] : (size_t)N * fin;
+    gat_i_dropout_mask(ne * H, m->in_p, key, c->hmask, 1);
+    memset(z, 0, (size_t)N * hw * sizeof *z);
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_idx e0 = l == 0 ? x->rowptr[i] : 0, e1 = l == 0 ? x->rowptr[i + 1] : fin;
+        for (gat_idx e = e0; e < e1; e++) {
+            const gat_idx col = l == 0 ? x->col[e] : e;
+            const gat_real v = l == 0 ? x->val[e] : m->ws.c[l - 1].out[(size_t)i * fin + e];
+            const size_t me = l == 0 ? (size_t)e : (size_t)i * fin + (size_t)e;
+            for (int h = 0; h < H; h++)
+                if (c->hmask[me * H + h])
+                    for (gat_idx f = 0; f < Fo; f++)
+                        z[(size_t)i * hw + (size_t)h * Fo + f] +=
+                            v * scale * W[(size_t)col * hw + (size_t)h * Fo + f];
+        }
+    }
+}
+
+/* Its backward from dz (N, heads, fo): dW_h += x_d^h^T dz_h and, for l > 0, dx (N, fin) =
+ * sum_h (dz_h W_h^T) x kept (overwrites) */
+static void head_backward(ref_model *m, int l, const gat_real *dz, gat_real *dW, gat_real *dx)
+{
+    const gat_i_layer *L = &m->L[l];
+    const cache *c = &m->ws.c[l];
+    const gat_csr *x = m->ws.x;
+    const gat_idx N = m->ws.g->n, Fo = L->fo, fin = L->fin;
+    const int H = L->heads;
+    const size_t hw = (size_t)H * Fo;
+    const gat_real scale = (gat_real)(1 / (1 - m->in_p)), *W = m->blob + L->w;
+    if (dx) memset(dx, 0, (size_t)N * fin * sizeof *dx);
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_idx e0 = l == 0 ? x->rowptr[i] : 0, e1 = l == 0 ? x->rowptr[i + 1] : fin;
+        for (gat_idx e = e0; e < e1; e++) {
+            const gat_idx col = l == 0 ? x->col[e] : e;
+            const gat_real v = l == 0 ? x->val[e] : m->ws.c[l - 1].out[(size_t)i * fin + e];
+            const size_t me = l == 0 ? (size_t)e : (size_t)i * fin + (size_t)e;
+            for (int h = 0; h < H; h++) {
+                if (!c->hmask[me * H + h]) continue;
+                for (gat_idx f = 0; f < Fo; f++) {
+                    const size_t o = (size_t)h * Fo + f;
+                    dW[(size_t)col * hw + o] += v * scale * dz[(size_t)i * hw + o];
+                    if (dx) dx[(size_t)i * fin + e] += scale * dz[(size_t)i * hw + o] * W[(size_t)col * hw + o];
+                }
+            }
+        }
+    }
+}
+
 gat_status ref_model_forward(ref_model *m, gat_model *model, const gat_i_binding *b,
                              const gat_i_run *r, const gat_real **logits)
 {
@@ -436,7 +513,10 @@ gat_status ref_model_forward(ref_model *m, gat_model *model, const gat_i_binding
         const int drop = training && m->in_p > 0;
         const gat_real scale = (gat_real)(1 / (1 - m->in_p));
         const uint64_t lkey = gat_i_hash64(key, 4u * (uint64_t)l);
-        if (l == 0) {
+        if (drop && L->head_drop) {
+            head_forward(m, l, lkey, c->z);
+            c->xin = NULL; /* no shared dropped input */
+        } else if (l == 0) {
             const gat_idx nnz = x->rowptr[x->rows];
             c->xin = x->val;
             if (drop) {
@@ -454,6 +534,12 @@ gat_status ref_model_forward(ref_model *m, gat_model *model, const gat_i_binding
                 c->xin = c->xbuf;
             }
             gat_i_gemm_nn(N, L->fin, L->heads * L->fo, c->xin, m->blob + L->w, c->z, nt);
+        }
+        c->zon = training && L->proj_p > 0;
+        if (c->zon) { /* the scores read z, the aggregation z kept / (1 - p) */
+            const size_t n = (size_t)N * L->heads * L->fo;
+            gat_i_dropout_mask(n, L->proj_p, gat_i_hash64(lkey, 2), c->zmask, nt);
+            gat_i_dropout(n, c->z, c->zmask, (gat_real)(1 / (1 - L->proj_p)), c->zagg);
         }
         if (m->cfg.score != GAT_SCORE_GAT) score_project(m, l, x);
         if (training && m->att_p > 0)
@@ -529,7 +615,10 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
         if (m->cfg.residual) residual_backward(m, l, dcur, grad);
 
         /* Z = X_d W */
-        if (l == 0) {
+        if (c->xin == NULL) { /* a mask per head */
+            head_backward(m, l, m->ws.dz, grad + L->w, l > 0 ? m->ws.dcur : NULL);
+            if (l > 0) dcur = m->ws.dcur;
+        } else if (l == 0) {
             gat_i_spmm_backward_w(&m->ws.xt, m->ws.xt_perm, c->xin, (gat_idx)hw, m->ws.dz,
                                   grad + L->w, nt);
             extra_backward(m, l, grad);

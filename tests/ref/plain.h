@@ -143,6 +143,11 @@ typedef struct gat_i_att_args {
     const gat_idx *rows;     /* forward: compute only these output rows (ascending), or NULL */
     gat_idx n_rows;
     int nt;
+    /* projection dropout (gat_model_config.proj_dropout): the aggregation reads zagg (N, H, Fo) =
+     * z times zmask (N, H, Fo) and zscale instead of z (the scores read z); zagg NULL: z */
+    const gat_real *zagg;
+    const uint8_t *zmask;
+    gat_real zscale;
 } gat_i_att_args;
 
 /* out = sum_j dropout(alpha_ij) z_j per head, concatenated or averaged, for every target row
