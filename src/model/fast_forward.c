@@ -168,44 +168,6 @@ static void permute_params(gat_i_fast *f, int l, const gat_real *params, int nt)
                           : 1;
 }
 
-/* What does not change between forwards of a binding: layer l's shape, caches, chunks and
- * scratch in its kernel descriptor (the engine's create and rebind). */
-void gat_i_fast_describe(gat_i_fast *f, int l)
-{
-    const gat_i_layer *L = &f->L[l];
-    flayer *fy = &f->f[l];
-    gat_i_fl *fl = &fy->fl;
-    const gat_score S = L->score;
-    fl->g = f->g, fl->x = f->x;
-    fl->H = L->heads, fl->Fo = L->fo, fl->Fp = L->Fp, fl->hw = L->hw;
-    fl->fin = L->fin, fl->width = L->width, fl->mean = L->mean, fl->score = S;
-    fl->W = fy->Wp, fl->a_src = fy->asp, fl->a_dst = fy->adp;
-    fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
-    fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
-    fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;
-    fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
-    /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
-    fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
-    fl->tc = f->tc, fl->sc = f->sc, fl->xc = f->xc;
-    fl->scratch = f->scratch, fl->scratch_stride = f->scratch_stride;
-    fl->q = L->has_q ? fy->q : fl->z;
-    fl->k = L->has_k ? fy->k : fl->z;
-    fl->att_w = fy->attp;
-    fl->coef = fy->coef;
-    for (int e = 0; e < 8 * gat_i_fused_vper(L->heads); e++)
-        fy->lane_head[e] = (uint16_t)(e % L->heads);
-    fl->lane_head = fy->lane_head;
-    /* the separate query and key projections and the residual's x_d R: the same pass (and
-     * dropout) with their weights; an identity on a dense layer is a copy of x_d (layer 0
-     * multiplies by the identity) */
-    fl->n_extra = 0;
-    if (L->has_q) fl->Wx[fl->n_extra] = fy->Wqp, fl->zx[fl->n_extra++] = fy->q;
-    if (L->has_k) fl->Wx[fl->n_extra] = fy->Wkp, fl->zx[fl->n_extra++] = fy->k;
-    fl->x_identity = L->residual == 2 && l > 0 ? fl->n_extra : -1;
-    if (L->residual) fl->Wx[fl->n_extra] = fy->Rp, fl->zx[fl->n_extra++] = fy->res;
-    fl->res = L->residual ? fy->res : NULL;
-}
-
 /* Layer l's attention pass: with remote rows, the rows without remote sources while the remote
  * rows' projections arrive, then the others; an inference binding's in chunks of rows. */
 static void attend(gat_i_fast *f, int l)

@@ -104,10 +104,6 @@ struct gat_i_fast {
     double t0;
 };
 
-/* Layer l's kernel descriptor (gat_i_fl) filled with what does not change between forwards:
- * its shape, caches, chunks and scratch (after every layout of f's caches). */
-void gat_i_fast_describe(gat_i_fast *f, int l);
-
 /* Whether binding b trims the layers of the forward about to run (a training binding without
  * remote rows whose hops are the model's layers and whose output rows are its targets, 0 ..
  * hop_end[0] - 1), and if so its rows and chunks (gat_i_fast.trimmed). */

@@ -1,53 +1,14 @@
 /* A graph model's forward and backward on a batch of graphs (gat/readout.h): the attention
  * layers on the block-diagonal batch, the readout per graph and the linear classifier, with the
- * caches they keep in the model (struct gat_i_readout_ws). */
+ * caches they keep in the model (struct gat_i_readout_ws, readout_ws.h). */
 #include "model_state.h"
 #include "readout_i.h"
+#include "readout_ws.h"
 #include "core/core.h"
 #include "gat/readout.h"
 
 #include <stdio.h>
 #include <string.h>
-
-struct gat_i_readout_ws {
-    gat_i_readout_op op;
-    gat_idx B, N, D, R, C;
-    size_t cap_b, cap_n;   /* graphs and nodes the buffers hold */
-    gat_idx *ptr;          /* (B + 1) a copy of the batch's segments */
-    gat_real *r, *logits;  /* (B, R), (B, C) */
-    gat_real *dr;          /* (B, R) */
-    gat_real *dh;          /* (N, D) d loss / d node embeddings */
-    gat_real *u, *a, *dz, *dg; /* attention caches and scratch */
-    gat_idx *arg;          /* (B, D) max */
-    const gat_real *h;     /* the layers' output (N, D), owned by the model */
-    gat_i_mlp_op mlp;      /* the classifier */
-    gat_real *act, *scratch; /* the classifier's hidden outputs and backward scratch */
-    size_t cap_act;        /* graphs act and scratch hold */
-    gat_real *dl;          /* (cap_s, C) the training step's d loss / d logits */
-    uint8_t *all;          /* (cap_s) GAT_SPLIT_TRAIN */
-    size_t cap_s;
-    int trained, ran;
-};
-
-void gat_i_readout_ws_free(struct gat_i_readout_ws *w)
-{
-    if (!w) return;
-    gat_free(w->ptr);
-    gat_free(w->r);
-    gat_free(w->logits);
-    gat_free(w->dr);
-    gat_free(w->dh);
-    gat_free(w->u);
-    gat_free(w->a);
-    gat_free(w->dz);
-    gat_free(w->dg);
-    gat_free(w->arg);
-    gat_free(w->act);
-    gat_free(w->scratch);
-    gat_free(w->dl);
-    gat_free(w->all);
-    gat_free(w);
-}
 
 /* The parameter offset of the tensor called name (it exists in a graph model's table). */
 static gat_real *tensor(gat_model *m, gat_real *base, const char *name)
