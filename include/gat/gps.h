@@ -114,9 +114,10 @@ GAT_API gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits);
 GAT_API void gat_gps_zero_grads(gat_gps *m);
 
 /* Node classification on ds (full graph; a dataset of many graphs attends within each graph):
- * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's default rule
- * (validation accuracy and loss, patience), the best model restored, its validation and test
- * figures in res. Uses adam, max_epochs, patience, progress and user of cfg. Returns GAT_EINVAL
+ * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's (gat_train's
+ * epoch loop: metric ACC or LOSS, eval_every, patience), the best model restored, its validation
+ * and test figures in res. Uses adam, max_epochs, patience, eval_every, metric (GAT_METRIC_AUC is
+ * refused), progress and user of cfg. Returns GAT_EINVAL
  * (a graph model, a multi-label dataset, no training or validation node, bad cfg), GAT_EDIM,
  * GAT_ENUMERIC (diverged; the best model is restored), GAT_EINTERRUPTED (progress asked to
  * stop), GAT_ENOMEM. */

@@ -165,7 +165,7 @@ gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg
                                  .evaluate = dist_evaluate,
                                  .agree = dist_agree,
                                  .has_test = d->g_rows[2] > 0};
-    st = gat_i_train_loop(m, cfg, &ops, &t, res);
+    st = gat_i_train_loop(params, P, cfg, &ops, &t, res);
 done:
     gat_free(t.all);
     return st;

@@ -1,23 +1,16 @@
 /* Training of graph transformers (gat/gps.h): node classification on the full graph and graph
- * classification on batches of graphs, one epoch loop with gat_train's default early stopping
- * (patience resets when validation accuracy or loss reaches its best; the last model that
- * reached both is restored). gat_train's own loop (train.c) runs a gat_model's parameters. */
+ * classification on batches of graphs, on the epoch loop every trainer shares (gat_i_train_loop:
+ * early stopping, eval_every, metric, progress, the best parameters restored and evaluated). */
 #include "core/core.h"
 #include "gat/gps.h"
 #include "gat/readout.h"
 #include "model/gps_i.h"
+#include "train_i.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-/* One kind of training inside the loop. */
-typedef struct loop_ops {
-    gat_status (*train)(void *u, gat_idx epoch, double *loss, double *acc);
-    gat_status (*evaluate)(void *u, gat_split which, double *loss, double *acc);
-    int has_test;
-} loop_ops;
 
 /* Training forward, cross-entropy of the rows of split == GAT_SPLIT_TRAIN among the n rows of the
  * logits (labels (n)), backward, Adam step t. dl: (n, C) scratch. */
@@ -48,75 +41,6 @@ static gat_status step(gat_gps *m, const gat_graph *g, const gat_csr *x, gat_idx
     return gat_adam_step(adam, t, P, p, gr, m1, m2);
 }
 
-static gat_status check_cfg(const gat_train_config *cfg, const char *fn)
-{
-    if (cfg->max_epochs < 1 || cfg->patience < 1)
-        return gat_i_error(GAT_EINVAL, "%s: max_epochs = %d, patience = %d, expected >= 1 each",
-                           fn, cfg->max_epochs, cfg->patience);
-    return gat_adam_config_check(&cfg->adam);
-}
-
-/* The epochs, early stopping, the best model restored and evaluated. */
-static gat_status loop(gat_gps *m, const gat_train_config *cfg, const loop_ops *ops, void *u,
-                       gat_train_result *res)
-{
-    size_t P;
-    gat_real *p = gat_gps_params(m, &P), *best = gat_malloc(P, sizeof *best);
-    gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
-    gat_status st = GAT_OK;
-    double best_acc = 0, best_loss = INFINITY;
-    gat_idx wait = 0;
-    struct timespec t0;
-    if (!best) return GAT_ENOMEM;
-    memcpy(best, p, P * sizeof *best);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
-        gat_epoch_info info = {.epoch = epoch, .val_auc = NAN};
-        if ((st = ops->train(u, epoch, &info.train_loss, &info.train_acc)) != GAT_OK ||
-            (st = ops->evaluate(u, GAT_SPLIT_VAL, &info.val_loss, &info.val_acc)) != GAT_OK)
-            break;
-        r.epochs = epoch;
-        if (!isfinite(info.val_loss)) {
-            st = gat_i_error(GAT_ENUMERIC, "training diverged at epoch %d: the validation loss "
-                             "is %g; the best model so far is kept", epoch, info.val_loss);
-            break;
-        }
-        const int keep = info.val_acc >= best_acc && info.val_loss <= best_loss;
-        const int better = !(info.val_acc < best_acc && info.val_loss > best_loss);
-        if (keep) {
-            memcpy(best, p, P * sizeof *best);
-            r.best_epoch = epoch;
-        }
-        best_acc = fmax(best_acc, info.val_acc);
-        best_loss = fmin(best_loss, info.val_loss);
-        wait = better ? 0 : wait + 1;
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        info.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        info.best_epoch = r.best_epoch;
-        if (cfg->progress && cfg->progress(&info, cfg->user)) {
-            st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d",
-                             epoch);
-            break;
-        }
-        if (wait >= cfg->patience) break;
-    }
-    memcpy(p, best, P * sizeof *best);
-    gat_free(best);
-    if (st != GAT_OK && st != GAT_ENUMERIC && st != GAT_EINTERRUPTED) return st;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", gat_last_error());
-    gat_status est = ops->evaluate(u, GAT_SPLIT_VAL, &r.val_loss, &r.val_acc);
-    if (est == GAT_OK && ops->has_test)
-        est = ops->evaluate(u, GAT_SPLIT_TEST, &r.test_loss, &r.test_acc);
-    struct timespec t2;
-    clock_gettime(CLOCK_MONOTONIC, &t2);
-    r.seconds = (double)(t2.tv_sec - t0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t0.tv_nsec);
-    if (res) *res = r;
-    if (st != GAT_OK) return gat_i_error(st, "%s", msg);
-    return est;
-}
-
 /* ---- node classification ---- */
 
 typedef struct nodes {
@@ -128,16 +52,19 @@ typedef struct nodes {
     gat_real *dl;
 } nodes;
 
-static gat_status nodes_train(void *u, gat_idx epoch, double *loss, double *acc)
+static gat_status nodes_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     nodes *c = u;
-    return step(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, c->ds->n, c->ds->labels,
-                c->ds->split, &c->cfg->adam, epoch, c->dl, loss, acc);
+    const gat_status st = step(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, c->ds->n,
+                               c->ds->labels, c->ds->split, &c->cfg->adam, epoch, c->dl, loss, acc);
+    *diverged = st == GAT_ENUMERIC;
+    return st;
 }
 
-static gat_status nodes_evaluate(void *u, gat_split which, double *loss, double *acc)
+static gat_status nodes_evaluate(void *u, gat_split which, int final, double *loss, double *acc)
 {
     nodes *c = u;
+    (void)final;
     const gat_real *logits;
     gat_status st;
     if ((st = gat_gps_forward(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, 0, &logits)) !=
@@ -154,7 +81,7 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
     gat_i_clear_error();
     if ((st = gat_i_check_args("gat_gps_train", 3, (const void *[]){m, ds, cfg},
                                (const char *[]){"model", "dataset", "cfg"})) != GAT_OK ||
-        (st = check_cfg(cfg, "gat_gps_train")) != GAT_OK)
+        (st = gat_i_loop_config_check(cfg, "gat_gps_train")) != GAT_OK)
         return st;
     const gat_gps_config *mc = gat_gps_get_config(m);
     if (mc->task != GAT_TASK_NODE)
@@ -172,8 +99,11 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
     nodes c = {.m = m, .ds = ds, .cfg = cfg, .n_seg = ds->n_graphs > 0 ? ds->n_graphs : 1,
                .seg = ds->n_graphs > 0 ? ds->graph_ptr : one};
     if (!(c.dl = gat_malloc((size_t)ds->n * (size_t)mc->classes, sizeof *c.dl))) return GAT_ENOMEM;
-    const loop_ops ops = {nodes_train, nodes_evaluate, ds->n_test > 0};
-    st = loop(m, cfg, &ops, &c, res);
+    const gat_i_train_ops ops = {.train = nodes_train, .evaluate = nodes_evaluate,
+                                 .has_test = ds->n_test > 0};
+    size_t P;
+    gat_real *params = gat_gps_params(m, &P);
+    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
     gat_free(c.dl);
     return st;
 }
@@ -199,7 +129,7 @@ static gat_status batch_step(graphs *c, const gat_idx *ids, gat_idx n, double *l
                 &c->cfg->adam, ++c->t, c->dl, loss, acc);
 }
 
-static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc)
+static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     graphs *c = u;
     gat_rng rng;
@@ -211,7 +141,10 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     for (gat_idx k0 = 0; k0 < c->n_train; k0 += c->B) {
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
-        if ((st = batch_step(c, c->train + k0, n, &l, &a)) != GAT_OK) return st;
+        if ((st = batch_step(c, c->train + k0, n, &l, &a)) != GAT_OK) {
+            *diverged = st == GAT_ENUMERIC;
+            return st;
+        }
         lsum += l * n, asum += a * n;
     }
     *loss = lsum / c->n_train;
@@ -262,9 +195,11 @@ gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds, const uint8
     return st;
 }
 
-static gat_status graphs_evaluate(void *u, gat_split which, double *loss, double *acc)
+static gat_status graphs_evaluate(void *u, gat_split which, int final, double *loss,
+                                  double *acc)
 {
     graphs *c = u;
+    (void)final;
     return gat_gps_graph_evaluate(c->m, c->ds, c->split, which, loss, acc, NULL);
 }
 
@@ -278,7 +213,7 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
                                (const void *[]){m, ds, graph_split, cfg},
                                (const char *[]){"model", "dataset", "graph_split", "cfg"})) !=
             GAT_OK ||
-        (st = check_cfg(cfg, "gat_gps_graph_train")) != GAT_OK)
+        (st = gat_i_loop_config_check(cfg, "gat_gps_graph_train")) != GAT_OK)
         return st;
     const gat_gps_config *mc = gat_gps_get_config(m);
     if (mc->task != GAT_TASK_GRAPH || ds->n_graphs < 1 || !ds->graph_labels)
@@ -307,8 +242,11 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
         goto cleanup;
     }
     memset(c.all, GAT_SPLIT_TRAIN, (size_t)c.B);
-    const loop_ops ops = {graphs_train, graphs_evaluate, n_test > 0};
-    st = loop(m, cfg, &ops, &c, res);
+    const gat_i_train_ops ops = {.train = graphs_train, .evaluate = graphs_evaluate,
+                                 .has_test = n_test > 0};
+    size_t P;
+    gat_real *params = gat_gps_params(m, &P);
+    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);

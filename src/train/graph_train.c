@@ -460,7 +460,7 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
                                  .evaluate = graphs_evaluate,
                                  .agree = graphs_agree,
                                  .has_test = n_test > 0};
-    st = gat_i_train_loop(m, cfg, &ops, &c, res);
+    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
     /* the schedule's end stops the loop as an interruption would (the best model restored and
      * evaluated): an ordinary end here, unless that evaluation failed */
     if (st == GAT_EINTERRUPTED && c.lr_stopped) {

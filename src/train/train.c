@@ -104,24 +104,30 @@ static gat_idx *split_rows(const gat_dataset *ds, gat_split which, gat_idx *coun
     return rows;
 }
 
-gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg)
+gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn)
 {
     gat_status st;
     if (cfg->max_epochs < 1)
-        return gat_i_error(GAT_EINVAL, "gat_train: max_epochs = %d, expected at least 1",
+        return gat_i_error(GAT_EINVAL, "%s: max_epochs = %d, expected at least 1", fn,
                            cfg->max_epochs);
     if (cfg->patience < 1)
-        return gat_i_error(GAT_EINVAL, "gat_train: patience = %d, expected at least 1",
+        return gat_i_error(GAT_EINVAL, "%s: patience = %d, expected at least 1", fn,
                            cfg->patience);
     if (cfg->eval_every < 0)
-        return gat_i_error(GAT_EINVAL, "gat_train: eval_every = %d, expected 0 or 1 (every "
-                           "epoch) or a count of epochs", cfg->eval_every);
+        return gat_i_error(GAT_EINVAL, "%s: eval_every = %d, expected 0 or 1 (every epoch) or a "
+                           "count of epochs", fn, cfg->eval_every);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     if ((unsigned)cfg->metric > GAT_METRIC_LOSS)
         return gat_i_error(GAT_EINVAL,
-                           "gat_train: metric = %d, expected GAT_METRIC_ACC, GAT_METRIC_AUC or "
-                           "GAT_METRIC_LOSS",
-                           (int)cfg->metric);
+                           "%s: metric = %d, expected GAT_METRIC_ACC, GAT_METRIC_AUC or "
+                           "GAT_METRIC_LOSS", fn, (int)cfg->metric);
+    return GAT_OK;
+}
+
+gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg)
+{
+    gat_status st;
+    if ((st = gat_i_loop_config_check(cfg, "gat_train")) != GAT_OK) return st;
     if (cfg->metric == GAT_METRIC_AUC && gat_model_get_config(m)->classes != 2)
         return gat_i_error(GAT_EINVAL,
                            "gat_train: metric = GAT_METRIC_AUC (ROC-AUC) needs a two-class "
@@ -563,11 +569,11 @@ static int improves(gat_metric metric, const gat_epoch_info *e, best_so_far *b, 
  * classes or a loop without ops->auc. A split lacking a class or a non-finite score fails only
  * for the validation split when the metric is the AUC (otherwise the AUC is NaN, the error
  * cleared). */
-static gat_status split_auc(const gat_model *m, const gat_train_config *cfg,
-                            const gat_i_train_ops *ops, void *u, gat_split which, double *auc)
+static gat_status split_auc(const gat_train_config *cfg, const gat_i_train_ops *ops, void *u,
+                            gat_split which, double *auc)
 {
     *auc = NAN;
-    if (!ops->auc || gat_model_get_config(m)->classes != 2) return GAT_OK;
+    if (!ops->auc) return GAT_OK;
     gat_status st = ops->auc(u, which, auc);
     if ((st == GAT_EINVAL || st == GAT_ENUMERIC) &&
         (cfg->metric != GAT_METRIC_AUC || which != GAT_SPLIT_VAL)) {
@@ -578,21 +584,19 @@ static gat_status split_auc(const gat_model *m, const gat_train_config *cfg,
     return st;
 }
 
-gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat_i_train_ops *ops,
-                            void *u, gat_train_result *res)
+gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *cfg,
+                            const gat_i_train_ops *ops, void *u, gat_train_result *res)
 {
     gat_real *best = NULL;
     gat_status st = GAT_OK;
     gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
-    size_t P;
     best_so_far b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY};
     gat_idx wait = 0, validated = 0;
     const gat_idx every = cfg->eval_every > 1 ? cfg->eval_every : 1;
     const double t0 = now();
-    gat_real *params = gat_model_params(m, &P);
     if (cfg->metric == GAT_METRIC_AUC && !ops->auc)
-        return gat_i_error(GAT_EINVAL, "gat_train: metric = GAT_METRIC_AUC (ROC-AUC): not "
-                                       "available in distributed training");
+        return gat_i_error(GAT_EINVAL, "metric = GAT_METRIC_AUC (ROC-AUC): only gat_train of a "
+                                       "two-class model in one process reports it");
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
     for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
@@ -624,7 +628,7 @@ gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg, const gat
             goto restore;
         }
         /* a non-finite score is a divergence too (the loss was finite: a logit overflowed) */
-        if ((st = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &info.val_auc)) == GAT_ENUMERIC)
+        if ((st = split_auc(cfg, ops, u, GAT_SPLIT_VAL, &info.val_auc)) == GAT_ENUMERIC)
             goto restore;
         if (st != GAT_OK) goto cleanup;
         int keep;
@@ -658,10 +662,10 @@ restore:
         char msg[512];
         snprintf(msg, sizeof msg, "%s", gat_last_error());
         gat_status est = ops->evaluate(u, GAT_SPLIT_VAL, 1, &r.val_loss, &r.val_acc);
-        if (est == GAT_OK) est = split_auc(m, cfg, ops, u, GAT_SPLIT_VAL, &r.val_auc);
+        if (est == GAT_OK) est = split_auc(cfg, ops, u, GAT_SPLIT_VAL, &r.val_auc);
         if (est == GAT_OK && ops->has_test &&
             (est = ops->evaluate(u, GAT_SPLIT_TEST, 1, &r.test_loss, &r.test_acc)) == GAT_OK)
-            est = split_auc(m, cfg, ops, u, GAT_SPLIT_TEST, &r.test_auc);
+            est = split_auc(cfg, ops, u, GAT_SPLIT_TEST, &r.test_auc);
         if (st == GAT_OK)
             st = est;
         else
@@ -773,9 +777,11 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
     const gat_i_train_ops ops = {.train = local_train,
                                  .evaluate = local_evaluate,
-                                 .auc = local_auc,
+                                 .auc = gat_model_get_config(m)->classes == 2 ? local_auc : NULL,
                                  .has_test = c.n_test > 0};
-    st = gat_i_train_loop(m, cfg, &ops, &c, res);
+    size_t P;
+    gat_real *params = gat_model_params(m, &P);
+    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
 
 cleanup:
     minibatch_free(&c.mb);

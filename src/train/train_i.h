@@ -1,4 +1,4 @@
-/* Private: gat_train's epoch loop, shared with the distributed trainer (src/mpi/train.c). */
+/* Private: the epoch loop every trainer shares (train.c), the training step and the losses. */
 #ifndef GAT_I_TRAIN_H
 #define GAT_I_TRAIN_H
 
@@ -16,9 +16,9 @@ typedef struct gat_i_train_ops {
     /* Optional: the stop decision of every process from this one's (the progress callback's),
      * so that all stop after the same epoch. */
     int (*agree)(void *u, int stop);
-    /* Optional: the ROC-AUC (gat_i_auc_logits) of the split's nodes from the logits of the
-     * evaluate call just made on that split; without it the AUCs are NaN and GAT_METRIC_AUC is
-     * refused. */
+    /* Optional, two-class models only: the ROC-AUC (gat_i_auc_logits) of the split's nodes
+     * from the logits of the evaluate call just made on that split; without it the AUCs are NaN
+     * and GAT_METRIC_AUC is refused. */
     gat_status (*auc)(void *u, gat_split which, double *auc);
     int has_test; /* evaluate the restored model on the test nodes too */
 } gat_i_train_ops;
@@ -81,13 +81,19 @@ gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const ui
                           gat_idx count, double denom, double *loss, double *f1,
                           gat_real *dlogits);
 
+/* The checks of cfg's fields that gat_i_train_loop reads: max_epochs, patience, eval_every, adam,
+ * metric (the messages start with fn and name the field). */
+gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn);
+
 /* gat_train's checks of cfg's fields (the messages name the field). */
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg);
 
-/* The epoch loop of gat_train: train, validate, keep the best parameters (early stopping on
- * cfg->patience, cfg->max_epochs), call cfg->progress, restore the best model and evaluate it
- * (res may be NULL). Returns what gat_train returns. */
-gat_status gat_i_train_loop(gat_model *m, const gat_train_config *cfg,
+/* The epoch loop of every trainer (gat_train, gat_graph_train, the distributed trainer, the
+ * graph transformers'): train, validate, keep the best values of params (P) (early stopping on
+ * cfg->patience, cfg->max_epochs), call cfg->progress, restore the best parameters and evaluate
+ * them (res may be NULL). ops->auc set only for two-class models. Returns what gat_train
+ * returns. */
+gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *cfg,
                             const gat_i_train_ops *ops, void *u, gat_train_result *res);
 
 #endif
