@@ -211,6 +211,17 @@ START_TEST(bad_config)
     ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 2, t.seg, 0, &y), GAT_OK);
     gat_real dl[64] = {0};
     ASSERT_FAILS(gat_gps_backward(m, dl), GAT_EINVAL, "not a training forward");
+    /* the training configuration: gat_train's checks of the loop's fields, named by the call */
+    gat_train_config tc;
+    gat_dataset ds = {0};
+    const uint8_t split[1] = {GAT_SPLIT_TRAIN};
+    gat_train_config_default(&tc);
+    tc.patience = 0;
+    ASSERT_FAILS(gat_gps_train(m, &ds, &tc, NULL), GAT_EINVAL, "gat_gps_train: patience = 0");
+    gat_train_config_default(&tc);
+    tc.eval_every = -1;
+    ASSERT_FAILS(gat_gps_graph_train(m, &ds, split, &tc, NULL), GAT_EINVAL,
+                 "gat_gps_graph_train: eval_every = -1");
     gat_gps_free(m);
     toy_free(&t);
 }
