@@ -667,17 +667,6 @@ static gat_status dataset_train(void *user, gat_model *m, const gat_train_config
     return st;
 }
 
-/* Multi-label batches of graphs report figures measured during training, which Laplacian
- * columns would have on their flipped signs: refused (random-walk columns do not flip). */
-static int pe_batches_check(const options *o, const tool_pe *pe)
-{
-    if (!(o->multilabel && o->graph_batch > 0) || pe->spec.lap_k == 0) return 0;
-    fprintf(stderr, "gat-train: --pe lap:%d with --graph-batch: not supported (the figures of "
-                    "multi-label batches of graphs are measured on the training signs); use rw:K\n",
-            (int)pe->spec.lap_k);
-    return 2;
-}
-
 /* --all-splits: the same file read again with fixed split r. */
 static int dataset_next_split(void *user, int r)
 {
@@ -743,7 +732,6 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     if ((o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) ||
         (rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
-        (rc = pe_batches_check(o, &d.pe)) != 0 ||
         (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0) {
         gat_dataset_destroy(ds);
         return rc;
@@ -998,6 +986,20 @@ static int check_outputs(options *o)
     return 0;
 }
 
+/* Multi-label batches of graphs report figures measured during training, which Laplacian
+ * columns would have on their flipped signs: refused (random-walk columns do not flip). */
+static int pe_batches_check(const options *o)
+{
+    tool_pe pe;
+    if (!(o->multilabel && o->graph_batch > 0) || !o->pe) return 0;
+    if (tool_pe_parse("gat-train", o->pe, &pe) != 0) return 2;
+    if (pe.spec.lap_k == 0) return 0;
+    fprintf(stderr, "gat-train: --pe lap:%d with --graph-batch: not supported (the figures of "
+                    "multi-label batches of graphs are measured on the training signs); use rw:K\n",
+            (int)pe.spec.lap_k);
+    return 2;
+}
+
 /* The usage checks and what they derive (options' second half). Returns 0, or 1 or 2 after a
  * message. */
 static int check_options(options *o)
@@ -1067,6 +1069,7 @@ static int check_options(options *o)
     }
     if ((rc = train_graphs_check(o)) != 0) return rc;
     if ((rc = train_gps_check(o)) != 0) return rc;
+    if ((rc = pe_batches_check(o)) != 0) return rc;
     /* dropout not given: the GAT paper's 0.6 on nodes, none on graphs (the TU setups use none) */
     if (o->in_dropout < 0) o->in_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
     if (o->att_dropout < 0) o->att_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
