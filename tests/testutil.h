@@ -5,6 +5,17 @@
 #include <check.h>
 #include <stdio.h>
 
+/* Check's ck_assert_msg (under every ck_assert_*) records the file and line of each passing
+ * assertion (_mark_point: a write to its log, so that a crash can be placed after the last one).
+ * In the suites' per-element loops those writes were most of the time: 1.7 million of them in
+ * the sampler's tests, 70 s of 90 under ASan. Here a passing assertion records nothing; a failing
+ * one reports its file, line and message as before. A crash or a timeout is reported at the
+ * test's last mark_point() (Check's "after this point"): a test that wants one calls it. */
+#undef ck_assert_msg
+#define ck_assert_msg(expr, ...)                                                                   \
+    ((expr) ? (void)0                                                                              \
+            : _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed", ##__VA_ARGS__))
+
 #include "gat/gat.h"
 
 #include <string.h>

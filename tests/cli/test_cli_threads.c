@@ -3,7 +3,7 @@
 #include "../tools/cli.h"
 
 #include <cblas.h>
-#include <check.h>
+#include "testutil.h"
 #include <stdlib.h>
 
 START_TEST(caps_at_t)

@@ -677,6 +677,7 @@ START_TEST(bad_json)
     assert_rejected(edit(&gf, "\"ds\"", "\"\xc0\xaf\""), GAT_EFORMAT, "not UTF-8"); /* overlong */
     size_t l = strlen(gf.json);
     char *j = malloc(l + 8);
+    ck_assert_ptr_nonnull(j);
     sprintf(j, "%s  x", gf.json);
     assert_rejected(write_with_header(&gf, j), GAT_EFORMAT,
                     "unexpected bytes after the header's JSON object");
