@@ -171,22 +171,22 @@ gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds, const uint8
     for (gat_idx g = 0; g < ds->n_graphs; g++)
         if (graph_split[g] == which) ids[n++] = g;
     if (n == 0) st = gat_i_error(GAT_EINVAL, "gat_gps_graph_evaluate: no graph in split %d", which);
-    for (gat_idx k0 = 0; k0 < n && st == GAT_OK; k0 += 128) {
-        const gat_idx cnt = n - k0 < 128 ? n - k0 : 128, C = mc->classes;
+    enum { BATCH = 128 };
+    for (gat_idx k0 = 0; k0 < n && st == GAT_OK; k0 += BATCH) {
+        const gat_idx cnt = n - k0 < BATCH ? n - k0 : BATCH, C = mc->classes;
         const gat_real *y;
+        double sum, hits;
+        gat_idx best[BATCH];
         if ((st = gat_graph_batch_make(&b, ds, ids + k0, cnt)) != GAT_OK ||
-            (st = gat_gps_forward(m, &b.graph, &b.x, cnt, b.graph_ptr, 0, &y)) != GAT_OK)
+            (st = gat_gps_forward(m, &b.graph, &b.x, cnt, b.graph_ptr, 0, &y)) != GAT_OK ||
+            (st = gat_i_xent_rows(y, cnt, C, b.labels, NULL, cnt, 1, &sum, &hits)) != GAT_OK)
             break;
-        for (gat_idx g = 0; g < cnt; g++, y += C) {
-            gat_idx best = 0;
-            double mx = y[0], s = 0;
-            for (gat_idx k = 1; k < C; k++)
-                if (y[k] > mx) mx = y[k], best = k;
-            for (gat_idx k = 0; k < C; k++) s += exp(y[k] - mx);
-            lsum += log(s) + mx - y[b.labels[g]];
-            right += best == b.labels[g];
-            if (pred) pred[ids[k0 + g]] = best;
-        }
+        lsum += sum;
+        right += (gat_idx)hits;
+        if (!pred) continue;
+        gat_i_predict_rows(y, cnt, C, best, NULL);
+        for (gat_idx g = 0; g < cnt; g++)
+            pred[ids[k0 + g]] = best[g];
     }
     if (st == GAT_OK && loss) *loss = lsum / n;
     if (st == GAT_OK && acc) *acc = (double)right / n;

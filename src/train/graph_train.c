@@ -103,15 +103,10 @@ static gat_status infer(gat_model *m, const gat_dataset *ds, const gat_idx *item
             (st = gat_i_model_forward_graphs(m, b, 0, 1, &logits)) != GAT_OK)
             return st;
         gat_i_predict_rows(logits, n, C, pred + k0, NULL);
-        for (gat_idx g = 0; g < n; g++) {
-            const gat_real *y = logits + (size_t)g * C;
-            double mx = y[0], s = 0;
-            for (gat_idx c = 1; c < C; c++)
-                if (y[c] > mx) mx = y[c];
-            for (gat_idx c = 0; c < C; c++)
-                s += exp(y[c] - mx);
-            *loss_sum += log(s) + mx - y[b->labels[g]];
-        }
+        double sum, right;
+        if ((st = gat_i_xent_rows(logits, n, C, b->labels, NULL, n, 1, &sum, &right)) != GAT_OK)
+            return st;
+        *loss_sum += sum;
     }
     return GAT_OK;
 }

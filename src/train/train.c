@@ -24,7 +24,8 @@ void gat_train_config_default(gat_train_config *c)
 }
 
 /* Mean softmax cross-entropy and accuracy over the selected nodes, in ascending order: rows
- * (count of them) if rows is not NULL, else the count nodes i < n with split[i] == which. dlogits
+ * (count of them) if rows is not NULL, else the count nodes i < n with split[i] == which (every
+ * node if split is NULL too). dlogits
  * (n, classes), if not NULL, is zeroed and receives d loss / d logits of those nodes. */
 static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const gat_idx *labels,
                        const uint8_t *split, gat_split which, const gat_idx *rows, gat_idx count,
@@ -36,7 +37,7 @@ static gat_status xent(const gat_real *logits, gat_idx n, gat_idx classes, const
     if (dlogits) memset(dlogits, 0, (size_t)n * classes * sizeof *dlogits);
     for (gat_idx k = 0; k < (rows ? count : n); k++) {
         const gat_idx i = rows ? rows[k] : k;
-        if (!rows && split[i] != which) continue;
+        if (!rows && split && split[i] != which) continue;
         const gat_real *z = logits + (size_t)i * classes;
         const gat_idx y = labels[i];
         if (y < 0 || y >= classes)

@@ -49,8 +49,9 @@ gat_status gat_i_train_step_with(gat_model *m, const gat_i_binding *b, const gat
                                  double *acc, const char *unit, const char *suffix,
                                  const gat_i_step_opts *o, int *diverged);
 
-/* Sum of the softmax cross-entropy over rows (count of them, labels read at each) of logits
- * (n, classes), and the number right, each divided by denom (> 0). */
+/* Sum of the softmax cross-entropy over rows (count of them, labels read at each; NULL: all n,
+ * count == n) of logits (n, classes), and the number right (the largest logit, the first on
+ * ties), each divided by denom (> 0). GAT_EINVAL for a label outside [0, classes). */
 gat_status gat_i_xent_rows(const gat_real *logits, gat_idx n, gat_idx classes,
                            const gat_idx *labels, const gat_idx *rows, gat_idx count,
                            double denom, double *loss, double *acc);

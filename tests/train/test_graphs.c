@@ -451,12 +451,95 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* Adds the softmax cross-entropy of logits y (n, C) against labels to *sum (in double), the
+ * number right to *right, and each row's class (the first largest logit) to pred. */
+static void xent_of(const gat_real *y, gat_idx n, gat_idx C, const gat_idx *labels, double *sum,
+                    gat_idx *right, gat_idx *pred)
+{
+    for (gat_idx g = 0; g < n; g++, y += C) {
+        gat_idx best = 0;
+        for (gat_idx c = 1; c < C; c++)
+            if (y[c] > y[best]) best = c;
+        double s = 0;
+        for (gat_idx c = 0; c < C; c++)
+            s += exp((double)y[c] - y[best]);
+        *sum += log(s) + y[best] - y[labels[g]];
+        *right += best == labels[g];
+        pred[g] = best;
+    }
+}
+
+/* Loop index: 0 gat_graph_evaluate (batches of 7), 1 gat_gps_graph_evaluate (batches of 128).
+ * The mean cross-entropy, accuracy and predictions they report are those of the logits of the
+ * same batches of the split's graphs, made and run here; the other graphs' predictions are left
+ * alone. */
+START_TEST(test_evaluate_is_the_cross_entropy)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 450, 4, 21);
+    const gat_idx G = ds.n_graphs, B = _i ? 128 : 7;
+    uint8_t *split = malloc((size_t)G);
+    gat_idx *ids = malloc((size_t)G * sizeof *ids), *want = malloc((size_t)G * sizeof *want),
+            *pred = malloc((size_t)G * sizeof *pred), n = 0;
+    ck_assert(split && ids && want && pred);
+    for (gat_idx g = 0; g < G; g++) {
+        split[g] = g % 3 == 1 ? GAT_SPLIT_TEST : GAT_SPLIT_TRAIN;
+        if (split[g] == GAT_SPLIT_TEST) ids[n++] = g;
+        pred[g] = -1;
+    }
+    ck_assert_int_gt(n, 128); /* more than one batch of either */
+    gat_model *m = NULL;
+    gat_gps *gm = NULL;
+    if (_i) {
+        gat_gps_config c;
+        gat_gps_config_default(&c, 4, 2);
+        c.task = GAT_TASK_GRAPH, c.dim = 8, c.heads = 2;
+        ck_assert_int_eq(gat_gps_create(&gm, &c, 3), GAT_OK);
+    } else {
+        m = graph_model(GAT_READOUT_MEAN, 4, 3);
+    }
+    gat_graph_batch b = {0};
+    double sum = 0, loss = -1, acc = -1;
+    gat_idx right = 0;
+    for (gat_idx k0 = 0; k0 < n; k0 += B) {
+        const gat_idx cnt = n - k0 < B ? n - k0 : B;
+        const gat_real *y;
+        ck_assert_int_eq(gat_graph_batch_make(&b, &ds, ids + k0, cnt), GAT_OK);
+        if (_i)
+            ck_assert_int_eq(gat_gps_forward(gm, &b.graph, &b.x, cnt, b.graph_ptr, 0, &y), GAT_OK);
+        else
+            ck_assert_int_eq(gat_model_forward_graphs(m, &b, 0, &y), GAT_OK);
+        xent_of(y, cnt, 2, b.labels, &sum, &right, want + k0);
+    }
+    if (_i)
+        ck_assert_int_eq(gat_gps_graph_evaluate(gm, &ds, split, GAT_SPLIT_TEST, &loss, &acc, pred),
+                         GAT_OK);
+    else
+        ck_assert_int_eq(gat_graph_evaluate(m, &ds, split, GAT_SPLIT_TEST, B, &loss, &acc, NULL,
+                                            pred),
+                         GAT_OK);
+    ck_assert_double_eq_tol(loss, sum / n, 1e-9 * sum / n);
+    ck_assert_double_eq(acc, (double)right / n);
+    for (gat_idx k = 0, g = 0; g < G; g++)
+        if (split[g] == GAT_SPLIT_TEST)
+            ck_assert_int_eq(pred[g], want[k++]);
+        else
+            ck_assert_int_eq(pred[g], -1);
+    gat_graph_batch_destroy(&b);
+    gat_model_free(m);
+    gat_gps_free(gm);
+    free(split), free(ids), free(want), free(pred);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
 static Suite *graphs_suite(void)
 {
     Suite *s = suite_create("graphs");
     TCase *tc = tcase_create("graphs");
     tcase_add_loop_test(tc, test_batch_equals_separate, 0, GAT_READOUT_COUNT);
     tcase_add_test(tc, test_folds);
+    tcase_add_loop_test(tc, test_evaluate_is_the_cross_entropy, 0, 2);
     tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT + 1);
     tcase_add_test(tc, test_lr_schedule);
     tcase_add_test(tc, test_multilabel_batches);
