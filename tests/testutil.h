@@ -70,7 +70,7 @@ int tu_variants(tu_variant *out);
 const tu_variant *tu_variant_now(void);
 int tu_variant_index(void);
 /* Runs the suite make() builds once per variant (each run's first line names it); the exit
- * code of all of them. */
+ * code of all of them. Under GAT_TEST_QUICK (the sanitizer run) the first variant only. */
 int tu_run_variants(Suite *(*make)(void));
 /* gat_model_create with the current variant's options where cfg leaves them at the defaults
  * (a test that sets options keeps its own). */
