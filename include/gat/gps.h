@@ -135,7 +135,8 @@ GAT_API gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds,
 
 /* Inference of graph model m on the graphs of split `which`, in batches of 128: mean loss and
  * accuracy (either may be NULL), pred (n_graphs, may be NULL) the predicted class of each of
- * those graphs. Returns GAT_EINVAL (no such graph, not a graph model), the forward's statuses. */
+ * those graphs. Returns GAT_EINVAL (no such graph, not a graph model), GAT_EDIM (the dataset
+ * has more graph classes than the model predicts), the forward's statuses. */
 GAT_API gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds,
                                           const uint8_t *graph_split, gat_split which,
                                           double *loss, double *acc, gat_idx *pred);

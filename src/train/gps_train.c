@@ -167,6 +167,9 @@ gat_status gat_gps_graph_evaluate(gat_gps *m, const gat_dataset *ds, const uint8
     if (mc->task != GAT_TASK_GRAPH || ds->n_graphs < 1 || !ds->graph_labels)
         return gat_i_error(GAT_EINVAL, "gat_gps_graph_evaluate: needs a graph model and a dataset "
                            "of labelled graphs");
+    if (ds->n_graph_classes > mc->classes)
+        return gat_i_error(GAT_EDIM, "gat_gps_graph_evaluate: the dataset has %d graph classes "
+                           "but the model predicts %d", ds->n_graph_classes, mc->classes);
     if (!(ids = gat_malloc((size_t)ds->n_graphs, sizeof *ids))) return GAT_ENOMEM;
     for (gat_idx g = 0; g < ds->n_graphs; g++)
         if (graph_split[g] == which) ids[n++] = g;

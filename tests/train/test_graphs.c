@@ -519,6 +519,12 @@ START_TEST(test_evaluate_is_the_cross_entropy)
                                             pred),
                          GAT_OK);
     ck_assert_double_eq_tol(loss, sum / n, 1e-9 * sum / n);
+    if (_i) { /* graph classes beyond the model's */
+        ds.n_graph_classes = 3;
+        ASSERT_FAILS(gat_gps_graph_evaluate(gm, &ds, split, GAT_SPLIT_TEST, &loss, &acc, pred),
+                     GAT_EDIM, "the dataset has 3 graph classes but the model predicts 2");
+        ds.n_graph_classes = 2;
+    }
     ck_assert_double_eq(acc, (double)right / n);
     for (gat_idx k = 0, g = 0; g < G; g++)
         if (split[g] == GAT_SPLIT_TEST)
