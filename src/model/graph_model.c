@@ -24,7 +24,7 @@ static gat_real *tensor(gat_model *m, gat_real *base, const char *name)
 static void mlp_tensors(gat_model *m, gat_i_mlp_op *op, int grads)
 {
     gat_real *base = grads ? gat_model_grads(m, NULL) : gat_model_params(m, NULL);
-    char name[32];
+    char name[48]; /* "classifier.hidden%d.weight" with any int */
     for (int k = 0; k <= op->L; k++) {
         gat_real *W, *b;
         if (k < op->L) {
