@@ -435,6 +435,12 @@ static int parse_names(const char *prog, const char *opt, const char *list, char
     }
 }
 
+int cli_tu_features(const cli_data *d, int fallback)
+{
+    int v;
+    return d->tu_features && gat_tu_features_from_name(d->tu_features, &v) == GAT_OK ? v : fallback;
+}
+
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,
                      int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
                      const char **name)
@@ -462,6 +468,11 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
     if (d->graph && d->skip_unknown_cites) {
         fprintf(stderr, "%s: --skip-unknown-cites applies to a Cora-layout dataset's .cites file, "
                         "not to --graph (try --help)\n", prog);
+        return 2;
+    }
+    if (d->graph && d->tu_features) {
+        fprintf(stderr, "%s: --tu-features applies to a TU set given as --dataset DIR, not to "
+                        "--graph (try --help)\n", prog);
         return 2;
     }
     if (d->labels && d->label_attribute) {
@@ -504,6 +515,10 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
                     sizeof vnames_buf, vnames, &n_vnames))
         return 2;
     o.skip_unknown_edges = d->skip_unknown_cites;
+    if (d->tu_features && gat_tu_features_from_name(d->tu_features, &o.tu_features) != GAT_OK) {
+        fprintf(stderr, "%s: --tu-features: %s\n", prog, gat_last_error());
+        return 2;
+    }
     const int pct = d->split ? split_percentages(prog, d->split, o.split_fractions) : 0;
     if (pct < 0) return 2;
     if (pct) o.ignore_split_file = 1; /* the percentages replace NAME.split */
@@ -534,6 +549,12 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
     if (gat_dataset_load(ds, path, opt) != GAT_OK) {
         fprintf(stderr, "%s: cannot load dataset: %s\n", prog, gat_last_error());
         return 1;
+    }
+    if (d->tu_features && ds->n_graphs == 0) {
+        fprintf(stderr, "%s: --tu-features applies to a TU set of graphs; %s is not one (try "
+                        "--help)\n", prog, path);
+        gat_dataset_destroy(ds);
+        return 2;
     }
     return 0;
 }

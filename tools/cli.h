@@ -115,6 +115,7 @@ typedef struct cli_data {
     const char *label_attribute;    /* --label-attribute NAME, or NULL */
     int skip_unknown_cites;         /* --skip-unknown-cites */
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
+    const char *tu_features;     /* --tu-features all|labels|attributes, or NULL: opt's */
 } cli_data;
 
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */
@@ -137,7 +138,10 @@ typedef struct cli_data {
      "default: an error naming the line)"},                                                       \
     {"self-loop-fill", CLI_STRING, &(d).self_loop_fill, 0, 0, "mean|zero",                         \
      "edge features of the self-loops the graph builder adds: the mean of the node's in-edges' "   \
-     "(default) or zeros"}
+     "(default) or zeros"},                                                                       \
+    {"tu-features", CLI_STRING, &(d).tu_features, 0, 0, "all|labels|attributes",                   \
+     "TU set: the node features, one-hot node labels then attributes (all, the default), the "    \
+     "labels or the attributes alone (a set without attributes: its labels)"}
 #define CLI_LABEL_OPTIONS(d)                                                                       \
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
     {"label-attribute", CLI_STRING, &(d).label_attribute, 0, 0, "NAME",                           \
@@ -147,10 +151,14 @@ typedef struct cli_data {
      "with --graph: '<id> train|val|test' per node (default: random split); or percentages of "  \
      "each class, e.g. 60/20/20 (Geom-GCN): a random split, also without --graph"}
 
+/* The GAT_TU_FEATURES_* value of --tu-features (fallback when not given or not a name). */
+int cli_tu_features(const cli_data *d, int fallback);
+
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
  * gat_dataset_read, else --dataset or default_name through gat_dataset_load (with
  * --skip-unknown-cites: gat_dataset_options.skip_unknown_edges; the caller reports
- * ds->skipped_edges). need_labels: a
+ * ds->skipped_edges; --tu-features: gat_dataset_options.tu_features, a usage error (2) when the
+ * data is not a set of graphs). need_labels: a
  * --graph needs --labels or --label-attribute. *name gets a name for messages (borrowed from d or default_name).
  * Returns 0 (ds filled), 1 (failure; the error printed) or 2 (bad option combination; printed). */
 int cli_load_dataset(const char *prog, const cli_data *d, const char *default_name,

@@ -578,6 +578,7 @@ int main(int argc, char **argv)
                      : meta.normalize ? GAT_NORMALIZE_AUTO
                                       : GAT_NORMALIZE_OFF;
     dopt.symmetrize = o.undirected ? 1 : o.directed ? 0 : meta.symmetrize;
+    dopt.tu_features = meta.tu_features; /* as trained; --tu-features overrides */
     dopt.ignore_split_file = 1;
     dopt.train_per_class = dopt.n_val = dopt.n_test = 0;
     const char *name;

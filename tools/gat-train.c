@@ -438,6 +438,7 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     char dataset_buf[4096];
     meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
     meta.pe = s->src->pe;
+    meta.tu_features = cli_tu_features(&o->data, GAT_TU_FEATURES_ALL);
     if (gat_model_save(m, &meta, o->save) != GAT_OK) return train_fail("cannot save the model");
     if (s->interrupted)
         fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved to %s\n",

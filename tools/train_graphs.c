@@ -164,6 +164,7 @@ static int save_graph_model(const folds *f, gat_model *m)
     meta.symmetrize = 1;
     meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
     meta.pe = f->pe->on ? f->pe->text : NULL;
+    meta.tu_features = cli_tu_features(&f->o->data, GAT_TU_FEATURES_ALL);
     if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
         fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
         return 1;

@@ -101,6 +101,9 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->lr = 1e-3, o->weight_decay = 0, o->graph_batch = 20;
         o->lr_factor = 0.5, o->lr_patience = 25, o->min_lr = 1e-6;
         o->epochs = 1000, o->patience = 1000, o->keep_last = 1; /* they test the last epoch */
+        /* data/TUs.py reads the sets with DGL's LegacyTUDataset, whose features are the node
+         * attributes where a set has them (else the one-hot node labels) */
+        o->data.tu_features = "attributes";
         return 0;
     }
     if (!strcmp(name, "xu")) {

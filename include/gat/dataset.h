@@ -79,6 +79,22 @@ enum {
     GAT_SELF_LOOP_FILL_ZERO = 1  /* zeros */
 };
 
+/* Values of gat_dataset_options.tu_features: which of a TU set's node files make the features. */
+enum {
+    GAT_TU_FEATURES_ALL = 0,        /* the one-hot node labels, then the node attributes (default) */
+    GAT_TU_FEATURES_LABELS = 1,     /* the one-hot node labels alone */
+    GAT_TU_FEATURES_ATTRIBUTES = 2  /* the node attributes alone; a set without attributes its
+                                     * one-hot node labels (DGL's LegacyTUDataset, which
+                                     * benchmarking-gnns reads its TU sets with) */
+};
+
+/* The name of a GAT_TU_FEATURES_* value ("all", "labels", "attributes"; static), or NULL for
+ * another value. */
+GAT_API const char *gat_tu_features_name(int mode);
+/* The GAT_TU_FEATURES_* value a name gives (ASCII case-insensitive). GAT_EINVAL for NULL name
+ * or out, or an unknown name (the message lists the names). */
+GAT_API gat_status gat_tu_features_from_name(const char *name, int *out);
+
 /* Bits of gat_dataset_options.split_strict and gat_dataset.split_adapted: the three sizes of the
  * random split. */
 enum {
@@ -208,6 +224,10 @@ typedef struct gat_dataset_options {
      * gat_dataset.skipped_edges (the raw LINQS Citeseer has such lines) instead of GAT_EFORMAT
      * naming it (the default 0: a .content truncated or of another set is not hidden). */
     int skip_unknown_edges;
+    /* TU layout: the node features, GAT_TU_FEATURES_* (default GAT_TU_FEATURES_ALL); a set
+     * with neither node labels nor attributes has one constant feature whatever the value.
+     * Other sources ignore it. */
+    int tu_features;
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */

@@ -57,6 +57,9 @@ typedef struct gat_model_meta {
     const char *pe; /* the encoding spec ("lap:8,rw:16", gat_pe_spec_format's text) whose
                      * columns were appended to the features (gat_pe_append), so that the last
                      * lap_k + rw_k of in_features are encodings a tool computes again */
+    /* Added with the TU feature choice: gat_dataset_options.tu_features of the training data
+     * (GAT_TU_FEATURES_*; 0, the default, is what older files mean). */
+    int tu_features;
 } gat_model_meta;
 
 /* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings, no

@@ -54,7 +54,31 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
             return gat_i_error(GAT_EINVAL, "%s: edge_attributes[%d] is NULL", fn, k);
     if (o->split_index < 0)
         return gat_i_error(GAT_EINVAL, "%s: negative split_index %d", fn, o->split_index);
+    if (o->tu_features != GAT_TU_FEATURES_ALL && o->tu_features != GAT_TU_FEATURES_LABELS &&
+        o->tu_features != GAT_TU_FEATURES_ATTRIBUTES)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: tu_features is %d, expected GAT_TU_FEATURES_ALL (0), "
+                           "GAT_TU_FEATURES_LABELS (1) or GAT_TU_FEATURES_ATTRIBUTES (2)",
+                           fn, o->tu_features);
     return GAT_OK;
+}
+
+static const char *const tu_feature_names[3] = {"all", "labels", "attributes"};
+
+const char *gat_tu_features_name(int mode)
+{
+    return mode >= 0 && mode < 3 ? tu_feature_names[mode] : NULL;
+}
+
+gat_status gat_tu_features_from_name(const char *name, int *out)
+{
+    static const int values[3] = {GAT_TU_FEATURES_ALL, GAT_TU_FEATURES_LABELS,
+                                  GAT_TU_FEATURES_ATTRIBUTES};
+    gat_i_clear_error();
+    if (!name || !out)
+        return gat_i_error(GAT_EINVAL, "gat_tu_features_from_name: NULL %s",
+                           !name ? "name" : "out");
+    return gat_i_name_lookup("TU feature choice", name, tu_feature_names, values, 3, out);
 }
 
 uint8_t gat_i_split_value(const char *word)

@@ -105,6 +105,9 @@ static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
     if (meta->pe && *meta->pe && (st = check_pe(meta->pe, cfg->in_features, "gat_model_save",
                                                 GAT_EINVAL)) != GAT_OK)
         return st;
+    if (!gat_tu_features_name(meta->tu_features))
+        return gat_i_error(GAT_EINVAL, "gat_model_save: meta tu_features is %d, not a "
+                           "GAT_TU_FEATURES_* value", meta->tu_features);
     if (!gat_score_name(cfg->score))
         return gat_i_error(GAT_EINVAL, "gat_model_save: score function %d has no name",
                            (int)cfg->score);
@@ -211,6 +214,8 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     }
     if (ok && meta->dataset) ok = add_string(md, "dataset", meta->dataset);
     if (ok && meta->pe && *meta->pe) ok = add_string(md, "pe", meta->pe);
+    if (ok && meta->tu_features != GAT_TU_FEATURES_ALL)
+        ok = add_string(md, "tu_features", gat_tu_features_name(meta->tu_features));
     for (int k = 0; ok && k < nt; k++) {
         cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
         double shape[3], span[2];
@@ -403,6 +408,21 @@ static gat_status meta_strdup(const char *path, const cJSON *md, const char *key
     return (*out = gat_strdup(s)) ? GAT_OK : GAT_ENOMEM;
 }
 
+/* The optional "tu_features" name (absent: GAT_TU_FEATURES_ALL). */
+static gat_status meta_tu_features(const char *path, const cJSON *md, int *out)
+{
+    const char *s;
+    gat_status st = meta_get(path, md, "tu_features", 0, &s);
+    *out = GAT_TU_FEATURES_ALL;
+    if (st != GAT_OK || !s) return st;
+    if (gat_tu_features_from_name(s, out) != GAT_OK)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"tu_features\" is '%.40s', expected all, labels or "
+                           "attributes",
+                           path, s);
+    return GAT_OK;
+}
+
 static gat_status read_class_names(const char *path, const cJSON *md, gat_idx classes,
                                    meta_storage *meta)
 {
@@ -516,7 +536,8 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
                                own)) != GAT_OK ||
         (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
         (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK ||
-        (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK)
+        (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK ||
+        (st = meta_tu_features(path, md, &meta->tu_features)) != GAT_OK)
         return st;
     if (own->pe && *own->pe && (st = check_pe(own->pe, cfg->in_features, path, GAT_EFORMAT)) != GAT_OK)
         return st;

@@ -320,16 +320,21 @@ static gat_status check_edges(const reader *R, const table *tb, gat_idx n, const
 }
 
 /* The node features: one-hot of the node label classes (L columns; lab NULL when L == 0), then
- * the attributes at (n, D); a constant 1 when there is neither. */
+ * the attributes at (n, attr->width), as mode (GAT_TU_FEATURES_*) keeps them; a constant 1 when
+ * nothing is kept. */
 static gat_status node_features(gat_csr *x, gat_idx n, const gat_idx *lab, gat_idx L,
-                                const table *attr)
+                                const table *attr, int mode)
 {
-    const size_t D = attr->width;
+    const size_t W = attr->width;
+    size_t D = W;
+    if (mode == GAT_TU_FEATURES_LABELS) D = 0;
+    if (mode == GAT_TU_FEATURES_ATTRIBUTES && W > 0) L = 0;
     const gat_idx F = L + (gat_idx)D > 0 ? L + (gat_idx)D : 1;
     size_t nnz = 0;
     gat_status st;
-    for (size_t k = 0; k < (size_t)n * D; k++)
-        nnz += attr->v[k] != 0;
+    for (gat_idx i = 0; i < n; i++)
+        for (size_t d = 0; d < D; d++)
+            nnz += attr->v[(size_t)i * W + d] != 0;
     nnz += L > 0 || D == 0 ? (size_t)n : 0;
     if ((st = gat_csr_init(x, n, F, nnz)) != GAT_OK) return st;
     size_t p = 0;
@@ -340,7 +345,7 @@ static gat_status node_features(gat_csr *x, gat_idx n, const gat_idx *lab, gat_i
             x->val[p++] = 1;
         }
         for (size_t d = 0; d < D; d++) {
-            const double v = attr->v[(size_t)i * D + d];
+            const double v = attr->v[(size_t)i * W + d];
             if (v == 0) continue;
             x->col[p] = L + (gat_idx)d;
             x->val[p++] = (gat_real)v;
@@ -471,7 +476,7 @@ gat_status gat_i_tu_load(gat_dataset *ds, const char *path, const gat_dataset_op
         goto cleanup;
     gat_i_text_free(&R.t);
 
-    if ((st = node_features(&x, n, ncls, L, &nattr)) != GAT_OK) goto cleanup;
+    if ((st = node_features(&x, n, ncls, L, &nattr, opt->tu_features)) != GAT_OK) goto cleanup;
 
     /* the graph and its edge features */
     const unsigned flags = opt->symmetrize ? GAT_GRAPH_SYMMETRIZE : 0;

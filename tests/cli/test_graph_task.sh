@@ -95,7 +95,7 @@ same_run() {
 same_run dwivedi-spelled-out --preset dwivedi --epochs 2 -- --task graph --readout mean --layers 4 \
   --hidden 18 --heads 8 --out-heads 1 --embed-dim 144 --residual --classifier-layers 2 --dropout 0 \
   --lr 1e-3 --weight-decay 0 --graph-batch 20 --lr-factor 0.5 --lr-patience 25 --min-lr 1e-6 \
-  --patience 1000 --keep-last --epochs 2
+  --patience 1000 --keep-last --tu-features attributes --epochs 2
 same_run xu-spelled-out --preset xu --epochs 3 -- --task graph --readout sum --layers 4 --hidden 8 \
   --heads 4 --out-heads 1 --embed-dim 32 --dropout 0 --lr 0.01 --weight-decay 0 --graph-batch 32 \
   --lr-factor 0.5 --lr-step 50 --patience 350 --keep-last --epochs 3
@@ -104,6 +104,23 @@ check keep-last 0 'best epoch +8 of +8,' '' -- "$train" --task graph --folds 4 -
 check lr-patience-needs-factor 2 '' '^gat-train: --lr-patience needs --lr-factor' -- "$train" --task graph --dataset "$d" --lr-patience 3
 check classifier-needs-task 2 '' '^gat-train: --classifier-layers needs --task graph' -- "$train" --dataset "$d" --classifier-layers 2
 check lr-factor-range 2 '' 'lr-factor' -- "$train" --task graph --dataset "$d" --lr-factor 1
+
+# --tu-features: a copy of toy with two node attributes per node; the choice is recorded in the
+# model, gat-embed repeats it, and the flag is refused where there is no TU set
+cp -r "$d" "$tmp/at"
+for f in "$tmp"/at/toy_*; do mv "$f" "${f/toy_/at_}"; done
+awk '{ print NR % 7 ", " $1 + 0.5 }' "$tmp/at/at_node_labels.txt" >"$tmp/at/at_node_attributes.txt"
+at=(--task graph --folds 4 --threads 1 --dataset "$tmp/at" --dropout 0 --epochs 2 --graph-batch 8)
+check tu-features-all 0 'at: 40 graphs, 240 nodes, 5 features' '' -- "$train" "${at[@]}"
+check tu-features-labels 0 'at: 40 graphs, 240 nodes, 3 features' '' -- "$train" "${at[@]}" --tu-features labels
+check tu-features-attributes 0 'at: 40 graphs, 240 nodes, 2 features' '' -- "$train" "${at[@]}" --tu-features attributes --save "$tmp/at.gat"
+grep -q '"tu_features":"attributes"' "$tmp/at.gat" && ok tu-features-in-model || badf tu-features-in-model
+check tu-features-embed 0 '' '' -- "$embed" --model "$tmp/at.gat" --dataset "$tmp/at" --out "$tmp/at.tsv" --threads 1
+[ "$(wc -l <"$tmp/at.tsv")" -eq 41 ] && ok tu-features-embed-rows || badf tu-features-embed-rows "$tmp/at.tsv"
+check tu-features-embed-other 1 '' '2 input features.*5|5.*2' -- "$embed" --model "$tmp/at.gat" --dataset "$tmp/at" --out "$tmp/at.tsv" --threads 1 --tu-features all
+check tu-features-not-tu 2 '' '^gat-train: --tu-features applies to a TU set of graphs; .*tiny.* is not one' -- "$train" --dataset "$data/tiny" --tu-features labels --epochs 1
+check tu-features-unknown 2 '' "^gat-train: --tu-features: unknown TU feature choice 'edges'" -- "$train" "${at[@]}" --tu-features edges
+check tu-features-graph 2 '' '^gat-train: --tu-features applies to a TU set given as --dataset DIR' -- "$train" --graph "$tmp/at/at_A.txt" --labels "$tmp/at/at_graph_labels.txt" --tu-features labels
 
 check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
 check unknown-readout 2 '' "--readout: unknown readout 'median'" -- "$train" --task graph --dataset "$d" --readout median

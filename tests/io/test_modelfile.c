@@ -160,6 +160,7 @@ START_TEST(roundtrip_bit_identical)
     meta.normalize = 0;
     meta.symmetrize = 0;
     meta.dataset = "some/where";
+    meta.tu_features = GAT_TU_FEATURES_ATTRIBUTES;
     ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
     ck_assert_int_eq(gat_model_load(&r, &got, path), GAT_OK);
     ck_assert_ptr_nonnull(r);
@@ -184,6 +185,7 @@ START_TEST(roundtrip_bit_identical)
     ck_assert_int_eq(got.normalize, 0);
     ck_assert_int_eq(got.symmetrize, 0);
     ck_assert_str_eq(got.dataset, "some/where");
+    ck_assert_int_eq(got.tu_features, GAT_TU_FEATURES_ATTRIBUTES);
     ck_assert_str_eq(got.version, gat_version());
 
     gat_model_set_threads(r, 1);
@@ -489,6 +491,11 @@ START_TEST(save_errors)
     ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL, "class name 1 is not valid UTF-8");
     meta.class_names = NULL;
     ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL, "class_names is NULL");
+    meta.n_classes = 0;
+    meta.tu_features = 3;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
+                    "meta tu_features is 3, not a GAT_TU_FEATURES_* value");
+    meta.tu_features = GAT_TU_FEATURES_ALL;
     ck_assert_error(gat_model_save(m, NULL, ""), GAT_EINVAL, "output path is empty");
     ck_assert_error(gat_model_save(m, NULL, "/tmp/"), GAT_EINVAL, "names a directory");
     gat_model_params(m, &n)[n - 1] = (gat_real)NAN;
@@ -785,8 +792,23 @@ START_TEST(bad_metadata)
                     "\"class_names\" is not a JSON array");
     assert_rejected(edit(&gf, "\"__metadata__\":{", "\"__metadata__\":[{"), GAT_EFORMAT,
                     "JSON syntax error");
-    /* unknown keys are ignored */
+    assert_rejected(edit(&gf, "\"score\"", "\"tu_features\":\"edges\",\"score\""), GAT_EFORMAT,
+                    "\"tu_features\" is 'edges', expected all, labels or attributes");
+    /* the TU feature choice: absent (older files, the good file) means all */
+    gat_model_meta meta;
     gat_model *m = NULL;
+    ck_assert_int_eq(gat_model_load(&m, &meta, edit(&gf, "\"score\"", "\"tu_features\":\"Labels\",\"score\"")),
+                     GAT_OK);
+    ck_assert_int_eq(meta.tu_features, GAT_TU_FEATURES_LABELS);
+    gat_model_meta_destroy(&meta);
+    gat_model_free(m);
+    m = NULL;
+    ck_assert_int_eq(gat_model_load(&m, &meta, edit(&gf, "\"score\"", "\"score\"")), GAT_OK);
+    ck_assert_int_eq(meta.tu_features, GAT_TU_FEATURES_ALL);
+    gat_model_meta_destroy(&meta);
+    gat_model_free(m);
+    m = NULL;
+    /* unknown keys are ignored */
     ck_assert_int_eq(gat_model_load(&m, NULL, edit(&gf, "\"score\"", "\"future\":\"x\",\"score\"")),
                      GAT_OK);
     gat_model_free(m);

@@ -206,6 +206,51 @@ START_TEST(test_good)
 }
 END_TEST
 
+/* gat_dataset_options.tu_features: _i 0 every node file, 1 the node labels alone, 2 none. */
+START_TEST(test_feature_choice)
+{
+    static const gat_idx cls[TN] = {0, 1, 0, 2, 1, 0};
+    static const double attr[TN][2] = {{1.5, 0}, {2, 1}, {3, 4}, {0, 0}, {-1, 0.25}, {7, 8}};
+    const unsigned files = _i == 0 ? NODE_LABELS | NODE_ATTR : _i == 1 ? NODE_LABELS : 0;
+    char *dir = tu_tmpdir();
+    const toy t = toy_with(files);
+    const char *set = write_toy(dir, &t, 0);
+    for (int mode = GAT_TU_FEATURES_LABELS; mode <= GAT_TU_FEATURES_ATTRIBUTES; mode++) {
+        gat_dataset_options o = opts_raw();
+        gat_dataset ds;
+        o.tu_features = mode;
+        ck_assert_msg(gat_dataset_load(&ds, set, &o) == GAT_OK, "%s", gat_last_error());
+        check_union(&ds);
+        /* attributes where asked for and present; else the one-hot labels; else a constant */
+        const int attrs = mode == GAT_TU_FEATURES_ATTRIBUTES && (files & NODE_ATTR);
+        const int labels = !attrs && (files & NODE_LABELS);
+        ck_assert_int_eq(ds.n_features, attrs ? 2 : labels ? 3 : 1);
+        for (gat_idx i = 0; i < TN; i++)
+            for (gat_idx c = 0; c < ds.n_features; c++)
+                ck_assert(feature(&ds.x, i, c) == (attrs    ? attr[i][c]
+                                                   : labels ? (double)(c == cls[i])
+                                                            : 1.0));
+        gat_dataset_destroy(&ds);
+    }
+    gat_dataset_options o = opts_raw();
+    gat_dataset ds;
+    o.tu_features = 3;
+    ASSERT_FAILS(gat_dataset_load(&ds, set, &o), GAT_EINVAL,
+                    "gat_dataset_load: tu_features is 3, expected GAT_TU_FEATURES_ALL (0)");
+    /* the names */
+    int v = -1;
+    ck_assert_int_eq(gat_tu_features_from_name("Attributes", &v), GAT_OK);
+    ck_assert_int_eq(v, GAT_TU_FEATURES_ATTRIBUTES);
+    ck_assert_str_eq(gat_tu_features_name(GAT_TU_FEATURES_LABELS), "labels");
+    ck_assert_ptr_null(gat_tu_features_name(-1));
+    ASSERT_FAILS(gat_tu_features_from_name("edges", &v), GAT_EINVAL,
+                    "unknown TU feature choice 'edges' (expected all, labels or attributes)");
+    ASSERT_FAILS(gat_tu_features_from_name(NULL, &v), GAT_EINVAL, "NULL name");
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A bad set: t written to a fresh directory, the load's status and a message fragment. */
 typedef struct bad_case {
     toy t;
@@ -514,6 +559,7 @@ int main(void)
     TCase *tc = tcase_create("load");
     tcase_add_loop_test(tc, test_good, 0, 4);
     tcase_add_test(tc, test_bad);
+    tcase_add_loop_test(tc, test_feature_choice, 0, 3);
     tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("parts");
