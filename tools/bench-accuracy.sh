@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The accuracy table of issue 36: gat-train on each dataset given, the figure it reports
-# (test accuracy, or the ROC-AUC of two-class sets) as mean ± std, beside the published GAT figure.
+# The accuracy tables of issues 36 and 37: gat-train on each dataset given, the figure it reports
+# (test accuracy, or the ROC-AUC of two-class sets) as mean ± std, beside the published figure.
 # usage: tools/bench-accuracy.sh [options] DATASET... [-- GAT_TRAIN_OPTIONS...]
 #   DATASET: a Planetoid prefix DIR/ind.NAME (public split: --seeds runs, seeds 1..N, --preset
-#            paper), or a dataset with fixed splits (.npz, a Geom-GCN directory: the first --splits
-#            splits, split k with seed k + 1, --preset platonov)
+#            paper), a dataset with fixed splits (.npz, a Geom-GCN directory: the first --splits
+#            splits, split k with seed k + 1, --preset platonov), or a TU directory DIR/NAME
+#            (graph classification, one run of 10 folds with --seed 1, --preset dwivedi: the
+#            fixed folds FOLDS/NAME_{train,val,test}.index with --tu-folds FOLDS where they
+#            exist, else stratified folds; the std is over the folds)
 #   --seeds N        runs on a public split (default 100)
 #   --splits K       fixed splits used (default 10)
-#   --preset NAME    for every dataset, instead of paper / platonov
+#   --tu-folds DIR   where the fixed folds of TU sets are (benchmarking-gnns' files)
+#   --preset NAME    for every dataset, instead of paper / platonov / dwivedi
 #   --threads T      gat-train --threads (default 2)
 #   --gat-train PATH (default build/tools/gat-train)
 #   after --: options passed to every gat-train run (they override the preset)
@@ -17,17 +21,18 @@
 # only reported.
 set -euo pipefail
 
-seeds=100 splits=10 threads=2 preset= bin=build/tools/gat-train
+seeds=100 splits=10 threads=2 preset= bin=build/tools/gat-train tu_folds=
 sets=() extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seeds) seeds=$2; shift 2 ;;
     --splits) splits=$2; shift 2 ;;
+    --tu-folds) tu_folds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --preset) preset=$2; shift 2 ;;
     --gat-train) bin=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-accuracy: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) sets+=("$1"); shift ;;
   esac
@@ -43,6 +48,10 @@ published() {
     citeseer) echo "72.5 ± 0.7 | Veličković et al. 2018, Table 2 (100 runs)" ;;
     minesweeper) echo "92.01 ± 0.68 | Platonov et al. 2023, GAT (their notebooks/results.ipynb)" ;;
     tolokers) echo "83.70 ± 0.47 | Platonov et al. 2023, GAT (their notebooks/results.ipynb)" ;;
+    MUTAG) echo "89.4 ± 5.6 (GIN-0) | Xu et al. 2019, Table 1; not verified offline" ;;
+    ENZYMES) echo "68.5 | Dwivedi et al., benchmarking-gnns (TU table); not verified offline" ;;
+    PROTEINS|PROTEINS_full) echo "76.3 | Dwivedi et al., benchmarking-gnns (TU table); not verified offline" ;;
+    tu:*) echo "— | —" ;;
     *) echo "— | not verified offline (Platonov et al. 2023, Table 4; Pei et al. 2020)" ;;
   esac
 }
@@ -65,6 +74,29 @@ for path in "${sets[@]}"; do
   name=${name#geomgcn-}
   : >"$tmp/figures"
   start=$SECONDS
+  if [ -e "$path/${base}_A.txt" ] || [ -e "$path/${base}_A.txt.gz" ]; then
+    # a TU set: one run of 10 folds, the fixed ones where given
+    folds=(--folds 10) protocol="10 stratified folds (seed 1)"
+    if [ -n "$tu_folds" ] && [ -e "$tu_folds/${base}_test.index" ]; then
+      folds=(--fold-index "$tu_folds/$base")
+      protocol="$(wc -l <"$tu_folds/${base}_test.index") fixed folds"
+    elif [ -n "$tu_folds" ] && [ -e "$tu_folds/${base}_full_test.index" ]; then
+      folds=(--fold-index "$tu_folds/${base}_full")
+      protocol="$(wc -l <"$tu_folds/${base}_full_test.index") fixed folds (of ${base}_full)"
+    fi
+    "$bin" --dataset "$path" --preset "${preset:-dwivedi}" "${folds[@]}" --seed 1 \
+      --threads "$threads" --quiet "${extra[@]}" >"$tmp/out" 2>"$tmp/err" ||
+      { cat "$tmp/err" >&2; exit 1; }
+    tail -n 1 "$tmp/out" >&2
+    # "test accuracy: 70.00% +- 4.10%, macro-F1: ... (10 folds, ...)": mean ± population std
+    ms=$(sed -nE 's/^test accuracy: ([0-9.]+)% \+- ([0-9.]+)%.*/\1 ± \2/p' "$tmp/out")
+    [ -n "$ms" ] || { echo "bench-accuracy: no test accuracy from $path" >&2; exit 1; }
+    load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+    pub=$(published "$base")
+    [ "${pub#— | not verified}" = "$pub" ] || pub=$(published "tu:$base")
+    echo "| $base | $protocol | accuracy | $ms | $pub | $((SECONDS - start)) | $load |"
+    continue
+  fi
   if [ "$base" != "$name" ] && [ "${base#ind.}" != "$base" ]; then
     # a public split: seeds vary, the split does not
     for s in $(seq 1 "$seeds"); do

@@ -122,6 +122,16 @@ check tu-features-not-tu 2 '' '^gat-train: --tu-features applies to a TU set of 
 check tu-features-unknown 2 '' "^gat-train: --tu-features: unknown TU feature choice 'edges'" -- "$train" "${at[@]}" --tu-features edges
 check tu-features-graph 2 '' '^gat-train: --tu-features applies to a TU set given as --dataset DIR' -- "$train" --graph "$tmp/at/at_A.txt" --labels "$tmp/at/at_graph_labels.txt" --tu-features labels
 
+# tools/bench-accuracy.sh on TU sets: a row per set, the fixed folds where --tu-folds has them
+bench=$(dirname "${BASH_SOURCE[0]}")/../../tools/bench-accuracy.sh
+mkdir -p "$tmp/folds"
+{ echo "$(seq -s, 0 19)"; echo "$(seq -s, 20 39)"; } >"$tmp/folds/at_test.index"
+{ echo "$(seq -s, 20 29)"; echo "$(seq -s, 0 9)"; } >"$tmp/folds/at_val.index"
+{ echo "$(seq -s, 30 39)"; echo "$(seq -s, 10 19)"; } >"$tmp/folds/at_train.index"
+check bench-accuracy-tu 0 '^\| toy \| 10 stratified folds \(seed 1\) \| accuracy \| [0-9.]+ ± [0-9.]+ \| — \| — \|' '' -- \
+  bash "$bench" --gat-train "$train" --threads 1 --tu-folds "$tmp/folds" "$d" "$tmp/at" -- --epochs 2 --graph-batch 8
+grep -Eq '^\| at \| 2 fixed folds \| accuracy \| [0-9.]+ ± [0-9.]+ \|' "$tmp/out" && ok bench-accuracy-fixed-folds || badf bench-accuracy-fixed-folds "$tmp/out"
+
 check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
 check unknown-readout 2 '' "--readout: unknown readout 'median'" -- "$train" --task graph --dataset "$d" --readout median
 check unknown-task 2 '' "--task: unknown task 'edge'" -- "$train" --task edge --dataset "$d"
