@@ -35,6 +35,7 @@ typedef struct options {
     int multilabel;         /* --task multilabel: sigmoid cross-entropy, micro-F1 (check_options) */
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
     int head_dropout;       /* --head-dropout: a mask per head (gat_model_config.head_dropout) */
+    int score_bias;         /* --score-bias: the score halves' biases (gat_model_config.score_bias) */
     double proj_dropout;    /* --proj-dropout (gat_model_config.proj_dropout) */
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */

@@ -68,6 +68,9 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->layers = 2, o->hidden = 8, o->heads = 8, o->out_heads = 1;
         o->in_dropout = o->att_dropout = 0.6, o->slope = 0.2;
         o->head_dropout = 1, o->proj_dropout = 0.6;
+        /* and the bias of its score halves: f_1 and f_2 are tf.layers.conv1d(seq_fts, 1, 1)
+         * with conv1d's default use_bias=True (utils/layers.py, attn_head) */
+        o->score_bias = 1;
         o->lr = 0.005, o->weight_decay = 5e-4, o->patience = 100, o->epochs = 100000;
         o->residual = 0, o->metric_name = "acc";
         const char *ds = scan(argc, argv, "dataset");
@@ -86,6 +89,7 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->lr = 3e-5, o->weight_decay = 0, o->epochs = 1000, o->patience = 1000;
         o->residual = 1, o->preset_raw = 1, o->metric_name = NULL;
         o->head_dropout = 0, o->proj_dropout = 0; /* one dropout on each layer's input */
+        o->score_bias = 0;
         return 0;
     }
     if (!strcmp(name, "dwivedi")) {

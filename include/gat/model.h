@@ -212,6 +212,12 @@ typedef struct gat_model_config {
     double proj_dropout;     /* dropout on each layer's projected features W x before they are
                               * aggregated (the scores read them undropped), in [0, 1); the paper's
                               * code drops them with the input's rate; gat score (default 0) */
+    /* Added with the reference code's score bias (zero means the model as before): 1 gives each
+     * layer's score halves a bias per head, as the paper's code has them (its f_1 and f_2 are
+     * tf.layers.conv1d with their default bias): e_ij = LeakyReLU(a_dst . z_i + b_dst + a_src .
+     * z_j + b_src), the tensor layerL.att_bias (2, heads) holding b_dst then b_src, zero at
+     * creation; gat score only (default 0). */
+    int score_bias;
 } gat_model_config;
 
 /* Largest classifier_layers of a graph model. */

@@ -198,6 +198,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     /* the reference code's dropout placement, when used: other models' files stay as they were */
     if (ok && c->head_dropout) ok = add_int(md, "head_dropout", c->head_dropout);
     if (ok && c->proj_dropout > 0) ok = add_real(md, "proj_dropout", c->proj_dropout);
+    if (ok && c->score_bias) ok = add_int(md, "score_bias", c->score_bias);
     /* graph models only: node models' files stay as they were */
     if (ok && c->task == GAT_TASK_GRAPH)
         ok = add_string(md, "task", gat_task_name(c->task)) &&
@@ -473,7 +474,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     const cJSON *md;
     const char *s;
     char why[256];
-    long v[11];
+    long v[12];
     gat_status st;
 
     if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK) return st;
@@ -494,6 +495,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     v[8] = 0;        /* residual */
     v[9] = 0;        /* edge_dim: files written before edge features have none */
     v[10] = 0;       /* head_dropout, and proj_dropout 0: written only when used */
+    v[11] = 0;       /* score_bias: written only when used */
     if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
         (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
@@ -509,6 +511,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         (st = meta_real(path, md, "att_dropout", 0, &cfg->att_dropout)) != GAT_OK ||
         (st = meta_int(path, md, "head_dropout", 0, 1, 0, &v[10])) != GAT_OK ||
         (st = meta_real(path, md, "proj_dropout", 0, &cfg->proj_dropout)) != GAT_OK ||
+        (st = meta_int(path, md, "score_bias", 0, 1, 0, &v[11])) != GAT_OK ||
         (st = meta_functions(path, md, &cfg->score)) != GAT_OK)
         return st;
     cfg->in_features = (gat_idx)v[0];
@@ -520,6 +523,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     cfg->residual = (int)v[8];
     cfg->edge_dim = (gat_idx)v[9];
     cfg->head_dropout = (int)v[10];
+    cfg->score_bias = (int)v[11];
     meta->normalize = (int)v[6];
     meta->symmetrize = (int)v[7];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;

@@ -46,6 +46,8 @@ typedef struct gat_i_fl {
     gat_real slope;
     const gat_real *W;             /* (fin, Fp, H) weights, fh columns (zero padding) */
     const gat_real *a_src, *a_dst; /* (Fp, H) */
+    const gat_real *s_bias;        /* gat: (H) added to s_dst by the projection pass (the score
+                                    * halves' biases b_dst + b_src), or NULL */
     const gat_real *b;             /* (width) bias, model order */
     /* input: layer 0 reads sparse x (rows = N); later layers the previous output (N, fin) */
     const gat_csr *x;

@@ -31,6 +31,9 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
     }
     fold(l, S, H, l->s_src + (size_t)i * H);
     fold(l, D, H, l->s_dst + (size_t)i * H);
+    if (l->s_bias)
+        for (int h = 0; h < H; h++)
+            l->s_dst[(size_t)i * H + h] += l->s_bias[h];
 }
 
 /* Layer 0's row i with a mask per head (gat_i_fl.head_drop, which the model allows with the gat

@@ -211,6 +211,19 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
     if (D > 0 && S == GAT_SCORE_GATV2) /* dW_e from the chunks' (D, Fp, H) partials */
         reduce(f->pe, D * hw, f->tc.n, D, H, Fo, Fp, 0, grads + L->we, nt);
     if (D > 0 && S == GAT_SCORE_GAT) edge_term_grads(f, l, params, grads);
+    if (L->score_bias) { /* d loss / d b_dst = d loss / d b_src = sum_i ds_dst_i, in row order */
+        const gat_i_chunks *tc = &f->f[l].fl.tc;
+        const gat_idx r0 = tc->bound[0],
+                      r1 = tc->bound[tc->n] < f->n_own ? tc->bound[tc->n] : f->n_own;
+        gat_real s[GAT_I_MAX_HEADS] = {0};
+        for (gat_idx i = r0; i < r1; i++)
+            for (int h = 0; h < H; h++)
+                s[h] += f->ds_dst[(size_t)i * (size_t)H + (size_t)h];
+        for (int h = 0; h < H; h++) {
+            grads[L->sb + (size_t)h] += s[h];
+            grads[L->sb + (size_t)H + (size_t)h] += s[h];
+        }
+    }
     if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
         for (int c = 0; c < f->tc.n; c++) /* chunk order */
             for (int h = 0; h < H; h++)

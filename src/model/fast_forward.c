@@ -213,6 +213,12 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         permute_params(f, l, params, nt);
         fl->slope = (gat_real)run->slope;
         fl->b = params + f->L[l].b;
+        if (f->L[l].score_bias) {
+            const gat_real *sb = params + f->L[l].sb;
+            for (int h = 0; h < f->L[l].heads; h++)
+                fy->sbias[h] = sb[h] + sb[f->L[l].heads + h];
+        }
+        fl->s_bias = f->L[l].score_bias ? fy->sbias : NULL;
         fl->ex = fl->D ? b->ex : NULL;
         fl->agg = run->training ? fy->agg : NULL;
         fl->agg2 = run->training ? fy->agg2 : NULL;

@@ -20,6 +20,7 @@ typedef struct flayer {
     gat_real *agg, *agg2, *asig;    /* gat without edge features, training bindings: gat_i_fl's
                                      * (set for training forwards only) */
     gat_real coef[GAT_I_MAX_HEADS]; /* gat_i_fl.coef */
+    gat_real sbias[GAT_I_MAX_HEADS]; /* gat_i_fl.s_bias: b_dst + b_src per head */
     uint16_t lane_head[8 * GAT_I_MAX_HEADS]; /* gat_i_fl.lane_head */
 } flayer;
 

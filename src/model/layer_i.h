@@ -34,6 +34,10 @@ typedef struct gat_i_layer {
      * the projections before aggregation (0: none) */
     int head_drop;
     double proj_p;
+    /* gat_model_config.score_bias: (2, heads) at offset sb, b_dst then b_src, added (summed) to
+     * s_dst (gat_i_fl.s_bias) */
+    int score_bias;
+    size_t sb;
 } gat_i_layer;
 
 #endif

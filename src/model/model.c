@@ -100,6 +100,13 @@ gat_status gat_model_config_check(const gat_model_config *c)
                            "head_dropout and proj_dropout need the gat score (the reference "
                            "code's placement), got the %s score",
                            score_names[c->score]);
+    if (c->score_bias != 0 && c->score_bias != 1)
+        return gat_i_error(GAT_EINVAL, "score_bias must be 0 or 1, got %d", c->score_bias);
+    if (c->score_bias && c->score != GAT_SCORE_GAT)
+        return gat_i_error(GAT_EINVAL,
+                           "score_bias needs the gat score (the bias of its score halves), got "
+                           "the %s score",
+                           score_names[c->score]);
     if (c->edge_dim < 0 || c->edge_dim > GAT_MAX_EDGE_DIM)
         return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
                            c->edge_dim);
@@ -298,6 +305,11 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
             add_tensor(m, "layer%d.att_src", l, 2, L->heads, L->fo, &off);
             L->a_dst = off;
             add_tensor(m, "layer%d.att_dst", l, 2, L->heads, L->fo, &off);
+            L->score_bias = cfg->score_bias;
+            if (L->score_bias) {
+                L->sb = off;
+                add_tensor(m, "layer%d.att_bias", l, 2, 2, L->heads, &off);
+            }
         } else {
             add_score_tensors(m, l, &off);
         }

@@ -25,15 +25,21 @@ same() {
 platonov=(--layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
           --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize
           --head-dropout 0 --proj-dropout 0)
-# the paper's setup is gat-train's defaults with the reference code's dropout placement
-paper=(--head-dropout 1 --proj-dropout 0.6)
+# the paper's setup is gat-train's defaults with the reference code's dropout placement and
+# score biases
+paper=(--head-dropout 1 --proj-dropout 0.6 --score-bias 1)
 same paper-is-the-defaults --preset paper --epochs 3 -- "${paper[@]}" --epochs 3
 same paper-pubmed --preset paper-pubmed --epochs 3 -- "${paper[@]}" --out-heads 8 --lr 0.01 --weight-decay 0.001 --epochs 3
-same paper-placement-overridden --preset paper --head-dropout 0 --proj-dropout 0 --epochs 3 -- --epochs 3
+same paper-placement-overridden --preset paper --head-dropout 0 --proj-dropout 0 --score-bias 0 --epochs 3 -- --epochs 3
 same platonov-spelled-out --preset platonov --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]}" --epochs 2 --hidden 4 --heads 2
 # an option given before the preset overrides it too
 same option-before-preset --lr 0.02 --epochs 2 --heads 2 --hidden 4 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --hidden 4 --heads 2
 same preset-equals-form --preset=platonov --epochs 2 --hidden 4 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --hidden 4 --heads 2
+# the score biases: a tensor per layer in the model, and the gat score's alone
+check score-bias-saved 0 '' '' -- "$bin" --dataset "$tiny" --preset paper --epochs 2 --threads 1 --quiet --save "$tmp/sb.gat"
+grep -q '"score_bias":"1"' "$tmp/sb.gat" && grep -q '"layer1.att_bias":{"dtype":"F32","shape":\[2,1\]' "$tmp/sb.gat" \
+  && ok score-bias-in-model || bad score-bias-in-model "$(head -c 600 "$tmp/sb.gat")"
+check score-bias-gat-only 2 '' 'score_bias needs the gat score' -- "$bin" --dataset "$tiny" --score-bias 1 --attention dot --epochs 1
 check unknown-preset 2 '' "unknown preset 'pap' \(expected paper, paper-pubmed, platonov, dwivedi or xu\)" -- "$bin" --dataset "$tiny" --preset pap
 check unknown-metric 2 '' "--metric: unknown metric 'f1' \(expected acc, auc or loss\)" -- "$bin" --dataset "$tiny" --metric f1
 check auc-needs-two-classes 1 '' 'needs a two-class model, this one predicts 4 classes' -- "$bin" --dataset "$tiny" --metric auc --epochs 2 --threads 1 --quiet

@@ -373,12 +373,21 @@ START_TEST(roundtrip_dropout_placement)
     gat_model_config_default(&cfg, 5, 3);
     cfg.head_dropout = 1;
     cfg.proj_dropout = 0.25;
+    cfg.score_bias = 1;
     for (int used = 1; used >= 0; used--) {
         ck_assert_int_eq(gat_model_create(&m, &cfg, 70), GAT_OK);
+        size_t n = 0;
+        gat_real *p = gat_model_params(m, &n);
+        for (size_t k = 0; k < n; k++)
+            p[k] = (gat_real)(0.01 * (double)(k % 7));
         ck_assert_int_eq(gat_model_save(m, NULL, path), GAT_OK);
         ck_assert_int_eq(gat_model_load(&r, NULL, path), GAT_OK);
         ck_assert_int_eq(gat_model_get_config(r)->head_dropout, cfg.head_dropout);
         ck_assert(gat_model_get_config(r)->proj_dropout == cfg.proj_dropout);
+        ck_assert_int_eq(gat_model_get_config(r)->score_bias, cfg.score_bias);
+        size_t nr = 0;
+        ck_assert_mem_eq(gat_model_params(r, &nr), p, n * sizeof *p);
+        ck_assert_uint_eq(nr, n);
         FILE *fp = fopen(path, "rb");
         char head[4096] = {0};
         ck_assert_ptr_nonnull(fp);
@@ -386,10 +395,13 @@ START_TEST(roundtrip_dropout_placement)
         fclose(fp);
         ck_assert_int_eq(strstr(head + 8, "\"head_dropout\":\"1\"") != NULL, used);
         ck_assert_int_eq(strstr(head + 8, "\"proj_dropout\":") != NULL, used);
+        ck_assert_int_eq(strstr(head + 8, "\"score_bias\":\"1\"") != NULL, used);
+        ck_assert_int_eq(strstr(head + 8, "\"layer1.att_bias\":") != NULL, used);
         gat_model_free(m);
         gat_model_free(r);
         cfg.head_dropout = 0;
         cfg.proj_dropout = 0;
+        cfg.score_bias = 0;
     }
     tu_rmtree(dir);
     free(path);

@@ -288,8 +288,9 @@ static void threads_bit_identical(fixture *f)
 }
 
 /* Loop index: 0, 1, 2 for the shapes 0, 2, 5: the reference code's dropout placement (a mask
- * per head and projection dropout) on one, two and three threads: bit-identical; and on a graph
- * whose z outgrows the caches (prefetch, keeps recomputed), against the reference. */
+ * per head and projection dropout) and score biases on one, two and three threads:
+ * bit-identical; and on a graph whose z outgrows the caches (prefetch, keeps recomputed),
+ * against the reference. */
 START_TEST(test_placement_threads)
 {
     static const int sh[] = {0, 2, 5};
@@ -297,13 +298,15 @@ START_TEST(test_placement_threads)
     fixture_init(&f, &SHAPES[sh[_i]], 1800 + (uint64_t)_i);
     f.cfg.head_dropout = 1;
     f.cfg.proj_dropout = 0.5;
+    f.cfg.score_bias = 1;
     threads_bit_identical(&f);
     fixture_free(&f);
     if (_i) return;
     fixture_init_n(&f, &SHAPES[0], 40000 - hub_leaves(&SHAPES[0]), 1850);
     f.cfg.head_dropout = 1;
     f.cfg.proj_dropout = 0.5;
-    best_matches_reference(&f, "large graph, head masks and projection dropout");
+    f.cfg.score_bias = 1;
+    best_matches_reference(&f, "large graph, head masks, projection dropout, score biases");
     fixture_free(&f);
 }
 END_TEST
@@ -389,6 +392,7 @@ static void vs_reference_with(int sh, double dropout, uint64_t seed, gat_score s
     f.cfg.residual = residual;
     f.cfg.head_dropout = head_drop;
     f.cfg.proj_dropout = proj_p;
+    f.cfg.score_bias = head_drop && proj_p > 0; /* the reference code's whole setup */
     ck_assert_int_eq(run(&f, "none", 1, NULL, 0, dropout, &ref), 0);
     ck_assert(tu_rms(ref.grads, ref.P) > 0);
     int tested = 0;
@@ -516,7 +520,7 @@ START_TEST(test_input_gradient_errors)
 END_TEST
 
 /* Loop index: shape * 3 + variant. The reference code's dropout placement with dropout 0.6: a
- * mask per head (variant 0), projection dropout 0.5 (1), both (2). */
+ * mask per head (variant 0), projection dropout 0.5 (1), both and the score biases (2). */
 START_TEST(test_placement_vs_reference)
 {
     const int v = _i % 3;

@@ -580,6 +580,7 @@ START_TEST(trimmed_block_matches)
     cfg.layers = L, cfg.heads = 4, cfg.hidden = 8, cfg.out_heads = 2;
     cfg.score = score, cfg.residual = residual;
     cfg.head_dropout = placement, cfg.proj_dropout = placement ? 0.5 : 0;
+    cfg.score_bias = placement;
     gat_model *m = NULL;
     ck_assert_int_eq(tu_model_create(&m, &cfg, 11), GAT_OK);
     size_t P;

@@ -567,7 +567,7 @@ END_TEST
 /* ---- whole model ---- */
 
 /* Loop index: bit 0 three layers (else two), bit 1 directed graph without self-loops, bit 2 two
- * threads, bit 3 the reference code's dropout placement (a mask per head, projection dropout). */
+ * threads, bit 3 the reference code's setup (a mask per head, projection dropout, score biases). */
 START_TEST(test_model)
 {
     gc_model d = {.step = 41};
@@ -583,6 +583,7 @@ START_TEST(test_model)
     cfg.att_dropout = 0.3;
     cfg.head_dropout = (_i >> 3) & 1;
     cfg.proj_dropout = cfg.head_dropout ? 0.3 : 0;
+    cfg.score_bias = cfg.head_dropout;
     small_graph(&d.g, graph_flags[(_i >> 1) & 1], 130 + (uint64_t)_i);
     tu_features(&d.x, d.g.n, F, 0.5, 131);
     ck_assert_int_eq(gat_model_create(&d.m, &cfg, 132), GAT_OK);
@@ -614,7 +615,7 @@ START_TEST(test_model)
                 .n_out = d.n_out,
                 .step = MODEL_STEP};
     snprintf(op.name, sizeof op.name, "model %d layers flags=%u nt=%d%s", cfg.layers,
-             graph_flags[(_i >> 1) & 1], nt, cfg.head_dropout ? " head masks, proj dropout" : "");
+             graph_flags[(_i >> 1) & 1], nt, cfg.head_dropout ? " head masks, proj dropout, score biases" : "");
     int nt_ = 0;
     const gat_model_tensor *t = gat_model_tensors(d.m, &nt_);
     for (int k = 0; k < nt_; k++)

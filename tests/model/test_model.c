@@ -209,10 +209,16 @@ static const char *break_config(int k, gat_model_config *c)
     case 23: /* the reference code's placement is gat's */
         c->proj_dropout = 0.5, c->score = GAT_SCORE_GATV2;
         return "need the gat score";
+    case 24:
+        c->score_bias = 2;
+        return "score_bias must be 0 or 1";
+    case 25:
+        c->score_bias = 1, c->score = GAT_SCORE_DOT;
+        return "score_bias needs the gat score (the bias of its score halves), got the dot score";
     }
     return NULL;
 }
-enum { N_BAD_CONFIGS = 24 };
+enum { N_BAD_CONFIGS = 26 };
 
 START_TEST(test_config_errors)
 {

@@ -40,7 +40,7 @@ GAT_I_INLINE void score_halves_row(const gat_i_att_args *a, gat_idx i, int H, ga
             sd += z[(size_t)h * Fo + f] * ad[f];
         }
         a->s_src[(size_t)i * H + h] = ss;
-        a->s_dst[(size_t)i * H + h] = sd;
+        a->s_dst[(size_t)i * H + h] = a->sb ? sd + (a->sb[h] + a->sb[H + h]) : sd;
     }
 }
 

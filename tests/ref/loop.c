@@ -197,6 +197,7 @@ static gat_i_att_args att_args(ref_model *m, int l, int training)
     gat_i_att_args a = {
         .g = m->ws.g, .H = L->heads, .Fo = L->fo, .slope = m->cfg.negative_slope,
         .z = c->z, .a_src = m->blob + L->a_src, .a_dst = m->blob + L->a_dst,
+        .sb = L->score_bias ? m->blob + L->sb : NULL,
         .s_src = c->s_src, .s_dst = c->s_dst, .eterm = m->D ? c->eterm : NULL, .alpha = c->alpha,
         .amask = training && m->att_p > 0 ? c->amask : NULL,
         .ascale = (gat_real)(1 / (1 - m->att_p)), .mean = L->mean,
@@ -607,6 +608,13 @@ gat_status ref_model_backward(ref_model *m, gat_model *model, const gat_real *dl
         if (m->cfg.score == GAT_SCORE_GAT) {
             gat_i_attention_backward(&a, dy, &m->ws.att, m->ws.dz, grad + L->a_src, grad + L->a_dst);
             if (m->D) edge_backward(m, l, grad);
+            for (int h = 0; L->score_bias && h < L->heads; h++) { /* every edge's score has both */
+                double s = 0;
+                for (gat_idx i = 0; i < N; i++)
+                    s += m->ws.att.ds_dst[(size_t)i * L->heads + h];
+                grad[L->sb + (size_t)h] += (gat_real)s;
+                grad[L->sb + (size_t)L->heads + (size_t)h] += (gat_real)s;
+            }
         } else {
             if (m->D) memset(m->ws.dze, 0, (size_t)g->nnz * hw * sizeof *m->ws.dze);
             score_backward(m, l, dy, grad);

@@ -133,6 +133,8 @@ typedef struct gat_i_att_args {
     const gat_real *z;       /* (N, H, Fo) projected features */
     const gat_real *a_src;   /* (H, Fo) */
     const gat_real *a_dst;   /* (H, Fo) */
+    const gat_real *sb;      /* (2, H) the score halves' biases b_dst, b_src, both added to s_dst
+                              * (gat_model_config.score_bias), or NULL */
     gat_real *s_src, *s_dst; /* (N, H) cached per-node score halves */
     const gat_real *eterm;   /* (E, H) the edge term a_edge . (W_e x_ij), added to the LeakyReLU
                               * input, or NULL (no edge features) */
