@@ -5,7 +5,8 @@
 #    process's within 1e-5 relative, and the saved models predict the same classes;
 #  - dropout on (masks keyed by the whole graph's numbering): the same within 1e-5 over 30 epochs;
 #  - every other score (gatv2, dot, scaled-dot, bilinear, cosine, gaussian) with residual
-#    connections over three layers, dropout off: the same within 1e-5 over 10 epochs;
+#    connections over three layers, dropout off: the same within 1e-5 over 10 epochs; the gat
+#    score with its score biases on 2 ranks likewise;
 #  - edge features (gat and gatv2, a gat-synth dataset with 3 edge feature columns; one rank
 #    renumbered by RCM, so the edges' features follow it): the same within 1e-5 over 10 epochs,
 #    and gat-embed --partitions predicts one process's classes;
@@ -119,6 +120,13 @@ for a in $family; do
     ok "$a, residual, 3 layers, $k ranks, dropout off: $d"
   else cat "$tmp/out"; bad "$a, residual, 3 layers, $k ranks: ${d:-a run failed}"; fi
 done
+# the score biases (--score-bias 1): each rank sums d loss / d s_dst over its own rows
+sb=(--score-bias 1 --dropout 0 --epochs 10 --patience 1000 --threads 1 --quiet)
+if "$train" --dataset "$cora" "${sb[@]}" --metrics "$tmp/s1.csv" >/dev/null 2>&1 &&
+    run 2 --partitions "$tmp/p2" "${sb[@]}" --metrics "$tmp/s2.csv" &&
+    d=$(same_losses "$tmp/s2.csv" "$tmp/s1.csv" 1e-5); then
+  ok "score biases, 2 ranks, dropout off: $d"
+else cat "$tmp/out"; bad "score biases, 2 ranks: ${d:-a run failed}"; fi
 # edge features: each part carries its in-edges' features, which follow a rank's renumbering
 "$synth" --out "$tmp/e3" --nodes 600 --seed 5 --edge-dim 3 --out-format binary --quiet || exit 1
 "$partition" --dataset "$tmp/e3.gatd" --parts 2 --out "$tmp/pe2" --quiet || { echo "FAIL gat-partition e3"; exit 1; }
