@@ -32,6 +32,9 @@ int train_gps_check(options *o)
                         : o->attention      ? "--attention"
                         : o->residual       ? "--residual"
                         : o->all_splits     ? "--all-splits"
+                        : o->head_dropout   ? "--head-dropout 1"
+                        : o->proj_dropout > 0 ? "--proj-dropout"
+                        : o->score_bias     ? "--score-bias 1"
                                             : NULL;
     if (which) {
         fprintf(stderr, "gat-train: --arch %s does not take %s (graph transformers train "

@@ -11,6 +11,8 @@ check help 0 '--arch NAME' '' -- "$train" --help
 check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer or gat-mlp\), or gat$" -- "$train" --arch gpt
 check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
 check arch-save 2 '' '--arch gps does not take --save' -- "$train" --arch gps --save /tmp/x.gat
+check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
+check arch-head-dropout 2 '' '--arch transformer does not take --head-dropout 1' -- "$train" --arch transformer --head-dropout 1
 check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet
 
 strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }
