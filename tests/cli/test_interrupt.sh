@@ -14,8 +14,13 @@ badt() { badf "$1" "$tmp/out" "$tmp/err"; }
 # file, so they come in blocks of a few kB), however long they take: the handlers are in place
 # by then. 1 if the training ended first. A script's background job starts with SIGINT ignored,
 # which gat-train keeps (as nohup'ed and background processes expect): env gives it the default
-# action, as a foreground command under a terminal has.
+# action, as a foreground command under a terminal has. The output files are emptied first: the
+# background job truncates them only once it runs, and until then the wait below would read the
+# previous case's epochs and signal a shell that still ignores SIGINT (seen on a loaded machine:
+# both signals lost, the training ran its 100000 epochs).
 start() {
+  : >"$tmp/out"
+  : >"$tmp/err"
   env --default-signal=INT "$train" --dataset cora --epochs 100000 --patience 100000 --threads 1 "$@" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   until grep -q '^epoch' "$tmp/out" 2>/dev/null; do

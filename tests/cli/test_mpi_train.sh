@@ -223,6 +223,7 @@ expect_fault "a partition of another dataset" 2 "rank 0: .* is a partition of an
 
 # a rank killed mid-run: mpirun ends the others (the timeout only catches a hang: no verdict
 # depends on how long anything takes)
+: >"$tmp/kill.out"
 timeout -k 5 300 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
   --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 >"$tmp/kill.out" 2>&1 &
 job=$!
@@ -242,6 +243,8 @@ else ok "a killed rank ends the run (mpirun exit $krc)"; fi
 # sent to mpirun (which forwards it as it is) and for SIGTERM sent to the ranks themselves
 for how in mpirun-usr1 ranks-term; do
   rm -f "$tmp/stop.gat"
+  : >"$tmp/stop.out" # emptied here: the job truncates it only once it runs, and the wait below
+                     # must not read the previous round's epochs
   timeout -k 5 300 mpirun --oversubscribe --allow-run-as-root -np 2 "$train" --partitions "$tmp/p2" \
     --epochs 100000000 --patience 100000000 --threads 1 --log-every 50 --save "$tmp/stop.gat" \
     >"$tmp/stop.out" 2>&1 &
