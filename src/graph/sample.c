@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How many items ahead the gathers from random rows prefetch (the node arrays are far larger
+ * than the caches on graphs where sampling pays) */
+#define PREFETCH 16
+
 struct gat_sampler {
     const gat_graph *g;
     int hops;
@@ -101,8 +105,11 @@ static gat_idx others(const gat_sampler *s, gat_idx v)
 
 /* The c in-CSR positions of v's sampled in-edges into pos, ascending: all d = others(v) of them
  * if c == d, else a uniform c-subset by Floyd's algorithm (for j = d - c .. d - 1 draw t in
- * [0, j]; take t unless already taken, then j), kept sorted by insertion. */
-static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_idx *pos)
+ * [0, j]; take t unless already taken, then j), kept sorted by insertion; their source nodes
+ * into src (read once here: the later passes read src in order instead of gathering from the
+ * graph's columns again). */
+static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_idx *pos,
+                 gat_idx *src)
 {
     const gat_idx b0 = s->g->rowptr[v], lp = s->loop[v], d = others(s, v);
     gat_idx k = 0;
@@ -132,6 +139,7 @@ static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_i
         gat_idx p = b0 + pos[q];
         if (lp >= 0 && p >= lp) p++;
         pos[q] = p;
+        src[q] = s->g->col[p];
     }
 }
 
@@ -195,29 +203,30 @@ static void claim(gat_idx *local, gat_idx j, gat_idx q, int atomic)
     }
 }
 
-/* One hop's new sources, numbered from n in the order of their first sampled edge (positions
- * pos[q0 .. total - 1], draw order), into out->nodes (room reserved by the caller) and
+/* One hop's new sources, numbered from n in the order of their first sampled edge (source nodes
+ * src[q0 .. total - 1], draw order), into out->nodes (room reserved by the caller) and
  * s->local; returns how many. In parallel and the same on any thread count: the claims pick
  * each node's first edge, then NCH chunks of edges count their first edges, and a prefix sum
  * over the chunks places every new node. No failure is possible once the claims begin. */
 #define NCH 64
-static gat_idx new_sources(gat_sampler *s, const gat_idx *pos, size_t q0, size_t total,
+static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t total,
                            gat_idx *nodes, gat_idx n, int nt)
 {
-    const gat_idx *col = s->g->col;
     gat_idx *local = s->local, at[NCH + 1] = {0};
     const size_t len = total - q0, step = (len + NCH - 1) / NCH;
     const int par = nt > 1 && len > 8192;
 #pragma omp parallel num_threads(nt) if (par)
     {
 #pragma omp for schedule(static)
-        for (size_t q = q0; q < total; q++)
-            claim(local, col[pos[q]], (gat_idx)q, par);
+        for (size_t q = q0; q < total; q++) {
+            if (q + PREFETCH < total) __builtin_prefetch(&local[src[q + PREFETCH]], 1);
+            claim(local, src[q], (gat_idx)q, par);
+        }
 #pragma omp for schedule(static)
         for (int c = 0; c < NCH; c++) {
             gat_idx k = 0;
             for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
-                k += local[col[pos[q]]] == -2 - (gat_idx)q;
+                k += local[src[q]] == -2 - (gat_idx)q;
             at[c + 1] = k;
         }
 #pragma omp single
@@ -227,7 +236,7 @@ static gat_idx new_sources(gat_sampler *s, const gat_idx *pos, size_t q0, size_t
         for (int c = 0; c < NCH; c++) {
             gat_idx k = n + at[c];
             for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
-                if (local[col[pos[q]]] == -2 - (gat_idx)q) nodes[k++] = col[pos[q]];
+                if (local[src[q]] == -2 - (gat_idx)q) nodes[k++] = src[q];
         }
 #pragma omp for schedule(static)
         for (gat_idx u = n; u < n + at[NCH]; u++)
@@ -240,9 +249,9 @@ static gat_idx new_sources(gat_sampler *s, const gat_idx *pos, size_t q0, size_t
 /* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into *off, the draws
  * into *pos, and the new sources appended to out->nodes; sets out->hop_end[1..hops] and *n. */
 static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *out, size_t *cap,
-                            gat_idx *n, gat_idx **off, gat_idx **pos)
+                            gat_idx *n, gat_idx **off, gat_idx **pos, gat_idx **src)
 {
-    size_t cap_off = 0, cap_pos = 0;
+    size_t cap_off = 0, cap_pos = 0, cap_src = 0;
     const uint64_t k0 = gat_i_hash64(s->seed, step);
     gat_status st;
     if ((st = reserve(off, &cap_off, (size_t)*n + 1)) != GAT_OK) return st;
@@ -265,14 +274,21 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
         }
         const size_t q0 = (size_t)o[lo];
         if ((st = reserve(pos, &cap_pos, total)) != GAT_OK ||
+            (st = reserve(src, &cap_src, total)) != GAT_OK ||
             (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
             return st;
         /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
-        gat_idx *p = *pos;
+        gat_idx *p = *pos, *j = *src;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
-        for (gat_idx u = lo; u < hi; u++)
-            draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u]);
-        *n += new_sources(s, p, q0, total, out->nodes, *n, nt);
+        for (gat_idx u = lo; u < hi; u++) {
+            if (u + PREFETCH < hi) { /* the rows a later draw reads, ahead of it */
+                const gat_idx w = out->nodes[u + PREFETCH];
+                __builtin_prefetch(&s->g->rowptr[w]);
+                __builtin_prefetch(&s->loop[w]);
+            }
+            draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u], j + o[u]);
+        }
+        *n += new_sources(s, j, q0, total, out->nodes, *n, nt);
         out->hop_end[h + 1] = *n;
     }
     return GAT_OK;
@@ -296,10 +312,9 @@ static void sort_keys(uint64_t *r, gat_idx c)
 /* The block's in-CSR from the draws (off, pos): the sampled rows of hops 0..L-1 sorted by
  * (local source, parent edge), each node's self-loop included, then the last hop's self-loops;
  * each row is written at its own place, so in parallel. */
-static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat_idx *pos, int nt,
-                             gat_block *out)
+static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat_idx *pos,
+                             const gat_idx *src, int nt, gat_block *out)
 {
-    const gat_graph *g = s->g;
     const gat_idx n = out->n, R = out->hop_end[s->hops - 1];
     uint64_t *key = NULL;
     out->graph.n = n;
@@ -322,7 +337,7 @@ static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat
         gat_idx c = 0;
         if (u < R)
             for (gat_idx q = off[u]; q < off[u + 1]; q++)
-                key[at + c++] = (uint64_t)(uint32_t)s->local[g->col[pos[q]]] << 32 |
+                key[at + c++] = (uint64_t)(uint32_t)s->local[src[q]] << 32 |
                                 (uint32_t)pos[q];
         if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
         sort_keys(key + at, c);
@@ -339,7 +354,7 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
                               uint64_t step, gat_block *b)
 {
     gat_block out = {0};
-    gat_idx *off = NULL, *pos = NULL, n = 0;
+    gat_idx *off = NULL, *pos = NULL, *src = NULL, n = 0;
     size_t cap_nodes = 0;
     double t0 = 0;
     gat_status st;
@@ -360,9 +375,9 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
     out.n_targets = n_targets;
     out.hops = s->hops;
     out.hop_end[0] = n;
-    if ((st = draw_hops(s, step, nt, &out, &cap_nodes, &n, &off, &pos)) != GAT_OK) goto cleanup;
+    if ((st = draw_hops(s, step, nt, &out, &cap_nodes, &n, &off, &pos, &src)) != GAT_OK) goto cleanup;
     out.n = n;
-    if ((st = build_rows(s, off, pos, nt, &out)) != GAT_OK) goto cleanup;
+    if ((st = build_rows(s, off, pos, src, nt, &out)) != GAT_OK) goto cleanup;
     if (gov) gat_i_gov_end(&s->gov, 0, gat_i_seconds() - t0);
     *b = out;
     memset(&out, 0, sizeof out);
@@ -373,6 +388,7 @@ cleanup:
     gat_block_destroy(&out);
     gat_free(off);
     gat_free(pos);
+    gat_free(src);
     return st;
 }
 
@@ -399,29 +415,50 @@ gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, ga
     if (b->n > 0 && (!b->nodes || !x->rowptr))
         return gat_i_error(GAT_EINVAL, "gat_block_features: NULL %s",
                            !b->nodes ? "block nodes" : "features rowptr");
+    /* the rows' starts and lengths (one gather from x's row pointers, not one per pass) */
+    gat_idx *start = gat_malloc(2 * (size_t)b->n + 1, sizeof *start), *len = start + b->n;
+    if (!start) return GAT_ENOMEM;
     for (gat_idx k = 0; k < b->n; k++) {
         const gat_idx v = b->nodes[k];
-        if (v < 0 || v >= x->rows)
+        if (v < 0 || v >= x->rows) {
+            gat_free(start);
             return gat_i_error(GAT_EINVAL, "gat_block_features: block node %d is node %d, not a "
                                "row of the features (%d rows)", k, v, x->rows);
-        nnz += (size_t)(x->rowptr[v + 1] - x->rowptr[v]);
+        }
+        if (k + PREFETCH < b->n) {
+            const gat_idx w = b->nodes[k + PREFETCH];
+            if (w >= 0 && w < x->rows) __builtin_prefetch(&x->rowptr[w]);
+        }
+        start[k] = x->rowptr[v];
+        len[k] = x->rowptr[v + 1] - start[k];
+        nnz += (size_t)len[k];
     }
-    if (nnz > (size_t)INT32_MAX)
+    if (nnz > (size_t)INT32_MAX) {
+        gat_free(start);
         return gat_i_error(GAT_EINVAL, "gat_block_features: the block's rows hold %zu values, "
                            "more than 32-bit indices address", nnz);
-    if ((st = gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) return st;
+    }
+    if ((st = gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) {
+        gat_free(start);
+        return st;
+    }
     out->rowptr[0] = 0;
     for (gat_idx k = 0; k < b->n; k++)
-        out->rowptr[k + 1] = out->rowptr[k] + (x->rowptr[b->nodes[k] + 1] - x->rowptr[b->nodes[k]]);
+        out->rowptr[k + 1] = out->rowptr[k] + len[k];
     /* rows land at their own offsets: the copy is the same on any number of threads (the gathers
-     * from random rows of x are what it waits for) */
+     * from random rows of x are what it waits for, so the rows ahead are prefetched) */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 512) if (nt > 1 && b->n > 8192)
     for (gat_idx k = 0; k < b->n; k++) {
-        const gat_idx a = x->rowptr[b->nodes[k]], at = out->rowptr[k];
+        if (k + PREFETCH < b->n) {
+            __builtin_prefetch(x->col + start[k + PREFETCH]);
+            __builtin_prefetch(x->val + start[k + PREFETCH]);
+        }
+        const gat_idx a = start[k], at = out->rowptr[k];
         const size_t c = (size_t)(out->rowptr[k + 1] - at);
         memcpy(out->col + at, x->col + a, c * sizeof *out->col);
         memcpy(out->val + at, x->val + a, c * sizeof *out->val);
     }
+    gat_free(start);
     return GAT_OK;
 }
 
