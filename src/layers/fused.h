@@ -137,6 +137,8 @@ typedef struct gat_i_fl {
                                 * 0) values each, scratch_stride apart, 64-byte aligned */
     size_t scratch_stride;
     int prefetch; /* gathered rows outgrow the caches: prefetch them ahead */
+    int prefetch_edges; /* the per-edge records (alpha, pos) outgrow the caches: the sources
+                         * pass, which reads them in the transpose's order, prefetches them */
     /* att_forward: only the rows i (of rows, or all) with pass[i] == pass_want; pass NULL: all */
     const uint8_t *pass;
     int pass_want;

@@ -169,13 +169,20 @@ INLINE void src_prefetch(const gat_i_fl *l, const gat_i_fbw *b, gat_idx p, alpha
     const int AB = (H + 7) / 8;
     const gat_idx ia = g->t_col[p + AHEAD];
     const size_t ka = (size_t)g->t_edge[p + AHEAD];
-    if (p + 2 * AHEAD < g->nnz) __builtin_prefetch(b->active + g->t_col[p + 2 * AHEAD], 0, 3);
-    if (!b->active[ia]) return;
-    prefetch_row(b->dy + (size_t)ia * b->dy_stride, b->dy_stride);
+    if (l->prefetch) { /* the node rows: only where they outgrow the caches */
+        if (p + 2 * AHEAD < g->nnz)
+            __builtin_prefetch(b->active + g->t_col[p + 2 * AHEAD], 0, 3);
+        if (!b->active[ia]) return;
+        prefetch_row(b->dy + (size_t)ia * b->dy_stride, b->dy_stride);
+    } else if (!b->active[ia]) {
+        return;
+    }
     if (src == ALPHA_STORED) {
         __builtin_prefetch(l->alpha + ka * H, 0, 3);
         if (Sc == GAT_SCORE_GAT) __builtin_prefetch(l->pos + ka * AB, 0, 3);
-        if (H % 8) __builtin_prefetch(l->akeep + ka * AB, 0, 3);
+        /* the stored keep flags, where src_edge8/src_edge1 read them */
+        if (l->att.on && l->akeep && (H % 8 || !l->prefetch))
+            __builtin_prefetch(l->akeep + ka * AB, 0, 3);
     }
 }
 
@@ -299,7 +306,7 @@ INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_sr
     uint64_t hv = 0, blk = UINT64_MAX;
     for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
         const gat_idx i = g->t_col[p];
-        if (l->prefetch && p + AHEAD < g->nnz) src_prefetch(l, b, p, src, H, Sc);
+        if (l->prefetch_edges && p + AHEAD < g->nnz) src_prefetch(l, b, p, src, H, Sc);
         if (!b->active[i]) continue;
         const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
         const size_t k = (size_t)g->t_edge[p];

@@ -403,6 +403,10 @@ static void describe(gat_i_fast *f, int l)
     fl->we = fl->D && S == GAT_SCORE_GATV2 ? fy->Wep : NULL;
     /* software prefetch pays once z (N, Fp, H) is well beyond a core's L2 */
     fl->prefetch = (size_t)f->N * (size_t)fl->hw * sizeof(gat_real) > ((size_t)8 << 20);
+    /* and on dense graphs, whose per-edge records outgrow it first (tolokers: 3 MB of z, 34 MB
+     * of alpha) */
+    fl->prefetch_edges =
+        fl->prefetch || (size_t)f->E * (size_t)fl->H * sizeof(gat_real) > ((size_t)8 << 20);
     fl->tc = f->tc, fl->sc = f->sc, fl->xc = f->xc;
     fl->scratch = f->scratch, fl->scratch_stride = f->scratch_stride;
     fl->q = L->has_q ? fy->q : fl->z;

@@ -254,6 +254,39 @@ START_TEST(test_fused_large)
 }
 END_TEST
 
+/* A dense graph whose per-edge records (alpha: E x 8 heads) outgrow 8 MiB while z does not:
+ * the sources pass prefetches the records of the edges ahead (and the stored keep flags) but
+ * not the node rows. The best build against the reference, with dropout. */
+START_TEST(test_fused_dense)
+{
+    const shape *s = &SHAPES[0];
+    const gat_idx n = 2500, per = 120;
+    const size_t m = (size_t)n * per;
+    gat_idx *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    gat_rng r;
+    fixture f;
+    ck_assert(src && dst);
+    gat_rng_seed(&r, 1900);
+    for (size_t e = 0; e < m; e++) {
+        src[e] = (gat_idx)(e / per);
+        dst[e] = (gat_idx)gat_rng_below(&r, (uint64_t)n);
+    }
+    fixture_init_n(&f, s, 10, 1901); /* the configuration; its graph and features replaced */
+    gat_graph_destroy(&f.g);
+    gat_csr_destroy(&f.x);
+    ck_assert_int_eq(gat_graph_from_edges(&f.g, n, m, src, dst, GAT_GRAPH_SYMMETRIZE), GAT_OK);
+    free(src);
+    free(dst);
+    tu_features(&f.x, n, s->F, 0.15, 1902);
+    gat_csr_normalize_rows(&f.x);
+    f.nc = (size_t)n * (size_t)s->C;
+    ck_assert((size_t)f.g.nnz * 8 * sizeof(gat_real) > ((size_t)8 << 20));
+    ck_assert((size_t)f.g.n * 64 * sizeof(gat_real) <= ((size_t)8 << 20));
+    best_matches_reference(&f, "dense graph");
+    fixture_free(&f);
+}
+END_TEST
+
 /* Loop index: shape. A directed graph without self-loops: empty neighbourhoods (the isolated
  * node, nodes without in-edges) give the bias alone, as on the reference path. */
 START_TEST(test_empty_neighbourhoods)
@@ -761,6 +794,7 @@ static Suite *suite(void)
         tcase_add_loop_test(t, test_residual_vs_reference, 0, GAT_SCORE_COUNT * (int)LEN(SHAPES));
     }
     tcase_add_test(t, test_fused_large);
+    tcase_add_test(t, test_fused_dense);
     tcase_add_loop_test(t, test_empty_neighbourhoods, 0, (int)LEN(SHAPES));
     tcase_add_loop_test(t, test_scores_restricted_no_self_loops, 0, GAT_SCORE_COUNT);
     suite_add_tcase(s, t);
