@@ -322,6 +322,7 @@ static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat
         return GAT_ENOMEM;
     out->graph.rowptr[0] = 0;
     for (gat_idx u = 0; u < n; u++) {
+        if (u + PREFETCH < n) __builtin_prefetch(&s->loop[out->nodes[u + PREFETCH]]);
         const gat_idx c = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out->nodes[u]] >= 0);
         out->graph.rowptr[u + 1] = out->graph.rowptr[u] + c;
     }
@@ -384,7 +385,10 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
     st = GAT_OK;
 
 cleanup:
-    for (gat_idx u = 0; u < n; u++) s->local[b->nodes ? b->nodes[u] : out.nodes[u]] = -1;
+    for (gat_idx u = 0, *drawn = b->nodes ? b->nodes : out.nodes; u < n; u++) {
+        if (u + PREFETCH < n) __builtin_prefetch(&s->local[drawn[u + PREFETCH]], 1);
+        s->local[drawn[u]] = -1;
+    }
     gat_block_destroy(&out);
     gat_free(off);
     gat_free(pos);
