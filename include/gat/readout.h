@@ -159,7 +159,8 @@ GAT_API gat_status gat_graph_folds(const gat_idx *labels, gat_idx n, gat_idx cla
 
 /* The split of fold f of a k-fold assignment: fold f is the test part, fold (f + 1) mod k the
  * validation part, the rest training. split (n) caller's, unchanged on failure. Returns
- * GAT_EINVAL (NULL argument, f outside [0, k), a fold value outside [0, k)). Cost O(n). */
+ * GAT_EINVAL (NULL argument, k < 3: no training part, f outside [0, k), a fold value outside
+ * [0, k)). Cost O(n). */
 GAT_API gat_status gat_graph_fold_split(const gat_idx *fold, gat_idx n, gat_idx k, gat_idx f,
                                         uint8_t *split);
 

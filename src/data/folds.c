@@ -48,10 +48,11 @@ gat_status gat_graph_fold_split(const gat_idx *fold, gat_idx n, gat_idx k, gat_i
     gat_i_clear_error();
     if (!fold || !split)
         return gat_i_error(GAT_EINVAL, "gat_graph_fold_split: NULL %s", !fold ? "fold" : "split");
-    if (k < 2 || f < 0 || f >= k || n < 0)
+    if (k < 3 || f < 0 || f >= k || n < 0)
         return gat_i_error(GAT_EINVAL,
                            "gat_graph_fold_split: fold f = %d of k = %d (n = %d), expected "
-                           "0 <= f < k and k >= 2",
+                           "0 <= f < k and k >= 3 (fold f tests and fold f + 1 validates: two "
+                           "folds would leave nothing to train on)",
                            f, k, n);
     const gat_idx v = f + 1 == k ? 0 : f + 1;
     for (gat_idx i = 0; i < n; i++) /* checked first: split is untouched on failure */

@@ -104,6 +104,8 @@ check keep-last 0 'best epoch +8 of +8,' '' -- "$train" --task graph --folds 4 -
 check lr-patience-needs-factor 2 '' '^gat-train: --lr-patience needs --lr-factor' -- "$train" --task graph --dataset "$d" --lr-patience 3
 check classifier-needs-task 2 '' '^gat-train: --classifier-layers needs --task graph' -- "$train" --dataset "$d" --classifier-layers 2
 check lr-factor-range 2 '' 'lr-factor' -- "$train" --task graph --dataset "$d" --lr-factor 1
+# two folds would leave no training graphs (fold f tests, fold f+1 validates)
+check folds-two 2 '' "^gat-train: --folds: expected an integer in \\[3, 1000\\], got '2'" -- "$train" --task graph --dataset "$d" --folds 2
 
 # --tu-features: a copy of toy with two node attributes per node; the choice is recorded in the
 # model, gat-embed repeats it, and the flag is refused where there is no TU set

@@ -98,6 +98,8 @@ START_TEST(test_folds)
     labels[5] = 3;
     ASSERT_FAILS(gat_graph_folds(labels, n, C, K, 1, fold), GAT_EINVAL, "labels[5] = 3");
     ASSERT_FAILS(gat_graph_fold_split(fold, n, K, K, split), GAT_EINVAL, "0 <= f < k");
+    /* two folds: one tests, the other validates, none trains */
+    ASSERT_FAILS(gat_graph_fold_split(fold, n, 2, 0, split), GAT_EINVAL, "k >= 3");
 }
 END_TEST
 
