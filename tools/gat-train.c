@@ -824,7 +824,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"arch", CLI_STRING, &op->arch, 0, 0, "NAME",
          "gat (default), or a graph transformer of --layers layers of width --embed-dim with "
          "--heads heads: gps (GAT and global attention per layer, then an MLP; layer norms), "
-         "transformer (global attention and MLP), gat-mlp (GAT and MLP)"},
+         "transformer (global attention and MLP), gat-mlp (GAT and MLP), or gat-bn "
+         "(benchmarking-gnns' GAT layer: --heads heads of width --embed-dim / heads "
+         "concatenated, batch norm, ELU, with --residual the input added; --out-heads heads on "
+         "the last layer)"},
         {"anchors", CLI_INT, &op->anchors, 1, 1000000, "M",
          "with --arch gps or transformer on one graph of more than M nodes: each node attends "
          "to M anchor nodes drawn from the seed (an approximation), not to all"},

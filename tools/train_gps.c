@@ -1,4 +1,4 @@
-/* gat-train --arch gps|transformer|gat-mlp: graph transformers (gat/gps.h) on a node task (runs on
+/* gat-train --arch gps|transformer|gat-mlp|gat-bn: the models of gat/gps.h on a node task (runs on
  * the dataset's split) and on --task graph (one fold of train_graphs.c's cross-validation).
  * --pe works as with GAT models: the model reads the features at every forward, so a sign flip
  * needs no rebinding. Printing only. */
@@ -30,7 +30,7 @@ int train_gps_check(options *o)
                         : o->edge_features  ? "--edge-features"
                         : o->multilabel     ? "--task multilabel"
                         : o->attention      ? "--attention"
-                        : o->residual       ? "--residual"
+                        : o->residual && o->arch_kind != GAT_GPS_BN ? "--residual"
                         : o->all_splits     ? "--all-splits"
                         : o->head_dropout   ? "--head-dropout 1"
                         : o->proj_dropout > 0 ? "--proj-dropout"
@@ -40,6 +40,10 @@ int train_gps_check(options *o)
         fprintf(stderr, "gat-train: --arch %s does not take %s (graph transformers train "
                         "full-graph or on --task graph, are not saved, and use the gat score)\n",
                 o->arch, which);
+        return 2;
+    }
+    if (o->arch_kind == GAT_GPS_BN && o->anchors) {
+        fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
         return 2;
     }
     return 0;
@@ -59,6 +63,11 @@ static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, ga
     c->att_dropout = o->att_dropout;
     c->negative_slope = o->slope;
     c->anchors = o->anchors;
+    c->classifier_layers = o->classifier_layers;
+    if (c->kind == GAT_GPS_BN) { /* the last layer's heads as a GAT model's output layer's */
+        c->last_heads = o->out_heads;
+        c->residual = o->residual != 0;
+    }
 }
 
 static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
@@ -69,6 +78,11 @@ static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
     tc->max_epochs = o->epochs;
     tc->patience = o->patience;
     tc->seed = seed;
+    tc->lr_factor = o->lr_factor; /* the graph task's schedule (train_graphs.c refuses them */
+    tc->lr_patience = o->lr_patience; /* on a node task) */
+    tc->min_lr = o->min_lr;
+    tc->lr_step = o->lr_step;
+    tc->keep_last = o->keep_last;
 }
 
 /* The validation and test figures of a node model again, with the encodings' fixed signs. */

@@ -23,8 +23,25 @@
  *     batch-independent (a node's output never depends on the other graphs of its batch) and the
  *     same in training and inference.
  *   drop: dropout p = dropout in training (none in inference).
+ *   Kind GAT_GPS_BN, the GAT layer of benchmarking-gnns (Dwivedi et al., layers/gat_layer.py:
+ *   GATConv, BatchNorm1d, ELU, residual), instead of the above:
+ *     h'  = h + drop(ELU(BN(GAT_cat(h))))      (h + only with residual = 1)
+ *   GAT_cat(h): H_l heads of width D / H_l concatenated, each the engine's one-head attention
+ *     layer (score gat, its own W (D, D / H_l), a_src, a_dst, bias), no activation; H_l = heads,
+ *     or last_heads on the last layer when set (benchmarking-gnns' last layer has one head).
+ *   BN: batch normalisation per feature over the nodes of the forward's graph(s): in training
+ *     the batch's mean and biased variance, y = g (x - mean) / sqrt(var + 1e-5) + b, and the
+ *     running statistics updated as PyTorch's BatchNorm1d does (momentum 0.1, the unbiased
+ *     variance; initially 0 and 1); in inference the running statistics. So in training a
+ *     graph's outputs depend on the other graphs of its batch, and training and inference
+ *     compute different functions (as in the reference).
+ *   The running statistics are the tensors "layer<l>.bn.running_mean" and ".running_var", the
+ *   last of the parameter buffer: training forwards write them, their gradient is zero, and the
+ *   trainers' Adam steps leave them alone (gat_gps_trainable).
  *   Output: node task, logits = h_L W_out + b_out (N, C); graph task, a readout per graph (sum,
- *     mean or max, gat/readout.h) r (B, D), logits = r W + c (B, C).
+ *     mean or max, gat/readout.h) r (B, D), logits = r W + c (B, C), or with classifier_layers
+ *     k > 0 the MLP of graph models (gat/model.h: k hidden ReLU layers halving the width,
+ *     "classifier.hidden<i>.weight", ...).
  * Parameters: one buffer (gat_gps_params), tensors in a fixed order ("input.weight",
  * "layer<l>.gat.weight", ...), Glorot-uniform weights, zero biases, unit gains; gradients and
  * Adam's moments in buffers of the same layout.
@@ -46,9 +63,10 @@ extern "C" {
 typedef enum gat_gps_kind {
     GAT_GPS_HYBRID = 0, /* "gps": GAT and global attention, then the MLP */
     GAT_GPS_GLOBAL = 1, /* "transformer": global attention, then the MLP */
-    GAT_GPS_LOCAL = 2   /* "gat-mlp": GAT, then the MLP (the ablation without attention) */
+    GAT_GPS_LOCAL = 2,  /* "gat-mlp": GAT, then the MLP (the ablation without attention) */
+    GAT_GPS_BN = 3      /* "gat-bn": the GAT layer of benchmarking-gnns (below) */
 } gat_gps_kind;
-#define GAT_GPS_KIND_COUNT 3
+#define GAT_GPS_KIND_COUNT 4
 
 /* The kind's name ("gps", "transformer", "gat-mlp"), or NULL. */
 GAT_API const char *gat_gps_kind_name(gat_gps_kind k);
@@ -70,6 +88,12 @@ typedef struct gat_gps_config {
     double negative_slope; /* the GAT score's LeakyReLU (default 0.2) */
     gat_idx anchors;      /* 0 (default): exact attention; M > 0: anchor attention on a single
                            * graph of more than M nodes */
+    /* Fields added with kind GAT_GPS_BN; zero keeps the models as before. */
+    gat_idx last_heads;    /* GAT_GPS_BN: the last layer's heads, a divisor of D (0: heads) */
+    int residual;          /* GAT_GPS_BN: 1 adds the layer's input (h + ...), 0 not; the other
+                            * kinds' residual sums are part of them (0 only) */
+    int classifier_layers; /* graph task: hidden layers of the classifier,
+                            * 0..GAT_MAX_CLASSIFIER_LAYERS (D / 2^k >= 1) */
 } gat_gps_config;
 
 typedef struct gat_gps gat_gps;
@@ -93,6 +117,9 @@ GAT_API gat_real *gat_gps_params(gat_gps *m, size_t *count);
 GAT_API gat_real *gat_gps_grads(gat_gps *m, size_t *count);
 /* The parameter table: *count tensors (borrowed, valid while m lives). */
 GAT_API const gat_model_tensor *gat_gps_tensors(const gat_gps *m, int *count);
+/* How many values at the start of the parameter buffer an optimiser steps: all of them, less
+ * the batch-norm running statistics at its end (kind GAT_GPS_BN). 0 for NULL m. */
+GAT_API size_t gat_gps_trainable(const gat_gps *m);
 
 /* Forward on graph g and features x (x->rows == g->n, x->cols == in_features; both borrowed for
  * the call and until the backward) whose nodes form n_seg graphs, segment s the nodes

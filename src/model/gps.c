@@ -11,13 +11,15 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_TENSORS = 6 + 20 * GAT_MAX_LAYERS };
+enum { MAX_TENSORS = 6 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS };
 
 /* Offsets of one layer's tensors in the parameter buffer (0 where the kind has none). */
 typedef struct gps_layer {
     size_t gw, gas, gad, gb;                 /* GAT: W (D, H D), a_src, a_dst (H, D), b (D) */
     size_t wq, bq, wk, bk, wv, bv, wo, bo;   /* attention projections (D, D) and biases (D) */
     size_t n1g, n1b, w1, b1, w2, b2, n2g, n2b; /* LN_1, MLP (D, 2D), (2D), (2D, D), (D), LN_2 */
+    size_t bng, bnb, bnm, bnv;               /* GAT_GPS_BN: gain, bias, running mean, var (D) */
+    gat_idx heads;                           /* GAT_GPS_BN: the layer's heads H_l */
 } gps_layer;
 
 /* One layer's forward caches (rows N; widths in the comments). */
@@ -29,6 +31,7 @@ typedef struct gps_cache {
     gat_real *z, *hid;            /* (2D) pre-ReLU, after ReLU and dropout */
     gat_real *c, *m2, *r2;        /* (D) pre-LN_2, (1), (1) */
     gat_real *out;                /* (D) the layer's output */
+    gat_real *bmu, *brs;          /* GAT_GPS_BN: (D per layer, not per row) BN's mean, rstd */
 } gps_cache;
 
 struct gat_gps {
@@ -36,11 +39,13 @@ struct gat_gps {
     gat_model_tensor tensors[MAX_TENSORS];
     char names[MAX_TENSORS][32];
     int n_tensors;
-    size_t n_params;
+    size_t n_params, n_train; /* all values; those before the running statistics */
     gat_real *blob; /* params | grads | Adam m | Adam v */
     size_t in_w, in_b, out_w, out_b;
+    size_t cls_w[GAT_MAX_CLASSIFIER_LAYERS + 1], cls_b[GAT_MAX_CLASSIFIER_LAYERS + 1];
     gps_layer L[GAT_MAX_LAYERS];
     gat_i_gps_local local[GAT_MAX_LAYERS];
+    gat_i_gps_local *hl[GAT_MAX_LAYERS]; /* GAT_GPS_BN: layer l's H_l one-head terms */
     uint64_t seed, step, key;
     int threads;
     /* the last forward */
@@ -58,9 +63,12 @@ struct gat_gps {
     gps_cache C[GAT_MAX_LAYERS];
     gat_idx *seg, *anchor;
     gat_i_readout_op ro;
+    gat_i_mlp_op mlp;                /* graph task with classifier_layers > 0 */
+    gat_real *mlp_act, *mlp_scratch; /* its caches for cap_b graphs */
 };
 
-static const char *const kind_names[GAT_GPS_KIND_COUNT] = {"gps", "transformer", "gat-mlp"};
+static const char *const kind_names[GAT_GPS_KIND_COUNT] = {"gps", "transformer", "gat-mlp",
+                                                            "gat-bn"};
 
 const char *gat_gps_kind_name(gat_gps_kind k)
 {
@@ -69,7 +77,7 @@ const char *gat_gps_kind_name(gat_gps_kind k)
 
 gat_status gat_gps_kind_from_name(const char *name, gat_gps_kind *out)
 {
-    static const int values[GAT_GPS_KIND_COUNT] = {0, 1, 2};
+    static const int values[GAT_GPS_KIND_COUNT] = {0, 1, 2, 3};
     int v;
     gat_status st;
     gat_i_clear_error();
@@ -117,6 +125,23 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(!(c->negative_slope >= 0 && c->negative_slope <= 1), "negative_slope = %g, expected [0, 1]",
         c->negative_slope);
     BAD(c->anchors < 0, "anchors = %d, expected >= 0", c->anchors);
+    BAD(c->anchors > 0 && (c->kind == GAT_GPS_LOCAL || c->kind == GAT_GPS_BN),
+        "anchors = %d: kind %s has no global attention", c->anchors, gat_gps_kind_name(c->kind));
+    BAD(c->last_heads != 0 && c->kind != GAT_GPS_BN,
+        "last_heads = %d: only kind gat-bn has a head count of its own on the last layer",
+        c->last_heads);
+    BAD(c->residual != 0 && (c->kind != GAT_GPS_BN || c->residual != 1),
+        "residual = %d: expected 0, or 1 with kind gat-bn (the other kinds' residual sums are "
+        "part of them)", c->residual);
+    BAD(c->last_heads < 0 || c->last_heads > c->dim || (c->last_heads && c->dim % c->last_heads),
+        "last_heads = %d, expected 0 or a divisor of dim = %d", c->last_heads, c->dim);
+    BAD(c->classifier_layers < 0 || c->classifier_layers > GAT_MAX_CLASSIFIER_LAYERS ||
+            (c->dim >> c->classifier_layers) < 1,
+        "classifier_layers = %d, expected 0..%d with dim / 2^classifier_layers >= 1 (dim = %d)",
+        c->classifier_layers, GAT_MAX_CLASSIFIER_LAYERS, c->dim);
+    BAD(c->classifier_layers > 0 && c->task != GAT_TASK_GRAPH,
+        "classifier_layers = %d: a node model's output is linear (task graph has the MLP)",
+        c->classifier_layers);
 #undef BAD
     return GAT_OK;
 }
@@ -146,6 +171,17 @@ static void table(gat_gps *m)
     m->in_b = add(m, "input.bias", 0, D, 0, &off);
     for (int l = 0; l < c->layers; l++) {
         gps_layer *L = &m->L[l];
+        if (c->kind == GAT_GPS_BN) { /* H_l heads of D / H_l: W as H_l blocks (D, D / H_l) */
+            const gat_idx Hl = l == c->layers - 1 && c->last_heads ? c->last_heads : H;
+            L->heads = Hl;
+            L->gw = add(m, "layer%d.gat.weight", l, Hl * D, D / Hl, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, Hl, D / Hl, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, Hl, D / Hl, &off);
+            L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
+            L->bng = add(m, "layer%d.bn.gain", l, D, 0, &off);
+            L->bnb = add(m, "layer%d.bn.bias", l, D, 0, &off);
+            continue;
+        }
         if (c->kind != GAT_GPS_GLOBAL) {
             L->gw = add(m, "layer%d.gat.weight", l, D, H * D, &off);
             L->gas = add(m, "layer%d.gat.att_src", l, H, D, &off);
@@ -171,10 +207,22 @@ static void table(gat_gps *m)
         L->n2g = add(m, "layer%d.norm2.gain", l, D, 0, &off);
         L->n2b = add(m, "layer%d.norm2.bias", l, D, 0, &off);
     }
-    m->out_w = add(m, c->task == GAT_TASK_GRAPH ? "classifier.weight" : "output.weight", 0, D,
+    gat_idx R = D;
+    for (int k = 0; k < c->classifier_layers; k++, R /= 2) {
+        m->cls_w[k] = add(m, "classifier.hidden%d.weight", k, R, R / 2, &off);
+        m->cls_b[k] = add(m, "classifier.hidden%d.bias", k, R / 2, 0, &off);
+    }
+    m->out_w = add(m, c->task == GAT_TASK_GRAPH ? "classifier.weight" : "output.weight", 0, R,
                    c->classes, &off);
     m->out_b = add(m, c->task == GAT_TASK_GRAPH ? "classifier.bias" : "output.bias", 0, c->classes,
                    0, &off);
+    m->cls_w[c->classifier_layers] = m->out_w, m->cls_b[c->classifier_layers] = m->out_b;
+    m->n_train = off;
+    if (c->kind == GAT_GPS_BN) /* not trained: last, outside the optimiser's prefix */
+        for (int l = 0; l < c->layers; l++) {
+            m->L[l].bnm = add(m, "layer%d.bn.running_mean", l, D, 0, &off);
+            m->L[l].bnv = add(m, "layer%d.bn.running_var", l, D, 0, &off);
+        }
     m->n_params = off;
 }
 
@@ -189,12 +237,18 @@ static void init(gat_gps *m)
         const gat_model_tensor *t = &m->tensors[k];
         const char *name = t->name;
         const size_t len = strlen(name);
-        if (len > 5 && !strcmp(name + len - 5, ".gain"))
+        if ((len > 5 && !strcmp(name + len - 5, ".gain")) ||
+            (len > 12 && !strcmp(name + len - 12, ".running_var")))
             for (size_t e = 0; e < t->size; e++) p[t->offset + e] = 1;
         if (t->ndim != 2) continue;
         double fin = t->shape[0], fout = t->shape[1];
-        if (strstr(name, ".gat.weight")) fout = m->cfg.dim; /* one head's columns */
-        if (strstr(name, ".gat.att_")) fin = 1, fout = m->cfg.dim;
+        if (strstr(name, ".gat.weight")) { /* one head's columns */
+            if (m->cfg.kind == GAT_GPS_BN)
+                fin = m->cfg.dim;
+            else
+                fout = m->cfg.dim;
+        }
+        if (strstr(name, ".gat.att_")) fin = 1;
         const double lim = sqrt(6.0 / (fin + fout));
         for (size_t e = 0; e < t->size; e++)
             p[t->offset + e] = (gat_real)((2 * gat_rng_uniform(&r) - 1) * lim);
@@ -221,8 +275,23 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
     init(m);
     for (int l = 0; l < c->layers; l++) {
         const gps_layer *L = &m->L[l];
-        gat_i_gps_local_init(&m->local[l], c->dim, c->heads, L->gw, L->gas, L->gad, L->gb,
-                             c->negative_slope, c->att_dropout, m->threads);
+        if (c->kind != GAT_GPS_BN) {
+            gat_i_gps_local_init(&m->local[l], c->dim, c->dim, c->heads, L->gw, L->gas, L->gad,
+                                 L->gb, c->negative_slope, c->att_dropout, m->threads);
+            continue;
+        }
+        const gat_idx Hl = L->heads, Fo = c->dim / Hl;
+        if (!(m->hl[l] = gat_calloc((size_t)Hl, sizeof *m->hl[l]))) {
+            gat_gps_free(m);
+            return GAT_ENOMEM;
+        }
+        for (gat_idx k = 0; k < Hl; k++) {
+            const size_t o = (size_t)k * Fo;
+            gat_i_gps_local_init(&m->hl[l][k], c->dim, Fo, 1, L->gw + o * c->dim, L->gas + o,
+                                 L->gad + o, L->gb + o, c->negative_slope, c->att_dropout,
+                                 m->threads);
+            m->hl[l][k].share = k ? &m->hl[l][0] : NULL;
+        }
     }
     *out = m;
     return GAT_OK;
@@ -231,7 +300,12 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
 void gat_gps_free(gat_gps *m)
 {
     if (!m) return;
-    for (int l = 0; l < m->cfg.layers; l++) gat_i_gps_local_free(&m->local[l]);
+    for (int l = 0; l < m->cfg.layers; l++) {
+        gat_i_gps_local_free(&m->local[l]);
+        if (m->hl[l])
+            for (gat_idx k = 0; k < m->L[l].heads; k++) gat_i_gps_local_free(&m->hl[l][k]);
+        gat_free(m->hl[l]);
+    }
     gat_free(m->act);
     gat_free(m->blob);
     gat_free(m);
@@ -246,7 +320,11 @@ void gat_gps_set_threads(gat_gps *m, int n)
 {
     if (!m) return;
     m->threads = gat_i_threads(n);
-    for (int l = 0; l < m->cfg.layers; l++) m->local[l].threads = m->threads;
+    for (int l = 0; l < m->cfg.layers; l++) {
+        m->local[l].threads = m->threads;
+        if (m->hl[l])
+            for (gat_idx k = 0; k < m->L[l].heads; k++) m->hl[l][k].threads = m->threads;
+    }
 }
 
 gat_real *gat_gps_params(gat_gps *m, size_t *count)
@@ -259,6 +337,11 @@ gat_real *gat_gps_grads(gat_gps *m, size_t *count)
 {
     if (count) *count = m ? m->n_params : 0;
     return m ? m->blob + m->n_params : NULL;
+}
+
+size_t gat_gps_trainable(const gat_gps *m)
+{
+    return m ? m->n_train : 0;
 }
 
 const gat_model_tensor *gat_gps_tensors(const gat_gps *m, int *count)
@@ -298,6 +381,11 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
     m->seg = gat_i_carve(base, off, (size_t)B + 1, sizeof(gat_idx));
     m->anchor = gat_i_carve(base, off, (size_t)m->cfg.anchors + 1, sizeof(gat_idx));
     m->ro.arg = gat_i_carve(base, off, (size_t)B * D, sizeof(gat_idx));
+    if (m->cfg.classifier_layers > 0) {
+        m->mlp_act = gat_i_carve(base, off, gat_i_mlp_act_size(B, (gat_idx)D,
+                                                               m->cfg.classifier_layers), R);
+        m->mlp_scratch = gat_i_carve(base, off, 2 * (size_t)B * (D / 2), R);
+    }
     for (int l = 0; l < m->cfg.layers; l++) {
         gps_cache *c = &m->C[l];
         c->loc = gat_i_carve(base, off, n * D, R);
@@ -317,6 +405,8 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
         c->m2 = gat_i_carve(base, off, n, R);
         c->r2 = gat_i_carve(base, off, n, R);
         c->out = gat_i_carve(base, off, n * D, R);
+        c->bmu = gat_i_carve(base, off, D, R);
+        c->brs = gat_i_carve(base, off, D, R);
     }
 }
 
@@ -370,8 +460,39 @@ static void attn_forward(gat_gps *m, int l, const gat_real *h, gps_cache *c)
     gat_i_dense_forward(N, D, D, c->o, p + L->wo, p + L->bo, c->att, nt);
 }
 
+/* A GAT_GPS_BN layer: out = [h +] drop(ELU(BN(GAT_cat(h)))); caches loc (GAT_cat), u (BN's
+ * output), c (the ELU's, before dropout), bmu, brs. */
+static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int training)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    gat_real *p = m->blob;
+    const gat_idx N = m->N, D = m->cfg.dim, Hl = L->heads, Fo = D / Hl;
+    const size_t nd = (size_t)N * D;
+    gat_real *t = m->sbr; /* one head's (N, Fo) */
+    gat_status st;
+    for (gat_idx k = 0; k < Hl; k++) {
+        const uint64_t key = gat_i_hash64(drop_key(m, l, 3), (uint64_t)k);
+        if ((st = gat_i_gps_local_forward(&m->hl[l][k], m->g, h, p, training, key, t)) != GAT_OK)
+            return st;
+        for (gat_idx i = 0; i < N; i++)
+            memcpy(c->loc + (size_t)i * D + (size_t)k * Fo, t + (size_t)i * Fo,
+                   (size_t)Fo * sizeof *t);
+    }
+    gat_i_batchnorm_forward(N, D, c->loc, p + L->bng, p + L->bnb, training, p + L->bnm,
+                            p + L->bnv, c->u, c->bmu, c->brs, m->threads);
+    for (size_t e = 0; e < nd; e++)
+        c->c[e] = c->u[e] > 0 ? c->u[e] : (gat_real)expm1((double)c->u[e]);
+    memcpy(c->out, c->c, nd * sizeof *c->out);
+    gat_i_gps_dropout(c->out, nd, training ? m->cfg.dropout : 0, drop_key(m, l, 0));
+    if (m->cfg.residual)
+        for (size_t e = 0; e < nd; e++) c->out[e] += h[e];
+    return GAT_OK;
+}
+
 static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int training)
 {
+    if (m->cfg.kind == GAT_GPS_BN) return bn_layer_forward(m, l, h, training);
     const gps_layer *L = &m->L[l];
     gps_cache *c = &m->C[l];
     const gat_real *p = m->blob;
@@ -480,7 +601,19 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
         m->ro = (gat_i_readout_op){.kind = m->cfg.readout, .B = n_seg, .D = D, .K = 1, .A = 1,
                                    .ptr = m->seg, .arg = arg, .threads = m->threads};
         gat_i_readout_forward(&m->ro, h, m->r);
-        gat_i_linear_forward(n_seg, D, C, m->r, p + m->out_w, p + m->out_b, m->logits);
+        const int cl = m->cfg.classifier_layers;
+        if (cl > 0) {
+            gat_real *gr = m->blob + m->n_params;
+            m->mlp = (gat_i_mlp_op){.B = n_seg, .R = D, .C = C, .L = cl, .act = m->mlp_act,
+                                    .scratch = m->mlp_scratch};
+            for (int k = 0; k <= cl; k++) {
+                m->mlp.W[k] = p + m->cls_w[k], m->mlp.b[k] = p + m->cls_b[k];
+                m->mlp.dW[k] = gr + m->cls_w[k], m->mlp.db[k] = gr + m->cls_b[k];
+            }
+            gat_i_mlp_forward(&m->mlp, m->r, m->logits);
+        } else {
+            gat_i_linear_forward(n_seg, D, C, m->r, p + m->out_w, p + m->out_b, m->logits);
+        }
     } else {
         gat_i_dense_forward(m->N, D, C, h, p + m->out_w, p + m->out_b, m->logits, m->threads);
     }
@@ -520,9 +653,41 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
     gat_i_dense_backward(N, D, D, h, p + L->wv, m->dv, dh, gr + L->wv, gr + L->bv, nt);
 }
 
+/* A GAT_GPS_BN layer's backward from m->dh into m->dn: the residual's dh (if any), then through
+ * dropout, the ELU (derivative ELU + 1 below zero), BN and each head's term. */
+static void bn_layer_backward(gat_gps *m, int l)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    const gat_real *p = m->blob;
+    gat_real *gr = m->blob + m->n_params;
+    const gat_idx N = m->N, D = m->cfg.dim, Hl = L->heads, Fo = D / Hl;
+    const size_t nd = (size_t)N * D;
+    if (m->cfg.residual)
+        memcpy(m->dn, m->dh, nd * sizeof *m->dn);
+    else
+        memset(m->dn, 0, nd * sizeof *m->dn);
+    memcpy(m->sa, m->dh, nd * sizeof *m->sa);
+    gat_i_gps_dropout(m->sa, nd, m->trained ? m->cfg.dropout : 0, drop_key(m, l, 0));
+    for (size_t e = 0; e < nd; e++)
+        if (!(c->u[e] > 0)) m->sa[e] *= c->c[e] + 1;
+    gat_i_batchnorm_backward(N, D, c->loc, p + L->bng, c->bmu, c->brs, m->sa, m->sc, gr + L->bng,
+                             gr + L->bnb, m->threads);
+    for (gat_idx k = 0; k < Hl; k++) {
+        for (gat_idx i = 0; i < N; i++)
+            memcpy(m->so + (size_t)i * Fo, m->sc + (size_t)i * D + (size_t)k * Fo,
+                   (size_t)Fo * sizeof *m->so);
+        gat_i_gps_local_backward(&m->hl[l][k], p, gr, m->so, m->dn);
+    }
+}
+
 /* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
 static void layer_backward(gat_gps *m, int l, const gat_real *h)
 {
+    if (m->cfg.kind == GAT_GPS_BN) {
+        bn_layer_backward(m, l);
+        return;
+    }
     const gps_layer *L = &m->L[l];
     gps_cache *c = &m->C[l];
     const gat_real *p = m->blob;
@@ -577,8 +742,11 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     memset(dcur, 0, nd * sizeof *dcur);
     if (m->cfg.task == GAT_TASK_GRAPH) {
         memset(m->dr, 0, (size_t)m->B * D * sizeof *m->dr);
-        gat_i_linear_backward(m->B, D, C, m->r, p + m->out_w, dlogits, m->dr, gr + m->out_w,
-                              gr + m->out_b);
+        if (m->cfg.classifier_layers > 0)
+            gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
+        else
+            gat_i_linear_backward(m->B, D, C, m->r, p + m->out_w, dlogits, m->dr, gr + m->out_w,
+                                  gr + m->out_b);
         gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
     } else {
         gat_i_dense_backward(N, D, C, hL, p + m->out_w, dlogits, dcur, gr + m->out_w,

@@ -22,18 +22,22 @@ typedef struct gat_i_gps_local {
     gat_i_fast *f; /* the engine's caches for the last forward's graph, or NULL */
     gat_csr x;     /* (N, D) h, every entry stored; the pattern is made when N changes */
     gat_idx n;     /* rows of x's pattern (-1: none) */
+    /* NULL, or a term of the same layer whose forward ran first on the same h: its x is bound
+     * instead (the heads of a GAT_GPS_BN layer share one copy of h) */
+    const struct gat_i_gps_local *share;
 } gat_i_gps_local;
 
-/* A term for width D, H heads, whose tensors W (D, H D) head-major columns, a_src, a_dst (H, D)
- * and b (D) sit at offsets w, as, ad, b of the model's parameter (and gradient) buffer. */
-void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, int H, size_t w, size_t as, size_t ad,
-                          size_t b, double slope, double att_p, int threads);
-/* out (N, D) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's
+/* A term for input width D, output width Fo, H heads averaged, whose tensors W (D, H Fo)
+ * head-major columns, a_src, a_dst (H, Fo) and b (Fo) sit at offsets w, as, ad, b of the
+ * model's parameter (and gradient) buffer. */
+void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, size_t w, size_t as,
+                          size_t ad, size_t b, double slope, double att_p, int threads);
+/* out (N, Fo) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's
  * buffer. training: attention dropout att_p with the masks of key. Returns GAT_ENOMEM. */
 gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const gat_real *h,
                                    const gat_real *params, int training, uint64_t key,
                                    gat_real *out);
-/* From dout (N, D): adds the term's parameter gradients into grads (the model's gradient
+/* From dout (N, Fo): adds the term's parameter gradients into grads (the model's gradient
  * buffer) and its input gradient into dh (N, D). */
 void gat_i_gps_local_backward(gat_i_gps_local *t, const gat_real *params, gat_real *grads,
                               const gat_real *dout, gat_real *dh);
@@ -50,6 +54,21 @@ void gat_i_layernorm_forward(gat_idx N, gat_idx D, const gat_real *x, const gat_
 /* dx (N, D) = (overwritten) the input gradient; dg, db (D) += the parameters', summed over the
  * rows in order. */
 void gat_i_layernorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                              const gat_real *mean, const gat_real *rstd, const gat_real *dy,
+                              gat_real *dx, gat_real *dg, gat_real *db, int nt);
+
+/* Batch normalisation of the columns of x (N, D) over its rows. training: the columns' mean and
+ * biased variance into mean, rstd (D) (rstd = 1 / sqrt(var + 1e-5)), and the running statistics
+ * rmean, rvar (D) moved 0.1 of the way to the mean and the unbiased variance (N > 1); else
+ * mean, rstd from rmean, rvar. y = g (x - mean) rstd + b. Columns in parallel, each summed in
+ * row order. */
+void gat_i_batchnorm_forward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                             const gat_real *b, int training, gat_real *rmean, gat_real *rvar,
+                             gat_real *y, gat_real *mean, gat_real *rstd, int nt);
+/* After a training forward: dx (N, D) (overwritten) and dg, db (D) += the parameters' gradients,
+ * with xhat = (x - mean) rstd and gy = g dy per column: dx = rstd (gy - mean(gy) - xhat
+ * mean(gy xhat)). */
+void gat_i_batchnorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
                               const gat_real *mean, const gat_real *rstd, const gat_real *dy,
                               gat_real *dx, gat_real *dg, gat_real *db, int nt);
 

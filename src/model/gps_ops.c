@@ -1,5 +1,5 @@
-/* Dense kernels of the graph-transformer layers (gps_i.h): layer normalisation forward and
- * backward, dropout. LayerNorm backward, per row with xhat = (x - mean) rstd and gy = g dy:
+/* Dense kernels of the graph-transformer layers (gps_i.h): layer and batch normalisation forward
+ * and backward, dropout. LayerNorm backward, per row with xhat = (x - mean) rstd and gy = g dy:
  *   dx = rstd (gy - mean(gy) - xhat mean(gy xhat)),  dg += dy xhat,  db += dy. */
 #include "gps_i.h"
 #include "layers/layers.h"
@@ -53,6 +53,64 @@ void gat_i_layernorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat
             dg[d] += dyv * (x[(size_t)i * D + d] - mean[i]) * rstd[i];
             db[d] += dyv;
         }
+}
+
+void gat_i_batchnorm_forward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                             const gat_real *b, int training, gat_real *rmean, gat_real *rvar,
+                             gat_real *y, gat_real *mean, gat_real *rstd, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && (size_t)N * D > 16384)
+    for (gat_idx d = 0; d < D; d++) {
+        double mu, var;
+        if (training) {
+            double s = 0, v = 0;
+            for (gat_idx i = 0; i < N; i++) s += x[(size_t)i * D + d];
+            mu = s / N;
+            for (gat_idx i = 0; i < N; i++) {
+                const double t = x[(size_t)i * D + d] - mu;
+                v += t * t;
+            }
+            var = v / N;
+            /* PyTorch's running statistics: the unbiased variance (none from one row) */
+            rmean[d] = (gat_real)(0.9 * rmean[d] + 0.1 * mu);
+            if (N > 1) rvar[d] = (gat_real)(0.9 * rvar[d] + 0.1 * v / (N - 1));
+        } else {
+            mu = rmean[d], var = rvar[d];
+        }
+        const double r = 1 / sqrt(var + 1e-5);
+        mean[d] = (gat_real)mu;
+        rstd[d] = (gat_real)r;
+        for (gat_idx i = 0; i < N; i++) {
+            const size_t e = (size_t)i * D + d;
+            y[e] = g[d] * (gat_real)((x[e] - mu) * r) + b[d];
+        }
+    }
+}
+
+void gat_i_batchnorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
+                              const gat_real *mean, const gat_real *rstd, const gat_real *dy,
+                              gat_real *dx, gat_real *dg, gat_real *db, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && (size_t)N * D > 16384)
+    for (gat_idx d = 0; d < D; d++) {
+        const double mu = mean[d], r = rstd[d];
+        double s1 = 0, s2 = 0; /* sum dy, sum dy xhat */
+        for (gat_idx i = 0; i < N; i++) {
+            const size_t e = (size_t)i * D + d;
+            s1 += dy[e];
+            s2 += dy[e] * (x[e] - mu) * r;
+        }
+        dg[d] += (gat_real)s2;
+        db[d] += (gat_real)s1;
+        const double m1 = g[d] * s1 / N, m2 = g[d] * s2 / N;
+        for (gat_idx i = 0; i < N; i++) {
+            const size_t e = (size_t)i * D + d;
+            const double xh = (x[e] - mu) * r;
+            dx[e] = (gat_real)(r * (g[d] * (double)dy[e] - m1 - xh * m2));
+        }
+    }
 }
 
 void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key)

@@ -38,7 +38,7 @@ static gat_status step(gat_gps *m, const gat_graph *g, const gat_csr *x, gat_idx
             return gat_i_error(GAT_ENUMERIC, "training diverged at step %d: a gradient is %g; "
                                "the best model so far is kept", t, (double)gr[k]);
     gat_i_gps_moments(m, &m1, &m2);
-    return gat_adam_step(adam, t, P, p, gr, m1, m2);
+    return gat_adam_step(adam, t, gat_gps_trainable(m), p, gr, m1, m2); /* not the BN statistics */
 }
 
 /* ---- node classification ---- */
@@ -115,6 +115,7 @@ typedef struct graphs {
     const gat_dataset *ds;
     const uint8_t *split;
     const gat_train_config *cfg;
+    gat_i_sched sch; /* the lr schedule (its adam steps) and keep_last */
     gat_idx *train, n_train, B, t;
     gat_graph_batch b;
     gat_real *dl;
@@ -126,7 +127,7 @@ static gat_status batch_step(graphs *c, const gat_idx *ids, gat_idx n, double *l
     gat_status st;
     if ((st = gat_graph_batch_make(&c->b, c->ds, ids, n)) != GAT_OK) return st;
     return step(c->m, &c->b.graph, &c->b.x, n, c->b.graph_ptr, n, c->b.labels, c->all,
-                &c->cfg->adam, ++c->t, c->dl, loss, acc);
+                &c->sch.adam, ++c->t, c->dl, loss, acc);
 }
 
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
@@ -135,6 +136,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     gat_rng rng;
     gat_status st;
     double lsum = 0, asum = 0;
+    gat_i_sched_epoch(&c->sch, epoch);
     /* the epoch's order: as gat_graph_train draws it (the same batches for a seed) */
     gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
     gat_i_shuffle(&rng, c->train, c->n_train);
@@ -149,6 +151,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     }
     *loss = lsum / c->n_train;
     *acc = asum / c->n_train;
+    gat_i_sched_trained(&c->sch);
     return GAT_OK;
 }
 
@@ -202,8 +205,15 @@ static gat_status graphs_evaluate(void *u, gat_split which, int final, double *l
                                   double *acc)
 {
     graphs *c = u;
-    (void)final;
-    return gat_gps_graph_evaluate(c->m, c->ds, c->split, which, loss, acc, NULL);
+    const gat_status st = gat_gps_graph_evaluate(c->m, c->ds, c->split, which, loss, acc, NULL);
+    gat_i_sched_evaluated(&c->sch, which, final, st, st == GAT_OK ? *loss : 0);
+    return st;
+}
+
+static int graphs_agree(void *u, int stop)
+{
+    graphs *c = u;
+    return gat_i_sched_agree(&c->sch, stop);
 }
 
 gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t *graph_split,
@@ -216,7 +226,8 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
                                (const void *[]){m, ds, graph_split, cfg},
                                (const char *[]){"model", "dataset", "graph_split", "cfg"})) !=
             GAT_OK ||
-        (st = gat_i_loop_config_check(cfg, "gat_gps_graph_train")) != GAT_OK)
+        (st = gat_i_loop_config_check(cfg, "gat_gps_graph_train")) != GAT_OK ||
+        (st = gat_i_sched_config_check(cfg, "gat_gps_graph_train")) != GAT_OK)
         return st;
     const gat_gps_config *mc = gat_gps_get_config(m);
     if (mc->task != GAT_TASK_GRAPH || ds->n_graphs < 1 || !ds->graph_labels)
@@ -246,14 +257,17 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
     }
     memset(c.all, GAT_SPLIT_TRAIN, (size_t)c.B);
     const gat_i_train_ops ops = {.train = graphs_train, .evaluate = graphs_evaluate,
-                                 .has_test = n_test > 0};
+                                 .agree = graphs_agree, .has_test = n_test > 0};
     size_t P;
     gat_real *params = gat_gps_params(m, &P);
-    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
+    if ((st = gat_i_sched_init(&c.sch, cfg, params, P)) != GAT_OK) goto cleanup;
+    st = gat_i_sched_finish(&c.sch, gat_i_train_loop(params, P, cfg, &ops, &c, res), &ops, &c,
+                            res);
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
     gat_free(c.dl);
     gat_free(c.all);
+    gat_i_sched_free(&c.sch);
     return st;
 }

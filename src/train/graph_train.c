@@ -216,13 +216,7 @@ typedef struct graphs {
     const gat_train_config *cfg;
     gat_idx *train, n_train, B, t;
     gat_graph_batch b;
-    gat_adam_config adam; /* cfg->adam with the scheduled lr */
-    double best_loss;     /* the schedule's lowest validation loss */
-    gat_idx bad;          /* validations since it */
-    int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
-    int lr_stopped;       /* the loop stopped for it (graphs_agree) */
-    gat_status final_st;  /* the last final evaluation's status */
-    gat_real *last;       /* keep_last: (P) the parameters after the last epoch's steps */
+    gat_i_sched sch; /* the lr schedule (its adam steps) and keep_last */
     int multi;            /* a node model on a multi-label dataset: node labels, BCE */
     gat_idx *rows;        /* multi: (cap_rows) 0, 1, 2, ...: every node of a batch */
     size_t cap_rows;
@@ -255,7 +249,7 @@ static gat_status multi_step(graphs *c, double *loss, double *f1, int *diverged)
         (st = gat_i_graph_bind_batch(c->m, b, 1, "gat_graph_train", &bb)) != GAT_OK)
         return st;
     bb.rows = c->rows, bb.n_rows = b->graph.n; /* the loss reads every node */
-    return gat_i_train_step_with(c->m, &bb, NULL, &c->adam, ++c->t, loss, f1, "step",
+    return gat_i_train_step_with(c->m, &bb, NULL, &c->sch.adam, ++c->t, loss, f1, "step",
                                  "; the best model so far is kept", &o, diverged);
 }
 
@@ -297,21 +291,6 @@ static gat_status multi_evaluate(graphs *c, gat_split which, double *loss, doubl
     return GAT_OK;
 }
 
-/* ReduceLROnPlateau (mode min, relative threshold 1e-4, no cooldown) after a validation. */
-static void schedule(graphs *c, double val_loss)
-{
-    const gat_train_config *cfg = c->cfg;
-    if (!(cfg->lr_factor > 0) || cfg->lr_step > 0) return;
-    if (val_loss < c->best_loss * (1 - 1e-4)) {
-        c->best_loss = val_loss;
-        c->bad = 0;
-    } else if (++c->bad > cfg->lr_patience) {
-        c->adam.lr *= cfg->lr_factor;
-        c->bad = 0;
-        c->lr_low = c->adam.lr < cfg->min_lr;
-    }
-}
-
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     graphs *c = u;
@@ -319,11 +298,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     gat_status st;
     double lsum = 0, asum = 0, wsum = 0;
     *diverged = 0;
-    if (c->cfg->lr_factor > 0 && c->cfg->lr_step > 0 && epoch > 1 &&
-        (epoch - 1) % c->cfg->lr_step == 0) { /* the step schedule */
-        c->adam.lr *= c->cfg->lr_factor;
-        c->lr_low = c->adam.lr < c->cfg->min_lr;
-    }
+    gat_i_sched_epoch(&c->sch, epoch);
     /* the epoch's order: a shuffle by the seed and the epoch, the same for any thread count */
     gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
     for (gat_idx i = c->n_train - 1; i > 0; i--) {
@@ -338,7 +313,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
         /* a graph model weighs each batch by its graphs, a multi-label one by its nodes */
         const double w = c->multi ? (double)c->b.graph.n : (double)n;
         if ((st = c->multi ? multi_step(c, &l, &a, diverged)
-                           : step(c->m, &c->b, 1, &c->adam, ++c->t, &l, &a, "step",
+                           : step(c->m, &c->b, 1, &c->sch.adam, ++c->t, &l, &a, "step",
                                   "; the best model so far is kept", diverged)) != GAT_OK)
             return st;
         lsum += l * w;
@@ -347,11 +322,7 @@ static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc
     }
     *loss = lsum / wsum;
     *acc = asum / wsum;
-    if (c->last) { /* before the loop's restore of the best model */
-        size_t P;
-        const gat_real *p = gat_model_params(c->m, &P);
-        memcpy(c->last, p, P * sizeof *p);
-    }
+    gat_i_sched_trained(&c->sch);
     return GAT_OK;
 }
 
@@ -362,8 +333,7 @@ static gat_status graphs_evaluate(void *u, gat_split which, int final, double *l
                                    : gat_graph_evaluate(c->m, c->ds, c->split, which,
                                                         c->B > 128 ? c->B : 128, loss, acc,
                                                         NULL, NULL);
-    if (final) c->final_st = st;
-    if (st == GAT_OK && !final && which == GAT_SPLIT_VAL) schedule(c, *loss);
+    gat_i_sched_evaluated(&c->sch, which, final, st, st == GAT_OK ? *loss : 0);
     return st;
 }
 
@@ -371,9 +341,7 @@ static gat_status graphs_evaluate(void *u, gat_split which, int final, double *l
 static int graphs_agree(void *u, int stop)
 {
     graphs *c = u;
-    if (stop || !c->lr_low) return stop;
-    c->lr_stopped = 1;
-    return 1;
+    return gat_i_sched_agree(&c->sch, stop);
 }
 
 /* gat_graph_train's checks of its arguments; *multi: a node model on a multi-label dataset. */
@@ -390,18 +358,7 @@ static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_tra
                                        "(n_labels > 0); this one has none");
     chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
     if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
-    if (cfg->batch_size < 0 || (cfg->keep_last != 0 && cfg->keep_last != 1))
-        return gat_i_error(GAT_EINVAL,
-                           "gat_graph_train: batch_size = %d, keep_last = %d; expected 0 (all "
-                           "training graphs) or a count of graphs, and 0 or 1",
-                           cfg->batch_size, cfg->keep_last);
-    if (!(cfg->lr_factor >= 0 && cfg->lr_factor < 1) || cfg->lr_patience < 0 ||
-        cfg->lr_step < 0 || !(cfg->min_lr >= 0 && isfinite(cfg->min_lr)))
-        return gat_i_error(GAT_EINVAL,
-                           "gat_graph_train: lr_factor = %g, lr_patience = %d, lr_step = %d, "
-                           "min_lr = %g; expected 0 <= lr_factor < 1, lr_patience >= 0, "
-                           "lr_step >= 0 and a finite min_lr >= 0",
-                           cfg->lr_factor, cfg->lr_patience, cfg->lr_step, cfg->min_lr);
+    if ((st = gat_i_sched_config_check(cfg, "gat_graph_train")) != GAT_OK) return st;
     if (ds->n_graphs < 1 || !ds->graph_ptr || (!*multi && !ds->graph_labels))
         return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no %s graphs",
                            *multi ? "set of" : "labelled");
@@ -422,7 +379,7 @@ static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_tra
 gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                            const gat_train_config *cfg, gat_train_result *res)
 {
-    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg, .best_loss = INFINITY};
+    graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
     gat_idx n_val = 0, n_test = 0;
     gat_status st;
     gat_i_clear_error();
@@ -444,38 +401,19 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
         goto cleanup;
     }
     c.B = cfg->batch_size > 0 && cfg->batch_size < c.n_train ? cfg->batch_size : c.n_train;
-    c.adam = cfg->adam;
     size_t P;
     gat_real *params = gat_model_params(m, &P);
-    if (cfg->keep_last && !(c.last = gat_malloc(P, sizeof *c.last))) {
-        st = GAT_ENOMEM;
-        goto cleanup;
-    }
+    if ((st = gat_i_sched_init(&c.sch, cfg, params, P)) != GAT_OK) goto cleanup;
     const gat_i_train_ops ops = {.train = graphs_train,
                                  .evaluate = graphs_evaluate,
                                  .agree = graphs_agree,
                                  .has_test = n_test > 0};
-    st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
-    /* the schedule's end stops the loop as an interruption would (the best model restored and
-     * evaluated): an ordinary end here, unless that evaluation failed */
-    if (st == GAT_EINTERRUPTED && c.lr_stopped) {
-        st = c.final_st;
-        if (st == GAT_OK) gat_i_clear_error();
-    }
-    if (st == GAT_OK && c.last && res) { /* the last epoch's model, and its figures */
-        memcpy(params, c.last, P * sizeof *params);
-        res->best_epoch = res->epochs;
-        if ((st = graphs_evaluate(&c, GAT_SPLIT_VAL, 1, &res->val_loss, &res->val_acc)) ==
-                GAT_OK &&
-            n_test > 0)
-            st = graphs_evaluate(&c, GAT_SPLIT_TEST, 1, &res->test_loss, &res->test_acc);
-    } else if (st == GAT_OK && c.last) {
-        memcpy(params, c.last, P * sizeof *params);
-    }
+    st = gat_i_sched_finish(&c.sch, gat_i_train_loop(params, P, cfg, &ops, &c, res), &ops, &c,
+                            res);
 cleanup:
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
     gat_free(c.rows);
-    gat_free(c.last);
+    gat_i_sched_free(&c.sch);
     return st;
 }

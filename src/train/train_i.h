@@ -97,4 +97,43 @@ gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *
 gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *cfg,
                             const gat_i_train_ops *ops, void *u, gat_train_result *res);
 
+/* The graph trainers' learning-rate schedule (cfg's lr_factor, lr_patience, lr_step, min_lr) and
+ * last-epoch model (keep_last) beside gat_i_train_loop (schedule.c): the trainer steps with
+ * adam, calls gat_i_sched_epoch before an epoch's steps and gat_i_sched_trained after them,
+ * gat_i_sched_evaluated after each evaluation, answers ops->agree with gat_i_sched_agree, and
+ * passes the loop's status through gat_i_sched_finish. */
+typedef struct gat_i_sched {
+    const gat_train_config *cfg;
+    gat_adam_config adam; /* cfg->adam with the scheduled lr */
+    double best_loss;     /* the plateau schedule's lowest validation loss */
+    gat_idx bad;          /* validations since it */
+    int lr_low;           /* the lr fell below cfg->min_lr: the loop is to stop */
+    int lr_stopped;       /* the loop stopped for it */
+    gat_status final_st;  /* the last final evaluation's status */
+    gat_real *params;     /* (P) the model's parameters */
+    size_t P;
+    gat_real *last; /* keep_last: (P) the parameters after the last epoch's steps */
+} gat_i_sched;
+
+/* The checks of the fields above and of batch_size (>= 0); messages start with fn. */
+gat_status gat_i_sched_config_check(const gat_train_config *cfg, const char *fn);
+/* Returns GAT_ENOMEM (keep_last's copy). */
+gat_status gat_i_sched_init(gat_i_sched *s, const gat_train_config *cfg, gat_real *params,
+                            size_t P);
+void gat_i_sched_free(gat_i_sched *s);
+/* The step schedule's lr for epoch (1-based). */
+void gat_i_sched_epoch(gat_i_sched *s, gat_idx epoch);
+/* After an epoch's steps (before the loop may restore the best model): keep_last's copy. */
+void gat_i_sched_trained(gat_i_sched *s);
+/* After evaluate(which, final) gave st and loss: the plateau schedule on validations. */
+void gat_i_sched_evaluated(gat_i_sched *s, gat_split which, int final, gat_status st,
+                           double loss);
+/* The loop's stop decision: stop, or the schedule's end (the lr below min_lr). */
+int gat_i_sched_agree(gat_i_sched *s, int stop);
+/* The trainer's status from the loop's st: the schedule's end is an ordinary end; with
+ * keep_last the last epoch's parameters replace the restored ones and res gets their figures
+ * (best_epoch = epochs) from ops->evaluate. */
+gat_status gat_i_sched_finish(gat_i_sched *s, gat_status st, const gat_i_train_ops *ops, void *u,
+                              gat_train_result *res);
+
 #endif

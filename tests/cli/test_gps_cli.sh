@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp on a node
-# task (exact attention, and --anchors) and on --task graph (with --pe), the same output for 1
+# CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp|gat-bn on a
+# node task (exact attention, and --anchors) and on --task graph (with --pe; gat-bn with the
+# benchmarking-gnns preset's schedule, MLP classifier and last-epoch model), the same output for 1
 # and 2 threads, and the usage errors.
 # Usage: test_gps_cli.sh GAT_TRAIN DATA_DIR
 set -u
@@ -8,7 +9,7 @@ train=$1 data=$2
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 check help 0 '--arch NAME' '' -- "$train" --help
-check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer or gat-mlp\), or gat$" -- "$train" --arch gpt
+check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer, gat-mlp or gat-bn\), or gat$" -- "$train" --arch gpt
 check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
 check arch-save 2 '' '--arch gps does not take --save' -- "$train" --arch gps --save /tmp/x.gat
 check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
@@ -17,7 +18,7 @@ check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --
 
 strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }
 common=(--dataset "$data/small" --embed-dim 16 --heads 2 --epochs 6 --patience 6 --lr 0.01 --dropout 0.1 --seed 4)
-for a in gps transformer gat-mlp; do
+for a in gps transformer gat-mlp gat-bn; do
   check "node-$a" 0 "^test accuracy: [0-9.]+%  \(arch $a, " '' -- "$train" "${common[@]}" --arch "$a" --threads 1
 done
 grep -Eq '^epoch +6  train loss [0-9.]+ acc' "$tmp/out" && ok node-progress || badf node-progress "$tmp/out"
@@ -39,5 +40,21 @@ strip "$tmp/out" >"$tmp/g1"
 "$train" "${g[@]}" --threads 2 >"$tmp/g2" 2>&1
 cmp -s "$tmp/g1" <(strip "$tmp/g2") && ok graph-same-on-2-threads || badf graph-same-on-2-threads "$tmp/g1" "$tmp/g2"
 check graph-readout 2 '' 'a graph transformer pools by sum, mean or max' -- "$train" "${g[@]}" --readout attention
+check bn-anchors 2 '' '^gat-train: --anchors needs --arch gps or transformer$' -- "$train" "${common[@]}" --arch gat-bn --anchors 4
+check gps-residual 2 '' '--arch gps does not take --residual' -- "$train" "${common[@]}" --arch gps --residual
+
+# gat-bn under the dwivedi preset (batch norm, --residual, one head last, the MLP classifier,
+# ReduceLROnPlateau to --min-lr, --keep-last): the schedule ends each fold, the last epoch reported
+b=(--preset dwivedi --arch gat-bn --dataset "$d" --embed-dim 8 --heads 2 --graph-batch 8 --folds 3 --seed 3 --lr 0.01 --lr-patience 0 --min-lr 0.002)
+check graph-bn 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 folds, stratified, readout mean, arch gat-bn\)$' '' -- "$train" "${b[@]}" --epochs 5 --threads 1 --quiet
+"$train" "${b[@]}" --epochs 5 --threads 2 --quiet >"$tmp/b2" 2>&1
+cmp -s <(strip "$tmp/out") <(strip "$tmp/b2") && ok graph-bn-same-on-2-threads || badf graph-bn-same-on-2-threads "$tmp/out" "$tmp/b2"
+# an lr too small to move the weights halves at every validation without a lower loss (the
+# running statistics still move it at first): each fold ends below --min-lr long before the
+# preset's 1000 epochs, and reports its last epoch (keep_last), not its best
+"$train" "${b[@]}" --lr 1e-9 --min-lr 3e-10 --threads 1 >"$tmp/b3" 2>&1
+grep -E '^fold +[0-9]+: best epoch' "$tmp/b3" |
+  awk '{ if ($5 + 0 != $7 + 0 || $7 + 0 >= 100) bad = 1; n++ } END { exit !(n == 3 && !bad) }' &&
+  ok graph-bn-schedule-ends || badf graph-bn-schedule-ends "$tmp/b3"
 
 summary

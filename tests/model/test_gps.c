@@ -1,8 +1,10 @@
 /* Check suite "gps" (double build): graph transformers (gat/gps.h). Finite-difference gradient
  * checks of every parameter for each layer kind on a node task, on a graph task (segments,
- * readouts) and with anchor attention; a graph's logits never depend on the other graphs of its
- * batch; the same bits for 1..3 threads (the GAT term is the engine on the model's own
- * parameters, its input gradient GAT_BIND_INPUT_GRADIENT's); bad configurations. */
+ * readouts, the MLP classifier) and with anchor attention; a graph's logits never depend on the
+ * other graphs of its batch; the same bits for 1..3 threads (the GAT term is the engine on the
+ * model's own parameters, its input gradient GAT_BIND_INPUT_GRADIENT's); the batch norm of kind
+ * gat-bn: its running statistics and its inference path against the training path; the graph
+ * trainer's schedules; bad configurations. */
 #include "gradcheck.h"
 
 #include "model/gps_i.h"
@@ -69,13 +71,20 @@ static void g_bwd(void *c, const gat_real *dout)
     ck_assert_int_eq(gat_gps_backward(a->m, dout), GAT_OK);
 }
 
+/* What check_model varies beyond the kind and task. */
+typedef struct extra {
+    gat_idx anchors, last_heads;
+    int residual, classifier_layers;
+} extra;
+
 /* Gradient check of every parameter of a model of kind k on toy t. */
-static void check_model(gat_gps_kind k, gat_task task, gat_idx anchors, toy *t, const char *name)
+static void check_model(gat_gps_kind k, gat_task task, extra x, toy *t, const char *name)
 {
     gat_gps_config c;
     gat_gps_config_default(&c, t->x.cols, 3);
     c.kind = k, c.task = task, c.dim = 4, c.heads = 2, c.layers = 2, c.dropout = 0;
-    c.readout = GAT_READOUT_MEAN, c.anchors = anchors;
+    c.readout = GAT_READOUT_MEAN, c.anchors = x.anchors, c.last_heads = x.last_heads;
+    c.residual = x.residual, c.classifier_layers = x.classifier_layers;
     gat_gps *m;
     ck_assert_int_eq(gat_gps_create(&m, &c, 5), GAT_OK);
     gat_gps_set_threads(m, 1);
@@ -102,9 +111,12 @@ START_TEST(gradient_node_kinds)
 {
     toy t;
     toy_make(&t, 2, 5, 3);
-    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, 0, &t, "gps node");
-    check_model(GAT_GPS_GLOBAL, GAT_TASK_NODE, 0, &t, "transformer node");
-    check_model(GAT_GPS_LOCAL, GAT_TASK_NODE, 0, &t, "gat-mlp node");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, (extra){0}, &t, "gps node");
+    check_model(GAT_GPS_GLOBAL, GAT_TASK_NODE, (extra){0}, &t, "transformer node");
+    check_model(GAT_GPS_LOCAL, GAT_TASK_NODE, (extra){0}, &t, "gat-mlp node");
+    check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){0}, &t, "gat-bn node");
+    check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){.residual = 1, .last_heads = 1}, &t,
+                "gat-bn node, residual, one head last");
     toy_free(&t);
 }
 END_TEST
@@ -113,8 +125,13 @@ START_TEST(gradient_graph_and_anchors)
 {
     toy t;
     toy_make(&t, 4, 5, 9);
-    check_model(GAT_GPS_HYBRID, GAT_TASK_GRAPH, 0, &t, "gps graph");
-    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, 4, &t, "gps node, 4 anchors");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_GRAPH, (extra){0}, &t, "gps graph");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, (extra){.anchors = 4}, &t, "gps node, 4 anchors");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_GRAPH, (extra){.classifier_layers = 1}, &t,
+                "gps graph, MLP classifier");
+    check_model(GAT_GPS_BN, GAT_TASK_GRAPH,
+                (extra){.residual = 1, .last_heads = 1, .classifier_layers = 1}, &t,
+                "gat-bn graph, residual, one head last, MLP classifier");
     toy_free(&t);
 }
 END_TEST
@@ -152,6 +169,8 @@ START_TEST(threads_identical)
     gat_gps_config c;
     gat_gps_config_default(&c, 6, 3);
     c.task = GAT_TASK_GRAPH, c.dim = 16, c.heads = 4, c.dropout = 0.2, c.att_dropout = 0.1;
+    if (_i == 1) /* batch norm over the 60 graphs' nodes, the MLP classifier */
+        c.kind = GAT_GPS_BN, c.residual = 1, c.last_heads = 2, c.classifier_layers = 2;
     size_t P = 0;
     gat_real *ref = NULL;
     for (int nt = 1; nt <= 3; nt++) {
@@ -181,6 +200,130 @@ START_TEST(threads_identical)
 }
 END_TEST
 
+/* Kind gat-bn's batch norm. A training forward moves the running statistics 0.1 of the way to
+ * the batch's mean and unbiased variance (so after one, mean = 10 running_mean and the unbiased
+ * variance = 10 (running_var - 0.9)); an inference forward uses them and changes nothing; with
+ * them set to the batch's mean and biased variance, inference gives the training forward's
+ * logits. The optimiser's prefix stops before them. */
+START_TEST(batchnorm_statistics)
+{
+    toy t;
+    toy_make(&t, 6, 5, 21);
+    gat_gps_config c;
+    gat_gps_config_default(&c, 5, 3);
+    c.task = GAT_TASK_GRAPH, c.kind = GAT_GPS_BN, c.dim = 8, c.heads = 2, c.layers = 3;
+    c.dropout = 0, c.residual = 1, c.last_heads = 1, c.readout = GAT_READOUT_SUM;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 4), GAT_OK);
+    size_t P;
+    gat_real *p = gat_gps_params(m, &P);
+    int nt;
+    const gat_model_tensor *ts = gat_gps_tensors(m, &nt);
+    ck_assert_uint_eq(gat_gps_trainable(m), P - 2 * 3 * 8);
+    const gat_model_tensor *rm[3], *rv[3];
+    for (int l = 0; l < 3; l++) {
+        char a[40], b[40];
+        snprintf(a, sizeof a, "layer%d.bn.running_mean", l);
+        snprintf(b, sizeof b, "layer%d.bn.running_var", l);
+        rm[l] = rv[l] = NULL;
+        for (int k = 0; k < nt; k++) {
+            if (!strcmp(ts[k].name, a)) rm[l] = &ts[k];
+            if (!strcmp(ts[k].name, b)) rv[l] = &ts[k];
+        }
+        ck_assert_ptr_nonnull(rm[l]);
+        ck_assert_ptr_nonnull(rv[l]);
+        ck_assert(rm[l]->offset >= gat_gps_trainable(m) && rv[l]->offset >= gat_gps_trainable(m));
+        for (size_t e = 0; e < 8; e++) {
+            ck_assert(p[rm[l]->offset + e] == 0);
+            ck_assert(p[rv[l]->offset + e] == 1);
+        }
+    }
+    const gat_real *y;
+    gat_real train_y[18], before[48], after[48];
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 6, t.seg, 1, &y), GAT_OK);
+    memcpy(train_y, y, sizeof train_y);
+    memcpy(before, p + rm[0]->offset, sizeof before); /* the six stat tensors are contiguous */
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 6, t.seg, 0, &y), GAT_OK);
+    ck_assert_mem_eq(before, p + rm[0]->offset, sizeof before);
+    int moved = 0;
+    for (int l = 0; l < 3; l++)
+        for (size_t e = 0; e < 8; e++) {
+            gat_real *mu = p + rm[l]->offset + e, *var = p + rv[l]->offset + e;
+            moved += *mu != 0;
+            *mu *= 10;
+            *var = (*var - (gat_real)0.9) * 10 * (t.g.n - 1) / t.g.n; /* biased */
+            ck_assert(*var > 0);
+        }
+    ck_assert_int_ge(moved, 20);
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 6, t.seg, 0, &y), GAT_OK);
+    double worst = 0;
+    for (int k = 0; k < 18; k++) worst = fmax(worst, fabs(y[k] - train_y[k]));
+    ck_assert_msg(worst < 1e-9, "inference with the batch's statistics differs by %g", worst);
+    /* a second training forward: 0.19 of the way (the batch is the same) */
+    memcpy(after, p + rm[0]->offset, sizeof after);
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 6, t.seg, 1, &y), GAT_OK);
+    for (size_t e = 0; e < 8; e++) {
+        const double mu = after[e]; /* layer 0: its input does not depend on the statistics */
+        ck_assert(fabs(p[rm[0]->offset + e] - (0.9 * mu + 0.1 * mu)) < 1e-12 * (1 + fabs(mu)));
+    }
+    gat_gps_free(m);
+    toy_free(&t);
+}
+END_TEST
+
+/* gat_gps_graph_train runs the graph trainers' schedules (as gat_graph_train, test_graphs.c): the
+ * plateau schedule ends training below min_lr, the step schedule likewise, keep_last ends with
+ * the last epoch's model and figures. */
+START_TEST(graph_schedule)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 40, 4, 5);
+    gat_idx *fold = malloc((size_t)ds.n_graphs * sizeof *fold);
+    uint8_t *split = malloc((size_t)ds.n_graphs);
+    ck_assert_ptr_nonnull(fold);
+    ck_assert_ptr_nonnull(split);
+    ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
+    gat_gps_config c;
+    gat_gps_config_default(&c, 4, 2);
+    c.task = GAT_TASK_GRAPH, c.kind = GAT_GPS_BN, c.dim = 8, c.heads = 2, c.residual = 1;
+    c.readout = GAT_READOUT_MEAN, c.classifier_layers = 1;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 3), GAT_OK);
+    gat_train_config tc;
+    gat_train_result res;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 100, tc.patience = 100, tc.batch_size = 8, tc.seed = 1;
+    tc.adam.lr = 1e-9;
+    tc.lr_factor = 0.5, tc.lr_patience = 0, tc.min_lr = 3e-10;
+    ck_assert_msg(gat_gps_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(res.epochs, 3);
+    tc.lr_step = 2, tc.lr_patience = 1000;
+    ck_assert_msg(gat_gps_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(res.epochs, 5);
+    tc.lr_step = 0, tc.lr_patience = 0;
+    tc.keep_last = 1, tc.min_lr = 0, tc.max_epochs = 4, tc.adam.lr = 0.01;
+    ck_assert_msg(gat_gps_graph_train(m, &ds, split, &tc, &res) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(res.epochs, 4);
+    ck_assert_int_eq(res.best_epoch, 4);
+    double acc;
+    ck_assert_int_eq(gat_gps_graph_evaluate(m, &ds, split, GAT_SPLIT_TEST, NULL, &acc, NULL),
+                     GAT_OK);
+    ck_assert_double_eq(acc, res.test_acc);
+    tc.keep_last = 2;
+    ASSERT_FAILS(gat_gps_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL,
+                 "gat_gps_graph_train: batch_size = 8, keep_last = 2");
+    tc.keep_last = 0, tc.lr_factor = 1;
+    ASSERT_FAILS(gat_gps_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_factor = 1");
+    gat_gps_free(m);
+    free(fold), free(split);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
 START_TEST(bad_config)
 {
     gat_gps_config c;
@@ -199,6 +342,31 @@ START_TEST(bad_config)
     ASSERT_FAILS(gat_gps_kind_from_name("gpt", &k), GAT_EINVAL, "unknown layer kind 'gpt'");
     ck_assert_int_eq(gat_gps_kind_from_name("Transformer", &k), GAT_OK);
     ck_assert_int_eq(k, GAT_GPS_GLOBAL);
+    ck_assert_int_eq(gat_gps_kind_from_name("gat-bn", &k), GAT_OK);
+    ck_assert_int_eq(k, GAT_GPS_BN);
+    ck_assert_str_eq(gat_gps_kind_name(GAT_GPS_BN), "gat-bn");
+    gat_gps_config_default(&c, 5, 2);
+    c.last_heads = 2;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "last_heads = 2: only kind gat-bn has a head count of its own");
+    c.kind = GAT_GPS_BN, c.last_heads = 5;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "last_heads = 5, expected 0 or a divisor of dim = 64");
+    c.last_heads = 0, c.residual = 2;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "residual = 2");
+    c.kind = GAT_GPS_LOCAL, c.residual = 1;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "residual = 1: expected 0, or 1 with kind "
+                                                       "gat-bn");
+    c.residual = 0, c.anchors = 8;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "anchors = 8: kind gat-mlp has no global attention");
+    gat_gps_config_default(&c, 5, 2);
+    c.classifier_layers = 1;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "classifier_layers = 1: a node model's output is linear");
+    c.task = GAT_TASK_GRAPH, c.dim = 4, c.heads = 2, c.classifier_layers = 3;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "classifier_layers = 3, expected 0..4 with dim / 2^classifier_layers >= 1");
     /* segments that split a graph's edges, and a backward without a training forward */
     toy t;
     toy_make(&t, 2, 5, 1);
@@ -237,7 +405,9 @@ static Suite *suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("segments");
     tcase_add_test(tc, no_leak_between_graphs);
-    tcase_add_test(tc, threads_identical);
+    tcase_add_loop_test(tc, threads_identical, 0, 2);
+    tcase_add_test(tc, batchnorm_statistics);
+    tcase_add_test(tc, graph_schedule);
     tcase_add_test(tc, bad_config);
     suite_add_tcase(s, tc);
     return s;
