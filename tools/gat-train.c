@@ -929,7 +929,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "heads of the attention readout, concatenated (default 1)"},
         {"embed-dim", CLI_INT, &op->embed_dim, 1, 65536, "D",
          "with --task graph: width of the node embeddings the last layer gives; with --arch gps, "
-         "transformer or gat-mlp: the layers' width (default 64)"},
+         "transformer, gat-mlp or gat-bn: the layers' width (default 64)"},
         {"folds", CLI_INT, &op->folds, 3, 1000, "K",
          "with --task graph: stratified K-fold cross-validation (default 10; fold f tests, fold "
          "f+1 validates, the other K-2 train)"},

@@ -26,9 +26,10 @@
  *   Kind GAT_GPS_BN, the GAT layer of benchmarking-gnns (Dwivedi et al., layers/gat_layer.py:
  *   GATConv, BatchNorm1d, ELU, residual), instead of the above:
  *     h'  = h + drop(ELU(BN(GAT_cat(h))))      (h + only with residual = 1)
- *   GAT_cat(h): H_l heads of width D / H_l concatenated, each the engine's one-head attention
- *     layer (score gat, its own W (D, D / H_l), a_src, a_dst, bias), no activation; H_l = heads,
- *     or last_heads on the last layer when set (benchmarking-gnns' last layer has one head).
+ *   GAT_cat(h): one attention layer of the engine (score gat, W (D, D) head-major columns,
+ *     a_src, a_dst (H_l, D / H_l), bias (D)) with H_l heads of width D / H_l concatenated and no
+ *     activation; H_l = heads, or last_heads on the last layer when set (benchmarking-gnns'
+ *     last layer has one head).
  *   BN: batch normalisation per feature over the nodes of the forward's graph(s): in training
  *     the batch's mean and biased variance, y = g (x - mean) / sqrt(var + 1e-5) + b, and the
  *     running statistics updated as PyTorch's BatchNorm1d does (momentum 0.1, the unbiased

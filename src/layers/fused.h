@@ -43,6 +43,7 @@ typedef struct gat_i_fl {
     gat_idx Fo, Fp, hw; /* per-head width, padded width, hw = Fp * H */
     gat_idx fin, width; /* input width; output width H * Fo (hidden) or Fo (output) */
     int mean;           /* 1: output layer (heads averaged, no ELU); 0: hidden (concat + ELU) */
+    int linear;         /* mean 0 without the ELU (gat_i_layer.linear) */
     gat_real slope;
     const gat_real *W;             /* (fin, Fp, H) weights, fh columns (zero padding) */
     const gat_real *a_src, *a_dst; /* (Fp, H) */
@@ -160,7 +161,8 @@ typedef struct gat_i_fl {
 
 /* Backward buffers of one layer. */
 typedef struct gat_i_fbw {
-    const gat_real *dlogits; /* output layer: (N, Fo) gradient of the logits, else NULL */
+    const gat_real *dlogits; /* output layer: (N, Fo) gradient of the logits (a linear layer's:
+                              * (N, H Fo), heads concatenated), else NULL */
     gat_real *dy;            /* (N, dy_stride) per target row: its record (GAT_I_DY_HEAD), then
                               * the gradient of the attention output (Fp, H) at offset 4H: hidden
                               * layers' rows are written by the next layer; the output layer's

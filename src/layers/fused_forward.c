@@ -295,7 +295,8 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
 }
 
 /* The residual x_d R (fh layout; replicated per head on the output layer), then the epilogue in
- * the model's order: hidden ELU(acc + b) as (H, Fo); output mean_h acc + b */
+ * the model's order: hidden ELU(acc + b) as (H, Fo) (a linear layer's acc + b); output
+ * mean_h acc + b */
 INLINE void fwd_epilogue(const gat_i_fl *l, gat_idx i, V8 *acc, int H, gat_idx Fp)
 {
     const int NV = (int)(Fp * H / 8);
@@ -309,6 +310,13 @@ INLINE void fwd_epilogue(const gat_i_fl *l, gat_idx i, V8 *acc, int H, gat_idx F
         fh_to_model(acc, o, H, Fp, Fo);
         const gat_idx n = H * Fo;
         gat_idx c = 0;
+        if (l->linear) {
+            for (; c + 8 <= n; c += 8)
+                st(o + c, ld(o + c) + ld(l->b + c));
+            for (; c < n; c++)
+                o[c] += l->b[c];
+            return;
+        }
         for (; c + 8 <= n; c += 8)
             st(o + c, velu(ld(o + c) + ld(l->b + c)));
         for (; c < n; c++)

@@ -118,7 +118,8 @@ INLINE void edge_dm(const gat_i_fl *l, const gat_real *dp, gat_idx k0, gat_idx k
     }
 }
 
-/* The output layer first writes dy_i = dlogits_i / H per head into dyi; then dy_i into t->dy and
+/* The output layer first writes dy_i = dlogits_i / H per head into dyi (a linear layer: its
+ * head's part of dlogits_i); then dy_i into t->dy and
  * the chunk's bias gradient. 0 for a row the loss does not read (no gradient: its ds_dst, dq
  * and active flag are zeroed), else 1. */
 INLINE int tgt_row_dy(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real *dyi,
@@ -126,7 +127,12 @@ INLINE int tgt_row_dy(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_real
 {
     const int NV = (int)(Fp * H / 8);
     const size_t hw = (size_t)Fp * H;
-    if (b->dlogits) {
+    if (b->dlogits && !l->mean) { /* a linear layer: (H, Fo) -> (Fp, H) */
+        const gat_real *d = b->dlogits + (size_t)i * (size_t)H * l->Fo;
+        for (gat_idx f = 0; f < Fp; f++)
+            for (int h = 0; h < H; h++)
+                dyi[(size_t)f * H + h] = f < l->Fo ? d[(size_t)h * l->Fo + f] : 0;
+    } else if (b->dlogits) {
         const gat_real *d = b->dlogits + (size_t)i * l->Fo;
         const gat_real s = H == 1 ? 1 : (gat_real)1 / H;
         for (gat_idx f = 0; f < Fp; f++)

@@ -396,6 +396,7 @@ static void describe(gat_i_fast *f, int l)
     fl->g = f->g, fl->x = f->x;
     fl->H = L->heads, fl->Fo = L->fo, fl->Fp = L->Fp, fl->hw = L->hw;
     fl->fin = L->fin, fl->width = L->width, fl->mean = L->mean, fl->score = S;
+    fl->linear = L->linear;
     fl->W = fy->Wp, fl->a_src = fy->asp, fl->a_dst = fy->adp;
     fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
     fl->D = L->edge_dim > 0 ? L->edge_dim : 0;

@@ -72,7 +72,7 @@ static gat_i_fbw layer_buffers(gat_i_fast *f, int l, const projections *p, const
     const gat_i_layer *L = &f->L[l];
     const size_t hw = (size_t)L->hw;
     gat_i_fbw b = {.identity = -1,
-                   .dlogits = L->mean ? dlogits : NULL,
+                   .dlogits = L->mean || L->linear ? dlogits : NULL,
                    .dy = f->dy[l % 2],
                    .dy_stride = GAT_I_DY_STRIDE(L->heads, hw),
                    .drow = f->drow,

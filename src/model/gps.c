@@ -45,7 +45,6 @@ struct gat_gps {
     size_t cls_w[GAT_MAX_CLASSIFIER_LAYERS + 1], cls_b[GAT_MAX_CLASSIFIER_LAYERS + 1];
     gps_layer L[GAT_MAX_LAYERS];
     gat_i_gps_local local[GAT_MAX_LAYERS];
-    gat_i_gps_local *hl[GAT_MAX_LAYERS]; /* GAT_GPS_BN: layer l's H_l one-head terms */
     uint64_t seed, step, key;
     int threads;
     /* the last forward */
@@ -171,10 +170,10 @@ static void table(gat_gps *m)
     m->in_b = add(m, "input.bias", 0, D, 0, &off);
     for (int l = 0; l < c->layers; l++) {
         gps_layer *L = &m->L[l];
-        if (c->kind == GAT_GPS_BN) { /* H_l heads of D / H_l: W as H_l blocks (D, D / H_l) */
+        if (c->kind == GAT_GPS_BN) { /* H_l heads of D / H_l concatenated */
             const gat_idx Hl = l == c->layers - 1 && c->last_heads ? c->last_heads : H;
             L->heads = Hl;
-            L->gw = add(m, "layer%d.gat.weight", l, Hl * D, D / Hl, &off);
+            L->gw = add(m, "layer%d.gat.weight", l, D, D, &off);
             L->gas = add(m, "layer%d.gat.att_src", l, Hl, D / Hl, &off);
             L->gad = add(m, "layer%d.gat.att_dst", l, Hl, D / Hl, &off);
             L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
@@ -243,8 +242,9 @@ static void init(gat_gps *m)
         if (t->ndim != 2) continue;
         double fin = t->shape[0], fout = t->shape[1];
         if (strstr(name, ".gat.weight")) { /* one head's columns */
-            if (m->cfg.kind == GAT_GPS_BN)
-                fin = m->cfg.dim;
+            int l = 0;
+            if (m->cfg.kind == GAT_GPS_BN && sscanf(name, "layer%d", &l) == 1)
+                fout = (double)m->cfg.dim / (double)m->L[l].heads;
             else
                 fout = m->cfg.dim;
         }
@@ -275,23 +275,10 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
     init(m);
     for (int l = 0; l < c->layers; l++) {
         const gps_layer *L = &m->L[l];
-        if (c->kind != GAT_GPS_BN) {
-            gat_i_gps_local_init(&m->local[l], c->dim, c->dim, c->heads, L->gw, L->gas, L->gad,
-                                 L->gb, c->negative_slope, c->att_dropout, m->threads);
-            continue;
-        }
-        const gat_idx Hl = L->heads, Fo = c->dim / Hl;
-        if (!(m->hl[l] = gat_calloc((size_t)Hl, sizeof *m->hl[l]))) {
-            gat_gps_free(m);
-            return GAT_ENOMEM;
-        }
-        for (gat_idx k = 0; k < Hl; k++) {
-            const size_t o = (size_t)k * Fo;
-            gat_i_gps_local_init(&m->hl[l][k], c->dim, Fo, 1, L->gw + o * c->dim, L->gas + o,
-                                 L->gad + o, L->gb + o, c->negative_slope, c->att_dropout,
-                                 m->threads);
-            m->hl[l][k].share = k ? &m->hl[l][0] : NULL;
-        }
+        const int bn = c->kind == GAT_GPS_BN; /* heads concatenated, no activation */
+        const gat_idx H = bn ? L->heads : c->heads, Fo = bn ? c->dim / L->heads : c->dim;
+        gat_i_gps_local_init(&m->local[l], c->dim, Fo, H, bn, L->gw, L->gas, L->gad, L->gb,
+                             c->negative_slope, c->att_dropout, m->threads);
     }
     *out = m;
     return GAT_OK;
@@ -300,12 +287,7 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
 void gat_gps_free(gat_gps *m)
 {
     if (!m) return;
-    for (int l = 0; l < m->cfg.layers; l++) {
-        gat_i_gps_local_free(&m->local[l]);
-        if (m->hl[l])
-            for (gat_idx k = 0; k < m->L[l].heads; k++) gat_i_gps_local_free(&m->hl[l][k]);
-        gat_free(m->hl[l]);
-    }
+    for (int l = 0; l < m->cfg.layers; l++) gat_i_gps_local_free(&m->local[l]);
     gat_free(m->act);
     gat_free(m->blob);
     gat_free(m);
@@ -320,11 +302,7 @@ void gat_gps_set_threads(gat_gps *m, int n)
 {
     if (!m) return;
     m->threads = gat_i_threads(n);
-    for (int l = 0; l < m->cfg.layers; l++) {
-        m->local[l].threads = m->threads;
-        if (m->hl[l])
-            for (gat_idx k = 0; k < m->L[l].heads; k++) m->hl[l][k].threads = m->threads;
-    }
+    for (int l = 0; l < m->cfg.layers; l++) m->local[l].threads = m->threads;
 }
 
 gat_real *gat_gps_params(gat_gps *m, size_t *count)
@@ -460,6 +438,16 @@ static void attn_forward(gat_gps *m, int l, const gat_real *h, gps_cache *c)
     gat_i_dense_forward(N, D, D, c->o, p + L->wo, p + L->bo, c->att, nt);
 }
 
+/* ELU below zero, exp(x) - 1, in the precision of the build. */
+static inline gat_real elu_neg(gat_real x)
+{
+#ifdef GAT_REAL_DOUBLE
+    return expm1(x);
+#else
+    return expm1f(x);
+#endif
+}
+
 /* A GAT_GPS_BN layer: out = [h +] drop(ELU(BN(GAT_cat(h)))); caches loc (GAT_cat), u (BN's
  * output), c (the ELU's, before dropout), bmu, brs. */
 static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int training)
@@ -467,22 +455,16 @@ static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int tra
     const gps_layer *L = &m->L[l];
     gps_cache *c = &m->C[l];
     gat_real *p = m->blob;
-    const gat_idx N = m->N, D = m->cfg.dim, Hl = L->heads, Fo = D / Hl;
+    const gat_idx N = m->N, D = m->cfg.dim;
     const size_t nd = (size_t)N * D;
-    gat_real *t = m->sbr; /* one head's (N, Fo) */
     gat_status st;
-    for (gat_idx k = 0; k < Hl; k++) {
-        const uint64_t key = gat_i_hash64(drop_key(m, l, 3), (uint64_t)k);
-        if ((st = gat_i_gps_local_forward(&m->hl[l][k], m->g, h, p, training, key, t)) != GAT_OK)
-            return st;
-        for (gat_idx i = 0; i < N; i++)
-            memcpy(c->loc + (size_t)i * D + (size_t)k * Fo, t + (size_t)i * Fo,
-                   (size_t)Fo * sizeof *t);
-    }
+    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, p, training, drop_key(m, l, 3),
+                                      c->loc)) != GAT_OK)
+        return st;
     gat_i_batchnorm_forward(N, D, c->loc, p + L->bng, p + L->bnb, training, p + L->bnm,
                             p + L->bnv, c->u, c->bmu, c->brs, m->threads);
     for (size_t e = 0; e < nd; e++)
-        c->c[e] = c->u[e] > 0 ? c->u[e] : (gat_real)expm1((double)c->u[e]);
+        c->c[e] = c->u[e] > 0 ? c->u[e] : elu_neg(c->u[e]);
     memcpy(c->out, c->c, nd * sizeof *c->out);
     gat_i_gps_dropout(c->out, nd, training ? m->cfg.dropout : 0, drop_key(m, l, 0));
     if (m->cfg.residual)
@@ -661,7 +643,7 @@ static void bn_layer_backward(gat_gps *m, int l)
     gps_cache *c = &m->C[l];
     const gat_real *p = m->blob;
     gat_real *gr = m->blob + m->n_params;
-    const gat_idx N = m->N, D = m->cfg.dim, Hl = L->heads, Fo = D / Hl;
+    const gat_idx N = m->N, D = m->cfg.dim;
     const size_t nd = (size_t)N * D;
     if (m->cfg.residual)
         memcpy(m->dn, m->dh, nd * sizeof *m->dn);
@@ -673,12 +655,7 @@ static void bn_layer_backward(gat_gps *m, int l)
         if (!(c->u[e] > 0)) m->sa[e] *= c->c[e] + 1;
     gat_i_batchnorm_backward(N, D, c->loc, p + L->bng, c->bmu, c->brs, m->sa, m->sc, gr + L->bng,
                              gr + L->bnb, m->threads);
-    for (gat_idx k = 0; k < Hl; k++) {
-        for (gat_idx i = 0; i < N; i++)
-            memcpy(m->so + (size_t)i * Fo, m->sc + (size_t)i * D + (size_t)k * Fo,
-                   (size_t)Fo * sizeof *m->so);
-        gat_i_gps_local_backward(&m->hl[l][k], p, gr, m->so, m->dn);
-    }
+    gat_i_gps_local_backward(&m->local[l], p, gr, m->sc, m->dn);
 }
 
 /* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */

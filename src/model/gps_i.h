@@ -22,22 +22,20 @@ typedef struct gat_i_gps_local {
     gat_i_fast *f; /* the engine's caches for the last forward's graph, or NULL */
     gat_csr x;     /* (N, D) h, every entry stored; the pattern is made when N changes */
     gat_idx n;     /* rows of x's pattern (-1: none) */
-    /* NULL, or a term of the same layer whose forward ran first on the same h: its x is bound
-     * instead (the heads of a GAT_GPS_BN layer share one copy of h) */
-    const struct gat_i_gps_local *share;
 } gat_i_gps_local;
 
-/* A term for input width D, output width Fo, H heads averaged, whose tensors W (D, H Fo)
- * head-major columns, a_src, a_dst (H, Fo) and b (Fo) sit at offsets w, as, ad, b of the
- * model's parameter (and gradient) buffer. */
-void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, size_t w, size_t as,
-                          size_t ad, size_t b, double slope, double att_p, int threads);
-/* out (N, Fo) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's
+/* A term for input width D, H heads of width Fo, averaged (concat 0: output width W = Fo) or
+ * concatenated without an activation (concat 1, the engine's linear layer: W = H Fo), whose
+ * tensors W (D, H Fo) head-major columns, a_src, a_dst (H, Fo) and b (W) sit at offsets w, as,
+ * ad, b of the model's parameter (and gradient) buffer. */
+void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, int concat, size_t w,
+                          size_t as, size_t ad, size_t b, double slope, double att_p, int threads);
+/* out (N, W) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's
  * buffer. training: attention dropout att_p with the masks of key. Returns GAT_ENOMEM. */
 gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const gat_real *h,
                                    const gat_real *params, int training, uint64_t key,
                                    gat_real *out);
-/* From dout (N, Fo): adds the term's parameter gradients into grads (the model's gradient
+/* From dout (N, W): adds the term's parameter gradients into grads (the model's gradient
  * buffer) and its input gradient into dh (N, D). */
 void gat_i_gps_local_backward(gat_i_gps_local *t, const gat_real *params, gat_real *grads,
                               const gat_real *dout, gat_real *dh);

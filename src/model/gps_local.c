@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, size_t w, size_t as,
-                          size_t ad, size_t b, double slope, double att_p, int threads)
+void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, int concat, size_t w,
+                          size_t as, size_t ad, size_t b, double slope, double att_p, int threads)
 {
     gat_model_config c;
     gat_model_config_default(&c, D, Fo);
@@ -16,9 +16,11 @@ void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, size
     t->ops = gat_i_fused_get(t->opt.kernels);
     gat_i_layer *L = &t->L;
     L->fin = D;
-    L->fo = L->width = Fo;
+    L->fo = Fo;
+    L->width = concat ? H * Fo : Fo;
     L->heads = H;
-    L->mean = 1;
+    L->mean = !concat;
+    L->linear = concat != 0;
     L->score = GAT_SCORE_GAT;
     L->Fp = gat_i_fused_fp(H, Fo);
     L->hw = L->Fp * H;
@@ -52,9 +54,9 @@ gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const
 {
     gat_status st;
     int done = 0;
-    if (!t->share && (st = dense_input(t, g->n, h)) != GAT_OK) return st;
+    if ((st = dense_input(t, g->n, h)) != GAT_OK) return st;
     /* x's values changed: bind again (the engine keeps x's transpose for the weight gradient) */
-    const gat_i_binding b = {.g = g, .x = t->share ? &t->share->x : &t->x,
+    const gat_i_binding b = {.g = g, .x = &t->x,
                              .flags = GAT_I_BIND_TRUSTED | GAT_BIND_INPUT_GRADIENT};
     if (t->f && (st = gat_i_fast_rebind(t->f, &b, t->threads, &done)) != GAT_OK) done = 0;
     if (!done) {
@@ -66,7 +68,7 @@ gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const
     const gat_i_fast_run run = {.training = training, .key = key, .att_p = t->att_p,
                                 .slope = t->slope, .nt = t->threads};
     gat_i_fast_forward(t->f, params, &b, &run);
-    memcpy(out, gat_i_fast_output(t->f, 0), (size_t)g->n * (size_t)t->L.fo * sizeof *out);
+    memcpy(out, gat_i_fast_output(t->f, 0), (size_t)g->n * (size_t)t->L.width * sizeof *out);
     return GAT_OK;
 }
 
@@ -75,7 +77,7 @@ void gat_i_gps_local_backward(gat_i_gps_local *t, const gat_real *params, gat_re
 {
     gat_i_fast_backward(t->f, params, grads, dout, t->threads, NULL, NULL);
     const gat_real *dx = gat_i_fast_input_grad(t->f); /* the binding asked for it */
-    const size_t n = (size_t)(t->share ? t->share->n : t->n) * (size_t)t->L.fin;
+    const size_t n = (size_t)t->n * (size_t)t->L.fin;
     for (size_t e = 0; e < n; e++) dh[e] += dx[e];
 }
 

@@ -13,6 +13,9 @@ typedef struct gat_i_layer {
     gat_idx fin, fo, width; /* input width, per-head width, output width (heads x fo hidden,
                              * fo on the output layer) */
     int heads, mean;        /* mean: the output layer (heads averaged, no ELU) */
+    int linear;             /* with mean 0: heads concatenated without the ELU, the one layer
+                             * of an engine whose output is the caller's (the graph
+                             * transformer's gat-bn kind); its gradient comes as dlogits */
     gat_score score;        /* every layer of a model has the same */
     gat_idx Fp, hw;         /* the kernels' layout (layers/fused.h): fo padded to Fp
                              * (gat_i_fused_fp), rows of hw = Fp x heads values */
