@@ -583,19 +583,16 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
         m->ro = (gat_i_readout_op){.kind = m->cfg.readout, .B = n_seg, .D = D, .K = 1, .A = 1,
                                    .ptr = m->seg, .arg = arg, .threads = m->threads};
         gat_i_readout_forward(&m->ro, h, m->r);
+        /* the classifier: the MLP op of graph models (no hidden layer: the linear one) */
         const int cl = m->cfg.classifier_layers;
-        if (cl > 0) {
-            gat_real *gr = m->blob + m->n_params;
-            m->mlp = (gat_i_mlp_op){.B = n_seg, .R = D, .C = C, .L = cl, .act = m->mlp_act,
-                                    .scratch = m->mlp_scratch};
-            for (int k = 0; k <= cl; k++) {
-                m->mlp.W[k] = p + m->cls_w[k], m->mlp.b[k] = p + m->cls_b[k];
-                m->mlp.dW[k] = gr + m->cls_w[k], m->mlp.db[k] = gr + m->cls_b[k];
-            }
-            gat_i_mlp_forward(&m->mlp, m->r, m->logits);
-        } else {
-            gat_i_linear_forward(n_seg, D, C, m->r, p + m->out_w, p + m->out_b, m->logits);
+        gat_real *gr = m->blob + m->n_params;
+        m->mlp = (gat_i_mlp_op){.B = n_seg, .R = D, .C = C, .L = cl, .act = m->mlp_act,
+                                .scratch = m->mlp_scratch};
+        for (int k = 0; k <= cl; k++) {
+            m->mlp.W[k] = p + m->cls_w[k], m->mlp.b[k] = p + m->cls_b[k];
+            m->mlp.dW[k] = gr + m->cls_w[k], m->mlp.db[k] = gr + m->cls_b[k];
         }
+        gat_i_mlp_forward(&m->mlp, m->r, m->logits);
     } else {
         gat_i_dense_forward(m->N, D, C, h, p + m->out_w, p + m->out_b, m->logits, m->threads);
     }
@@ -636,7 +633,7 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
 }
 
 /* A GAT_GPS_BN layer's backward from m->dh into m->dn: the residual's dh (if any), then through
- * dropout, the ELU (derivative ELU + 1 below zero), BN and each head's term. */
+ * dropout, the ELU (derivative ELU + 1 below zero), BN and the GAT term. */
 static void bn_layer_backward(gat_gps *m, int l)
 {
     const gps_layer *L = &m->L[l];
@@ -719,11 +716,7 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     memset(dcur, 0, nd * sizeof *dcur);
     if (m->cfg.task == GAT_TASK_GRAPH) {
         memset(m->dr, 0, (size_t)m->B * D * sizeof *m->dr);
-        if (m->cfg.classifier_layers > 0)
-            gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
-        else
-            gat_i_linear_backward(m->B, D, C, m->r, p + m->out_w, dlogits, m->dr, gr + m->out_w,
-                                  gr + m->out_b);
+        gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
         gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
     } else {
         gat_i_dense_backward(N, D, C, hL, p + m->out_w, dlogits, dcur, gr + m->out_w,
