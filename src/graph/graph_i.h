@@ -13,8 +13,13 @@ typedef struct gat_block gat_block;
  * keeps one. */
 int gat_i_sampler_threads_in_use(const gat_sampler *s);
 
-/* gat_block_features (arguments as there) on nt threads (OpenMP) for large blocks. */
-gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out);
+/* gat_block_features (arguments as there) on nt threads (OpenMP) for large blocks. rows_cap NULL:
+ * out gets new arrays; else out's arrays (rows for *rows_cap rows, out->capacity values; none
+ * when out is zeroed) are reused when large enough and replaced, with *rows_cap updated, when
+ * not: a loader's slot fills the same arrays block after block instead of faulting in new pages
+ * (90 MB a block on the products-sized graph). */
+gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out,
+                                size_t *rows_cap);
 
 /* The most batches a loader has held at once so far (its bound is two); for the tests. */
 int gat_i_loader_peak(gat_loader *l);

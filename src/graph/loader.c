@@ -20,6 +20,7 @@ struct gat_loader {
     gat_idx n, B, batches;
     uint64_t step0;
     gat_batch slot[2];
+    size_t xrows_cap[2]; /* rows the arrays of slot[z].x hold (kept from batch to batch) */
     gat_status st[2];   /* the draw's status of the batch in each slot */
     char msg[2][512];   /* and its message (the drawing thread's, copied) */
     int full[2];        /* slot k % 2 holds batch k (drawn or failed); the consumer empties it */
@@ -43,6 +44,18 @@ static void batch_destroy(gat_batch *b)
     memset(b, 0, sizeof *b);
 }
 
+/* Empties slot z for its next batch, keeping its feature matrix's arrays for that batch's
+ * features (gat_i_block_features reuses them). */
+static void batch_clear(gat_loader *l, int z)
+{
+    gat_batch *b = &l->slot[z];
+    const gat_csr x = b->x;
+    gat_block_destroy(&b->block);
+    gat_free(b->edge_x);
+    memset(b, 0, sizeof *b);
+    b->x = x;
+}
+
 /* Batch k into slot k % 2 (empty), its status and message there; returns the seconds taken. */
 static double draw(gat_loader *l, gat_idx k)
 {
@@ -53,8 +66,8 @@ static double draw(gat_loader *l, gat_idx k)
     gat_status st;
     b->step = l->step0 + (uint64_t)k;
     if ((st = gat_sampler_sample(l->s, l->order + at, nb, b->step, &b->block)) == GAT_OK &&
-        (st = gat_i_block_features(&b->block, l->x, gat_i_sampler_threads_in_use(l->s), &b->x)) ==
-            GAT_OK &&
+        (st = gat_i_block_features(&b->block, l->x, gat_i_sampler_threads_in_use(l->s), &b->x,
+                                   &l->xrows_cap[z])) == GAT_OK &&
         l->D > 0) {
         if (!(b->edge_x = gat_malloc((size_t)b->block.graph.nnz, (size_t)l->D * sizeof *b->edge_x)))
             st = GAT_ENOMEM;
@@ -66,6 +79,7 @@ static double draw(gat_loader *l, gat_idx k)
     if (st != GAT_OK) {
         snprintf(l->msg[z], sizeof l->msg[z], "%s", gat_last_error());
         batch_destroy(b);
+        l->xrows_cap[z] = 0;
     }
     return gat_i_seconds() - t0;
 }
@@ -151,7 +165,7 @@ gat_status gat_loader_next(gat_loader *l, const gat_batch **b)
     if (l->spent != GAT_OK) return gat_i_error(l->spent, "%s", l->spent_msg);
     if (l->next > 0) { /* the batch returned before: its slot is for batch next + 1 */
         const int z = (int)((l->next - 1) % 2);
-        batch_destroy(&l->slot[z]);
+        batch_clear(l, z);
         if (l->threaded) pthread_mutex_lock(&l->mu);
         l->full[z] = 0;
         l->alive--;

@@ -210,7 +210,7 @@ static void claim(gat_idx *local, gat_idx j, gat_idx q, int atomic)
  * over the chunks places every new node. No failure is possible once the claims begin. */
 #define NCH 64
 static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t total,
-                           gat_idx *nodes, gat_idx n, int nt)
+                           gat_idx *nodes, gat_idx n, uint8_t *first, int nt)
 {
     gat_idx *local = s->local, at[NCH + 1] = {0};
     const size_t len = total - q0, step = (len + NCH - 1) / NCH;
@@ -222,11 +222,17 @@ static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t
             if (q + PREFETCH < total) __builtin_prefetch(&local[src[q + PREFETCH]], 1);
             claim(local, src[q], (gat_idx)q, par);
         }
+        /* each edge's flag (it claimed its source first) with the one more gather from local
+         * this needs, prefetched; the count and the placing read the flags in order */
 #pragma omp for schedule(static)
         for (int c = 0; c < NCH; c++) {
             gat_idx k = 0;
-            for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
-                k += local[src[q]] == -2 - (gat_idx)q;
+            const size_t e = q0 + (c + 1) * step < total ? q0 + (c + 1) * step : total;
+            for (size_t q = q0 + c * step; q < e; q++) {
+                if (q + PREFETCH < e) __builtin_prefetch(&local[src[q + PREFETCH]]);
+                first[q - q0] = local[src[q]] == -2 - (gat_idx)q;
+                k += first[q - q0];
+            }
             at[c + 1] = k;
         }
 #pragma omp single
@@ -236,11 +242,13 @@ static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t
         for (int c = 0; c < NCH; c++) {
             gat_idx k = n + at[c];
             for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
-                if (local[src[q]] == -2 - (gat_idx)q) nodes[k++] = src[q];
+                if (first[q - q0]) nodes[k++] = src[q];
         }
 #pragma omp for schedule(static)
-        for (gat_idx u = n; u < n + at[NCH]; u++)
+        for (gat_idx u = n; u < n + at[NCH]; u++) {
+            if (u + PREFETCH < n + at[NCH]) __builtin_prefetch(&local[nodes[u + PREFETCH]], 1);
             local[nodes[u]] = u;
+        }
     }
     return at[NCH];
 }
@@ -251,47 +259,79 @@ static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t
 static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *out, size_t *cap,
                             gat_idx *n, gat_idx **off, gat_idx **pos, gat_idx **src)
 {
-    size_t cap_off = 0, cap_pos = 0, cap_src = 0;
+    size_t cap_off = 0, cap_pos = 0, cap_src = 0, cap_first = 0;
     const uint64_t k0 = gat_i_hash64(s->seed, step);
-    gat_status st;
+    uint8_t *first = NULL; /* (hop's draws) new_sources' flags */
+    gat_status st = GAT_OK;
     if ((st = reserve(off, &cap_off, (size_t)*n + 1)) != GAT_OK) return st;
     (*off)[0] = 0;
     for (int h = 0; h < s->hops; h++) {
         const gat_idx lo = h ? out->hop_end[h - 1] : 0, hi = out->hop_end[h], F = s->fanout[h];
-        if ((st = reserve(off, &cap_off, (size_t)hi + 1)) != GAT_OK) return st;
+        if ((st = reserve(off, &cap_off, (size_t)hi + 1)) != GAT_OK) break;
         gat_idx *o = *off;
-        size_t total = (size_t)o[lo];
+        /* each frontier node's draw count at o[u + 1] (in parallel: its row pointers are
+         * random reads), then their running sum */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && hi - lo > 4096)
         for (gat_idx u = lo; u < hi; u++) {
-            const gat_idx d = others(s, out->nodes[u]);
-            total += (size_t)(F < 0 || F > d ? d : F);
-            /* the block's edges: the sampled ones and at most a self-loop per node, which are
-             * at most n_targets + the sampled ones */
-            if (total > ((size_t)INT32_MAX - (size_t)out->n_targets) / 2)
-                return gat_i_error(GAT_EINVAL, "gat_sampler_sample: the block's edges exceed "
-                                   "32-bit edge indices at hop %d (use fewer targets or smaller "
-                                   "fan-outs)", h);
-            o[u + 1] = (gat_idx)total;
-        }
-        const size_t q0 = (size_t)o[lo];
-        if ((st = reserve(pos, &cap_pos, total)) != GAT_OK ||
-            (st = reserve(src, &cap_src, total)) != GAT_OK ||
-            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
-            return st;
-        /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
-        gat_idx *p = *pos, *j = *src;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
-        for (gat_idx u = lo; u < hi; u++) {
-            if (u + PREFETCH < hi) { /* the rows a later draw reads, ahead of it */
+            if (u + PREFETCH < hi) {
                 const gat_idx w = out->nodes[u + PREFETCH];
                 __builtin_prefetch(&s->g->rowptr[w]);
                 __builtin_prefetch(&s->loop[w]);
             }
+            const gat_idx d = others(s, out->nodes[u]);
+            o[u + 1] = F < 0 || F > d ? d : F;
+        }
+        size_t total = (size_t)o[lo];
+        for (gat_idx u = lo; u < hi; u++) {
+            total += (size_t)o[u + 1];
+            /* the block's edges: the sampled ones and at most a self-loop per node, which are
+             * at most n_targets + the sampled ones */
+            if (total > ((size_t)INT32_MAX - (size_t)out->n_targets) / 2) {
+                st = gat_i_error(GAT_EINVAL,
+                                 "gat_sampler_sample: the block's edges exceed "
+                                 "32-bit edge indices at hop %d (use fewer targets or smaller "
+                                 "fan-outs)",
+                                 h);
+                break;
+            }
+            o[u + 1] = (gat_idx)total;
+        }
+        if (st != GAT_OK) break;
+        const size_t q0 = (size_t)o[lo];
+        if ((st = reserve(pos, &cap_pos, total)) != GAT_OK ||
+            (st = reserve(src, &cap_src, total)) != GAT_OK ||
+            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
+            break;
+        if (total - q0 > cap_first) {
+            uint8_t *f = gat_realloc(first, total - q0, 1);
+            if (!f) {
+                st = GAT_ENOMEM;
+                break;
+            }
+            first = f;
+            cap_first = total - q0;
+        }
+        /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
+        gat_idx *p = *pos, *j = *src;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
+        for (gat_idx u = lo; u < hi; u++) {
+            /* what later draws read, ahead of them in two stages: a node's row pointer and
+             * self-loop position 2 PREFETCH draws ahead, then (its row pointer now at hand) its
+             * columns PREFETCH draws ahead; the columns' load was 74 % of the draws' time */
+            if (u + 2 * PREFETCH < hi) {
+                const gat_idx w = out->nodes[u + 2 * PREFETCH];
+                __builtin_prefetch(&s->g->rowptr[w]);
+                __builtin_prefetch(&s->loop[w]);
+            }
+            if (u + PREFETCH < hi)
+                __builtin_prefetch(&s->g->col[s->g->rowptr[out->nodes[u + PREFETCH]]]);
             draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u], j + o[u]);
         }
-        *n += new_sources(s, j, q0, total, out->nodes, *n, nt);
+        *n += new_sources(s, j, q0, total, out->nodes, *n, first, nt);
         out->hop_end[h + 1] = *n;
     }
-    return GAT_OK;
+    gat_free(first);
+    return st;
 }
 
 /* Sorts r[0..c-1] ascending: insertion sort for short rows, qsort beyond. */
@@ -337,9 +377,12 @@ static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat
         const gat_idx v = out->nodes[u], at = out->graph.rowptr[u];
         gat_idx c = 0;
         if (u < R)
-            for (gat_idx q = off[u]; q < off[u + 1]; q++)
+            for (gat_idx q = off[u]; q < off[u + 1]; q++) {
+                /* the sources' local ids are gathers from a node-sized array: ahead */
+                if (q + 4 * PREFETCH < off[R]) __builtin_prefetch(&s->local[src[q + 4 * PREFETCH]]);
                 key[at + c++] = (uint64_t)(uint32_t)s->local[src[q]] << 32 |
                                 (uint32_t)pos[q];
+            }
         if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
         sort_keys(key + at, c);
         for (gat_idx q = 0; q < c; q++) {
@@ -384,8 +427,10 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
     memset(&out, 0, sizeof out);
     st = GAT_OK;
 
-cleanup:
-    for (gat_idx u = 0, *drawn = b->nodes ? b->nodes : out.nodes; u < n; u++) {
+cleanup:;
+    const gat_idx *drawn = b->nodes ? b->nodes : out.nodes;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 8192)
+    for (gat_idx u = 0; u < n; u++) {
         if (u + PREFETCH < n) __builtin_prefetch(&s->local[drawn[u + PREFETCH]], 1);
         s->local[drawn[u]] = -1;
     }
@@ -398,7 +443,7 @@ cleanup:
 
 gat_status gat_block_features(const gat_block *b, const gat_csr *x, gat_csr *out)
 {
-    return gat_i_block_features(b, x, gat_i_threads(0), out);
+    return gat_i_block_features(b, x, gat_i_threads(0), out, NULL);
 }
 
 int gat_i_sampler_threads_in_use(const gat_sampler *s)
@@ -407,7 +452,36 @@ int gat_i_sampler_threads_in_use(const gat_sampler *s)
     return s->fixed_threads || s->gov.all || nt <= 1 ? nt : 1;
 }
 
-gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out)
+/* out's arrays for rows x cols with nnz values: those it holds when they are large enough (rows
+ * for *rows_cap rows, out->capacity values), else new ones an eighth larger than asked (the
+ * blocks of one loader differ a little in size: a few grow steps, then none) */
+static gat_status csr_reserve(gat_csr *out, size_t *rows_cap, gat_idx rows, gat_idx cols,
+                              size_t nnz)
+{
+    if (out->rowptr && out->col && out->val && (size_t)rows <= *rows_cap && nnz <= out->capacity) {
+        out->rows = rows;
+        out->cols = cols;
+        return GAT_OK;
+    }
+    const size_t r = (size_t)rows + (size_t)rows / 8, v = nnz + nnz / 8;
+    gat_csr_destroy(out);
+    *rows_cap = 0;
+    out->rowptr = gat_malloc(r + 1, sizeof *out->rowptr);
+    out->col = gat_malloc(v ? v : 1, sizeof *out->col);
+    out->val = gat_malloc(v ? v : 1, sizeof *out->val);
+    if (!out->rowptr || !out->col || !out->val) {
+        gat_csr_destroy(out);
+        return GAT_ENOMEM;
+    }
+    out->rows = rows;
+    out->cols = cols;
+    out->capacity = v ? v : 1;
+    *rows_cap = r;
+    return GAT_OK;
+}
+
+gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, gat_csr *out,
+                                size_t *rows_cap)
 {
     gat_status st;
     size_t nnz = 0;
@@ -415,7 +489,7 @@ gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, ga
     if ((st = gat_i_check_args("gat_block_features", 3, (const void *[]){b, x, out},
                                (const char *[]){"block b", "features x", "out"})) != GAT_OK)
         return st;
-    memset(out, 0, sizeof *out);
+    if (!rows_cap) memset(out, 0, sizeof *out);
     if (b->n > 0 && (!b->nodes || !x->rowptr))
         return gat_i_error(GAT_EINVAL, "gat_block_features: NULL %s",
                            !b->nodes ? "block nodes" : "features rowptr");
@@ -442,7 +516,8 @@ gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, ga
         return gat_i_error(GAT_EINVAL, "gat_block_features: the block's rows hold %zu values, "
                            "more than 32-bit indices address", nnz);
     }
-    if ((st = gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) {
+    if ((st = rows_cap ? csr_reserve(out, rows_cap, b->n, x->cols, nnz)
+                       : gat_csr_init(out, b->n, x->cols, nnz)) != GAT_OK) {
         gat_free(start);
         return st;
     }
