@@ -55,6 +55,8 @@ static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, ga
     gat_gps_config_default(c, F, C);
     c->task = task;
     c->readout = o->readout_kind;
+    if (task == GAT_TASK_GRAPH && c->readout == GAT_READOUT_ATTENTION)
+        c->readout_heads = o->readout_heads;
     c->kind = o->arch_kind;
     c->dim = o->embed_dim;
     c->layers = o->layers;

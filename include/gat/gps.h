@@ -40,7 +40,9 @@
  *   last of the parameter buffer: training forwards write them, their gradient is zero, and the
  *   trainers' Adam steps leave them alone (gat_gps_trainable).
  *   Output: node task, logits = h_L W_out + b_out (N, C); graph task, a readout per graph (sum,
- *     mean or max, gat/readout.h) r (B, D), logits = r W + c (B, C), or with classifier_layers
+ *     mean, max, gat/readout.h: r (B, D); or attention, a GAT graph model's, its tensors
+ *     "readout.gate_weight" (D, K A), "readout.gate_bias", "readout.gate_att" (K, A) after the
+ *     layers': r (B, K D)), logits = r W + c (B, C), or with classifier_layers
  *     k > 0 the MLP of graph models (gat/model.h: k hidden ReLU layers halving the width,
  *     "classifier.hidden<i>.weight", ...).
  * Parameters: one buffer (gat_gps_params), tensors in a fixed order ("input.weight",
@@ -94,7 +96,10 @@ typedef struct gat_gps_config {
     int residual;          /* GAT_GPS_BN: 1 adds the layer's input (h + ...), 0 not; the other
                             * kinds' residual sums are part of them (0 only) */
     int classifier_layers; /* graph task: hidden layers of the classifier,
-                            * 0..GAT_MAX_CLASSIFIER_LAYERS (D / 2^k >= 1) */
+                            * 0..GAT_MAX_CLASSIFIER_LAYERS (R / 2^k >= 1, R the readout's width) */
+    /* Fields added with the attention readout; zero keeps the models as before. */
+    gat_idx readout_heads;  /* readout attention: heads K, 1..GAT_MAX_HEADS (0: 1) */
+    gat_idx readout_hidden; /* readout attention: gate width A, 1..65536 (0: D) */
 } gat_gps_config;
 
 typedef struct gat_gps gat_gps;

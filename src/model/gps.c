@@ -42,6 +42,7 @@ struct gat_gps {
     size_t n_params, n_train; /* all values; those before the running statistics */
     gat_real *blob; /* params | grads | Adam m | Adam v */
     size_t in_w, in_b, out_w, out_b;
+    size_t ro_v, ro_c, ro_w; /* the attention readout's gate: V (D, K A), c (K A), w (K, A) */
     size_t cls_w[GAT_MAX_CLASSIFIER_LAYERS + 1], cls_b[GAT_MAX_CLASSIFIER_LAYERS + 1];
     gps_layer L[GAT_MAX_LAYERS];
     gat_i_gps_local local[GAT_MAX_LAYERS];
@@ -100,6 +101,28 @@ void gat_gps_config_default(gat_gps_config *c, gat_idx in_features, gat_idx clas
                           .negative_slope = 0.2};
 }
 
+/* The attention readout's heads K and gate width A (1 and D by default), and the readout's width
+ * R (K D for attention, else D). */
+static gat_idx ro_heads(const gat_gps_config *c)
+{
+    return c->readout_heads > 0 ? c->readout_heads : 1;
+}
+
+static gat_idx ro_hidden(const gat_gps_config *c)
+{
+    return c->readout_hidden > 0 ? c->readout_hidden : c->dim;
+}
+
+static int ro_attention(const gat_gps_config *c)
+{
+    return c->task == GAT_TASK_GRAPH && c->readout == GAT_READOUT_ATTENTION;
+}
+
+static gat_idx ro_width(const gat_gps_config *c)
+{
+    return ro_attention(c) ? ro_heads(c) * c->dim : c->dim;
+}
+
 gat_status gat_gps_config_check(const gat_gps_config *c)
 {
     gat_i_clear_error();
@@ -109,9 +132,17 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(c->in_features < 1, "in_features = %d, expected > 0", c->in_features);
     BAD(c->classes < 1, "classes = %d, expected > 0", c->classes);
     BAD(!gat_task_name(c->task), "task = %d is not a gat_task", (int)c->task);
-    BAD(c->task == GAT_TASK_GRAPH && (unsigned)c->readout > GAT_READOUT_MAX,
-        "readout %s: a graph transformer pools by sum, mean or max",
-        gat_readout_name(c->readout) ? gat_readout_name(c->readout) : "?");
+    BAD(c->task == GAT_TASK_GRAPH && !gat_readout_name(c->readout),
+        "readout = %d is not a gat_readout", (int)c->readout);
+    BAD(c->readout_heads < 0 || c->readout_heads > GAT_MAX_HEADS,
+        "readout_heads = %d, expected 0 (one) or 1..%d", c->readout_heads, GAT_MAX_HEADS);
+    BAD(c->readout_hidden < 0 || c->readout_hidden > 65536,
+        "readout_hidden = %d, expected 0 (dim) or 1..65536", c->readout_hidden);
+    BAD((c->readout_heads || c->readout_hidden) &&
+            (c->task != GAT_TASK_GRAPH || c->readout != GAT_READOUT_ATTENTION),
+        "readout_%s = %d: only the attention readout of a graph task has a gate",
+        c->readout_heads ? "heads" : "hidden",
+        c->readout_heads ? c->readout_heads : c->readout_hidden);
     BAD(!gat_gps_kind_name(c->kind), "kind = %d is not a gat_gps_kind", (int)c->kind);
     BAD(c->layers < 1 || c->layers > GAT_MAX_LAYERS, "layers = %d, expected 1..%d", c->layers,
         GAT_MAX_LAYERS);
@@ -135,9 +166,10 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(c->last_heads < 0 || c->last_heads > c->dim || (c->last_heads && c->dim % c->last_heads),
         "last_heads = %d, expected 0 or a divisor of dim = %d", c->last_heads, c->dim);
     BAD(c->classifier_layers < 0 || c->classifier_layers > GAT_MAX_CLASSIFIER_LAYERS ||
-            (c->dim >> c->classifier_layers) < 1,
-        "classifier_layers = %d, expected 0..%d with dim / 2^classifier_layers >= 1 (dim = %d)",
-        c->classifier_layers, GAT_MAX_CLASSIFIER_LAYERS, c->dim);
+            (ro_width(c) >> c->classifier_layers) < 1,
+        "classifier_layers = %d, expected 0..%d with R / 2^classifier_layers >= 1 (R = %d, the "
+        "readout's width)",
+        c->classifier_layers, GAT_MAX_CLASSIFIER_LAYERS, ro_width(c));
     BAD(c->classifier_layers > 0 && c->task != GAT_TASK_GRAPH,
         "classifier_layers = %d: a node model's output is linear (task graph has the MLP)",
         c->classifier_layers);
@@ -206,7 +238,13 @@ static void table(gat_gps *m)
         L->n2g = add(m, "layer%d.norm2.gain", l, D, 0, &off);
         L->n2b = add(m, "layer%d.norm2.bias", l, D, 0, &off);
     }
-    gat_idx R = D;
+    if (ro_attention(c)) { /* a GAT graph model's names and shapes */
+        const gat_idx K = ro_heads(c), A = ro_hidden(c);
+        m->ro_v = add(m, "readout.gate_weight", 0, D, K * A, &off);
+        m->ro_c = add(m, "readout.gate_bias", 0, K * A, 0, &off);
+        m->ro_w = add(m, "readout.gate_att", 0, K, A, &off);
+    }
+    gat_idx R = ro_width(c);
     for (int k = 0; k < c->classifier_layers; k++, R /= 2) {
         m->cls_w[k] = add(m, "classifier.hidden%d.weight", k, R, R / 2, &off);
         m->cls_b[k] = add(m, "classifier.hidden%d.bias", k, R / 2, 0, &off);
@@ -353,16 +391,24 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
     for (size_t t = 0; t < sizeof nd / sizeof *nd; t++) *nd[t] = gat_i_carve(base, off, n * D, R);
     m->shid = gat_i_carve(base, off, n * 2 * D, R);
     m->delta = gat_i_carve(base, off, n * H, R);
-    m->r = gat_i_carve(base, off, (size_t)B * D, R);
-    m->dr = gat_i_carve(base, off, (size_t)B * D, R);
+    const size_t W = (size_t)ro_width(&m->cfg);
+    m->r = gat_i_carve(base, off, (size_t)B * W, R);
+    m->dr = gat_i_carve(base, off, (size_t)B * W, R);
+    if (ro_attention(&m->cfg)) {
+        const size_t K = (size_t)ro_heads(&m->cfg), KA = K * (size_t)ro_hidden(&m->cfg);
+        m->ro.u = gat_i_carve(base, off, n * KA, R);
+        m->ro.dz = gat_i_carve(base, off, n * KA, R);
+        m->ro.a = gat_i_carve(base, off, n * K, R);
+        m->ro.dg = gat_i_carve(base, off, n * K, R);
+    }
     m->logits = gat_i_carve(base, off, rows * C, R);
     m->seg = gat_i_carve(base, off, (size_t)B + 1, sizeof(gat_idx));
     m->anchor = gat_i_carve(base, off, (size_t)m->cfg.anchors + 1, sizeof(gat_idx));
     m->ro.arg = gat_i_carve(base, off, (size_t)B * D, sizeof(gat_idx));
     if (m->cfg.classifier_layers > 0) {
-        m->mlp_act = gat_i_carve(base, off, gat_i_mlp_act_size(B, (gat_idx)D,
-                                                               m->cfg.classifier_layers), R);
-        m->mlp_scratch = gat_i_carve(base, off, 2 * (size_t)B * (D / 2), R);
+        m->mlp_act =
+            gat_i_carve(base, off, gat_i_mlp_act_size(B, (gat_idx)W, m->cfg.classifier_layers), R);
+        m->mlp_scratch = gat_i_carve(base, off, 2 * (size_t)B * (W / 2), R);
     }
     for (int l = 0; l < m->cfg.layers; l++) {
         gps_cache *c = &m->C[l];
@@ -579,14 +625,25 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
     const gat_idx D = m->cfg.dim, C = m->cfg.classes;
     const gat_real *p = m->blob;
     if (m->cfg.task == GAT_TASK_GRAPH) {
-        gat_idx *arg = m->ro.arg;
-        m->ro = (gat_i_readout_op){.kind = m->cfg.readout, .B = n_seg, .D = D, .K = 1, .A = 1,
-                                   .ptr = m->seg, .arg = arg, .threads = m->threads};
+        /* the readout op of graph models: its caches carved by reserve, its gate (attention)
+         * in the parameter and gradient buffers */
+        gat_real *gr = m->blob + m->n_params;
+        const int att = ro_attention(&m->cfg);
+        m->ro.kind = m->cfg.readout, m->ro.B = n_seg, m->ro.D = D, m->ro.ptr = m->seg;
+        m->ro.K = ro_heads(&m->cfg), m->ro.A = att ? ro_hidden(&m->cfg) : 1;
+        m->ro.V = att ? p + m->ro_v : NULL, m->ro.c = att ? p + m->ro_c : NULL;
+        m->ro.w = att ? p + m->ro_w : NULL;
+        m->ro.dV = att ? gr + m->ro_v : NULL, m->ro.dc = att ? gr + m->ro_c : NULL;
+        m->ro.dw = att ? gr + m->ro_w : NULL;
+        m->ro.threads = m->threads;
         gat_i_readout_forward(&m->ro, h, m->r);
         /* the classifier: the MLP op of graph models (no hidden layer: the linear one) */
         const int cl = m->cfg.classifier_layers;
-        gat_real *gr = m->blob + m->n_params;
-        m->mlp = (gat_i_mlp_op){.B = n_seg, .R = D, .C = C, .L = cl, .act = m->mlp_act,
+        m->mlp = (gat_i_mlp_op){.B = n_seg,
+                                .R = ro_width(&m->cfg),
+                                .C = C,
+                                .L = cl,
+                                .act = m->mlp_act,
                                 .scratch = m->mlp_scratch};
         for (int k = 0; k <= cl; k++) {
             m->mlp.W[k] = p + m->cls_w[k], m->mlp.b[k] = p + m->cls_b[k];
@@ -715,7 +772,7 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     gat_real *dcur = m->dh; /* the gradient of the current layer's output */
     memset(dcur, 0, nd * sizeof *dcur);
     if (m->cfg.task == GAT_TASK_GRAPH) {
-        memset(m->dr, 0, (size_t)m->B * D * sizeof *m->dr);
+        memset(m->dr, 0, (size_t)m->B * (size_t)ro_width(&m->cfg) * sizeof *m->dr);
         gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
         gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
     } else {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp|gat-bn on a
-# node task (exact attention, and --anchors) and on --task graph (with --pe; gat-bn with the
-# benchmarking-gnns preset's schedule, MLP classifier and last-epoch model), the same output for 1
-# and 2 threads, and the usage errors.
+# node task (exact attention, and --anchors) and on --task graph (with --pe, the attention
+# readout; gat-bn with the benchmarking-gnns preset's schedule, MLP classifier and last-epoch
+# model), the same output for 1 and 2 threads, and the usage errors.
 # Usage: test_gps_cli.sh GAT_TRAIN DATA_DIR
 set -u
 train=$1 data=$2
@@ -39,7 +39,12 @@ check graph-gps 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 folds, stratified,
 strip "$tmp/out" >"$tmp/g1"
 "$train" "${g[@]}" --threads 2 >"$tmp/g2" 2>&1
 cmp -s "$tmp/g1" <(strip "$tmp/g2") && ok graph-same-on-2-threads || badf graph-same-on-2-threads "$tmp/g1" "$tmp/g2"
-check graph-readout 2 '' 'a graph transformer pools by sum, mean or max' -- "$train" "${g[@]}" --readout attention
+# the attention readout (2 heads): the same on 2 threads; --readout-heads without it refused
+check graph-attention 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 folds, stratified, readout attention, arch gps\)$' '' -- "$train" "${g[@]}" --readout attention --readout-heads 2 --threads 1
+strip "$tmp/out" >"$tmp/a1"
+"$train" "${g[@]}" --readout attention --readout-heads 2 --threads 2 >"$tmp/a2" 2>&1
+cmp -s "$tmp/a1" <(strip "$tmp/a2") && ok graph-attention-same-on-2-threads || badf graph-attention-same-on-2-threads "$tmp/a1" "$tmp/a2"
+check graph-readout-heads 2 '' '^gat-train: --readout-heads needs --readout attention$' -- "$train" "${g[@]}" --readout-heads 2
 check bn-anchors 2 '' '^gat-train: --anchors needs --arch gps or transformer$' -- "$train" "${common[@]}" --arch gat-bn --anchors 4
 check gps-residual 2 '' '--arch gps does not take --residual' -- "$train" "${common[@]}" --arch gps --residual
 

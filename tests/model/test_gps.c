@@ -75,6 +75,7 @@ static void g_bwd(void *c, const gat_real *dout)
 typedef struct extra {
     gat_idx anchors, last_heads;
     int residual, classifier_layers;
+    gat_idx readout_heads, readout_hidden; /* > 0: the attention readout */
 } extra;
 
 /* Gradient check of every parameter of a model of kind k on toy t. */
@@ -85,6 +86,9 @@ static void check_model(gat_gps_kind k, gat_task task, extra x, toy *t, const ch
     c.kind = k, c.task = task, c.dim = 4, c.heads = 2, c.layers = 2, c.dropout = 0;
     c.readout = GAT_READOUT_MEAN, c.anchors = x.anchors, c.last_heads = x.last_heads;
     c.residual = x.residual, c.classifier_layers = x.classifier_layers;
+    if (x.readout_heads > 0)
+        c.readout = GAT_READOUT_ATTENTION, c.readout_heads = x.readout_heads,
+        c.readout_hidden = x.readout_hidden;
     gat_gps *m;
     ck_assert_int_eq(gat_gps_create(&m, &c, 5), GAT_OK);
     gat_gps_set_threads(m, 1);
@@ -135,6 +139,12 @@ START_TEST(gradient_graph_and_anchors)
     check_model(GAT_GPS_BN, GAT_TASK_GRAPH,
                 (extra){.residual = 1, .last_heads = 1, .classifier_layers = 1}, &t,
                 "gat-bn graph, residual, one head last, MLP classifier");
+    check_model(GAT_GPS_HYBRID, GAT_TASK_GRAPH, (extra){.readout_heads = 1}, &t,
+                "gps graph, attention readout");
+    check_model(
+        GAT_GPS_BN, GAT_TASK_GRAPH,
+        (extra){.residual = 1, .readout_heads = 2, .readout_hidden = 3, .classifier_layers = 1}, &t,
+        "gat-bn graph, attention readout of 2 heads of width 3, MLP classifier");
     toy_free(&t);
 }
 END_TEST
@@ -174,6 +184,9 @@ START_TEST(threads_identical)
     c.task = GAT_TASK_GRAPH, c.dim = 16, c.heads = 4, c.dropout = 0.2, c.att_dropout = 0.1;
     if (_i == 1) /* batch norm over the 60 graphs' nodes, the MLP classifier */
         c.kind = GAT_GPS_BN, c.residual = 1, c.last_heads = 2, c.classifier_layers = 2;
+    if (_i == 2) /* the attention readout: its gate's gradients sum over all nodes */
+        c.kind = GAT_GPS_BN, c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 3,
+        c.readout_hidden = 5, c.classifier_layers = 1;
     size_t P = 0;
     gat_real *ref = NULL;
     for (int nt = 1; nt <= 3; nt++) {
@@ -390,6 +403,62 @@ START_TEST(graph_schedule)
 }
 END_TEST
 
+/* The attention readout with a zero gate (every score 0: uniform weights over each graph's nodes)
+ * is the mean readout: a model of each on the same other parameters (copied by tensor name)
+ * gives the same logits, to rounding; with K heads the classifier reads the K copies side by
+ * side, so K = 2 with the classifier's rows halved is the mean model again. */
+START_TEST(attention_readout_wiring)
+{
+    toy t;
+    toy_make(&t, 6, 5, 21);
+    for (int K = 1; K <= 2; K++) {
+        gat_gps_config c;
+        gat_gps_config_default(&c, 5, 3);
+        c.task = GAT_TASK_GRAPH, c.kind = GAT_GPS_BN, c.dim = 8, c.heads = 2, c.dropout = 0;
+        c.readout = GAT_READOUT_MEAN;
+        gat_gps *mean, *att;
+        ck_assert_int_eq(gat_gps_create(&mean, &c, 3), GAT_OK);
+        c.readout = GAT_READOUT_ATTENTION, c.readout_heads = K;
+        ck_assert_int_eq(gat_gps_create(&att, &c, 4), GAT_OK);
+        int nm, na;
+        const gat_model_tensor *tm = gat_gps_tensors(mean, &nm), *ta = gat_gps_tensors(att, &na);
+        gat_real *pm = gat_gps_params(mean, NULL), *pa = gat_gps_params(att, NULL);
+        ck_assert_int_eq(na, nm + 3);
+        for (int k = 0; k < na; k++) {
+            const gat_model_tensor *a = &ta[k];
+            if (!strncmp(a->name, "readout.", 8)) {
+                if (strcmp(a->name, "readout.gate_att") != 0)
+                    memset(pa + a->offset, 0, a->size * sizeof *pa);
+                continue;
+            }
+            int j = 0;
+            while (j < nm && strcmp(tm[j].name, a->name) != 0)
+                j++;
+            ck_assert_msg(j < nm, "%s: not in the mean model", a->name);
+            if (!strcmp(a->name, "classifier.weight")) { /* (K D, C): each head's rows / K */
+                ck_assert_uint_eq(a->size, (size_t)K * tm[j].size);
+                for (size_t e = 0; e < a->size; e++)
+                    pa[a->offset + e] = pm[tm[j].offset + e % tm[j].size] / (gat_real)K;
+                continue;
+            }
+            ck_assert_uint_eq(a->size, tm[j].size);
+            memcpy(pa + a->offset, pm + tm[j].offset, a->size * sizeof *pa);
+        }
+        const gat_real *ym, *ya;
+        gat_real want[18];
+        ck_assert_int_eq(gat_gps_forward(mean, &t.g, &t.x, 6, t.seg, 0, &ym), GAT_OK);
+        memcpy(want, ym, sizeof want);
+        ck_assert_int_eq(gat_gps_forward(att, &t.g, &t.x, 6, t.seg, 0, &ya), GAT_OK);
+        for (int k = 0; k < 18; k++)
+            ck_assert_msg(fabs(ya[k] - want[k]) < 1e-12, "K = %d, logit %d: %g, mean readout %g", K,
+                          k, (double)ya[k], (double)want[k]);
+        gat_gps_free(mean);
+        gat_gps_free(att);
+    }
+    toy_free(&t);
+}
+END_TEST
+
 START_TEST(bad_config)
 {
     gat_gps_config c;
@@ -400,7 +469,18 @@ START_TEST(bad_config)
     ck_assert_ptr_null(m);
     gat_gps_config_default(&c, 5, 2);
     c.task = GAT_TASK_GRAPH, c.readout = GAT_READOUT_ATTENTION;
-    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "sum, mean or max");
+    c.readout = (gat_readout)7;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "readout = 7 is not a gat_readout");
+    c.readout = GAT_READOUT_MEAN, c.readout_heads = 2;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "readout_heads = 2: only the attention readout of a graph task has a gate");
+    c.readout = GAT_READOUT_ATTENTION, c.readout_heads = GAT_MAX_HEADS + 1;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "readout_heads = ");
+    c.readout_heads = 0, c.readout_hidden = -1;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "readout_hidden = -1, expected 0 (dim)");
+    c.task = GAT_TASK_NODE, c.readout_hidden = 4;
+    ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
+                 "readout_hidden = 4: only the attention readout of a graph task has a gate");
     gat_gps_config_default(&c, 5, 2);
     c.dropout = 1;
     ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL, "dropout = 1");
@@ -432,7 +512,10 @@ START_TEST(bad_config)
                  "classifier_layers = 1: a node model's output is linear");
     c.task = GAT_TASK_GRAPH, c.dim = 4, c.heads = 2, c.classifier_layers = 3;
     ASSERT_FAILS(gat_gps_config_check(&c), GAT_EINVAL,
-                 "classifier_layers = 3, expected 0..4 with dim / 2^classifier_layers >= 1");
+                 "classifier_layers = 3, expected 0..4 with R / 2^classifier_layers >= 1 (R = 4,");
+    c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 2; /* R = 8: 3 hidden layers fit */
+    ck_assert_int_eq(gat_gps_config_check(&c), GAT_OK);
+    c.readout = GAT_READOUT_SUM, c.readout_heads = 0;
     /* segments that split a graph's edges, and a backward without a training forward */
     toy t;
     toy_make(&t, 2, 5, 1);
@@ -471,7 +554,8 @@ static Suite *suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("segments");
     tcase_add_test(tc, no_leak_between_graphs);
-    tcase_add_loop_test(tc, threads_identical, 0, 2);
+    tcase_add_loop_test(tc, threads_identical, 0, 3);
+    tcase_add_test(tc, attention_readout_wiring);
     tcase_add_test(tc, batchnorm_statistics);
     tcase_add_test(tc, linear_layer_is_heads_side_by_side);
     tcase_add_test(tc, graph_schedule);
