@@ -101,26 +101,18 @@ void gat_gps_config_default(gat_gps_config *c, gat_idx in_features, gat_idx clas
                           .negative_slope = 0.2};
 }
 
-/* The attention readout's heads K and gate width A (1 and D by default), and the readout's width
- * R (K D for attention, else D). */
-static gat_idx ro_heads(const gat_gps_config *c)
-{
-    return c->readout_heads > 0 ? c->readout_heads : 1;
-}
-
-static gat_idx ro_hidden(const gat_gps_config *c)
-{
-    return c->readout_hidden > 0 ? c->readout_hidden : c->dim;
-}
-
+/* Whether c pools by attention. */
 static int ro_attention(const gat_gps_config *c)
 {
     return c->task == GAT_TASK_GRAPH && c->readout == GAT_READOUT_ATTENTION;
 }
 
-static gat_idx ro_width(const gat_gps_config *c)
+/* c's readout width R (K D for attention, else D) and the gate's K and A (either may be NULL):
+ * the rule of graph models' readouts (readout.c). */
+static gat_idx ro_shape(const gat_gps_config *c, gat_idx *K, gat_idx *A)
 {
-    return ro_attention(c) ? ro_heads(c) * c->dim : c->dim;
+    return gat_i_readout_shape(c->task == GAT_TASK_GRAPH ? c->readout : GAT_READOUT_SUM,
+                               c->readout_heads, c->readout_hidden, c->dim, K, A);
 }
 
 gat_status gat_gps_config_check(const gat_gps_config *c)
@@ -166,10 +158,10 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(c->last_heads < 0 || c->last_heads > c->dim || (c->last_heads && c->dim % c->last_heads),
         "last_heads = %d, expected 0 or a divisor of dim = %d", c->last_heads, c->dim);
     BAD(c->classifier_layers < 0 || c->classifier_layers > GAT_MAX_CLASSIFIER_LAYERS ||
-            (ro_width(c) >> c->classifier_layers) < 1,
+            (ro_shape(c, NULL, NULL) >> c->classifier_layers) < 1,
         "classifier_layers = %d, expected 0..%d with R / 2^classifier_layers >= 1 (R = %d, the "
         "readout's width)",
-        c->classifier_layers, GAT_MAX_CLASSIFIER_LAYERS, ro_width(c));
+        c->classifier_layers, GAT_MAX_CLASSIFIER_LAYERS, ro_shape(c, NULL, NULL));
     BAD(c->classifier_layers > 0 && c->task != GAT_TASK_GRAPH,
         "classifier_layers = %d: a node model's output is linear (task graph has the MLP)",
         c->classifier_layers);
@@ -239,12 +231,13 @@ static void table(gat_gps *m)
         L->n2b = add(m, "layer%d.norm2.bias", l, D, 0, &off);
     }
     if (ro_attention(c)) { /* a GAT graph model's names and shapes */
-        const gat_idx K = ro_heads(c), A = ro_hidden(c);
+        gat_idx K, A;
+        ro_shape(c, &K, &A);
         m->ro_v = add(m, "readout.gate_weight", 0, D, K * A, &off);
         m->ro_c = add(m, "readout.gate_bias", 0, K * A, 0, &off);
         m->ro_w = add(m, "readout.gate_att", 0, K, A, &off);
     }
-    gat_idx R = ro_width(c);
+    gat_idx R = ro_shape(c, NULL, NULL);
     for (int k = 0; k < c->classifier_layers; k++, R /= 2) {
         m->cls_w[k] = add(m, "classifier.hidden%d.weight", k, R, R / 2, &off);
         m->cls_b[k] = add(m, "classifier.hidden%d.bias", k, R / 2, 0, &off);
@@ -391,15 +384,16 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
     for (size_t t = 0; t < sizeof nd / sizeof *nd; t++) *nd[t] = gat_i_carve(base, off, n * D, R);
     m->shid = gat_i_carve(base, off, n * 2 * D, R);
     m->delta = gat_i_carve(base, off, n * H, R);
-    const size_t W = (size_t)ro_width(&m->cfg);
+    gat_idx K, A;
+    const size_t W = (size_t)ro_shape(&m->cfg, &K, &A);
     m->r = gat_i_carve(base, off, (size_t)B * W, R);
     m->dr = gat_i_carve(base, off, (size_t)B * W, R);
     if (ro_attention(&m->cfg)) {
-        const size_t K = (size_t)ro_heads(&m->cfg), KA = K * (size_t)ro_hidden(&m->cfg);
+        const size_t KA = (size_t)K * (size_t)A;
         m->ro.u = gat_i_carve(base, off, n * KA, R);
         m->ro.dz = gat_i_carve(base, off, n * KA, R);
-        m->ro.a = gat_i_carve(base, off, n * K, R);
-        m->ro.dg = gat_i_carve(base, off, n * K, R);
+        m->ro.a = gat_i_carve(base, off, n * (size_t)K, R);
+        m->ro.dg = gat_i_carve(base, off, n * (size_t)K, R);
     }
     m->logits = gat_i_carve(base, off, rows * C, R);
     m->seg = gat_i_carve(base, off, (size_t)B + 1, sizeof(gat_idx));
@@ -630,7 +624,7 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
         gat_real *gr = m->blob + m->n_params;
         const int att = ro_attention(&m->cfg);
         m->ro.kind = m->cfg.readout, m->ro.B = n_seg, m->ro.D = D, m->ro.ptr = m->seg;
-        m->ro.K = ro_heads(&m->cfg), m->ro.A = att ? ro_hidden(&m->cfg) : 1;
+        const gat_idx R = ro_shape(&m->cfg, &m->ro.K, &m->ro.A);
         m->ro.V = att ? p + m->ro_v : NULL, m->ro.c = att ? p + m->ro_c : NULL;
         m->ro.w = att ? p + m->ro_w : NULL;
         m->ro.dV = att ? gr + m->ro_v : NULL, m->ro.dc = att ? gr + m->ro_c : NULL;
@@ -639,12 +633,8 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
         gat_i_readout_forward(&m->ro, h, m->r);
         /* the classifier: the MLP op of graph models (no hidden layer: the linear one) */
         const int cl = m->cfg.classifier_layers;
-        m->mlp = (gat_i_mlp_op){.B = n_seg,
-                                .R = ro_width(&m->cfg),
-                                .C = C,
-                                .L = cl,
-                                .act = m->mlp_act,
-                                .scratch = m->mlp_scratch};
+        m->mlp = (gat_i_mlp_op){
+            .B = n_seg, .R = R, .C = C, .L = cl, .act = m->mlp_act, .scratch = m->mlp_scratch};
         for (int k = 0; k <= cl; k++) {
             m->mlp.W[k] = p + m->cls_w[k], m->mlp.b[k] = p + m->cls_b[k];
             m->mlp.dW[k] = gr + m->cls_w[k], m->mlp.db[k] = gr + m->cls_b[k];
@@ -772,7 +762,7 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     gat_real *dcur = m->dh; /* the gradient of the current layer's output */
     memset(dcur, 0, nd * sizeof *dcur);
     if (m->cfg.task == GAT_TASK_GRAPH) {
-        memset(m->dr, 0, (size_t)m->B * (size_t)ro_width(&m->cfg) * sizeof *m->dr);
+        memset(m->dr, 0, (size_t)m->B * (size_t)ro_shape(&m->cfg, NULL, NULL) * sizeof *m->dr);
         gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
         gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
     } else {

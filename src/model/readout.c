@@ -96,19 +96,34 @@ gat_status gat_i_readout_config_check(const gat_model_config *c)
     return GAT_OK;
 }
 
+gat_idx gat_i_readout_shape(gat_readout kind, gat_idx heads, gat_idx hidden, gat_idx D, gat_idx *K,
+                            gat_idx *A)
+{
+    const int att = kind == GAT_READOUT_ATTENTION;
+    const gat_idx k = att && heads > 0 ? heads : 1;
+    if (K) *K = k;
+    if (A) *A = hidden > 0 ? hidden : D;
+    return att ? k * D : D;
+}
+
 gat_idx gat_i_readout_heads(const gat_model_config *c)
 {
-    return c->readout == GAT_READOUT_ATTENTION && c->readout_heads > 0 ? c->readout_heads : 1;
+    gat_idx K;
+    gat_i_readout_shape(c->readout, c->readout_heads, c->readout_hidden, c->classes, &K, NULL);
+    return K;
 }
 
 gat_idx gat_i_readout_hidden(const gat_model_config *c)
 {
-    return c->readout_hidden > 0 ? c->readout_hidden : c->classes;
+    gat_idx A;
+    gat_i_readout_shape(c->readout, c->readout_heads, c->readout_hidden, c->classes, NULL, &A);
+    return A;
 }
 
 gat_idx gat_i_readout_width(const gat_model_config *c)
 {
-    return c->readout == GAT_READOUT_ATTENTION ? gat_i_readout_heads(c) * c->classes : c->classes;
+    return gat_i_readout_shape(c->readout, c->readout_heads, c->readout_hidden, c->classes, NULL,
+                               NULL);
 }
 
 /* ---- forward --------------------------------------------------------------------------------- */

@@ -10,7 +10,13 @@
 /* Config checks of the graph fields (task, readout, readout_heads, readout_hidden,
  * graph_classes); the messages name the field. */
 gat_status gat_i_readout_config_check(const gat_model_config *c);
-/* K and A as the model uses them (0 in the config: 1 and D), and the readout width R. */
+/* A readout of kind over D-wide node embeddings with the configured heads and gate width: K and A
+ * as models use them (0: 1 and D; K is 1 but for attention) into *K, *A (either may be NULL),
+ * and its width R (K D for attention, else D) returned. Graph models and graph transformers
+ * alike. */
+gat_idx gat_i_readout_shape(gat_readout kind, gat_idx heads, gat_idx hidden, gat_idx D, gat_idx *K,
+                            gat_idx *A);
+/* The same for a graph model's config (D = classes, its node embeddings' width). */
 gat_idx gat_i_readout_heads(const gat_model_config *c);
 gat_idx gat_i_readout_hidden(const gat_model_config *c);
 gat_idx gat_i_readout_width(const gat_model_config *c);
