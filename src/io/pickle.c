@@ -196,11 +196,11 @@ static gat_status make_tuple(machine *m, size_t base)
     uint32_t items[3];
     size_t n = m->sp - base;
     gat_status st;
-    uint32_t *src = m->stack + base;
     /* the items leave the stack before the tuple is pushed: copy them first if few, else build
-     * the tuple from the stack and then pop */
+     * the tuple from the stack and then pop (an empty stack may not be allocated yet: no
+     * pointer into it then) */
     if (n <= 3) {
-        if (n) memcpy(items, src, n * sizeof *items);
+        if (n) memcpy(items, m->stack + base, n * sizeof *items);
         m->sp = base;
         if ((st = push_new(m, GAT_I_PK_TUPLE, &t)) != GAT_OK) return st;
         return seq_add(t, items, n);
