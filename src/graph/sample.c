@@ -493,22 +493,31 @@ gat_status gat_i_block_features(const gat_block *b, const gat_csr *x, int nt, ga
     if (b->n > 0 && (!b->nodes || !x->rowptr))
         return gat_i_error(GAT_EINVAL, "gat_block_features: NULL %s",
                            !b->nodes ? "block nodes" : "features rowptr");
-    /* the rows' starts and lengths (one gather from x's row pointers, not one per pass) */
+    /* the rows' starts and lengths (one gather from x's row pointers, not one per pass; in
+     * parallel, as they are random reads; none for a node that is no row of x), then in order
+     * their sum, or the first such node */
     gat_idx *start = gat_malloc(2 * (size_t)b->n + 1, sizeof *start), *len = start + b->n;
     if (!start) return GAT_ENOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && b->n > 8192)
     for (gat_idx k = 0; k < b->n; k++) {
         const gat_idx v = b->nodes[k];
-        if (v < 0 || v >= x->rows) {
-            gat_free(start);
-            return gat_i_error(GAT_EINVAL, "gat_block_features: block node %d is node %d, not a "
-                               "row of the features (%d rows)", k, v, x->rows);
-        }
         if (k + PREFETCH < b->n) {
             const gat_idx w = b->nodes[k + PREFETCH];
             if (w >= 0 && w < x->rows) __builtin_prefetch(&x->rowptr[w]);
         }
+        if (v < 0 || v >= x->rows) continue;
         start[k] = x->rowptr[v];
         len[k] = x->rowptr[v + 1] - start[k];
+    }
+    for (gat_idx k = 0; k < b->n; k++) {
+        const gat_idx v = b->nodes[k];
+        if (v < 0 || v >= x->rows) {
+            gat_free(start);
+            return gat_i_error(GAT_EINVAL,
+                               "gat_block_features: block node %d is node %d, not a "
+                               "row of the features (%d rows)",
+                               k, v, x->rows);
+        }
         nnz += (size_t)len[k];
     }
     if (nnz > (size_t)INT32_MAX) {
