@@ -40,6 +40,7 @@ typedef struct result {
      * the blocks (gat_sampler_sample and gat_block_features, on the loader's thread with the
      * look-ahead), waiting for them and in the training steps alone, per timed epoch on average */
     double steps, block_edges, sample_s, wait_s, steps_s;
+    double sampler_s, features_s; /* sample_s's parts: in the sampler, gathering features */
     double checked_s; /* --compare-steps: the same batches' gat_train_step, per epoch */
     double cpu_s; /* graph workloads: process CPU seconds per timed epoch (sample_s: batching) */
     gat_idx n_graphs;
@@ -97,15 +98,16 @@ static double cpu_now(void)
 
 /* One mini-batch epoch as gat_train runs it, driven here through the public loader: the training
  * nodes in an order drawn from seed `epoch`, a block per batch (drawn one ahead unless
- * --no-lookahead), gat_train_step_batch on it (Adam step *t). Adds the block edges, the seconds spent
- * drawing (on whichever thread), waiting for a batch and in the training steps alone to *edges,
- * *sample_s, *wait_s and *steps_s (and --compare-steps' gat_train_step to *checked_s; rows:
- * batch_size of scratch). */
+ * --no-lookahead), gat_train_step_batch on it (Adam step *t). Adds the block edges, the seconds
+ * spent drawing (on whichever thread; parts_s[0] of them in the sampler, parts_s[1] gathering
+ * features), waiting for a batch and in the training steps alone to *edges, *sample_s, parts_s,
+ * *wait_s and *steps_s (and --compare-steps' gat_train_step to *checked_s; rows: batch_size of
+ * scratch). */
 static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp, gat_idx *train,
                            gat_idx n_train, gat_idx *labels, gat_idx *rows,
                            const gat_adam_config *adam, int epoch, gat_idx *t, double *edges,
-                           double *sample_s, double *wait_s, double *steps_s, double *checked_s,
-                           double *acc)
+                           double *sample_s, double *parts_s, double *wait_s, double *steps_s,
+                           double *checked_s, double *acc)
 {
     uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1);
     for (gat_idx k = n_train - 1; k > 0; k--) {
@@ -144,9 +146,13 @@ static int minibatch_epoch(gat_model *m, const gat_dataset *ds, gat_sampler *smp
         if (st != GAT_OK) break;
         correct += a * nb;
     }
+    double sampler = 0, features = 0;
     gat_loader_times(ld, &draw, &wait);
+    gat_loader_draw_times(ld, &sampler, &features);
     gat_loader_free(ld);
     *sample_s += draw;
+    parts_s[0] += sampler;
+    parts_s[1] += features;
     *wait_s += wait;
     if (st != GAT_OK) return -1;
     *acc = correct / n_train;
@@ -267,7 +273,7 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     gat_idx *train = NULL, n_train = 0, *labels = NULL, *rows = NULL, t = 0;
     gat_sampler *smp = NULL;
     const gat_real *logits;
-    double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0, checked_s = 0;
+    double acc, edges = 0, sample_s = 0, wait_s = 0, steps_s = 0, checked_s = 0, parts_s[2] = {0};
     memset(r, 0, sizeof *r);
     gat_model_config_default(&mc, ds->n_features, ds->n_classes);
     mc.score = score;
@@ -297,10 +303,11 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
     }
     for (int e = 0; e < warmup + epochs; e++) {
         const double t0 = now();
-        if (e == warmup) edges = sample_s = wait_s = steps_s = checked_s = 0;
+        if (e == warmup)
+            edges = sample_s = wait_s = steps_s = checked_s = parts_s[0] = parts_s[1] = 0;
         if (batch_size) {
             if (minibatch_epoch(m, ds, smp, train, n_train, labels, rows, &tc.adam, e, &t, &edges,
-                                &sample_s, &wait_s, &steps_s, &checked_s, &acc))
+                                &sample_s, parts_s, &wait_s, &steps_s, &checked_s, &acc))
                 goto out;
         } else if (gat_train_step(m, &ds->graph, &ds->x, ds->labels, train, n_train, &tc.adam,
                                   e + 1, NULL, &acc) != GAT_OK) {
@@ -324,6 +331,8 @@ static void run(const gat_dataset *ds, gat_score score, int residual, int thread
         r->steps = (double)((n_train + batch_size - 1) / batch_size);
         r->block_edges = edges / r->epochs;
         r->sample_s = sample_s / r->epochs;
+        r->sampler_s = parts_s[0] / r->epochs;
+        r->features_s = parts_s[1] / r->epochs;
         r->wait_s = wait_s / r->epochs;
         r->steps_s = steps_s / r->epochs;
         r->checked_s = checked_s / r->epochs;
@@ -768,25 +777,31 @@ int main(int argc, char **argv)
                             r->n_graphs / emed, r->n_graphs / r->cpu_s, r->sample_s);
                 if (batch_size)
                     printf("%-11s   mini-batch: %.0f steps per epoch, %.3g block edges per epoch "
-                           "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)%s; "
+                           "(%.1f per step), drawing %.1f M edges/s (%.0f%% of the epoch)%s: "
+                           "the sampler %.1f M edges/s (%.3f s), features %.3f s; "
                            "steps alone %.3f s, waiting for blocks %.3f s: epoch / steps %.2f\n",
                            "", r->steps, r->block_edges, r->block_edges / r->steps,
                            r->block_edges / r->sample_s / 1e6, 100 * r->sample_s / emed,
-                           no_lookahead ? "" : " on the look-ahead thread", r->steps_s,
-                           r->wait_s, emed / r->steps_s);
+                           no_lookahead ? "" : " on the look-ahead thread",
+                           r->block_edges / r->sampler_s / 1e6, r->sampler_s, r->features_s,
+                           r->steps_s, r->wait_s, emed / r->steps_s);
                 if (batch_size && compare_steps)
                     printf("%-11s   the same batches with gat_train_step (checked, untrimmed) "
                            "%.3f s per epoch: gat_train_step_batch / gat_train_step %.2f\n",
                            "", r->checked_s, r->steps_s / r->checked_s);
                 fflush(stdout);
                 if (batch_size)
-                    fprintf(js, "{\"workload\": \"%s\", \"threads\": %d, \"batch_size\": %d, "
+                    fprintf(js,
+                            "{\"workload\": \"%s\", \"threads\": %d, \"batch_size\": %d, "
                             "\"fanout\": \"%s\", \"steps\": %.0f, \"block_edges_per_epoch\": "
                             "%.6g, \"sample_s_per_epoch\": %.4f, \"sampled_edges_per_s\": %.4g, "
+                            "\"sampler_s_per_epoch\": %.4f, \"sampler_edges_per_s\": %.4g, "
+                            "\"features_s_per_epoch\": %.4f, "
                             "\"lookahead\": %s, \"wait_s_per_epoch\": %.4f, "
                             "\"steps_s_per_epoch\": %.4f, \"checked_steps_s_per_epoch\": %.4f}\n",
-                            w, th[t], batch_size, fanout_s, r->steps, r->block_edges,
-                            r->sample_s, r->block_edges / r->sample_s,
+                            w, th[t], batch_size, fanout_s, r->steps, r->block_edges, r->sample_s,
+                            r->block_edges / r->sample_s, r->sampler_s,
+                            r->block_edges / r->sampler_s, r->features_s,
                             no_lookahead ? "false" : "true", r->wait_s, r->steps_s,
                             compare_steps ? r->checked_s : -1.0);
                 fprintf(

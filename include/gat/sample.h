@@ -146,6 +146,12 @@ GAT_API gat_status gat_loader_next(gat_loader *l, const gat_batch **b);
  * without look-ahead). Call it from the thread that calls gat_loader_next. NULL l: zeros. */
 GAT_API void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s);
 
+/* The drawing seconds of gat_loader_times in two parts: in the sampler (gat_sampler_sample) and
+ * gathering the blocks' features (gat_block_features, gat_block_edge_features). The sampler's
+ * rate is the blocks' edges over *sample_s. Call it from the thread that calls gat_loader_next.
+ * NULL l: zeros. */
+GAT_API void gat_loader_draw_times(gat_loader *l, double *sample_s, double *features_s);
+
 /* Stops the loader's thread (after the draw under way) and frees l with its batches. Accepts
  * NULL. */
 GAT_API void gat_loader_free(gat_loader *l);

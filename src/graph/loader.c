@@ -29,6 +29,7 @@ struct gat_loader {
     gat_status spent;   /* a failure returned already: returned again */
     char spent_msg[512];
     double draw_s, wait_s;
+    double sample_s, features_s; /* draw_s's parts: sampling, gathering features */
     int alive, peak; /* slots holding a batch (from its draw's start to its release): the
                       * bound of two, counted for the tests */
     pthread_t tid;
@@ -56,8 +57,9 @@ static void batch_clear(gat_loader *l, int z)
     b->x = x;
 }
 
-/* Batch k into slot k % 2 (empty), its status and message there; returns the seconds taken. */
-static double draw(gat_loader *l, gat_idx k)
+/* Batch k into slot k % 2 (empty), its status and message there; returns the seconds taken,
+ * and those of the sampler in *sample_s. */
+static double draw(gat_loader *l, gat_idx k, double *sample_s)
 {
     const double t0 = gat_i_seconds();
     const int z = (int)(k % 2);
@@ -65,7 +67,9 @@ static double draw(gat_loader *l, gat_idx k)
     const gat_idx at = k * l->B, nb = l->n - at < l->B ? l->n - at : l->B;
     gat_status st;
     b->step = l->step0 + (uint64_t)k;
-    if ((st = gat_sampler_sample(l->s, l->order + at, nb, b->step, &b->block)) == GAT_OK &&
+    st = gat_sampler_sample(l->s, l->order + at, nb, b->step, &b->block);
+    *sample_s = gat_i_seconds() - t0;
+    if (st == GAT_OK &&
         (st = gat_i_block_features(&b->block, l->x, gat_i_sampler_threads_in_use(l->s), &b->x,
                                    &l->xrows_cap[z])) == GAT_OK &&
         l->D > 0) {
@@ -96,9 +100,12 @@ static void *run(void *arg)
         if (l->stop) break;
         if (++l->alive > l->peak) l->peak = l->alive;
         pthread_mutex_unlock(&l->mu);
-        const double t = draw(l, k);
+        double ts;
+        const double t = draw(l, k, &ts);
         pthread_mutex_lock(&l->mu);
         l->draw_s += t;
+        l->sample_s += ts;
+        l->features_s += t - ts;
         l->full[k % 2] = 1;
         pthread_cond_broadcast(&l->cv);
         if (l->st[k % 2] != GAT_OK) break;
@@ -184,7 +191,11 @@ gat_status gat_loader_next(gat_loader *l, const gat_batch **b)
         pthread_mutex_unlock(&l->mu);
     } else {
         if (++l->alive > l->peak) l->peak = l->alive;
-        l->draw_s += draw(l, l->next);
+        double ts;
+        const double t = draw(l, l->next, &ts);
+        l->draw_s += t;
+        l->sample_s += ts;
+        l->features_s += t - ts;
         l->full[z] = 1;
     }
     l->wait_s += gat_i_seconds() - t0;
@@ -209,6 +220,19 @@ void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s)
     }
     if (draw_s) *draw_s = d;
     if (wait_s) *wait_s = w;
+}
+
+void gat_loader_draw_times(gat_loader *l, double *sample_s, double *features_s)
+{
+    double s = 0, f = 0;
+    if (l) {
+        if (l->threaded) pthread_mutex_lock(&l->mu);
+        s = l->sample_s;
+        f = l->features_s;
+        if (l->threaded) pthread_mutex_unlock(&l->mu);
+    }
+    if (sample_s) *sample_s = s;
+    if (features_s) *features_s = f;
 }
 
 int gat_i_loader_peak(gat_loader *l)

@@ -473,9 +473,15 @@ START_TEST(loader_batches_are_the_blocks)
         ck_assert_ptr_null(b);
         const int peak = gat_i_loader_peak(l);
         ck_assert_msg(peak >= 1 && peak <= 2, "%d batches alive at once", peak);
-        double draw_s = -1, wait_s = -1;
+        double draw_s = -1, wait_s = -1, sample_s = -1, features_s = -1;
         gat_loader_times(l, &draw_s, &wait_s);
         ck_assert(draw_s >= 0 && wait_s >= 0);
+        /* the drawing's two parts add up to it */
+        gat_loader_draw_times(l, &sample_s, &features_s);
+        ck_assert(sample_s >= 0 && features_s >= 0);
+        ck_assert_msg(fabs(sample_s + features_s - draw_s) <= 1e-9 * (1 + draw_s),
+                      "sampling %g s + features %g s != drawing %g s", sample_s, features_s,
+                      draw_s);
         gat_loader_free(l);
     }
     gat_sampler_free(ref);
@@ -556,6 +562,10 @@ START_TEST(loader_failures)
     ASSERT_FAILS(gat_loader_next(NULL, &b), GAT_EINVAL, "NULL l");
     gat_loader_free(NULL);
     gat_loader_times(NULL, NULL, NULL);
+    gat_loader_draw_times(NULL, NULL, NULL);
+    double zs = -1, zf = -1;
+    gat_loader_draw_times(NULL, &zs, &zf);
+    ck_assert(zs == 0 && zf == 0);
     /* allocation failures without look-ahead (the hook is per thread): GAT_ENOMEM, no leak */
     order[150] = order[299];
     long k = 0;
