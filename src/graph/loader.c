@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -209,30 +210,30 @@ gat_status gat_loader_next(gat_loader *l, const gat_batch **b)
     return GAT_OK;
 }
 
-void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s)
+/* Two of l's second counts, at byte offsets ox and oy, into *a and *b (either may be NULL),
+ * read under the loader's lock; zeros for NULL l. */
+static void read_times(gat_loader *l, size_t ox, size_t oy, double *a, double *b)
 {
-    double d = 0, w = 0;
+    double u = 0, v = 0;
     if (l) {
         if (l->threaded) pthread_mutex_lock(&l->mu);
-        d = l->draw_s;
-        w = l->wait_s;
+        memcpy(&u, (const char *)l + ox, sizeof u);
+        memcpy(&v, (const char *)l + oy, sizeof v);
         if (l->threaded) pthread_mutex_unlock(&l->mu);
     }
-    if (draw_s) *draw_s = d;
-    if (wait_s) *wait_s = w;
+    if (a) *a = u;
+    if (b) *b = v;
+}
+
+void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s)
+{
+    read_times(l, offsetof(gat_loader, draw_s), offsetof(gat_loader, wait_s), draw_s, wait_s);
 }
 
 void gat_loader_draw_times(gat_loader *l, double *sample_s, double *features_s)
 {
-    double s = 0, f = 0;
-    if (l) {
-        if (l->threaded) pthread_mutex_lock(&l->mu);
-        s = l->sample_s;
-        f = l->features_s;
-        if (l->threaded) pthread_mutex_unlock(&l->mu);
-    }
-    if (sample_s) *sample_s = s;
-    if (features_s) *features_s = f;
+    read_times(l, offsetof(gat_loader, sample_s), offsetof(gat_loader, features_s), sample_s,
+               features_s);
 }
 
 int gat_i_loader_peak(gat_loader *l)
