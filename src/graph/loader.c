@@ -8,7 +8,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +88,15 @@ static double draw(gat_loader *l, gat_idx k, double *sample_s)
     return gat_i_seconds() - t0;
 }
 
+/* Adds a draw of t seconds, ts of them in the sampler, to l's counts (under the lock when
+ * threaded). */
+static void count_draw(gat_loader *l, double t, double ts)
+{
+    l->draw_s += t;
+    l->sample_s += ts;
+    l->features_s += t - ts;
+}
+
 /* The loader's thread: draws batch k as soon as slot k % 2 is empty (the consumer holds batch
  * k - 1 at most), until the last batch, a failure or stop. */
 static void *run(void *arg)
@@ -104,9 +112,7 @@ static void *run(void *arg)
         double ts;
         const double t = draw(l, k, &ts);
         pthread_mutex_lock(&l->mu);
-        l->draw_s += t;
-        l->sample_s += ts;
-        l->features_s += t - ts;
+        count_draw(l, t, ts);
         l->full[k % 2] = 1;
         pthread_cond_broadcast(&l->cv);
         if (l->st[k % 2] != GAT_OK) break;
@@ -194,9 +200,7 @@ gat_status gat_loader_next(gat_loader *l, const gat_batch **b)
         if (++l->alive > l->peak) l->peak = l->alive;
         double ts;
         const double t = draw(l, l->next, &ts);
-        l->draw_s += t;
-        l->sample_s += ts;
-        l->features_s += t - ts;
+        count_draw(l, t, ts);
         l->full[z] = 1;
     }
     l->wait_s += gat_i_seconds() - t0;
@@ -210,30 +214,31 @@ gat_status gat_loader_next(gat_loader *l, const gat_batch **b)
     return GAT_OK;
 }
 
-/* Two of l's second counts, at byte offsets ox and oy, into *a and *b (either may be NULL),
- * read under the loader's lock; zeros for NULL l. */
-static void read_times(gat_loader *l, size_t ox, size_t oy, double *a, double *b)
+/* l's second counts (drawing, waiting, sampling, gathering features) into t, read under the
+ * loader's lock; zeros for NULL l. */
+static void read_times(gat_loader *l, double t[4])
 {
-    double u = 0, v = 0;
-    if (l) {
-        if (l->threaded) pthread_mutex_lock(&l->mu);
-        memcpy(&u, (const char *)l + ox, sizeof u);
-        memcpy(&v, (const char *)l + oy, sizeof v);
-        if (l->threaded) pthread_mutex_unlock(&l->mu);
-    }
-    if (a) *a = u;
-    if (b) *b = v;
+    t[0] = t[1] = t[2] = t[3] = 0;
+    if (!l) return;
+    if (l->threaded) pthread_mutex_lock(&l->mu);
+    t[0] = l->draw_s, t[1] = l->wait_s, t[2] = l->sample_s, t[3] = l->features_s;
+    if (l->threaded) pthread_mutex_unlock(&l->mu);
 }
 
 void gat_loader_times(gat_loader *l, double *draw_s, double *wait_s)
 {
-    read_times(l, offsetof(gat_loader, draw_s), offsetof(gat_loader, wait_s), draw_s, wait_s);
+    double t[4];
+    read_times(l, t);
+    if (draw_s) *draw_s = t[0];
+    if (wait_s) *wait_s = t[1];
 }
 
 void gat_loader_draw_times(gat_loader *l, double *sample_s, double *features_s)
 {
-    read_times(l, offsetof(gat_loader, sample_s), offsetof(gat_loader, features_s), sample_s,
-               features_s);
+    double t[4];
+    read_times(l, t);
+    if (sample_s) *sample_s = t[2];
+    if (features_s) *features_s = t[3];
 }
 
 int gat_i_loader_peak(gat_loader *l)
