@@ -36,9 +36,9 @@ void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n,
     op->v[op->nv++] = (gc_var){name, x, grad, n, adds};
 }
 
-static double rel_err(double a, double b)
+static double rel_err(double a, double b, double floor)
 {
-    return fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), FLOOR);
+    return fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), floor);
 }
 
 /* sum((f(x + s h) - f(x - s h)) * r) / (the step actually taken): the output differences first,
@@ -86,7 +86,7 @@ double gradcheck(gc_op *op, uint64_t seed)
         const gc_var *var = &op->v[v];
         for (size_t k = 0; k < var->n; k++) {
             const double want = var->adds ? 2 * first[v][k] : first[v][k];
-            const double e = rel_err(var->grad[k], want);
+            const double e = rel_err(var->grad[k], want, FLOOR);
             ck_assert_msg(e <= 1e-10, "%s: second backward gives d%s[%zu] = %.17g, want %.17g",
                           op->name, var->name, k, var->grad[k], want);
             worst_twice = fmax(worst_twice, e);
@@ -102,7 +102,7 @@ double gradcheck(gc_op *op, uint64_t seed)
             const double num = op->order4
                                    ? (8 * d1 - diff_at(op, var, k, 2, h, r, op_, om, &t2)) / (12 * h)
                                    : d1 / t1;
-            const double a = var->grad[k], e = rel_err(a, num);
+            const double a = var->grad[k], e = rel_err(a, num, op->floor > 0 ? op->floor : FLOOR);
             ck_assert_msg(isfinite(a) && isfinite(num), "%s: d%s[%zu] analytic %g numeric %g",
                           op->name, var->name, k, a, num);
             if (e > worst || checked == 0)

@@ -30,6 +30,8 @@ typedef struct gc_op {
     int nv;
     double step; /* 0: 1e-6 */
     int order4;  /* five-point stencil: error O(h^4) (saturated multi-layer models) */
+    double floor; /* gradients below it compared absolutely (0: 1e-3), for deep models whose
+                   * finite differences carry more rounding */
 } gc_op;
 
 /* Buffers of one test, zeroed, freed together. */
@@ -48,7 +50,8 @@ void add_var(gc_op *op, const char *name, gat_real *x, gat_real *grad, size_t n,
  * gradients (and repeat the overwritten ones); then every coordinate against
  * (L(x + h) - L(x - h)) / 2h, or the five-point (8 D(h) - D(2h)) / 12h with op->order4.
  * Variables sharing a gradient buffer (aliased inputs) are listed once. Asserts a relative
- * error (absolute below 1e-3) of at most 1e-6, prints and returns the worst. */
+ * error (absolute below op->floor, 1e-3 by default) of at most 1e-6, prints and returns the worst.
+ */
 double gradcheck(gc_op *op, uint64_t seed);
 
 /* A whole model as a gc_op's ctx: training forwards with the dropout masks of the training step

@@ -542,6 +542,14 @@ static int finish_runs(runs *s, int rc)
     return rc;
 }
 
+/* What early stopping follows without --metric: the ROC-AUC of two-class data (what Platonov et
+ * al. 2023 report for minesweeper, tolokers and questions; distributed training has only the
+ * accuracy, and validation nodes of one class have no AUC), else the accuracy. */
+static gat_metric default_metric(gat_idx classes, int distributed, int val_both)
+{
+    return classes == 2 && !distributed && val_both ? GAT_METRIC_AUC : GAT_METRIC_ACC;
+}
+
 int train_runs(options *o, const source *src)
 {
     /* the model's configuration, checked before the work: options it refuses (a layer wider than
@@ -549,12 +557,9 @@ int train_runs(options *o, const source *src)
      * errors */
     gat_model_config mc;
     train_model_config(o, src, &mc);
-    /* what early stopping follows: --metric, or the ROC-AUC of two-class data (what Platonov et
-     * al. 2023 report for minesweeper, tolokers and questions; distributed training has only
-     * the accuracy, and validation nodes of one class have no AUC), else the reference's rule */
+    /* what early stopping follows: --metric, or default_metric's */
     if (!o->metric_name)
-        o->metric = src->n_classes == 2 && !src->distributed && src->val_both ? GAT_METRIC_AUC
-                                                                              : GAT_METRIC_ACC;
+        o->metric = default_metric(src->n_classes, src->distributed, src->val_both);
     if (gat_model_config_check(&mc) != GAT_OK) {
         if (src->rank == 0)
             fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n",
@@ -741,6 +746,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
     if (o->gps) {
+        if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
         rc = train_gps_nodes(o, ds, &d.pe);
         tool_pe_destroy(&d.pe);
         gat_dataset_destroy(ds);
@@ -827,7 +833,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "transformer (global attention and MLP), gat-mlp (GAT and MLP), or gat-bn "
          "(benchmarking-gnns' GAT layer: --heads heads of width --embed-dim / heads "
          "concatenated, batch norm, ELU, with --residual the input added; --out-heads heads on "
-         "the last layer)"},
+         "the last layer), or gat-ffn (Platonov et al. 2023's GAT: GELU input layer, pre-norm "
+         "residual blocks of a GAT layer of --heads heads concatenated and a feed-forward "
+         "block, a final layer norm)"},
         {"anchors", CLI_INT, &op->anchors, 1, 1000000, "M",
          "with --arch gps or transformer on one graph of more than M nodes: each node attends "
          "to M anchor nodes drawn from the seed (an approximation), not to all"},
@@ -919,8 +927,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         /* graph classification (train_graphs.c) */
         {"task", CLI_STRING, &op->task, 0, 0, "NAME",
          "node (one class per node, default), graph (classify the graphs of a TU dataset with a "
-         "readout) or multilabel (multi-hot node labels, e.g. PPI or gat-synth --graphs --node-labels: "
-         "sigmoid cross-entropy, early stopping and reports on micro-F1; train, validation and test "
+         "readout) or multilabel (multi-hot node labels, e.g. PPI or gat-synth --graphs "
+         "--node-labels: "
+         "sigmoid cross-entropy, early stopping and reports on micro-F1; train, validation and "
+         "test "
          "graphs as the dataset's split says)"},
         {"readout", CLI_STRING, &op->readout, 0, 0, "NAME",
          "with --task graph: sum, mean, max or attention pooling of node embeddings (default "

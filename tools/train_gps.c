@@ -1,5 +1,6 @@
-/* gat-train --arch gps|transformer|gat-mlp|gat-bn: the models of gat/gps.h on a node task (runs on
- * the dataset's split) and on --task graph (one fold of train_graphs.c's cross-validation).
+/* gat-train --arch gps|transformer|gat-mlp|gat-bn|gat-ffn: the models of gat/gps.h on a node task
+ * (runs on the dataset's split) and on --task graph (one fold of train_graphs.c's
+ * cross-validation).
  * --pe works as with GAT models: the model reads the features at every forward, so a sign flip
  * needs no rebinding. Printing only. */
 #include "train.h"
@@ -24,25 +25,26 @@ int train_gps_check(options *o)
         return 2;
     }
     o->gps = 1;
-    const char *which = o->save             ? "--save"
-                        : o->batch_size     ? "--batch-size"
-                        : o->partitions     ? "--partitions"
-                        : o->edge_features  ? "--edge-features"
-                        : o->multilabel     ? "--task multilabel"
-                        : o->attention      ? "--attention"
-                        : o->residual && o->arch_kind != GAT_GPS_BN ? "--residual"
-                        : o->all_splits     ? "--all-splits"
-                        : o->head_dropout   ? "--head-dropout 1"
+    const char *which = o->save            ? "--save"
+                        : o->batch_size    ? "--batch-size"
+                        : o->partitions    ? "--partitions"
+                        : o->edge_features ? "--edge-features"
+                        : o->multilabel    ? "--task multilabel"
+                        : o->attention     ? "--attention"
+                        : o->residual && o->arch_kind != GAT_GPS_BN && o->arch_kind != GAT_GPS_FFN
+                            ? "--residual"
+                        : o->all_splits       ? "--all-splits"
+                        : o->head_dropout     ? "--head-dropout 1"
                         : o->proj_dropout > 0 ? "--proj-dropout"
-                        : o->score_bias     ? "--score-bias 1"
-                                            : NULL;
+                        : o->score_bias       ? "--score-bias 1"
+                                              : NULL;
     if (which) {
         fprintf(stderr, "gat-train: --arch %s does not take %s (graph transformers train "
                         "full-graph or on --task graph, are not saved, and use the gat score)\n",
                 o->arch, which);
         return 2;
     }
-    if (o->arch_kind == GAT_GPS_BN && o->anchors) {
+    if ((o->arch_kind == GAT_GPS_BN || o->arch_kind == GAT_GPS_FFN) && o->anchors) {
         fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
         return 2;
     }
@@ -87,8 +89,29 @@ static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
     tc->keep_last = o->keep_last;
 }
 
+/* The ROC-AUC of two-class logits y (n, 2) on the nodes of split `which` (score logit 1 - logit
+ * 0, as the trainer's). Returns gat_roc_auc's status. */
+static gat_status split_auc(const gat_real *y, const gat_dataset *ds, gat_split which, double *auc)
+{
+    double *score = malloc(((size_t)ds->n + 1) * sizeof *score);
+    uint8_t *pos = malloc((size_t)ds->n + 1);
+    gat_idx n = 0;
+    gat_status st = GAT_ENOMEM;
+    if (score && pos) {
+        for (gat_idx i = 0; i < ds->n; i++)
+            if (ds->split[i] == which) {
+                score[n] = (double)y[2 * (size_t)i + 1] - (double)y[2 * (size_t)i];
+                pos[n++] = ds->labels[i] == 1;
+            }
+        st = gat_roc_auc(score, pos, n, auc);
+    }
+    free(score);
+    free(pos);
+    return st;
+}
+
 /* The validation and test figures of a node model again, with the encodings' fixed signs. */
-static int node_figures(gat_gps *m, const gat_dataset *ds, gat_train_result *res)
+static int node_figures(const options *o, gat_gps *m, const gat_dataset *ds, gat_train_result *res)
 {
     const gat_idx one[2] = {0, ds->n};
     const gat_real *y;
@@ -98,7 +121,10 @@ static int node_figures(gat_gps *m, const gat_dataset *ds, gat_train_result *res
         gat_softmax_xent(y, ds->n, C, ds->labels, ds->split, GAT_SPLIT_VAL, &res->val_loss,
                          &res->val_acc, NULL) != GAT_OK ||
         (ds->n_test > 0 && gat_softmax_xent(y, ds->n, C, ds->labels, ds->split, GAT_SPLIT_TEST,
-                                            &res->test_loss, &res->test_acc, NULL) != GAT_OK))
+                                            &res->test_loss, &res->test_acc, NULL) != GAT_OK) ||
+        (o->metric == GAT_METRIC_AUC &&
+         (split_auc(y, ds, GAT_SPLIT_VAL, &res->val_auc) != GAT_OK ||
+          (ds->n_test > 0 && split_auc(y, ds, GAT_SPLIT_TEST, &res->test_auc) != GAT_OK))))
         return train_fail("evaluation failed");
     return 0;
 }
@@ -108,6 +134,8 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
     gat_gps_config c;
     double sum = 0, sum2 = 0, secs = 0;
     int done = 0, rc = 0;
+    const int auc = o->metric == GAT_METRIC_AUC; /* the figure reported */
+    const char *what = auc ? "ROC-AUC" : "accuracy";
     gps_config(o, ds->n_features, ds->n_classes, GAT_TASK_NODE, &c);
     if (gat_gps_config_check(&c) != GAT_OK) {
         fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
@@ -123,23 +151,25 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
             return train_fail("cannot create the model");
         gat_gps_set_threads(m, o->threads);
         adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
+        tc.metric = o->metric;
         tc.progress = on_epoch;
         tc.user = &p;
         p.run = r + 1;
         if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0) rc = 1;
         const gat_status st = rc ? GAT_OK : gat_gps_train(m, ds, &t, &res);
         if (rc == 0 && st != GAT_OK && st != GAT_EINTERRUPTED) rc = train_fail("training failed");
-        if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 || (pe->on && pe->spec.lap_k &&
-                                                                    node_figures(m, ds, &res))))
+        if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 ||
+                        (pe->on && pe->spec.lap_k && node_figures(o, m, ds, &res))))
             rc = 1;
         if (rc == 0) {
-            sum += res.test_acc, sum2 += res.test_acc * res.test_acc, secs += res.seconds;
+            const double fig = auc ? res.test_auc : res.test_acc;
+            sum += fig, sum2 += fig * fig, secs += res.seconds;
             done++;
             if (!o->quiet)
-                printf("run %d (seed %d): test accuracy %.2f%%  val %.2f%%  best epoch %d of %d, "
+                printf("run %d (seed %d): test %s %.2f%%  val %.2f%%  best epoch %d of %d, "
                        "%.2f s\n",
-                       r + 1, o->seed + r, 100 * res.test_acc, 100 * res.val_acc, res.best_epoch,
-                       res.epochs, res.seconds);
+                       r + 1, o->seed + r, what, 100 * fig, 100 * (auc ? res.val_auc : res.val_acc),
+                       res.best_epoch, res.epochs, res.seconds);
         }
         gat_gps_free(m);
     }
@@ -148,9 +178,9 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
     if (rc == 0 && done > 0) {
         const double mean = sum / done, sd = sqrt(fmax(sum2 / done - mean * mean, 0));
         if (o->runs == 1)
-            printf("test accuracy: %.2f%%  (arch %s, %.2f s)\n", 100 * mean, o->arch, secs);
+            printf("test %s: %.2f%%  (arch %s, %.2f s)\n", what, 100 * mean, o->arch, secs);
         else
-            printf("test accuracy: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, arch %s, %.2f s)\n",
+            printf("test %s: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, arch %s, %.2f s)\n", what,
                    100 * mean, 100 * sd, done, o->seed, o->seed + done - 1, o->arch, secs);
     }
     if (rc == 0 && train_stop_signal()) rc = 128 + train_stop_signal();

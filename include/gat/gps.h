@@ -39,6 +39,15 @@
  *   The running statistics are the tensors "layer<l>.bn.running_mean" and ".running_var", the
  *   last of the parameter buffer: training forwards write them, their gradient is zero, and the
  *   trainers' Adam steps leave them alone (gat_gps_trainable).
+ *   Kind GAT_GPS_FFN, the GAT of Platonov et al. 2023 ("A critical look at the evaluation of
+ *   GNNs under heterophily"; their code's Model with GATModule: pre-norm residual blocks, each a
+ *   GAT layer followed by a feed-forward block), instead of all the above:
+ *     h_0 = GELU(drop(x W_in + b_in))
+ *     h'  = h + drop(GELU(drop(GAT_cat(LN(h)) W_1 + b_1)) W_2 + b_2)     (W_1, W_2 (D, D))
+ *     and the output reads LN_out(h_L) (tensors "output_norm.gain", ".bias") instead of h_L.
+ *   GAT_cat as for GAT_GPS_BN with H heads of D / H on every layer; GELU the exact one,
+ *   x Phi(x). Their scores read the whole projected vector (a linear map of all D values per
+ *   head), ours each head's slice (the GAT paper's score).
  *   Output: node task, logits = h_L W_out + b_out (N, C); graph task, a readout per graph (sum,
  *     mean, max, gat/readout.h: r (B, D); or attention, a GAT graph model's, its tensors
  *     "readout.gate_weight" (D, K A), "readout.gate_bias", "readout.gate_att" (K, A) after the
@@ -67,11 +76,12 @@ typedef enum gat_gps_kind {
     GAT_GPS_HYBRID = 0, /* "gps": GAT and global attention, then the MLP */
     GAT_GPS_GLOBAL = 1, /* "transformer": global attention, then the MLP */
     GAT_GPS_LOCAL = 2,  /* "gat-mlp": GAT, then the MLP (the ablation without attention) */
-    GAT_GPS_BN = 3      /* "gat-bn": the GAT layer of benchmarking-gnns (below) */
+    GAT_GPS_BN = 3,     /* "gat-bn": the GAT layer of benchmarking-gnns (above) */
+    GAT_GPS_FFN = 4     /* "gat-ffn": pre-norm GAT and feed-forward blocks (above) */
 } gat_gps_kind;
-#define GAT_GPS_KIND_COUNT 4
+#define GAT_GPS_KIND_COUNT 5
 
-/* The kind's name ("gps", "transformer", "gat-mlp"), or NULL. */
+/* The kind's name ("gps", "transformer", "gat-mlp", "gat-bn", "gat-ffn"), or NULL. */
 GAT_API const char *gat_gps_kind_name(gat_gps_kind k);
 /* The kind called name (ASCII case-insensitive) into *out. Returns GAT_EINVAL (NULL argument,
  * an unknown name: the message lists the names). */
@@ -148,10 +158,11 @@ GAT_API void gat_gps_zero_grads(gat_gps *m);
 
 /* Node classification on ds (full graph; a dataset of many graphs attends within each graph):
  * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's (gat_train's
- * epoch loop: metric ACC or LOSS, eval_every, patience), the best model restored, its validation
- * and test figures in res. Uses adam, max_epochs, patience, eval_every, metric (GAT_METRIC_AUC is
- * refused), progress and user of cfg. Returns GAT_EINVAL
- * (a graph model, a multi-label dataset, no training or validation node, bad cfg), GAT_EDIM,
+ * epoch loop: metric ACC, LOSS or, for a two-class model, AUC, eval_every, patience), the best
+ * model restored, its validation and test figures in res (the ROC-AUCs of a two-class model,
+ * else NaN). Uses adam, max_epochs, patience, eval_every, metric, progress and user of cfg.
+ * Returns GAT_EINVAL (a graph model, a multi-label dataset, no training or validation node, bad
+ * cfg, metric AUC with other than two classes), GAT_EDIM,
  * GAT_ENUMERIC (diverged; the best model is restored), GAT_EINTERRUPTED (progress asked to
  * stop), GAT_ENOMEM. */
 GAT_API gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_config *cfg,

@@ -276,6 +276,12 @@ typedef struct gat_i_fused_ops {
     /* dst (n, Fp, H) = src (n, H, Fo) rows with zero padding (the weights' layout change) */
     void (*to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_idx Fo, gat_idx Fp,
                   int nt);
+    /* C (M, N) = A B (beta 0) or C += A B (beta 1), with A (M, K) read at a[m am + k ak] (am = K,
+     * ak = 1: row-major A; am = 1, ak = M: A^T of a row-major (K, M)), B (K, N) and C row-major
+     * with row strides ldb, ldc; blocks of C over nt threads, the same bits for any nt
+     * (src/layers/fused_gemm.c) */
+    void (*gemm)(gat_idx M, gat_idx N, gat_idx K, const gat_real *a, size_t am, size_t ak,
+                 const gat_real *b, size_t ldb, int beta, gat_real *c, size_t ldc, int nt);
 } gat_i_fused_ops;
 
 /* Build k of the kernels (GAT_KERNELS_AUTO: the widest this CPU runs), or NULL if this CPU

@@ -25,6 +25,10 @@
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
 #define DW_FUSED_RATIO 4
+/* gat_i_fast.gemm0: a dense layer-0 input of F columns projected to hw values goes to BLAS when
+ * F hw reaches this (a 128 x 128 weight): narrower products are the kernels' (the per-row loop
+ * keeps W in cache), wider ones BLAS's (blocked, 10 times faster at 512 x 512). Tests lower it. */
+int64_t gat_i_fast_gemm_min = 16384;
 
 /* ---- chunks ---- */
 
@@ -215,8 +219,8 @@ static size_t layout(gat_i_fast *f, char *base)
         const size_t ds = GAT_I_DY_STRIDE(H, hw);
         maxdy[l % 2] = ds > maxdy[l % 2] ? ds : maxdy[l % 2];
         if (l > 0) maxwt = np * fin * hw > maxwt ? np * fin * hw : maxwt;
-        if (l == 0 && L->mean && L->residual && !f->dw_fused) /* the replicated R's gradient */
-            maxwt = cols * hw > maxwt ? cols * hw : maxwt;
+        if (l == 0 && ((L->mean && L->residual && !f->dw_fused) || f->gemm0))
+            maxwt = cols * hw > maxwt ? cols * hw : maxwt; /* the replicated R's or GEMM's dW */
         const size_t s = 2 * hw + np * (l > 0 ? fin * hw : f->dw_fused ? cols * hw : 0);
         stride = s > stride ? s : stride;
     }
@@ -313,7 +317,13 @@ static void size_inputs(gat_i_fast *f, const gat_i_binding *b)
     f->input_grad = (b->flags & GAT_BIND_INPUT_GRADIENT) && !(b->flags & GAT_BIND_INFERENCE) &&
                     f->n_own == f->N;
     f->dx_fwd = -1;
-    f->dw_fused = !f->input_grad && (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
+    const gat_i_layer *L0 = &f->L[0];
+    f->gemm0 = (int64_t)x->rows * x->cols == (int64_t)f->xnnz && x->rows > 0 &&
+               (int64_t)x->cols * L0->hw >= gat_i_fast_gemm_min && L0->score == GAT_SCORE_GAT &&
+               !L0->residual && !L0->has_q && !L0->has_k && L0->edge_dim == 0 && !L0->head_drop &&
+               L0->proj_p == 0 && f->n_own == f->N;
+    f->dw_fused = !f->input_grad && !f->gemm0 &&
+                  (int64_t)x->cols * f->sc.n * DW_FUSED_RATIO <= (int64_t)f->xnnz;
 }
 
 /* The bounds' length: the binding's chunks (tc, sc, xc), then a trimmed pass's per layer. */
@@ -456,7 +466,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     /* the layer-0 weight gradient keeps its strategy: both are exact, and the per-chunk one
      * (dw_fused) needs no transpose while its partial sums fit (fewer chunks; a model's inputs
      * always have its in_features columns) */
-    if (f->dw_fused && !t.input_grad) t.dw_fused = 1;
+    if (f->dw_fused && !t.input_grad && !t.gemm0) t.dw_fused = 1;
     if (bounds_len(&t) > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;

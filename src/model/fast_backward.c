@@ -192,6 +192,27 @@ static void dw_stored(gat_i_fast *f, const projections *p, gat_real *grads)
                 g[r * Fo + fo] += f->Wt[(r * H + h) * Fo + fo];
 }
 
+/* Layer 0's dW after a GEMM forward (gat_i_fast.gemm_run): the rows of dz the sources pass left
+ * unwritten (dz_nonzero 0) zeroed, then dW (F, Fp, H) = X^T dz by the kernels' GEMM into Wt,
+ * added to the gradient in the model's (F, H, Fo) order. */
+static void dw_gemm(gat_i_fast *f, gat_real *grads, int nt)
+{
+    const gat_i_layer *L = &f->L[0];
+    const gat_csr *x = f->x;
+    const gat_idx N = x->rows, F = x->cols, hw = L->hw, Fp = L->Fp, Fo = L->fo;
+    const int H = L->heads;
+    for (gat_idx j = 0; j < N; j++)
+        if (!f->dz_nonzero[j]) memset(f->dz + (size_t)j * hw, 0, (size_t)hw * sizeof *f->dz);
+    f->ops->gemm(F, hw, N, x->val, 1, (size_t)F, f->dz, (size_t)hw, 0, f->Wt, (size_t)hw, nt);
+    gat_real *g = grads + L->w;
+    for (size_t r = 0; r < (size_t)F; r++)
+        for (int h = 0; h < H; h++)
+            for (gat_idx c = 0; c < Fo; c++)
+                g[(r * H + (size_t)h) * (size_t)Fo + (size_t)c] +=
+                    f->Wt[r * (size_t)hw + (size_t)c * H + (size_t)h];
+    (void)Fp;
+}
+
 /* Layer l's parameter gradients from the passes' per-chunk partials, added in chunk order. */
 static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_fbw *b,
                         const gat_real *params, gat_real *grads, int nt)
@@ -235,7 +256,10 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
         reduce(f->ps + 2 * hw + (size_t)q * rows * hw, b->ps_stride, f->sc.n, rows, H, Fo, Fp,
                q == p->pres && L->mean, grads + p->off[q], nt);
     }
-    if (l == 0 && !f->dw_fused) dw_stored(f, p, grads);
+    if (l == 0 && f->gemm_run)
+        dw_gemm(f, grads, nt);
+    else if (l == 0 && !f->dw_fused)
+        dw_stored(f, p, grads);
 }
 
 /* A trimmed backward's layer l (gat_i_fast.trimmed): its targets pass covers rows 0 ..
@@ -266,6 +290,14 @@ static void clear_untrimmed(gat_i_fast *f, int l)
 static void input_gradient(gat_i_fast *f, int nt)
 {
     const projections p = layer_projections(f, 0);
+    if (f->gemm_run) { /* dx (N, F) = dz W^T (W^T (hw, F) into Wt), dz's rows zeroed by dw_gemm */
+        const gat_idx N = f->x->rows, F = f->x->cols, hw = f->L[0].hw;
+        for (gat_idx c = 0; c < F; c++)
+            for (gat_idx e = 0; e < hw; e++)
+                f->Wt[(size_t)e * F + c] = p.Wp[0][(size_t)c * hw + e];
+        f->ops->gemm(N, F, hw, f->dz, (size_t)hw, 1, f->Wt, (size_t)F, 0, f->dx, (size_t)F, nt);
+        return;
+    }
     const gat_i_fl *fl = &f->f[0].fl;
     const gat_csr *x = f->x;
     const size_t hw = (size_t)f->L[0].hw;

@@ -30,6 +30,31 @@ static void att_chunks(gat_i_fast *f, gat_i_fl *fl)
 
 /* ---- forward ---- */
 
+/* Layer 0 of a gemm0 binding without input dropout: z (N, Fp, H) = X W by the kernels' GEMM (x's
+ * values are X, row-major, since every row holds all its columns in order), then each row's
+ * score halves s_src = z . a_src, s_dst = z . a_dst (+ the score bias) per head, in parallel. */
+static void proj_gemm(const gat_i_fast *f, const gat_i_fl *fl)
+{
+    const gat_csr *x = f->x;
+    const gat_idx N = x->rows, F = x->cols, hw = fl->hw;
+    const int H = fl->H, nt = fl->nt;
+    f->ops->gemm(N, hw, F, x->val, (size_t)F, 1, fl->W, (size_t)hw, 0, fl->z, (size_t)hw, nt);
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 256)
+    for (gat_idx i = 0; i < N; i++) {
+        const gat_real *zi = fl->z + (size_t)i * (size_t)hw;
+        gat_real S[GAT_I_MAX_HEADS] = {0}, D[GAT_I_MAX_HEADS] = {0};
+        for (gat_idx e = 0; e < hw; e++) {
+            S[e % H] += zi[e] * fl->a_src[e];
+            D[e % H] += zi[e] * fl->a_dst[e];
+        }
+        for (int h = 0; h < H; h++) {
+            fl->s_src[(size_t)i * H + h] = S[h];
+            fl->s_dst[(size_t)i * H + h] = D[h] + (fl->s_bias ? fl->s_bias[h] : 0);
+        }
+    }
+}
+
 static gat_i_drop drop(int on, double p, uint64_t key)
 {
     gat_i_drop d = {0};
@@ -239,10 +264,15 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         fl->xc = trim && l == 0 ? f->tr_prj[0] : f->xc;
         fl->tc = trim && l > 0 ? f->tr_prj[l] : f->tc;
         fl->sc = trim ? f->tr_src[l] : f->sc;
-        if (l == 0)
-            f->ops->proj_sparse(fl);
-        else
+        if (l == 0) {
+            f->gemm_run = f->gemm0 && !fl->in.on && !trim && !pl;
+            if (f->gemm_run)
+                proj_gemm(f, fl);
+            else
+                f->ops->proj_sparse(fl);
+        } else {
             f->ops->proj_dense(fl);
+        }
         if (trim) fl->tc = f->tr_att[l];
         attend(f, l);
         if (run->hook) run->hook(run->hook_user, 0, l);

@@ -73,6 +73,13 @@ struct gat_i_fast {
     int input_grad;
     gat_real *dx;
     long dx_fwd;
+    /* layer 0 by BLAS (gat_i_fast_gemm_min): x dense (every row holds all its columns) and wide,
+     * the gat score without edge term, further projections or the reference code's dropouts, no
+     * remote rows. A forward without input dropout and row lists then projects Z = X W with one
+     * GEMM (gemm_run = 1), and its backward keeps dz (dw_fused 0) for dW = X^T dz and dx = dz W^T,
+     * two more; other forwards run the kernels. Its rounding is the BLAS kernel's, not the
+     * fused kernels' (thread counts change neither). */
+    int gemm0, gemm_run;
     /* restricted forwards: the plans of the last two row lists (the trainer alternates the
      * training and the validation rows) */
     plan plans[2];
@@ -104,6 +111,10 @@ struct gat_i_fast {
     gat_i_gov gov;
     double t0;
 };
+
+/* The smallest F hw (input columns times layer 0's hw) projected by BLAS (gat_i_fast.gemm0):
+ * read when a binding is made; tests change it, nothing else. */
+extern int64_t gat_i_fast_gemm_min;
 
 /* Whether binding b trims the layers of the forward about to run (a training binding without
  * remote rows whose hops are the model's layers and whose output rows are its targets, 0 ..

@@ -11,15 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_TENSORS = 6 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS };
+enum { MAX_TENSORS = 8 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS };
 
 /* Offsets of one layer's tensors in the parameter buffer (0 where the kind has none). */
 typedef struct gps_layer {
     size_t gw, gas, gad, gb;                 /* GAT: W (D, H D), a_src, a_dst (H, D), b (D) */
     size_t wq, bq, wk, bk, wv, bv, wo, bo;   /* attention projections (D, D) and biases (D) */
-    size_t n1g, n1b, w1, b1, w2, b2, n2g, n2b; /* LN_1, MLP (D, 2D), (2D), (2D, D), (D), LN_2 */
+    size_t n1g, n1b, w1, b1, w2, b2, n2g, n2b; /* LN_1, MLP (D, 2D), (2D), (2D, D), (D), LN_2;
+                                                * GAT_GPS_FFN: LN, W_1 (D, D), b_1, W_2, b_2 */
     size_t bng, bnb, bnm, bnv;               /* GAT_GPS_BN: gain, bias, running mean, var (D) */
-    gat_idx heads;                           /* GAT_GPS_BN: the layer's heads H_l */
+    gat_idx heads;                           /* GAT_GPS_BN, FFN: the layer's heads H_l */
 } gps_layer;
 
 /* One layer's forward caches (rows N; widths in the comments). */
@@ -28,7 +29,8 @@ typedef struct gps_cache {
     gat_real *q, *k, *v, *o, *lse; /* (D) x4, (H) */
     gat_real *att;                /* (D) the attention term after dropout */
     gat_real *a, *u, *m1, *r1;    /* (D) pre-LN_1, u, (1) mean, (1) rstd */
-    gat_real *z, *hid;            /* (2D) pre-ReLU, after ReLU and dropout */
+    gat_real *z, *hid;            /* (2D) pre-ReLU, after ReLU and dropout; GAT_GPS_FFN (D):
+                                   * GELU's input (after dropout), its output */
     gat_real *c, *m2, *r2;        /* (D) pre-LN_2, (1), (1) */
     gat_real *out;                /* (D) the layer's output */
     gat_real *bmu, *brs;          /* GAT_GPS_BN: (D per layer, not per row) BN's mean, rstd */
@@ -42,6 +44,7 @@ struct gat_gps {
     size_t n_params, n_train; /* all values; those before the running statistics */
     gat_real *blob; /* params | grads | Adam m | Adam v */
     size_t in_w, in_b, out_w, out_b;
+    size_t on_g, on_b;       /* GAT_GPS_FFN: LN_out's gain and bias (D) */
     size_t ro_v, ro_c, ro_w; /* the attention readout's gate: V (D, K A), c (K A), w (K, A) */
     size_t cls_w[GAT_MAX_CLASSIFIER_LAYERS + 1], cls_b[GAT_MAX_CLASSIFIER_LAYERS + 1];
     gps_layer L[GAT_MAX_LAYERS];
@@ -56,10 +59,13 @@ struct gat_gps {
     void *act;    /* one allocation: caches and scratch for cap_n rows, cap_b segments */
     size_t cap_n, cap_b;
     gat_real *h0, *r, *logits;
+    /* GAT_GPS_FFN: h0's GELU input (after dropout); LN_out(h_L), its mean and rstd (N) */
+    gat_real *h0z, *hfin, *mfin, *rfin;
     /* backward scratch: dh the current layer's output gradient, dn its input gradient, then
      * per step (N, D) unless noted: sc (LN_2), su (u), shid (N, 2D), sa (LN_1), sbr (a term's
      * output), so (the attention's O), dq, dk, dv; delta (N, H); dr (B, D) */
     gat_real *dh, *dn, *sc, *su, *shid, *sa, *sbr, *so, *dq, *dk, *dv, *delta, *dr;
+    gat_real *wt; /* a dense layer's W^T (the widest: MLP 2D x D, the output D x C) */
     gps_cache C[GAT_MAX_LAYERS];
     gat_idx *seg, *anchor;
     gat_i_readout_op ro;
@@ -68,7 +74,7 @@ struct gat_gps {
 };
 
 static const char *const kind_names[GAT_GPS_KIND_COUNT] = {"gps", "transformer", "gat-mlp",
-                                                            "gat-bn"};
+                                                           "gat-bn", "gat-ffn"};
 
 const char *gat_gps_kind_name(gat_gps_kind k)
 {
@@ -77,7 +83,7 @@ const char *gat_gps_kind_name(gat_gps_kind k)
 
 gat_status gat_gps_kind_from_name(const char *name, gat_gps_kind *out)
 {
-    static const int values[GAT_GPS_KIND_COUNT] = {0, 1, 2, 3};
+    static const int values[GAT_GPS_KIND_COUNT] = {0, 1, 2, 3, 4};
     int v;
     gat_status st;
     gat_i_clear_error();
@@ -147,7 +153,7 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(!(c->negative_slope >= 0 && c->negative_slope <= 1), "negative_slope = %g, expected [0, 1]",
         c->negative_slope);
     BAD(c->anchors < 0, "anchors = %d, expected >= 0", c->anchors);
-    BAD(c->anchors > 0 && (c->kind == GAT_GPS_LOCAL || c->kind == GAT_GPS_BN),
+    BAD(c->anchors > 0 && (c->kind == GAT_GPS_LOCAL || c->kind >= GAT_GPS_BN),
         "anchors = %d: kind %s has no global attention", c->anchors, gat_gps_kind_name(c->kind));
     BAD(c->last_heads != 0 && c->kind != GAT_GPS_BN,
         "last_heads = %d: only kind gat-bn has a head count of its own on the last layer",
@@ -205,6 +211,20 @@ static void table(gat_gps *m)
             L->bnb = add(m, "layer%d.bn.bias", l, D, 0, &off);
             continue;
         }
+        if (c->kind == GAT_GPS_FFN) { /* H heads of D / H concatenated, then the FFN */
+            L->heads = H;
+            L->n1g = add(m, "layer%d.norm.gain", l, D, 0, &off);
+            L->n1b = add(m, "layer%d.norm.bias", l, D, 0, &off);
+            L->gw = add(m, "layer%d.gat.weight", l, D, D, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, H, D / H, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, H, D / H, &off);
+            L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
+            L->w1 = add(m, "layer%d.ffn.weight1", l, D, D, &off);
+            L->b1 = add(m, "layer%d.ffn.bias1", l, D, 0, &off);
+            L->w2 = add(m, "layer%d.ffn.weight2", l, D, D, &off);
+            L->b2 = add(m, "layer%d.ffn.bias2", l, D, 0, &off);
+            continue;
+        }
         if (c->kind != GAT_GPS_GLOBAL) {
             L->gw = add(m, "layer%d.gat.weight", l, D, H * D, &off);
             L->gas = add(m, "layer%d.gat.att_src", l, H, D, &off);
@@ -229,6 +249,10 @@ static void table(gat_gps *m)
         L->b2 = add(m, "layer%d.mlp.bias2", l, D, 0, &off);
         L->n2g = add(m, "layer%d.norm2.gain", l, D, 0, &off);
         L->n2b = add(m, "layer%d.norm2.bias", l, D, 0, &off);
+    }
+    if (c->kind == GAT_GPS_FFN) {
+        m->on_g = add(m, "output_norm.gain", 0, D, 0, &off);
+        m->on_b = add(m, "output_norm.bias", 0, D, 0, &off);
     }
     if (ro_attention(c)) { /* a GAT graph model's names and shapes */
         gat_idx K, A;
@@ -274,7 +298,7 @@ static void init(gat_gps *m)
         double fin = t->shape[0], fout = t->shape[1];
         if (strstr(name, ".gat.weight")) { /* one head's columns */
             int l = 0;
-            if (m->cfg.kind == GAT_GPS_BN && sscanf(name, "layer%d", &l) == 1)
+            if (m->cfg.kind >= GAT_GPS_BN && sscanf(name, "layer%d", &l) == 1)
                 fout = (double)m->cfg.dim / (double)m->L[l].heads;
             else
                 fout = m->cfg.dim;
@@ -306,7 +330,7 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
     init(m);
     for (int l = 0; l < c->layers; l++) {
         const gps_layer *L = &m->L[l];
-        const int bn = c->kind == GAT_GPS_BN; /* heads concatenated, no activation */
+        const int bn = c->kind >= GAT_GPS_BN; /* heads concatenated, no activation */
         const gat_idx H = bn ? L->heads : c->heads, Fo = bn ? c->dim / L->heads : c->dim;
         gat_i_gps_local_init(&m->local[l], c->dim, Fo, H, bn, L->gw, L->gas, L->gad, L->gb,
                              c->negative_slope, c->att_dropout, m->threads);
@@ -378,12 +402,23 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
 {
     const size_t D = (size_t)m->cfg.dim, H = (size_t)m->cfg.heads, n = (size_t)N, R = sizeof(gat_real);
     const size_t C = (size_t)m->cfg.classes, rows = m->cfg.task == GAT_TASK_GRAPH ? (size_t)B : n;
+    /* what the kind uses: the global attention's buffers, the FFN kind's, the MLP's width */
+    const gat_gps_kind kind = m->cfg.kind;
+    const size_t na = kind == GAT_GPS_HYBRID || kind == GAT_GPS_GLOBAL ? n : 0;
+    const size_t nf = kind == GAT_GPS_FFN ? n : 0, wm = kind == GAT_GPS_FFN ? 1 : 2;
     m->h0 = gat_i_carve(base, off, n * D, R);
-    gat_real **nd[] = {&m->dh, &m->dn, &m->sc, &m->su, &m->sa, &m->sbr, &m->so, &m->dq, &m->dk,
-                       &m->dv};
+    m->h0z = gat_i_carve(base, off, nf * D, R);
+    m->hfin = gat_i_carve(base, off, nf * D, R);
+    m->mfin = gat_i_carve(base, off, nf, R);
+    m->rfin = gat_i_carve(base, off, nf, R);
+    gat_real **nd[] = {&m->dh, &m->dn, &m->sc, &m->su, &m->sa, &m->sbr};
     for (size_t t = 0; t < sizeof nd / sizeof *nd; t++) *nd[t] = gat_i_carve(base, off, n * D, R);
-    m->shid = gat_i_carve(base, off, n * 2 * D, R);
-    m->delta = gat_i_carve(base, off, n * H, R);
+    gat_real **ad[] = {&m->so, &m->dq, &m->dk, &m->dv};
+    for (size_t t = 0; t < sizeof ad / sizeof *ad; t++)
+        *ad[t] = gat_i_carve(base, off, na * D, R);
+    m->shid = gat_i_carve(base, off, n * wm * D, R);
+    m->wt = gat_i_carve(base, off, D * (2 * D > C ? 2 * D : C), R);
+    m->delta = gat_i_carve(base, off, na * H, R);
     gat_idx K, A;
     const size_t W = (size_t)ro_shape(&m->cfg, &K, &A);
     m->r = gat_i_carve(base, off, (size_t)B * W, R);
@@ -407,18 +442,18 @@ static void carve(gat_gps *m, char *base, size_t *off, gat_idx N, gat_idx B)
     for (int l = 0; l < m->cfg.layers; l++) {
         gps_cache *c = &m->C[l];
         c->loc = gat_i_carve(base, off, n * D, R);
-        c->q = gat_i_carve(base, off, n * D, R);
-        c->k = gat_i_carve(base, off, n * D, R);
-        c->v = gat_i_carve(base, off, n * D, R);
-        c->o = gat_i_carve(base, off, n * D, R);
-        c->lse = gat_i_carve(base, off, n * H, R);
-        c->att = gat_i_carve(base, off, n * D, R);
+        c->q = gat_i_carve(base, off, na * D, R);
+        c->k = gat_i_carve(base, off, na * D, R);
+        c->v = gat_i_carve(base, off, na * D, R);
+        c->o = gat_i_carve(base, off, na * D, R);
+        c->lse = gat_i_carve(base, off, na * H, R);
+        c->att = gat_i_carve(base, off, na * D, R);
         c->a = gat_i_carve(base, off, n * D, R);
         c->u = gat_i_carve(base, off, n * D, R);
         c->m1 = gat_i_carve(base, off, n, R);
         c->r1 = gat_i_carve(base, off, n, R);
-        c->z = gat_i_carve(base, off, n * 2 * D, R);
-        c->hid = gat_i_carve(base, off, n * 2 * D, R);
+        c->z = gat_i_carve(base, off, n * wm * D, R);
+        c->hid = gat_i_carve(base, off, n * wm * D, R);
         c->c = gat_i_carve(base, off, n * D, R);
         c->m2 = gat_i_carve(base, off, n, R);
         c->r2 = gat_i_carve(base, off, n, R);
@@ -452,6 +487,12 @@ static gat_status reserve(gat_gps *m, gat_idx N, gat_idx B)
 static uint64_t drop_key(const gat_gps *m, int l, int s)
 {
     return gat_i_hash64(m->key, 8 * (uint64_t)l + (uint64_t)s);
+}
+
+/* The dropout stream of GAT_GPS_FFN's input (a site no layer has). */
+static uint64_t input_key(const gat_gps *m)
+{
+    return gat_i_hash64(m->key, 8 * (uint64_t)GAT_MAX_LAYERS);
 }
 
 /* Whether the attention runs over anchors (one graph larger than the anchor count). */
@@ -512,9 +553,76 @@ static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int tra
     return GAT_OK;
 }
 
+/* The exact GELU, x Phi(x), and its derivative Phi(x) + x phi(x), in the build's precision. */
+#ifdef GAT_REAL_DOUBLE
+#define ERF erf
+#define EXP exp
+#else
+#define ERF erff
+#define EXP expf
+#endif
+#define SQRT1_2 ((gat_real)0.70710678118654752440)      /* 1 / sqrt(2) */
+#define INV_SQRT_2PI ((gat_real)0.39894228040143267794) /* 1 / sqrt(2 pi) */
+
+static inline gat_real gelu(gat_real x)
+{
+    return (gat_real)0.5 * x * (1 + ERF(x * SQRT1_2));
+}
+
+static inline gat_real gelu_grad(gat_real x)
+{
+    return (gat_real)0.5 * (1 + ERF(x * SQRT1_2)) + x * EXP((gat_real)-0.5 * x * x) * INV_SQRT_2PI;
+}
+
+/* y (n) = GELU(x) elementwise, in parallel. */
+static void gelu_forward(const gat_real *x, gat_real *y, size_t n, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
+    for (size_t e = 0; e < n; e++)
+        y[e] = gelu(x[e]);
+}
+
+/* dy (n) *= GELU'(x) elementwise, in parallel. */
+static void gelu_backward(const gat_real *x, gat_real *dy, size_t n, int nt)
+{
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
+    for (size_t e = 0; e < n; e++)
+        dy[e] *= gelu_grad(x[e]);
+}
+
+/* A GAT_GPS_FFN layer: out = h + drop(GELU(drop(GAT_cat(LN(h)) W_1 + b_1)) W_2 + b_2); caches u
+ * (LN(h)), m1, r1, loc (GAT_cat), z (GELU's input), hid (its output), c (the block's output
+ * before the residual, after dropout). */
+static gat_status ffn_layer_forward(gat_gps *m, int l, const gat_real *h, int training)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    const gat_real *p = m->blob;
+    const gat_idx N = m->N, D = m->cfg.dim;
+    const size_t nd = (size_t)N * D;
+    const double pd = training ? m->cfg.dropout : 0;
+    const int nt = m->threads;
+    gat_status st;
+    gat_i_layernorm_forward(N, D, h, p + L->n1g, p + L->n1b, c->u, c->m1, c->r1, nt);
+    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, c->u, p, training, drop_key(m, l, 3),
+                                      c->loc)) != GAT_OK)
+        return st;
+    gat_i_dense_forward(N, D, D, c->loc, p + L->w1, p + L->b1, c->z, nt);
+    gat_i_gps_dropout(c->z, nd, pd, drop_key(m, l, 0));
+    gelu_forward(c->z, c->hid, nd, nt);
+    gat_i_dense_forward(N, D, D, c->hid, p + L->w2, p + L->b2, c->c, nt);
+    gat_i_gps_dropout(c->c, nd, pd, drop_key(m, l, 1));
+    for (size_t e = 0; e < nd; e++)
+        c->out[e] = h[e] + c->c[e];
+    return GAT_OK;
+}
+
 static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int training)
 {
     if (m->cfg.kind == GAT_GPS_BN) return bn_layer_forward(m, l, h, training);
+    if (m->cfg.kind == GAT_GPS_FFN) return ffn_layer_forward(m, l, h, training);
     const gps_layer *L = &m->L[l];
     gps_cache *c = &m->C[l];
     const gat_real *p = m->blob;
@@ -546,8 +654,9 @@ static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int traini
     return GAT_OK;
 }
 
-/* h0 = x W_in + b_in over x's stored values, rows in parallel. */
-static void input_forward(gat_gps *m)
+/* h0 = x W_in + b_in over x's stored values, rows in parallel; kind GAT_GPS_FFN then
+ * h0 = GELU(drop(h0)), its input kept in h0z. */
+static void input_forward(gat_gps *m, int training)
 {
     const gat_csr *x = m->x;
     const gat_idx D = m->cfg.dim, N = m->N;
@@ -562,6 +671,12 @@ static void input_forward(gat_gps *m)
             const gat_real v = x->val[e], *w = W + (size_t)x->col[e] * D;
             for (gat_idx d = 0; d < D; d++) hi[d] += v * w[d];
         }
+    }
+    if (m->cfg.kind == GAT_GPS_FFN) {
+        const size_t nd = (size_t)N * D;
+        memcpy(m->h0z, m->h0, nd * sizeof *m->h0z);
+        gat_i_gps_dropout(m->h0z, nd, training ? m->cfg.dropout : 0, input_key(m));
+        gelu_forward(m->h0z, m->h0, nd, nt);
     }
 }
 
@@ -610,7 +725,7 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
         m->M = m->cfg.anchors;
         gat_i_anchor_pick(m->N, m->M, gat_i_hash64(m->seed, 77), m->anchor);
     }
-    input_forward(m);
+    input_forward(m, training);
     const gat_real *h = m->h0;
     for (int l = 0; l < m->cfg.layers; l++) {
         if ((st = layer_forward(m, l, h, training)) != GAT_OK) return st;
@@ -618,6 +733,11 @@ gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr *x, gat
     }
     const gat_idx D = m->cfg.dim, C = m->cfg.classes;
     const gat_real *p = m->blob;
+    if (m->cfg.kind == GAT_GPS_FFN) { /* the heads read LN_out(h_L) */
+        gat_i_layernorm_forward(m->N, D, h, p + m->on_g, p + m->on_b, m->hfin, m->mfin, m->rfin,
+                                m->threads);
+        h = m->hfin;
+    }
     if (m->cfg.task == GAT_TASK_GRAPH) {
         /* the readout op of graph models: its caches carved by reserve, its gate (attention)
          * in the parameter and gradient buffers */
@@ -664,7 +784,7 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
     const int nt = m->threads;
     gat_real *dO = m->so;
     memset(dO, 0, nd * sizeof *dO);
-    gat_i_dense_backward(N, D, D, c->o, p + L->wo, datt, dO, gr + L->wo, gr + L->bo, nt);
+    gat_i_dense_backward(N, D, D, c->o, p + L->wo, datt, dO, gr + L->wo, gr + L->bo, m->wt, nt);
     memset(m->dq, 0, nd * sizeof *m->dq);
     memset(m->dk, 0, nd * sizeof *m->dk);
     memset(m->dv, 0, nd * sizeof *m->dv);
@@ -674,9 +794,9 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
     else
         gat_i_global_attn_backward(N, H, D / H, m->B, m->seg, c->q, c->k, c->v, c->o, c->lse, dO,
                                    m->delta, m->dq, m->dk, m->dv, nt);
-    gat_i_dense_backward(N, D, D, h, p + L->wq, m->dq, dh, gr + L->wq, gr + L->bq, nt);
-    gat_i_dense_backward(N, D, D, h, p + L->wk, m->dk, dh, gr + L->wk, gr + L->bk, nt);
-    gat_i_dense_backward(N, D, D, h, p + L->wv, m->dv, dh, gr + L->wv, gr + L->bv, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wq, m->dq, dh, gr + L->wq, gr + L->bq, m->wt, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wk, m->dk, dh, gr + L->wk, gr + L->bk, m->wt, nt);
+    gat_i_dense_backward(N, D, D, h, p + L->wv, m->dv, dh, gr + L->wv, gr + L->bv, m->wt, nt);
 }
 
 /* A GAT_GPS_BN layer's backward from m->dh into m->dn: the residual's dh (if any), then through
@@ -703,10 +823,45 @@ static void bn_layer_backward(gat_gps *m, int l)
 }
 
 /* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
+/* A GAT_GPS_FFN layer's backward from m->dh (h its input) into m->dn: the residual's dh, then
+ * the block through the second dropout, W_2, GELU, the first dropout, W_1, the GAT term and LN. */
+static void ffn_layer_backward(gat_gps *m, int l, const gat_real *h)
+{
+    const gps_layer *L = &m->L[l];
+    gps_cache *c = &m->C[l];
+    const gat_real *p = m->blob;
+    gat_real *gr = m->blob + m->n_params;
+    const gat_idx N = m->N, D = m->cfg.dim;
+    const size_t nd = (size_t)N * D;
+    const double pd = m->trained ? m->cfg.dropout : 0;
+    const int nt = m->threads;
+    memcpy(m->dn, m->dh, nd * sizeof *m->dn);
+    memcpy(m->sc, m->dh, nd * sizeof *m->sc);
+    gat_i_gps_dropout(m->sc, nd, pd, drop_key(m, l, 1));
+    memset(m->shid, 0, nd * sizeof *m->shid);
+    gat_i_dense_backward(N, D, D, c->hid, p + L->w2, m->sc, m->shid, gr + L->w2, gr + L->b2, m->wt,
+                         nt);
+    gelu_backward(c->z, m->shid, nd, nt);
+    gat_i_gps_dropout(m->shid, nd, pd, drop_key(m, l, 0));
+    memset(m->su, 0, nd * sizeof *m->su);
+    gat_i_dense_backward(N, D, D, c->loc, p + L->w1, m->shid, m->su, gr + L->w1, gr + L->b1, m->wt,
+                         nt);
+    memset(m->sa, 0, nd * sizeof *m->sa);
+    gat_i_gps_local_backward(&m->local[l], p, gr, m->su, m->sa);
+    gat_i_layernorm_backward(N, D, h, p + L->n1g, c->m1, c->r1, m->sa, m->sc, gr + L->n1g,
+                             gr + L->n1b, nt);
+    for (size_t e = 0; e < nd; e++)
+        m->dn[e] += m->sc[e];
+}
+
 static void layer_backward(gat_gps *m, int l, const gat_real *h)
 {
     if (m->cfg.kind == GAT_GPS_BN) {
         bn_layer_backward(m, l);
+        return;
+    }
+    if (m->cfg.kind == GAT_GPS_FFN) {
+        ffn_layer_backward(m, l, h);
         return;
     }
     const gps_layer *L = &m->L[l];
@@ -723,12 +878,12 @@ static void layer_backward(gat_gps *m, int l, const gat_real *h)
     memcpy(m->su, m->sc, nd * sizeof *m->su);
     memset(m->shid, 0, 2 * nd * sizeof *m->shid);
     gat_i_dense_backward(N, 2 * D, D, c->hid, p + L->w2, m->sc, m->shid, gr + L->w2, gr + L->b2,
-                         nt);
+                         m->wt, nt);
     gat_i_gps_dropout(m->shid, 2 * nd, pd, drop_key(m, l, 2));
     for (size_t e = 0; e < 2 * nd; e++)
         if (c->z[e] <= 0) m->shid[e] = 0;
     gat_i_dense_backward(N, D, 2 * D, c->u, p + L->w1, m->shid, m->su, gr + L->w1, gr + L->b1,
-                         nt);
+                         m->wt, nt);
     /* u = LN_1(a), a = h + drop(GAT(h)) + drop(Attn(h)) */
     gat_i_layernorm_backward(N, D, c->a, p + L->n1g, c->m1, c->r1, m->su, m->sa, gr + L->n1g,
                              gr + L->n1b, nt);
@@ -758,20 +913,30 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     const gat_idx N = m->N, D = m->cfg.dim, C = m->cfg.classes, Lc = m->cfg.layers;
     const size_t nd = (size_t)N * D;
     const int nt = m->threads;
-    const gat_real *hL = m->C[Lc - 1].out;
-    gat_real *dcur = m->dh; /* the gradient of the current layer's output */
+    const int ffn = m->cfg.kind == GAT_GPS_FFN;
+    const gat_real *hL = ffn ? m->hfin : m->C[Lc - 1].out; /* what the heads read */
+    gat_real *dcur = ffn ? m->sa : m->dh;                  /* the gradient of hL */
     memset(dcur, 0, nd * sizeof *dcur);
     if (m->cfg.task == GAT_TASK_GRAPH) {
         memset(m->dr, 0, (size_t)m->B * (size_t)ro_shape(&m->cfg, NULL, NULL) * sizeof *m->dr);
         gat_i_mlp_backward(&m->mlp, m->r, dlogits, m->dr);
         gat_i_readout_backward(&m->ro, hL, m->dr, dcur);
     } else {
-        gat_i_dense_backward(N, D, C, hL, p + m->out_w, dlogits, dcur, gr + m->out_w,
-                             gr + m->out_b, nt);
+        gat_i_dense_backward(N, D, C, hL, p + m->out_w, dlogits, dcur, gr + m->out_w, gr + m->out_b,
+                             m->wt, nt);
+    }
+    if (ffn) { /* hL = LN_out(h_L) */
+        gat_i_layernorm_backward(N, D, m->C[Lc - 1].out, p + m->on_g, m->mfin, m->rfin, dcur, m->dh,
+                                 gr + m->on_g, gr + m->on_b, nt);
+        dcur = m->dh;
     }
     for (int l = Lc - 1; l >= 0; l--) {
         layer_backward(m, l, l ? m->C[l - 1].out : m->h0);
         memcpy(dcur, m->dn, nd * sizeof *dcur);
+    }
+    if (ffn) { /* h0 = GELU(drop(x W_in + b_in)) */
+        gelu_backward(m->h0z, dcur, nd, nt);
+        gat_i_gps_dropout(dcur, nd, m->cfg.dropout, input_key(m));
     }
     /* h0 = x W_in + b_in: dW_in row c sums over the entries of column c in row order */
     const gat_csr *x = m->x;

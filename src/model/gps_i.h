@@ -70,14 +70,16 @@ void gat_i_batchnorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat
                               const gat_real *mean, const gat_real *rstd, const gat_real *dy,
                               gat_real *dx, gat_real *dg, gat_real *db, int nt);
 
-/* y (N, C) = x (N, R) W (R, C) + b (C; NULL: none), rows in parallel. */
+/* y (N, C) = x (N, R) W (R, C) + b (C; NULL: none): the kernels' GEMM (gat_i_fused_ops.gemm,
+ * blocks of y over nt threads, the same bits for any nt). */
 void gat_i_dense_forward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
                          const gat_real *b, gat_real *y, int nt);
-/* dx (N, R) += dy W^T (dx may be NULL), dW (R, C) += x^T dy, db (C) += the column sums of dy (db
- * may be NULL); each output row has one writer and sums in row order (the same bits for any nt).
- * The readout's gat_i_linear_* are the serial form of these for a batch's few pooled rows. */
+/* dx (N, R) += dy W^T (dx may be NULL), dW (R, C) += x^T dy (GEMM, as the forward), db (C) += the
+ * column sums of dy in row order (db may be NULL); wt: (R C) scratch for W^T. The readout's
+ * gat_i_linear_* are the serial form of these for a batch's few pooled rows. */
 void gat_i_dense_backward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
-                          const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db, int nt);
+                          const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db,
+                          gat_real *wt, int nt);
 
 /* Dropout of x (n) in place with probability p from stream key (gat_i_keep16, as every dropout of
  * libgat): kept values scaled by 1 / (1 - p). The backward applies the same to the gradient. */

@@ -2,9 +2,11 @@
  * and backward, dropout. LayerNorm backward, per row with xhat = (x - mean) rstd and gy = g dy:
  *   dx = rstd (gy - mean(gy) - xhat mean(gy xhat)),  dg += dy xhat,  db += dy. */
 #include "gps_i.h"
+#include "layers/fused.h"
 #include "layers/layers.h"
 
 #include <math.h>
+#include <string.h>
 
 void gat_i_layernorm_forward(gat_idx N, gat_idx D, const gat_real *x, const gat_real *g,
                              const gat_real *b, gat_real *y, gat_real *mean, gat_real *rstd,
@@ -125,44 +127,27 @@ void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key)
 void gat_i_dense_forward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
                          const gat_real *b, gat_real *y, int nt)
 {
-    (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 64)
-    for (gat_idx i = 0; i < N; i++) {
-        gat_real *yi = y + (size_t)i * C;
-        for (gat_idx c = 0; c < C; c++) yi[c] = b ? b[c] : 0;
-        for (gat_idx r = 0; r < R; r++) {
-            const gat_real v = x[(size_t)i * R + r], *w = W + (size_t)r * C;
-            for (gat_idx c = 0; c < C; c++) yi[c] += v * w[c];
-        }
-    }
+    if (N < 1 || C < 1) return;
+    if (b)
+        for (gat_idx i = 0; i < N; i++)
+            memcpy(y + (size_t)i * C, b, (size_t)C * sizeof *y);
+    gat_i_fused_get(GAT_KERNELS_AUTO)
+        ->gemm(N, C, R, x, (size_t)R, 1, W, (size_t)C, b != NULL, y, (size_t)C, nt);
 }
 
 void gat_i_dense_backward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,
-                          const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db, int nt)
+                          const gat_real *dy, gat_real *dx, gat_real *dW, gat_real *db,
+                          gat_real *wt, int nt)
 {
-    (void)nt;
-    if (dx) {
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 64)
-        for (gat_idx i = 0; i < N; i++) {
-            const gat_real *dyi = dy + (size_t)i * C;
-            for (gat_idx r = 0; r < R; r++) {
-                const gat_real *w = W + (size_t)r * C;
-                gat_real s = 0;
-                for (gat_idx c = 0; c < C; c++) s += dyi[c] * w[c];
-                dx[(size_t)i * R + r] += s;
-            }
-        }
+    if (N < 1 || R < 1 || C < 1) return;
+    const gat_i_fused_ops *ops = gat_i_fused_get(GAT_KERNELS_AUTO);
+    if (dx) { /* dx += dy W^T, W^T (C, R) in wt */
+        for (gat_idx r = 0; r < R; r++)
+            for (gat_idx c = 0; c < C; c++)
+                wt[(size_t)c * R + r] = W[(size_t)r * C + c];
+        ops->gemm(N, R, C, dy, (size_t)C, 1, wt, (size_t)R, 1, dx, (size_t)R, nt);
     }
-    /* dW row r sums over the rows i in order: one writer per row of dW */
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && R > 1)
-    for (gat_idx r = 0; r < R; r++) {
-        gat_real *dw = dW + (size_t)r * C;
-        for (gat_idx i = 0; i < N; i++) {
-            const gat_real v = x[(size_t)i * R + r], *dyi = dy + (size_t)i * C;
-            if (v != 0)
-                for (gat_idx c = 0; c < C; c++) dw[c] += v * dyi[c];
-        }
-    }
+    ops->gemm(R, C, N, x, 1, (size_t)R, dy, (size_t)C, 1, dW, (size_t)C, nt); /* x^T dy */
     if (db)
         for (gat_idx i = 0; i < N; i++)
             for (gat_idx c = 0; c < C; c++) db[c] += dy[(size_t)i * C + c];

@@ -4,6 +4,7 @@
 #include "core/core.h"
 #include "gat/gps.h"
 #include "gat/readout.h"
+#include "metrics_i.h"
 #include "model/gps_i.h"
 #include "train_i.h"
 
@@ -50,6 +51,8 @@ typedef struct nodes {
     gat_idx n_seg;
     const gat_idx *seg;
     gat_real *dl;
+    const gat_real *logits;      /* the last evaluation's (N, C) */
+    gat_idx *rows[2], n_rows[2]; /* two-class models: the validation and the test nodes */
 } nodes;
 
 static gat_status nodes_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
@@ -70,8 +73,16 @@ static gat_status nodes_evaluate(void *u, gat_split which, int final, double *lo
     if ((st = gat_gps_forward(c->m, &c->ds->graph, &c->ds->x, c->n_seg, c->seg, 0, &logits)) !=
         GAT_OK)
         return st;
+    c->logits = logits;
     return gat_softmax_xent(logits, c->ds->n, gat_gps_get_config(c->m)->classes, c->ds->labels,
                             c->ds->split, which, loss, acc, NULL);
+}
+
+static gat_status nodes_auc(void *u, gat_split which, double *auc)
+{
+    const nodes *c = u;
+    const int k = which == GAT_SPLIT_TEST;
+    return gat_i_auc_logits(c->logits, c->ds->labels, c->rows[k], c->n_rows[k], auc);
 }
 
 gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_config *cfg,
@@ -98,13 +109,35 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
     const gat_idx one[2] = {0, ds->n};
     nodes c = {.m = m, .ds = ds, .cfg = cfg, .n_seg = ds->n_graphs > 0 ? ds->n_graphs : 1,
                .seg = ds->n_graphs > 0 ? ds->graph_ptr : one};
-    if (!(c.dl = gat_malloc((size_t)ds->n * (size_t)mc->classes, sizeof *c.dl))) return GAT_ENOMEM;
-    const gat_i_train_ops ops = {.train = nodes_train, .evaluate = nodes_evaluate,
+    const int two = mc->classes == 2;
+    if (cfg->metric == GAT_METRIC_AUC && !two)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_gps_train: metric = GAT_METRIC_AUC (ROC-AUC) needs a "
+                           "two-class model, this one has %d classes",
+                           mc->classes);
+    c.dl = gat_malloc((size_t)ds->n * (size_t)mc->classes, sizeof *c.dl);
+    for (int k = 0; two && k < 2; k++)
+        c.rows[k] = gat_malloc((size_t)ds->n + 1, sizeof *c.rows[k]);
+    if (!c.dl || (two && (!c.rows[0] || !c.rows[1]))) {
+        st = GAT_ENOMEM;
+        goto out;
+    }
+    for (gat_idx i = 0; two && i < ds->n; i++) /* ascending, as gat_i_auc_logits reads them */
+        if (ds->split[i] == GAT_SPLIT_VAL || ds->split[i] == GAT_SPLIT_TEST) {
+            const int k = ds->split[i] == GAT_SPLIT_TEST;
+            c.rows[k][c.n_rows[k]++] = i;
+        }
+    const gat_i_train_ops ops = {.train = nodes_train,
+                                 .evaluate = nodes_evaluate,
+                                 .auc = two ? nodes_auc : NULL,
                                  .has_test = ds->n_test > 0};
     size_t P;
     gat_real *params = gat_gps_params(m, &P);
     st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
+out:
     gat_free(c.dl);
+    gat_free(c.rows[0]);
+    gat_free(c.rows[1]);
     return st;
 }
 

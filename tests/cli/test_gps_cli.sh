@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp|gat-bn on a
+# CLI tests of graph transformers (issue 39): gat-train --arch gps|transformer|gat-mlp|gat-bn|gat-ffn on a
 # node task (exact attention, and --anchors) and on --task graph (with --pe, the attention
 # readout; gat-bn with the benchmarking-gnns preset's schedule, MLP classifier and last-epoch
 # model), the same output for 1 and 2 threads, and the usage errors.
@@ -9,7 +9,7 @@ train=$1 data=$2
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 check help 0 '--arch NAME' '' -- "$train" --help
-check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer, gat-mlp or gat-bn\), or gat$" -- "$train" --arch gpt
+check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer, gat-mlp, gat-bn or gat-ffn\), or gat$" -- "$train" --arch gpt
 check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
 check arch-save 2 '' '--arch gps does not take --save' -- "$train" --arch gps --save /tmp/x.gat
 check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
@@ -18,13 +18,18 @@ check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --
 
 strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }
 common=(--dataset "$data/small" --embed-dim 16 --heads 2 --epochs 6 --patience 6 --lr 0.01 --dropout 0.1 --seed 4)
-for a in gps transformer gat-mlp gat-bn; do
+for a in gps transformer gat-mlp gat-bn gat-ffn; do
   check "node-$a" 0 "^test accuracy: [0-9.]+%  \(arch $a, " '' -- "$train" "${common[@]}" --arch "$a" --threads 1
 done
 grep -Eq '^epoch +6  train loss [0-9.]+ acc' "$tmp/out" && ok node-progress || badf node-progress "$tmp/out"
 "$train" "${common[@]}" --arch gps --threads 1 --pe lap:4 >"$tmp/a" 2>&1
 "$train" "${common[@]}" --arch gps --threads 2 --pe lap:4 >"$tmp/b" 2>&1
 cmp -s <(strip "$tmp/a") <(strip "$tmp/b") && ok node-same-on-2-threads || badf node-same-on-2-threads "$tmp/a" "$tmp/b"
+# gat-ffn 128 wide: its GAT layers project by BLAS (a 128 x 128 weight), as the FFN blocks do
+"$train" "${common[@]}" --arch gat-ffn --embed-dim 128 --threads 1 >"$tmp/a" 2>&1
+"$train" "${common[@]}" --arch gat-ffn --embed-dim 128 --threads 2 >"$tmp/b" 2>&1
+grep -q '^test accuracy' "$tmp/a" && cmp -s <(strip "$tmp/a") <(strip "$tmp/b") && ok ffn-same-on-2-threads ||
+  badf ffn-same-on-2-threads "$tmp/a" "$tmp/b"
 # 205 nodes attend to 50 anchors: another function than exact attention, so other figures
 check node-anchors 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch transformer --anchors 50 --threads 1
 "$train" "${common[@]}" --arch transformer --threads 1 >"$tmp/c" 2>&1
@@ -47,6 +52,9 @@ cmp -s "$tmp/a1" <(strip "$tmp/a2") && ok graph-attention-same-on-2-threads || b
 check graph-readout-heads 2 '' '^gat-train: --readout-heads needs --readout attention$' -- "$train" "${g[@]}" --readout-heads 2
 check bn-anchors 2 '' '^gat-train: --anchors needs --arch gps or transformer$' -- "$train" "${common[@]}" --arch gat-bn --anchors 4
 check gps-residual 2 '' '--arch gps does not take --residual' -- "$train" "${common[@]}" --arch gps --residual
+check ffn-anchors 2 '' '^gat-train: --anchors needs --arch gps or transformer$' -- "$train" "${common[@]}" --arch gat-ffn --anchors 4
+# gat-ffn is residual by construction: --residual (which --preset platonov sets) is accepted
+check ffn-residual 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch gat-ffn --residual --threads 1
 
 # gat-bn under the dwivedi preset (batch norm, --residual, one head last, the MLP classifier,
 # ReduceLROnPlateau to --min-lr, --keep-last): the schedule ends each fold, the last epoch reported

@@ -22,7 +22,7 @@ same() {
   fi
 }
 
-platonov=(--layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
+platonov=(--arch gat-ffn --embed-dim 512 --layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
           --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize
           --head-dropout 0 --proj-dropout 0)
 # the paper's setup is gat-train's defaults with the reference code's dropout placement and
@@ -31,10 +31,12 @@ paper=(--head-dropout 1 --proj-dropout 0.6 --score-bias 1)
 same paper-is-the-defaults --preset paper --epochs 3 -- "${paper[@]}" --epochs 3
 same paper-pubmed --preset paper-pubmed --epochs 3 -- "${paper[@]}" --out-heads 8 --lr 0.01 --weight-decay 0.001 --epochs 3
 same paper-placement-overridden --preset paper --head-dropout 0 --proj-dropout 0 --score-bias 0 --epochs 3 -- --epochs 3
-same platonov-spelled-out --preset platonov --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]}" --epochs 2 --hidden 4 --heads 2
+same platonov-spelled-out --preset platonov --epochs 2 --embed-dim 8 --heads 2 -- "${platonov[@]}" --epochs 2 --embed-dim 8 --heads 2
 # an option given before the preset overrides it too
-same option-before-preset --lr 0.02 --epochs 2 --heads 2 --hidden 4 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --hidden 4 --heads 2
-same preset-equals-form --preset=platonov --epochs 2 --hidden 4 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --hidden 4 --heads 2
+same option-before-preset --lr 0.02 --epochs 2 --heads 2 --embed-dim 8 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --embed-dim 8 --heads 2
+same preset-equals-form --preset=platonov --epochs 2 --embed-dim 8 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --embed-dim 8 --heads 2
+# --arch gat: the preset's training setup on the GAT model
+same platonov-on-gat --preset platonov --arch gat --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:4}" --epochs 2 --hidden 4 --heads 2
 # the score biases: a tensor per layer in the model, and the gat score's alone
 check score-bias-saved 0 '' '' -- "$bin" --dataset "$tiny" --preset paper --epochs 2 --threads 1 --quiet --save "$tmp/sb.gat"
 grep -q '"score_bias":"1"' "$tmp/sb.gat" && grep -q '"layer1.att_bias":{"dtype":"F32","shape":\[2,1\]' "$tmp/sb.gat" \
@@ -60,4 +62,7 @@ check two-classes-report-auc 0 'test ROC-AUC: [0-9.]+%' '' -- "$bin" --dataset "
 grep -qE '^epoch +1 .* auc +[0-9.]+%' "$tmp/out" && ok auc-in-epoch-lines || badf auc-in-epoch-lines "$tmp/out"
 check metric-acc-reports-accuracy 0 'test accuracy: [0-9.]+%' '' -- "$bin" --dataset "$tmp/two" --epochs 3 --threads 1 --metric acc
 check runs-table-auc 0 'val auc +test auc' '' -- "$bin" --dataset "$tmp/two" --epochs 2 --threads 1 --runs 2
+# the graph transformers follow and report the ROC-AUC of two-class data too
+check gat-ffn-reports-auc 0 '^test ROC-AUC: [0-9.]+%  \(arch gat-ffn, ' '' -- "$bin" --dataset "$tmp/two" --arch gat-ffn --embed-dim 8 --heads 2 --epochs 3 --threads 1 --quiet
+check gat-ffn-metric-acc 0 '^test accuracy: [0-9.]+%  \(arch gat-ffn, ' '' -- "$bin" --dataset "$tmp/two" --arch gat-ffn --embed-dim 8 --heads 2 --epochs 3 --threads 1 --quiet --metric acc
 summary

@@ -628,6 +628,57 @@ START_TEST(test_scores_restricted_no_self_loops)
 }
 END_TEST
 
+/* The wide layers' GEMM (gat_i_fused_ops.gemm, every build this CPU runs): C = A B and C += A B
+ * with A row-major (am = K) or read transposed (am = 1, ak = M), on shapes with partial tiles
+ * and several K slices, against sums in double; the same bits for 1, 2 and 3 threads. */
+START_TEST(test_gemm)
+{
+    static const gat_idx shapes[][3] = {
+        {1, 1, 1}, {3, 17, 5}, {70, 130, 300}, {131, 40, 600}, {64, 128, 256}};
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
+        if (!ops) continue;
+        for (size_t s = 0; s < LEN(shapes); s++)
+            for (int tr = 0; tr < 2; tr++)
+                for (int beta = 0; beta < 2; beta++) {
+                    const gat_idx M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+                    const size_t am = tr ? 1 : (size_t)K, ak = tr ? (size_t)M : 1;
+                    gat_real *a = malloc((size_t)M * K * sizeof *a),
+                             *b = malloc((size_t)K * N * sizeof *b),
+                             *c0 = malloc((size_t)M * N * sizeof *c0), *c[3];
+                    ck_assert(a && b && c0);
+                    tu_uniform(a, (size_t)M * K, -1, 1, 1 + s);
+                    tu_uniform(b, (size_t)K * N, -1, 1, 11 + s);
+                    tu_uniform(c0, (size_t)M * N, -1, 1, 21 + s);
+                    for (int nt = 1; nt <= 3; nt++) {
+                        c[nt - 1] = malloc((size_t)M * N * sizeof *c[0]);
+                        ck_assert_ptr_nonnull(c[nt - 1]);
+                        memcpy(c[nt - 1], c0, (size_t)M * N * sizeof *c0);
+                        ops->gemm(M, N, K, a, am, ak, b, (size_t)N, beta, c[nt - 1], (size_t)N, nt);
+                    }
+                    for (gat_idx i = 0; i < M; i++)
+                        for (gat_idx j = 0; j < N; j++) {
+                            double want = beta ? c0[(size_t)i * N + j] : 0, mag = fabs(want);
+                            for (gat_idx q = 0; q < K; q++) {
+                                const double t = (double)a[i * am + q * ak] * b[(size_t)q * N + j];
+                                want += t, mag += fabs(t);
+                            }
+                            const double got = c[0][(size_t)i * N + j];
+                            ck_assert_msg(fabs(got - want) <= 1e-6 * (mag + 1),
+                                          "%s gemm %dx%dx%d%s beta %d: C[%d, %d] = %g, want %g",
+                                          ops->isa, M, N, K, tr ? " (A^T)" : "", beta, i, j, got,
+                                          want);
+                        }
+                    for (int nt = 2; nt <= 3; nt++)
+                        ck_assert_int_eq(memcmp(c[0], c[nt - 1], (size_t)M * N * sizeof *c0), 0);
+                    for (int nt = 0; nt < 3; nt++)
+                        free(c[nt]);
+                    free(a), free(b), free(c0);
+                }
+    }
+}
+END_TEST
+
 /* The ISA builds run the same kernels: each named build is either unavailable or reports its
  * name, and the default is one of them. */
 START_TEST(test_dispatch)
@@ -820,6 +871,7 @@ static Suite *suite(void)
     if (first) {
         t = tcase_create("dispatch");
         tcase_add_test(t, test_dispatch);
+        tcase_add_test(t, test_gemm);
         tcase_add_test(t, test_kernels_option);
         suite_add_tcase(s, t);
     }

@@ -7,6 +7,7 @@
  * trainer's schedules; bad configurations. */
 #include "gradcheck.h"
 
+#include "model/fast_i.h"
 #include "model/gps_i.h"
 
 #include <math.h>
@@ -108,6 +109,11 @@ static void check_model(gat_gps_kind k, gat_task task, extra x, toy *t, const ch
     /* batch norm's outputs (tens, with the residual) put rounding of 1e-9 into a 1e-6 step's
      * quotient, against its exactly zero gradients (the GAT bias before it): a larger step */
     if (k == GAT_GPS_BN) op.step = 1e-5;
+    /* the layer norms, attention and MLPs of these models put about 1e-9 of rounding into a
+     * 1e-6 step's quotient (the numeric derivative of a parameter whose gradient is exactly
+     * zero), as large as the default absolute tolerance (1e-6 x 1e-3): compare gradients below
+     * 1e-2 absolutely, to 1e-8. Larger steps cross the ReLU's and LeakyReLU's kinks. */
+    op.floor = 1e-2;
     snprintf(op.name, sizeof op.name, "%s", name);
     add_var(&op, "params", p, gat_gps_grads(m, NULL), P, 1);
     gradcheck(&op, 11);
@@ -124,6 +130,7 @@ START_TEST(gradient_node_kinds)
     check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){0}, &t, "gat-bn node");
     check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){.residual = 1, .last_heads = 1}, &t,
                 "gat-bn node, residual, one head last");
+    check_model(GAT_GPS_FFN, GAT_TASK_NODE, (extra){0}, &t, "gat-ffn node");
     toy_free(&t);
 }
 END_TEST
@@ -145,6 +152,8 @@ START_TEST(gradient_graph_and_anchors)
         GAT_GPS_BN, GAT_TASK_GRAPH,
         (extra){.residual = 1, .readout_heads = 2, .readout_hidden = 3, .classifier_layers = 1}, &t,
         "gat-bn graph, attention readout of 2 heads of width 3, MLP classifier");
+    check_model(GAT_GPS_FFN, GAT_TASK_GRAPH, (extra){.readout_heads = 2, .classifier_layers = 1},
+                &t, "gat-ffn graph, attention readout of 2 heads, MLP classifier");
     toy_free(&t);
 }
 END_TEST
@@ -187,6 +196,8 @@ START_TEST(threads_identical)
     if (_i == 2) /* the attention readout: its gate's gradients sum over all nodes */
         c.kind = GAT_GPS_BN, c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 3,
         c.readout_hidden = 5, c.classifier_layers = 1;
+    if (_i == 3) /* pre-norm blocks with GELU and dropout on the input */
+        c.kind = GAT_GPS_FFN;
     size_t P = 0;
     gat_real *ref = NULL;
     for (int nt = 1; nt <= 3; nt++) {
@@ -274,6 +285,128 @@ START_TEST(linear_layer_is_heads_side_by_side)
     for (size_t e = 0; e < (size_t)N * D; e++) ck_assert_double_eq_tol(dh[e], dh1[e], 1e-11);
     gat_i_gps_local_free(&cat);
     free(h), free(out), free(one), free(dout), free(dh), free(dh1), free(d1);
+    toy_free(&t);
+}
+END_TEST
+
+/* Layer 0 of the engine on a dense input by BLAS (gat_i_fast.gemm0) against its kernels: the
+ * same outputs, parameter gradients and input gradient (to rounding), heads concatenated and
+ * averaged, a per-head width padded (Fo = 5 of 3 heads: Fp = 8). */
+START_TEST(gemm_projection_matches_kernels)
+{
+    enum { D = 16, Fo = 5, H = 3 };
+    toy t;
+    toy_make(&t, 4, D, 51);
+    const gat_idx N = t.g.n;
+    const int concat = _i;
+    const size_t W = concat ? (size_t)H * Fo : Fo;
+    enum { PW = 0, AS = D * H * Fo, AD = AS + H * Fo, B = AD + H * Fo, P = B + H * Fo };
+    gat_real p[P], g[2][P], *h = malloc((size_t)N * D * sizeof *h), *out[2], *dh[2],
+                            *dout = malloc((size_t)N * W * sizeof *dout);
+    ck_assert(h && dout);
+    tu_uniform(p, P, -1, 1, 5);
+    tu_uniform(h, (size_t)N * D, -1, 1, 6);
+    tu_uniform(dout, (size_t)N * W, -1, 1, 7);
+    const int64_t saved = gat_i_fast_gemm_min;
+    for (int k = 0; k < 2; k++) {
+        gat_i_fast_gemm_min = k ? 0 : INT64_MAX; /* k = 1: BLAS */
+        out[k] = malloc((size_t)N * W * sizeof *out[k]);
+        dh[k] = calloc((size_t)N * D, sizeof *dh[k]);
+        ck_assert(out[k] && dh[k]);
+        memset(g[k], 0, sizeof g[k]);
+        gat_i_gps_local loc;
+        gat_i_gps_local_init(&loc, D, Fo, H, concat, PW, AS, AD, B, 0.2, 0, 2);
+        ck_assert_int_eq(gat_i_gps_local_forward(&loc, &t.g, h, p, 1, 1, out[k]), GAT_OK);
+        ck_assert_int_eq(loc.f->gemm_run, k);
+        gat_i_gps_local_backward(&loc, p, g[k], dout, dh[k]);
+        gat_i_gps_local_free(&loc);
+    }
+    gat_i_fast_gemm_min = saved;
+    for (size_t e = 0; e < (size_t)N * W; e++)
+        ck_assert_double_eq_tol(out[0][e], out[1][e], 1e-12);
+    for (size_t e = 0; e < P; e++)
+        ck_assert_double_eq_tol(g[0][e], g[1][e], 1e-11);
+    for (size_t e = 0; e < (size_t)N * D; e++)
+        ck_assert_double_eq_tol(dh[0][e], dh[1][e], 1e-12);
+    for (int k = 0; k < 2; k++)
+        free(out[k]), free(dh[k]);
+    free(h), free(dout);
+    toy_free(&t);
+}
+END_TEST
+
+/* The offset of m's tensor called name. */
+static size_t tensor_at(const gat_gps *m, const char *name)
+{
+    int n;
+    const gat_model_tensor *t = gat_gps_tensors(m, &n);
+    for (int k = 0; k < n; k++)
+        if (!strcmp(t[k].name, name)) return t[k].offset;
+    ck_abort_msg("no tensor %s", name);
+    return 0;
+}
+
+/* Kind gat-ffn by hand, one layer with W_1 = 0 (the block's output then does not depend on the
+ * GAT term): h0 = GELU(x W_in + b_in), h1 = h0 + GELU(b_1) W_2 + b_2, logits = LN_out(h1) W_out +
+ * b_out, with GELU(v) = v Phi(v) from erf and LN's gain and bias applied. */
+START_TEST(ffn_block_by_hand)
+{
+    enum { D = 4, F = 3, C = 2 };
+    toy t;
+    toy_make(&t, 2, F, 41);
+    gat_gps_config c;
+    gat_gps_config_default(&c, F, C);
+    c.kind = GAT_GPS_FFN, c.dim = D, c.heads = 2, c.layers = 1, c.dropout = 0.5;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 3), GAT_OK);
+    size_t P;
+    gat_real *p = gat_gps_params(m, &P);
+    gat_real *noise = malloc(P * sizeof *noise);
+    ck_assert_ptr_nonnull(noise);
+    tu_uniform(noise, P, -0.5, 0.5, 8);
+    for (size_t e = 0; e < P; e++)
+        p[e] += noise[e];
+    free(noise);
+    const size_t w1 = tensor_at(m, "layer0.ffn.weight1");
+    for (int e = 0; e < D * D; e++)
+        p[w1 + e] = 0;
+    const gat_real *win = p + tensor_at(m, "input.weight"), *bin = p + tensor_at(m, "input.bias"),
+                   *b1 = p + tensor_at(m, "layer0.ffn.bias1"),
+                   *w2 = p + tensor_at(m, "layer0.ffn.weight2"),
+                   *b2 = p + tensor_at(m, "layer0.ffn.bias2"),
+                   *og = p + tensor_at(m, "output_norm.gain"),
+                   *ob = p + tensor_at(m, "output_norm.bias"),
+                   *wo = p + tensor_at(m, "output.weight"), *bo = p + tensor_at(m, "output.bias");
+    const gat_idx one[2] = {0, t.g.n};
+    const gat_real *y;
+    ck_assert_int_eq(gat_gps_forward(m, &t.g, &t.x, 1, one, 0, &y), GAT_OK); /* no dropout */
+    double blk[D];
+    for (int d = 0; d < D; d++) {
+        blk[d] = b2[d];
+        for (int r = 0; r < D; r++) {
+            const double v = b1[r];
+            blk[d] += v * 0.5 * (1 + erf(v / sqrt(2.0))) * w2[r * D + d];
+        }
+    }
+    for (gat_idx i = 0; i < t.g.n; i++) {
+        double h[D], mu = 0, var = 0;
+        for (int d = 0; d < D; d++) {
+            double v = bin[d];
+            for (gat_idx e = t.x.rowptr[i]; e < t.x.rowptr[i + 1]; e++)
+                v += t.x.val[e] * win[t.x.col[e] * D + d];
+            h[d] = v * 0.5 * (1 + erf(v / sqrt(2.0))) + blk[d];
+            mu += h[d] / D;
+        }
+        for (int d = 0; d < D; d++)
+            var += (h[d] - mu) * (h[d] - mu) / D;
+        for (int k = 0; k < C; k++) {
+            double z = bo[k];
+            for (int d = 0; d < D; d++)
+                z += (og[d] * (h[d] - mu) / sqrt(var + 1e-5) + ob[d]) * wo[d * C + k];
+            ck_assert_double_eq_tol(y[i * C + k], z, 1e-12);
+        }
+    }
+    gat_gps_free(m);
     toy_free(&t);
 }
 END_TEST
@@ -554,10 +687,12 @@ static Suite *suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("segments");
     tcase_add_test(tc, no_leak_between_graphs);
-    tcase_add_loop_test(tc, threads_identical, 0, 3);
+    tcase_add_loop_test(tc, threads_identical, 0, 4);
     tcase_add_test(tc, attention_readout_wiring);
     tcase_add_test(tc, batchnorm_statistics);
     tcase_add_test(tc, linear_layer_is_heads_side_by_side);
+    tcase_add_test(tc, ffn_block_by_hand);
+    tcase_add_loop_test(tc, gemm_projection_matches_kernels, 0, 2);
     tcase_add_test(tc, graph_schedule);
     tcase_add_test(tc, bad_config);
     suite_add_tcase(s, tc);
