@@ -519,6 +519,32 @@ static void attn_forward(gat_gps *m, int l, const gat_real *h, gps_cache *c)
     gat_i_dense_forward(N, D, D, c->o, p + L->wo, p + L->bo, c->att, nt);
 }
 
+/* What a layer's forward and backward read: its tensors' offsets and caches, the parameter and
+ * gradient buffers, its sizes, threads and dropout (training: in a training forward, or in the
+ * backward of one). */
+typedef struct lctx {
+    const gps_layer *L;
+    gps_cache *c;
+    gat_real *p, *gr;
+    gat_idx N, D;
+    size_t nd;
+    double pd;
+    int nt;
+} lctx;
+
+static lctx layer_ctx(gat_gps *m, int l, int training)
+{
+    return (lctx){.L = &m->L[l],
+                  .c = &m->C[l],
+                  .p = m->blob,
+                  .gr = m->blob + m->n_params,
+                  .N = m->N,
+                  .D = m->cfg.dim,
+                  .nd = (size_t)m->N * (size_t)m->cfg.dim,
+                  .pd = training ? m->cfg.dropout : 0,
+                  .nt = m->threads};
+}
+
 /* ELU below zero, exp(x) - 1, in the precision of the build. */
 static inline gat_real elu_neg(gat_real x)
 {
@@ -533,23 +559,20 @@ static inline gat_real elu_neg(gat_real x)
  * output), c (the ELU's, before dropout), bmu, brs. */
 static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int training)
 {
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    gat_real *p = m->blob;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
+    const lctx x = layer_ctx(m, l, training);
     gat_status st;
-    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, p, training, drop_key(m, l, 3),
-                                      c->loc)) != GAT_OK)
+    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, x.p, training, drop_key(m, l, 3),
+                                      x.c->loc)) != GAT_OK)
         return st;
-    gat_i_batchnorm_forward(N, D, c->loc, p + L->bng, p + L->bnb, training, p + L->bnm,
-                            p + L->bnv, c->u, c->bmu, c->brs, m->threads);
-    for (size_t e = 0; e < nd; e++)
-        c->c[e] = c->u[e] > 0 ? c->u[e] : elu_neg(c->u[e]);
-    memcpy(c->out, c->c, nd * sizeof *c->out);
-    gat_i_gps_dropout(c->out, nd, training ? m->cfg.dropout : 0, drop_key(m, l, 0));
+    gat_i_batchnorm_forward(x.N, x.D, x.c->loc, x.p + x.L->bng, x.p + x.L->bnb, training,
+                            x.p + x.L->bnm, x.p + x.L->bnv, x.c->u, x.c->bmu, x.c->brs, x.nt);
+    for (size_t e = 0; e < x.nd; e++)
+        x.c->c[e] = x.c->u[e] > 0 ? x.c->u[e] : elu_neg(x.c->u[e]);
+    memcpy(x.c->out, x.c->c, x.nd * sizeof *x.c->out);
+    gat_i_gps_dropout(x.c->out, x.nd, x.pd, drop_key(m, l, 0));
     if (m->cfg.residual)
-        for (size_t e = 0; e < nd; e++) c->out[e] += h[e];
+        for (size_t e = 0; e < x.nd; e++)
+            x.c->out[e] += h[e];
     return GAT_OK;
 }
 
@@ -597,25 +620,20 @@ static void gelu_backward(const gat_real *x, gat_real *dy, size_t n, int nt)
  * before the residual, after dropout). */
 static gat_status ffn_layer_forward(gat_gps *m, int l, const gat_real *h, int training)
 {
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    const gat_real *p = m->blob;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
-    const double pd = training ? m->cfg.dropout : 0;
-    const int nt = m->threads;
+    const lctx x = layer_ctx(m, l, training);
     gat_status st;
-    gat_i_layernorm_forward(N, D, h, p + L->n1g, p + L->n1b, c->u, c->m1, c->r1, nt);
-    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, c->u, p, training, drop_key(m, l, 3),
-                                      c->loc)) != GAT_OK)
+    gat_i_layernorm_forward(x.N, x.D, h, x.p + x.L->n1g, x.p + x.L->n1b, x.c->u, x.c->m1, x.c->r1,
+                            x.nt);
+    if ((st = gat_i_gps_local_forward(&m->local[l], m->g, x.c->u, x.p, training, drop_key(m, l, 3),
+                                      x.c->loc)) != GAT_OK)
         return st;
-    gat_i_dense_forward(N, D, D, c->loc, p + L->w1, p + L->b1, c->z, nt);
-    gat_i_gps_dropout(c->z, nd, pd, drop_key(m, l, 0));
-    gelu_forward(c->z, c->hid, nd, nt);
-    gat_i_dense_forward(N, D, D, c->hid, p + L->w2, p + L->b2, c->c, nt);
-    gat_i_gps_dropout(c->c, nd, pd, drop_key(m, l, 1));
-    for (size_t e = 0; e < nd; e++)
-        c->out[e] = h[e] + c->c[e];
+    gat_i_dense_forward(x.N, x.D, x.D, x.c->loc, x.p + x.L->w1, x.p + x.L->b1, x.c->z, x.nt);
+    gat_i_gps_dropout(x.c->z, x.nd, x.pd, drop_key(m, l, 0));
+    gelu_forward(x.c->z, x.c->hid, x.nd, x.nt);
+    gat_i_dense_forward(x.N, x.D, x.D, x.c->hid, x.p + x.L->w2, x.p + x.L->b2, x.c->c, x.nt);
+    gat_i_gps_dropout(x.c->c, x.nd, x.pd, drop_key(m, l, 1));
+    for (size_t e = 0; e < x.nd; e++)
+        x.c->out[e] = h[e] + x.c->c[e];
     return GAT_OK;
 }
 
@@ -623,34 +641,34 @@ static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int traini
 {
     if (m->cfg.kind == GAT_GPS_BN) return bn_layer_forward(m, l, h, training);
     if (m->cfg.kind == GAT_GPS_FFN) return ffn_layer_forward(m, l, h, training);
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    const gat_real *p = m->blob;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
-    const double pd = training ? m->cfg.dropout : 0;
-    const int nt = m->threads;
+    const lctx x = layer_ctx(m, l, training);
     gat_status st;
-    memcpy(c->a, h, nd * sizeof *h);
+    memcpy(x.c->a, h, x.nd * sizeof *h);
     if (m->cfg.kind != GAT_GPS_GLOBAL) {
-        if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, p, training, drop_key(m, l, 3),
-                                          c->loc)) != GAT_OK)
+        if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, x.p, training, drop_key(m, l, 3),
+                                          x.c->loc)) != GAT_OK)
             return st;
-        gat_i_gps_dropout(c->loc, nd, pd, drop_key(m, l, 0));
-        for (size_t e = 0; e < nd; e++) c->a[e] += c->loc[e];
+        gat_i_gps_dropout(x.c->loc, x.nd, x.pd, drop_key(m, l, 0));
+        for (size_t e = 0; e < x.nd; e++)
+            x.c->a[e] += x.c->loc[e];
     }
     if (m->cfg.kind != GAT_GPS_LOCAL) {
-        attn_forward(m, l, h, c);
-        gat_i_gps_dropout(c->att, nd, pd, drop_key(m, l, 1));
-        for (size_t e = 0; e < nd; e++) c->a[e] += c->att[e];
+        attn_forward(m, l, h, x.c);
+        gat_i_gps_dropout(x.c->att, x.nd, x.pd, drop_key(m, l, 1));
+        for (size_t e = 0; e < x.nd; e++)
+            x.c->a[e] += x.c->att[e];
     }
-    gat_i_layernorm_forward(N, D, c->a, p + L->n1g, p + L->n1b, c->u, c->m1, c->r1, nt);
-    gat_i_dense_forward(N, D, 2 * D, c->u, p + L->w1, p + L->b1, c->z, nt);
-    for (size_t e = 0; e < 2 * nd; e++) c->hid[e] = c->z[e] > 0 ? c->z[e] : 0;
-    gat_i_gps_dropout(c->hid, 2 * nd, pd, drop_key(m, l, 2));
-    gat_i_dense_forward(N, 2 * D, D, c->hid, p + L->w2, p + L->b2, c->c, nt);
-    for (size_t e = 0; e < nd; e++) c->c[e] += c->u[e];
-    gat_i_layernorm_forward(N, D, c->c, p + L->n2g, p + L->n2b, c->out, c->m2, c->r2, nt);
+    gat_i_layernorm_forward(x.N, x.D, x.c->a, x.p + x.L->n1g, x.p + x.L->n1b, x.c->u, x.c->m1,
+                            x.c->r1, x.nt);
+    gat_i_dense_forward(x.N, x.D, 2 * x.D, x.c->u, x.p + x.L->w1, x.p + x.L->b1, x.c->z, x.nt);
+    for (size_t e = 0; e < 2 * x.nd; e++)
+        x.c->hid[e] = x.c->z[e] > 0 ? x.c->z[e] : 0;
+    gat_i_gps_dropout(x.c->hid, 2 * x.nd, x.pd, drop_key(m, l, 2));
+    gat_i_dense_forward(x.N, 2 * x.D, x.D, x.c->hid, x.p + x.L->w2, x.p + x.L->b2, x.c->c, x.nt);
+    for (size_t e = 0; e < x.nd; e++)
+        x.c->c[e] += x.c->u[e];
+    gat_i_layernorm_forward(x.N, x.D, x.c->c, x.p + x.L->n2g, x.p + x.L->n2b, x.c->out, x.c->m2,
+                            x.c->r2, x.nt);
     return GAT_OK;
 }
 
@@ -803,57 +821,45 @@ static void attn_backward(gat_gps *m, int l, const gat_real *h, gps_cache *c, co
  * dropout, the ELU (derivative ELU + 1 below zero), BN and the GAT term. */
 static void bn_layer_backward(gat_gps *m, int l)
 {
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    const gat_real *p = m->blob;
-    gat_real *gr = m->blob + m->n_params;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
+    const lctx x = layer_ctx(m, l, m->trained);
     if (m->cfg.residual)
-        memcpy(m->dn, m->dh, nd * sizeof *m->dn);
+        memcpy(m->dn, m->dh, x.nd * sizeof *m->dn);
     else
-        memset(m->dn, 0, nd * sizeof *m->dn);
-    memcpy(m->sa, m->dh, nd * sizeof *m->sa);
-    gat_i_gps_dropout(m->sa, nd, m->trained ? m->cfg.dropout : 0, drop_key(m, l, 0));
-    for (size_t e = 0; e < nd; e++)
-        if (!(c->u[e] > 0)) m->sa[e] *= c->c[e] + 1;
-    gat_i_batchnorm_backward(N, D, c->loc, p + L->bng, c->bmu, c->brs, m->sa, m->sc, gr + L->bng,
-                             gr + L->bnb, m->threads);
-    gat_i_gps_local_backward(&m->local[l], p, gr, m->sc, m->dn);
+        memset(m->dn, 0, x.nd * sizeof *m->dn);
+    memcpy(m->sa, m->dh, x.nd * sizeof *m->sa);
+    gat_i_gps_dropout(m->sa, x.nd, x.pd, drop_key(m, l, 0));
+    for (size_t e = 0; e < x.nd; e++)
+        if (!(x.c->u[e] > 0)) m->sa[e] *= x.c->c[e] + 1;
+    gat_i_batchnorm_backward(x.N, x.D, x.c->loc, x.p + x.L->bng, x.c->bmu, x.c->brs, m->sa, m->sc,
+                             x.gr + x.L->bng, x.gr + x.L->bnb, x.nt);
+    gat_i_gps_local_backward(&m->local[l], x.p, x.gr, m->sc, m->dn);
 }
 
-/* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
 /* A GAT_GPS_FFN layer's backward from m->dh (h its input) into m->dn: the residual's dh, then
  * the block through the second dropout, W_2, GELU, the first dropout, W_1, the GAT term and LN. */
 static void ffn_layer_backward(gat_gps *m, int l, const gat_real *h)
 {
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    const gat_real *p = m->blob;
-    gat_real *gr = m->blob + m->n_params;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
-    const double pd = m->trained ? m->cfg.dropout : 0;
-    const int nt = m->threads;
-    memcpy(m->dn, m->dh, nd * sizeof *m->dn);
-    memcpy(m->sc, m->dh, nd * sizeof *m->sc);
-    gat_i_gps_dropout(m->sc, nd, pd, drop_key(m, l, 1));
-    memset(m->shid, 0, nd * sizeof *m->shid);
-    gat_i_dense_backward(N, D, D, c->hid, p + L->w2, m->sc, m->shid, gr + L->w2, gr + L->b2, m->wt,
-                         nt);
-    gelu_backward(c->z, m->shid, nd, nt);
-    gat_i_gps_dropout(m->shid, nd, pd, drop_key(m, l, 0));
-    memset(m->su, 0, nd * sizeof *m->su);
-    gat_i_dense_backward(N, D, D, c->loc, p + L->w1, m->shid, m->su, gr + L->w1, gr + L->b1, m->wt,
-                         nt);
-    memset(m->sa, 0, nd * sizeof *m->sa);
-    gat_i_gps_local_backward(&m->local[l], p, gr, m->su, m->sa);
-    gat_i_layernorm_backward(N, D, h, p + L->n1g, c->m1, c->r1, m->sa, m->sc, gr + L->n1g,
-                             gr + L->n1b, nt);
-    for (size_t e = 0; e < nd; e++)
+    const lctx x = layer_ctx(m, l, m->trained);
+    memcpy(m->dn, m->dh, x.nd * sizeof *m->dn);
+    memcpy(m->sc, m->dh, x.nd * sizeof *m->sc);
+    gat_i_gps_dropout(m->sc, x.nd, x.pd, drop_key(m, l, 1));
+    memset(m->shid, 0, x.nd * sizeof *m->shid);
+    gat_i_dense_backward(x.N, x.D, x.D, x.c->hid, x.p + x.L->w2, m->sc, m->shid, x.gr + x.L->w2,
+                         x.gr + x.L->b2, m->wt, x.nt);
+    gelu_backward(x.c->z, m->shid, x.nd, x.nt);
+    gat_i_gps_dropout(m->shid, x.nd, x.pd, drop_key(m, l, 0));
+    memset(m->su, 0, x.nd * sizeof *m->su);
+    gat_i_dense_backward(x.N, x.D, x.D, x.c->loc, x.p + x.L->w1, m->shid, m->su, x.gr + x.L->w1,
+                         x.gr + x.L->b1, m->wt, x.nt);
+    memset(m->sa, 0, x.nd * sizeof *m->sa);
+    gat_i_gps_local_backward(&m->local[l], x.p, x.gr, m->su, m->sa);
+    gat_i_layernorm_backward(x.N, x.D, h, x.p + x.L->n1g, x.c->m1, x.c->r1, m->sa, m->sc,
+                             x.gr + x.L->n1g, x.gr + x.L->n1b, x.nt);
+    for (size_t e = 0; e < x.nd; e++)
         m->dn[e] += m->sc[e];
 }
 
+/* Layer l's backward from m->dh (its output gradient; h its input) into m->dn. */
 static void layer_backward(gat_gps *m, int l, const gat_real *h)
 {
     if (m->cfg.kind == GAT_GPS_BN) {
@@ -864,39 +870,32 @@ static void layer_backward(gat_gps *m, int l, const gat_real *h)
         ffn_layer_backward(m, l, h);
         return;
     }
-    const gps_layer *L = &m->L[l];
-    gps_cache *c = &m->C[l];
-    const gat_real *p = m->blob;
-    gat_real *gr = m->blob + m->n_params;
-    const gat_idx N = m->N, D = m->cfg.dim;
-    const size_t nd = (size_t)N * D;
-    const double pd = m->trained ? m->cfg.dropout : 0;
-    const int nt = m->threads;
+    const lctx x = layer_ctx(m, l, m->trained);
     /* out = LN_2(c), c = u + W_2 drop(relu(W_1 u + b_1)) + b_2 */
-    gat_i_layernorm_backward(N, D, c->c, p + L->n2g, c->m2, c->r2, m->dh, m->sc, gr + L->n2g,
-                             gr + L->n2b, nt);
-    memcpy(m->su, m->sc, nd * sizeof *m->su);
-    memset(m->shid, 0, 2 * nd * sizeof *m->shid);
-    gat_i_dense_backward(N, 2 * D, D, c->hid, p + L->w2, m->sc, m->shid, gr + L->w2, gr + L->b2,
-                         m->wt, nt);
-    gat_i_gps_dropout(m->shid, 2 * nd, pd, drop_key(m, l, 2));
-    for (size_t e = 0; e < 2 * nd; e++)
-        if (c->z[e] <= 0) m->shid[e] = 0;
-    gat_i_dense_backward(N, D, 2 * D, c->u, p + L->w1, m->shid, m->su, gr + L->w1, gr + L->b1,
-                         m->wt, nt);
+    gat_i_layernorm_backward(x.N, x.D, x.c->c, x.p + x.L->n2g, x.c->m2, x.c->r2, m->dh, m->sc,
+                             x.gr + x.L->n2g, x.gr + x.L->n2b, x.nt);
+    memcpy(m->su, m->sc, x.nd * sizeof *m->su);
+    memset(m->shid, 0, 2 * x.nd * sizeof *m->shid);
+    gat_i_dense_backward(x.N, 2 * x.D, x.D, x.c->hid, x.p + x.L->w2, m->sc, m->shid, x.gr + x.L->w2,
+                         x.gr + x.L->b2, m->wt, x.nt);
+    gat_i_gps_dropout(m->shid, 2 * x.nd, x.pd, drop_key(m, l, 2));
+    for (size_t e = 0; e < 2 * x.nd; e++)
+        if (x.c->z[e] <= 0) m->shid[e] = 0;
+    gat_i_dense_backward(x.N, x.D, 2 * x.D, x.c->u, x.p + x.L->w1, m->shid, m->su, x.gr + x.L->w1,
+                         x.gr + x.L->b1, m->wt, x.nt);
     /* u = LN_1(a), a = h + drop(GAT(h)) + drop(Attn(h)) */
-    gat_i_layernorm_backward(N, D, c->a, p + L->n1g, c->m1, c->r1, m->su, m->sa, gr + L->n1g,
-                             gr + L->n1b, nt);
-    memcpy(m->dn, m->sa, nd * sizeof *m->dn);
+    gat_i_layernorm_backward(x.N, x.D, x.c->a, x.p + x.L->n1g, x.c->m1, x.c->r1, m->su, m->sa,
+                             x.gr + x.L->n1g, x.gr + x.L->n1b, x.nt);
+    memcpy(m->dn, m->sa, x.nd * sizeof *m->dn);
     if (m->cfg.kind != GAT_GPS_LOCAL) {
-        memcpy(m->sbr, m->sa, nd * sizeof *m->sbr);
-        gat_i_gps_dropout(m->sbr, nd, pd, drop_key(m, l, 1));
-        attn_backward(m, l, h, c, m->sbr, m->dn);
+        memcpy(m->sbr, m->sa, x.nd * sizeof *m->sbr);
+        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 1));
+        attn_backward(m, l, h, x.c, m->sbr, m->dn);
     }
     if (m->cfg.kind != GAT_GPS_GLOBAL) {
-        memcpy(m->sbr, m->sa, nd * sizeof *m->sbr);
-        gat_i_gps_dropout(m->sbr, nd, pd, drop_key(m, l, 0));
-        gat_i_gps_local_backward(&m->local[l], p, gr, m->sbr, m->dn);
+        memcpy(m->sbr, m->sa, x.nd * sizeof *m->sbr);
+        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 0));
+        gat_i_gps_local_backward(&m->local[l], x.p, x.gr, m->sbr, m->dn);
     }
 }
 
