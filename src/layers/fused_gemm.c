@@ -8,38 +8,57 @@
  * C is cut into blocks of MB rows x NB columns, split over the threads; a block is computed by
  * one thread over K in slices of KB, each slice's sum added to C in slice order, each element's
  * sum over a slice in k order: the same operations for any thread count. Inside a block, tiles
- * of 6 rows x 16 columns (two vectors) keep their accumulators in registers; the block's A rows
- * (MB x KB) and B slice (KB x NB) stay in L2. */
+ * of 6 rows x two vectors (the build's widest) keep their accumulators in registers; the block's A
+ * rows (MB x KB) and B slice (KB x NB) stay in L2. */
 #include "fused_vec.h"
 
-enum { MB = 60, NB = 128, KB = 256, TM = 6, TN = 16 };
+/* The tiles' vectors, the build's widest registers: 64 bytes with AVX-512 (16 floats), 32 with
+ * AVX, 16 on the baseline build (SSE2); unaligned. */
+#if defined(__AVX512F__)
+#define VBYTES 64
+#elif defined(__AVX__)
+#define VBYTES 32
+#else
+#define VBYTES 16
+#endif
+typedef gat_real VW __attribute__((vector_size(VBYTES), aligned(sizeof(gat_real))));
+#define VL ((gat_idx)(VBYTES / sizeof(gat_real)))
 
-/* One full tile: rows m0 .. m0 + 5, columns n0 .. n0 + 15, k in k0 .. k1 - 1, added to C. */
+enum { MB = 60, NB = 128, KB = 256, TM = 6 };
+#define TN (2 * VL)
+
+INLINE VW ldw(const gat_real *p)
+{
+    return *(const VW *)p;
+}
+
+/* One full tile: rows m0 .. m0 + 5, columns n0 .. n0 + TN - 1 (two vectors), k in k0 .. k1 - 1,
+ * added to C. */
 INLINE void tile_full(gat_idx m0, gat_idx n0, gat_idx k0, gat_idx k1, const gat_real *a, size_t am,
                       size_t ak, const gat_real *b, size_t ldb, gat_real *c, size_t ldc)
 {
-    V8 acc[TM][2];
+    VW acc[TM][2];
     for (int r = 0; r < TM; r++)
-        acc[r][0] = acc[r][1] = bc(0);
+        acc[r][0] = acc[r][1] = (VW){0};
     const gat_real *ar = a + (size_t)m0 * am;
     for (gat_idx k = k0; k < k1; k++) {
         const gat_real *bk = b + (size_t)k * ldb + n0;
-        const V8 b0 = ld(bk), b1 = ld(bk + 8);
+        const VW b0 = ldw(bk), b1 = ldw(bk + VL);
         const gat_real *ak0 = ar + (size_t)k * ak;
         for (int r = 0; r < TM; r++) {
-            const V8 x = bc(ak0[(size_t)r * am]);
+            const VW x = (VW){0} + ak0[(size_t)r * am];
             acc[r][0] += x * b0;
             acc[r][1] += x * b1;
         }
     }
     for (int r = 0; r < TM; r++) {
-        gat_real *cr = c + (size_t)(m0 + r) * ldc + n0;
-        st(cr, ld(cr) + acc[r][0]);
-        st(cr + 8, ld(cr + 8) + acc[r][1]);
+        VW *cr = (VW *)(c + (size_t)(m0 + r) * ldc + n0);
+        cr[0] += acc[r][0];
+        cr[1] += acc[r][1];
     }
 }
 
-/* A partial tile: mr <= 6 rows, nr <= 16 columns, one element at a time. */
+/* A partial tile: mr <= 6 rows, nr <= TN columns, one element at a time. */
 static void tile_edge(gat_idx m0, gat_idx mr, gat_idx n0, gat_idx nr, gat_idx k0, gat_idx k1,
                       const gat_real *a, size_t am, size_t ak, const gat_real *b, size_t ldb,
                       gat_real *c, size_t ldc)

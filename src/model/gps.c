@@ -569,7 +569,7 @@ static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int tra
     for (size_t e = 0; e < x.nd; e++)
         x.c->c[e] = x.c->u[e] > 0 ? x.c->u[e] : elu_neg(x.c->u[e]);
     memcpy(x.c->out, x.c->c, x.nd * sizeof *x.c->out);
-    gat_i_gps_dropout(x.c->out, x.nd, x.pd, drop_key(m, l, 0));
+    gat_i_gps_dropout(x.c->out, x.nd, x.pd, drop_key(m, l, 0), x.nt);
     if (m->cfg.residual)
         for (size_t e = 0; e < x.nd; e++)
             x.c->out[e] += h[e];
@@ -628,10 +628,10 @@ static gat_status ffn_layer_forward(gat_gps *m, int l, const gat_real *h, int tr
                                       x.c->loc)) != GAT_OK)
         return st;
     gat_i_dense_forward(x.N, x.D, x.D, x.c->loc, x.p + x.L->w1, x.p + x.L->b1, x.c->z, x.nt);
-    gat_i_gps_dropout(x.c->z, x.nd, x.pd, drop_key(m, l, 0));
+    gat_i_gps_dropout(x.c->z, x.nd, x.pd, drop_key(m, l, 0), x.nt);
     gelu_forward(x.c->z, x.c->hid, x.nd, x.nt);
     gat_i_dense_forward(x.N, x.D, x.D, x.c->hid, x.p + x.L->w2, x.p + x.L->b2, x.c->c, x.nt);
-    gat_i_gps_dropout(x.c->c, x.nd, x.pd, drop_key(m, l, 1));
+    gat_i_gps_dropout(x.c->c, x.nd, x.pd, drop_key(m, l, 1), x.nt);
     for (size_t e = 0; e < x.nd; e++)
         x.c->out[e] = h[e] + x.c->c[e];
     return GAT_OK;
@@ -648,13 +648,13 @@ static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int traini
         if ((st = gat_i_gps_local_forward(&m->local[l], m->g, h, x.p, training, drop_key(m, l, 3),
                                           x.c->loc)) != GAT_OK)
             return st;
-        gat_i_gps_dropout(x.c->loc, x.nd, x.pd, drop_key(m, l, 0));
+        gat_i_gps_dropout(x.c->loc, x.nd, x.pd, drop_key(m, l, 0), x.nt);
         for (size_t e = 0; e < x.nd; e++)
             x.c->a[e] += x.c->loc[e];
     }
     if (m->cfg.kind != GAT_GPS_LOCAL) {
         attn_forward(m, l, h, x.c);
-        gat_i_gps_dropout(x.c->att, x.nd, x.pd, drop_key(m, l, 1));
+        gat_i_gps_dropout(x.c->att, x.nd, x.pd, drop_key(m, l, 1), x.nt);
         for (size_t e = 0; e < x.nd; e++)
             x.c->a[e] += x.c->att[e];
     }
@@ -663,7 +663,7 @@ static gat_status layer_forward(gat_gps *m, int l, const gat_real *h, int traini
     gat_i_dense_forward(x.N, x.D, 2 * x.D, x.c->u, x.p + x.L->w1, x.p + x.L->b1, x.c->z, x.nt);
     for (size_t e = 0; e < 2 * x.nd; e++)
         x.c->hid[e] = x.c->z[e] > 0 ? x.c->z[e] : 0;
-    gat_i_gps_dropout(x.c->hid, 2 * x.nd, x.pd, drop_key(m, l, 2));
+    gat_i_gps_dropout(x.c->hid, 2 * x.nd, x.pd, drop_key(m, l, 2), x.nt);
     gat_i_dense_forward(x.N, 2 * x.D, x.D, x.c->hid, x.p + x.L->w2, x.p + x.L->b2, x.c->c, x.nt);
     for (size_t e = 0; e < x.nd; e++)
         x.c->c[e] += x.c->u[e];
@@ -693,7 +693,7 @@ static void input_forward(gat_gps *m, int training)
     if (m->cfg.kind == GAT_GPS_FFN) {
         const size_t nd = (size_t)N * D;
         memcpy(m->h0z, m->h0, nd * sizeof *m->h0z);
-        gat_i_gps_dropout(m->h0z, nd, training ? m->cfg.dropout : 0, input_key(m));
+        gat_i_gps_dropout(m->h0z, nd, training ? m->cfg.dropout : 0, input_key(m), nt);
         gelu_forward(m->h0z, m->h0, nd, nt);
     }
 }
@@ -827,7 +827,7 @@ static void bn_layer_backward(gat_gps *m, int l)
     else
         memset(m->dn, 0, x.nd * sizeof *m->dn);
     memcpy(m->sa, m->dh, x.nd * sizeof *m->sa);
-    gat_i_gps_dropout(m->sa, x.nd, x.pd, drop_key(m, l, 0));
+    gat_i_gps_dropout(m->sa, x.nd, x.pd, drop_key(m, l, 0), x.nt);
     for (size_t e = 0; e < x.nd; e++)
         if (!(x.c->u[e] > 0)) m->sa[e] *= x.c->c[e] + 1;
     gat_i_batchnorm_backward(x.N, x.D, x.c->loc, x.p + x.L->bng, x.c->bmu, x.c->brs, m->sa, m->sc,
@@ -842,12 +842,12 @@ static void ffn_layer_backward(gat_gps *m, int l, const gat_real *h)
     const lctx x = layer_ctx(m, l, m->trained);
     memcpy(m->dn, m->dh, x.nd * sizeof *m->dn);
     memcpy(m->sc, m->dh, x.nd * sizeof *m->sc);
-    gat_i_gps_dropout(m->sc, x.nd, x.pd, drop_key(m, l, 1));
+    gat_i_gps_dropout(m->sc, x.nd, x.pd, drop_key(m, l, 1), x.nt);
     memset(m->shid, 0, x.nd * sizeof *m->shid);
     gat_i_dense_backward(x.N, x.D, x.D, x.c->hid, x.p + x.L->w2, m->sc, m->shid, x.gr + x.L->w2,
                          x.gr + x.L->b2, m->wt, x.nt);
     gelu_backward(x.c->z, m->shid, x.nd, x.nt);
-    gat_i_gps_dropout(m->shid, x.nd, x.pd, drop_key(m, l, 0));
+    gat_i_gps_dropout(m->shid, x.nd, x.pd, drop_key(m, l, 0), x.nt);
     memset(m->su, 0, x.nd * sizeof *m->su);
     gat_i_dense_backward(x.N, x.D, x.D, x.c->loc, x.p + x.L->w1, m->shid, m->su, x.gr + x.L->w1,
                          x.gr + x.L->b1, m->wt, x.nt);
@@ -878,7 +878,7 @@ static void layer_backward(gat_gps *m, int l, const gat_real *h)
     memset(m->shid, 0, 2 * x.nd * sizeof *m->shid);
     gat_i_dense_backward(x.N, 2 * x.D, x.D, x.c->hid, x.p + x.L->w2, m->sc, m->shid, x.gr + x.L->w2,
                          x.gr + x.L->b2, m->wt, x.nt);
-    gat_i_gps_dropout(m->shid, 2 * x.nd, x.pd, drop_key(m, l, 2));
+    gat_i_gps_dropout(m->shid, 2 * x.nd, x.pd, drop_key(m, l, 2), x.nt);
     for (size_t e = 0; e < 2 * x.nd; e++)
         if (x.c->z[e] <= 0) m->shid[e] = 0;
     gat_i_dense_backward(x.N, x.D, 2 * x.D, x.c->u, x.p + x.L->w1, m->shid, m->su, x.gr + x.L->w1,
@@ -889,12 +889,12 @@ static void layer_backward(gat_gps *m, int l, const gat_real *h)
     memcpy(m->dn, m->sa, x.nd * sizeof *m->dn);
     if (m->cfg.kind != GAT_GPS_LOCAL) {
         memcpy(m->sbr, m->sa, x.nd * sizeof *m->sbr);
-        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 1));
+        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 1), x.nt);
         attn_backward(m, l, h, x.c, m->sbr, m->dn);
     }
     if (m->cfg.kind != GAT_GPS_GLOBAL) {
         memcpy(m->sbr, m->sa, x.nd * sizeof *m->sbr);
-        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 0));
+        gat_i_gps_dropout(m->sbr, x.nd, x.pd, drop_key(m, l, 0), x.nt);
         gat_i_gps_local_backward(&m->local[l], x.p, x.gr, m->sbr, m->dn);
     }
 }
@@ -935,7 +935,7 @@ gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits)
     }
     if (ffn) { /* h0 = GELU(drop(x W_in + b_in)) */
         gelu_backward(m->h0z, dcur, nd, nt);
-        gat_i_gps_dropout(dcur, nd, m->cfg.dropout, input_key(m));
+        gat_i_gps_dropout(dcur, nd, m->cfg.dropout, input_key(m), nt);
     }
     /* h0 = x W_in + b_in: dW_in row c sums over the entries of column c in row order */
     const gat_csr *x = m->x;

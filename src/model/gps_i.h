@@ -82,7 +82,8 @@ void gat_i_dense_backward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, co
                           gat_real *wt, int nt);
 
 /* Dropout of x (n) in place with probability p from stream key (gat_i_keep16, as every dropout of
- * libgat): kept values scaled by 1 / (1 - p). The backward applies the same to the gradient. */
-void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key);
+ * libgat): kept values scaled by 1 / (1 - p), elements in parallel on nt threads (each its own
+ * decision: the same for any nt). The backward applies the same to the gradient. */
+void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key, int nt);
 
 #endif

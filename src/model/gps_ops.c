@@ -115,11 +115,13 @@ void gat_i_batchnorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat
     }
 }
 
-void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key)
+void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key, int nt)
 {
     if (p <= 0) return;
     const uint32_t cut = gat_i_drop_cut(p);
     const gat_real scale = (gat_real)(1 / (1 - p));
+    (void)nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
     for (size_t k = 0; k < n; k++)
         x[k] = gat_i_keep16(key, k) >= cut ? x[k] * scale : 0;
 }
