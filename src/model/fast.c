@@ -25,9 +25,10 @@
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
 #define DW_FUSED_RATIO 4
-/* gat_i_fast.gemm0: a dense layer-0 input of F columns projected to hw values goes to BLAS when
- * F hw reaches this (a 128 x 128 weight): narrower products are the kernels' (the per-row loop
- * keeps W in cache), wider ones BLAS's (blocked, 10 times faster at 512 x 512). Tests lower it. */
+/* gat_i_fast.gemm0: a dense layer-0 input of F columns projected to hw values goes to the kernels'
+ * blocked GEMM when F hw reaches this (a 128 x 128 weight): narrower products stay with the
+ * per-row loop (which keeps W in cache), wider ones are faster blocked (several times at
+ * 512 x 512). Tests lower it. */
 int64_t gat_i_fast_gemm_min = 16384;
 
 /* ---- chunks ---- */

@@ -199,7 +199,7 @@ static void dw_gemm(gat_i_fast *f, gat_real *grads, int nt)
 {
     const gat_i_layer *L = &f->L[0];
     const gat_csr *x = f->x;
-    const gat_idx N = x->rows, F = x->cols, hw = L->hw, Fp = L->Fp, Fo = L->fo;
+    const gat_idx N = x->rows, F = x->cols, hw = L->hw, Fo = L->fo;
     const int H = L->heads;
     for (gat_idx j = 0; j < N; j++)
         if (!f->dz_nonzero[j]) memset(f->dz + (size_t)j * hw, 0, (size_t)hw * sizeof *f->dz);
@@ -210,7 +210,6 @@ static void dw_gemm(gat_i_fast *f, gat_real *grads, int nt)
             for (gat_idx c = 0; c < Fo; c++)
                 g[(r * H + (size_t)h) * (size_t)Fo + (size_t)c] +=
                     f->Wt[r * (size_t)hw + (size_t)c * H + (size_t)h];
-    (void)Fp;
 }
 
 /* Layer l's parameter gradients from the passes' per-chunk partials, added in chunk order. */

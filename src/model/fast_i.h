@@ -73,12 +73,12 @@ struct gat_i_fast {
     int input_grad;
     gat_real *dx;
     long dx_fwd;
-    /* layer 0 by BLAS (gat_i_fast_gemm_min): x dense (every row holds all its columns) and wide,
-     * the gat score without edge term, further projections or the reference code's dropouts, no
-     * remote rows. A forward without input dropout and row lists then projects Z = X W with one
-     * GEMM (gemm_run = 1), and its backward keeps dz (dw_fused 0) for dW = X^T dz and dx = dz W^T,
-     * two more; other forwards run the kernels. Its rounding is the BLAS kernel's, not the
-     * fused kernels' (thread counts change neither). */
+    /* layer 0 by the kernels' blocked GEMM (gat_i_fast_gemm_min): x dense (every row holds all
+     * its columns) and wide, the gat score without edge term, further projections or the
+     * reference code's dropouts, no remote rows. A forward without input dropout and row lists
+     * then projects Z = X W with one GEMM (gemm_run = 1), and its backward keeps dz (dw_fused 0)
+     * for dW = X^T dz and dx = dz W^T, two more; other forwards run the row kernels. Its rounding
+     * differs from the row kernels' (thread counts change neither). */
     int gemm0, gemm_run;
     /* restricted forwards: the plans of the last two row lists (the trainer alternates the
      * training and the validation rows) */
@@ -112,7 +112,7 @@ struct gat_i_fast {
     double t0;
 };
 
-/* The smallest F hw (input columns times layer 0's hw) projected by BLAS (gat_i_fast.gemm0):
+/* The smallest F hw (input columns times layer 0's hw) projected by GEMM (gat_i_fast.gemm0):
  * read when a binding is made; tests change it, nothing else. */
 extern int64_t gat_i_fast_gemm_min;
 
