@@ -558,3 +558,28 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
     }
     return 0;
 }
+
+int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
+                             const gat_real *shift, const gat_real *scale)
+{
+    gat_csr x;
+    const gat_csr *from = keep->rowptr ? keep : &ds->x;
+    if (gat_csr_standardize_columns(from, n, shift, scale, &x) != GAT_OK) {
+        fprintf(stderr, "%s: standardising the features: %s\n", prog, gat_last_error());
+        return 1;
+    }
+    if (keep->rowptr)
+        gat_csr_destroy(&ds->x);
+    else
+        *keep = ds->x;
+    ds->x = x;
+    return 0;
+}
+
+void cli_restore_features(gat_dataset *ds, gat_csr *keep)
+{
+    if (!keep->rowptr) return;
+    gat_csr_destroy(&ds->x);
+    ds->x = *keep;
+    memset(keep, 0, sizeof *keep);
+}

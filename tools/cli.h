@@ -165,4 +165,14 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
                      int need_labels, const gat_dataset_options *opt, gat_dataset *ds,
                      const char **name);
 
+/* The features' column standardisation (gat-train --standardize, and gat-embed repeating a
+ * model's): ds->x becomes a copy of the features as loaded with columns c < n set to (x -
+ * shift[c]) * scale[c] (gat_csr_standardize_columns). The features as loaded go to *keep (zeroed
+ * by the caller before the first call) and stay there: later calls standardise them again, and
+ * cli_restore_features gives them back to ds (before gat_dataset_destroy or tool_pe_destroy).
+ * Returns 0, or 1 after a message. */
+int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
+                             const gat_real *shift, const gat_real *scale);
+void cli_restore_features(gat_dataset *ds, gat_csr *keep);
+
 #endif

@@ -535,6 +535,7 @@ int main(int argc, char **argv)
     double *xy = NULL;
     gat_idx *pred = NULL;
     tool_pe pe = {0};
+    gat_csr raw = {0}; /* the features as loaded, while ds.x holds them standardised */
     memset(&ds, 0, sizeof ds);
     catch_signals();
     if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
@@ -550,6 +551,15 @@ int main(int argc, char **argv)
         goto done;
     gat_model_set_threads(m, o.threads);
     gat_model_set_order(m, order);
+    if (o.partitions && meta.n_standardized > 0) {
+        fprintf(stderr,
+                "gat-embed: model %s was trained on standardised features (gat-train "
+                "--standardize), which --partitions does not repeat on the parts: embed "
+                "it on the whole dataset\n",
+                o.model);
+        rc = 1;
+        goto done;
+    }
     if (o.partitions && meta.pe && *meta.pe) {
         fprintf(stderr, "gat-embed: model %s was trained with encodings (pe %s), which "
                         "--partitions cannot compute on the parts: embed it on the whole dataset\n",
@@ -630,6 +640,11 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    /* the training features' standardisation (gat-train --standardize), repeated */
+    if (meta.n_standardized > 0 &&
+        (rc = cli_standardize_features("gat-embed", &ds, &raw, meta.n_standardized,
+                                       meta.feature_shift, meta.feature_scale)) != 0)
+        goto done;
     if (cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
         if (o.plot || o.plot_attention || o.layer) {
             rc = usage_error("%s does not apply to a graph model (it writes --out, "
@@ -780,6 +795,7 @@ done:
     free(emb);
     free(xy);
     free(pred);
+    cli_restore_features(&ds, &raw);
     tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);
     gat_model_meta_destroy(&meta);

@@ -910,6 +910,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "row-normalise the features; an error if one is negative (default: when none is)"},
         {"no-normalize", CLI_FLAG, &op->no_normalize, 0, 0, NULL,
          "do not row-normalise the features"},
+        {"standardize", CLI_FLAG, &op->standardize, 0, 0, NULL,
+         "with --task graph: z-score each feature column (those before --pe's) with the mean "
+         "and deviation over the nodes of each fold's training graphs (no row normalisation)"},
         {"directed", CLI_FLAG, &op->directed, 0, 0, NULL,
          "keep edges directed (.cites: b -> a; --graph: as the file says; not for a .gatd file, "
          "stored as built)"},
@@ -1056,6 +1059,10 @@ static int check_options(options *o)
     if (o->batch_size && !o->order) o->node_order = GAT_ORDER_NONE;
     if (o->normalize && o->no_normalize) {
         fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
+        return 2;
+    }
+    if (o->standardize && o->normalize) {
+        fprintf(stderr, "gat-train: --standardize and --normalize conflict (try --help)\n");
         return 2;
     }
     if (o->all_splits && (o->runs > 1 || o->split_index || o->random_split ||

@@ -25,6 +25,7 @@ typedef struct options {
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
     int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
     int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
+    int standardize; /* --standardize: the features' columns z-scored (train_graphs.c) */
     int log_every;
     int eval_every;         /* --eval-every N (0: every epoch) */
     int split_seed;         /* --split-seed N, or -1: the model's --seed */

@@ -40,6 +40,7 @@ int train_graphs_check(options *o)
                             : o->min_lr > 0        ? "--min-lr"
                             : o->lr_step > 0       ? "--lr-step"
                             : o->keep_last         ? "--keep-last"
+                            : o->standardize       ? "--standardize"
                                                    : NULL;
         if (which) {
             fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
@@ -130,14 +131,43 @@ static const char *fold_prefix(const options *o, char *buf, size_t size)
 /* What the folds share. */
 typedef struct folds {
     const options *o;
-    const gat_dataset *ds;
+    gat_dataset *ds;
     const char *name, *prefix;
     int k;
     gat_idx *fold;  /* (n_graphs) the stratified assignment, or NULL with fixed folds */
     gat_idx *tested; /* (n_graphs) the fold that tests each graph (-1: none) */
     uint8_t *split; /* (n_graphs) */
     tool_pe *pe;    /* --pe: the encodings in ds's features (per graph: each is a component) */
+    /* --standardize: the features as loaded (and encoded) while ds->x holds the fold's
+     * standardised copy, and the fold's moments (own columns: those before --pe's) */
+    gat_csr raw;
+    gat_idx own;
+    gat_real *shift, *scale;
 } folds;
+
+/* --standardize: ds->x = the features with their own columns z-scored by the moments over the
+ * nodes of the fold's training graphs (gat_csr_column_moments: validation and test graphs shape
+ * nothing). Returns 0, or 1 after a message. */
+static int standardize_fold(folds *f, int r)
+{
+    gat_dataset *ds = f->ds;
+    uint8_t *use = malloc((size_t)ds->n + 1);
+    if (!use) {
+        fprintf(stderr, "gat-train: fold %d: --standardize: out of memory\n", r + 1);
+        return 1;
+    }
+    for (gat_idx g = 0; g < ds->n_graphs; g++)
+        memset(use + ds->graph_ptr[g], f->split[g] == GAT_SPLIT_TRAIN,
+               (size_t)(ds->graph_ptr[g + 1] - ds->graph_ptr[g]));
+    const gat_status st =
+        gat_csr_column_moments(f->raw.rowptr ? &f->raw : &ds->x, f->own, use, f->shift, f->scale);
+    free(use);
+    if (st != GAT_OK) {
+        fprintf(stderr, "gat-train: fold %d: --standardize: %s\n", r + 1, gat_last_error());
+        return 1;
+    }
+    return cli_standardize_features("gat-train", ds, &f->raw, f->own, f->shift, f->scale);
+}
 
 static int fold_split(folds *f, int r)
 {
@@ -165,6 +195,11 @@ static int save_graph_model(const folds *f, gat_model *m)
     meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
     meta.pe = f->pe->on ? f->pe->text : NULL;
     meta.tu_features = cli_tu_features(&f->o->data, GAT_TU_FEATURES_ALL);
+    if (f->o->standardize) { /* fold 1's, which ds->x holds now */
+        meta.n_standardized = f->own;
+        meta.feature_shift = f->shift;
+        meta.feature_scale = f->scale;
+    }
     if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
         fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
         return 1;
@@ -183,7 +218,7 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     gat_train_result res;
     const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
                         .n_edge_features = f->ds->n_edge_features};
-    if (fold_split(f, r) != 0) return 1;
+    if (fold_split(f, r) != 0 || (o->standardize && standardize_fold(f, r) != 0)) return 1;
     if (o->gps) {
         const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, acc, &res);
         *f1 = NAN; /* not computed for graph transformers */
@@ -321,12 +356,21 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(&ds);
         return rc;
     }
-    folds f = {.o = o, .ds = &ds, .name = name, .k = o->folds,
-               .prefix = fold_prefix(o, buf, sizeof buf), .pe = &pe};
+    folds f = {.o = o,
+               .ds = &ds,
+               .name = name,
+               .k = o->folds,
+               .prefix = fold_prefix(o, buf, sizeof buf),
+               .pe = &pe,
+               .own = pe.on ? pe.col : ds.n_features};
     f.tested = malloc((size_t)ds.n_graphs * sizeof *f.tested);
     f.split = malloc((size_t)ds.n_graphs);
     gat_idx nf = 0;
-    if (!f.tested || !f.split) {
+    if (o->standardize) {
+        f.shift = malloc(((size_t)f.own + 1) * sizeof *f.shift);
+        f.scale = malloc(((size_t)f.own + 1) * sizeof *f.scale);
+    }
+    if (!f.tested || !f.split || (o->standardize && (!f.shift || !f.scale))) {
         fprintf(stderr, "gat-train: out of memory\n");
         rc = 1;
     } else if (f.prefix) {
@@ -350,6 +394,9 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
     free(f.fold);
     free(f.tested);
     free(f.split);
+    free(f.shift);
+    free(f.scale);
+    cli_restore_features(&ds, &f.raw);
     tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);
     return rc;

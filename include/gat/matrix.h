@@ -73,6 +73,26 @@ GAT_API void gat_csr_destroy(gat_csr *a);
  * (the dataset loaders leave signed features alone: GAT_NORMALIZE_AUTO). a must be well-formed
  * (gat_csr_check); a NULL or zeroed a is left alone (the no-op rule of status.h). Cost O(nnz). */
 GAT_API void gat_csr_normalize_rows(gat_csr *a);
+/* Column statistics for standardising features: for each column c < n_cols of x (borrowed),
+ * over the rows r with use[r] != 0 (use NULL: every row), shift[c] = the mean and scale[c] = 1 /
+ * the population standard deviation, the zeros x does not store counted as values (scale 1 for a
+ * constant column or when no row is used, shift 0 then too). Accumulated in double in row order:
+ * the same figures on every machine and thread count. Fit them on the training rows only, so
+ * that validation and test data shape nothing. Returns GAT_EINVAL (NULL x, or NULL shift or
+ * scale with n_cols > 0; n_cols outside [0, x->cols]; x malformed as gat_csr_check says),
+ * GAT_ENUMERIC (a NaN or Inf in x), GAT_ENOMEM. Cost O(rows + nnz + n_cols). */
+GAT_API gat_status gat_csr_column_moments(const gat_csr *x, gat_idx n_cols, const uint8_t *use,
+                                          gat_real *shift, gat_real *scale);
+/* out (uninitialised; zeroed on failure) = x with its columns c < n_cols standardised, (x_rc -
+ * shift[c]) * scale[c], stored in every row (a centred column has no zeros to leave out; its
+ * entries come first in each row), and x's other columns as they are. Returns GAT_EINVAL (NULL x
+ * or out, NULL shift or scale with n_cols > 0, n_cols outside [0, x->cols], x malformed),
+ * GAT_ENUMERIC (a shift or scale that is not finite, naming the column, or a result that
+ * overflows, naming row and column), GAT_ENOMEM (also when rows x n_cols values and the rest
+ * exceed the index type). Cost O(rows x n_cols + nnz). */
+GAT_API gat_status gat_csr_standardize_columns(const gat_csr *x, gat_idx n_cols,
+                                               const gat_real *shift, const gat_real *scale,
+                                               gat_csr *out);
 
 #ifdef __cplusplus
 }

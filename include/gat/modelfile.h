@@ -60,6 +60,11 @@ typedef struct gat_model_meta {
     /* Added with the TU feature choice: gat_dataset_options.tu_features of the training data
      * (GAT_TU_FEATURES_*; 0, the default, is what older files mean). */
     int tu_features;
+    /* Added with feature standardisation (gat_csr_standardize_columns): the training features'
+     * columns c < n_standardized were (x - feature_shift[c]) * feature_scale[c]; a tool repeats
+     * that on the data it feeds the model. 0 and NULL (the default): the features as given. */
+    gat_idx n_standardized;
+    const gat_real *feature_shift, *feature_scale; /* (n_standardized) each, finite */
 } gat_model_meta;
 
 /* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings, no
@@ -72,7 +77,8 @@ GAT_API void gat_model_meta_destroy(gat_model_meta *meta);
 
 /* Writes m's configuration and parameters, with meta (borrowed; NULL for the defaults), to path.
  * Returns GAT_EINVAL (NULL m or path, n_classes neither 0 nor C, a NULL or non-UTF-8 string, a pe
- * that gat_pe_spec_parse refuses or whose columns outnumber in_features),
+ * that gat_pe_spec_parse refuses or whose columns outnumber in_features, n_standardized outside
+ * [0, in_features] or with a NULL or non-finite feature_shift / feature_scale),
  * GAT_ENUMERIC (a parameter is NaN or Inf; such a model would not load), GAT_EIO (the file could
  * not be created, written or renamed into place; any old file at path is intact), GAT_ENOMEM.
  * Cost O(parameters). */
@@ -84,9 +90,10 @@ GAT_API gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta
  * GAT_EFORMAT (not a valid model file: truncated, header length past the end, JSON syntax error,
  * unknown dtype, shape not matching the configuration, offsets outside the data or overlapping,
  * missing or unknown tensor, missing or malformed metadata, unknown score function or
- * activation, a pe spec that does not parse or has more columns than in_features; the message
- * names the file and the fault), GAT_ENUMERIC (a NaN or Inf
- * parameter), GAT_EINVAL (NULL out or path), GAT_ENOMEM. Cost O(file size). */
+ * activation, a pe spec that does not parse or has more columns than in_features,
+ * feature_shift / feature_scale not arrays of finite numbers of one length <= in_features; the
+ * message names the file and the fault), GAT_ENUMERIC (a NaN or Inf parameter), GAT_EINVAL (NULL
+ * out or path), GAT_ENOMEM. Cost O(file size). */
 GAT_API gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *path);
 
 #ifdef __cplusplus

@@ -40,6 +40,7 @@ typedef struct meta_storage {
     gat_idx n_classes;
     char **class_names; /* (n_classes) */
     char *dataset, *version, *pe;
+    gat_real *shift, *scale; /* feature_shift, feature_scale */
 } meta_storage;
 
 void gat_model_meta_destroy(gat_model_meta *meta)
@@ -53,6 +54,8 @@ void gat_model_meta_destroy(gat_model_meta *meta)
         gat_free(own->dataset);
         gat_free(own->version);
         gat_free(own->pe);
+        gat_free(own->shift);
+        gat_free(own->scale);
         gat_free(own);
     }
     gat_model_meta_init(meta);
@@ -105,6 +108,20 @@ static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
     if (meta->pe && *meta->pe && (st = check_pe(meta->pe, cfg->in_features, "gat_model_save",
                                                 GAT_EINVAL)) != GAT_OK)
         return st;
+    if (meta->n_standardized < 0 || meta->n_standardized > cfg->in_features)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_model_save: meta n_standardized is %d, the model has "
+                           "%d input features",
+                           meta->n_standardized, cfg->in_features);
+    if (meta->n_standardized > 0 && (!meta->feature_shift || !meta->feature_scale))
+        return gat_i_error(GAT_EINVAL, "gat_model_save: meta feature_%s is NULL",
+                           !meta->feature_shift ? "shift" : "scale");
+    for (gat_idx c = 0; c < meta->n_standardized; c++)
+        if (!isfinite(meta->feature_shift[c]) || !isfinite(meta->feature_scale[c]))
+            return gat_i_error(GAT_EINVAL,
+                               "gat_model_save: meta feature column %d: shift %g, "
+                               "scale %g (not finite)",
+                               c, (double)meta->feature_shift[c], (double)meta->feature_scale[c]);
     if (!gat_tu_features_name(meta->tu_features))
         return gat_i_error(GAT_EINVAL, "gat_model_save: meta tu_features is %d, not a "
                            "GAT_TU_FEATURES_* value", meta->tu_features);
@@ -169,6 +186,21 @@ static int add_numbers(cJSON *obj, const char *key, const double *v, int n)
     return 0;
 }
 
+/* n values as a JSON array in a string under key (the metadata's values are strings); 0 if an
+ * allocation failed. */
+static int add_real_array(cJSON *obj, const char *key, const gat_real *v, gat_idx n)
+{
+    cJSON *a = cJSON_CreateArray();
+    char *text = NULL;
+    int ok = a != NULL;
+    for (gat_idx k = 0; ok && k < n; k++)
+        ok = cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[k]));
+    ok = ok && (text = cJSON_PrintUnformatted(a)) && add_string(obj, key, text);
+    cJSON_free(text);
+    cJSON_Delete(a);
+    return ok;
+}
+
 /* The header object: metadata first, then the tensors in table order. NULL if out of memory. */
 static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
 {
@@ -217,6 +249,9 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     if (ok && meta->pe && *meta->pe) ok = add_string(md, "pe", meta->pe);
     if (ok && meta->tu_features != GAT_TU_FEATURES_ALL)
         ok = add_string(md, "tu_features", gat_tu_features_name(meta->tu_features));
+    if (ok && meta->n_standardized > 0)
+        ok = add_real_array(md, "feature_shift", meta->feature_shift, meta->n_standardized) &&
+             add_real_array(md, "feature_scale", meta->feature_scale, meta->n_standardized);
     for (int k = 0; ok && k < nt; k++) {
         cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
         double shape[3], span[2];
@@ -424,6 +459,49 @@ static gat_status meta_tu_features(const char *path, const cJSON *md, int *out)
     return GAT_OK;
 }
 
+/* The optional "feature_<key>" array (a string holding a JSON array of finite numbers, at most
+ * in_features of them) into a new *out, its length into *n (0 and NULL when absent). */
+static gat_status meta_real_array(const char *path, const cJSON *md, const char *key,
+                                  gat_idx in_features, gat_real **out, gat_idx *n)
+{
+    const char *s;
+    const cJSON *it;
+    cJSON *a = NULL;
+    *out = NULL, *n = 0;
+    gat_status st = meta_get(path, md, key, 0, &s);
+    if (st != GAT_OK || !s) return st;
+    if (!(a = cJSON_Parse(s)) || !cJSON_IsArray(a) || cJSON_GetArraySize(a) > in_features) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: __metadata__ \"%s\" is not a JSON array of at most %d "
+                         "numbers (the model's input features)",
+                         path, key, in_features);
+        goto cleanup;
+    }
+    const gat_idx len = (gat_idx)cJSON_GetArraySize(a);
+    if (!(*out = gat_malloc((size_t)len + 1, sizeof **out))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    gat_idx c = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        const double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+        if (!isfinite(v) || !isfinite((gat_real)v)) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: __metadata__ \"%s\": value %d is not a finite "
+                             "number",
+                             path, key, c);
+            goto cleanup;
+        }
+        (*out)[c++] = (gat_real)v;
+    }
+    *n = len;
+
+cleanup:
+    cJSON_Delete(a);
+    return st;
+}
+
 static gat_status read_class_names(const char *path, const cJSON *md, gat_idx classes,
                                    meta_storage *meta)
 {
@@ -543,6 +621,21 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK ||
         (st = meta_tu_features(path, md, &meta->tu_features)) != GAT_OK)
         return st;
+    gat_idx n_shift, n_scale;
+    if ((st = meta_real_array(path, md, "feature_shift", cfg->in_features, &own->shift,
+                              &n_shift)) != GAT_OK ||
+        (st = meta_real_array(path, md, "feature_scale", cfg->in_features, &own->scale,
+                              &n_scale)) != GAT_OK)
+        return st;
+    if (!own->shift != !own->scale)
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ has \"%s\" without \"%s\"", path,
+                           own->shift ? "feature_shift" : "feature_scale",
+                           own->shift ? "feature_scale" : "feature_shift");
+    if (n_shift != n_scale)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"feature_shift\" has %d values, "
+                           "\"feature_scale\" %d",
+                           path, n_shift, n_scale);
     if (own->pe && *own->pe && (st = check_pe(own->pe, cfg->in_features, path, GAT_EFORMAT)) != GAT_OK)
         return st;
     meta->n_classes = own->n_classes;
@@ -550,6 +643,9 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     meta->dataset = own->dataset;
     meta->version = own->version;
     meta->pe = own->pe;
+    meta->n_standardized = n_shift;
+    meta->feature_shift = n_shift > 0 ? own->shift : NULL;
+    meta->feature_scale = n_shift > 0 ? own->scale : NULL;
     return GAT_OK;
 }
 

@@ -153,6 +153,79 @@ START_TEST(csr_ctors_reject_bad_input)
 }
 END_TEST
 
+/* Column moments over chosen rows against a hand computation (implicit zeros counted), and the
+ * standardised matrix: the scaled columns stored in every row, the others as they were. */
+START_TEST(csr_standardize_columns_by_hand)
+{
+    /* 4 x 3: rows {1, _, 5}, {_, 2, _}, {3, _, 7}, {100, _, _}; row 3 is not used */
+    const gat_idx rp[] = {0, 2, 3, 5, 6}, col[] = {0, 2, 1, 0, 2, 0};
+    const gat_real val[] = {1, 5, 2, 3, 7, 100};
+    const uint8_t use[] = {1, 1, 1, 0};
+    gat_csr x, y;
+    ck_assert_int_eq(gat_csr_from_arrays(&x, 4, 3, rp, col, val), GAT_OK);
+    gat_real shift[2], scale[2];
+    ck_assert_int_eq(gat_csr_column_moments(&x, 2, use, shift, scale), GAT_OK);
+    /* column 0 over rows 0-2: 1, 0, 3: mean 4/3, variance (1/9 + 16/9 + 25/9) / 3 = 14/9 */
+    ck_assert_double_eq_tol(shift[0], 4.0 / 3, 1e-6);
+    ck_assert_double_eq_tol(scale[0], 1 / sqrt(14.0 / 9), 1e-6);
+    /* column 1: 0, 2, 0: mean 2/3, variance (4/9 + 16/9 + 4/9) / 3 = 8/9 */
+    ck_assert_double_eq_tol(shift[1], 2.0 / 3, 1e-6);
+    ck_assert_double_eq_tol(scale[1], 1 / sqrt(8.0 / 9), 1e-6);
+    ck_assert_int_eq(gat_csr_standardize_columns(&x, 2, shift, scale, &y), GAT_OK);
+    ck_assert_int_eq(gat_csr_check(&y), GAT_OK);
+    ck_assert_int_eq(y.rows, 4);
+    ck_assert_int_eq(y.cols, 3);
+    const gat_idx want_rp[] = {0, 3, 5, 8, 10}, want_col[] = {0, 1, 2, 0, 1, 0, 1, 2, 0, 1};
+    const gat_real x0[] = {1, 0, 3, 100}, x1[] = {0, 2, 0, 0};
+    for (int r = 0; r < 5; r++)
+        ck_assert_int_eq(y.rowptr[r], want_rp[r]);
+    for (int k = 0; k < 10; k++)
+        ck_assert_int_eq(y.col[k], want_col[k]);
+    for (int r = 0; r < 4; r++) {
+        const gat_idx k = y.rowptr[r];
+        ck_assert_double_eq_tol(y.val[k], (x0[r] - shift[0]) * scale[0], 1e-6);
+        ck_assert_double_eq_tol(y.val[k + 1], (x1[r] - shift[1]) * scale[1], 1e-6);
+    }
+    ck_assert(y.val[2] == 5 && y.val[7] == 7); /* column 2 as it was */
+    gat_csr_destroy(&y);
+
+    /* every row, all columns; a constant column: centred, scale 1 */
+    const gat_idx rpc[] = {0, 1, 2}, colc[] = {0, 0};
+    const gat_real valc[] = {4, 4};
+    gat_csr c;
+    gat_real sh[1], sc[1];
+    ck_assert_int_eq(gat_csr_from_arrays(&c, 2, 1, rpc, colc, valc), GAT_OK);
+    ck_assert_int_eq(gat_csr_column_moments(&c, 1, NULL, sh, sc), GAT_OK);
+    ck_assert(sh[0] == 4 && sc[0] == 1);
+    /* no row used: nothing to learn from, the identity transform */
+    const uint8_t none[] = {0, 0};
+    ck_assert_int_eq(gat_csr_column_moments(&c, 1, none, sh, sc), GAT_OK);
+    ck_assert(sh[0] == 0 && sc[0] == 1);
+    gat_csr_destroy(&c);
+
+    /* bad input */
+    memset(&y, 0xab, sizeof y);
+    ASSERT_FAILS(gat_csr_column_moments(NULL, 1, NULL, shift, scale), GAT_EINVAL, "NULL matrix");
+    ASSERT_FAILS(gat_csr_column_moments(&x, 4, NULL, shift, scale), GAT_EINVAL,
+                 "4 columns to scale, the matrix has 3");
+    ASSERT_FAILS(gat_csr_column_moments(&x, 2, NULL, NULL, scale), GAT_EINVAL, "NULL shift");
+    ASSERT_FAILS(gat_csr_standardize_columns(&x, -1, shift, scale, &y), GAT_EINVAL,
+                 "-1 columns to scale");
+    ck_assert_ptr_null(y.rowptr);
+    ASSERT_FAILS(gat_csr_standardize_columns(&x, 2, shift, scale, NULL), GAT_EINVAL, "NULL output");
+    const gat_real bad_scale[] = {1, INFINITY};
+    ASSERT_FAILS(gat_csr_standardize_columns(&x, 2, shift, bad_scale, &y), GAT_ENUMERIC,
+                 "column 1: shift");
+    const gat_real big[] = {1e38f, 1e38f}, zero[] = {0, 0};
+    ASSERT_FAILS(gat_csr_standardize_columns(&x, 2, zero, big, &y), GAT_ENUMERIC,
+                 "row 3, column 0");
+    ck_assert_ptr_null(y.rowptr);
+    x.col[0] = 9;
+    ASSERT_FAILS(gat_csr_column_moments(&x, 2, use, shift, scale), GAT_EINVAL, "column 9");
+    gat_csr_destroy(&x);
+}
+END_TEST
+
 START_TEST(dataset_from_parts_rejects_bad_input)
 {
     const gat_idx src[] = {0, 1, 2}, dst[] = {1, 2, 3};
@@ -1162,6 +1235,7 @@ static Suite *api_suite(void)
     TCase *tc = tcase_create("bad_arguments");
     tcase_add_test(tc, graph_ctors_reject_bad_input);
     tcase_add_test(tc, csr_ctors_reject_bad_input);
+    tcase_add_test(tc, csr_standardize_columns_by_hand);
     tcase_add_test(tc, dataset_from_parts_rejects_bad_input);
     tcase_add_test(tc, igraph_bridge_rejects_bad_input);
     suite_add_tcase(s, tc);

@@ -124,6 +124,33 @@ check tu-features-not-tu 2 '' '^gat-train: --tu-features applies to a TU set of 
 check tu-features-unknown 2 '' "^gat-train: --tu-features: unknown TU feature choice 'edges'" -- "$train" "${at[@]}" --tu-features edges
 check tu-features-graph 2 '' '^gat-train: --tu-features applies to a TU set given as --dataset DIR' -- "$train" --graph "$tmp/at/at_A.txt" --labels "$tmp/at/at_graph_labels.txt" --tu-features labels
 
+# --standardize: each feature column z-scored by the moments of the fold's training graphs. The
+# same set with its attributes scaled by 1000 and shifted trains to the same folds; the saved
+# model records the moments and gat-embed repeats them (its predictions on the scaled set are the
+# unscaled model's); refused where it does not apply
+cp -r "$tmp/at" "$tmp/bt"
+for f in "$tmp"/bt/at_*; do mv "$f" "${f/at_/bt_}"; done
+awk -F', ' '{ print 1000 * $1 + 50 ", " 1000 * $2 - 7 }' "$tmp/at/at_node_attributes.txt" >"$tmp/bt/bt_node_attributes.txt"
+st=(--task graph --folds 4 --threads 1 --dropout 0 --epochs 6 --graph-batch 8 --lr 0.02 --standardize)
+check standardize-a 0 'test accuracy' '' -- "$train" "${st[@]}" --dataset "$tmp/at" --save "$tmp/sa.gat"
+grep '^fold' "$tmp/out" | strip /dev/stdin >"$tmp/sa"
+check standardize-b 0 'test accuracy' '' -- "$train" "${st[@]}" --dataset "$tmp/bt" --save "$tmp/sb.gat"
+grep '^fold' "$tmp/out" | strip /dev/stdin >"$tmp/sb"
+[ -s "$tmp/sa" ] && cmp -s "$tmp/sa" "$tmp/sb" && ok standardize-scale-free || badf standardize-scale-free "$tmp/sa" "$tmp/sb"
+"$train" "${st[@]/--standardize/}" --dataset "$tmp/bt" 2>&1 | grep '^fold' | strip /dev/stdin >"$tmp/sc"
+! cmp -s "$tmp/sa" "$tmp/sc" && ok standardize-matters || badf standardize-matters "$tmp/sa" "$tmp/sc"
+grep -q '"feature_shift":"\[' "$tmp/sb.gat" && grep -q '"feature_scale":"\[' "$tmp/sb.gat" \
+  && ok standardize-in-model || badf standardize-in-model
+check standardize-embed-a 0 '' '' -- "$embed" --model "$tmp/sa.gat" --dataset "$tmp/at" --out "$tmp/ea.tsv" --threads 1
+check standardize-embed-b 0 '' '' -- "$embed" --model "$tmp/sb.gat" --dataset "$tmp/bt" --out "$tmp/eb.tsv" --threads 1
+# the per-graph embeddings agree to rounding (unscaled inputs 1000 times larger would not)
+paste "$tmp/ea.tsv" "$tmp/eb.tsv" | awk -F'\t' 'NR > 1 { n++; h = NF / 2
+  for (c = 2; c <= h; c++) { d = $c - $(c + h); if (d < 0) d = -d; a = $c < 0 ? -$c : $c
+    if (d > 1e-3 * (1 + a)) exit 1 } } END { exit !(n == 40) }' \
+  && ok standardize-embed-same || badf standardize-embed-same "$tmp/ea.tsv" "$tmp/eb.tsv"
+check standardize-needs-task 2 '' '^gat-train: --standardize needs --task graph' -- "$train" --dataset "$data/tiny" --standardize --epochs 1
+check standardize-normalize 2 '' '^gat-train: --standardize and --normalize conflict' -- "$train" "${st[@]}" --dataset "$tmp/at" --normalize
+
 # tools/bench-accuracy.sh on TU sets: a row per set, the fixed folds where --tu-folds has them
 bench=$(dirname "${BASH_SOURCE[0]}")/../../tools/bench-accuracy.sh
 mkdir -p "$tmp/folds"

@@ -409,6 +409,61 @@ START_TEST(roundtrip_dropout_placement)
 }
 END_TEST
 
+/* The features' standardisation (gat_model_meta.feature_shift / feature_scale): bit for bit
+ * through a file, absent from files without it, refused on save when out of range or not
+ * finite, and on load when the pair is broken or a value is not a finite number. */
+START_TEST(roundtrip_standardization)
+{
+    char *dir = tu_tmpdir(), *path = join(dir, "s.gat");
+    gat_model *m = make_model(2, 1, 8), *r = NULL;
+    const gat_real shift[] = {0.1f, -7.25f, 1e-9f}, scale[] = {3.3f, 1, 0.0625f};
+    gat_model_meta meta, got;
+    gat_model_meta_init(&meta);
+    ck_assert_int_eq(meta.n_standardized, 0);
+    meta.n_standardized = 3;
+    meta.feature_shift = shift;
+    meta.feature_scale = scale;
+    ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&r, &got, path), GAT_OK);
+    ck_assert_int_eq(got.n_standardized, 3);
+    ck_assert_mem_eq(got.feature_shift, shift, sizeof shift);
+    ck_assert_mem_eq(got.feature_scale, scale, sizeof scale);
+    gat_model_meta_destroy(&got);
+    ck_assert_ptr_null(got.feature_shift);
+    gat_model_free(r);
+    /* without: nothing in the file, nothing loaded */
+    meta.n_standardized = 0;
+    ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
+    ck_assert_int_eq(gat_model_load(&r, &got, path), GAT_OK);
+    ck_assert_int_eq(got.n_standardized, 0);
+    ck_assert_ptr_null(got.feature_shift);
+    ck_assert_ptr_null(got.feature_scale);
+    gat_model_meta_destroy(&got);
+    gat_model_free(r);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    ck_assert_ptr_null(strstr((char *)b + 8, "feature_"));
+    free(b);
+    /* save errors: the old file stays */
+    meta.n_standardized = 6;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
+                    "n_standardized is 6, the model has 5 input features");
+    meta.n_standardized = 3;
+    meta.feature_scale = NULL;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL, "meta feature_scale is NULL");
+    const gat_real inf[] = {1, INFINITY, 1};
+    meta.feature_scale = inf;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
+                    "feature column 1: shift -7.25, scale inf (not finite)");
+    ck_assert_int_eq(gat_model_load(&r, NULL, path), GAT_OK);
+    gat_model_free(r);
+    gat_model_free(m);
+    tu_rmtree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(embed_values)
 {
     gat_model *m = make_model(2, 1, 3);
@@ -786,6 +841,23 @@ START_TEST(bad_metadata)
     assert_rejected(edit(&gf, "\"hidden_heads\":\"[2]\"", "\"hidden_heads\":\"[3]\""), GAT_EFORMAT,
                     "has shape [5,8] but the configuration in __metadata__ implies "
                     "[5, 12]");
+    /* the features' standardisation (5 inputs): the metadata after "residual" */
+    static const char *const std_bad[][2] = {
+        {",\"feature_shift\":\"[1,2]\"", "has \"feature_shift\" without \"feature_scale\""},
+        {",\"feature_shift\":\"[1,2]\",\"feature_scale\":\"[1]\"",
+         "\"feature_shift\" has 2 values, \"feature_scale\" 1"},
+        {",\"feature_shift\":\"[1,2,3,4,5,6]\",\"feature_scale\":\"[1,2,3,4,5,6]\"",
+         "\"feature_shift\" is not a JSON array of at most 5 numbers"},
+        {",\"feature_shift\":\"[1,2]\",\"feature_scale\":\"[1,1e99]\"",
+         "\"feature_scale\": value 1 is not a finite number"},
+        {",\"feature_shift\":\"[1,\\\"a\\\"]\",\"feature_scale\":\"[1,1]\"",
+         "\"feature_shift\": value 1 is not a finite number"},
+    };
+    for (size_t c = 0; c < sizeof std_bad / sizeof *std_bad; c++) {
+        char to[256];
+        snprintf(to, sizeof to, "\"residual\":\"0\"%s", std_bad[c][0]);
+        assert_rejected(edit(&gf, "\"residual\":\"0\"", to), GAT_EFORMAT, std_bad[c][1]);
+    }
     assert_rejected(edit(&gf, "\"residual\":\"0\"", "\"residual\":\"2\""), GAT_EFORMAT,
                     "\"residual\" is \"2\", not an integer in [0, 1]");
     assert_rejected(edit(&gf, "\"edge_dim\":\"0\"", "\"edge_dim\":\"-1\""), GAT_EFORMAT,
@@ -1368,6 +1440,7 @@ static Suite *modelfile_suite(void)
     tcase_add_test(tc, roundtrip_every_score);
     tcase_add_test(tc, roundtrip_edge_dim);
     tcase_add_test(tc, roundtrip_dropout_placement);
+    tcase_add_test(tc, roundtrip_standardization);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("embed");
