@@ -576,6 +576,16 @@ int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, g
     return 0;
 }
 
+int cli_standardize_fit(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
+                        const uint8_t *use, gat_real *shift, gat_real *scale)
+{
+    if (gat_csr_column_moments(keep->rowptr ? keep : &ds->x, n, use, shift, scale) != GAT_OK) {
+        fprintf(stderr, "%s: --standardize: %s\n", prog, gat_last_error());
+        return 1;
+    }
+    return cli_standardize_features(prog, ds, keep, n, shift, scale);
+}
+
 void cli_restore_features(gat_dataset *ds, gat_csr *keep)
 {
     if (!keep->rowptr) return;

@@ -173,6 +173,10 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
  * Returns 0, or 1 after a message. */
 int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
                              const gat_real *shift, const gat_real *scale);
+/* The same with shift and scale ((n) each) fitted first: the moments of the features as loaded
+ * over the nodes i with use[i] != 0 (gat_csr_column_moments; the training nodes). */
+int cli_standardize_fit(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
+                        const uint8_t *use, gat_real *shift, gat_real *scale);
 void cli_restore_features(gat_dataset *ds, gat_csr *keep);
 
 #endif

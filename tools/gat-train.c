@@ -367,9 +367,9 @@ static void train_config(const options *o, const source *src, int r, progress *p
 static void dataset_options(const options *o, gat_dataset_options *dopt)
 {
     gat_dataset_options_default(dopt);
-    dopt->normalize = o->normalize                       ? GAT_NORMALIZE_ON
-                      : o->no_normalize || o->preset_raw ? GAT_NORMALIZE_OFF
-                                                         : GAT_NORMALIZE_AUTO;
+    dopt->normalize = o->normalize                                         ? GAT_NORMALIZE_ON
+                      : o->no_normalize || o->preset_raw || o->standardize ? GAT_NORMALIZE_OFF
+                                                                           : GAT_NORMALIZE_AUTO;
     dopt->symmetrize = !o->directed;
     dopt->split_index = o->split_index;
     /* a size of the random split asks for one (split_usage) */
@@ -440,6 +440,9 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
     meta.pe = s->src->pe;
     meta.tu_features = cli_tu_features(&o->data, GAT_TU_FEATURES_ALL);
+    meta.n_standardized = s->src->n_standardized;
+    meta.feature_shift = s->src->feature_shift;
+    meta.feature_scale = s->src->feature_scale;
     if (gat_model_save(m, &meta, o->save) != GAT_OK) return train_fail("cannot save the model");
     if (s->interrupted)
         fprintf(stderr, "gat-train: interrupted %s epoch %d; best model (epoch %d) saved to %s\n",
@@ -650,7 +653,48 @@ typedef struct dataset_runs {
     const options *o;
     gat_dataset_options dopt;
     tool_pe pe; /* --pe: the encodings in ds's features */
+    /* --standardize: the features as loaded (and encoded) while ds.x holds them standardised,
+     * and the moments of the training nodes (own columns: those before --pe's) */
+    gat_csr raw;
+    gat_idx own;
+    gat_real *shift, *scale;
 } dataset_runs;
+
+/* --standardize (node tasks): ds's own columns z-scored by the moments over its training nodes
+ * (validation and test nodes shape nothing). Returns 0, or 1 after a message. */
+static int standardize_nodes(dataset_runs *d)
+{
+    if (!d->o->standardize) return 0;
+    gat_dataset *ds = &d->ds;
+    d->own = d->pe.on ? d->pe.col : ds->n_features; /* the same for every split */
+    if (!d->shift) d->shift = malloc(((size_t)d->own + 1) * sizeof *d->shift);
+    if (!d->scale) d->scale = malloc(((size_t)d->own + 1) * sizeof *d->scale);
+    uint8_t *use = malloc((size_t)ds->n + 1);
+    int rc = 1;
+    if (!d->shift || !d->scale || !use) {
+        fprintf(stderr, "gat-train: --standardize: out of memory\n");
+    } else {
+        for (gat_idx i = 0; i < ds->n; i++)
+            use[i] = ds->split[i] == GAT_SPLIT_TRAIN;
+        rc = cli_standardize_fit("gat-train", ds, &d->raw, d->own, use, d->shift, d->scale);
+    }
+    free(use);
+    return rc;
+}
+
+/* The dataset released (its features as loaded given back first); with moments, the moments
+ * too (not between --all-splits' splits: the runs' source points to them). */
+static void dataset_runs_destroy(dataset_runs *d, int moments)
+{
+    cli_restore_features(&d->ds, &d->raw);
+    tool_pe_destroy(&d->pe);
+    gat_dataset_destroy(&d->ds);
+    if (moments) {
+        free(d->shift);
+        free(d->scale);
+        d->shift = d->scale = NULL;
+    }
+}
 
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
                                 gat_train_result *res)
@@ -679,12 +723,13 @@ static int dataset_next_split(void *user, int r)
 {
     dataset_runs *d = user;
     const char *name;
-    tool_pe_destroy(&d->pe);
-    gat_dataset_destroy(&d->ds);
+    int rc;
+    dataset_runs_destroy(d, 0);
     d->dopt.split_index = r;
     if (cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name)) return 1;
     if (tool_pe_parse("gat-train", d->o->pe, &d->pe) != 0) return 2;
-    return tool_pe_build("gat-train", &d->pe, &d->ds, d->o->threads, 1);
+    if ((rc = tool_pe_build("gat-train", &d->pe, &d->ds, d->o->threads, 1)) != 0) return rc;
+    return standardize_nodes(d);
 }
 
 /* Whether the validation nodes of ds hold class 0 and class 1 (two-class data has an AUC). */
@@ -739,8 +784,9 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     if ((o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) ||
         (rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
-        (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0) {
-        gat_dataset_destroy(ds);
+        (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0 ||
+        (rc = standardize_nodes(&d)) != 0) {
+        dataset_runs_destroy(&d, 1);
         return rc;
     }
     dataset_summary(o, ds, name);
@@ -748,8 +794,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     if (o->gps) {
         if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
         rc = train_gps_nodes(o, ds, &d.pe);
-        tool_pe_destroy(&d.pe);
-        gat_dataset_destroy(ds);
+        dataset_runs_destroy(&d, 1);
         return rc;
     }
     const source src = {.name = name,
@@ -762,12 +807,14 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
                         .val_both = val_both(ds),
+                        .n_standardized = o->standardize ? d.own : 0,
+                        .feature_shift = d.shift,
+                        .feature_scale = d.scale,
                         .train = dataset_train,
                         .next_split = o->all_splits ? dataset_next_split : NULL,
                         .user = &d};
     rc = train_runs(o, &src);
-    tool_pe_destroy(&d.pe);
-    gat_dataset_destroy(ds);
+    dataset_runs_destroy(&d, 1);
     return rc;
 }
 
@@ -911,8 +958,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"no-normalize", CLI_FLAG, &op->no_normalize, 0, 0, NULL,
          "do not row-normalise the features"},
         {"standardize", CLI_FLAG, &op->standardize, 0, 0, NULL,
-         "with --task graph: z-score each feature column (those before --pe's) with the mean "
-         "and deviation over the nodes of each fold's training graphs (no row normalisation)"},
+         "z-score each feature column (those before --pe's) with the mean and deviation over "
+         "the training nodes (--task graph: each fold's training graphs' nodes); recorded in "
+         "the model for gat-embed; no row normalisation"},
         {"directed", CLI_FLAG, &op->directed, 0, 0, NULL,
          "keep edges directed (.cites: b -> a; --graph: as the file says; not for a .gatd file, "
          "stored as built)"},
@@ -1059,6 +1107,12 @@ static int check_options(options *o)
     if (o->batch_size && !o->order) o->node_order = GAT_ORDER_NONE;
     if (o->normalize && o->no_normalize) {
         fprintf(stderr, "gat-train: --normalize and --no-normalize conflict (try --help)\n");
+        return 2;
+    }
+    if (o->standardize && o->partitions) {
+        fprintf(stderr, "gat-train: --standardize does not apply to --partitions (each rank "
+                        "holds a part of the training nodes): standardise the features before "
+                        "partitioning\n");
         return 2;
     }
     if (o->standardize && o->normalize) {

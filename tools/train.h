@@ -154,6 +154,9 @@ typedef struct source {
     int distributed; /* 1: the runs agree over the ranks (agree), signals echo (mpirun), no
                       * stage callback */
     int val_both;    /* the validation nodes hold both classes of two-class data (an AUC) */
+    /* gat_model_meta's standardisation: --standardize's moments (borrowed), or 0 and NULL */
+    gat_idx n_standardized;
+    const gat_real *feature_shift, *feature_scale;
     /* Trains m with tc, filling res (gat_train or gat_dist_train). */
     gat_status (*train)(void *user, gat_model *m, const gat_train_config *tc,
                         gat_train_result *res);

@@ -40,7 +40,6 @@ int train_graphs_check(options *o)
                             : o->min_lr > 0        ? "--min-lr"
                             : o->lr_step > 0       ? "--lr-step"
                             : o->keep_last         ? "--keep-last"
-                            : o->standardize       ? "--standardize"
                                                    : NULL;
         if (which) {
             fprintf(stderr, "gat-train: %s needs --task graph (try --help)\n", which);
@@ -146,8 +145,8 @@ typedef struct folds {
 } folds;
 
 /* --standardize: ds->x = the features with their own columns z-scored by the moments over the
- * nodes of the fold's training graphs (gat_csr_column_moments: validation and test graphs shape
- * nothing). Returns 0, or 1 after a message. */
+ * nodes of the fold's training graphs (validation and test graphs shape nothing). Returns 0, or 1
+ * after a message. */
 static int standardize_fold(folds *f, int r)
 {
     gat_dataset *ds = f->ds;
@@ -159,14 +158,9 @@ static int standardize_fold(folds *f, int r)
     for (gat_idx g = 0; g < ds->n_graphs; g++)
         memset(use + ds->graph_ptr[g], f->split[g] == GAT_SPLIT_TRAIN,
                (size_t)(ds->graph_ptr[g + 1] - ds->graph_ptr[g]));
-    const gat_status st =
-        gat_csr_column_moments(f->raw.rowptr ? &f->raw : &ds->x, f->own, use, f->shift, f->scale);
+    const int rc = cli_standardize_fit("gat-train", ds, &f->raw, f->own, use, f->shift, f->scale);
     free(use);
-    if (st != GAT_OK) {
-        fprintf(stderr, "gat-train: fold %d: --standardize: %s\n", r + 1, gat_last_error());
-        return 1;
-    }
-    return cli_standardize_features("gat-train", ds, &f->raw, f->own, f->shift, f->scale);
+    return rc;
 }
 
 static int fold_split(folds *f, int r)

@@ -139,4 +139,23 @@ check split-pct-bad 2 '' '--split 60/50/20: expected percentages of each class' 
 check split-file-needs-graph 2 '' '--split needs --graph' -- "$bin" --dataset "$data/small" --split "$tmp/s1"
 check save-split-dir 1 '' '--save-split: cannot write .*missing' -- "$bin" --dataset "$data/small" --save-split "$tmp/missing/s"
 
+# --standardize on a node task: the moments of the training nodes; the same set with its features
+# scaled by 1000 and shifted trains to the same figures, the model records the moments and
+# gat-embed repeats them (its embeddings of the scaled set are the unscaled model's)
+mkdir -p "$tmp/big" && cp "$data/small/small.cites" "$tmp/big/big.cites"
+awk -F'\t' -v OFS='\t' '{ for (c = 2; c < NF; c++) $c = 1000 * $c + 50; print }' "$data/small/small.content" >"$tmp/big/big.content"
+std=(--epochs 15 --threads 1 --standardize --split 60/20/20 --split-seed 2)
+check standardize-small 0 'test accuracy' '' -- "$bin" --dataset "$data/small" "${std[@]}" --save "$tmp/ss.gat"
+grep -E '^(epoch|run)' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//; s/, [0-9.]+ s \(.*//' >"$tmp/std1"
+check standardize-big 0 'test accuracy' '' -- "$bin" --dataset "$tmp/big" "${std[@]}" --save "$tmp/sb.gat"
+grep -E '^(epoch|run)' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//; s/, [0-9.]+ s \(.*//' >"$tmp/std2"
+grep -Eq '^epoch +15 ' "$tmp/std1" && cmp -s "$tmp/std1" "$tmp/std2" && ok standardize-scale-free || { bad standardize-scale-free; diff "$tmp/std1" "$tmp/std2" | head; }
+check standardize-embed-small 0 '' '' -- "$embed" --model "$tmp/ss.gat" --dataset "$data/small" --out "$tmp/es.tsv" --threads 1
+check standardize-embed-big 0 '' '' -- "$embed" --model "$tmp/sb.gat" --dataset "$tmp/big" --out "$tmp/eb.tsv" --threads 1
+paste "$tmp/es.tsv" "$tmp/eb.tsv" | awk -F'\t' 'NR > 1 { n++; h = NF / 2
+  for (c = 2; c <= h; c++) { d = $c - $(c + h); if (d < 0) d = -d; a = $c < 0 ? -$c : $c
+    if (d > 1e-3 * (1 + a)) exit 1 } } END { exit !(n == 205) }' \
+  && ok standardize-embed-same || bad standardize-embed-same
+check standardize-partitions 2 '' '^gat-train: --standardize does not apply to --partitions' -- "$bin" --partitions "$tmp" --standardize
+
 summary
