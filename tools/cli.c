@@ -564,6 +564,19 @@ int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, g
 {
     gat_csr x;
     const gat_csr *from = keep->rowptr ? keep : &ds->x;
+    /* a centred column stores a value in every row: refuse what would turn sparse features
+     * (one-hot node ids) into gigabytes, before allocating them */
+    const double dense = (double)from->rows * (double)n,
+                 stored = from->rowptr ? (double)from->rowptr[from->rows] : 0;
+    if (dense > (double)(1 << 28) && dense > 8 * stored) {
+        fprintf(stderr,
+                "%s: --standardize: the %d x %d standardised features would hold %.3g "
+                "values (%.1f GiB) against the %.3g stored now: too sparse to centre "
+                "(one-hot node ids?)\n",
+                prog, from->rows, n, dense,
+                dense * (sizeof(gat_real) + sizeof(gat_idx)) / 1073741824.0, stored);
+        return 1;
+    }
     if (gat_csr_standardize_columns(from, n, shift, scale, &x) != GAT_OK) {
         fprintf(stderr, "%s: standardising the features: %s\n", prog, gat_last_error());
         return 1;

@@ -156,6 +156,10 @@ paste "$tmp/es.tsv" "$tmp/eb.tsv" | awk -F'\t' 'NR > 1 { n++; h = NF / 2
   for (c = 2; c <= h; c++) { d = $c - $(c + h); if (d < 0) d = -d; a = $c < 0 ? -$c : $c
     if (d > 1e-3 * (1 + a)) exit 1 } } END { exit !(n == 205) }' \
   && ok standardize-embed-same || bad standardize-embed-same
+# one-hot node ids (a graph file without --features) centred would be 17 000 x 17 000 values:
+# refused before allocating them
+awk 'BEGIN { for (i = 0; i < 17000; i++) { print i, (i + 1) % 17000 > "/dev/stdout"; print i, i % 2 > "/dev/stderr" } }' >"$tmp/path.txt" 2>"$tmp/path-labels.txt"
+check standardize-one-hot 1 '' '^gat-train: --standardize: the 17000 x 17000 standardised features would hold 2.89e\+08 values' -- "$bin" --graph "$tmp/path.txt" --labels "$tmp/path-labels.txt" --standardize --epochs 1 --threads 1
 check standardize-partitions 2 '' '^gat-train: --standardize does not apply to --partitions' -- "$bin" --partitions "$tmp" --standardize
 
 summary
