@@ -72,7 +72,8 @@ typedef struct options {
  * the state of the progress line when stderr is a terminal. */
 typedef struct progress {
     const options *o;
-    int run;              /* 1-based */
+    int run;              /* 1-based: the run, or with --task graph the fold */
+    int folds;            /* --task graph: the number of folds (the line says fold r/k); 0 */
     int keep;             /* record rows (--metrics or --plot) */
     gat_epoch_info *rows; /* (n) every epoch of every run, run after run */
     gat_idx *row_run;     /* (n) the run of each row */
@@ -135,10 +136,10 @@ int train_gps_check(options *o);
 /* o->runs graph transformers on ds's node split (pe: its encodings, flipped per epoch and fixed
  * for the figures). Returns the exit code. */
 int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe);
-/* Fold r of --task graph with a graph transformer: trains on split, *acc the test accuracy, res
- * the training's. Returns 0, or 1 or 2 after a message. */
+/* Fold r of --task graph with a graph transformer: trains on split, each epoch reported to p,
+ * *acc the test accuracy, res the training's. Returns 0, or 1 or 2 after a message. */
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, double *acc, gat_train_result *res);
+                   int r, progress *p, double *acc, gat_train_result *res);
 
 /* ---- gat-train.c: the runs ---- */
 

@@ -188,7 +188,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
 }
 
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, double *acc, gat_train_result *res)
+                   int r, progress *p, double *acc, gat_train_result *res)
 {
     gat_gps_config c;
     gat_gps *m = NULL;
@@ -201,11 +201,18 @@ int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split
     gat_gps_set_threads(m, o->threads);
     adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
     tc.batch_size = o->graph_batch;
+    tc.progress = on_epoch;
+    tc.user = p;
     int rc = tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t);
-    if (rc == 0 && (gat_gps_graph_train(m, ds, split, &t, res) != GAT_OK ||
-                    tool_pe_fix("gat-train", pe, NULL) != 0 ||
-                    gat_gps_graph_evaluate(m, ds, split, GAT_SPLIT_TEST, NULL, acc, NULL) !=
-                        GAT_OK)) {
+    gat_status st = GAT_OK;
+    if (rc == 0) {
+        start_ticker(p);
+        st = gat_gps_graph_train(m, ds, split, &t, res);
+        end_line(p);
+    }
+    if (rc == 0 &&
+        (st != GAT_OK || tool_pe_fix("gat-train", pe, NULL) != 0 ||
+         gat_gps_graph_evaluate(m, ds, split, GAT_SPLIT_TEST, NULL, acc, NULL) != GAT_OK)) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
     }

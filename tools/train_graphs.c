@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int train_graphs_check(options *o)
 {
@@ -62,11 +63,11 @@ int train_graphs_check(options *o)
         fprintf(stderr, "gat-train: --readout-heads needs --readout attention\n");
         return 2;
     }
-    if (o->partitions || o->batch_size || o->runs > 1 || o->all_splits || o->metrics || o->plot ||
+    if (o->partitions || o->batch_size || o->runs > 1 || o->all_splits || o->plot ||
         o->data.graph || o->data.split || o->save_split) {
         fprintf(stderr, "gat-train: --task graph runs k-fold cross-validation on --dataset: it "
-                        "excludes --partitions, --batch-size, --runs, --all-splits, --metrics, "
-                        "--plot, --graph, --split and --save-split\n");
+                        "excludes --partitions, --batch-size, --runs, --all-splits, --plot, "
+                        "--graph, --split and --save-split\n");
         return 2;
     }
     if (o->save_folds && cli_check_output("gat-train", "save-folds", o->save_folds) != 0) return 1;
@@ -142,6 +143,7 @@ typedef struct folds {
     gat_csr raw;
     gat_idx own;
     gat_real *shift, *scale;
+    progress *p; /* every epoch's line (and --metrics' rows), run = the fold */
 } folds;
 
 /* --standardize: ds->x = the features with their own columns z-scored by the moments over the
@@ -213,8 +215,9 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
                         .n_edge_features = f->ds->n_edge_features};
     if (fold_split(f, r) != 0 || (o->standardize && standardize_fold(f, r) != 0)) return 1;
+    f->p->run = r + 1;
     if (o->gps) {
-        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, acc, &res);
+        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, f->p, acc, &res);
         *f1 = NAN; /* not computed for graph transformers */
         if (rc == 0 && !o->quiet) {
             printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, %.2f s\n",
@@ -246,6 +249,8 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.min_lr = o->min_lr;
     tc.lr_step = o->lr_step;
     tc.keep_last = o->keep_last;
+    tc.progress = on_epoch;
+    tc.user = f->p;
     int rc = 0;
     /* --pe: Laplacian signs flipped per epoch (batches are made from the features at every
      * step, so nothing to rebind), fixed again for the test figures */
@@ -254,8 +259,10 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
         gat_model_free(m);
         return 1;
     }
-    if (gat_graph_train(m, f->ds, f->split, &tc, &res) != GAT_OK ||
-        tool_pe_fix("gat-train", f->pe, NULL) != 0 ||
+    start_ticker(f->p);
+    const gat_status st = gat_graph_train(m, f->ds, f->split, &tc, &res);
+    end_line(f->p);
+    if (st != GAT_OK || tool_pe_fix("gat-train", f->pe, NULL) != 0 ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
@@ -289,6 +296,22 @@ static int save_folds(const folds *f)
     return 0;
 }
 
+/* --metrics: every fold's epochs, the fold in the run column. */
+static int save_metrics(const folds *f)
+{
+    const progress *p = f->p;
+    if (p->oom) {
+        fprintf(stderr, "gat-train: out of memory recording the epochs for --metrics\n");
+        return 1;
+    }
+    if (gat_metrics_save(f->o->metrics, p->rows, p->row_run, p->n) != GAT_OK) {
+        fprintf(stderr, "gat-train: cannot write the metrics: %s\n", gat_last_error());
+        return 1;
+    }
+    if (!f->o->quiet) printf("wrote %s: %zu epochs\n", f->o->metrics, p->n);
+    return 0;
+}
+
 /* The folds' runs and the summary. */
 static int cross_validate(folds *f)
 {
@@ -296,6 +319,7 @@ static int cross_validate(folds *f)
     int rc = 0;
     for (gat_idx g = 0; g < f->ds->n_graphs; g++)
         f->tested[g] = -1;
+    f->p->folds = f->k;
     for (int r = 0; r < f->k && rc == 0; r++) {
         double acc = 0, f1 = 0;
         rc = run_fold(f, r, &acc, &f1);
@@ -303,6 +327,7 @@ static int cross_validate(folds *f)
     }
     if (rc != 0) return rc;
     if (f->o->save_folds && (rc = save_folds(f)) != 0) return rc;
+    if (f->o->metrics && (rc = save_metrics(f)) != 0) return rc;
     const double ma = sa / f->k, mf = sf / f->k;
     const double da = sqrt(fmax(sa2 / f->k - ma * ma, 0)), df = sqrt(fmax(sf2 / f->k - mf * mf, 0));
     if (f->o->gps)
@@ -350,7 +375,14 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
         gat_dataset_destroy(&ds);
         return rc;
     }
+    progress p = {.o = o,
+                  .keep = o->metrics != NULL,
+                  .tty = !o->quiet && isatty(STDERR_FILENO),
+                  .lock = PTHREAD_MUTEX_INITIALIZER,
+                  .wake = PTHREAD_COND_INITIALIZER,
+                  .drawn = PTHREAD_COND_INITIALIZER};
     folds f = {.o = o,
+               .p = &p,
                .ds = &ds,
                .name = name,
                .k = o->folds,
@@ -390,6 +422,8 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
     free(f.split);
     free(f.shift);
     free(f.scale);
+    free(p.rows);
+    free(p.row_run);
     cli_restore_features(&ds, &f.raw);
     tool_pe_destroy(&pe);
     gat_dataset_destroy(&ds);

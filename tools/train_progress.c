@@ -56,7 +56,9 @@ static void on_signal(int sig)
  * previous line left, so the line is rewritten in place. */
 static void draw_line(const progress *p, const gat_epoch_info *e, double busy)
 {
-    if (p->o->runs > 1)
+    if (p->folds > 0)
+        fprintf(stderr, "\rfold %d/%d  ", p->run, p->folds);
+    else if (p->o->runs > 1)
         fprintf(stderr, "\rrun %d/%d  ", p->run, p->o->runs);
     else
         fputc('\r', stderr);

@@ -27,7 +27,8 @@ awk -v d="$d" 'BEGIN {
   }
 }'
 common=(--dataset "$d" --dropout 0 --epochs 8 --patience 8 --lr 0.02 --graph-batch 8 --seed 3)
-strip() { sed -E 's/, [0-9.]+ s$//' "$1"; }
+# the times: of the fold lines (', 1.23 s') and of the epoch lines ('best 3  0.012 s')
+strip() { sed -E 's/, [0-9.]+ s$//; s/(best [0-9]+)  [0-9.]+ s$/\1/' "$1"; }
 
 check help 0 '--task NAME' '' -- "$train" --help
 grep -q -- '--readout NAME' "$tmp/out" && grep -q -- '--folds K' "$tmp/out" && ok help-graph-options || badf help-graph-options "$tmp/out"
@@ -38,6 +39,35 @@ for r in sum mean max attention; do
 done
 grep -Eq '^dataset .*toy: 40 graphs, 240 nodes, 3 features, 2 graph classes; 4 stratified folds' "$tmp/out" && ok summary-line || badf summary-line "$tmp/out"
 [ "$(grep -c '^fold ' "$tmp/out")" -eq 4 ] && ok fold-lines || badf fold-lines "$tmp/out"
+
+# every epoch of every fold has its line (then the fold's), and --metrics a row with the fold
+# in the run column: as many as the fold line's epochs, the last naming its best epoch
+check epoch-lines 0 '^epoch +1  train loss [0-9.]+ acc +[0-9.]+%  val loss [0-9.]+ acc +[0-9.]+%  best 1  ' '' -- \
+  "$train" --task graph --folds 4 --threads 1 "${common[@]}" --metrics "$tmp/folds.csv"
+if awk -F'[ ,]+' '/^epoch /{e++} /^fold /{n += $7} END {exit !(e == n && n >= 4)}' "$tmp/out" &&
+   awk 'NR == FNR { if (/^fold /) { sub(/:/, "", $2); sub(/,/, "", $7); want[$2] = $5 "," $7 }; next }
+        FNR == 1 { ok = $0 ~ /^run,epoch,/; next }
+        { split($0, c, ","); rows[c[1]]++; last[c[1]] = c[7] }
+        END { for (f in want) { split(want[f], w, ","); if (rows[f] != w[2] || last[f] != w[1]) ok = 0 }
+              exit !(ok && length(rows) == 4) }' "$tmp/out" "$tmp/folds.csv"; then
+  ok metrics-folds
+else
+  badf metrics-folds "$tmp/out" "$tmp/folds.csv"
+fi
+check log-every 0 '^test accuracy' '' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --log-every 4
+[ "$(grep -c '^epoch ' "$tmp/out")" -eq "$(awk '/^fold /{n += int($7 / 4)} END {print n}' "$tmp/out")" ] &&
+  ! grep -q '^epoch +[1235] ' "$tmp/out" && ok log-every-lines || badf log-every-lines "$tmp/out"
+check quiet-no-epochs 0 '^test accuracy' '' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --quiet
+! grep -q '^epoch ' "$tmp/out" && ok quiet-no-epoch-lines || badf quiet-no-epoch-lines "$tmp/out"
+# on a terminal one line per fold, updated in place, names the fold
+if command -v script >/dev/null; then
+  script -q -e -c "'$train' --task graph --folds 4 --threads 1 --dataset '$d' --epochs 3 --graph-batch 8" /dev/null </dev/null >"$tmp/tty" 2>&1
+  grep -aq $'\rfold 2/4  epoch 3  loss ' "$tmp/tty" && ! grep -aq '^epoch ' "$tmp/tty" &&
+    [ "$(tr -d '\r' <"$tmp/tty" | grep -c '^fold  [1-4]: best epoch')" -eq 4 ] && ok tty-fold-line || badf tty-fold-line "$tmp/tty"
+else
+  echo "skip tty-fold-line: no script(1) (util-linux)"
+fi
+check gat-bn-epoch-lines 0 '^epoch +2  train loss' '' -- "$train" --task graph --arch gat-bn --folds 4 --threads 1 "${common[@]}" --epochs 2
 
 # the same seed: the same folds and numbers, on 1 and on 2 threads
 check attention-heads 0 'readout attention' '' -- "$train" --task graph --readout attention --readout-heads 2 --folds 4 --threads 1 "${common[@]}" --save-folds "$tmp/f1.txt" --save "$tmp/g.gat"
