@@ -65,6 +65,7 @@
 
 #include "dataset.h"
 #include "model.h"
+#include "modelfile.h"
 #include "train.h"
 
 #ifdef __cplusplus
@@ -155,6 +156,21 @@ GAT_API gat_status gat_gps_forward(gat_gps *m, const gat_graph *g, const gat_csr
 GAT_API gat_status gat_gps_backward(gat_gps *m, const gat_real *dlogits);
 /* Zeroes the gradients. NULL m: nothing. */
 GAT_API void gat_gps_zero_grads(gat_gps *m);
+
+/* Model files (gat/modelfile.h's layout and checks): the configuration under "model": "gps" in
+ * "__metadata__" with the meta's keys, and the tensors of gat_gps_tensors, batch-norm running
+ * statistics included. gat_gps_save returns what gat_model_save does (GAT_EINVAL for a bad meta:
+ * n_classes neither 0 nor classes, a pe or standardisation that does not fit in_features, ...;
+ * GAT_ENUMERIC, GAT_EIO, GAT_ENOMEM); saving is atomic. gat_gps_load: *out a new model (free
+ * with gat_gps_free) or NULL, meta as gat_model_load's; returns what gat_model_load does, and
+ * GAT_EFORMAT for a file holding a GAT model (gat_model_load reads it; gat_model_load refuses
+ * these files likewise). Cost O(parameters) and O(file size). */
+GAT_API gat_status gat_gps_save(const gat_gps *m, const gat_model_meta *meta, const char *path);
+GAT_API gat_status gat_gps_load(gat_gps **out, gat_model_meta *meta, const char *path);
+/* Which loader reads the model file at path: *gps = 1 for gat_gps_load's files, 0 otherwise
+ * (gat_model_load's, or a file whose metadata the loaders will refuse). Returns GAT_EIO, and
+ * GAT_EFORMAT for a file that is not in the safetensors layout, GAT_EINVAL (NULL argument). */
+GAT_API gat_status gat_model_file_is_gps(const char *path, int *gps);
 
 /* Node classification on ds (full graph; a dataset of many graphs attends within each graph):
  * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's (gat_train's

@@ -7,6 +7,7 @@
 #include "gat/gat.h"
 #include "core/core.h"
 #include "model/model_i.h" /* GAT_I_MAX_TENSORS */
+#include "model/gps_i.h"   /* GAT_I_GPS_MAX_TENSORS */
 #include "io/fileio.h"
 #include "io/safetensors.h"
 
@@ -18,7 +19,9 @@
 #include <string.h>
 
 #define FORMAT_VERSION "1"
-#define MAX_TENSORS GAT_I_MAX_TENSORS
+/* the longest tensor table of a gat_model or a gat_gps */
+#define MAX_FILE_TENSORS                                                                           \
+    (GAT_I_MAX_TENSORS > GAT_I_GPS_MAX_TENSORS ? GAT_I_MAX_TENSORS : GAT_I_GPS_MAX_TENSORS)
 
 #ifdef GAT_REAL_DOUBLE
 #define DTYPE_NAME "F64"
@@ -63,13 +66,12 @@ void gat_model_meta_destroy(gat_model_meta *meta)
 
 /* ---- Saving ------------------------------------------------------------------------------ */
 
-static gat_status check_text(const char *s, const char *what)
+static gat_status check_text(const char *s, const char *what, const char *who)
 {
     size_t at;
-    if (!s) return gat_i_error(GAT_EINVAL, "gat_model_save: %s is NULL", what);
+    if (!s) return gat_i_error(GAT_EINVAL, "%s: %s is NULL", who, what);
     if (!gat_i_utf8_valid((const unsigned char *)s, strlen(s), &at))
-        return gat_i_error(GAT_EINVAL, "gat_model_save: %s is not valid UTF-8 (byte %zu)", what,
-                           at);
+        return gat_i_error(GAT_EINVAL, "%s: %s is not valid UTF-8 (byte %zu)", who, what, at);
     return GAT_OK;
 }
 
@@ -89,51 +91,55 @@ static gat_status check_pe(const char *pe, gat_idx in_features, const char *who,
     return GAT_OK;
 }
 
-static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
+/* A meta saved beside a model of in_features inputs and out_classes outputs; messages start with
+ * who. */
+static gat_status check_meta(const gat_model_meta *meta, gat_idx in_features, gat_idx out_classes,
+                             const char *who)
 {
-    const gat_model_config *cfg = gat_model_get_config(m);
     gat_status st;
     char what[64];
-    const gat_idx out_classes = cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes;
     if (meta->n_classes != 0 && meta->n_classes != out_classes)
-        return gat_i_error(GAT_EINVAL, "gat_model_save: meta names %d classes but the model has %d",
+        return gat_i_error(GAT_EINVAL, "%s: meta names %d classes but the model has %d", who,
                            meta->n_classes, out_classes);
     if (meta->n_classes > 0 && !meta->class_names)
-        return gat_i_error(GAT_EINVAL, "gat_model_save: meta class_names is NULL");
+        return gat_i_error(GAT_EINVAL, "%s: meta class_names is NULL", who);
     for (gat_idx c = 0; c < meta->n_classes; c++) {
         snprintf(what, sizeof what, "class name %d", c);
-        if ((st = check_text(meta->class_names[c], what)) != GAT_OK) return st;
+        if ((st = check_text(meta->class_names[c], what, who)) != GAT_OK) return st;
     }
-    if (meta->dataset && (st = check_text(meta->dataset, "the dataset name")) != GAT_OK) return st;
-    if (meta->pe && *meta->pe && (st = check_pe(meta->pe, cfg->in_features, "gat_model_save",
-                                                GAT_EINVAL)) != GAT_OK)
+    if (meta->dataset && (st = check_text(meta->dataset, "the dataset name", who)) != GAT_OK)
         return st;
-    if (meta->n_standardized < 0 || meta->n_standardized > cfg->in_features)
+    if (meta->pe && *meta->pe && (st = check_pe(meta->pe, in_features, who, GAT_EINVAL)) != GAT_OK)
+        return st;
+    if (meta->n_standardized < 0 || meta->n_standardized > in_features)
         return gat_i_error(GAT_EINVAL,
-                           "gat_model_save: meta n_standardized is %d, the model has "
+                           "%s: meta n_standardized is %d, the model has "
                            "%d input features",
-                           meta->n_standardized, cfg->in_features);
+                           who, meta->n_standardized, in_features);
     if (meta->n_standardized > 0 && (!meta->feature_shift || !meta->feature_scale))
-        return gat_i_error(GAT_EINVAL, "gat_model_save: meta feature_%s is NULL",
+        return gat_i_error(GAT_EINVAL, "%s: meta feature_%s is NULL", who,
                            !meta->feature_shift ? "shift" : "scale");
     for (gat_idx c = 0; c < meta->n_standardized; c++)
         if (!isfinite(meta->feature_shift[c]) || !isfinite(meta->feature_scale[c]))
             return gat_i_error(GAT_EINVAL,
-                               "gat_model_save: meta feature column %d: shift %g, "
+                               "%s: meta feature column %d: shift %g, "
                                "scale %g (not finite)",
-                               c, (double)meta->feature_shift[c], (double)meta->feature_scale[c]);
+                               who, c, (double)meta->feature_shift[c],
+                               (double)meta->feature_scale[c]);
     if (!gat_tu_features_name(meta->tu_features))
-        return gat_i_error(GAT_EINVAL, "gat_model_save: meta tu_features is %d, not a "
-                           "GAT_TU_FEATURES_* value", meta->tu_features);
-    if (!gat_score_name(cfg->score))
-        return gat_i_error(GAT_EINVAL, "gat_model_save: score function %d has no name",
-                           (int)cfg->score);
+        return gat_i_error(GAT_EINVAL,
+                           "%s: meta tu_features is %d, not a "
+                           "GAT_TU_FEATURES_* value",
+                           who, meta->tu_features);
+    return GAT_OK;
+}
 
-    /* The data section is the parameter buffer only if the table tiles it in order. */
-    int nt;
-    size_t n_params, next = 0;
-    const gat_model_tensor *t = gat_model_tensors(m, &nt);
-    const gat_real *p = gat_model_params((gat_model *)m, &n_params);
+/* The data section is the parameter buffer p (n_params values) only if the table t (nt tensors)
+ * tiles it in order; and every value must be finite. */
+static gat_status check_params(const gat_model_tensor *t, int nt, const gat_real *p,
+                               size_t n_params, const char *who)
+{
+    size_t next = 0;
     for (int k = 0; k < nt; next += t[k].size, k++)
         if (t[k].offset != next)
             return gat_i_error(GAT_EINTERNAL, "tensor %s is not at offset %zu", t[k].name, next);
@@ -142,9 +148,26 @@ static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
     for (int k = 0; k < nt; k++)
         for (size_t i = 0; i < t[k].size; i++)
             if (!isfinite(p[t[k].offset + i]))
-                return gat_i_error(GAT_ENUMERIC, "gat_model_save: tensor %s holds %g at index %zu",
+                return gat_i_error(GAT_ENUMERIC, "%s: tensor %s holds %g at index %zu", who,
                                    t[k].name, (double)p[t[k].offset + i], i);
     return GAT_OK;
+}
+
+static gat_status check_save(const gat_model *m, const gat_model_meta *meta)
+{
+    const gat_model_config *cfg = gat_model_get_config(m);
+    gat_status st;
+    const gat_idx out_classes = cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes;
+    if ((st = check_meta(meta, cfg->in_features, out_classes, "gat_model_save")) != GAT_OK)
+        return st;
+    if (!gat_score_name(cfg->score))
+        return gat_i_error(GAT_EINVAL, "gat_model_save: score function %d has no name",
+                           (int)cfg->score);
+    int nt;
+    size_t n_params;
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    const gat_real *p = gat_model_params((gat_model *)m, &n_params);
+    return check_params(t, nt, p, n_params, "gat_model_save");
 }
 
 static int add_string(cJSON *obj, const char *key, const char *value)
@@ -201,12 +224,52 @@ static int add_real_array(cJSON *obj, const char *key, const gat_real *v, gat_id
     return ok;
 }
 
+/* What every model file's metadata ends with: the meta's class names, dataset, encodings, TU
+ * features and standardisation (each only when set). 0 if an allocation failed. */
+static int add_meta_tail(cJSON *md, const gat_model_meta *meta)
+{
+    cJSON *names = NULL;
+    char *names_json = NULL;
+    int ok = 1;
+    if (meta->n_classes > 0)
+        ok = (names = cJSON_CreateStringArray(meta->class_names, meta->n_classes)) &&
+             (names_json = cJSON_PrintUnformatted(names)) &&
+             add_string(md, "class_names", names_json);
+    if (ok && meta->dataset) ok = add_string(md, "dataset", meta->dataset);
+    if (ok && meta->pe && *meta->pe) ok = add_string(md, "pe", meta->pe);
+    if (ok && meta->tu_features != GAT_TU_FEATURES_ALL)
+        ok = add_string(md, "tu_features", gat_tu_features_name(meta->tu_features));
+    if (ok && meta->n_standardized > 0)
+        ok = add_real_array(md, "feature_shift", meta->feature_shift, meta->n_standardized) &&
+             add_real_array(md, "feature_scale", meta->feature_scale, meta->n_standardized);
+    cJSON_Delete(names);
+    cJSON_free(names_json);
+    return ok;
+}
+
+/* The tensor entries of table t (nt tensors), in table order. 0 if an allocation failed. */
+static int add_tensors(cJSON *root, const gat_model_tensor *t, int nt)
+{
+    int ok = 1;
+    for (int k = 0; ok && k < nt; k++) {
+        cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
+        double shape[3], span[2];
+        for (int d = 0; d < t[k].ndim; d++)
+            shape[d] = t[k].shape[d];
+        span[0] = (double)(t[k].offset * sizeof(gat_real));
+        span[1] = (double)((t[k].offset + t[k].size) * sizeof(gat_real));
+        ok = e && add_string(e, "dtype", DTYPE_NAME) && add_numbers(e, "shape", shape, t[k].ndim) &&
+             add_numbers(e, "data_offsets", span, 2);
+    }
+    return ok;
+}
+
 /* The header object: metadata first, then the tensors in table order. NULL if out of memory. */
 static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
 {
     const gat_model_config *c = gat_model_get_config(m);
-    cJSON *root = cJSON_CreateObject(), *md = NULL, *names = NULL, *heads = NULL;
-    char *names_json = NULL, *heads_json = NULL;
+    cJSON *root = cJSON_CreateObject(), *md = NULL, *heads = NULL;
+    char *heads_json = NULL;
     int nt, ok = root && (md = cJSON_AddObjectToObject(root, "__metadata__"));
     const gat_model_tensor *t = gat_model_tensors(m, &nt);
     int hidden_heads[GAT_MAX_LAYERS];
@@ -240,30 +303,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
              add_int(md, "graph_classes", c->graph_classes) &&
              (c->classifier_layers == 0 ||
               add_int(md, "classifier_layers", c->classifier_layers));
-    if (ok && meta->n_classes > 0) {
-        ok = (names = cJSON_CreateStringArray(meta->class_names, meta->n_classes)) &&
-             (names_json = cJSON_PrintUnformatted(names)) &&
-             add_string(md, "class_names", names_json);
-    }
-    if (ok && meta->dataset) ok = add_string(md, "dataset", meta->dataset);
-    if (ok && meta->pe && *meta->pe) ok = add_string(md, "pe", meta->pe);
-    if (ok && meta->tu_features != GAT_TU_FEATURES_ALL)
-        ok = add_string(md, "tu_features", gat_tu_features_name(meta->tu_features));
-    if (ok && meta->n_standardized > 0)
-        ok = add_real_array(md, "feature_shift", meta->feature_shift, meta->n_standardized) &&
-             add_real_array(md, "feature_scale", meta->feature_scale, meta->n_standardized);
-    for (int k = 0; ok && k < nt; k++) {
-        cJSON *e = cJSON_AddObjectToObject(root, t[k].name);
-        double shape[3], span[2];
-        for (int d = 0; d < t[k].ndim; d++)
-            shape[d] = t[k].shape[d];
-        span[0] = (double)(t[k].offset * sizeof(gat_real));
-        span[1] = (double)((t[k].offset + t[k].size) * sizeof(gat_real));
-        ok = e && add_string(e, "dtype", DTYPE_NAME) && add_numbers(e, "shape", shape, t[k].ndim) &&
-             add_numbers(e, "data_offsets", span, 2);
-    }
-    cJSON_Delete(names);
-    cJSON_free(names_json);
+    ok = ok && add_meta_tail(md, meta) && add_tensors(root, t, nt);
     cJSON_Delete(heads);
     cJSON_free(heads_json);
     if (!ok) {
@@ -273,35 +313,19 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     return root;
 }
 
-gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const char *path)
+/* Writes the header root and the parameter buffer p (n values) to path, atomically. */
+static gat_status write_file(const char *path, const cJSON *root, const gat_real *p, size_t n)
 {
-    gat_model_meta defaults;
-    gat_i_clocale loc = {0};
     gat_i_afile af;
-    cJSON *root = NULL;
     char *json = NULL;
-    size_t n_params;
     gat_status st;
-
-    gat_i_clear_error();
     memset(&af, 0, sizeof af);
-    if (!m || !path)
-        return gat_i_error(GAT_EINVAL, "gat_model_save: NULL %s", !m ? "model m" : "path");
-    if (!meta) {
-        gat_model_meta_init(&defaults);
-        meta = &defaults;
-    }
-    if ((st = check_save(m, meta)) != GAT_OK) return st;
-    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (!(root = build_header(m, meta)) || !(json = cJSON_PrintUnformatted(root))) {
-        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
-        goto cleanup;
-    }
-    const gat_real *p = gat_model_params((gat_model *)m, &n_params); /* read only */
+    if (!(json = cJSON_PrintUnformatted(root)))
+        return gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
     if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
     errno = 0;
     /* spaces after the JSON so that the data starts 8-byte aligned, as the reference writer does */
-    if (gat_i_st_write_header(af.f, json, 8) != 0 || gat_i_write_le(af.f, p, n_params) != 0) {
+    if (gat_i_st_write_header(af.f, json, 8) != 0 || gat_i_write_le(af.f, p, n) != 0) {
         st = gat_i_afile_write_error(&af);
         goto cleanup;
     }
@@ -310,6 +334,31 @@ gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const 
 cleanup:
     gat_i_afile_abort(&af);
     cJSON_free(json);
+    return st;
+}
+
+gat_status gat_model_save(const gat_model *m, const gat_model_meta *meta, const char *path)
+{
+    gat_model_meta defaults;
+    gat_i_clocale loc = {0};
+    cJSON *root = NULL;
+    size_t n_params;
+    gat_status st;
+
+    gat_i_clear_error();
+    if (!m || !path)
+        return gat_i_error(GAT_EINVAL, "gat_model_save: NULL %s", !m ? "model m" : "path");
+    if (!meta) {
+        gat_model_meta_init(&defaults);
+        meta = &defaults;
+    }
+    if ((st = check_save(m, meta)) != GAT_OK) return st;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
+    const gat_real *p = gat_model_params((gat_model *)m, &n_params); /* read only */
+    if (!(root = build_header(m, meta)))
+        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
+    else
+        st = write_file(path, root, p, n_params);
     cJSON_Delete(root);
     gat_i_clocale_leave(&loc);
     return st;
@@ -545,43 +594,111 @@ cleanup:
     return st;
 }
 
-/* The configuration and the meta from "__metadata__". */
-static gat_status read_meta(const char *path, const cJSON *root, gat_model_config *cfg,
-                            gat_model_meta *meta)
+/* The "__metadata__" object of a libgat model file, its format version checked; model_kind:
+ * "gat" (a gat_model: no "model" key) or "gps" (a gat_gps), which the file's "model" must be. */
+static gat_status file_metadata(const char *path, const cJSON *root, const char *model_kind,
+                                const cJSON **md)
 {
-    const cJSON *md;
     const char *s;
-    char why[256];
-    long v[12];
     gat_status st;
-
-    if ((st = gat_i_st_metadata(path, root, &md)) != GAT_OK) return st;
-    if (!md)
+    if ((st = gat_i_st_metadata(path, root, md)) != GAT_OK) return st;
+    if (!*md)
         return gat_i_error(GAT_EFORMAT,
                            "%s: the header has no __metadata__ with a model "
                            "configuration: not a libgat model file",
                            path);
-    if ((st = meta_get(path, md, "format_version", 0, &s)) != GAT_OK) return st;
+    if ((st = meta_get(path, *md, "format_version", 0, &s)) != GAT_OK) return st;
     if (s && strcmp(s, FORMAT_VERSION) != 0)
         return gat_i_error(GAT_EFORMAT,
                            "%s: format_version \"%s\" is not supported (this libgat "
                            "reads " FORMAT_VERSION ")",
                            path, s);
+    if ((st = meta_get(path, *md, "model", 0, &s)) != GAT_OK) return st;
+    if (!s) s = "gat";
+    if (strcmp(s, "gat") != 0 && strcmp(s, "gps") != 0)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"model\" is \"%.40s\" (libgat %s knows gat and gps)",
+                           path, s, gat_version());
+    if (strcmp(s, model_kind) != 0)
+        return gat_i_error(GAT_EFORMAT,
+                           strcmp(s, "gps") == 0
+                               ? "%s: holds a graph transformer (gat-train --arch): "
+                                 "gat_gps_load reads it"
+                               : "%s: holds a GAT model: gat_model_load reads it",
+                           path);
+    return GAT_OK;
+}
+
+/* The meta of a model with in_features inputs and out_classes outputs from md: normalize,
+ * symmetrize, class names, dataset, version, encodings, TU features, standardisation. */
+static gat_status read_meta_tail(const char *path, const cJSON *md, gat_idx in_features,
+                                 gat_idx out_classes, gat_model_meta *meta)
+{
+    long v[2] = {1, 1};
+    gat_status st;
+    if ((st = meta_int(path, md, "normalize", 0, 1, 0, &v[0])) != GAT_OK ||
+        (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[1])) != GAT_OK)
+        return st;
+    meta->normalize = (int)v[0];
+    meta->symmetrize = (int)v[1];
+    meta_storage *own = gat_calloc(1, sizeof *own);
+    if (!(meta->storage = own)) return GAT_ENOMEM;
+    if ((st = read_class_names(path, md, out_classes, own)) != GAT_OK ||
+        (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
+        (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK ||
+        (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK ||
+        (st = meta_tu_features(path, md, &meta->tu_features)) != GAT_OK)
+        return st;
+    gat_idx n_shift, n_scale;
+    if ((st = meta_real_array(path, md, "feature_shift", in_features, &own->shift, &n_shift)) !=
+            GAT_OK ||
+        (st = meta_real_array(path, md, "feature_scale", in_features, &own->scale, &n_scale)) !=
+            GAT_OK)
+        return st;
+    if (!own->shift != !own->scale)
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ has \"%s\" without \"%s\"", path,
+                           own->shift ? "feature_shift" : "feature_scale",
+                           own->shift ? "feature_scale" : "feature_shift");
+    if (n_shift != n_scale)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"feature_shift\" has %d values, "
+                           "\"feature_scale\" %d",
+                           path, n_shift, n_scale);
+    if (own->pe && *own->pe && (st = check_pe(own->pe, in_features, path, GAT_EFORMAT)) != GAT_OK)
+        return st;
+    meta->n_classes = own->n_classes;
+    meta->class_names = (const char *const *)own->class_names;
+    meta->dataset = own->dataset;
+    meta->version = own->version;
+    meta->pe = own->pe;
+    meta->n_standardized = n_shift;
+    meta->feature_shift = n_shift > 0 ? own->shift : NULL;
+    meta->feature_scale = n_shift > 0 ? own->scale : NULL;
+    return GAT_OK;
+}
+
+/* The configuration and the meta from "__metadata__". */
+static gat_status read_meta(const char *path, const cJSON *root, gat_model_config *cfg,
+                            gat_model_meta *meta)
+{
+    const cJSON *md;
+    char why[256];
+    long v[12];
+    gat_status st;
+
+    if ((st = file_metadata(path, root, "gat", &md)) != GAT_OK) return st;
     gat_model_config_default(cfg, 1, 1);
     v[2] = cfg->layers, v[3] = cfg->hidden, v[4] = cfg->heads, v[5] = cfg->out_heads;
-    v[6] = v[7] = 1; /* normalize, symmetrize */
-    v[8] = 0;        /* residual */
-    v[9] = 0;        /* edge_dim: files written before edge features have none */
-    v[10] = 0;       /* head_dropout, and proj_dropout 0: written only when used */
-    v[11] = 0;       /* score_bias: written only when used */
+    v[8] = 0;  /* residual */
+    v[9] = 0;  /* edge_dim: files written before edge features have none */
+    v[10] = 0; /* head_dropout, and proj_dropout 0: written only when used */
+    v[11] = 0; /* score_bias: written only when used */
     if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
         (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
         (st = meta_int(path, md, "hidden", 0, INT32_MAX - 1, 1, &v[3])) != GAT_OK ||
         (st = meta_int(path, md, "heads", 0, INT32_MAX - 1, 1, &v[4])) != GAT_OK ||
         (st = meta_int(path, md, "out_heads", 1, INT32_MAX - 1, 1, &v[5])) != GAT_OK ||
-        (st = meta_int(path, md, "normalize", 0, 1, 0, &v[6])) != GAT_OK ||
-        (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[7])) != GAT_OK ||
         (st = meta_int(path, md, "residual", 0, 1, 0, &v[8])) != GAT_OK ||
         (st = meta_int(path, md, "edge_dim", 0, GAT_MAX_EDGE_DIM, 0, &v[9])) != GAT_OK ||
         (st = meta_real(path, md, "negative_slope", 1, &cfg->negative_slope)) != GAT_OK ||
@@ -602,8 +719,6 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     cfg->edge_dim = (gat_idx)v[9];
     cfg->head_dropout = (int)v[10];
     cfg->score_bias = (int)v[11];
-    meta->normalize = (int)v[6];
-    meta->symmetrize = (int)v[7];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;
     if ((st = meta_task(path, md, cfg)) != GAT_OK) return st;
     if (gat_model_config_check(cfg) != GAT_OK) {
@@ -611,42 +726,8 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,
                            why);
     }
-    meta_storage *own = gat_calloc(1, sizeof *own);
-    if (!(meta->storage = own)) return GAT_ENOMEM;
-    if ((st = read_class_names(path, md,
-                               cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes,
-                               own)) != GAT_OK ||
-        (st = meta_strdup(path, md, "dataset", &own->dataset)) != GAT_OK ||
-        (st = meta_strdup(path, md, "libgat_version", &own->version)) != GAT_OK ||
-        (st = meta_strdup(path, md, "pe", &own->pe)) != GAT_OK ||
-        (st = meta_tu_features(path, md, &meta->tu_features)) != GAT_OK)
-        return st;
-    gat_idx n_shift, n_scale;
-    if ((st = meta_real_array(path, md, "feature_shift", cfg->in_features, &own->shift,
-                              &n_shift)) != GAT_OK ||
-        (st = meta_real_array(path, md, "feature_scale", cfg->in_features, &own->scale,
-                              &n_scale)) != GAT_OK)
-        return st;
-    if (!own->shift != !own->scale)
-        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ has \"%s\" without \"%s\"", path,
-                           own->shift ? "feature_shift" : "feature_scale",
-                           own->shift ? "feature_scale" : "feature_shift");
-    if (n_shift != n_scale)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: __metadata__ \"feature_shift\" has %d values, "
-                           "\"feature_scale\" %d",
-                           path, n_shift, n_scale);
-    if (own->pe && *own->pe && (st = check_pe(own->pe, cfg->in_features, path, GAT_EFORMAT)) != GAT_OK)
-        return st;
-    meta->n_classes = own->n_classes;
-    meta->class_names = (const char *const *)own->class_names;
-    meta->dataset = own->dataset;
-    meta->version = own->version;
-    meta->pe = own->pe;
-    meta->n_standardized = n_shift;
-    meta->feature_shift = n_shift > 0 ? own->shift : NULL;
-    meta->feature_scale = n_shift > 0 ? own->scale : NULL;
-    return GAT_OK;
+    return read_meta_tail(path, md, cfg->in_features,
+                          cfg->task == GAT_TASK_GRAPH ? cfg->graph_classes : cfg->classes, meta);
 }
 
 /* "[d0, d1]" of a table shape. */
@@ -718,19 +799,20 @@ static double get_le(const unsigned char *p, size_t dsize, size_t i)
     return d;
 }
 
-/* Matches every header entry but the metadata with the model's tensor table and copies the data
- * into the parameters. */
-static gat_status read_tensors(const char *path, const cJSON *root, gat_model *m,
-                               const unsigned char *data, size_t data_len)
+/* Matches every header entry but the metadata with the tensor table t (nt entries, at most
+ * MAX_FILE_TENSORS) and copies the data into the parameters p; what names the configuration
+ * in the message of an unexpected tensor. */
+static gat_status read_tensors(const char *path, const cJSON *root, const gat_model_tensor *t,
+                               int nt, gat_real *p, const char *what, const unsigned char *data,
+                               size_t data_len)
 {
-    int nt, order[MAX_TENSORS];
-    size_t span[MAX_TENSORS][2], dsize[MAX_TENSORS];
-    unsigned char seen[MAX_TENSORS] = {0};
-    const gat_model_tensor *t = gat_model_tensors(m, &nt);
-    gat_real *p = gat_model_params(m, NULL);
+    int order[MAX_FILE_TENSORS];
+    size_t span[MAX_FILE_TENSORS][2], dsize[MAX_FILE_TENSORS];
+    unsigned char seen[MAX_FILE_TENSORS] = {0};
     const cJSON *e;
     gat_status st;
 
+    if (nt > MAX_FILE_TENSORS) return gat_i_error(GAT_EINTERNAL, "%d tensors in a model", nt);
     cJSON_ArrayForEach(e, root)
     {
         if (!strcmp(e->string, "__metadata__")) continue; /* read_meta checked it is unique */
@@ -740,9 +822,8 @@ static gat_status read_tensors(const char *path, const cJSON *root, gat_model *m
         if (k == nt)
             return gat_i_error(GAT_EFORMAT,
                                "%s: unexpected tensor \"%s\": the configuration in "
-                               "__metadata__ (score %s, %d layers) has no such tensor",
-                               path, e->string, gat_score_name(gat_model_get_config(m)->score),
-                               gat_model_layer_count(m));
+                               "__metadata__ (%s) has no such tensor",
+                               path, e->string, what);
         if (seen[k])
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" appears twice in the header", path,
                                t[k].name);
@@ -827,7 +908,14 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
         goto cleanup;
     }
     if ((st = gat_model_create(&m, &cfg, 0)) != GAT_OK) goto cleanup;
-    if ((st = read_tensors(path, root, m, file + data_at, size - data_at)) != GAT_OK) goto cleanup;
+    int nt;
+    char what[96];
+    const gat_model_tensor *t = gat_model_tensors(m, &nt);
+    snprintf(what, sizeof what, "score %s, %d layers", gat_score_name(cfg.score),
+             gat_model_layer_count(m));
+    if ((st = read_tensors(path, root, t, nt, gat_model_params(m, NULL), what, file + data_at,
+                           size - data_at)) != GAT_OK)
+        goto cleanup;
     *out = m;
     m = NULL;
     if (meta) {
@@ -838,6 +926,218 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
 cleanup:
     gat_model_free(m);
     gat_model_meta_destroy(&mt);
+    cJSON_Delete(root);
+    gat_free(file);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
+
+/* ---- Graph transformers (gat/gps.h) ---------------------------------------------------------
+ * The same layout; "__metadata__" holds "model": "gps", the gat_gps_config (kind, in_features,
+ * classes, dim, layers, heads, dropout, att_dropout, negative_slope, anchors, last_heads,
+ * residual, classifier_layers; task and, for "graph", readout, readout_heads, readout_hidden)
+ * and the meta's keys as above. */
+
+static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
+{
+    const gat_gps_config *c = gat_gps_get_config(m);
+    cJSON *root = cJSON_CreateObject(), *md = NULL;
+    int nt, ok = root && (md = cJSON_AddObjectToObject(root, "__metadata__"));
+    const gat_model_tensor *t = gat_gps_tensors(m, &nt);
+    ok = ok && add_string(md, "format_version", FORMAT_VERSION) &&
+         add_string(md, "libgat_version", gat_version()) && add_string(md, "model", "gps") &&
+         add_string(md, "kind", gat_gps_kind_name(c->kind)) &&
+         add_int(md, "in_features", c->in_features) && add_int(md, "classes", c->classes) &&
+         add_string(md, "task", gat_task_name(c->task)) && add_int(md, "dim", c->dim) &&
+         add_int(md, "layers", c->layers) && add_int(md, "heads", c->heads) &&
+         add_real(md, "dropout", c->dropout) && add_real(md, "att_dropout", c->att_dropout) &&
+         add_real(md, "negative_slope", c->negative_slope) && add_int(md, "anchors", c->anchors) &&
+         add_int(md, "last_heads", c->last_heads) && add_int(md, "residual", c->residual) &&
+         add_int(md, "classifier_layers", c->classifier_layers) &&
+         add_int(md, "normalize", meta->normalize != 0) &&
+         add_int(md, "symmetrize", meta->symmetrize != 0);
+    if (ok && c->task == GAT_TASK_GRAPH)
+        ok = add_string(md, "readout", gat_readout_name(c->readout)) &&
+             add_int(md, "readout_heads", c->readout_heads) &&
+             add_int(md, "readout_hidden", c->readout_hidden);
+    ok = ok && add_meta_tail(md, meta) && add_tensors(root, t, nt);
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+gat_status gat_gps_save(const gat_gps *m, const gat_model_meta *meta, const char *path)
+{
+    gat_model_meta defaults;
+    gat_i_clocale loc = {0};
+    cJSON *root = NULL;
+    size_t n_params;
+    int nt;
+    gat_status st;
+
+    gat_i_clear_error();
+    if (!m || !path)
+        return gat_i_error(GAT_EINVAL, "gat_gps_save: NULL %s", !m ? "model m" : "path");
+    if (!meta) {
+        gat_model_meta_init(&defaults);
+        meta = &defaults;
+    }
+    const gat_gps_config *c = gat_gps_get_config(m);
+    const gat_model_tensor *t = gat_gps_tensors(m, &nt);
+    const gat_real *p = gat_gps_params((gat_gps *)m, &n_params); /* read only */
+    if ((st = check_meta(meta, c->in_features, c->classes, "gat_gps_save")) != GAT_OK ||
+        (st = check_params(t, nt, p, n_params, "gat_gps_save")) != GAT_OK)
+        return st;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
+    if (!(root = gps_header(m, meta)))
+        st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
+    else
+        st = write_file(path, root, p, n_params);
+    cJSON_Delete(root);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
+
+/* A gat_gps_config from md (checked by gat_gps_config_check) and the meta. */
+static gat_status gps_read_meta(const char *path, const cJSON *root, gat_gps_config *c,
+                                gat_model_meta *meta)
+{
+    const cJSON *md;
+    const char *s;
+    char why[256];
+    long v[10] = {0};
+    gat_status st;
+    if ((st = file_metadata(path, root, "gps", &md)) != GAT_OK) return st;
+    gat_gps_config_default(c, 1, 1);
+    if ((st = meta_get(path, md, "kind", 1, &s)) != GAT_OK) return st;
+    if (gat_gps_kind_from_name(s, &c->kind) != GAT_OK) {
+        snprintf(why, sizeof why, "%s", gat_last_error());
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ \"kind\": %s", path, why);
+    }
+    if ((st = meta_get(path, md, "task", 1, &s)) != GAT_OK) return st;
+    if (gat_task_from_name(s, &c->task) != GAT_OK)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: __metadata__ \"task\" is \"%.40s\" (expected node or graph)", path,
+                           s);
+    if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
+        (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
+        (st = meta_int(path, md, "dim", 1, INT32_MAX - 1, 1, &v[2])) != GAT_OK ||
+        (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[3])) != GAT_OK ||
+        (st = meta_int(path, md, "heads", 1, INT32_MAX - 1, 1, &v[4])) != GAT_OK ||
+        (st = meta_int(path, md, "anchors", 0, INT32_MAX - 1, 1, &v[5])) != GAT_OK ||
+        (st = meta_int(path, md, "last_heads", 0, INT32_MAX - 1, 1, &v[6])) != GAT_OK ||
+        (st = meta_int(path, md, "residual", 0, 1, 1, &v[7])) != GAT_OK ||
+        (st = meta_int(path, md, "classifier_layers", 0, GAT_MAX_CLASSIFIER_LAYERS, 1, &v[8])) !=
+            GAT_OK ||
+        (st = meta_real(path, md, "dropout", 1, &c->dropout)) != GAT_OK ||
+        (st = meta_real(path, md, "att_dropout", 1, &c->att_dropout)) != GAT_OK ||
+        (st = meta_real(path, md, "negative_slope", 1, &c->negative_slope)) != GAT_OK)
+        return st;
+    c->in_features = (gat_idx)v[0], c->classes = (gat_idx)v[1], c->dim = (gat_idx)v[2];
+    c->layers = (gat_idx)v[3], c->heads = (gat_idx)v[4], c->anchors = (gat_idx)v[5];
+    c->last_heads = (gat_idx)v[6], c->residual = (int)v[7], c->classifier_layers = (int)v[8];
+    if (c->task == GAT_TASK_GRAPH) {
+        long r[2] = {0, 0};
+        if ((st = meta_get(path, md, "readout", 1, &s)) != GAT_OK) return st;
+        if (gat_readout_from_name(s, &c->readout) != GAT_OK)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: __metadata__ \"readout\" is \"%.40s\" (expected sum, mean, "
+                               "max or attention)",
+                               path, s);
+        if ((st = meta_int(path, md, "readout_heads", 0, GAT_MAX_HEADS, 0, &r[0])) != GAT_OK ||
+            (st = meta_int(path, md, "readout_hidden", 0, 1 << 16, 0, &r[1])) != GAT_OK)
+            return st;
+        c->readout_heads = (gat_idx)r[0], c->readout_hidden = (gat_idx)r[1];
+    }
+    if (gat_gps_config_check(c) != GAT_OK) {
+        snprintf(why, sizeof why, "%s", gat_last_error());
+        return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,
+                           why);
+    }
+    return read_meta_tail(path, md, c->in_features, c->classes, meta);
+}
+
+gat_status gat_gps_load(gat_gps **out, gat_model_meta *meta, const char *path)
+{
+    unsigned char *file = NULL;
+    size_t size = 0, data_at = 0;
+    cJSON *root = NULL;
+    gat_gps *m = NULL;
+    gat_model_meta mt;
+    gat_gps_config cfg;
+    gat_i_clocale loc = {0};
+    gat_status st;
+
+    gat_i_clear_error();
+    gat_model_meta_init(&mt);
+    if (out) *out = NULL;
+    if (meta) gat_model_meta_init(meta);
+    if (!out || !path)
+        return gat_i_error(GAT_EINVAL, "gat_gps_load: NULL %s", !out ? "out" : "path");
+    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
+    if ((st = gps_read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;
+    /* before allocating: every kind has the input weight (F, D) and a (D, D) weight a layer */
+    const uint64_t D = (uint64_t)cfg.dim,
+                   need = (uint64_t)cfg.in_features * D + (uint64_t)cfg.layers * D * D;
+    if (need > (size - data_at) / 4) {
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: the configuration in __metadata__ needs at least %llu parameters "
+                         "(%llu bytes as F32) but the data section holds %zu bytes: truncated or "
+                         "inconsistent file",
+                         path, (unsigned long long)need, (unsigned long long)need * 4,
+                         size - data_at);
+        goto cleanup;
+    }
+    if ((st = gat_gps_create(&m, &cfg, 0)) != GAT_OK) goto cleanup;
+    int nt;
+    char what[96];
+    const gat_model_tensor *t = gat_gps_tensors(m, &nt);
+    snprintf(what, sizeof what, "kind %s, %d layers", gat_gps_kind_name(cfg.kind), cfg.layers);
+    if ((st = read_tensors(path, root, t, nt, gat_gps_params(m, NULL), what, file + data_at,
+                           size - data_at)) != GAT_OK)
+        goto cleanup;
+    *out = m;
+    m = NULL;
+    if (meta) {
+        *meta = mt;
+        gat_model_meta_init(&mt);
+    }
+
+cleanup:
+    gat_gps_free(m);
+    gat_model_meta_destroy(&mt);
+    cJSON_Delete(root);
+    gat_free(file);
+    gat_i_clocale_leave(&loc);
+    return st;
+}
+
+gat_status gat_model_file_is_gps(const char *path, int *gps)
+{
+    unsigned char *file = NULL;
+    size_t size = 0, data_at = 0;
+    cJSON *root = NULL;
+    const cJSON *md;
+    const char *s = NULL;
+    gat_i_clocale loc = {0};
+    gat_status st;
+    gat_i_clear_error();
+    if (!path || !gps)
+        return gat_i_error(GAT_EINVAL, "gat_model_file_is_gps: NULL %s", !path ? "path" : "gps");
+    *gps = 0;
+    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK ||
+        (st = gat_i_st_metadata(path, root, &md)) != GAT_OK)
+        goto cleanup;
+    if (md && (st = meta_get(path, md, "model", 0, &s)) != GAT_OK) goto cleanup;
+    *gps = s && !strcmp(s, "gps");
+
+cleanup:
     cJSON_Delete(root);
     gat_free(file);
     gat_i_clocale_leave(&loc);

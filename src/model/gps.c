@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_TENSORS = 8 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS };
+enum { MAX_TENSORS = GAT_I_GPS_MAX_TENSORS };
 
 /* Offsets of one layer's tensors in the parameter buffer (0 where the kind has none). */
 typedef struct gps_layer {

@@ -7,6 +7,9 @@
 #include "gat/gps.h"
 #include "fast.h"
 
+/* The longest parameter table of a gat_gps (gps.c; model files read up to it) */
+#define GAT_I_GPS_MAX_TENSORS (8 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS)
+
 /* The GAT term GAT(h) (N, D) of one layer, run by the engine (model/fast.h) on the graph
  * transformer's own parameters: one output layer (score gat, H heads of width D averaged, no
  * residual) whose descriptor's offsets are the layer's tensors in the gat_gps buffer, so the

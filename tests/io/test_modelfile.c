@@ -464,6 +464,177 @@ START_TEST(roundtrip_standardization)
 }
 END_TEST
 
+/* ---- graph transformers (gat_gps_save, gat_gps_load) ------------------------------------- */
+
+/* A graph transformer of kind k on the fixture's 5 features, 3 classes: dim 8, 2 heads, 2
+ * layers; graph: the attention readout with 2 heads and one classifier layer; gat-bn its last
+ * layer of one head and the residual. One training forward moves gat-bn's running statistics. */
+static gat_gps *make_gps(gat_gps_kind k, gat_task task, const fixture *f, uint64_t seed)
+{
+    gat_gps_config c;
+    gat_gps *m = NULL;
+    gat_gps_config_default(&c, 5, 3);
+    c.kind = k, c.task = task, c.dim = 8, c.heads = 2, c.layers = 2;
+    c.dropout = 0.25, c.att_dropout = 0.125, c.negative_slope = 0.3;
+    if (k == GAT_GPS_BN) c.last_heads = 1, c.residual = 1;
+    if (task == GAT_TASK_GRAPH) c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 2;
+    if (task == GAT_TASK_GRAPH) c.classifier_layers = 1;
+    ck_assert_int_eq(gat_gps_create(&m, &c, seed), GAT_OK);
+    gat_gps_set_threads(m, 1);
+    const gat_idx seg[2] = {0, f->g.n};
+    const gat_real *y;
+    ck_assert_int_eq(gat_gps_forward(m, &f->g, &f->x, 1, seg, 1, &y), GAT_OK);
+    return m;
+}
+
+START_TEST(roundtrip_gps)
+{
+    char *dir = tu_tmpdir(), *path = join(dir, "t.gat");
+    const char *names[] = {"a", "b", "c"};
+    const gat_real shift[] = {1, 2}, scale[] = {0.5f, 4};
+    fixture f;
+    fixture_init(&f);
+    const gat_idx seg[2] = {0, f.g.n};
+    for (int k = 0; k < GAT_GPS_KIND_COUNT; k++)
+        for (int task = 0; task < 2; task++) {
+            const gat_task tk = task ? GAT_TASK_GRAPH : GAT_TASK_NODE;
+            gat_gps *m = make_gps((gat_gps_kind)k, tk, &f, 30 + (uint64_t)k), *r = NULL;
+            gat_model_meta meta, got;
+            gat_model_meta_init(&meta);
+            meta.n_classes = 3, meta.class_names = names, meta.dataset = "some/where";
+            meta.normalize = 0, meta.tu_features = GAT_TU_FEATURES_LABELS;
+            meta.n_standardized = 2, meta.feature_shift = shift, meta.feature_scale = scale;
+            ck_assert_int_eq(gat_gps_save(m, &meta, path), GAT_OK);
+            ck_assert_int_eq(gat_gps_load(&r, &got, path), GAT_OK);
+            const gat_gps_config *ca = gat_gps_get_config(m), *cb = gat_gps_get_config(r);
+            ck_assert(ca->in_features == cb->in_features && ca->classes == cb->classes &&
+                      ca->task == cb->task && ca->readout == cb->readout && ca->kind == cb->kind &&
+                      ca->dim == cb->dim && ca->layers == cb->layers && ca->heads == cb->heads &&
+                      ca->dropout == cb->dropout && ca->att_dropout == cb->att_dropout &&
+                      ca->negative_slope == cb->negative_slope && ca->anchors == cb->anchors &&
+                      ca->last_heads == cb->last_heads && ca->residual == cb->residual &&
+                      ca->classifier_layers == cb->classifier_layers &&
+                      ca->readout_heads == cb->readout_heads &&
+                      ca->readout_hidden == cb->readout_hidden);
+            size_t na, nb;
+            const gat_real *pa = gat_gps_params(m, &na), *pb = gat_gps_params(r, &nb);
+            ck_assert_uint_eq(na, nb);
+            ck_assert_msg(memcmp(pa, pb, na * sizeof *pa) == 0, "kind %d task %d: parameters", k,
+                          task);
+            ck_assert_int_eq(got.n_classes, 3);
+            ck_assert_str_eq(got.class_names[2], "c");
+            ck_assert_str_eq(got.dataset, "some/where");
+            ck_assert_int_eq(got.normalize, 0);
+            ck_assert_int_eq(got.symmetrize, 1);
+            ck_assert_int_eq(got.tu_features, GAT_TU_FEATURES_LABELS);
+            ck_assert_int_eq(got.n_standardized, 2);
+            ck_assert_mem_eq(got.feature_scale, scale, sizeof scale);
+            /* the same inference: logits bit for bit */
+            const gat_real *ya, *yb;
+            const size_t ny = (size_t)(task ? 1 : f.g.n) * 3;
+            gat_gps_set_threads(r, 1);
+            ck_assert_int_eq(gat_gps_forward(m, &f.g, &f.x, 1, seg, 0, &ya), GAT_OK);
+            gat_real *keep = malloc(ny * sizeof *keep);
+            ck_assert_ptr_nonnull(keep);
+            memcpy(keep, ya, ny * sizeof *keep);
+            ck_assert_int_eq(gat_gps_forward(r, &f.g, &f.x, 1, seg, 0, &yb), GAT_OK);
+            ck_assert_msg(memcmp(keep, yb, ny * sizeof *yb) == 0, "kind %d task %d: logits", k,
+                          task);
+            free(keep);
+            /* each loader refuses the other's files */
+            gat_model *g = (gat_model *)1;
+            ck_assert_error(gat_model_load(&g, NULL, path), GAT_EFORMAT,
+                            "holds a graph transformer (gat-train --arch): gat_gps_load reads it");
+            ck_assert_ptr_null(g);
+            gat_model_meta_destroy(&got);
+            gat_gps_free(r);
+            gat_gps_free(m);
+        }
+    gat_model *g = make_model(2, 1, 5);
+    gat_gps *r = (gat_gps *)1;
+    ck_assert_int_eq(gat_model_save(g, NULL, path), GAT_OK);
+    ck_assert_error(gat_gps_load(&r, NULL, path), GAT_EFORMAT,
+                    "holds a GAT model: gat_model_load reads it");
+    ck_assert_ptr_null(r);
+    gat_model_free(g);
+    fixture_destroy(&f);
+    tu_rmtree(dir);
+    free(path);
+    free(dir);
+}
+END_TEST
+
+/* path's bytes with the first `from` in the header replaced by `to` (as long), written to out */
+static void rewrite(const char *path, const char *from, const char *to, const char *out)
+{
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    ck_assert_uint_eq(strlen(from), strlen(to));
+    const size_t n = strlen(from);
+    size_t at = 0;
+    while (at + n <= len && memcmp(b + at, from, n) != 0)
+        at++;
+    ck_assert_msg(at + n <= len, "\"%s\" not in %s", from, path);
+    memcpy(b + at, to, n);
+    spill(out, b, len);
+    free(b);
+}
+
+START_TEST(bad_gps_files)
+{
+    char *dir = tu_tmpdir(), *path = join(dir, "t.gat"), *bad = join(dir, "bad.gat");
+    const char *two[] = {"a", "b"};
+    fixture f;
+    fixture_init(&f);
+    gat_gps *m = make_gps(GAT_GPS_BN, GAT_TASK_GRAPH, &f, 3), *r = (gat_gps *)1;
+    gat_model_meta meta;
+    gat_model_meta_init(&meta);
+    ck_assert_error(gat_gps_save(NULL, NULL, path), GAT_EINVAL, "gat_gps_save: NULL model m");
+    meta.n_classes = 2, meta.class_names = two;
+    ck_assert_error(gat_gps_save(m, &meta, path), GAT_EINVAL,
+                    "gat_gps_save: meta names 2 classes but the model has 3");
+    meta.n_classes = 0, meta.n_standardized = 6;
+    ck_assert_error(gat_gps_save(m, &meta, path), GAT_EINVAL,
+                    "gat_gps_save: meta n_standardized is 6, the model has 5 input features");
+    ck_assert_int_eq(access(path, F_OK), -1); /* nothing written */
+    ck_assert_int_eq(gat_gps_save(m, NULL, path), GAT_OK);
+    /* the header's values */
+    static const struct {
+        const char *from, *to, *msg;
+    } cases[] = {
+        {"\"model\":\"gps\"", "\"model\":\"gpx\"", "\"model\" is \"gpx\" (libgat "},
+        {"\"kind\":\"gat-bn\"", "\"kind\":\"gat-bx\"", "__metadata__ \"kind\": "},
+        {"\"task\":\"graph\"", "\"task\":\"grape\"",
+         "\"task\" is \"grape\" (expected node or graph)"},
+        {"\"readout\":\"attention\"", "\"readout\":\"attentiox\"", "\"readout\" is \"attentiox\""},
+        {"\"layers\":\"2\"", "\"layers\":\"0\"", "\"layers\""},
+        {"\"dim\":\"8\"", "\"dim\":\"7\"", "describes an invalid model"},
+        {"\"dropout\":\"0.25\"", "\"dropout\":\"0.2x\"", "not a finite number"},
+        {"input.weight", "input.weighx",
+         "unexpected tensor \"input.weighx\": the configuration "
+         "in __metadata__ (kind gat-bn, 2 layers)"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        rewrite(path, cases[c].from, cases[c].to, bad);
+        ck_assert_error(gat_gps_load(&r, NULL, bad), GAT_EFORMAT, cases[c].msg);
+        ck_assert_ptr_null(r);
+    }
+    /* a truncated file */
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    spill(bad, b, len - 4);
+    free(b);
+    ck_assert_error(gat_gps_load(&r, NULL, bad), GAT_EFORMAT, "bad.gat");
+    ck_assert_error(gat_gps_load(NULL, NULL, path), GAT_EINVAL, "gat_gps_load: NULL out");
+    gat_gps_free(m);
+    fixture_destroy(&f);
+    tu_rmtree(dir);
+    free(path);
+    free(bad);
+    free(dir);
+}
+END_TEST
+
 START_TEST(embed_values)
 {
     gat_model *m = make_model(2, 1, 3);
@@ -1441,6 +1612,8 @@ static Suite *modelfile_suite(void)
     tcase_add_test(tc, roundtrip_edge_dim);
     tcase_add_test(tc, roundtrip_dropout_placement);
     tcase_add_test(tc, roundtrip_standardization);
+    tcase_add_test(tc, roundtrip_gps);
+    tcase_add_test(tc, bad_gps_files);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("embed");
