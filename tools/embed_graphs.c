@@ -1,7 +1,10 @@
 /* gat-embed on a graph model: per-graph readouts (embeddings), the attention readout's weights
- * per node and per-graph predictions, through gat_graph_embed (gat/readout.h). Printing only. */
+ * per node and per-graph predictions, through gat_graph_embed (gat/readout.h); and on a graph
+ * transformer (gat/gps.h): its logits or probabilities and predictions per node or per graph.
+ * Printing only. */
 #include "embed_graphs.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -92,5 +95,84 @@ done:
         free(ids[g]);
     free(ids);
     free(pooled), free(att), free(pred), free(prob);
+    return rc;
+}
+
+int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
+              const char *out, gat_file_format fmt, int probs, const char *predict, unsigned flags,
+              int quiet)
+{
+    const gat_gps_config *c = gat_gps_get_config(m);
+    const int graph = c->task == GAT_TASK_GRAPH;
+    const gat_idx C = c->classes, one[2] = {0, ds->n};
+    if (graph && ds->n_graphs < 1) {
+        fprintf(stderr, "gat-embed: model is a graph model but dataset %s is one graph\n", name);
+        return 1;
+    }
+    const gat_idx n_seg = ds->n_graphs > 0 ? ds->n_graphs : 1;
+    const gat_idx rows = graph ? ds->n_graphs : ds->n;
+    const gat_real *y;
+    if (gat_gps_forward(m, &ds->graph, &ds->x, n_seg, ds->n_graphs > 0 ? ds->graph_ptr : one, 0,
+                        &y) != GAT_OK)
+        return fail("inference failed");
+    gat_real *p = malloc(((size_t)rows * C + 1) * sizeof *p),
+             *prob = malloc(((size_t)rows + 1) * sizeof *prob);
+    gat_idx *pred = malloc(((size_t)rows + 1) * sizeof *pred);
+    char **ids = graph ? calloc((size_t)rows + 1, sizeof *ids) : NULL;
+    int rc = 0;
+    if (!p || !prob || !pred || (graph && !ids)) {
+        fprintf(stderr, "gat-embed: out of memory for %d rows\n", rows);
+        rc = 1;
+        goto done;
+    }
+    /* per row: the softmax (stable), the first class of the largest logit */
+    for (gat_idx r = 0; r < rows; r++) {
+        const gat_real *yr = y + (size_t)r * C;
+        gat_real *pr = p + (size_t)r * C;
+        gat_idx best = 0;
+        for (gat_idx k = 1; k < C; k++)
+            if (yr[k] > yr[best]) best = k;
+        double sum = 0;
+        for (gat_idx k = 0; k < C; k++)
+            sum += exp((double)yr[k] - (double)yr[best]);
+        for (gat_idx k = 0; k < C; k++)
+            pr[k] = probs ? (gat_real)(exp((double)yr[k] - (double)yr[best]) / sum) : yr[k];
+        pred[r] = best;
+        prob[r] = (gat_real)(1 / sum);
+    }
+    for (gat_idx g = 0; graph && g < rows; g++)
+        if (!(ids[g] = malloc(16))) {
+            fprintf(stderr, "gat-embed: out of memory for %d rows\n", rows);
+            rc = 1;
+            goto done;
+        } else {
+            snprintf(ids[g], 16, "%d", g);
+        }
+    const char *const *row_ids = graph ? (const char *const *)ids : ds->node_ids;
+    if (out) {
+        if (gat_matrix_save(out, fmt, rows, C, p, row_ids, flags) != GAT_OK) {
+            rc = fail("cannot write the outputs");
+            goto done;
+        }
+        if (!quiet)
+            printf("wrote %s: %d x %d (%s of %s)\n", out, rows, C, probs ? "probs" : "logits",
+                   graph ? "the graphs" : "the nodes");
+    }
+    if (predict) {
+        if (graph)
+            rc = write_predictions(predict, ds, meta, pred, prob, flags);
+        else if (gat_predictions_write(predict, rows, C, pred, prob, row_ids,
+                                       meta->n_classes == C ? meta->class_names : NULL,
+                                       flags) != GAT_OK)
+            rc = fail("cannot write the predictions");
+        if (rc) goto done;
+        if (!quiet)
+            printf("wrote %s: predictions of %d %s\n", predict, rows, graph ? "graphs" : "nodes");
+    }
+done:
+    for (gat_idx g = 0; ids && g < rows; g++)
+        free(ids[g]);
+    free(ids);
+    free(p), free(prob), free(pred);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* gat-embed on a graph model (embed_graphs.c): per-graph outputs. */
+/* gat-embed on a graph model and on a graph transformer (embed_graphs.c). */
 #ifndef GAT_TOOL_EMBED_GRAPHS_H
 #define GAT_TOOL_EMBED_GRAPHS_H
 
@@ -12,5 +12,14 @@
 int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds,
                  const char *name, const char *out, gat_file_format fmt, const char *attention,
                  const char *predict, unsigned flags, int quiet);
+
+/* Writes, for graph transformer m on ds, its logits (probs 0) or class probabilities (probs 1)
+ * per node (a node model; rows named by node id) or per graph (a graph model; rows named by the
+ * 0-based graph index) to out (format fmt), and the predicted class and its probability per
+ * node (gat_predictions_write's TSV) or per graph (as embed_graphs) to predict; each path may be
+ * NULL. Returns the exit code (0, 1 after a message). */
+int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
+              const char *out, gat_file_format fmt, int probs, const char *predict, unsigned flags,
+              int quiet);
 
 #endif

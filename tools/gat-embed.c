@@ -529,6 +529,7 @@ int main(int argc, char **argv)
     if (o.order && gat_order_from_name(o.order, &order) != GAT_OK)
         return usage_error("--order: %s", gat_last_error());
     gat_model *m = NULL;
+    gat_gps *gm = NULL; /* a graph transformer's file (gat-train --arch) instead */
     gat_model_meta meta;
     gat_dataset ds;
     gat_real *emb = NULL;
@@ -538,19 +539,42 @@ int main(int argc, char **argv)
     gat_csr raw = {0}; /* the features as loaded, while ds.x holds them standardised */
     memset(&ds, 0, sizeof ds);
     catch_signals();
-    if (gat_model_load(&m, &meta, o.model) != GAT_OK) return fail("cannot load the model");
-    const gat_model_config *cfg = gat_model_get_config(m);
-    gat_model_options mo = cfg->options;
-    cli_model_env(&mo);
-    rc = 0;
-    if (gat_model_set_options(m, &mo) != GAT_OK) {
-        rc = fail("cannot run the model");
+    int gps = 0;
+    if (gat_model_file_is_gps(o.model, &gps) != GAT_OK ||
+        (gps ? gat_gps_load(&gm, &meta, o.model) : gat_model_load(&m, &meta, o.model)) != GAT_OK)
+        return fail("cannot load the model");
+    /* a graph transformer writes its logits, probabilities and predictions */
+    const char *not_gps = o.attention        ? "--attention-out"
+                          : o.plot           ? "--plot"
+                          : o.plot_attention ? "--plot-attention"
+                          : o.partitions     ? "--partitions"
+                          : o.order          ? "--order"
+                          : o.layer && strcmp(o.layer, "logits") && strcmp(o.layer, "probs")
+                              ? "--layer (logits or probs only)"
+                              : NULL;
+    if (gps && not_gps) {
+        rc = usage_error("model %s is a graph transformer (gat-train --arch %s): %s does not "
+                         "apply (it writes --out with --layer logits or probs, and --predict)",
+                         o.model, gat_gps_kind_name(gat_gps_get_config(gm)->kind), not_gps);
         goto done;
     }
-    if ((o.out || o.plot) && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0)
-        goto done;
-    gat_model_set_threads(m, o.threads);
-    gat_model_set_order(m, order);
+    const gat_model_config *cfg = gps ? NULL : gat_model_get_config(m);
+    const gat_idx in_features = gps ? gat_gps_get_config(gm)->in_features : cfg->in_features;
+    rc = 0;
+    if (gps) {
+        gat_gps_set_threads(gm, o.threads);
+    } else {
+        gat_model_options mo = cfg->options;
+        cli_model_env(&mo);
+        if (gat_model_set_options(m, &mo) != GAT_OK) {
+            rc = fail("cannot run the model");
+            goto done;
+        }
+        if ((o.out || o.plot) && (rc = parse_layer(o.layer, gat_model_layer_count(m), &layer)) != 0)
+            goto done;
+        gat_model_set_threads(m, o.threads);
+        gat_model_set_order(m, order);
+    }
     if (o.partitions && meta.n_standardized > 0) {
         fprintf(stderr,
                 "gat-embed: model %s was trained on standardised features (gat-train "
@@ -617,23 +641,24 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    if (pe.on && ds.n_features + pe.spec.lap_k + pe.spec.rw_k != cfg->in_features) {
-        fprintf(stderr, "gat-embed: dataset %s has %d features per node; with the %d encoding "
-                        "columns of model %s (pe %s) that makes %d, the model expects %d\n",
+    if (pe.on && ds.n_features + pe.spec.lap_k + pe.spec.rw_k != in_features) {
+        fprintf(stderr,
+                "gat-embed: dataset %s has %d features per node; with the %d encoding "
+                "columns of model %s (pe %s) that makes %d, the model expects %d\n",
                 name, ds.n_features, pe.spec.lap_k + pe.spec.rw_k, o.model, pe.text,
-                ds.n_features + pe.spec.lap_k + pe.spec.rw_k, cfg->in_features);
+                ds.n_features + pe.spec.lap_k + pe.spec.rw_k, in_features);
         rc = 1;
         goto done;
     }
     if ((rc = tool_pe_build("gat-embed", &pe, &ds, o.threads, o.quiet)) != 0) goto done;
-    if (!o.quiet && ds.n_edge_features > 0 && cfg->edge_dim == 0)
+    if (!o.quiet && ds.n_edge_features > 0 && (gps || cfg->edge_dim == 0))
         fprintf(stderr, "gat-embed: %s has %d edge feature column%s: read, not used (model %s "
                         "was trained without edge features)\n",
                 name, ds.n_edge_features, ds.n_edge_features == 1 ? "" : "s", o.model);
-    if (ds.n_features != cfg->in_features) {
+    if (ds.n_features != in_features) {
         fprintf(stderr,
                 "gat-embed: dataset %s has %d features per node but model %s expects %d%s\n", name,
-                ds.n_features, o.model, cfg->in_features,
+                ds.n_features, o.model, in_features,
                 o.data.graph && !o.data.features
                     ? " (one-hot: --graph without --features; give the training --features FILE)"
                     : "");
@@ -645,6 +670,11 @@ int main(int argc, char **argv)
         (rc = cli_standardize_features("gat-embed", &ds, &raw, meta.n_standardized,
                                        meta.feature_shift, meta.feature_scale)) != 0)
         goto done;
+    if (gps) {
+        rc = embed_gps(gm, &meta, &ds, name, o.out, fmt, o.layer && !strcmp(o.layer, "probs"),
+                       o.predict, flags, o.quiet);
+        goto done;
+    }
     if (cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
         if (o.plot || o.plot_attention || o.layer) {
             rc = usage_error("%s does not apply to a graph model (it writes --out, "
@@ -800,5 +830,6 @@ done:
     gat_dataset_destroy(&ds);
     gat_model_meta_destroy(&meta);
     gat_model_free(m);
+    gat_gps_free(gm);
     return rc;
 }

@@ -793,7 +793,20 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     minibatch_note(o, ds);
     if (o->gps) {
         if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
-        rc = train_gps_nodes(o, ds, &d.pe);
+        gat_model_meta meta;
+        char buf[4096];
+        gat_model_meta_init(&meta);
+        meta.n_classes = ds->n_classes;
+        meta.class_names = ds->class_names;
+        meta.normalize = ds->normalized;
+        meta.symmetrize = dopt->symmetrize;
+        meta.dataset = cli_dataset_record(o->data.graph ? NULL : name, buf, sizeof buf);
+        meta.pe = d.pe.on ? d.pe.text : NULL;
+        meta.tu_features = cli_tu_features(&o->data, GAT_TU_FEATURES_ALL);
+        meta.n_standardized = o->standardize ? d.own : 0;
+        meta.feature_shift = d.shift;
+        meta.feature_scale = d.scale;
+        rc = train_gps_nodes(o, ds, &d.pe, &meta);
         dataset_runs_destroy(&d, 1);
         return rc;
     }

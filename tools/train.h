@@ -134,12 +134,15 @@ extern const char train_preset_help[];
 /* The usage checks of --arch and --anchors. Returns 0 or 2 after a message. */
 int train_gps_check(options *o);
 /* o->runs graph transformers on ds's node split (pe: its encodings, flipped per epoch and fixed
- * for the figures). Returns the exit code. */
-int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe);
+ * for the figures); with --save (one run) the model goes to o->save with meta save. Returns the
+ * exit code. */
+int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_meta *save);
 /* Fold r of --task graph with a graph transformer: trains on split, each epoch reported to p,
- * *acc the test accuracy, res the training's. Returns 0, or 1 or 2 after a message. */
+ * *acc the test accuracy, res the training's; save non-NULL: the model goes to o->save with that
+ * meta. Returns 0, or 1 or 2 after a message. */
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, progress *p, double *acc, gat_train_result *res);
+                   int r, progress *p, const gat_model_meta *save, double *acc,
+                   gat_train_result *res);
 
 /* ---- gat-train.c: the runs ---- */
 

@@ -25,8 +25,7 @@ int train_gps_check(options *o)
         return 2;
     }
     o->gps = 1;
-    const char *which = o->save            ? "--save"
-                        : o->batch_size    ? "--batch-size"
+    const char *which = o->batch_size      ? "--batch-size"
                         : o->partitions    ? "--partitions"
                         : o->edge_features ? "--edge-features"
                         : o->multilabel    ? "--task multilabel"
@@ -39,8 +38,9 @@ int train_gps_check(options *o)
                         : o->score_bias       ? "--score-bias 1"
                                               : NULL;
     if (which) {
-        fprintf(stderr, "gat-train: --arch %s does not take %s (graph transformers train "
-                        "full-graph or on --task graph, are not saved, and use the gat score)\n",
+        fprintf(stderr,
+                "gat-train: --arch %s does not take %s (graph transformers train "
+                "full-graph or on --task graph and use the gat score)\n",
                 o->arch, which);
         return 2;
     }
@@ -89,6 +89,18 @@ static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
     tc->keep_last = o->keep_last;
 }
 
+/* m and meta to --save (what names the model in the line that says so). */
+static int save_gps(const options *o, const gat_gps *m, const gat_model_meta *meta,
+                    const char *what)
+{
+    if (gat_gps_save(m, meta, o->save) != GAT_OK) {
+        fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
+        return 1;
+    }
+    if (!o->quiet) printf("saved the model%s to %s\n", what, o->save);
+    return 0;
+}
+
 /* The ROC-AUC of two-class logits y (n, 2) on the nodes of split `which` (score logit 1 - logit
  * 0, as the trainer's). Returns gat_roc_auc's status. */
 static gat_status split_auc(const gat_real *y, const gat_dataset *ds, gat_split which, double *auc)
@@ -129,7 +141,7 @@ static int node_figures(const options *o, gat_gps *m, const gat_dataset *ds, gat
     return 0;
 }
 
-int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
+int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_meta *save)
 {
     gat_gps_config c;
     double sum = 0, sum2 = 0, secs = 0;
@@ -161,6 +173,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
         if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 ||
                         (pe->on && pe->spec.lap_k && node_figures(o, m, ds, &res))))
             rc = 1;
+        if (rc == 0 && o->save) rc = save_gps(o, m, save, "");
         if (rc == 0) {
             const double fig = auc ? res.test_auc : res.test_acc;
             sum += fig, sum2 += fig * fig, secs += res.seconds;
@@ -188,7 +201,8 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe)
 }
 
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, progress *p, double *acc, gat_train_result *res)
+                   int r, progress *p, const gat_model_meta *save, double *acc,
+                   gat_train_result *res)
 {
     gat_gps_config c;
     gat_gps *m = NULL;
@@ -216,6 +230,7 @@ int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
     }
+    if (rc == 0 && save) rc = save_gps(o, m, save, " of fold 1");
     gat_gps_free(m);
     return rc;
 }

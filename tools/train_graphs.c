@@ -179,23 +179,30 @@ static int fold_split(folds *f, int r)
     return 0;
 }
 
+/* What a saved model of the folds records beside its parameters (fold 1's standardisation,
+ * which ds->x holds while fold 1 trains); buf holds the dataset's name. */
+static void graph_meta(const folds *f, gat_model_meta *meta, char *buf, size_t cap)
+{
+    gat_model_meta_init(meta);
+    meta->n_classes = f->ds->n_graph_classes;
+    meta->class_names = f->ds->graph_class_names;
+    meta->normalize = f->ds->normalized;
+    meta->symmetrize = 1;
+    meta->dataset = cli_dataset_record(f->name, buf, cap);
+    meta->pe = f->pe->on ? f->pe->text : NULL;
+    meta->tu_features = cli_tu_features(&f->o->data, GAT_TU_FEATURES_ALL);
+    if (f->o->standardize) {
+        meta->n_standardized = f->own;
+        meta->feature_shift = f->shift;
+        meta->feature_scale = f->scale;
+    }
+}
+
 static int save_graph_model(const folds *f, gat_model *m)
 {
     gat_model_meta meta;
     char buf[4096];
-    gat_model_meta_init(&meta);
-    meta.n_classes = f->ds->n_graph_classes;
-    meta.class_names = f->ds->graph_class_names;
-    meta.normalize = f->ds->normalized;
-    meta.symmetrize = 1;
-    meta.dataset = cli_dataset_record(f->name, buf, sizeof buf);
-    meta.pe = f->pe->on ? f->pe->text : NULL;
-    meta.tu_features = cli_tu_features(&f->o->data, GAT_TU_FEATURES_ALL);
-    if (f->o->standardize) { /* fold 1's, which ds->x holds now */
-        meta.n_standardized = f->own;
-        meta.feature_shift = f->shift;
-        meta.feature_scale = f->scale;
-    }
+    graph_meta(f, &meta, buf, sizeof buf);
     if (gat_model_save(m, &meta, f->o->save) != GAT_OK) {
         fprintf(stderr, "gat-train: cannot save the model: %s\n", gat_last_error());
         return 1;
@@ -217,7 +224,11 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     if (fold_split(f, r) != 0 || (o->standardize && standardize_fold(f, r) != 0)) return 1;
     f->p->run = r + 1;
     if (o->gps) {
-        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, f->p, acc, &res);
+        gat_model_meta meta;
+        char buf[4096];
+        if (r == 0 && o->save) graph_meta(f, &meta, buf, sizeof buf);
+        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, f->p,
+                                      r == 0 && o->save ? &meta : NULL, acc, &res);
         *f1 = NAN; /* not computed for graph transformers */
         if (rc == 0 && !o->quiet) {
             printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, %.2f s\n",

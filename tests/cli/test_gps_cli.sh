@@ -3,15 +3,16 @@
 # node task (exact attention, and --anchors) and on --task graph (with --pe, the attention
 # readout; gat-bn with the benchmarking-gnns preset's schedule, MLP classifier and last-epoch
 # model), the same output for 1 and 2 threads, and the usage errors.
-# Usage: test_gps_cli.sh GAT_TRAIN DATA_DIR
+# The models are saved (--save) and gat-embed's predictions from the files give the test
+# accuracy gat-train reported.
+# Usage: test_gps_cli.sh GAT_TRAIN GAT_EMBED DATA_DIR
 set -u
-train=$1 data=$2
+train=$1 embed=$2 data=$3
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 check help 0 '--arch NAME' '' -- "$train" --help
 check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer, gat-mlp, gat-bn or gat-ffn\), or gat$" -- "$train" --arch gpt
 check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
-check arch-save 2 '' '--arch gps does not take --save' -- "$train" --arch gps --save /tmp/x.gat
 check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
 check arch-head-dropout 2 '' '--arch transformer does not take --head-dropout 1' -- "$train" --arch transformer --head-dropout 1
 check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet
@@ -69,5 +70,23 @@ cmp -s <(strip "$tmp/out") <(strip "$tmp/b2") && ok graph-bn-same-on-2-threads |
 grep -E '^fold +[0-9]+: best epoch' "$tmp/b3" |
   awk '{ if ($5 + 0 != $7 + 0 || $7 + 0 >= 100) bad = 1; n++ } END { exit !(n == 3 && !bad) }' &&
   ok graph-bn-schedule-ends || badf graph-bn-schedule-ends "$tmp/b3"
+
+# --save: gat-embed predicts with the file what gat-train tested (the test nodes' accuracy from
+# the predictions and the saved split is the reported one), per node and per graph
+check node-save 0 '^saved the model to ' '' -- "$train" "${common[@]}" --arch gat-bn --threads 1 --save "$tmp/n.gat" --save-split "$tmp/n.split"
+want=$(sed -nE 's/^test accuracy: ([0-9.]+)%.*/\1/p' "$tmp/out")
+check node-embed 0 '^wrote .*: predictions of 205 nodes' '' -- "$embed" --model "$tmp/n.gat" --predict "$tmp/n.tsv" --out "$tmp/n.npy" --layer probs
+got=$(awk -F'\t' 'FILENAME ~ /split$/ {s[$1] = $2; next} FILENAME ~ /content$/ {lab[$1] = $NF; next}
+  FNR > 1 && s[$1] == "test" {n++; if ($2 == lab[$1]) c++} END {if (n) printf "%.2f", 100 * c / n}' \
+  "$tmp/n.split" "$data/small/small.content" "$tmp/n.tsv")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "node-embed-accuracy ($got %)" || bad node-embed-accuracy "gat-train $want, from the predictions $got"
+check node-embed-refuses 2 '' 'is a graph transformer \(gat-train --arch gat-bn\): --attention-out does not apply' -- "$embed" --model "$tmp/n.gat" --attention-out "$tmp/a.tsv"
+check node-embed-layer 2 '' '--layer \(logits or probs only\) does not apply' -- "$embed" --model "$tmp/n.gat" --out "$tmp/x.tsv" --layer 0
+check graph-save 0 '^saved the model of fold 1 to ' '' -- "$train" "${g[@]}" --readout attention --readout-heads 2 --threads 1 --save "$tmp/g.gat" --save-folds "$tmp/g.folds"
+want=$(sed -nE 's/^fold  1: .*test acc +([0-9.]+)%.*/\1/p' "$tmp/out")
+check graph-embed 0 '^wrote .*: predictions of 24 graphs' '' -- "$embed" --model "$tmp/g.gat" --predict "$tmp/g.tsv"
+got=$(awk 'FILENAME ~ /folds$/ {if (!/^#/) f[$1] = $2; next} FNR > 1 && f[$1] == 1 {n++; if ($2 == $4) c++}
+  END {if (n) printf "%.2f", 100 * c / n}' "$tmp/g.folds" "$tmp/g.tsv")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "graph-embed-accuracy ($got %)" || bad graph-embed-accuracy "gat-train $want, from the predictions $got"
 
 summary
