@@ -3,6 +3,9 @@
  * transformer (gat/gps.h): its logits or probabilities and predictions per node or per graph.
  * Printing only. */
 #include "embed_graphs.h"
+#include "cli.h"
+
+#include <errno.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -14,33 +17,43 @@ static int fail(const char *what)
     return 1;
 }
 
+/* Each graph's predicted class, its probability and its label to path (TSV), written under a
+ * temporary name and renamed over it. */
 static int write_predictions(const char *path, const gat_dataset *ds, const gat_model_meta *meta,
                              const gat_idx *pred, const gat_real *prob, unsigned flags)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gat-embed: cannot write %s\n", path);
-        return 1;
-    }
+    cli_afile a;
+    if (cli_afile_open("gat-embed", &a, path) != 0) return 1;
+    FILE *f = a.f;
+    int err = 0;
     if (!(flags & GAT_WRITE_NO_HEADER)) fprintf(f, "graph\tclass\tprobability\tlabel\n");
     for (gat_idx g = 0; g < ds->n_graphs; g++) {
         const gat_idx y = ds->graph_labels ? ds->graph_labels[g] : -1;
+        int n;
         if (meta->n_classes > 0)
-            fprintf(f, "%d\t%s\t%.6g\t%s\n", g, meta->class_names[pred[g]], (double)prob[g],
-                    y >= 0 && y < meta->n_classes ? meta->class_names[y] : "");
+            n = fprintf(f, "%d\t%s\t%.6g\t%s\n", g, meta->class_names[pred[g]], (double)prob[g],
+                        y >= 0 && y < meta->n_classes ? meta->class_names[y] : "");
         else
-            fprintf(f, "%d\t%d\t%.6g\t%d\n", g, pred[g], (double)prob[g], y);
+            n = fprintf(f, "%d\t%d\t%.6g\t%d\n", g, pred[g], (double)prob[g], y);
+        if (n < 0) {
+            err = errno ? errno : EIO;
+            break;
+        }
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "gat-embed: cannot write %s\n", path);
-        return 1;
-    }
-    return 0;
+    return cli_afile_commit("gat-embed", &a, err);
 }
 
-int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds,
-                 const char *name, const char *out, gat_file_format fmt, const char *attention,
-                 const char *predict, unsigned flags, int quiet)
+/* A write bracketed by window (see embed_graphs.h): 128 + the signal received during it, else
+ * rc. */
+static int windowed(int (*window)(int), int rc)
+{
+    const int sig = window(0);
+    return sig ? 128 + sig : rc;
+}
+
+int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
+                 const char *out, gat_file_format fmt, const char *attention, const char *predict,
+                 unsigned flags, int quiet, int (*window)(int))
 {
     const gat_model_config *c = gat_model_get_config(m);
     const gat_idx G = ds->n_graphs, K = c->readout_heads > 0 ? c->readout_heads : 1;
@@ -72,22 +85,24 @@ int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds
         goto done;
     }
     if (out) {
-        if (gat_matrix_save(out, fmt, G, R, pooled, (const char *const *)ids, flags) != GAT_OK) {
+        window(1);
+        if (gat_matrix_save(out, fmt, G, R, pooled, (const char *const *)ids, flags) != GAT_OK)
             rc = fail("cannot write the graph embeddings");
-            goto done;
-        }
+        if ((rc = windowed(window, rc)) != 0) goto done;
         if (!quiet) printf("wrote %s: %d x %d (readout %s)\n", out, G, R, gat_readout_name(c->readout));
     }
     if (attention) {
+        window(1);
         if (gat_matrix_save(attention, GAT_FORMAT_TSV, ds->n, K, att, ds->node_ids, flags) !=
-            GAT_OK) {
+            GAT_OK)
             rc = fail("cannot write the readout attention");
-            goto done;
-        }
+        if ((rc = windowed(window, rc)) != 0) goto done;
         if (!quiet) printf("wrote %s: readout attention of %d nodes, %d heads\n", attention, ds->n, K);
     }
     if (predict) {
-        if ((rc = write_predictions(predict, ds, meta, pred, prob, flags)) != 0) goto done;
+        window(1);
+        rc = write_predictions(predict, ds, meta, pred, prob, flags);
+        if ((rc = windowed(window, rc)) != 0) goto done;
         if (!quiet) printf("wrote %s: predictions of %d graphs\n", predict, G);
     }
 done:
@@ -100,7 +115,7 @@ done:
 
 int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
               const char *out, gat_file_format fmt, int probs, const char *predict, unsigned flags,
-              int quiet)
+              int quiet, int (*window)(int))
 {
     const gat_gps_config *c = gat_gps_get_config(m);
     const int graph = c->task == GAT_TASK_GRAPH;
@@ -150,22 +165,23 @@ int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, con
         }
     const char *const *row_ids = graph ? (const char *const *)ids : ds->node_ids;
     if (out) {
-        if (gat_matrix_save(out, fmt, rows, C, p, row_ids, flags) != GAT_OK) {
+        window(1);
+        if (gat_matrix_save(out, fmt, rows, C, p, row_ids, flags) != GAT_OK)
             rc = fail("cannot write the outputs");
-            goto done;
-        }
+        if ((rc = windowed(window, rc)) != 0) goto done;
         if (!quiet)
             printf("wrote %s: %d x %d (%s of %s)\n", out, rows, C, probs ? "probs" : "logits",
                    graph ? "the graphs" : "the nodes");
     }
     if (predict) {
+        window(1);
         if (graph)
             rc = write_predictions(predict, ds, meta, pred, prob, flags);
         else if (gat_predictions_write(predict, rows, C, pred, prob, row_ids,
                                        meta->n_classes == C ? meta->class_names : NULL,
                                        flags) != GAT_OK)
             rc = fail("cannot write the predictions");
-        if (rc) goto done;
+        if ((rc = windowed(window, rc)) != 0) goto done;
         if (!quiet)
             printf("wrote %s: predictions of %d %s\n", predict, rows, graph ? "graphs" : "nodes");
     }

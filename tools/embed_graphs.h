@@ -8,18 +8,21 @@
  * (format fmt, rows named by the 0-based graph index), the attention readout's weights per node
  * to attention (rows named by node id, one column per head) and each graph's predicted class,
  * its probability and its label to predict (TSV); each path may be NULL. flags: GAT_WRITE_*.
- * Returns the exit code (0, 1 after a message). */
-int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds,
-                 const char *name, const char *out, gat_file_format fmt, const char *attention,
-                 const char *predict, unsigned flags, int quiet);
+ * Every write runs between window(1) and window(0) (gat-embed's write_window: a signal waits
+ * for the write under way, which renames its temporary file into place or removes it; window(0)
+ * returns it). Returns the exit code (0, 1 after a message, 128 + a signal received while
+ * writing). */
+int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
+                 const char *out, gat_file_format fmt, const char *attention, const char *predict,
+                 unsigned flags, int quiet, int (*window)(int));
 
 /* Writes, for graph transformer m on ds, its logits (probs 0) or class probabilities (probs 1)
  * per node (a node model; rows named by node id) or per graph (a graph model; rows named by the
  * 0-based graph index) to out (format fmt), and the predicted class and its probability per
  * node (gat_predictions_write's TSV) or per graph (as embed_graphs) to predict; each path may be
- * NULL. Returns the exit code (0, 1 after a message). */
+ * NULL. Writes and the exit code as embed_graphs'. */
 int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
               const char *out, gat_file_format fmt, int probs, const char *predict, unsigned flags,
-              int quiet);
+              int quiet, int (*window)(int));
 
 #endif

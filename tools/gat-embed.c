@@ -672,7 +672,7 @@ int main(int argc, char **argv)
         goto done;
     if (gps) {
         rc = embed_gps(gm, &meta, &ds, name, o.out, fmt, o.layer && !strcmp(o.layer, "probs"),
-                       o.predict, flags, o.quiet);
+                       o.predict, flags, o.quiet, write_window);
         goto done;
     }
     if (cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
@@ -682,8 +682,8 @@ int main(int argc, char **argv)
                              o.plot ? "--plot" : o.plot_attention ? "--plot-attention" : "--layer");
             goto done;
         }
-        rc = embed_graphs(m, &meta, &ds, name, o.out, fmt, o.attention, o.predict, flags,
-                          o.quiet);
+        rc = embed_graphs(m, &meta, &ds, name, o.out, fmt, o.attention, o.predict, flags, o.quiet,
+                          write_window);
         goto done;
     }
     /* the file records no fingerprint of its data: its class names are what tells another

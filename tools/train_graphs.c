@@ -5,6 +5,7 @@
  * --graph-batch B: gat_graph_train's steps on B whole graphs. Printing only. */
 #include "train.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,22 +290,20 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     return rc;
 }
 
+/* --save-folds: each graph's test fold, written under a temporary name and renamed over it. */
 static int save_folds(const folds *f)
 {
-    FILE *out = fopen(f->o->save_folds, "w");
-    if (!out) {
-        fprintf(stderr, "gat-train: --save-folds: cannot write %s\n", f->o->save_folds);
-        return 1;
-    }
-    fprintf(out, "# graph test-fold (0-based graph index as in the fold files; fold 1..%d, 0: "
-                 "tested in no fold)\n", f->k);
-    for (gat_idx g = 0; g < f->ds->n_graphs; g++)
-        fprintf(out, "%d %d\n", g, f->tested[g] + 1);
-    if (fclose(out) != 0) {
-        fprintf(stderr, "gat-train: --save-folds: cannot write %s\n", f->o->save_folds);
-        return 1;
-    }
-    return 0;
+    cli_afile a;
+    int err = 0;
+    if (cli_afile_open("gat-train", &a, f->o->save_folds) != 0) return 1;
+    if (fprintf(a.f,
+                "# graph test-fold (0-based graph index as in the fold files; fold 1..%d, 0: "
+                "tested in no fold)\n",
+                f->k) < 0)
+        err = errno ? errno : EIO;
+    for (gat_idx g = 0; g < f->ds->n_graphs && !err; g++)
+        if (fprintf(a.f, "%d %d\n", g, f->tested[g] + 1) < 0) err = errno ? errno : EIO;
+    return cli_afile_commit("gat-train", &a, err);
 }
 
 /* --metrics: every fold's epochs, the fold in the run column. */

@@ -87,6 +87,7 @@ want=$(sed -nE 's/^fold  1: .*test acc +([0-9.]+)%.*/\1/p' "$tmp/out")
 check graph-embed 0 '^wrote .*: predictions of 24 graphs' '' -- "$embed" --model "$tmp/g.gat" --predict "$tmp/g.tsv"
 got=$(awk 'FILENAME ~ /folds$/ {if (!/^#/) f[$1] = $2; next} FNR > 1 && f[$1] == 1 {n++; if ($2 == $4) c++}
   END {if (n) printf "%.2f", 100 * c / n}' "$tmp/g.folds" "$tmp/g.tsv")
+[ -w /dev/full ] && check graph-embed-full 1 '' '^gat-embed: cannot write /dev/full: No space left on device$' -- "$embed" --model "$tmp/g.gat" --predict /dev/full
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "graph-embed-accuracy ($got %)" || bad graph-embed-accuracy "gat-train $want, from the predictions $got"
 
 summary

@@ -77,6 +77,8 @@ strip "$tmp/out" >"$tmp/b"
 grep -v '^saved' "$tmp/a" >"$tmp/a2"
 cmp -s "$tmp/a2" "$tmp/b" && ok same-on-2-threads || badf same-on-2-threads "$tmp/a2" "$tmp/b"
 cmp -s "$tmp/f1.txt" "$tmp/f2.txt" && ok same-folds || badf same-folds "$tmp/f1.txt" "$tmp/f2.txt"
+# a failed write is an error (exit 1) naming the file
+[ -w /dev/full ] && check save-folds-full 1 '' '^gat-train: cannot write /dev/full: No space left on device$' -- "$train" --task graph --folds 4 --threads 1 "${common[@]}" --save-folds /dev/full --quiet
 # --save-folds: one line per graph, every graph tested once, each fold 10 graphs, 5 per class
 [ "$(grep -vc '^#' "$tmp/f1.txt")" -eq 40 ] && ok save-folds-lines || badf save-folds-lines "$tmp/f1.txt"
 awk '!/^#/ { n[$2]++; c[$2 "," ($1 + 1) % 2]++ } END { for (f = 1; f <= 4; f++) if (n[f] != 10 || c[f ",0"] != 5) exit 1 }' "$tmp/f1.txt" \
