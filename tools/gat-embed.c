@@ -670,12 +670,13 @@ int main(int argc, char **argv)
         (rc = cli_standardize_features("gat-embed", &ds, &raw, meta.n_standardized,
                                        meta.feature_shift, meta.feature_scale)) != 0)
         goto done;
-    if (gps) {
-        rc = embed_gps(gm, &meta, &ds, name, o.out, fmt, o.layer && !strcmp(o.layer, "probs"),
-                       o.predict, flags, o.quiet, write_window);
+    const int gps_probs = o.layer && !strcmp(o.layer, "probs");
+    if (gps && gat_gps_get_config(gm)->task == GAT_TASK_GRAPH) {
+        rc = embed_gps(gm, &meta, &ds, name, o.out, fmt, gps_probs, o.predict, flags, o.quiet,
+                       write_window);
         goto done;
     }
-    if (cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
+    if (!gps && cfg->task == GAT_TASK_GRAPH) { /* per-graph outputs */
         if (o.plot || o.plot_attention || o.layer) {
             rc = usage_error("%s does not apply to a graph model (it writes --out, "
                              "--attention-out, --predict)",
@@ -705,6 +706,11 @@ int main(int argc, char **argv)
                     "it has %d classes, the model %d\n",
                     name, o.model, meta.dataset ? " (" : "", meta.dataset ? meta.dataset : "",
                     meta.dataset ? ")" : "", (int)ds.n_classes, (int)meta.n_classes);
+    }
+    if (gps) {
+        rc = embed_gps(gm, &meta, &ds, name, o.out, fmt, gps_probs, o.predict, flags, o.quiet,
+                       write_window);
+        goto done;
     }
     /* every call below runs on this binding: for embeddings and predictions alone an inference
      * binding (layer-wise inference, no per-edge array of the graph's size; attention exports

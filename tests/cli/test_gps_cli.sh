@@ -80,6 +80,11 @@ got=$(awk -F'\t' 'FILENAME ~ /split$/ {s[$1] = $2; next} FILENAME ~ /content$/ {
   FNR > 1 && s[$1] == "test" {n++; if ($2 == lab[$1]) c++} END {if (n) printf "%.2f", 100 * c / n}' \
   "$tmp/n.split" "$data/small/small.content" "$tmp/n.tsv")
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "node-embed-accuracy ($got %)" || bad node-embed-accuracy "gat-train $want, from the predictions $got"
+# another dataset with the same features but other class names: said, as for GAT models
+mkdir -p "$tmp/other"
+sed 's/student$/pupil/' "$data/small/small.content" >"$tmp/other/small.content"
+cp "$data/small/small.cites" "$tmp/other/small.cites"
+check node-embed-other 0 '^wrote ' 'may not be the one model .* was trained on' -- "$embed" --model "$tmp/n.gat" --dataset "$tmp/other/small" --predict "$tmp/o.tsv"
 check node-embed-refuses 2 '' 'is a graph transformer \(gat-train --arch gat-bn\): --attention-out does not apply' -- "$embed" --model "$tmp/n.gat" --attention-out "$tmp/a.tsv"
 check node-embed-layer 2 '' '--layer \(logits or probs only\) does not apply' -- "$embed" --model "$tmp/n.gat" --out "$tmp/x.tsv" --layer 0
 check graph-save 0 '^saved the model of fold 1 to ' '' -- "$train" "${g[@]}" --readout attention --readout-heads 2 --threads 1 --save "$tmp/g.gat" --save-folds "$tmp/g.folds"
