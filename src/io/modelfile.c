@@ -857,6 +857,70 @@ static gat_status read_tensors(const char *path, const cJSON *root, const gat_mo
     return GAT_OK;
 }
 
+/* A model file being read: its bytes, parsed header and the meta read so far (load_open,
+ * load_close; both loaders). */
+typedef struct loading {
+    const char *path;
+    unsigned char *file;
+    size_t size, data_at;
+    cJSON *root;
+    gat_model_meta meta;
+    gat_i_clocale loc;
+} loading;
+
+/* Clears meta (may be NULL), checks the arguments (who: the function's name; out, named
+ * out_name, and path must not be NULL), reads the file and parses its header in the C locale.
+ * load_close ends it whatever this returns. */
+static gat_status load_open(loading *ld, const char *who, const void *out, const char *out_name,
+                            gat_model_meta *meta, const char *path)
+{
+    gat_status st;
+    memset(ld, 0, sizeof *ld);
+    ld->path = path;
+    gat_i_clear_error();
+    gat_model_meta_init(&ld->meta);
+    if (meta) gat_model_meta_init(meta);
+    if (!out || !path) return gat_i_error(GAT_EINVAL, "%s: NULL %s", who, !out ? out_name : "path");
+    if ((st = gat_i_st_read_file(path, &ld->file, &ld->size)) != GAT_OK ||
+        (st = gat_i_clocale_enter(&ld->loc)) != GAT_OK)
+        return st;
+    return gat_i_st_parse_header(path, ld->file, ld->size, &ld->root, &ld->data_at);
+}
+
+/* The sizes come from the file: a configuration needing at least `need` parameters must find
+ * their bytes (as F32) in the data section before the model is allocated. */
+static gat_status load_check_size(const loading *ld, uint64_t need)
+{
+    const size_t have = ld->size - ld->data_at;
+    if (need <= have / 4) return GAT_OK;
+    return gat_i_error(GAT_EFORMAT,
+                       "%s: the configuration in __metadata__ needs at least %llu parameters "
+                       "(%llu bytes as F32) but the data section holds %zu bytes: truncated or "
+                       "inconsistent file",
+                       ld->path, (unsigned long long)need, (unsigned long long)need * 4, have);
+}
+
+/* Reads the tensors into the parameters p of a model whose table is t (nt tensors). */
+static gat_status load_tensors(const loading *ld, const gat_model_tensor *t, int nt, gat_real *p,
+                               const char *what)
+{
+    return read_tensors(ld->path, ld->root, t, nt, p, what, ld->file + ld->data_at,
+                        ld->size - ld->data_at);
+}
+
+/* Ends the reading: on success (st GAT_OK) the meta read goes to meta (when not NULL). */
+static void load_close(loading *ld, gat_status st, gat_model_meta *meta)
+{
+    if (st == GAT_OK && meta) {
+        *meta = ld->meta;
+        gat_model_meta_init(&ld->meta);
+    }
+    gat_model_meta_destroy(&ld->meta);
+    cJSON_Delete(ld->root);
+    gat_free(ld->file);
+    gat_i_clocale_leave(&ld->loc);
+}
+
 /* A lower bound on the parameters cfg (checked) implies: every layer l has a weight
  * (F_l, heads_l F'_l), whatever the score function. Widths are at most 2^20 and F_0 < 2^31, so
  * the sum fits in 64 bits. */
@@ -877,58 +941,26 @@ static uint64_t min_params(const gat_model_config *c)
 
 gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *path)
 {
-    unsigned char *file = NULL;
-    size_t size = 0, data_at = 0;
-    cJSON *root = NULL;
+    loading ld;
     gat_model *m = NULL;
-    gat_model_meta mt;
     gat_model_config cfg;
-    gat_i_clocale loc = {0};
-    gat_status st;
-
-    gat_i_clear_error();
-    gat_model_meta_init(&mt);
-    if (out) *out = NULL;
-    if (meta) gat_model_meta_init(meta);
-    if (!out || !path)
-        return gat_i_error(GAT_EINVAL, "gat_model_load: NULL %s", !out ? "out" : "path");
-    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
-    if ((st = read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;
-    /* the sizes come from the file: check them against it before allocating the model */
-    const uint64_t need = min_params(&cfg);
-    if (need > (size - data_at) / 4) {
-        st = gat_i_error(GAT_EFORMAT,
-                         "%s: the configuration in __metadata__ needs at least %llu parameters "
-                         "(%llu bytes as F32) but the data section holds %zu bytes: truncated or "
-                         "inconsistent file",
-                         path, (unsigned long long)need, (unsigned long long)need * 4,
-                         size - data_at);
-        goto cleanup;
-    }
-    if ((st = gat_model_create(&m, &cfg, 0)) != GAT_OK) goto cleanup;
-    int nt;
     char what[96];
-    const gat_model_tensor *t = gat_model_tensors(m, &nt);
-    snprintf(what, sizeof what, "score %s, %d layers", gat_score_name(cfg.score),
-             gat_model_layer_count(m));
-    if ((st = read_tensors(path, root, t, nt, gat_model_params(m, NULL), what, file + data_at,
-                           size - data_at)) != GAT_OK)
-        goto cleanup;
-    *out = m;
-    m = NULL;
-    if (meta) {
-        *meta = mt;
-        gat_model_meta_init(&mt);
+    int nt;
+    if (out) *out = NULL;
+    gat_status st = load_open(&ld, "gat_model_load", out, "out", meta, path);
+    if (st == GAT_OK && (st = read_meta(path, ld.root, &cfg, &ld.meta)) == GAT_OK &&
+        (st = load_check_size(&ld, min_params(&cfg))) == GAT_OK &&
+        (st = gat_model_create(&m, &cfg, 0)) == GAT_OK) {
+        const gat_model_tensor *t = gat_model_tensors(m, &nt);
+        snprintf(what, sizeof what, "score %s, %d layers", gat_score_name(cfg.score),
+                 gat_model_layer_count(m));
+        st = load_tensors(&ld, t, nt, gat_model_params(m, NULL), what);
     }
-
-cleanup:
-    gat_model_free(m);
-    gat_model_meta_destroy(&mt);
-    cJSON_Delete(root);
-    gat_free(file);
-    gat_i_clocale_leave(&loc);
+    if (st == GAT_OK)
+        *out = m;
+    else
+        gat_model_free(m);
+    load_close(&ld, st, meta);
     return st;
 }
 
@@ -1061,85 +1093,41 @@ static gat_status gps_read_meta(const char *path, const cJSON *root, gat_gps_con
 
 gat_status gat_gps_load(gat_gps **out, gat_model_meta *meta, const char *path)
 {
-    unsigned char *file = NULL;
-    size_t size = 0, data_at = 0;
-    cJSON *root = NULL;
+    loading ld;
     gat_gps *m = NULL;
-    gat_model_meta mt;
     gat_gps_config cfg;
-    gat_i_clocale loc = {0};
-    gat_status st;
-
-    gat_i_clear_error();
-    gat_model_meta_init(&mt);
-    if (out) *out = NULL;
-    if (meta) gat_model_meta_init(meta);
-    if (!out || !path)
-        return gat_i_error(GAT_EINVAL, "gat_gps_load: NULL %s", !out ? "out" : "path");
-    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK) goto cleanup;
-    if ((st = gps_read_meta(path, root, &cfg, &mt)) != GAT_OK) goto cleanup;
-    /* before allocating: every kind has the input weight (F, D) and a (D, D) weight a layer */
-    const uint64_t D = (uint64_t)cfg.dim,
-                   need = (uint64_t)cfg.in_features * D + (uint64_t)cfg.layers * D * D;
-    if (need > (size - data_at) / 4) {
-        st = gat_i_error(GAT_EFORMAT,
-                         "%s: the configuration in __metadata__ needs at least %llu parameters "
-                         "(%llu bytes as F32) but the data section holds %zu bytes: truncated or "
-                         "inconsistent file",
-                         path, (unsigned long long)need, (unsigned long long)need * 4,
-                         size - data_at);
-        goto cleanup;
-    }
-    if ((st = gat_gps_create(&m, &cfg, 0)) != GAT_OK) goto cleanup;
-    int nt;
     char what[96];
-    const gat_model_tensor *t = gat_gps_tensors(m, &nt);
-    snprintf(what, sizeof what, "kind %s, %d layers", gat_gps_kind_name(cfg.kind), cfg.layers);
-    if ((st = read_tensors(path, root, t, nt, gat_gps_params(m, NULL), what, file + data_at,
-                           size - data_at)) != GAT_OK)
-        goto cleanup;
-    *out = m;
-    m = NULL;
-    if (meta) {
-        *meta = mt;
-        gat_model_meta_init(&mt);
+    int nt;
+    if (out) *out = NULL;
+    gat_status st = load_open(&ld, "gat_gps_load", out, "out", meta, path);
+    if (st == GAT_OK && (st = gps_read_meta(path, ld.root, &cfg, &ld.meta)) == GAT_OK) {
+        /* every kind has the input weight (F, D) and a (D, D) weight a layer */
+        const uint64_t D = (uint64_t)cfg.dim;
+        st = load_check_size(&ld, (uint64_t)cfg.in_features * D + (uint64_t)cfg.layers * D * D);
     }
-
-cleanup:
-    gat_gps_free(m);
-    gat_model_meta_destroy(&mt);
-    cJSON_Delete(root);
-    gat_free(file);
-    gat_i_clocale_leave(&loc);
+    if (st == GAT_OK && (st = gat_gps_create(&m, &cfg, 0)) == GAT_OK) {
+        const gat_model_tensor *t = gat_gps_tensors(m, &nt);
+        snprintf(what, sizeof what, "kind %s, %d layers", gat_gps_kind_name(cfg.kind), cfg.layers);
+        st = load_tensors(&ld, t, nt, gat_gps_params(m, NULL), what);
+    }
+    if (st == GAT_OK)
+        *out = m;
+    else
+        gat_gps_free(m);
+    load_close(&ld, st, meta);
     return st;
 }
 
 gat_status gat_model_file_is_gps(const char *path, int *gps)
 {
-    unsigned char *file = NULL;
-    size_t size = 0, data_at = 0;
-    cJSON *root = NULL;
+    loading ld;
     const cJSON *md;
     const char *s = NULL;
-    gat_i_clocale loc = {0};
-    gat_status st;
-    gat_i_clear_error();
-    if (!path || !gps)
-        return gat_i_error(GAT_EINVAL, "gat_model_file_is_gps: NULL %s", !path ? "path" : "gps");
-    *gps = 0;
-    if ((st = gat_i_st_read_file(path, &file, &size)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) goto cleanup;
-    if ((st = gat_i_st_parse_header(path, file, size, &root, &data_at)) != GAT_OK ||
-        (st = gat_i_st_metadata(path, root, &md)) != GAT_OK)
-        goto cleanup;
-    if (md && (st = meta_get(path, md, "model", 0, &s)) != GAT_OK) goto cleanup;
-    *gps = s && !strcmp(s, "gps");
-
-cleanup:
-    cJSON_Delete(root);
-    gat_free(file);
-    gat_i_clocale_leave(&loc);
+    if (gps) *gps = 0;
+    gat_status st = load_open(&ld, "gat_model_file_is_gps", gps, "gps", NULL, path);
+    if (st == GAT_OK && (st = gat_i_st_metadata(path, ld.root, &md)) == GAT_OK && md &&
+        (st = meta_get(path, md, "model", 0, &s)) == GAT_OK)
+        *gps = s && !strcmp(s, "gps");
+    load_close(&ld, st, NULL);
     return st;
 }

@@ -505,6 +505,9 @@ START_TEST(roundtrip_gps)
             meta.normalize = 0, meta.tu_features = GAT_TU_FEATURES_LABELS;
             meta.n_standardized = 2, meta.feature_shift = shift, meta.feature_scale = scale;
             ck_assert_int_eq(gat_gps_save(m, &meta, path), GAT_OK);
+            int gps = 0;
+            ck_assert_int_eq(gat_model_file_is_gps(path, &gps), GAT_OK);
+            ck_assert_int_eq(gps, 1);
             ck_assert_int_eq(gat_gps_load(&r, &got, path), GAT_OK);
             const gat_gps_config *ca = gat_gps_get_config(m), *cb = gat_gps_get_config(r);
             ck_assert(ca->in_features == cb->in_features && ca->classes == cb->classes &&
@@ -556,6 +559,16 @@ START_TEST(roundtrip_gps)
     ck_assert_error(gat_gps_load(&r, NULL, path), GAT_EFORMAT,
                     "holds a GAT model: gat_model_load reads it");
     ck_assert_ptr_null(r);
+    int gps = -1;
+    ck_assert_int_eq(gat_model_file_is_gps(path, &gps), GAT_OK);
+    ck_assert_int_eq(gps, 0);
+    ck_assert_error(gat_model_file_is_gps(NULL, &gps), GAT_EINVAL,
+                    "gat_model_file_is_gps: NULL path");
+    ck_assert_error(gat_model_file_is_gps(path, NULL), GAT_EINVAL,
+                    "gat_model_file_is_gps: NULL gps");
+    char *none = join(dir, "none.gat");
+    ck_assert_int_eq(gat_model_file_is_gps(none, &gps), GAT_EIO);
+    free(none);
     gat_model_free(g);
     fixture_destroy(&f);
     tu_rmtree(dir);
