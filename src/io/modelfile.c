@@ -1101,9 +1101,11 @@ gat_status gat_gps_load(gat_gps **out, gat_model_meta *meta, const char *path)
     if (out) *out = NULL;
     gat_status st = load_open(&ld, "gat_gps_load", out, "out", meta, path);
     if (st == GAT_OK && (st = gps_read_meta(path, ld.root, &cfg, &ld.meta)) == GAT_OK) {
-        /* every kind has the input weight (F, D) and a (D, D) weight a layer */
-        const uint64_t D = (uint64_t)cfg.dim;
-        st = load_check_size(&ld, (uint64_t)cfg.in_features * D + (uint64_t)cfg.layers * D * D);
+        /* every kind has the input weight (F, D), a (D, D) weight a layer and an output weight
+         * (D, C) for nodes, at least (1, C) after a graph model's classifier layers */
+        const uint64_t D = (uint64_t)cfg.dim, C = (uint64_t)cfg.classes;
+        st = load_check_size(&ld, (uint64_t)cfg.in_features * D + (uint64_t)cfg.layers * D * D +
+                                      (cfg.task == GAT_TASK_GRAPH ? 1 : D) * C);
     }
     if (st == GAT_OK && (st = gat_gps_create(&m, &cfg, 0)) == GAT_OK) {
         const gat_model_tensor *t = gat_gps_tensors(m, &nt);

@@ -577,19 +577,30 @@ START_TEST(roundtrip_gps)
 }
 END_TEST
 
-/* path's bytes with the first `from` in the header replaced by `to` (as long), written to out */
+/* path's bytes with the first `from` in the header replaced by `to`, the header's length
+ * adjusted, written to out */
 static void rewrite(const char *path, const char *from, const char *to, const char *out)
 {
     size_t len;
     unsigned char *b = slurp(path, &len);
-    ck_assert_uint_eq(strlen(from), strlen(to));
-    const size_t n = strlen(from);
-    size_t at = 0;
+    const size_t n = strlen(from), m = strlen(to);
+    size_t at = 8;
     while (at + n <= len && memcmp(b + at, from, n) != 0)
         at++;
     ck_assert_msg(at + n <= len, "\"%s\" not in %s", from, path);
-    memcpy(b + at, to, n);
-    spill(out, b, len);
+    unsigned char *c = malloc(len - n + m);
+    ck_assert_ptr_nonnull(c);
+    memcpy(c, b, at);
+    memcpy(c + at, to, m);
+    memcpy(c + at + m, b + at + n, len - at - n);
+    uint64_t h = 0;
+    for (int k = 7; k >= 0; k--)
+        h = h << 8 | b[k];
+    h = h - n + m;
+    for (int k = 0; k < 8; k++)
+        c[k] = (unsigned char)(h >> (8 * k));
+    spill(out, c, len - n + m);
+    free(c);
     free(b);
 }
 
@@ -626,6 +637,10 @@ START_TEST(bad_gps_files)
         {"input.weight", "input.weighx",
          "unexpected tensor \"input.weighx\": the configuration "
          "in __metadata__ (kind gat-bn, 2 layers)"},
+        {"\"in_features\":\"5\"", "\"in_features\":\"50000000\"",
+         "needs at least 400000131 parameters (1600000524 bytes as F32) but the data section "
+         "holds"},
+        {"\"classes\":\"3\"", "\"classes\":\"2000000000\"", "needs at least 2000000168 "},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         rewrite(path, cases[c].from, cases[c].to, bad);
