@@ -111,6 +111,13 @@ typedef struct gat_gps_config {
     /* Fields added with the attention readout; zero keeps the models as before. */
     gat_idx readout_heads;  /* readout attention: heads K, 1..GAT_MAX_HEADS (0: 1) */
     gat_idx readout_hidden; /* readout attention: gate width A, 1..65536 (0: D) */
+    /* Added with whole-row scores; zero keeps the models as before. */
+    int whole_scores; /* the GAT term's score halves: 0 each head's own slice of its projection
+                       * z_i (s_src_ih = z_ih . a_src_h, a_src (H, Fo), the GAT paper's); 1 the
+                       * whole row for every head and a bias per head (s_src_ih = z_i . a_src_h,
+                       * s_dst_ih = z_i . a_dst_h + c_h; a_src, a_dst (H, H Fo), c (H), tensor
+                       * att_bias, initially 0), as the GAT of Platonov et al. 2023; not with kind
+                       * transformer */
 } gat_gps_config;
 
 typedef struct gat_gps gat_gps;

@@ -218,6 +218,12 @@ typedef struct gat_model_config {
      * z_j + b_src), the tensor layerL.att_bias (2, heads) holding b_dst then b_src, zero at
      * creation; gat score only (default 0). */
     int score_bias;
+    /* Added with whole-row scores (zero means the model as before): 1 makes each head's score
+     * halves read the layer's whole projected row z_i, not the head's own slice, as the GAT of
+     * Platonov et al. 2023 (attn_linear_u, attn_linear_v: nn.Linear(dim, heads)): e_ijh =
+     * LeakyReLU(a_dst[h] . z_i + a_src[h] . z_j), the tensors layerL.att_src and att_dst then
+     * (heads, heads * fo); gat score only (default 0). */
+    int whole_scores;
 } gat_model_config;
 
 /* Largest classifier_layers of a graph model. */

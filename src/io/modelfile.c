@@ -294,6 +294,7 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     if (ok && c->head_dropout) ok = add_int(md, "head_dropout", c->head_dropout);
     if (ok && c->proj_dropout > 0) ok = add_real(md, "proj_dropout", c->proj_dropout);
     if (ok && c->score_bias) ok = add_int(md, "score_bias", c->score_bias);
+    if (ok && c->whole_scores) ok = add_int(md, "whole_scores", c->whole_scores);
     /* graph models only: node models' files stay as they were */
     if (ok && c->task == GAT_TASK_GRAPH)
         ok = add_string(md, "task", gat_task_name(c->task)) &&
@@ -683,7 +684,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
 {
     const cJSON *md;
     char why[256];
-    long v[12];
+    long v[13];
     gat_status st;
 
     if ((st = file_metadata(path, root, "gat", &md)) != GAT_OK) return st;
@@ -693,6 +694,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     v[9] = 0;  /* edge_dim: files written before edge features have none */
     v[10] = 0; /* head_dropout, and proj_dropout 0: written only when used */
     v[11] = 0; /* score_bias: written only when used */
+    v[12] = 0; /* whole_scores: likewise */
     if ((st = meta_int(path, md, "in_features", 1, INT32_MAX - 1, 1, &v[0])) != GAT_OK ||
         (st = meta_int(path, md, "classes", 1, INT32_MAX - 1, 1, &v[1])) != GAT_OK ||
         (st = meta_int(path, md, "layers", 1, GAT_MAX_LAYERS, 1, &v[2])) != GAT_OK ||
@@ -707,6 +709,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
         (st = meta_int(path, md, "head_dropout", 0, 1, 0, &v[10])) != GAT_OK ||
         (st = meta_real(path, md, "proj_dropout", 0, &cfg->proj_dropout)) != GAT_OK ||
         (st = meta_int(path, md, "score_bias", 0, 1, 0, &v[11])) != GAT_OK ||
+        (st = meta_int(path, md, "whole_scores", 0, 1, 0, &v[12])) != GAT_OK ||
         (st = meta_functions(path, md, &cfg->score)) != GAT_OK)
         return st;
     cfg->in_features = (gat_idx)v[0];
@@ -719,6 +722,7 @@ static gat_status read_meta(const char *path, const cJSON *root, gat_model_confi
     cfg->edge_dim = (gat_idx)v[9];
     cfg->head_dropout = (int)v[10];
     cfg->score_bias = (int)v[11];
+    cfg->whole_scores = (int)v[12];
     if ((st = meta_hidden_heads(path, md, cfg)) != GAT_OK) return st;
     if ((st = meta_task(path, md, cfg)) != GAT_OK) return st;
     if (gat_model_config_check(cfg) != GAT_OK) {
@@ -967,8 +971,8 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
 /* ---- Graph transformers (gat/gps.h) ---------------------------------------------------------
  * The same layout; "__metadata__" holds "model": "gps", the gat_gps_config (kind, in_features,
  * classes, dim, layers, heads, dropout, att_dropout, negative_slope, anchors, last_heads,
- * residual, classifier_layers; task and, for "graph", readout, readout_heads, readout_hidden)
- * and the meta's keys as above. */
+ * residual, classifier_layers; task and, for "graph", readout, readout_heads, readout_hidden;
+ * "whole_scores": 1 where set, absent for 0, as files before it) and the meta's keys as above. */
 
 static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
 {
@@ -992,6 +996,7 @@ static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
         ok = add_string(md, "readout", gat_readout_name(c->readout)) &&
              add_int(md, "readout_heads", c->readout_heads) &&
              add_int(md, "readout_hidden", c->readout_hidden);
+    if (ok && c->whole_scores) ok = add_int(md, "whole_scores", 1);
     ok = ok && add_meta_tail(md, meta) && add_tensors(root, t, nt);
     if (!ok) {
         cJSON_Delete(root);
@@ -1083,6 +1088,8 @@ static gat_status gps_read_meta(const char *path, const cJSON *root, gat_gps_con
             return st;
         c->readout_heads = (gat_idx)r[0], c->readout_hidden = (gat_idx)r[1];
     }
+    if ((st = meta_int(path, md, "whole_scores", 0, 1, 0, &v[9])) != GAT_OK) return st;
+    c->whole_scores = (int)v[9];
     if (gat_gps_config_check(c) != GAT_OK) {
         snprintf(why, sizeof why, "%s", gat_last_error());
         return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,

@@ -46,7 +46,8 @@ typedef struct gat_i_fl {
     int linear;         /* mean 0 without the ELU (gat_i_layer.linear) */
     gat_real slope;
     const gat_real *W;             /* (fin, Fp, H) weights, fh columns (zero padding) */
-    const gat_real *a_src, *a_dst; /* (Fp, H) */
+    const gat_real *a_src, *a_dst; /* (Fp, H); whole: (H, Fp, H), head h's over all of z_i */
+    int whole;                     /* gat_i_layer.whole */
     const gat_real *s_bias;        /* gat: (H) added to s_dst by the projection pass (the score
                                     * halves' biases b_dst + b_src), or NULL */
     const gat_real *b;             /* (width) bias, model order */
@@ -187,7 +188,8 @@ typedef struct gat_i_fbw {
     int nproj;               /* projections: z, the score's q and k where separate (gatv2: q;
                               * scaled-dot, bilinear: q, k), the residual's R if res */
     int res;                 /* the layer has a residual connection (l->res) */
-    gat_real *ps;            /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each), then
+    gat_real *ps;            /* (sc.n, ps_stride) per source chunk: da_src, da_dst (hw each, or
+                              * H hw with gat_i_fl.whole), then
                               * for l > 0 dW (fin, hw) of each projection (z, q, k), for layer 0
                               * with dz == NULL dW (F, hw) of each */
     size_t ps_stride;
@@ -311,6 +313,13 @@ static inline gat_idx gat_i_fused_fp(int H, gat_idx Fo)
     while (((size_t)fp * (size_t)H) % 8 != 0)
         fp++;
     return fp;
+}
+
+/* Length of each of gat's score vectors a_src, a_dst in the kernels' layout: hw, or H hw when
+ * each head reads the whole row (gat_i_fl.whole); the source chunks' partials hold two. */
+static inline size_t gat_i_fused_aw(int whole, int H, gat_idx hw)
+{
+    return whole ? (size_t)H * (size_t)hw : (size_t)hw;
 }
 
 /* Vectors per period of an (Fp, H) row's head pattern: lane c of vector v holds head

@@ -23,14 +23,28 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
         return;
     }
     if (l->score != GAT_SCORE_GAT) return;
-    for (int q = 0; q < P; q++)
-        S[q] = D[q] = bc(0);
-    for (int v = 0; v < NV; v++) {
-        S[v % P] += acc[v] * ld(l->a_src + 8 * v);
-        D[v % P] += acc[v] * ld(l->a_dst + 8 * v);
+    if (l->whole) { /* head h: z_i . a_src[h], a_src[h] over the whole row */
+        const size_t hw = (size_t)Fp * H;
+        for (int h = 0; h < H; h++) {
+            const gat_real *as = l->a_src + (size_t)h * hw, *ad = l->a_dst + (size_t)h * hw;
+            V8 s = bc(0), d = bc(0);
+            for (int v = 0; v < NV; v++) {
+                s += acc[v] * ld(as + 8 * v);
+                d += acc[v] * ld(ad + 8 * v);
+            }
+            l->s_src[(size_t)i * H + h] = hsum(s);
+            l->s_dst[(size_t)i * H + h] = hsum(d);
+        }
+    } else {
+        for (int q = 0; q < P; q++)
+            S[q] = D[q] = bc(0);
+        for (int v = 0; v < NV; v++) {
+            S[v % P] += acc[v] * ld(l->a_src + 8 * v);
+            D[v % P] += acc[v] * ld(l->a_dst + 8 * v);
+        }
+        fold(l, S, H, l->s_src + (size_t)i * H);
+        fold(l, D, H, l->s_dst + (size_t)i * H);
     }
-    fold(l, S, H, l->s_src + (size_t)i * H);
-    fold(l, D, H, l->s_dst + (size_t)i * H);
     if (l->s_bias)
         for (int h = 0; h < H; h++)
             l->s_dst[(size_t)i * H + h] += l->s_bias[h];

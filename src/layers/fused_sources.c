@@ -329,9 +329,10 @@ INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_sr
 }
 
 /* gat, after row j's edges: dz_j += ds_src_j a_src + ds_dst_j a_dst (the score halves), and
- * the chunk's da_src, da_dst */
+ * the chunk's da_src, da_dst (whole: sum over the heads h of ds_src_jh a_src[h] + ds_dst_jh
+ * a_dst[h], and the chunk's da_src[h], da_dst[h] added in ps, its partials) */
 INLINE void src_gat_halves(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, const src_scratch *t,
-                           int H, gat_idx Fp)
+                           gat_real *ps, int H, gat_idx Fp)
 {
     /* a remote row's target-side terms (ds_dst): zero */
     static const gat_real zero_h[GAT_I_MAX_HEADS] = {0};
@@ -342,6 +343,22 @@ INLINE void src_gat_halves(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, con
             st(t->dss + 8 * q, t->ES[q]);
     const gat_real *zj = l->z + (size_t)j * hw,
                    *dsd = j < b->n_own ? b->ds_dst + (size_t)j * H : zero_h;
+    if (l->whole) {
+        const size_t aw = (size_t)H * hw;
+        for (int h = 0; h < H; h++) {
+            if (t->dss[h] == 0 && dsd[h] == 0) continue;
+            const V8 es = bc(t->dss[h]), ed = bc(dsd[h]);
+            const gat_real *as = l->a_src + (size_t)h * hw, *ad = l->a_dst + (size_t)h * hw;
+            gat_real *gs = ps + (size_t)h * hw, *gd = ps + aw + (size_t)h * hw;
+            for (int v = 0; v < NV; v++) {
+                const V8 zv = ld(zj + 8 * v);
+                t->acc[v] += es * ld(as + 8 * v) + ed * ld(ad + 8 * v);
+                st(gs + 8 * v, ld(gs + 8 * v) + es * zv);
+                st(gd + 8 * v, ld(gd + 8 * v) + ed * zv);
+            }
+        }
+        return;
+    }
     for (int v = 0; v < NV; v++) {
         const V8 es = pat(l, t->dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
         t->acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
@@ -477,7 +494,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
     const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
     gat_real *ps = b->ps + (size_t)(b->c0 + c) * b->ps_stride;
-    gat_real *dW = ps + 2 * hw;
+    gat_real *dW = ps + 2 * gat_i_fused_aw(l->whole, H, (gat_idx)hw);
     /* gat without stored coefficients, signs or keeps: each edge's from row i's node terms */
     const alpha_src src = alpha_src_of(l, Sc);
     const src_proj mode = src_proj_of(l, b);
@@ -505,7 +522,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
             for (int v = 0; v < NV; v++)
                 t->acc[v] *= zkeep_factor(l, j, NV, v);
         if (Sc == GAT_SCORE_GAT)
-            src_gat_halves(l, b, j, t, H, Fp);
+            src_gat_halves(l, b, j, t, ps, H, Fp);
         else
             src_family_row(l, b, j, nsc, t, H, Fp, Sc);
         /* the residual's gradient is row j's own pre-activation gradient */
@@ -516,7 +533,7 @@ INLINE void bwd_source_rows(const gat_i_fl *l, const gat_i_fbw *b, int c, gat_id
                                : bc(0);
         src_proj_backward(l, b, j, mode, gp, np, nsc, dW, t, H, Fp);
     }
-    if (Sc == GAT_SCORE_GAT)
+    if (Sc == GAT_SCORE_GAT && !l->whole)
         for (int v = 0; v < NV; v++)
             st(ps + 8 * v, t->das[v]), st(ps + hw + 8 * v, t->dad[v]);
 }

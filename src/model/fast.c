@@ -180,8 +180,9 @@ static void layout_layer(gat_i_fast *f, int l, char *base, size_t *off, const sh
     }
     fl->out = gat_i_carve(base, off, Nt * (size_t)L->width, R);
     fy->Wp = gat_i_carve(base, off, fin * hw, R);
-    fy->asp = gat_i_carve(base, off, gat ? hw : 0, R);
-    fy->adp = gat_i_carve(base, off, gat ? hw : 0, R);
+    const size_t aw = gat_i_fused_aw(L->whole, L->heads, (gat_idx)hw);
+    fy->asp = gat_i_carve(base, off, gat ? aw : 0, R);
+    fy->adp = gat_i_carve(base, off, gat ? aw : 0, R);
     fy->Wqp = gat_i_carve(base, off, L->has_q ? fin * hw : 0, R);
     fy->Wkp = gat_i_carve(base, off, L->has_k ? fin * hw : 0, R);
     fy->attp = gat_i_carve(base, off, S == GAT_SCORE_GATV2 ? hw : 0, R);
@@ -222,7 +223,10 @@ static size_t layout(gat_i_fast *f, char *base)
         if (l > 0) maxwt = np * fin * hw > maxwt ? np * fin * hw : maxwt;
         if (l == 0 && ((L->mean && L->residual && !f->dw_fused) || f->gemm0))
             maxwt = cols * hw > maxwt ? cols * hw : maxwt; /* the replicated R's or GEMM's dW */
-        const size_t s = 2 * hw + np * (l > 0 ? fin * hw : f->dw_fused ? cols * hw : 0);
+        const size_t s =
+            2 * gat_i_fused_aw(L->whole, L->heads, hw) + np * (l > 0         ? fin * hw
+                                                               : f->dw_fused ? cols * hw
+                                                                             : 0);
         stride = s > stride ? s : stride;
     }
     f->ps_stride = stride;
@@ -408,7 +412,7 @@ static void describe(gat_i_fast *f, int l)
     fl->H = L->heads, fl->Fo = L->fo, fl->Fp = L->Fp, fl->hw = L->hw;
     fl->fin = L->fin, fl->width = L->width, fl->mean = L->mean, fl->score = S;
     fl->linear = L->linear;
-    fl->W = fy->Wp, fl->a_src = fy->asp, fl->a_dst = fy->adp;
+    fl->W = fy->Wp, fl->a_src = fy->asp, fl->a_dst = fy->adp, fl->whole = L->whole;
     fl->xin = l == 0 ? NULL : f->f[l - 1].fl.out;
     fl->D = L->edge_dim > 0 ? L->edge_dim : 0;
     fl->em = fl->D && S == GAT_SCORE_GAT ? fy->em : NULL;

@@ -87,7 +87,7 @@ static gat_i_fbw layer_buffers(gat_i_fast *f, int l, const projections *p, const
                    .ps = f->ps,
                    .n_own = f->n_own};
     const size_t rows = l > 0 ? (size_t)L->fin : f->dw_fused ? (size_t)f->x->cols : 0;
-    b.ps_stride = 2 * hw + (size_t)p->n * rows * hw;
+    b.ps_stride = 2 * gat_i_fused_aw(L->whole, L->heads, L->hw) + (size_t)p->n * rows * hw;
     if (l == 0) {
         if (!f->dw_fused) b.dz = f->dz, b.dz_nonzero = f->dz_nonzero;
         return b;
@@ -223,8 +223,10 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
     const size_t hw = (size_t)L->hw, D = (size_t)L->edge_dim;
     reduce(f->pt, 2 * hw, f->tc.n, 1, H, Fo, Fp, L->mean, grads + L->b, nt);
     if (S == GAT_SCORE_GAT) {
-        reduce(f->ps, b->ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_src, nt);
-        reduce(f->ps + hw, b->ps_stride, f->sc.n, 1, H, Fo, Fp, 0, grads + L->a_dst, nt);
+        /* whole: (H, Fp, H) partials into (H, H Fo), head h's vector a row */
+        const size_t ar = L->whole ? (size_t)H : 1;
+        reduce(f->ps, b->ps_stride, f->sc.n, ar, H, Fo, Fp, 0, grads + L->a_src, nt);
+        reduce(f->ps + ar * hw, b->ps_stride, f->sc.n, ar, H, Fo, Fp, 0, grads + L->a_dst, nt);
     }
     if (S == GAT_SCORE_GATV2)
         reduce(f->pt + hw, 2 * hw, f->tc.n, 1, H, Fo, Fp, 0, grads + L->att, nt);
@@ -241,7 +243,7 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
                 s[h] += f->ds_dst[(size_t)i * (size_t)H + (size_t)h];
         for (int h = 0; h < H; h++) {
             grads[L->sb + (size_t)h] += s[h];
-            grads[L->sb + (size_t)H + (size_t)h] += s[h];
+            if (L->score_bias == 1) grads[L->sb + (size_t)H + (size_t)h] += s[h];
         }
     }
     if (S == GAT_SCORE_COSINE || S == GAT_SCORE_GAUSSIAN)
@@ -252,8 +254,8 @@ static void layer_grads(gat_i_fast *f, int l, const projections *p, const gat_i_
     for (int q = 0; q < p->n; q++) {
         if (q == p->pres && L->residual == 2) continue; /* the identity: no parameter */
         /* the output layer's R is replicated per head: its gradient sums the heads */
-        reduce(f->ps + 2 * hw + (size_t)q * rows * hw, b->ps_stride, f->sc.n, rows, H, Fo, Fp,
-               q == p->pres && L->mean, grads + p->off[q], nt);
+        reduce(f->ps + 2 * gat_i_fused_aw(L->whole, H, L->hw) + (size_t)q * rows * hw, b->ps_stride,
+               f->sc.n, rows, H, Fo, Fp, q == p->pres && L->mean, grads + p->off[q], nt);
     }
     if (l == 0 && f->gemm_run)
         dw_gemm(f, grads, nt);

@@ -44,10 +44,17 @@ static void proj_gemm(const gat_i_fast *f, const gat_i_fl *fl)
     for (gat_idx i = 0; i < N; i++) {
         const gat_real *zi = fl->z + (size_t)i * (size_t)hw;
         gat_real S[GAT_I_MAX_HEADS] = {0}, D[GAT_I_MAX_HEADS] = {0};
-        for (gat_idx e = 0; e < hw; e++) {
-            S[e % H] += zi[e] * fl->a_src[e];
-            D[e % H] += zi[e] * fl->a_dst[e];
-        }
+        if (fl->whole) /* head h: z_i . a_src[h] over the whole row */
+            for (int h = 0; h < H; h++)
+                for (gat_idx e = 0; e < hw; e++) {
+                    S[h] += zi[e] * fl->a_src[(size_t)h * hw + e];
+                    D[h] += zi[e] * fl->a_dst[(size_t)h * hw + e];
+                }
+        else
+            for (gat_idx e = 0; e < hw; e++) {
+                S[e % H] += zi[e] * fl->a_src[e];
+                D[e % H] += zi[e] * fl->a_dst[e];
+            }
         for (int h = 0; h < H; h++) {
             fl->s_src[(size_t)i * H + h] = S[h];
             fl->s_dst[(size_t)i * H + h] = D[h] + (fl->s_bias ? fl->s_bias[h] : 0);
@@ -156,8 +163,10 @@ static void permute_params(gat_i_fast *f, int l, const gat_real *params, int nt)
     const gat_score S = L->score;
     f->ops->to_fh(params + L->w, fy->Wp, (size_t)L->fin, H, L->fo, Fp, nt);
     if (S == GAT_SCORE_GAT) {
-        f->ops->to_fh(params + L->a_src, fy->asp, 1, H, L->fo, Fp, 1);
-        f->ops->to_fh(params + L->a_dst, fy->adp, 1, H, L->fo, Fp, 1);
+        /* whole: head h's (H, Fo) row of a_src and a_dst to (Fp, H), at h hw */
+        const size_t ar = L->whole ? (size_t)H : 1;
+        f->ops->to_fh(params + L->a_src, fy->asp, ar, H, L->fo, Fp, 1);
+        f->ops->to_fh(params + L->a_dst, fy->adp, ar, H, L->fo, Fp, 1);
     }
     if (L->has_q) f->ops->to_fh(params + L->wq, fy->Wqp, (size_t)L->fin, H, L->fo, Fp, nt);
     if (L->has_k) f->ops->to_fh(params + L->wk, fy->Wkp, (size_t)L->fin, H, L->fo, Fp, nt);
@@ -241,7 +250,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         if (f->L[l].score_bias) {
             const gat_real *sb = params + f->L[l].sb;
             for (int h = 0; h < f->L[l].heads; h++)
-                fy->sbias[h] = sb[h] + sb[f->L[l].heads + h];
+                fy->sbias[h] = sb[h] + (f->L[l].score_bias == 1 ? sb[f->L[l].heads + h] : 0);
         }
         fl->s_bias = f->L[l].score_bias ? fy->sbias : NULL;
         fl->ex = fl->D ? b->ex : NULL;

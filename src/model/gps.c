@@ -15,7 +15,8 @@ enum { MAX_TENSORS = GAT_I_GPS_MAX_TENSORS };
 
 /* Offsets of one layer's tensors in the parameter buffer (0 where the kind has none). */
 typedef struct gps_layer {
-    size_t gw, gas, gad, gb;                 /* GAT: W (D, H D), a_src, a_dst (H, D), b (D) */
+    size_t gw, gas, gad, gb; /* GAT: W (D, H D), a_src, a_dst (H, D) or whole (H, H D), b (D) */
+    size_t gsb;              /* whole_scores: the scores' bias (H) */
     size_t wq, bq, wk, bk, wv, bv, wo, bo;   /* attention projections (D, D) and biases (D) */
     size_t n1g, n1b, w1, b1, w2, b2, n2g, n2b; /* LN_1, MLP (D, 2D), (2D), (2D, D), (D), LN_2;
                                                 * GAT_GPS_FFN: LN, W_1 (D, D), b_1, W_2, b_2 */
@@ -171,6 +172,10 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
     BAD(c->classifier_layers > 0 && c->task != GAT_TASK_GRAPH,
         "classifier_layers = %d: a node model's output is linear (task graph has the MLP)",
         c->classifier_layers);
+    BAD(c->whole_scores != 0 && c->whole_scores != 1, "whole_scores = %d, expected 0 or 1",
+        c->whole_scores);
+    BAD(c->whole_scores && c->kind == GAT_GPS_GLOBAL,
+        "whole_scores = 1: kind transformer has no GAT term");
 #undef BAD
     return GAT_OK;
 }
@@ -204,8 +209,9 @@ static void table(gat_gps *m)
             const gat_idx Hl = l == c->layers - 1 && c->last_heads ? c->last_heads : H;
             L->heads = Hl;
             L->gw = add(m, "layer%d.gat.weight", l, D, D, &off);
-            L->gas = add(m, "layer%d.gat.att_src", l, Hl, D / Hl, &off);
-            L->gad = add(m, "layer%d.gat.att_dst", l, Hl, D / Hl, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, Hl, c->whole_scores ? D : D / Hl, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, Hl, c->whole_scores ? D : D / Hl, &off);
+            if (c->whole_scores) L->gsb = add(m, "layer%d.gat.att_bias", l, Hl, 0, &off);
             L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
             L->bng = add(m, "layer%d.bn.gain", l, D, 0, &off);
             L->bnb = add(m, "layer%d.bn.bias", l, D, 0, &off);
@@ -216,8 +222,9 @@ static void table(gat_gps *m)
             L->n1g = add(m, "layer%d.norm.gain", l, D, 0, &off);
             L->n1b = add(m, "layer%d.norm.bias", l, D, 0, &off);
             L->gw = add(m, "layer%d.gat.weight", l, D, D, &off);
-            L->gas = add(m, "layer%d.gat.att_src", l, H, D / H, &off);
-            L->gad = add(m, "layer%d.gat.att_dst", l, H, D / H, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, H, c->whole_scores ? D : D / H, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, H, c->whole_scores ? D : D / H, &off);
+            if (c->whole_scores) L->gsb = add(m, "layer%d.gat.att_bias", l, H, 0, &off);
             L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
             L->w1 = add(m, "layer%d.ffn.weight1", l, D, D, &off);
             L->b1 = add(m, "layer%d.ffn.bias1", l, D, 0, &off);
@@ -227,8 +234,9 @@ static void table(gat_gps *m)
         }
         if (c->kind != GAT_GPS_GLOBAL) {
             L->gw = add(m, "layer%d.gat.weight", l, D, H * D, &off);
-            L->gas = add(m, "layer%d.gat.att_src", l, H, D, &off);
-            L->gad = add(m, "layer%d.gat.att_dst", l, H, D, &off);
+            L->gas = add(m, "layer%d.gat.att_src", l, H, c->whole_scores ? H * D : D, &off);
+            L->gad = add(m, "layer%d.gat.att_dst", l, H, c->whole_scores ? H * D : D, &off);
+            if (c->whole_scores) L->gsb = add(m, "layer%d.gat.att_bias", l, H, 0, &off);
             L->gb = add(m, "layer%d.gat.bias", l, D, 0, &off);
         }
         if (c->kind != GAT_GPS_LOCAL) {
@@ -303,7 +311,10 @@ static void init(gat_gps *m)
             else
                 fout = m->cfg.dim;
         }
-        if (strstr(name, ".gat.att_")) fin = 1;
+        /* a head's vector over its slice (PyG's glorot of (1, H, Fo)), or the whole row's H
+         * vectors (glorot of (H Fo, H)) */
+        if (strstr(name, ".gat.att_")) fin = m->cfg.whole_scores ? t->shape[1] : 1;
+        if (strstr(name, ".gat.att_") && m->cfg.whole_scores) fout = t->shape[0];
         const double lim = sqrt(6.0 / (fin + fout));
         for (size_t e = 0; e < t->size; e++)
             p[t->offset + e] = (gat_real)((2 * gat_rng_uniform(&r) - 1) * lim);
@@ -334,6 +345,11 @@ gat_status gat_gps_create(gat_gps **out, const gat_gps_config *c, uint64_t seed)
         const gat_idx H = bn ? L->heads : c->heads, Fo = bn ? c->dim / L->heads : c->dim;
         gat_i_gps_local_init(&m->local[l], c->dim, Fo, H, bn, L->gw, L->gas, L->gad, L->gb,
                              c->negative_slope, c->att_dropout, m->threads);
+        /* Platonov et al.'s scores: attn_linear_u and attn_linear_v, nn.Linear(dim, heads),
+         * the first with a bias (inside the LeakyReLU: it matters) */
+        m->local[l].L.whole = c->whole_scores;
+        m->local[l].L.score_bias = c->whole_scores ? 2 : 0;
+        m->local[l].L.sb = L->gsb;
     }
     *out = m;
     return GAT_OK;

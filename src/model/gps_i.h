@@ -8,7 +8,7 @@
 #include "fast.h"
 
 /* The longest parameter table of a gat_gps (gps.c; model files read up to it) */
-#define GAT_I_GPS_MAX_TENSORS (8 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 20 * GAT_MAX_LAYERS)
+#define GAT_I_GPS_MAX_TENSORS (8 + 2 * GAT_MAX_CLASSIFIER_LAYERS + 21 * GAT_MAX_LAYERS)
 
 /* The GAT term GAT(h) (N, D) of one layer, run by the engine (model/fast.h) on the graph
  * transformer's own parameters: one output layer (score gat, H heads of width D averaged, no
@@ -30,7 +30,8 @@ typedef struct gat_i_gps_local {
 /* A term for input width D, H heads of width Fo, averaged (concat 0: output width W = Fo) or
  * concatenated without an activation (concat 1, the engine's linear layer: W = H Fo), whose
  * tensors W (D, H Fo) head-major columns, a_src, a_dst (H, Fo) and b (W) sit at offsets w, as,
- * ad, b of the model's parameter (and gradient) buffer. */
+ * ad, b of the model's parameter (and gradient) buffer. Setting L.whole = 1 after it makes a_src,
+ * a_dst (H, H Fo), every head's score reading the whole row (gat_gps_config.whole_scores). */
 void gat_i_gps_local_init(gat_i_gps_local *t, gat_idx D, gat_idx Fo, int H, int concat, size_t w,
                           size_t as, size_t ad, size_t b, double slope, double att_p, int threads);
 /* out (N, W) = GAT(h) on g (borrowed until the backward), h (N, D), with params the model's

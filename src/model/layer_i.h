@@ -23,6 +23,10 @@ typedef struct gat_i_layer {
     /* offsets in the parameter (and gradient) buffer: W (fin, heads*fo), a_src, a_dst
      * (heads, fo; gat), b (width) */
     size_t w, a_src, a_dst, b;
+    /* gat: 1 when a_src and a_dst are (heads, heads*fo), each head's score halves reading the
+     * whole row z_i (s_src_ih = z_i . a_src[h]), as Platonov et al.'s GAT; 0: (heads, fo), each
+     * head its own slice */
+    int whole;
     /* other scores (gat/model.h): the query and key projections (fin, heads*fo), gatv2's att
      * (heads, fo), cosine's beta or gaussian's log sigma (heads) */
     size_t wq, wk, att, theta;
@@ -37,8 +41,9 @@ typedef struct gat_i_layer {
      * the projections before aggregation (0: none) */
     int head_drop;
     double proj_p;
-    /* gat_model_config.score_bias: (2, heads) at offset sb, b_dst then b_src, added (summed) to
-     * s_dst (gat_i_fl.s_bias) */
+    /* gat_model_config.score_bias: 1, (2, heads) at offset sb, b_dst then b_src, added (summed)
+     * to s_dst (gat_i_fl.s_bias); 2, one (heads) vector there (a graph transformer's whole-row
+     * scores: the bias of Platonov et al.'s attn_linear_u) */
     int score_bias;
     size_t sb;
 } gat_i_layer;

@@ -107,6 +107,13 @@ gat_status gat_model_config_check(const gat_model_config *c)
                            "score_bias needs the gat score (the bias of its score halves), got "
                            "the %s score",
                            score_names[c->score]);
+    if (c->whole_scores != 0 && c->whole_scores != 1)
+        return gat_i_error(GAT_EINVAL, "whole_scores must be 0 or 1, got %d", c->whole_scores);
+    if (c->whole_scores && c->score != GAT_SCORE_GAT)
+        return gat_i_error(GAT_EINVAL,
+                           "whole_scores needs the gat score (its score halves' vectors), got "
+                           "the %s score",
+                           score_names[c->score]);
     if (c->edge_dim < 0 || c->edge_dim > GAT_MAX_EDGE_DIM)
         return gat_i_error(GAT_EINVAL, "edge_dim must be in 0..%d, got %d", GAT_MAX_EDGE_DIM,
                            c->edge_dim);
@@ -301,10 +308,13 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
         L->w = off;
         add_tensor(m, "layer%d.weight", l, 2, L->fin, L->heads * L->fo, &off);
         if (cfg->score == GAT_SCORE_GAT) {
+            /* whole_scores: each head's vector over the whole row */
+            const gat_idx aw = cfg->whole_scores ? L->heads * L->fo : L->fo;
+            L->whole = cfg->whole_scores;
             L->a_src = off;
-            add_tensor(m, "layer%d.att_src", l, 2, L->heads, L->fo, &off);
+            add_tensor(m, "layer%d.att_src", l, 2, L->heads, aw, &off);
             L->a_dst = off;
-            add_tensor(m, "layer%d.att_dst", l, 2, L->heads, L->fo, &off);
+            add_tensor(m, "layer%d.att_dst", l, 2, L->heads, aw, &off);
             L->score_bias = cfg->score_bias;
             if (L->score_bias) {
                 L->sb = off;
@@ -343,8 +353,13 @@ gat_status gat_model_create(gat_model **out, const gat_model_config *cfg, uint64
                 glorot(&rng, m->blob + L->w + (size_t)r * L->heads * L->fo + (size_t)h * L->fo,
                        (size_t)L->fo, L->fin, L->fo);
         if (cfg->score == GAT_SCORE_GAT) {
-            glorot(&rng, m->blob + L->a_src, (size_t)L->heads * L->fo, L->fo, 1);
-            glorot(&rng, m->blob + L->a_dst, (size_t)L->heads * L->fo, L->fo, 1);
+            /* a head's (fo) vector as PyG's (1, heads, fo); the whole row's (heads, heads fo)
+             * as a (heads fo -> heads) linear map */
+            const size_t n = (size_t)L->heads * L->fo * (L->whole ? (size_t)L->heads : 1);
+            const gat_idx fan_in = L->whole ? L->heads * L->fo : L->fo,
+                          fan_out = L->whole ? L->heads : 1;
+            glorot(&rng, m->blob + L->a_src, n, fan_in, fan_out);
+            glorot(&rng, m->blob + L->a_dst, n, fan_in, fan_out);
         } else {
             init_score_tensors(m, L, &rng);
         }

@@ -364,7 +364,8 @@ START_TEST(roundtrip_edge_dim)
 END_TEST
 
 /* The reference code's dropout placement is recorded when used ("head_dropout":"1",
- * "proj_dropout") and read back; a model without it records neither (its file as before). */
+ * "proj_dropout") and read back, as are score biases and whole-row scores; a model without them
+ * records none (its file as before). */
 START_TEST(roundtrip_dropout_placement)
 {
     char *dir = tu_tmpdir(), *path = join(dir, "d.gat");
@@ -374,6 +375,7 @@ START_TEST(roundtrip_dropout_placement)
     cfg.head_dropout = 1;
     cfg.proj_dropout = 0.25;
     cfg.score_bias = 1;
+    cfg.whole_scores = 1;
     for (int used = 1; used >= 0; used--) {
         ck_assert_int_eq(gat_model_create(&m, &cfg, 70), GAT_OK);
         size_t n = 0;
@@ -385,6 +387,7 @@ START_TEST(roundtrip_dropout_placement)
         ck_assert_int_eq(gat_model_get_config(r)->head_dropout, cfg.head_dropout);
         ck_assert(gat_model_get_config(r)->proj_dropout == cfg.proj_dropout);
         ck_assert_int_eq(gat_model_get_config(r)->score_bias, cfg.score_bias);
+        ck_assert_int_eq(gat_model_get_config(r)->whole_scores, cfg.whole_scores);
         size_t nr = 0;
         ck_assert_mem_eq(gat_model_params(r, &nr), p, n * sizeof *p);
         ck_assert_uint_eq(nr, n);
@@ -397,11 +400,17 @@ START_TEST(roundtrip_dropout_placement)
         ck_assert_int_eq(strstr(head + 8, "\"proj_dropout\":") != NULL, used);
         ck_assert_int_eq(strstr(head + 8, "\"score_bias\":\"1\"") != NULL, used);
         ck_assert_int_eq(strstr(head + 8, "\"layer1.att_bias\":") != NULL, used);
+        ck_assert_int_eq(strstr(head + 8, "\"whole_scores\":\"1\"") != NULL, used);
+        /* 8 heads of 8 in the hidden layer: each head's vectors over the whole 64-wide row */
+        ck_assert_int_eq(
+            strstr(head + 8, "\"layer0.att_src\":{\"dtype\":\"F32\",\"shape\":[8,64]") != NULL,
+            used);
         gat_model_free(m);
         gat_model_free(r);
         cfg.head_dropout = 0;
         cfg.proj_dropout = 0;
         cfg.score_bias = 0;
+        cfg.whole_scores = 0;
     }
     tu_rmtree(dir);
     free(path);
@@ -468,8 +477,10 @@ END_TEST
 
 /* A graph transformer of kind k on the fixture's 5 features, 3 classes: dim 8, 2 heads, 2
  * layers; graph: the attention readout with 2 heads and one classifier layer; gat-bn its last
- * layer of one head and the residual. One training forward moves gat-bn's running statistics. */
-static gat_gps *make_gps(gat_gps_kind k, gat_task task, const fixture *f, uint64_t seed)
+ * layer of one head and the residual; whole: every head's scores from the whole row. One
+ * training forward moves gat-bn's running statistics. */
+static gat_gps *make_gps_scores(gat_gps_kind k, gat_task task, const fixture *f, uint64_t seed,
+                                int whole)
 {
     gat_gps_config c;
     gat_gps *m = NULL;
@@ -479,12 +490,18 @@ static gat_gps *make_gps(gat_gps_kind k, gat_task task, const fixture *f, uint64
     if (k == GAT_GPS_BN) c.last_heads = 1, c.residual = 1;
     if (task == GAT_TASK_GRAPH) c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 2;
     if (task == GAT_TASK_GRAPH) c.classifier_layers = 1;
+    c.whole_scores = whole;
     ck_assert_int_eq(gat_gps_create(&m, &c, seed), GAT_OK);
     gat_gps_set_threads(m, 1);
     const gat_idx seg[2] = {0, f->g.n};
     const gat_real *y;
     ck_assert_int_eq(gat_gps_forward(m, &f->g, &f->x, 1, seg, 1, &y), GAT_OK);
     return m;
+}
+
+static gat_gps *make_gps(gat_gps_kind k, gat_task task, const fixture *f, uint64_t seed)
+{
+    return make_gps_scores(k, task, f, seed, 0);
 }
 
 START_TEST(roundtrip_gps)
@@ -496,9 +513,12 @@ START_TEST(roundtrip_gps)
     fixture_init(&f);
     const gat_idx seg[2] = {0, f.g.n};
     for (int k = 0; k < GAT_GPS_KIND_COUNT; k++)
-        for (int task = 0; task < 2; task++) {
-            const gat_task tk = task ? GAT_TASK_GRAPH : GAT_TASK_NODE;
-            gat_gps *m = make_gps((gat_gps_kind)k, tk, &f, 30 + (uint64_t)k), *r = NULL;
+        for (int task = 0; task < 4; task++) {
+            const gat_task tk = task % 2 ? GAT_TASK_GRAPH : GAT_TASK_NODE;
+            const int whole = task / 2; /* the transformer has no GAT term */
+            if (whole && k == GAT_GPS_GLOBAL) continue;
+            gat_gps *m = make_gps_scores((gat_gps_kind)k, tk, &f, 30 + (uint64_t)k, whole),
+                    *r = NULL;
             gat_model_meta meta, got;
             gat_model_meta_init(&meta);
             meta.n_classes = 3, meta.class_names = names, meta.dataset = "some/where";
@@ -518,7 +538,8 @@ START_TEST(roundtrip_gps)
                       ca->last_heads == cb->last_heads && ca->residual == cb->residual &&
                       ca->classifier_layers == cb->classifier_layers &&
                       ca->readout_heads == cb->readout_heads &&
-                      ca->readout_hidden == cb->readout_hidden);
+                      ca->readout_hidden == cb->readout_hidden &&
+                      ca->whole_scores == cb->whole_scores);
             size_t na, nb;
             const gat_real *pa = gat_gps_params(m, &na), *pb = gat_gps_params(r, &nb);
             ck_assert_uint_eq(na, nb);
@@ -534,7 +555,7 @@ START_TEST(roundtrip_gps)
             ck_assert_mem_eq(got.feature_scale, scale, sizeof scale);
             /* the same inference: logits bit for bit */
             const gat_real *ya, *yb;
-            const size_t ny = (size_t)(task ? 1 : f.g.n) * 3;
+            const size_t ny = (size_t)(tk == GAT_TASK_GRAPH ? 1 : f.g.n) * 3;
             gat_gps_set_threads(r, 1);
             ck_assert_int_eq(gat_gps_forward(m, &f.g, &f.x, 1, seg, 0, &ya), GAT_OK);
             gat_real *keep = malloc(ny * sizeof *keep);
@@ -641,6 +662,8 @@ START_TEST(bad_gps_files)
          "needs at least 400000131 parameters (1600000524 bytes as F32) but the data section "
          "holds"},
         {"\"classes\":\"3\"", "\"classes\":\"2000000000\"", "needs at least 2000000168 "},
+        {"\"residual\":\"1\"", "\"residual\":\"1\",\"whole_scores\":\"2\"", "\"whole_scores\""},
+        {"\"residual\":\"1\"", "\"residual\":\"1\",\"whole_scores\":\"1\"", "layer0.gat.att_src"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         rewrite(path, cases[c].from, cases[c].to, bad);

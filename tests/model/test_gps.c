@@ -77,6 +77,8 @@ typedef struct extra {
     gat_idx anchors, last_heads;
     int residual, classifier_layers;
     gat_idx readout_heads, readout_hidden; /* > 0: the attention readout */
+    int whole;                             /* whole_scores */
+    gat_idx dim, heads, layers;            /* > 0: instead of 4, 2, 2 */
 } extra;
 
 /* Gradient check of every parameter of a model of kind k on toy t. */
@@ -87,6 +89,8 @@ static void check_model(gat_gps_kind k, gat_task task, extra x, toy *t, const ch
     c.kind = k, c.task = task, c.dim = 4, c.heads = 2, c.layers = 2, c.dropout = 0;
     c.readout = GAT_READOUT_MEAN, c.anchors = x.anchors, c.last_heads = x.last_heads;
     c.residual = x.residual, c.classifier_layers = x.classifier_layers;
+    c.whole_scores = x.whole;
+    if (x.dim > 0) c.dim = x.dim, c.heads = x.heads, c.layers = x.layers;
     if (x.readout_heads > 0)
         c.readout = GAT_READOUT_ATTENTION, c.readout_heads = x.readout_heads,
         c.readout_hidden = x.readout_hidden;
@@ -131,6 +135,14 @@ START_TEST(gradient_node_kinds)
     check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){.residual = 1, .last_heads = 1}, &t,
                 "gat-bn node, residual, one head last");
     check_model(GAT_GPS_FFN, GAT_TASK_NODE, (extra){0}, &t, "gat-ffn node");
+    /* every head's score halves reading the whole row: heads averaged, concatenated */
+    check_model(GAT_GPS_HYBRID, GAT_TASK_NODE, (extra){.whole = 1}, &t, "gps node, whole rows");
+    check_model(GAT_GPS_LOCAL, GAT_TASK_NODE, (extra){.whole = 1}, &t, "gat-mlp node, whole rows");
+    check_model(GAT_GPS_FFN, GAT_TASK_NODE, (extra){.whole = 1}, &t, "gat-ffn node, whole rows");
+    check_model(GAT_GPS_BN, GAT_TASK_NODE, (extra){.residual = 1, .last_heads = 1, .whole = 1}, &t,
+                "gat-bn node, residual, one head last, whole rows");
+    check_model(GAT_GPS_FFN, GAT_TASK_NODE, (extra){.whole = 1, .dim = 64, .heads = 8, .layers = 1},
+                &t, "gat-ffn node, whole rows, 8 heads of 8");
     toy_free(&t);
 }
 END_TEST
@@ -198,6 +210,8 @@ START_TEST(threads_identical)
         c.readout_hidden = 5, c.classifier_layers = 1;
     if (_i == 3) /* pre-norm blocks with GELU and dropout on the input */
         c.kind = GAT_GPS_FFN;
+    if (_i == 4) /* every head's scores from the whole row */
+        c.kind = GAT_GPS_FFN, c.whole_scores = 1;
     size_t P = 0;
     gat_real *ref = NULL;
     for (int nt = 1; nt <= 3; nt++) {
@@ -298,9 +312,10 @@ START_TEST(gemm_projection_matches_kernels)
     toy t;
     toy_make(&t, 4, D, 51);
     const gat_idx N = t.g.n;
-    const int concat = _i;
+    const int concat = _i & 1, whole = _i >> 1;
     const size_t W = concat ? (size_t)H * Fo : Fo;
-    enum { PW = 0, AS = D * H * Fo, AD = AS + H * Fo, B = AD + H * Fo, P = B + H * Fo };
+    /* a_src, a_dst (H, H Fo) with whole rows: the (H, Fo) layout uses the first H Fo of each */
+    enum { PW = 0, AS = D * H * Fo, AD = AS + H * H * Fo, B = AD + H * H * Fo, P = B + H * Fo };
     gat_real p[P], g[2][P], *h = malloc((size_t)N * D * sizeof *h), *out[2], *dh[2],
                             *dout = malloc((size_t)N * W * sizeof *dout);
     ck_assert(h && dout);
@@ -316,6 +331,7 @@ START_TEST(gemm_projection_matches_kernels)
         memset(g[k], 0, sizeof g[k]);
         gat_i_gps_local loc;
         gat_i_gps_local_init(&loc, D, Fo, H, concat, PW, AS, AD, B, 0.2, 0, 2);
+        loc.L.whole = whole;
         ck_assert_int_eq(gat_i_gps_local_forward(&loc, &t.g, h, p, 1, 1, out[k]), GAT_OK);
         ck_assert_int_eq(loc.f->gemm_run, k);
         gat_i_gps_local_backward(&loc, p, g[k], dout, dh[k]);
@@ -332,6 +348,95 @@ START_TEST(gemm_projection_matches_kernels)
         free(out[k]), free(dh[k]);
     free(h), free(dout);
     toy_free(&t);
+}
+END_TEST
+
+/* The GAT term with whole-row scores (gat_gps_config.whole_scores) against the formula, for H
+ * heads of width Fo (Fo = 5 of 3 heads: Fp = 8, padded; 8 of 8: the kernels' shapes for eight
+ * heads), averaged (concat 0) or concatenated (1): z = h W, s_src_ih = z_i . a_src_h and s_dst_ih
+ * = z_i . a_dst_h + c_h over all H Fo columns of z_i (the bias c as gat_gps sets it), alpha_ijh =
+ * softmax over i's in-neighbours j of LeakyReLU(s_src_jh + s_dst_ih), out_i = sum_j alpha_ijh z_jh
+ * per head h (concatenated, or averaged) + b. */
+static void whole_scores_case(int H, int Fo, int concat)
+{
+    enum { D = 4 };
+    const int HF = H * Fo;
+    toy t;
+    toy_make(&t, 3, D, 61);
+    const gat_idx N = t.g.n;
+    const size_t W = concat ? (size_t)HF : (size_t)Fo, PW = 0, AS = (size_t)D * HF,
+                 AD = AS + (size_t)H * HF, B = AD + (size_t)H * HF, C = B + (size_t)HF,
+                 P = C + (size_t)H;
+    gat_real *p = malloc(P * sizeof *p), *h = malloc((size_t)N * D * sizeof *h),
+             *out = malloc((size_t)N * W * sizeof *out);
+    double *z = malloc((size_t)N * HF * sizeof *z), *ss = malloc((size_t)N * H * sizeof *ss),
+           *sd = malloc((size_t)N * H * sizeof *sd), *agg = malloc((size_t)HF * sizeof *agg);
+    ck_assert(p && h && out && z && ss && sd && agg);
+    tu_uniform(p, P, -1, 1, 5);
+    tu_uniform(h, (size_t)N * D, -1, 1, 6);
+    gat_i_gps_local loc;
+    gat_i_gps_local_init(&loc, D, Fo, H, concat, PW, AS, AD, B, 0.2, 0, 2);
+    loc.L.whole = 1, loc.L.score_bias = 2, loc.L.sb = C;
+    ck_assert_int_eq(gat_i_gps_local_forward(&loc, &t.g, h, p, 1, 1, out), GAT_OK);
+    for (gat_idx i = 0; i < N; i++) {
+        for (int c = 0; c < HF; c++) {
+            z[i * HF + c] = 0;
+            for (int r = 0; r < D; r++)
+                z[i * HF + c] += h[i * D + r] * p[PW + r * HF + c];
+        }
+        for (int k = 0; k < H; k++) {
+            ss[i * H + k] = 0, sd[i * H + k] = p[C + k];
+            for (int c = 0; c < HF; c++) {
+                ss[i * H + k] += z[i * HF + c] * p[AS + k * HF + c];
+                sd[i * H + k] += z[i * HF + c] * p[AD + k * HF + c];
+            }
+        }
+    }
+    int differs = 0; /* the whole rows' scores are not each head's slice's */
+    for (gat_idx i = 0; i < N; i++) {
+        for (int c = 0; c < HF; c++)
+            agg[c] = 0;
+        for (int k = 0; k < H; k++) {
+            double mx = -INFINITY, sum = 0, slice = 0;
+            for (gat_idx e = t.g.rowptr[i]; e < t.g.rowptr[i + 1]; e++) {
+                const double v = ss[t.g.col[e] * H + k] + sd[i * H + k];
+                mx = fmax(mx, v > 0 ? v : 0.2 * v);
+            }
+            for (gat_idx e = t.g.rowptr[i]; e < t.g.rowptr[i + 1]; e++) {
+                const double v = ss[t.g.col[e] * H + k] + sd[i * H + k];
+                sum += exp((v > 0 ? v : 0.2 * v) - mx);
+            }
+            for (gat_idx e = t.g.rowptr[i]; e < t.g.rowptr[i + 1]; e++) {
+                const gat_idx j = t.g.col[e];
+                const double v = ss[j * H + k] + sd[i * H + k],
+                             a = exp((v > 0 ? v : 0.2 * v) - mx) / sum;
+                for (int f = 0; f < Fo; f++)
+                    agg[k * Fo + f] += a * z[j * HF + k * Fo + f];
+            }
+            for (int f = 0; f < Fo; f++)
+                slice += z[i * HF + k * Fo + f] * p[AS + k * Fo + f];
+            differs |= fabs(slice - ss[i * H + k]) > 1e-3;
+        }
+        for (size_t w = 0; w < W; w++) {
+            double ref = p[B + w];
+            if (concat)
+                ref += agg[w];
+            else
+                for (int k = 0; k < H; k++)
+                    ref += agg[k * Fo + w] / H;
+            ck_assert_double_eq_tol(out[i * W + w], ref, 1e-12);
+        }
+    }
+    ck_assert(differs);
+    gat_i_gps_local_free(&loc);
+    free(p), free(h), free(out), free(z), free(ss), free(sd), free(agg);
+    toy_free(&t);
+}
+
+START_TEST(whole_scores_by_hand)
+{
+    whole_scores_case(3, 5, _i);
+    whole_scores_case(8, 8, _i);
 }
 END_TEST
 
@@ -687,12 +792,13 @@ static Suite *suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("segments");
     tcase_add_test(tc, no_leak_between_graphs);
-    tcase_add_loop_test(tc, threads_identical, 0, 4);
+    tcase_add_loop_test(tc, threads_identical, 0, 5);
     tcase_add_test(tc, attention_readout_wiring);
     tcase_add_test(tc, batchnorm_statistics);
     tcase_add_test(tc, linear_layer_is_heads_side_by_side);
     tcase_add_test(tc, ffn_block_by_hand);
-    tcase_add_loop_test(tc, gemm_projection_matches_kernels, 0, 2);
+    tcase_add_loop_test(tc, gemm_projection_matches_kernels, 0, 4);
+    tcase_add_loop_test(tc, whole_scores_by_hand, 0, 2);
     tcase_add_test(tc, graph_schedule);
     tcase_add_test(tc, bad_config);
     suite_add_tcase(s, tc);

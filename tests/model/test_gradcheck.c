@@ -567,7 +567,8 @@ END_TEST
 /* ---- whole model ---- */
 
 /* Loop index: bit 0 three layers (else two), bit 1 directed graph without self-loops, bit 2 two
- * threads, bit 3 the reference code's setup (a mask per head, projection dropout, score biases). */
+ * threads, bit 3 the reference code's setup (a mask per head, projection dropout, score biases),
+ * bit 4 whole-row scores (every head's score halves over the layer's whole row). */
 START_TEST(test_model)
 {
     gc_model d = {.step = 41};
@@ -584,6 +585,7 @@ START_TEST(test_model)
     cfg.head_dropout = (_i >> 3) & 1;
     cfg.proj_dropout = cfg.head_dropout ? 0.3 : 0;
     cfg.score_bias = cfg.head_dropout;
+    cfg.whole_scores = (_i >> 4) & 1;
     small_graph(&d.g, graph_flags[(_i >> 1) & 1], 130 + (uint64_t)_i);
     tu_features(&d.x, d.g.n, F, 0.5, 131);
     ck_assert_int_eq(gat_model_create(&d.m, &cfg, 132), GAT_OK);
@@ -614,8 +616,10 @@ START_TEST(test_model)
                 .ctx = &d,
                 .n_out = d.n_out,
                 .step = MODEL_STEP};
-    snprintf(op.name, sizeof op.name, "model %d layers flags=%u nt=%d%s", cfg.layers,
-             graph_flags[(_i >> 1) & 1], nt, cfg.head_dropout ? " head masks, proj dropout, score biases" : "");
+    snprintf(op.name, sizeof op.name, "model %d layers flags=%u nt=%d%s%s", cfg.layers,
+             graph_flags[(_i >> 1) & 1], nt,
+             cfg.head_dropout ? " head masks, proj dropout, score biases" : "",
+             cfg.whole_scores ? " whole rows" : "");
     int nt_ = 0;
     const gat_model_tensor *t = gat_model_tensors(d.m, &nt_);
     for (int k = 0; k < nt_; k++)
@@ -750,7 +754,7 @@ static Suite *gradcheck_suite(void)
         {"head_mean", test_head_mean, 1},
         {"softmax_xent", test_softmax_xent, 1},
         {"fused_attention", test_fused_attention, 64},
-        {"model", test_model, 16},
+        {"model", test_model, 32},
         {"model input gradient", test_model_input_gradient, 8},
         {"model_edges", test_model_edges, 16},
     };

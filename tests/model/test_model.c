@@ -215,10 +215,16 @@ static const char *break_config(int k, gat_model_config *c)
     case 25:
         c->score_bias = 1, c->score = GAT_SCORE_DOT;
         return "score_bias needs the gat score (the bias of its score halves), got the dot score";
+    case 26:
+        c->whole_scores = 2;
+        return "whole_scores must be 0 or 1, got 2";
+    case 27:
+        c->whole_scores = 1, c->score = GAT_SCORE_GATV2;
+        return "whole_scores needs the gat score (its score halves' vectors), got the gatv2 score";
     }
     return NULL;
 }
-enum { N_BAD_CONFIGS = 26 };
+enum { N_BAD_CONFIGS = 28 };
 
 START_TEST(test_config_errors)
 {
