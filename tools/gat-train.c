@@ -334,6 +334,7 @@ void train_model_config(const options *o, const source *src, gat_model_config *m
     mc->att_dropout = o->att_dropout;
     mc->head_dropout = o->head_dropout;
     mc->score_bias = o->score_bias;
+    mc->whole_scores = o->whole_scores;
     mc->proj_dropout = o->proj_dropout;
     mc->negative_slope = o->slope;
     mc->score = o->score;
@@ -913,6 +914,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "1: every head draws its own input dropout mask, as the GAT paper's code (default 0)"},
         {"score-bias", CLI_INT, &op->score_bias, 0, 1, "0|1",
          "1: a bias per head in each score half, as the GAT paper's code (gat score; default 0)"},
+        {"whole-scores", CLI_INT, &op->whole_scores, 0, 1, "0|1",
+         "1: each head's score halves read the whole projected row, not the head's own slice, as "
+         "Platonov et al.'s GAT (gat score; default 0, 1 with --preset platonov)"},
         {"proj-dropout", CLI_REAL, &op->proj_dropout, 0, 0.99, "P",
          "dropout on the projected features before aggregation, as the GAT paper's code with the "
          "input's rate (default 0)"},

@@ -37,6 +37,9 @@ typedef struct options {
     double lr, weight_decay, dropout, in_dropout, att_dropout, slope;
     int head_dropout;       /* --head-dropout: a mask per head (gat_model_config.head_dropout) */
     int score_bias;         /* --score-bias: the score halves' biases (gat_model_config.score_bias) */
+    int whole_scores;       /* --whole-scores 0|1 (gat_model_config and gat_gps_config's
+                             * whole_scores); -1 (--preset platonov): 1 where the model has the
+                             * gat score (not --arch transformer, not --attention other than gat) */
     double proj_dropout;    /* --proj-dropout (gat_model_config.proj_dropout) */
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */

@@ -18,6 +18,9 @@ int train_gps_check(options *o)
             fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
             return 2;
         }
+        /* the preset's (-1): where the score is gat's; --whole-scores 1 with another score is
+         * the model's error */
+        if (o->whole_scores < 0) o->whole_scores = !o->attention || !strcmp(o->attention, "gat");
         return 0;
     }
     if (gat_gps_kind_from_name(o->arch, &o->arch_kind) != GAT_OK) {
@@ -48,6 +51,12 @@ int train_gps_check(options *o)
         fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
         return 2;
     }
+    if (o->arch_kind == GAT_GPS_GLOBAL && o->whole_scores > 0) {
+        fprintf(stderr, "gat-train: --arch transformer has no GAT term: --whole-scores 1 needs "
+                        "gps, gat-mlp, gat-bn or gat-ffn\n");
+        return 2;
+    }
+    o->whole_scores = o->whole_scores != 0 && o->arch_kind != GAT_GPS_GLOBAL;
     return 0;
 }
 
@@ -68,6 +77,7 @@ static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, ga
     c->negative_slope = o->slope;
     c->anchors = o->anchors;
     c->classifier_layers = o->classifier_layers;
+    c->whole_scores = o->whole_scores;
     if (c->kind == GAT_GPS_BN) { /* the last layer's heads as a GAT model's output layer's */
         c->last_heads = o->out_heads;
         c->residual = o->residual != 0;

@@ -94,6 +94,9 @@ int train_apply_preset(options *o, int argc, char **argv)
         o->residual = 1, o->preset_raw = 1, o->metric_name = NULL;
         o->head_dropout = 0, o->proj_dropout = 0; /* one dropout on each layer's input */
         o->score_bias = 0;
+        /* GATModule's attn_linear_u and attn_linear_v: nn.Linear(dim, num_heads), each head's
+         * score from the whole row (-1: wherever the score is gat's) */
+        o->whole_scores = -1;
         return 0;
     }
     if (!strcmp(name, "dwivedi")) {

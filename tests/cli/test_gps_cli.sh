@@ -16,6 +16,8 @@ check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "
 check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
 check arch-head-dropout 2 '' '--arch transformer does not take --head-dropout 1' -- "$train" --arch transformer --head-dropout 1
 check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet
+check whole-other-score 2 '' 'whole_scores needs the gat score \(its score halves. vectors\), got the dot score' -- "$train" --dataset "$data/small" --whole-scores 1 --attention dot --epochs 1 --quiet
+check whole-on-transformer 2 '' '^gat-train: --arch transformer has no GAT term: --whole-scores 1 needs gps, gat-mlp, gat-bn or gat-ffn$' -- "$train" --arch transformer --whole-scores 1
 
 strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }
 common=(--dataset "$data/small" --embed-dim 16 --heads 2 --epochs 6 --patience 6 --lr 0.01 --dropout 0.1 --seed 4)
@@ -31,6 +33,12 @@ cmp -s <(strip "$tmp/a") <(strip "$tmp/b") && ok node-same-on-2-threads || badf 
 "$train" "${common[@]}" --arch gat-ffn --embed-dim 128 --threads 2 >"$tmp/b" 2>&1
 grep -q '^test accuracy' "$tmp/a" && cmp -s <(strip "$tmp/a") <(strip "$tmp/b") && ok ffn-same-on-2-threads ||
   badf ffn-same-on-2-threads "$tmp/a" "$tmp/b"
+# every head's scores from the whole row (--whole-scores 1): another model, the same on 2 threads
+"$train" "${common[@]}" --arch gat-ffn --embed-dim 128 --whole-scores 1 --threads 1 >"$tmp/c" 2>&1
+"$train" "${common[@]}" --arch gat-ffn --embed-dim 128 --whole-scores 1 --threads 2 >"$tmp/d" 2>&1
+grep -q '^test accuracy' "$tmp/c" && cmp -s <(strip "$tmp/c") <(strip "$tmp/d") && ok ffn-whole-same-on-2-threads ||
+  badf ffn-whole-same-on-2-threads "$tmp/c" "$tmp/d"
+! cmp -s <(grep '^epoch' "$tmp/a") <(grep '^epoch' "$tmp/c") && ok ffn-whole-differs || badf ffn-whole-differs "$tmp/a" "$tmp/c"
 # 205 nodes attend to 50 anchors: another function than exact attention, so other figures
 check node-anchors 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch transformer --anchors 50 --threads 1
 "$train" "${common[@]}" --arch transformer --threads 1 >"$tmp/c" 2>&1
@@ -87,6 +95,17 @@ cp "$data/small/small.cites" "$tmp/other/small.cites"
 check node-embed-other 0 '^wrote ' 'may not be the one model .* was trained on' -- "$embed" --model "$tmp/n.gat" --dataset "$tmp/other/small" --predict "$tmp/o.tsv"
 check node-embed-refuses 2 '' 'is a graph transformer \(gat-train --arch gat-bn\): --attention-out does not apply' -- "$embed" --model "$tmp/n.gat" --attention-out "$tmp/a.tsv"
 check node-embed-layer 2 '' '--layer \(logits or probs only\) does not apply' -- "$embed" --model "$tmp/n.gat" --out "$tmp/x.tsv" --layer 0
+# whole-row scores in the file: the key, the bias tensor, and the same test accuracy from it
+check node-save-whole 0 '^saved the model to ' '' -- "$train" "${common[@]}" --arch gat-ffn --whole-scores 1 --threads 1 --save "$tmp/w.gat" --save-split "$tmp/w.split"
+want=$(sed -nE 's/^test accuracy: ([0-9.]+)%.*/\1/p' "$tmp/out")
+grep -aq '"whole_scores":"1"' "$tmp/w.gat" && grep -aq '"layer1.gat.att_bias":{"dtype":"F32","shape":\[2\]' "$tmp/w.gat" &&
+  grep -aq '"layer1.gat.att_src":{"dtype":"F32","shape":\[2,16\]' "$tmp/w.gat" && ok whole-in-model ||
+  bad whole-in-model "$(head -c 900 "$tmp/w.gat")"
+check node-embed-whole 0 '^wrote .*: predictions of 205 nodes' '' -- "$embed" --model "$tmp/w.gat" --predict "$tmp/w.tsv"
+got=$(awk -F'\t' 'FILENAME ~ /split$/ {s[$1] = $2; next} FILENAME ~ /content$/ {lab[$1] = $NF; next}
+  FNR > 1 && s[$1] == "test" {n++; if ($2 == lab[$1]) c++} END {if (n) printf "%.2f", 100 * c / n}' \
+  "$tmp/w.split" "$data/small/small.content" "$tmp/w.tsv")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "node-embed-whole-accuracy ($got %)" || bad node-embed-whole-accuracy "gat-train $want, from the predictions $got"
 check graph-save 0 '^saved the model of fold 1 to ' '' -- "$train" "${g[@]}" --readout attention --readout-heads 2 --threads 1 --save "$tmp/g.gat" --save-folds "$tmp/g.folds"
 want=$(sed -nE 's/^fold  1: .*test acc +([0-9.]+)%.*/\1/p' "$tmp/out")
 check graph-embed 0 '^wrote .*: predictions of 24 graphs' '' -- "$embed" --model "$tmp/g.gat" --predict "$tmp/g.tsv"

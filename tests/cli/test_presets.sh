@@ -22,7 +22,7 @@ same() {
   fi
 }
 
-platonov=(--arch gat-ffn --embed-dim 512 --layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
+platonov=(--arch gat-ffn --embed-dim 512 --whole-scores 1 --layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
           --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize
           --head-dropout 0 --proj-dropout 0)
 # the paper's setup is gat-train's defaults with the reference code's dropout placement and
@@ -35,13 +35,22 @@ same platonov-spelled-out --preset platonov --epochs 2 --embed-dim 8 --heads 2 -
 # an option given before the preset overrides it too
 same option-before-preset --lr 0.02 --epochs 2 --heads 2 --embed-dim 8 --preset platonov -- "${platonov[@]}" --lr 0.02 --epochs 2 --embed-dim 8 --heads 2
 same preset-equals-form --preset=platonov --epochs 2 --embed-dim 8 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --embed-dim 8 --heads 2
-# --arch gat: the preset's training setup on the GAT model
+# --arch gat: the preset's training setup and scores on the GAT model; with another score, the
+# preset's whole-row scores fall away
 same platonov-on-gat --preset platonov --arch gat --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:4}" --epochs 2 --hidden 4 --heads 2
+same platonov-on-gatv2 --preset platonov --arch gat --attention gatv2 --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:6}" --attention gatv2 --epochs 2 --hidden 4 --heads 2
+# and its whole-row scores on gat-bn too
+same platonov-gat-bn --preset platonov --arch gat-bn --epochs 2 --embed-dim 8 --heads 2 -- "${platonov[@]:2}" --arch gat-bn --epochs 2 --embed-dim 8 --heads 2
 # the score biases: a tensor per layer in the model, and the gat score's alone
 check score-bias-saved 0 '' '' -- "$bin" --dataset "$tiny" --preset paper --epochs 2 --threads 1 --quiet --save "$tmp/sb.gat"
 grep -q '"score_bias":"1"' "$tmp/sb.gat" && grep -q '"layer1.att_bias":{"dtype":"F32","shape":\[2,1\]' "$tmp/sb.gat" \
   && ok score-bias-in-model || bad score-bias-in-model "$(head -c 600 "$tmp/sb.gat")"
 check score-bias-gat-only 2 '' 'score_bias needs the gat score' -- "$bin" --dataset "$tiny" --score-bias 1 --attention dot --epochs 1
+# whole-row scores in a GAT model's file, and gat-embed's predictions from it
+check whole-saved 0 '' '' -- "$bin" --dataset "$tiny" --whole-scores 1 --epochs 2 --threads 1 --quiet --save "$tmp/w.gat"
+grep -aq '"whole_scores":"1"' "$tmp/w.gat" && grep -aq '"layer0.att_src":{"dtype":"F32","shape":\[8,64\]' "$tmp/w.gat" \
+  && ok whole-in-model || bad whole-in-model "$(head -c 600 "$tmp/w.gat")"
+check whole-embed 0 '^wrote ' '' -- "$(dirname "$bin")/gat-embed" --model "$tmp/w.gat" --dataset "$tiny" --predict "$tmp/w.tsv"
 check unknown-preset 2 '' "unknown preset 'pap' \(expected paper, paper-pubmed, platonov, dwivedi or xu\)" -- "$bin" --dataset "$tiny" --preset pap
 check unknown-metric 2 '' "--metric: unknown metric 'f1' \(expected acc, auc or loss\)" -- "$bin" --dataset "$tiny" --metric f1
 check auc-needs-two-classes 1 '' 'needs a two-class model, this one predicts 4 classes' -- "$bin" --dataset "$tiny" --metric auc --epochs 2 --threads 1 --quiet
