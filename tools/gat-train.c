@@ -917,6 +917,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"whole-scores", CLI_INT, &op->whole_scores, 0, 1, "0|1",
          "1: each head's score halves read the whole projected row, not the head's own slice, as "
          "Platonov et al.'s GAT (gat score; default 0, 1 with --preset platonov)"},
+        {"linear-init", CLI_STRING, &op->linear_init_name, 0, 0, "NAME",
+         "a graph transformer's initial weights: glorot (and zero biases; the default) or pytorch "
+         "(nn.Linear's default U(+-1/sqrt(fan_in)) for weights and biases; --preset platonov)"},
         {"proj-dropout", CLI_REAL, &op->proj_dropout, 0, 0.99, "P",
          "dropout on the projected features before aggregation, as the GAT paper's code with the "
          "input's rate (default 0)"},

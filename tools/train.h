@@ -40,6 +40,9 @@ typedef struct options {
     int whole_scores;       /* --whole-scores 0|1 (gat_model_config and gat_gps_config's
                              * whole_scores); -1 (--preset platonov): 1 where the model has the
                              * gat score (not --arch transformer, not --attention other than gat) */
+    const char *linear_init_name; /* --linear-init glorot|pytorch (graph transformers) */
+    int linear_init;              /* gat_gps_config.linear_init; -1 (--preset platonov): 1 for a
+                                   * graph transformer */
     double proj_dropout;    /* --proj-dropout (gat_model_config.proj_dropout) */
     /* what the checks made of them (check_options) */
     gat_order node_order;            /* --order, or the mode's default */

@@ -13,7 +13,21 @@
 int train_gps_check(options *o)
 {
     o->gps = 0;
+    if (o->linear_init_name) {
+        if (strcmp(o->linear_init_name, "glorot") && strcmp(o->linear_init_name, "pytorch")) {
+            fprintf(stderr, "gat-train: --linear-init: unknown '%s' (expected glorot or pytorch)\n",
+                    o->linear_init_name);
+            return 2;
+        }
+        o->linear_init = !strcmp(o->linear_init_name, "pytorch");
+    }
     if (!o->arch || !strcmp(o->arch, "gat")) {
+        if (o->linear_init_name && o->linear_init) {
+            fprintf(stderr, "gat-train: --linear-init pytorch needs a graph transformer (--arch); "
+                            "GAT models start from the GAT paper's glorot values\n");
+            return 2;
+        }
+        o->linear_init = 0;
         if (o->anchors) {
             fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
             return 2;
@@ -57,6 +71,7 @@ int train_gps_check(options *o)
         return 2;
     }
     o->whole_scores = o->whole_scores != 0 && o->arch_kind != GAT_GPS_GLOBAL;
+    o->linear_init = o->linear_init != 0;
     return 0;
 }
 
@@ -78,6 +93,7 @@ static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, ga
     c->anchors = o->anchors;
     c->classifier_layers = o->classifier_layers;
     c->whole_scores = o->whole_scores;
+    c->linear_init = o->linear_init;
     if (c->kind == GAT_GPS_BN) { /* the last layer's heads as a GAT model's output layer's */
         c->last_heads = o->out_heads;
         c->residual = o->residual != 0;

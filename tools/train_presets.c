@@ -97,6 +97,8 @@ int train_apply_preset(options *o, int argc, char **argv)
         /* GATModule's attn_linear_u and attn_linear_v: nn.Linear(dim, num_heads), each head's
          * score from the whole row (-1: wherever the score is gat's) */
         o->whole_scores = -1;
+        /* their code leaves PyTorch's initial values (-1: graph transformers) */
+        o->linear_init = -1;
         return 0;
     }
     if (!strcmp(name, "dwivedi")) {

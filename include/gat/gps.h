@@ -118,6 +118,13 @@ typedef struct gat_gps_config {
                        * s_dst_ih = z_i . a_dst_h + c_h; a_src, a_dst (H, H Fo), c (H), tensor
                        * att_bias, initially 0), as the GAT of Platonov et al. 2023; not with kind
                        * transformer */
+    /* Added with PyTorch's initialisation; zero keeps the models as before. */
+    int linear_init; /* the initial values: 0 glorot weights (a GAT score's vectors per head as
+                      * PyG's) and zero biases; 1 PyTorch's nn.Linear default, every linear map's
+                      * weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (a score's (H, W)
+                      * vectors as nn.Linear(W, H), the whole-row scores' bias as
+                      * attn_linear_u's), the norms' gains 1 and biases 0: the initial model of
+                      * code that leaves PyTorch's defaults, as Platonov et al.'s */
 } gat_gps_config;
 
 typedef struct gat_gps gat_gps;

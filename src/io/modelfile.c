@@ -972,7 +972,8 @@ gat_status gat_model_load(gat_model **out, gat_model_meta *meta, const char *pat
  * The same layout; "__metadata__" holds "model": "gps", the gat_gps_config (kind, in_features,
  * classes, dim, layers, heads, dropout, att_dropout, negative_slope, anchors, last_heads,
  * residual, classifier_layers; task and, for "graph", readout, readout_heads, readout_hidden;
- * "whole_scores": 1 where set, absent for 0, as files before it) and the meta's keys as above. */
+ * "whole_scores" and "linear_init": 1 where set, absent for 0, as files before them) and the
+ * meta's keys as above. */
 
 static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
 {
@@ -997,6 +998,7 @@ static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
              add_int(md, "readout_heads", c->readout_heads) &&
              add_int(md, "readout_hidden", c->readout_hidden);
     if (ok && c->whole_scores) ok = add_int(md, "whole_scores", 1);
+    if (ok && c->linear_init) ok = add_int(md, "linear_init", c->linear_init);
     ok = ok && add_meta_tail(md, meta) && add_tensors(root, t, nt);
     if (!ok) {
         cJSON_Delete(root);
@@ -1088,8 +1090,11 @@ static gat_status gps_read_meta(const char *path, const cJSON *root, gat_gps_con
             return st;
         c->readout_heads = (gat_idx)r[0], c->readout_hidden = (gat_idx)r[1];
     }
-    if ((st = meta_int(path, md, "whole_scores", 0, 1, 0, &v[9])) != GAT_OK) return st;
-    c->whole_scores = (int)v[9];
+    long li = 0;
+    if ((st = meta_int(path, md, "whole_scores", 0, 1, 0, &v[9])) != GAT_OK ||
+        (st = meta_int(path, md, "linear_init", 0, 1, 0, &li)) != GAT_OK)
+        return st;
+    c->whole_scores = (int)v[9], c->linear_init = (int)li;
     if (gat_gps_config_check(c) != GAT_OK) {
         snprintf(why, sizeof why, "%s", gat_last_error());
         return gat_i_error(GAT_EFORMAT, "%s: __metadata__ describes an invalid model: %s", path,

@@ -174,6 +174,8 @@ gat_status gat_gps_config_check(const gat_gps_config *c)
         c->classifier_layers);
     BAD(c->whole_scores != 0 && c->whole_scores != 1, "whole_scores = %d, expected 0 or 1",
         c->whole_scores);
+    BAD(c->linear_init != 0 && c->linear_init != 1, "linear_init = %d, expected 0 or 1",
+        c->linear_init);
     BAD(c->whole_scores && c->kind == GAT_GPS_GLOBAL,
         "whole_scores = 1: kind transformer has no GAT term");
 #undef BAD
@@ -289,12 +291,64 @@ static void table(gat_gps *m)
 }
 
 /* Glorot-uniform weights (per head for the GAT term's), zero biases, unit gains. */
+/* m's tensor called name, or NULL. */
+static const gat_model_tensor *tensor_named(const gat_gps *m, const char *name)
+{
+    for (int k = 0; k < m->n_tensors; k++)
+        if (!strcmp(m->tensors[k].name, name)) return &m->tensors[k];
+    return NULL;
+}
+
+/* The fan-in of t as PyTorch's nn.Linear sees it, 0 for none: a weight (in, out) its rows, a
+ * score's vectors (heads, width) their width (nn.Linear(width, heads)); a bias its linear map's:
+ * X.bias and X.biasK of X.weight and X.weightK, X_bias of X or X_weight, gat.att_bias of the
+ * scores' vectors; the norms' biases (no such weight) none. */
+static double fan_in(const gat_gps *m, const gat_model_tensor *t)
+{
+    if (t->ndim == 2)
+        return strstr(t->name, ".att_") || strstr(t->name, ".gate_att") ? (double)t->shape[1]
+                                                                        : (double)t->shape[0];
+    char w[48];
+    const char *name = t->name, *dot = strrchr(name, '.');
+    const size_t len = strlen(name);
+    if (len > 12 && !strcmp(name + len - 12, "gat.att_bias"))
+        snprintf(w, sizeof w, "%.*satt_src", (int)(len - 8), name);
+    else if (len > 5 && !strcmp(name + len - 5, "_bias"))
+        snprintf(w, sizeof w, "%.*s", (int)(len - 5), name);
+    else if (dot && !strncmp(dot, ".bias", 5))
+        snprintf(w, sizeof w, "%.*s.weight%s", (int)(dot - name), name, dot + 5);
+    else
+        return 0;
+    const gat_model_tensor *u = tensor_named(m, w);
+    if (!u && len > 5 && !strcmp(name + len - 5, "_bias")) {
+        snprintf(w, sizeof w, "%.*s_weight", (int)(len - 5), name);
+        u = tensor_named(m, w);
+    }
+    return u && u->ndim == 2 ? fan_in(m, u) : 0;
+}
+
 static void init(gat_gps *m)
 {
     gat_rng r;
     gat_rng_seed(&r, m->seed);
     gat_real *p = m->blob;
     memset(p, 0, m->n_params * sizeof *p);
+    if (m->cfg.linear_init) { /* PyTorch's defaults */
+        for (int k = 0; k < m->n_tensors; k++) {
+            const gat_model_tensor *t = &m->tensors[k];
+            const size_t len = strlen(t->name);
+            if ((len > 5 && !strcmp(t->name + len - 5, ".gain")) ||
+                (len > 12 && !strcmp(t->name + len - 12, ".running_var")))
+                for (size_t e = 0; e < t->size; e++)
+                    p[t->offset + e] = 1;
+            const double fan = fan_in(m, t);
+            if (fan <= 0) continue;
+            const double lim = 1 / sqrt(fan);
+            for (size_t e = 0; e < t->size; e++)
+                p[t->offset + e] = (gat_real)((2 * gat_rng_uniform(&r) - 1) * lim);
+        }
+        return;
+    }
     for (int k = 0; k < m->n_tensors; k++) {
         const gat_model_tensor *t = &m->tensors[k];
         const char *name = t->name;

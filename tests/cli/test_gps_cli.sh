@@ -17,6 +17,8 @@ check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train"
 check arch-head-dropout 2 '' '--arch transformer does not take --head-dropout 1' -- "$train" --arch transformer --head-dropout 1
 check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet
 check whole-other-score 2 '' 'whole_scores needs the gat score \(its score halves. vectors\), got the dot score' -- "$train" --dataset "$data/small" --whole-scores 1 --attention dot --epochs 1 --quiet
+check init-on-gat 2 '' '^gat-train: --linear-init pytorch needs a graph transformer \(--arch\); GAT models start from the GAT paper.s glorot values$' -- "$train" --linear-init pytorch
+check init-unknown 2 '' "^gat-train: --linear-init: unknown 'torch' \(expected glorot or pytorch\)$" -- "$train" --arch gps --linear-init torch
 check whole-on-transformer 2 '' '^gat-train: --arch transformer has no GAT term: --whole-scores 1 needs gps, gat-mlp, gat-bn or gat-ffn$' -- "$train" --arch transformer --whole-scores 1
 
 strip() { sed -E 's/[0-9.]+ s\b//g; s/[0-9.]+ s\)/)/' "$1"; }

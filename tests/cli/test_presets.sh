@@ -22,7 +22,7 @@ same() {
   fi
 }
 
-platonov=(--arch gat-ffn --embed-dim 512 --whole-scores 1 --layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
+platonov=(--arch gat-ffn --embed-dim 512 --linear-init pytorch --whole-scores 1 --layers 5 --hidden 64 --heads 8 --out-heads 1 --residual --in-dropout 0.2
           --att-dropout 0 --lr 3e-5 --weight-decay 0 --epochs 1000 --patience 1000 --no-normalize
           --head-dropout 0 --proj-dropout 0)
 # the paper's setup is gat-train's defaults with the reference code's dropout placement and
@@ -37,8 +37,8 @@ same option-before-preset --lr 0.02 --epochs 2 --heads 2 --embed-dim 8 --preset 
 same preset-equals-form --preset=platonov --epochs 2 --embed-dim 8 --heads 2 --dropout 0.5 -- "${platonov[@]}" --in-dropout 0.5 --att-dropout 0.5 --epochs 2 --embed-dim 8 --heads 2
 # --arch gat: the preset's training setup and scores on the GAT model; with another score, the
 # preset's whole-row scores fall away
-same platonov-on-gat --preset platonov --arch gat --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:4}" --epochs 2 --hidden 4 --heads 2
-same platonov-on-gatv2 --preset platonov --arch gat --attention gatv2 --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:6}" --attention gatv2 --epochs 2 --hidden 4 --heads 2
+same platonov-on-gat --preset platonov --arch gat --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:6}" --epochs 2 --hidden 4 --heads 2
+same platonov-on-gatv2 --preset platonov --arch gat --attention gatv2 --epochs 2 --hidden 4 --heads 2 -- "${platonov[@]:8}" --attention gatv2 --epochs 2 --hidden 4 --heads 2
 # and its whole-row scores on gat-bn too
 same platonov-gat-bn --preset platonov --arch gat-bn --epochs 2 --embed-dim 8 --heads 2 -- "${platonov[@]:2}" --arch gat-bn --epochs 2 --embed-dim 8 --heads 2
 # the score biases: a tensor per layer in the model, and the gat score's alone

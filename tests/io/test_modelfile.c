@@ -477,8 +477,8 @@ END_TEST
 
 /* A graph transformer of kind k on the fixture's 5 features, 3 classes: dim 8, 2 heads, 2
  * layers; graph: the attention readout with 2 heads and one classifier layer; gat-bn its last
- * layer of one head and the residual; whole: every head's scores from the whole row. One
- * training forward moves gat-bn's running statistics. */
+ * layer of one head and the residual; whole: every head's scores from the whole row and
+ * PyTorch's initial values. One training forward moves gat-bn's running statistics. */
 static gat_gps *make_gps_scores(gat_gps_kind k, gat_task task, const fixture *f, uint64_t seed,
                                 int whole)
 {
@@ -490,7 +490,7 @@ static gat_gps *make_gps_scores(gat_gps_kind k, gat_task task, const fixture *f,
     if (k == GAT_GPS_BN) c.last_heads = 1, c.residual = 1;
     if (task == GAT_TASK_GRAPH) c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 2;
     if (task == GAT_TASK_GRAPH) c.classifier_layers = 1;
-    c.whole_scores = whole;
+    c.whole_scores = whole, c.linear_init = whole;
     ck_assert_int_eq(gat_gps_create(&m, &c, seed), GAT_OK);
     gat_gps_set_threads(m, 1);
     const gat_idx seg[2] = {0, f->g.n};
@@ -539,7 +539,7 @@ START_TEST(roundtrip_gps)
                       ca->classifier_layers == cb->classifier_layers &&
                       ca->readout_heads == cb->readout_heads &&
                       ca->readout_hidden == cb->readout_hidden &&
-                      ca->whole_scores == cb->whole_scores);
+                      ca->whole_scores == cb->whole_scores && ca->linear_init == cb->linear_init);
             size_t na, nb;
             const gat_real *pa = gat_gps_params(m, &na), *pb = gat_gps_params(r, &nb);
             ck_assert_uint_eq(na, nb);

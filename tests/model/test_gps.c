@@ -440,16 +440,99 @@ START_TEST(whole_scores_by_hand)
 }
 END_TEST
 
-/* The offset of m's tensor called name. */
-static size_t tensor_at(const gat_gps *m, const char *name)
+/* m's tensor called name. */
+static const gat_model_tensor *tensor_of(const gat_gps *m, const char *name)
 {
     int n;
     const gat_model_tensor *t = gat_gps_tensors(m, &n);
     for (int k = 0; k < n; k++)
-        if (!strcmp(t[k].name, name)) return t[k].offset;
+        if (!strcmp(t[k].name, name)) return &t[k];
     ck_abort_msg("no tensor %s", name);
-    return 0;
+    return NULL;
 }
+
+/* The offset of m's tensor called name. */
+static size_t tensor_at(const gat_gps *m, const char *name)
+{
+    return tensor_of(m, name)->offset;
+}
+
+/* linear_init 1 (PyTorch's nn.Linear defaults): each tensor of m called name is U(-b, b) with b
+ * = 1 / sqrt(fan_in) (its largest value within b and above b / 2: many draws), or (fan_in 0) all
+ * equal to v. */
+static void check_init(const gat_gps *m, const char *name, double fan_in, double v)
+{
+    const gat_model_tensor *t = tensor_of(m, name);
+    size_t P;
+    const gat_real *p = gat_gps_params((gat_gps *)m, &P) + t->offset;
+    double mx = 0;
+    for (size_t e = 0; e < t->size; e++) {
+        if (fan_in == 0) ck_assert_msg(p[e] == v, "%s[%zu] = %g, want %g", name, e, p[e], v);
+        mx = fmax(mx, fabs(p[e]));
+    }
+    if (fan_in > 0)
+        ck_assert_msg(mx <= 1 / sqrt(fan_in) && mx > 0.5 / sqrt(fan_in), "%s: largest %g, bound %g",
+                      name, mx, 1 / sqrt(fan_in));
+}
+
+/* The initial values of linear_init 1: every linear map's weight and bias from its fan-in (the
+ * scores' vectors as nn.Linear(width, heads), their bias as attn_linear_u's, the attention's
+ * projections, the MLPs', the readout gate's), the norms' gains 1 and biases 0. */
+START_TEST(pytorch_init)
+{
+    enum { F = 40, D = 32, H = 4, C = 3 };
+    gat_gps_config c;
+    gat_gps_config_default(&c, F, C);
+    c.dim = D, c.heads = H, c.linear_init = 1;
+    for (int k = 0; k < 3; k++) {
+        c.kind = k == 0 ? GAT_GPS_HYBRID : k == 1 ? GAT_GPS_FFN : GAT_GPS_BN;
+        c.whole_scores = k > 0, c.task = k == 2 ? GAT_TASK_GRAPH : GAT_TASK_NODE;
+        if (k == 2) c.readout = GAT_READOUT_ATTENTION, c.readout_heads = 2, c.classifier_layers = 1;
+        gat_gps *m;
+        ck_assert_int_eq(gat_gps_create(&m, &c, 9), GAT_OK);
+        check_init(m, "input.weight", F, 0);
+        check_init(m, "input.bias", F, 0);
+        check_init(m, "layer1.gat.weight", D, 0);
+        check_init(m, "layer1.gat.bias", D, 0);
+        /* a head's vector over its slice (gps: D each), or over the whole row */
+        check_init(m, "layer1.gat.att_src", D, 0);
+        if (k > 0) check_init(m, "layer0.gat.att_bias", D, 0);
+        if (k == 0) {
+            check_init(m, "layer0.attn.query", D, 0);
+            check_init(m, "layer0.attn.query_bias", D, 0);
+            check_init(m, "layer1.mlp.weight2", 2 * D, 0);
+            check_init(m, "layer1.mlp.bias2", 2 * D, 0);
+            check_init(m, "layer1.norm2.gain", 0, 1);
+            check_init(m, "layer1.norm2.bias", 0, 0);
+        }
+        if (k == 1) {
+            check_init(m, "layer0.ffn.bias1", D, 0);
+            check_init(m, "layer0.norm.gain", 0, 1);
+            check_init(m, "output_norm.bias", 0, 0);
+        }
+        if (k == 2) {
+            check_init(m, "layer0.bn.bias", 0, 0);
+            check_init(m, "layer0.bn.running_var", 0, 1);
+            check_init(m, "layer0.bn.running_mean", 0, 0);
+            check_init(m, "readout.gate_bias", D, 0);
+            check_init(m, "classifier.hidden0.bias",
+                       tensor_of(m, "classifier.hidden0.weight")->shape[0], 0);
+        }
+        if (k == 2)
+            check_init(m, "classifier.bias", tensor_of(m, "classifier.weight")->shape[0], 0);
+        else
+            check_init(m, "output.bias", D, 0);
+        gat_gps_free(m);
+    }
+    /* linear_init 0: glorot weights, zero biases, as before */
+    c.linear_init = 0;
+    gat_gps *m;
+    ck_assert_int_eq(gat_gps_create(&m, &c, 9), GAT_OK);
+    check_init(m, "input.bias", 0, 0);
+    check_init(m, "layer0.gat.att_bias", 0, 0);
+    gat_gps_free(m);
+}
+END_TEST
 
 /* Kind gat-ffn by hand, one layer with W_1 = 0 (the block's output then does not depend on the
  * GAT term): h0 = GELU(x W_in + b_in), h1 = h0 + GELU(b_1) W_2 + b_2, logits = LN_out(h1) W_out +
@@ -800,6 +883,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, gemm_projection_matches_kernels, 0, 4);
     tcase_add_loop_test(tc, whole_scores_by_hand, 0, 2);
     tcase_add_test(tc, graph_schedule);
+    tcase_add_test(tc, pytorch_init);
     tcase_add_test(tc, bad_config);
     suite_add_tcase(s, tc);
     return s;
