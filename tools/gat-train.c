@@ -751,6 +751,17 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     const char *name;
     int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, ds, &name);
     if (rc != 0) return rc;
+    if (ds->n_classes == 0 && ds->n_labels == 0) { /* no node task: a TU set, or no labels */
+        if (ds->n_graph_classes > 0)
+            fprintf(stderr,
+                    "gat-train: dataset %s has no node labels: it holds %d graphs labelled with "
+                    "%d classes; classify them with --task graph\n",
+                    name, ds->n_graphs, ds->n_graph_classes);
+        else
+            fprintf(stderr, "gat-train: dataset %s has no labelled nodes to train on\n", name);
+        gat_dataset_destroy(ds);
+        return 1;
+    }
     if ((ds->n_labels > 0) != o->multilabel) {
         fprintf(stderr,
                 o->multilabel ? "gat-train: --task multilabel: dataset %s has one class per node, "

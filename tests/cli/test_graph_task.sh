@@ -198,6 +198,7 @@ check unknown-task 2 '' "--task: unknown task 'edge'" -- "$train" --task edge --
 check heads-need-attention 2 '' '^gat-train: --readout-heads needs --readout attention' -- "$train" --task graph --dataset "$d" --readout-heads 2
 check graph-excludes 2 '' 'excludes --partitions, --batch-size' -- "$train" --task graph --dataset "$d" --batch-size 4 --fanout 2,2
 check graph-needs-graphs 1 '' 'is not a set of labelled graphs' -- "$train" --task graph --dataset "$data/tiny" --epochs 1
+check graphs-need-task 1 '' "^gat-train: dataset .*toy has no node labels: it holds 40 graphs labelled with 2 classes; classify them with --task graph$" -- "$train" --dataset "$d" --epochs 1
 # a graph indicator that skips graph 2: a graph with no nodes, named by file and line
 cp -r "$d" "$tmp/gap"
 for f in "$tmp"/gap/toy_*; do mv "$f" "${f/toy_/gap_}"; done
