@@ -23,6 +23,11 @@ struct gat_sampler {
     gat_i_gov gov;  /* one thread or all, for the draws (core/gov.h) */
     gat_idx *loop;  /* (n) in-CSR position of node i's self-loop, or -1 */
     gat_idx *local; /* (n) local id during a draw, else -1 */
+    /* a draw's scratch, kept for the next (grown, never shrunk): the frontier's edge offsets,
+     * the draws' positions and sources, build_rows' sort keys */
+    gat_idx *off, *pos, *src;
+    size_t cap_off, cap_pos, cap_src, cap_key;
+    uint64_t *key;
 };
 
 gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int hops,
@@ -72,6 +77,10 @@ void gat_sampler_free(gat_sampler *s)
     if (!s) return;
     gat_free(s->loop);
     gat_free(s->local);
+    gat_free(s->off);
+    gat_free(s->pos);
+    gat_free(s->src);
+    gat_free(s->key);
     gat_free(s);
 }
 
@@ -119,19 +128,17 @@ static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_i
         gat_rng r;
         gat_rng_seed(&r, gat_i_hash64(key, (uint64_t)(uint32_t)v));
         for (gat_idx j = d - c; j < d; j++) {
-            gat_idx t = (gat_idx)gat_rng_below(&r, (uint64_t)j + 1);
-            gat_idx lo = 0, hi = k;
-            while (lo < hi) { /* first taken value >= t */
-                const gat_idx mid = lo + (hi - lo) / 2;
-                if (pos[mid] < t) lo = mid + 1;
-                else hi = mid;
+            const gat_idx t = (gat_idx)gat_rng_below(&r, (uint64_t)j + 1);
+            gat_idx z = k; /* after the last taken value < t (c is small: a linear scan) */
+            while (z > 0 && pos[z - 1] > t)
+                z--;
+            if (z > 0 && pos[z - 1] == t) { /* taken: j, larger than every taken value */
+                pos[k++] = j;
+                continue;
             }
-            if (lo < k && pos[lo] == t) { /* taken: j, larger than every taken value */
-                t = j;
-                lo = k;
-            }
-            memmove(pos + lo + 1, pos + lo, (size_t)(k - lo) * sizeof *pos);
-            pos[lo] = t;
+            for (gat_idx y = k; y > z; y--)
+                pos[y] = pos[y - 1];
+            pos[z] = t;
             k++;
         }
     }
@@ -184,90 +191,44 @@ static gat_status add_targets(gat_sampler *s, const gat_idx *targets, gat_idx n_
     return GAT_OK;
 }
 
-/* Claims node j for the sampled edge q (< 2^31 - 2) of this hop: local[j] is -1 (unseen), a
- * local id >= 0 (seen at an earlier hop: kept), or -2 - q' for the edge q' that claimed it
- * first; the smallest q wins whatever the order of the claims, so the result is the serial
- * one's. Atomic (compare-and-swap) when threads claim at once. */
-static void claim(gat_idx *local, gat_idx j, gat_idx q, int atomic)
+/* One hop's new sources (source nodes src[q0 .. total - 1], in draw order) numbered from n in
+ * the order of their first sampled edge into nodes (room reserved by the caller) and s->local,
+ * and every src[q] replaced by its source's local id (what build_rows reads, in order, instead
+ * of gathering from s->local again); returns how many. One thread: the pass is random reads and
+ * writes of s->local, which a second core slows (its cache lines move between the cores; the
+ * parallel claims this replaced, compare-and-swap per edge then three more passes, took longer
+ * on 2 threads than this on 1). */
+static gat_idx new_sources(gat_sampler *s, gat_idx *src, size_t q0, size_t total, gat_idx *nodes,
+                           gat_idx n)
 {
-    const gat_idx c = -2 - q;
-    gat_idx cur = atomic ? __atomic_load_n(&local[j], __ATOMIC_RELAXED) : local[j];
-    while (cur == -1 || (cur < -1 && c > cur)) {
-        if (!atomic) {
-            local[j] = c;
-            return;
+    gat_idx *local = s->local, k = n;
+    for (size_t q = q0; q < total; q++) {
+        if (q + PREFETCH < total) __builtin_prefetch(&local[src[q + PREFETCH]], 1);
+        const gat_idx j = src[q];
+        gat_idx l = local[j];
+        if (l == -1) {
+            l = local[j] = k;
+            nodes[k++] = j;
         }
-        if (__atomic_compare_exchange_n(&local[j], &cur, c, 1, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-            return;
+        src[q] = l;
     }
+    return k - n;
 }
-
-/* One hop's new sources, numbered from n in the order of their first sampled edge (source nodes
- * src[q0 .. total - 1], draw order), into out->nodes (room reserved by the caller) and
- * s->local; returns how many. In parallel and the same on any thread count: the claims pick
- * each node's first edge, then NCH chunks of edges count their first edges, and a prefix sum
- * over the chunks places every new node. No failure is possible once the claims begin. */
-#define NCH 64
-static gat_idx new_sources(gat_sampler *s, const gat_idx *src, size_t q0, size_t total,
-                           gat_idx *nodes, gat_idx n, uint8_t *first, int nt)
-{
-    gat_idx *local = s->local, at[NCH + 1] = {0};
-    const size_t len = total - q0, step = (len + NCH - 1) / NCH;
-    const int par = nt > 1 && len > 8192;
-#pragma omp parallel num_threads(nt) if (par)
-    {
-#pragma omp for schedule(static)
-        for (size_t q = q0; q < total; q++) {
-            if (q + PREFETCH < total) __builtin_prefetch(&local[src[q + PREFETCH]], 1);
-            claim(local, src[q], (gat_idx)q, par);
-        }
-        /* each edge's flag (it claimed its source first) with the one more gather from local
-         * this needs, prefetched; the count and the placing read the flags in order */
-#pragma omp for schedule(static)
-        for (int c = 0; c < NCH; c++) {
-            gat_idx k = 0;
-            const size_t e = q0 + (c + 1) * step < total ? q0 + (c + 1) * step : total;
-            for (size_t q = q0 + c * step; q < e; q++) {
-                if (q + PREFETCH < e) __builtin_prefetch(&local[src[q + PREFETCH]]);
-                first[q - q0] = local[src[q]] == -2 - (gat_idx)q;
-                k += first[q - q0];
-            }
-            at[c + 1] = k;
-        }
-#pragma omp single
-        for (int c = 0; c < NCH; c++)
-            at[c + 1] += at[c];
-#pragma omp for schedule(static)
-        for (int c = 0; c < NCH; c++) {
-            gat_idx k = n + at[c];
-            for (size_t q = q0 + c * step; q < total && q < q0 + (c + 1) * step; q++)
-                if (first[q - q0]) nodes[k++] = src[q];
-        }
-#pragma omp for schedule(static)
-        for (gat_idx u = n; u < n + at[NCH]; u++) {
-            if (u + PREFETCH < n + at[NCH]) __builtin_prefetch(&local[nodes[u + PREFETCH]], 1);
-            local[nodes[u]] = u;
-        }
-    }
-    return at[NCH];
-}
-#undef NCH
 
 /* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into *off, the draws
  * into *pos, and the new sources appended to out->nodes; sets out->hop_end[1..hops] and *n. */
 static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *out, size_t *cap,
-                            gat_idx *n, gat_idx **off, gat_idx **pos, gat_idx **src)
+                            gat_idx *n)
 {
-    size_t cap_off = 0, cap_pos = 0, cap_src = 0, cap_first = 0;
+    gat_idx **off = &s->off, **pos = &s->pos, **src = &s->src;
+    size_t *cap_off = &s->cap_off, *cap_pos = &s->cap_pos, *cap_src = &s->cap_src;
     const uint64_t k0 = gat_i_hash64(s->seed, step);
-    uint8_t *first = NULL; /* (hop's draws) new_sources' flags */
     gat_status st = GAT_OK;
-    if ((st = reserve(off, &cap_off, (size_t)*n + 1)) != GAT_OK) return st;
+    if ((st = reserve(off, cap_off, (size_t)*n + 1)) != GAT_OK) return st;
     (*off)[0] = 0;
     for (int h = 0; h < s->hops; h++) {
         const gat_idx lo = h ? out->hop_end[h - 1] : 0, hi = out->hop_end[h], F = s->fanout[h];
-        if ((st = reserve(off, &cap_off, (size_t)hi + 1)) != GAT_OK) break;
+        if ((st = reserve(off, cap_off, (size_t)hi + 1)) != GAT_OK) break;
         gat_idx *o = *off;
         /* each frontier node's draw count at o[u + 1] (in parallel: its row pointers are
          * random reads), then their running sum */
@@ -298,19 +259,10 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
         }
         if (st != GAT_OK) break;
         const size_t q0 = (size_t)o[lo];
-        if ((st = reserve(pos, &cap_pos, total)) != GAT_OK ||
-            (st = reserve(src, &cap_src, total)) != GAT_OK ||
+        if ((st = reserve(pos, cap_pos, total)) != GAT_OK ||
+            (st = reserve(src, cap_src, total)) != GAT_OK ||
             (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
             break;
-        if (total - q0 > cap_first) {
-            uint8_t *f = gat_realloc(first, total - q0, 1);
-            if (!f) {
-                st = GAT_ENOMEM;
-                break;
-            }
-            first = f;
-            cap_first = total - q0;
-        }
         /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
         gat_idx *p = *pos, *j = *src;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
@@ -327,10 +279,9 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
                 __builtin_prefetch(&s->g->col[s->g->rowptr[out->nodes[u + PREFETCH]]]);
             draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u], j + o[u]);
         }
-        *n += new_sources(s, j, q0, total, out->nodes, *n, first, nt);
+        *n += new_sources(s, j, q0, total, out->nodes, *n);
         out->hop_end[h + 1] = *n;
     }
-    gat_free(first);
     return st;
 }
 
@@ -352,36 +303,42 @@ static void sort_keys(uint64_t *r, gat_idx c)
 /* The block's in-CSR from the draws (off, pos): the sampled rows of hops 0..L-1 sorted by
  * (local source, parent edge), each node's self-loop included, then the last hop's self-loops;
  * each row is written at its own place, so in parallel. */
-static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat_idx *pos,
-                             const gat_idx *src, int nt, gat_block *out)
+static gat_status build_rows(gat_sampler *s, int nt, gat_block *out)
 {
     const gat_idx n = out->n, R = out->hop_end[s->hops - 1];
-    uint64_t *key = NULL;
+    const gat_idx *off = s->off, *pos = s->pos, *src = s->src;
     out->graph.n = n;
     if (!(out->graph.rowptr = gat_malloc((size_t)n + 1, sizeof *out->graph.rowptr)))
         return GAT_ENOMEM;
-    out->graph.rowptr[0] = 0;
+    gat_idx *rp = out->graph.rowptr;
+    rp[0] = 0;
+    /* each row's length (its self-loop is a random read: in parallel, ahead), then their sum */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 4096)
     for (gat_idx u = 0; u < n; u++) {
         if (u + PREFETCH < n) __builtin_prefetch(&s->loop[out->nodes[u + PREFETCH]]);
-        const gat_idx c = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out->nodes[u]] >= 0);
-        out->graph.rowptr[u + 1] = out->graph.rowptr[u] + c;
+        rp[u + 1] = (u < R ? off[u + 1] - off[u] : 0) + (s->loop[out->nodes[u]] >= 0);
     }
+    for (gat_idx u = 0; u < n; u++)
+        rp[u + 1] += rp[u];
     const gat_idx E = out->graph.rowptr[n];
     out->graph.nnz = E;
     if (!(out->graph.col = gat_malloc((size_t)E, sizeof *out->graph.col)) ||
-        !(out->edge_parent = gat_malloc((size_t)E, sizeof *out->edge_parent)) ||
-        !(key = gat_malloc((size_t)E, sizeof *key)))
+        !(out->edge_parent = gat_malloc((size_t)E, sizeof *out->edge_parent)))
         return GAT_ENOMEM;
+    if ((size_t)E > s->cap_key) {
+        uint64_t *k = gat_realloc(s->key, (size_t)E + (size_t)E / 8, sizeof *k);
+        if (!k) return GAT_ENOMEM;
+        s->key = k;
+        s->cap_key = (size_t)E + (size_t)E / 8;
+    }
+    uint64_t *key = s->key;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && n > 4096)
     for (gat_idx u = 0; u < n; u++) {
         const gat_idx v = out->nodes[u], at = out->graph.rowptr[u];
         gat_idx c = 0;
         if (u < R)
             for (gat_idx q = off[u]; q < off[u + 1]; q++) {
-                /* the sources' local ids are gathers from a node-sized array: ahead */
-                if (q + 4 * PREFETCH < off[R]) __builtin_prefetch(&s->local[src[q + 4 * PREFETCH]]);
-                key[at + c++] = (uint64_t)(uint32_t)s->local[src[q]] << 32 |
-                                (uint32_t)pos[q];
+                key[at + c++] = (uint64_t)(uint32_t)src[q] << 32 | (uint32_t)pos[q];
             }
         if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
         sort_keys(key + at, c);
@@ -390,7 +347,6 @@ static gat_status build_rows(const gat_sampler *s, const gat_idx *off, const gat
             out->edge_parent[at + q] = (gat_idx)(uint32_t)key[at + q];
         }
     }
-    gat_free(key);
     return gat_i_graph_transpose(&out->graph);
 }
 
@@ -398,7 +354,7 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
                               uint64_t step, gat_block *b)
 {
     gat_block out = {0};
-    gat_idx *off = NULL, *pos = NULL, *src = NULL, n = 0;
+    gat_idx n = 0;
     size_t cap_nodes = 0;
     double t0 = 0;
     gat_status st;
@@ -419,9 +375,9 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
     out.n_targets = n_targets;
     out.hops = s->hops;
     out.hop_end[0] = n;
-    if ((st = draw_hops(s, step, nt, &out, &cap_nodes, &n, &off, &pos, &src)) != GAT_OK) goto cleanup;
+    if ((st = draw_hops(s, step, nt, &out, &cap_nodes, &n)) != GAT_OK) goto cleanup;
     out.n = n;
-    if ((st = build_rows(s, off, pos, src, nt, &out)) != GAT_OK) goto cleanup;
+    if ((st = build_rows(s, nt, &out)) != GAT_OK) goto cleanup;
     if (gov) gat_i_gov_end(&s->gov, 0, gat_i_seconds() - t0);
     *b = out;
     memset(&out, 0, sizeof out);
@@ -429,15 +385,11 @@ gat_status gat_sampler_sample(gat_sampler *s, const gat_idx *targets, gat_idx n_
 
 cleanup:;
     const gat_idx *drawn = b->nodes ? b->nodes : out.nodes;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 8192)
     for (gat_idx u = 0; u < n; u++) {
         if (u + PREFETCH < n) __builtin_prefetch(&s->local[drawn[u + PREFETCH]], 1);
         s->local[drawn[u]] = -1;
     }
     gat_block_destroy(&out);
-    gat_free(off);
-    gat_free(pos);
-    gat_free(src);
     return st;
 }
 

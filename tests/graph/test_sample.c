@@ -90,6 +90,39 @@ static void check_block(const gat_block *b, const gat_graph *g, const gat_idx *t
             ck_assert_int_eq(others, 0); /* the last hop keeps its self-loop only */
         }
     }
+    /* hop h + 1's nodes are numbered in the order of their first sampled edge: the rows of hop
+     * h in order, a row's edges in its draw's order (by parent edge) */
+    gat_idx *row = malloc(((size_t)b->graph.nnz + 1) * 2 * sizeof *row);
+    ck_assert_ptr_nonnull(row);
+    for (int h = 0; h < hops; h++) {
+        gat_idx next = b->hop_end[h];
+        for (gat_idx u = h ? b->hop_end[h - 1] : 0; u < b->hop_end[h]; u++) {
+            gat_idx c = 0;
+            for (gat_idx e = b->graph.rowptr[u]; e < b->graph.rowptr[u + 1]; e++)
+                if (b->graph.col[e] != u) {
+                    row[2 * c] = b->edge_parent[e];
+                    row[2 * c + 1] = b->graph.col[e];
+                    c++;
+                }
+            for (gat_idx i = 1; i < c; i++) /* by parent edge (rows are short) */
+                for (gat_idx j = i; j > 0 && row[2 * j - 2] > row[2 * j]; j--)
+                    for (int f = 0; f < 2; f++) {
+                        const gat_idx x = row[2 * j + f];
+                        row[2 * j + f] = row[2 * j - 2 + f];
+                        row[2 * j - 2 + f] = x;
+                    }
+            for (gat_idx i = 0; i < c; i++)
+                if (row[2 * i + 1] >= next) {
+                    ck_assert_msg(row[2 * i + 1] == next,
+                                  "hop %d: row %d's edge from %d before "
+                                  "node %d's first edge",
+                                  h + 1, u, row[2 * i + 1], next);
+                    next++;
+                }
+        }
+        ck_assert_int_eq(next, b->hop_end[h + 1]);
+    }
+    free(row);
 }
 
 static int blocks_equal(const gat_block *a, const gat_block *b)
@@ -191,7 +224,7 @@ START_TEST(blocks_are_deterministic)
     gat_sampler *s;
     ck_assert_int_eq(gat_sampler_create(&s, &g, 2, fan, 42), GAT_OK);
     gat_sampler_set_threads(s, 1);
-    /* the governor may keep one thread: fixed threads run the parallel dedupe (60000 draws) */
+    /* the governor may keep one thread: fixed threads run the parallel draws (60000 of them) */
     gat_sampler_set_fixed_threads(s, 1);
     ck_assert_int_eq(gat_sampler_sample(s, t, 6000, 3, &ref), GAT_OK);
     check_block(&ref, &g, t, 6000, 2, fan);
