@@ -443,6 +443,21 @@ static void describe(gat_i_fast *f, int l)
     fl->res = L->residual ? fy->res : NULL;
 }
 
+/* memset(p, 0, bytes) on nt threads, each zeroing its own span (a rebind's arrays are tens of
+ * MB; one thread left the others waiting). */
+static void zero_par(void *p, size_t bytes, int nt)
+{
+    if (nt < 2 || bytes < ((size_t)1 << 20)) {
+        memset(p, 0, bytes);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int t = 0; t < nt; t++) {
+        const size_t a = bytes / (size_t)nt * (size_t)t;
+        memset((char *)p + a, 0, t == nt - 1 ? bytes - a : bytes / (size_t)nt);
+    }
+}
+
 /* With remote rows: which own rows read no remote row (gat_i_remote.finish). */
 static void mark_inner(gat_i_fast *f)
 {
@@ -483,7 +498,7 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     t.xt_perm = f->xt_perm;
     partition_all(&t);
     /* zeroed as by create: rows a restricted forward skips hold finite values for backward */
-    memset(block_base(&t), 0, bytes);
+    zero_par(block_base(&t), bytes, gat_i_threads(nt));
     layout(&t, block_base(&t));
     mark_inner(&t);
     for (int k = 0; k < 2; k++)
