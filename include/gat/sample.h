@@ -57,7 +57,9 @@ typedef struct gat_sampler gat_sampler;
  * gat_sampler_free), NULL on failure. g is checked as gat_graph_check does.
  * Returns GAT_EINVAL (NULL argument, hops outside [1, GAT_MAX_LAYERS], a fan-out below -1,
  * malformed g; the message names the hop and the value), GAT_ENOMEM. Cost O(n + E), and the
- * sampler keeps 8 bytes per node of g. */
+ * sampler keeps 8 bytes per node of g, and from its draws the scratch of the largest block drawn
+ * so far (about 20 bytes per block edge). One sampler draws one block at a time: calls on the
+ * same sampler must not overlap. */
 GAT_API gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int hops,
                                       const gat_idx *fanout, uint64_t seed);
 
