@@ -150,15 +150,16 @@ static void draw(const gat_sampler *s, uint64_t key, gat_idx v, gat_idx c, gat_i
     }
 }
 
-/* Grows *a to hold at least need values (doubling); GAT_ENOMEM leaves *a as it was. */
-static gat_status reserve(gat_idx **a, size_t *cap, size_t need)
+/* Grows the array *a (a pointer to a gat_idx or uint64_t pointer; values of size bytes) to hold
+ * at least need values (doubling); GAT_ENOMEM leaves *a as it was. */
+static gat_status reserve(void *a, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return GAT_OK;
     size_t c = *cap ? *cap : 1024;
     while (c < need) c *= 2;
-    gat_idx *p = gat_realloc(*a, c, sizeof *p);
+    void *p = gat_realloc(*(void **)a, c, size);
     if (!p) return GAT_ENOMEM;
-    *a = p;
+    *(void **)a = p;
     *cap = c;
     return GAT_OK;
 }
@@ -176,7 +177,7 @@ static gat_status add_targets(gat_sampler *s, const gat_idx *targets, gat_idx n_
 {
     const gat_graph *g = s->g;
     gat_status st;
-    if ((st = reserve(&out->nodes, cap, (size_t)n_targets)) != GAT_OK) return st;
+    if ((st = reserve(&out->nodes, cap, (size_t)n_targets, sizeof(gat_idx))) != GAT_OK) return st;
     for (gat_idx k = 0; k < n_targets; k++) {
         const gat_idx v = targets[k];
         if (v < 0 || v >= g->n)
@@ -215,21 +216,20 @@ static gat_idx new_sources(gat_sampler *s, gat_idx *src, size_t q0, size_t total
     return k - n;
 }
 
-/* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into *off, the draws
- * into *pos, and the new sources appended to out->nodes; sets out->hop_end[1..hops] and *n. */
+/* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into s->off, the draws
+ * into s->pos and s->src, and the new sources appended to out->nodes; sets out->hop_end[1..hops]
+ * and *n. */
 static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *out, size_t *cap,
                             gat_idx *n)
 {
-    gat_idx **off = &s->off, **pos = &s->pos, **src = &s->src;
-    size_t *cap_off = &s->cap_off, *cap_pos = &s->cap_pos, *cap_src = &s->cap_src;
     const uint64_t k0 = gat_i_hash64(s->seed, step);
     gat_status st = GAT_OK;
-    if ((st = reserve(off, cap_off, (size_t)*n + 1)) != GAT_OK) return st;
-    (*off)[0] = 0;
+    if ((st = reserve(&s->off, &s->cap_off, (size_t)*n + 1, sizeof(gat_idx))) != GAT_OK) return st;
+    s->off[0] = 0;
     for (int h = 0; h < s->hops; h++) {
         const gat_idx lo = h ? out->hop_end[h - 1] : 0, hi = out->hop_end[h], F = s->fanout[h];
-        if ((st = reserve(off, cap_off, (size_t)hi + 1)) != GAT_OK) break;
-        gat_idx *o = *off;
+        if ((st = reserve(&s->off, &s->cap_off, (size_t)hi + 1, sizeof(gat_idx))) != GAT_OK) break;
+        gat_idx *o = s->off;
         /* each frontier node's draw count at o[u + 1] (in parallel: its row pointers are
          * random reads), then their running sum */
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && hi - lo > 4096)
@@ -259,12 +259,12 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
         }
         if (st != GAT_OK) break;
         const size_t q0 = (size_t)o[lo];
-        if ((st = reserve(pos, cap_pos, total)) != GAT_OK ||
-            (st = reserve(src, cap_src, total)) != GAT_OK ||
-            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0))) != GAT_OK)
+        if ((st = reserve(&s->pos, &s->cap_pos, total, sizeof(gat_idx))) != GAT_OK ||
+            (st = reserve(&s->src, &s->cap_src, total, sizeof(gat_idx))) != GAT_OK ||
+            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0), sizeof(gat_idx))) != GAT_OK)
             break;
         /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
-        gat_idx *p = *pos, *j = *src;
+        gat_idx *p = s->pos, *j = s->src;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
         for (gat_idx u = lo; u < hi; u++) {
             /* what later draws read, ahead of them in two stages: a node's row pointer and
@@ -325,12 +325,7 @@ static gat_status build_rows(gat_sampler *s, int nt, gat_block *out)
     if (!(out->graph.col = gat_malloc((size_t)E, sizeof *out->graph.col)) ||
         !(out->edge_parent = gat_malloc((size_t)E, sizeof *out->edge_parent)))
         return GAT_ENOMEM;
-    if ((size_t)E > s->cap_key) {
-        uint64_t *k = gat_realloc(s->key, (size_t)E + (size_t)E / 8, sizeof *k);
-        if (!k) return GAT_ENOMEM;
-        s->key = k;
-        s->cap_key = (size_t)E + (size_t)E / 8;
-    }
+    if (reserve(&s->key, &s->cap_key, (size_t)E, sizeof *s->key) != GAT_OK) return GAT_ENOMEM;
     uint64_t *key = s->key;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && n > 4096)
     for (gat_idx u = 0; u < n; u++) {
