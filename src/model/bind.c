@@ -320,8 +320,11 @@ static gat_status rebuild(gat_model *m, const gat_i_binding *b)
     m->ws.trained = m->ws.ran = 0;
     if ((st = make_order(m, &m->ws.b)) != GAT_OK) goto fail;
     engine_view(m);
-    if (m->ws.fast &&
-        (st = gat_i_fast_rebind(m->ws.fast, &m->ws.eb, m->threads, &done)) != GAT_OK)
+    /* with a sampled block's hops (in the engine's numbering: without a node order) the
+     * engine's rebind leaves out zeroing what the trimmed passes write */
+    gat_i_binding eb = m->ws.eb;
+    if (m->ws.order == GAT_ORDER_NONE) eb.hop_end = b->hop_end, eb.hops = b->hops;
+    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, &eb, m->threads, &done)) != GAT_OK)
         goto fail;
     if (!done) {
         gat_i_fast_free(m->ws.fast);

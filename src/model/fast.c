@@ -30,6 +30,9 @@
  * per-row loop (which keeps W in cache), wider ones are faster blocked (several times at
  * 512 x 512). Tests lower it. */
 int64_t gat_i_fast_gemm_min = 16384;
+/* gat_i_fast.stale: what a rebind for a sampled block's hops leaves in the block (-1 the earlier
+ * binding's values; tests set a byte, 0xff making every value a NaN) */
+int gat_i_fast_stale_fill = -1;
 
 /* ---- chunks ---- */
 
@@ -350,12 +353,20 @@ static gat_i_chunks cut_chunks(gat_i_chunks all, gat_idx n, gat_idx **bd)
     return c;
 }
 
+/* Whether b binds a sampled block with a hop for each layer (gat_i_binding.hop_end): a training
+ * binding without remote rows, which forwards with its targets as rows trim. */
+static int block_hops(const gat_i_fast *f, const gat_i_binding *b)
+{
+    return b->hop_end && b->hops == f->n_layers && !f->lean && f->n_own == f->N &&
+           b->hop_end[f->n_layers] == f->N;
+}
+
 int gat_i_fast_trim(gat_i_fast *f, const gat_i_binding *b)
 {
     const int L = f->n_layers;
     const gat_idx *he = b->hop_end, n = b->n_rows;
-    f->trimmed = he && b->hops == L && !f->lean && f->n_own == f->N && b->rows && n > 0 &&
-                 n == he[0] && he[L] == f->N && b->rows[0] == 0 && b->rows[n - 1] == n - 1;
+    f->trimmed = block_hops(f, b) && b->rows && n > 0 && n == he[0] && b->rows[0] == 0 &&
+                 b->rows[n - 1] == n - 1;
     if (!f->trimmed) return 0;
     gat_idx *bd = f->bounds + f->tc.n + f->sc.n + f->xc.n + 3;
     for (int l = 0; l < L; l++) {
@@ -497,8 +508,15 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     t.xt = f->xt;
     t.xt_perm = f->xt_perm;
     partition_all(&t);
-    /* zeroed as by create: rows a restricted forward skips hold finite values for backward */
-    zero_par(block_base(&t), bytes, gat_i_threads(nt));
+    /* zeroed as by create: rows a restricted forward skips hold finite values for backward.
+     * A sampled block's trimmed passes write every value they read, so its rebind (each
+     * mini-batch step's: tens of MB, a tenth of the step) leaves the block as it is until a
+     * forward that does not trim (gat_i_fast_unstale). */
+    t.stale = 0;
+    if (!block_hops(&t, b))
+        zero_par(block_base(&t), bytes, gat_i_threads(nt));
+    else if ((t.stale = bytes) > 0 && gat_i_fast_stale_fill >= 0)
+        memset(block_base(&t), gat_i_fast_stale_fill, bytes);
     layout(&t, block_base(&t));
     mark_inner(&t);
     for (int k = 0; k < 2; k++)
@@ -514,6 +532,13 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
         describe(f, l);
     *done = 1;
     return GAT_OK;
+}
+
+void gat_i_fast_unstale(gat_i_fast *f, int nt)
+{
+    if (!f->stale) return;
+    zero_par(block_base(f), f->stale, nt);
+    f->stale = 0;
 }
 
 void gat_i_fast_free(gat_i_fast *f)

@@ -239,6 +239,7 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
               nt = gat_i_fast_gov_begin(f, nt_max);
     /* a sampled block's hops give each layer's rows; other output rows make a plan */
     const int trim = gat_i_fast_trim(f, b);
+    if (!trim) gat_i_fast_unstale(f, nt);
     const plan *pl = trim ? NULL : plan_rows(f, b->rows, b->rows ? b->n_rows : 0);
     for (int l = 0; l < f->n_layers; l++) {
         flayer *fy = &f->f[l];

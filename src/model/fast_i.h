@@ -55,6 +55,10 @@ struct gat_i_fast {
     gat_i_chunks tc, sc, xc;
     gat_idx *bounds; /* tc, sc, xc bounds, one allocation */
     void *block;     /* every cache and scratch buffer */
+    /* the block's first bytes that a rebind for a sampled block left holding an earlier
+     * binding's values (gat_i_fast_stale_fill), zeroed before a forward that does not trim;
+     * 0: all zeroed or written since */
+    size_t stale;
     /* backward scratch */
     gat_real *drow, *ds_dst, *pt, *ps, *dz, *dy[2], *Wt, *dq;
     gat_real *arow; /* (nt_cap, drow_stride): gat_i_fl.arow of the layers that keep no alpha */
@@ -115,6 +119,13 @@ struct gat_i_fast {
 /* The smallest F hw (input columns times layer 0's hw) projected by GEMM (gat_i_fast.gemm0):
  * read when a binding is made; tests change it, nothing else. */
 extern int64_t gat_i_fast_gemm_min;
+
+/* What a rebind for a sampled block leaves in the block (gat_i_fast.stale): -1 the earlier
+ * binding's values; a byte value fills it (tests: 0xff, NaNs that no trimmed pass may read). */
+extern int gat_i_fast_stale_fill;
+
+/* Zeroes what a rebind left stale (gat_i_fast.stale), on nt threads; nothing if none. */
+void gat_i_fast_unstale(gat_i_fast *f, int nt);
 
 /* Whether binding b trims the layers of the forward about to run (a training binding without
  * remote rows whose hops are the model's layers and whose output rows are its targets, 0 ..

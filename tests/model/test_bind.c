@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "gat/sample.h"
 #include "gat/train.h"
+#include "model/fast_i.h"
 #include "model/model_i.h"
 
 #include <math.h>
@@ -510,10 +511,11 @@ END_TEST
 
 /* The targets' logits (n_targets, C) and the gradients of a training step (dropout 0.3, step 9;
  * dlogits a fixed pattern on the targets, zero elsewhere) of m on block k with features x,
- * bound as the library binds a loader's batch, with its hops (trim) or without, on nt threads:
- * the second of two such steps on the binding. */
-static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int trim, int nt,
-                       gat_real *logits, gat_real *grads)
+ * bound as the library binds a loader's batch, with its hops (trim 1) or without (0), on nt
+ * threads: the second of two such steps on the binding. trim 2 and 3: the first target's rows
+ * only (a restricted forward, not trimmed), with the block's hops (2) or without (3). */
+static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, const gat_real *ex,
+                       int trim, int nt, gat_real *logits, gat_real *grads)
 {
     const gat_idx nb = k->n_targets;
     const size_t n = (size_t)k->n * C;
@@ -527,10 +529,11 @@ static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int t
     tu_uniform(d, (size_t)nb * C, -1, 1, 5);
     const gat_i_binding b = {.g = &k->graph,
                              .x = x,
+                             .ex = ex,
                              .rows = rows,
-                             .n_rows = nb,
-                             .hop_end = trim ? k->hop_end : NULL,
-                             .hops = trim ? k->hops : 0,
+                             .n_rows = trim >= 2 ? 1 : nb,
+                             .hop_end = trim % 2 || trim == 2 ? k->hop_end : NULL,
+                             .hops = trim % 2 || trim == 2 ? k->hops : 0,
                              .flags = GAT_I_BIND_TRUSTED};
     const gat_i_run run = {.training = 1, .step = 9, .set_dropout = 1, .in_p = 0.3, .att_p = 0.3};
     gat_model_set_threads(m, nt);
@@ -538,7 +541,7 @@ static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int t
     /* twice on the binding: the second step must not see the first one's rows */
     for (int again = 0; again < 2; again++) {
         ck_assert_int_eq(gat_i_model_forward(m, &b, &run, &lg), GAT_OK);
-        ck_assert_int_eq(gat_i_model_trimmed(m), trim);
+        ck_assert_int_eq(gat_i_model_trimmed(m), trim == 1);
         memcpy(logits, lg, (size_t)nb * C * sizeof *lg);
         gat_model_zero_grads(m);
         ck_assert_int_eq(gat_i_model_backward(m, d, NULL), GAT_OK);
@@ -550,17 +553,31 @@ static void block_step(gat_model *m, const gat_block *k, const gat_csr *x, int t
 }
 
 /* Loop index: the rebinding configurations x 2 and 3 layers, then gat with the reference code's
- * dropout placement (a mask per head, projection dropout 0.5) on 2 and 3 layers. A sampled
- * block's training step
+ * dropout placement (a mask per head, projection dropout 0.5) on 2 and 3 layers, then the other
+ * scores and gat and gatv2 with edge features (extra[]) on 2 layers. A sampled block's training
+ * step
  * with trimmed layers (layer l computes the nodes of hops 0 .. L - 1 - l only, forward and
  * backward) gives the untrimmed step's target logits and gradients to 1e-6 (relative, a tenth of
  * a percent of the largest value as the floor; the passes add the same rows in the same chunks,
- * so in fact equal), and is bit-identical on 1, 2 and 3 threads. */
+ * so in fact equal), and is bit-identical on 1, 2 and 3 threads. Every rebind for the block's
+ * hops fills the engine's arrays with NaNs (gat_i_fast_stale_fill), which it does not zero: no
+ * trimmed pass may read a value it has not written, and a forward that does not trim (one
+ * target's rows) must zero them first. */
+static const struct {
+    gat_score score;
+    gat_idx edge_dim;
+} extra[] = {{GAT_SCORE_SCALED_DOT, 0}, {GAT_SCORE_BILINEAR, 0}, {GAT_SCORE_COSINE, 0},
+             {GAT_SCORE_GAUSSIAN, 0},   {GAT_SCORE_GAT, 3},      {GAT_SCORE_GATV2, 3}};
+
 START_TEST(trimmed_block_matches)
 {
-    const int nc = (int)LEN(configs), placement = _i >= 2 * nc, j = placement ? 0 : _i % nc;
-    const gat_score score = configs[j].score;
-    const int residual = configs[j].residual, L = 2 + (placement ? _i - 2 * nc : _i / nc);
+    const int nc = (int)LEN(configs), ix = _i - 2 * nc - 2;
+    const int placement = _i >= 2 * nc && ix < 0, j = _i < 2 * nc ? _i % nc : 0;
+    const gat_score score = ix >= 0 ? extra[ix].score : configs[j].score;
+    const gat_idx D = ix >= 0 ? extra[ix].edge_dim : 0;
+    const int residual = configs[j].residual, L = 2 + (ix >= 0     ? 0
+                                                       : placement ? _i - 2 * nc
+                                                                   : _i / nc);
     static const gat_idx fanout[3] = {4, 3, 3};
     gat_graph g;
     gat_csr x, bx;
@@ -581,6 +598,12 @@ START_TEST(trimmed_block_matches)
     cfg.score = score, cfg.residual = residual;
     cfg.head_dropout = placement, cfg.proj_dropout = placement ? 0.5 : 0;
     cfg.score_bias = placement;
+    cfg.edge_dim = D;
+    gat_real *ex = NULL;
+    if (D > 0) {
+        ck_assert_ptr_nonnull(ex = malloc((size_t)k.graph.nnz * D * sizeof *ex));
+        tu_uniform(ex, (size_t)k.graph.nnz * D, -1, 1, 13);
+    }
     gat_model *m = NULL;
     ck_assert_int_eq(tu_model_create(&m, &cfg, 11), GAT_OK);
     size_t P;
@@ -590,25 +613,35 @@ START_TEST(trimmed_block_matches)
     gat_real *lg1 = malloc(nl * sizeof *lg1), *gr1 = malloc(P * sizeof *gr1);
     gat_real *lg = malloc(nl * sizeof *lg), *gr = malloc(P * sizeof *gr);
     ck_assert(lg0 && gr0 && lg1 && gr1 && lg && gr);
-    block_step(m, &k, &bx, 0, 1, lg0, gr0);
-    block_step(m, &k, &bx, 1, 1, lg1, gr1);
+    gat_i_fast_stale_fill = 0xff;
+    block_step(m, &k, &bx, ex, 3, 1, lg0, gr0);
+    block_step(m, &k, &bx, ex, 2, 1, lg, gr);
+    ck_assert_msg(memcmp(lg, lg0, (size_t)C * sizeof *lg) == 0 &&
+                      memcmp(gr, gr0, P * sizeof *gr) == 0,
+                  "%s residual %d, %d layers: one target's forward on the block bound with its "
+                  "hops differs from the same without them",
+                  gat_score_name(score), residual, L);
+    block_step(m, &k, &bx, ex, 0, 1, lg0, gr0);
+    block_step(m, &k, &bx, ex, 1, 1, lg1, gr1);
     const double fl = 1e-3 * tu_max_abs(lg0, nl), fg = 1e-3 * tu_max_abs(gr0, P);
     size_t at;
     const double el = tu_max_rel_err(lg1, lg0, nl, fl, NULL), eg = tu_max_rel_err(gr1, gr0, P, fg, &at);
-    printf("trimmed block, %s residual %d%s, %d layers (%d of %d nodes in the first layer): "
+    printf("trimmed block, %s residual %d%s%s, %d layers (%d of %d nodes in the first layer): "
            "logits %.1e, gradients %.1e\n",
-           gat_score_name(score), residual, placement ? " head masks, proj dropout" : "", L,
-           k.hop_end[L - 1], k.n, el, eg);
+           gat_score_name(score), residual, placement ? " head masks, proj dropout" : "",
+           D ? " edge features" : "", L, k.hop_end[L - 1], k.n, el, eg);
     ck_assert(tu_rms(gr0, P) > 0);
     ck_assert_msg(el <= 1e-6 && eg <= 1e-6,
                   "%s residual %d, %d layers: trimmed logits differ by %g, gradients by %g (at "
                   "%zu: %g, untrimmed %g)",
                   gat_score_name(score), residual, L, el, eg, at, (double)gr1[at], (double)gr0[at]);
     for (int nt = 2; nt <= 3; nt++) {
-        block_step(m, &k, &bx, 1, nt, lg, gr);
+        block_step(m, &k, &bx, ex, 1, nt, lg, gr);
         ck_assert_msg(memcmp(lg, lg1, nl * sizeof *lg) == 0 && memcmp(gr, gr1, P * sizeof *gr) == 0,
                       "trimmed step on %d threads differs from 1 thread", nt);
     }
+    gat_i_fast_stale_fill = -1;
+    free(ex);
     free(lg0), free(gr0), free(lg1), free(gr1), free(lg), free(gr);
     gat_model_free(m);
     gat_sampler_free(s);
@@ -704,7 +737,7 @@ static Suite *bind_suite(void)
     tcase_add_test(tc, inference_binding_ordered);
     suite_add_tcase(s, tc);
     tc = tcase_create("trim");
-    tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs) + 2);
+    tcase_add_loop_test(tc, trimmed_block_matches, 0, 2 * (int)LEN(configs) + 2 + (int)LEN(extra));
     tcase_add_test(tc, train_step_batch);
     suite_add_tcase(s, tc);
     return s;
