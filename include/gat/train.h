@@ -199,7 +199,9 @@ GAT_API gat_status gat_train_step(gat_model *m, const gat_graph *g, const gat_cs
  * (forward and backward: the results of gat_train_step on the block with rows 0 ..
  * n_targets - 1, up to summation order). labels: (b->block.n_targets) the targets' classes, in
  * the block's order. t, adam, *loss, *acc as in gat_train_step. Do not pass a batch built or
- * edited by hand: nothing of it is checked beyond its sizes against the model.
+ * edited by hand: nothing of it is checked beyond its sizes against the model. Afterwards
+ * gat_model_layer_output and gat_model_attention hold layer l's values for those rows only (and
+ * their in-edges); the other rows' are unspecified.
  * Returns GAT_EINVAL (NULL argument, t < 1, adam failing gat_adam_config_check, a block without
  * targets or of other than the model's layers as hops, a label outside [0, classes)), GAT_EDIM
  * (the features' width or the edge features disagree with the model), GAT_ENUMERIC (training
