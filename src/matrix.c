@@ -96,55 +96,31 @@ void gat_csr_normalize_rows(gat_csr *a)
     }
 }
 
-gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm)
+gat_status gat_i_csr_transpose_reserve(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact)
 {
     const gat_idx nnz = x->rowptr[x->rows];
-    gat_idx *map = NULL, *next = NULL;
+    if (t->rowptr && *perm && t->rows == x->cols && (size_t)nnz <= t->capacity &&
+        !(exact && (size_t)nnz != t->capacity))
+        return GAT_OK;
+    gat_csr_destroy(t);
+    gat_free(*perm);
+    *perm = NULL;
     gat_status st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz);
-    if (st != GAT_OK) goto cleanup;
-    if (!(map = gat_malloc((size_t)nnz, sizeof *map)) ||
-        !(next = gat_malloc((size_t)x->cols + 1, sizeof *next))) {
+    if (st == GAT_OK && !(*perm = gat_malloc((size_t)nnz, sizeof **perm))) {
+        gat_csr_destroy(t);
         st = GAT_ENOMEM;
-        goto cleanup;
     }
-    /* counting sort by column: t->rowptr from the column counts, then x's entries in row order
-     * to the next free slot of their column, so each row of t ascends */
-    for (gat_idx k = 0; k < nnz; k++)
-        t->rowptr[x->col[k] + 1]++;
-    for (gat_idx f = 0; f < x->cols; f++)
-        t->rowptr[f + 1] += t->rowptr[f];
-    memcpy(next, t->rowptr, ((size_t)x->cols + 1) * sizeof *next);
-    for (gat_idx i = 0; i < x->rows; i++)
-        for (gat_idx k = x->rowptr[i]; k < x->rowptr[i + 1]; k++) {
-            const gat_idx p = next[x->col[k]]++;
-            t->col[p] = i;
-            t->val[p] = x->val[k];
-            map[p] = k;
-        }
-    *perm = map;
-    map = NULL;
-cleanup:
-    if (st != GAT_OK) gat_csr_destroy(t);
-    gat_free(map);
-    gat_free(next);
-    if (st != GAT_OK) *perm = NULL;
     return st;
 }
 
-gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact)
+void gat_i_csr_transpose_fill(const gat_csr *x, gat_csr *t, gat_idx *perm)
 {
+    /* counting sort by column: t->rowptr from the column counts, used as each column's next free
+     * slot while x's entries go there in row order (so each row of t ascends), shifted back after
+     */
     const gat_idx nnz = x->rowptr[x->rows];
-    const int fits = t->rowptr && *perm && t->rows == x->cols && (size_t)nnz <= t->capacity &&
-                     !(exact && (size_t)nnz != t->capacity);
-    if (!fits) {
-        gat_csr_destroy(t);
-        gat_free(*perm);
-        *perm = NULL;
-        return gat_i_csr_transpose_perm(x, t, perm);
-    }
-    /* the same counting sort, with rowptr[f] as column f's next free slot, shifted back after */
-    gat_idx *map = *perm;
     t->cols = x->rows;
+    t->rows = x->cols;
     memset(t->rowptr, 0, ((size_t)x->cols + 1) * sizeof *t->rowptr);
     for (gat_idx k = 0; k < nnz; k++)
         t->rowptr[x->col[k] + 1]++;
@@ -155,12 +131,20 @@ gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx 
             const gat_idx p = t->rowptr[x->col[k]]++;
             t->col[p] = i;
             t->val[p] = x->val[k];
-            map[p] = k;
+            perm[p] = k;
         }
     for (gat_idx f = x->cols; f > 0; f--)
         t->rowptr[f] = t->rowptr[f - 1];
     t->rowptr[0] = 0;
-    return GAT_OK;
+}
+
+gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm)
+{
+    memset(t, 0, sizeof *t);
+    *perm = NULL;
+    const gat_status st = gat_i_csr_transpose_reserve(x, t, perm, 1);
+    if (st == GAT_OK) gat_i_csr_transpose_fill(x, t, *perm);
+    return st;
 }
 
 gat_status gat_i_csr_permute_rows(const gat_csr *x, const gat_idx *perm, gat_csr *out)

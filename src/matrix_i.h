@@ -26,11 +26,15 @@ gat_status gat_i_csr_check_matrix(const gat_csr *a, const char *fn);
  * zeroed and *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz), two passes over x. */
 gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm);
 
-/* gat_i_csr_transpose_perm into t and *perm as they are (from an earlier call, or zeroed and NULL)
- * when they fit (same column count, nnz(x) within t's capacity, and equal to it if exact):
- * nothing is allocated then; otherwise they are freed and made anew. On failure t is zeroed and
- * *perm NULL. Returns GAT_ENOMEM. Cost O(rows + cols + nnz). */
-gat_status gat_i_csr_transpose_perm_reuse(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact);
+/* Room for x's transpose in t and *perm as they are (from an earlier call, or zeroed and NULL):
+ * nothing is allocated when they fit (same column count, nnz(x) within t's capacity, and equal to
+ * it if exact); otherwise they are freed and made anew, their contents unspecified. On failure t
+ * is zeroed and *perm NULL. Returns GAT_ENOMEM. */
+gat_status gat_i_csr_transpose_reserve(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact);
+
+/* x's transpose and perm (as gat_i_csr_transpose_perm's) into the room
+ * gat_i_csr_transpose_reserve made for x. Cost O(rows + cols + nnz). */
+void gat_i_csr_transpose_fill(const gat_csr *x, gat_csr *t, gat_idx *perm);
 
 /* out (uninitialised; zeroed on failure) = x's rows in the order perm gives (row k of out is
  * row perm[k] of x; perm a permutation of 0..x->rows-1, unchecked). Returns GAT_ENOMEM.

@@ -501,12 +501,14 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
     if (bounds_len(&t) > f->cap_bounds) return GAT_OK;
     const size_t bytes = layout(&t, NULL);
     if (bytes > f->cap_bytes || (exact && bytes != f->cap_bytes)) return GAT_OK;
-    /* the transpose serves the weight gradient alone: an inference binding keeps the old one */
+    /* the transpose serves the weight gradient alone: an inference binding keeps the old one;
+     * room here, filled by the first training forward that needs it (gat_i_fast.xt_fresh) */
     if (!t.dw_fused && !t.lean &&
-        (st = gat_i_csr_transpose_perm_reuse(b->x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
+        (st = gat_i_csr_transpose_reserve(b->x, &f->xt, &f->xt_perm, exact)) != GAT_OK)
         return st;
     t.xt = f->xt;
     t.xt_perm = f->xt_perm;
+    t.xt_fresh = 0;
     partition_all(&t);
     /* zeroed as by create: rows a restricted forward skips hold finite values for backward.
      * A sampled block's trimmed passes write every value they read, so its rebind (each
@@ -584,7 +586,7 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     layout(f, block_base(f));
     mark_inner(f);
     if (!f->dw_fused && !f->lean &&
-        (st = gat_i_csr_transpose_perm(b->x, &f->xt, &f->xt_perm)) != GAT_OK)
+        (st = gat_i_csr_transpose_reserve(b->x, &f->xt, &f->xt_perm, 1)) != GAT_OK)
         goto cleanup;
     for (int l = 0; l < f->n_layers; l++)
         describe(f, l);

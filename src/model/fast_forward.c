@@ -3,6 +3,7 @@
  * (layers/fused*.c), with the remote rows' exchange and an inference binding's row chunks. */
 #include "fast_i.h"
 #include "core/core.h"
+#include "matrix_i.h"
 
 #include <math.h>
 #include <string.h>
@@ -276,6 +277,10 @@ void gat_i_fast_forward(gat_i_fast *f, const gat_real *params, const gat_i_bindi
         fl->sc = trim ? f->tr_src[l] : f->sc;
         if (l == 0) {
             f->gemm_run = f->gemm0 && !fl->in.on && !trim && !pl;
+            if (run->training && !f->gemm_run && !f->dw_fused && !f->lean && !f->xt_fresh) {
+                gat_i_csr_transpose_fill(f->x, &f->xt, f->xt_perm); /* for dw_stored */
+                f->xt_fresh = 1;
+            }
             if (f->gemm_run)
                 proj_gemm(f, fl);
             else

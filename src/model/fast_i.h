@@ -93,6 +93,10 @@ struct gat_i_fast {
     uint8_t *inner; /* remote rows: (n_own) 1 for an own row with no remote source */
     gat_csr xt;     /* transpose of x (dw_fused == 0) */
     gat_idx *xt_perm;
+    /* xt holds the bound x's transpose: made by the first training forward whose backward
+     * reads it (layer 0 not by GEMM), not by the binding (a graph transformer's layers bind
+     * their input again at every forward and project it by GEMM: 10 transposes an epoch unused) */
+    int xt_fresh;
     int trained;
     /* a trimmed forward (and its backward) on a sampled block's hops (gat_i_binding.hop_end,
      * gat_i_fast_trim): layer l attends rows 0 .. att_n[l] - 1 (the block's nodes of hops up to
