@@ -13,6 +13,7 @@ const gat_i_fused_ops FN(gat_i_fused_ops) = {
     .isa = STR(GAT_I_ISA),
     .proj_sparse = FN(gat_i_fused_proj_sparse),
     .proj_dense = FN(gat_i_fused_proj_dense),
+    .proj_halves = FN(gat_i_fused_proj_halves),
     .att_forward = FN(gat_i_fused_att_forward),
     .att_alpha = FN(gat_i_fused_att_alpha),
     .att_backward_targets = FN(gat_i_fused_att_backward_targets),

@@ -257,6 +257,9 @@ typedef struct gat_i_fused_ops {
     /* l > 0: z = dropout(xin) W, s_src, s_dst, xkeep, and the n_extra projections; over tc
      * chunks */
     void (*proj_dense)(const gat_i_fl *l);
+    /* layer 0 after z = x W by gemm: s_src, s_dst (gat) of every row from z, as the
+     * projections compute them; over xc chunks */
+    void (*proj_halves)(const gat_i_fl *l);
     /* out, alpha, pos, akeep (those not NULL) and soft for every row (or l->rows) */
     void (*att_forward)(const gat_i_fl *l);
     /* gat with alpha NULL, after att_forward: alpha (E, H) of every row (or l->rows), the values

@@ -132,6 +132,27 @@ INLINE void proj_sparse_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc,
     }
 }
 
+/* The halves of rows r0 .. r1 - 1 from z as stored (acc: their scratch copy) */
+INLINE void halves_rows(const gat_i_fl *l, gat_idx r0, gat_idx r1, V8 *acc, V8 *S, V8 *D, int H,
+                        gat_idx Fp)
+{
+    const int NV = (int)(Fp * H / 8);
+    for (gat_idx i = r0; i < r1; i++) {
+        const gat_real *zi = l->z + (size_t)i * (size_t)Fp * H;
+        for (int v = 0; v < NV; v++)
+            acc[v] = ld(zi + 8 * v);
+        halves(l, i, acc, S, D, H, Fp);
+    }
+}
+
+void FN(gat_i_fused_proj_halves)(const gat_i_fl *l)
+{
+    const int nt = l->nt;
+    FOR_CHUNKS(
+        l->xc, nt,
+        SHAPES(l->H, l->Fp, WITH_SCRATCH(halves_rows(l, r0, r1, s_.acc, s_.S, s_.D, Hc, Fc))));
+}
+
 void FN(gat_i_fused_proj_sparse)(const gat_i_fl *l)
 {
     const int nt = l->nt;

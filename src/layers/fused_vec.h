@@ -474,6 +474,7 @@ INLINE V8 edge_v(const gat_i_fl *l, const gat_real *xe, size_t hw, int v)
 /* ---- the entry points of the build GAT_I_ISA names (gat_i_fused_ops of that build) ---- */
 void FN(gat_i_fused_proj_sparse)(const gat_i_fl *l);
 void FN(gat_i_fused_proj_dense)(const gat_i_fl *l);
+void FN(gat_i_fused_proj_halves)(const gat_i_fl *l);
 void FN(gat_i_fused_gemm)(gat_idx M, gat_idx N, gat_idx K, const gat_real *a, size_t am, size_t ak,
                           const gat_real *b, size_t ldb, int beta, gat_real *c, size_t ldc, int nt);
 void FN(gat_i_fused_to_fh)(const gat_real *src, gat_real *dst, size_t n, int H, gat_idx Fo,

@@ -33,34 +33,15 @@ static void att_chunks(gat_i_fast *f, gat_i_fl *fl)
 
 /* Layer 0 of a gemm0 binding without input dropout: z (N, Fp, H) = X W by the kernels' GEMM (x's
  * values are X, row-major, since every row holds all its columns in order), then each row's
- * score halves s_src = z . a_src, s_dst = z . a_dst (+ the score bias) per head, in parallel. */
+ * score halves s_src = z . a_src, s_dst = z . a_dst (+ the score bias) per head, by the
+ * projections' code. */
 static void proj_gemm(const gat_i_fast *f, const gat_i_fl *fl)
 {
     const gat_csr *x = f->x;
     const gat_idx N = x->rows, F = x->cols, hw = fl->hw;
-    const int H = fl->H, nt = fl->nt;
+    const int nt = fl->nt;
     f->ops->gemm(N, hw, F, x->val, (size_t)F, 1, fl->W, (size_t)hw, 0, fl->z, (size_t)hw, nt);
-    (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && N > 256)
-    for (gat_idx i = 0; i < N; i++) {
-        const gat_real *zi = fl->z + (size_t)i * (size_t)hw;
-        gat_real S[GAT_I_MAX_HEADS] = {0}, D[GAT_I_MAX_HEADS] = {0};
-        if (fl->whole) /* head h: z_i . a_src[h] over the whole row */
-            for (int h = 0; h < H; h++)
-                for (gat_idx e = 0; e < hw; e++) {
-                    S[h] += zi[e] * fl->a_src[(size_t)h * hw + e];
-                    D[h] += zi[e] * fl->a_dst[(size_t)h * hw + e];
-                }
-        else
-            for (gat_idx e = 0; e < hw; e++) {
-                S[e % H] += zi[e] * fl->a_src[e];
-                D[e % H] += zi[e] * fl->a_dst[e];
-            }
-        for (int h = 0; h < H; h++) {
-            fl->s_src[(size_t)i * H + h] = S[h];
-            fl->s_dst[(size_t)i * H + h] = D[h] + (fl->s_bias ? fl->s_bias[h] : 0);
-        }
-    }
+    f->ops->proj_halves(fl);
 }
 
 static gat_i_drop drop(int on, double p, uint64_t key)
