@@ -226,12 +226,14 @@ fail:
     return st;
 }
 
-/* The engine's view of the bound value: the renumbered inputs when there is an order. */
+/* The engine's view of the bound value: the renumbered inputs when there is an order; a sampled
+ * block's hops, which hold in its own numbering only, without one. */
 static void engine_view(gat_model *m)
 {
     m->ws.eb = m->ws.b;
-    m->ws.eb.rows = NULL, m->ws.eb.n_rows = 0, m->ws.eb.hop_end = NULL, m->ws.eb.hops = 0;
+    m->ws.eb.rows = NULL, m->ws.eb.n_rows = 0;
     if (m->ws.order == GAT_ORDER_NONE) return;
+    m->ws.eb.hop_end = NULL, m->ws.eb.hops = 0;
     m->ws.eb.g = &m->ws.pg;
     m->ws.eb.x = &m->ws.px;
     m->ws.eb.ex = m->ws.pex;
@@ -320,11 +322,7 @@ static gat_status rebuild(gat_model *m, const gat_i_binding *b)
     m->ws.trained = m->ws.ran = 0;
     if ((st = make_order(m, &m->ws.b)) != GAT_OK) goto fail;
     engine_view(m);
-    /* with a sampled block's hops (in the engine's numbering: without a node order) the
-     * engine's rebind leaves out zeroing what the trimmed passes write */
-    gat_i_binding eb = m->ws.eb;
-    if (m->ws.order == GAT_ORDER_NONE) eb.hop_end = b->hop_end, eb.hops = b->hops;
-    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, &eb, m->threads, &done)) != GAT_OK)
+    if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, &m->ws.eb, m->threads, &done)) != GAT_OK)
         goto fail;
     if (!done) {
         gat_i_fast_free(m->ws.fast);
@@ -428,17 +426,13 @@ void gat_i_model_resolve_run(gat_model *m, const gat_i_run *run, gat_i_fast_run 
                             .hook_user = run->hook_user};
 }
 
-/* The binding the engine runs this forward on: its view of the bound inputs with b's output rows
- * (in the engine's numbering, ascending) and hops. */
+/* The binding the engine runs this forward on: its view of the bound inputs (b's hops, which
+ * is_bound checked) with b's output rows (in the engine's numbering, ascending). */
 static gat_i_binding engine_rows(gat_model *m, const gat_i_binding *b)
 {
     gat_i_binding e = m->ws.eb;
     e.rows = b->rows, e.n_rows = b->rows ? b->n_rows : 0;
-    if (m->ws.order == GAT_ORDER_NONE) { /* a block's hops hold in its own numbering only */
-        e.hop_end = b->hop_end, e.hops = b->hops;
-        return e;
-    }
-    if (!b->rows) return e;
+    if (m->ws.order == GAT_ORDER_NONE || !b->rows) return e;
     for (gat_idx q = 0; q < b->n_rows; q++) /* mark them, then collect */
         m->ws.mark[m->ws.iperm[b->rows[q]]] = 1;
     gat_idx c = 0;

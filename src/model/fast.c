@@ -514,10 +514,10 @@ gat_status gat_i_fast_rebind(gat_i_fast *f, const gat_i_binding *b, int nt, int 
      * A sampled block's trimmed passes write every value they read, so its rebind (each
      * mini-batch step's: tens of MB, a tenth of the step) leaves the block as it is until a
      * forward that does not trim (gat_i_fast_unstale). */
-    t.stale = 0;
-    if (!block_hops(&t, b))
+    t.stale = block_hops(&t, b) ? bytes : 0;
+    if (!t.stale)
         zero_par(block_base(&t), bytes, gat_i_threads(nt));
-    else if ((t.stale = bytes) > 0 && gat_i_fast_stale_fill >= 0)
+    else if (gat_i_fast_stale_fill >= 0)
         memset(block_base(&t), gat_i_fast_stale_fill, bytes);
     layout(&t, block_base(&t));
     mark_inner(&t);
