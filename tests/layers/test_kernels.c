@@ -630,11 +630,13 @@ END_TEST
 
 /* The wide layers' GEMM (gat_i_fused_ops.gemm, every build this CPU runs): C = A B and C += A B
  * with A row-major (am = K) or read transposed (am = 1, ak = M), on shapes with partial tiles
- * and several K slices, against sums in double; the same bits for 1, 2 and 3 threads. */
+ * (every count of last rows, with and without B's panels, blocks of fewer than 6 rows) and
+ * several K slices, against sums in double; the same bits for 1, 2 and 3 threads. */
 START_TEST(test_gemm)
 {
     static const gat_idx shapes[][3] = {
-        {1, 1, 1}, {3, 17, 5}, {70, 130, 300}, {131, 40, 600}, {64, 128, 256}};
+        {1, 1, 1},   {3, 17, 5}, {70, 130, 300}, {131, 40, 600}, {64, 128, 256},
+        {13, 32, 9}, {9, 96, 7}, {2, 64, 40},    {250, 64, 300}, {245, 48, 520}};
     for (size_t k = 0; k < LEN(ISAS); k++) {
         const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
         if (!ops) continue;
