@@ -63,28 +63,16 @@ INLINE void tile_rows(const int R, gat_idx kn, const gat_real *ap, size_t am, si
     }
 }
 
-/* The last rows of a block, 1 <= mr < 6 of them, two vectors wide: M is rarely a multiple of 6
- * (x^T dz has M = 512, whose last 2 rows would otherwise run one element at a time) */
+/* The last rows of a block, 1 <= mr < 6 of them, two vectors wide, as tiles of 4, 2 and 1 rows
+ * (each element's sum is its own: the same bits as one tile): M is rarely a multiple of 6 (x^T dz
+ * has M = 512, whose last 2 rows would otherwise run one element at a time) */
 static void tile_short(gat_idx mr, gat_idx kn, const gat_real *ap, size_t am, size_t ak,
                        const gat_real *bp, size_t ldb, gat_real *cp, size_t ldc)
 {
-    switch (mr) {
-    case 5:
-        tile_rows(5, kn, ap, am, ak, bp, ldb, cp, ldc);
-        break;
-    case 4:
-        tile_rows(4, kn, ap, am, ak, bp, ldb, cp, ldc);
-        break;
-    case 3:
-        tile_rows(3, kn, ap, am, ak, bp, ldb, cp, ldc);
-        break;
-    case 2:
-        tile_rows(2, kn, ap, am, ak, bp, ldb, cp, ldc);
-        break;
-    default:
-        tile_rows(1, kn, ap, am, ak, bp, ldb, cp, ldc);
-        break;
-    }
+    gat_idx r = 0;
+    if (mr - r >= 4) tile_rows(4, kn, ap, am, ak, bp, ldb, cp, ldc), r += 4;
+    if (mr - r >= 2) tile_rows(2, kn, ap + r * am, am, ak, bp, ldb, cp + r * ldc, ldc), r += 2;
+    if (mr - r >= 1) tile_rows(1, kn, ap + r * am, am, ak, bp, ldb, cp + r * ldc, ldc);
 }
 
 /* A tile of nr < TN columns and mr <= 6 rows, one element at a time (the same pointers) */
