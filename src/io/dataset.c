@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,18 @@ static int exists(const char *p)
 {
     struct stat sb;
     return stat(p, &sb) == 0;
+}
+
+/* Whether base.content or base.content.gz exists (no allocation, so that a failed one is never
+ * taken for an answer; a name too long to probe reads as "yes": the reader then says what fails). */
+static int content_exists(const char *base)
+{
+    char p[4096];
+    const int w = snprintf(p, sizeof p, "%s.content.gz", base);
+    if (w < 0 || (size_t)w >= sizeof p) return 1;
+    if (exists(p)) return 1;
+    p[w - 3] = '\0';
+    return exists(p);
 }
 
 /* Whether path names dataset files as it is: a directory or file, or a prefix P of P.content or
@@ -572,8 +585,12 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
                                 : gat_i_geomgcn_read(ds, path, opt);
         goto cleanup;
     }
-    if ((st = dataset_base(path, &base)) != GAT_OK || (st = read_content(&L, base)) != GAT_OK)
+    if ((st = dataset_base(path, &base)) != GAT_OK) goto cleanup;
+    if (exists(path) && !content_exists(base)) { /* in no layout: say what path is instead */
+        st = gat_i_dataset_unknown("gat_dataset_load", path);
         goto cleanup;
+    }
+    if ((st = read_content(&L, base)) != GAT_OK) goto cleanup;
     if (!(cites = concat(base, strlen(base), ".cites")) ||
         !(split = concat(base, strlen(base), ".split")) ||
         !(ds->split = gat_calloc((size_t)ds->n, sizeof *ds->split))) {

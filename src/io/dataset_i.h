@@ -16,6 +16,14 @@ int gat_i_datafile_is(const char *path);
  * On failure ds is left for the caller's gat_dataset_destroy. */
 gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_dataset_options *opt);
 
+/* ---- Paths in no layout (dataset_probe.c) ---------------------------------------------------- */
+
+/* The error (set and returned) for a path that exists but is in no layout gat_dataset_load
+ * reads, fn naming the caller: one of a dataset's own files (GAT_EINVAL, naming the dataset); a
+ * directory holding datasets (GAT_EINVAL, listing them); anything else (GAT_EFORMAT, listing
+ * the layouts). */
+gat_status gat_i_dataset_unknown(const char *fn, const char *path);
+
 /* ---- Part files (datafile*.c; the format is described atop gat/partition.h) ------------------ */
 
 /* One part of a partitioned dataset as its file holds it. */

@@ -366,6 +366,70 @@ START_TEST(test_path_forms)
 }
 END_TEST
 
+static void touch(const char *dir, const char *name)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A path in no layout: one of a dataset's files names the dataset, a directory of datasets lists
+ * them (each once, sorted), anything else lists the layouts; the dataset stays zeroed. */
+START_TEST(test_no_layout)
+{
+    char *dir = tu_tmpdir(), p[4200], want[8600];
+    gat_dataset ds;
+    make_tiny_copy(dir, "b", 0, 1);
+    touch(dir, "ind.p.graph"); /* a Planetoid prefix as its probe sees one */
+    touch(dir, "ind.p.allx");
+    touch(dir, "z.npz");
+    touch(dir, "notes.txt");
+    snprintf(p, sizeof p, "%s/t", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    touch(p, "t_A.txt"); /* a TU directory, and prefix with the indicator */
+    touch(p, "t_graph_indicator.txt");
+    snprintf(p, sizeof p, "%s/empty", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    memset(&ds, 0xab, sizeof ds);
+    snprintf(want, sizeof want,
+             "gat_dataset_load: the directory '%s' is no dataset but holds 4: "
+             "b, ind.p, t, z.npz (name one of them: %s/b)",
+             dir, dir);
+    ASSERT_FAILS(gat_dataset_load(&ds, dir, NULL), GAT_EINVAL, want);
+    ck_assert(is_zeroed(&ds));
+    snprintf(want, sizeof want,
+             "the directory '%s' holds no dataset in a layout libgat reads "
+             "(NAME.content[.gz] and NAME.cites, a .gatd or .npz file",
+             p);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EFORMAT, want);
+    snprintf(p, sizeof p, "%s/b/b.cites", dir);
+    snprintf(want, sizeof want,
+             "'%s' is one of the files of the dataset '%s/b/b': name the "
+             "dataset",
+             p, dir);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EINVAL, want);
+    snprintf(p, sizeof p, "%s/ind.p.graph", dir);
+    snprintf(want, sizeof want, "of the dataset '%s/ind.p'", dir);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EINVAL, want);
+    snprintf(p, sizeof p, "%s/t/t_A.txt", dir);
+    snprintf(want, sizeof want, "of the dataset '%s/t/t'", dir);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EINVAL, want);
+    snprintf(p, sizeof p, "%s/t", dir);
+    touch(p, "other.txt");
+    snprintf(p, sizeof p, "%s/t/other.txt", dir);
+    snprintf(want, sizeof want, "'%s' is a file in the directory of the dataset '%s/t'", p, dir);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EINVAL, want);
+    snprintf(p, sizeof p, "%s/notes.txt", dir);
+    snprintf(want, sizeof want, "'%s' is a file in no dataset layout libgat reads", p);
+    ASSERT_FAILS(gat_dataset_load(&ds, p, NULL), GAT_EFORMAT, want);
+    ck_assert(is_zeroed(&ds));
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_gzip)
 {
     char *dir = tu_tmpdir();
@@ -2158,6 +2222,7 @@ int main(void)
     tc = tcase_create("paths");
     tcase_add_test(tc, test_path_forms);
     tcase_add_test(tc, test_gzip);
+    tcase_add_test(tc, test_no_layout);
     tcase_add_test(tc, test_gzip_truncated);
     tcase_add_test(tc, test_gzip_trailing);
     suite_add_tcase(s, tc);
