@@ -7,6 +7,7 @@
 #include "core/core.h"
 #include "core/gov.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,9 @@ struct gat_sampler {
     /* a draw's scratch, kept for the next (grown, never shrunk): the frontier's edge offsets,
      * the draws' positions and sources, build_rows' sort keys */
     gat_idx *off, *pos, *src;
-    size_t cap_off, cap_pos, cap_src, cap_key;
+    size_t cap_off, cap_pos, cap_src, cap_key, cap_done;
     uint64_t *key;
+    int *done; /* draw_hops' chunk flags */
 };
 
 gat_status gat_sampler_create(gat_sampler **out, const gat_graph *g, int hops,
@@ -81,6 +83,7 @@ void gat_sampler_free(gat_sampler *s)
     gat_free(s->pos);
     gat_free(s->src);
     gat_free(s->key);
+    gat_free(s->done);
     gat_free(s);
 }
 
@@ -216,6 +219,74 @@ static gat_idx new_sources(gat_sampler *s, gat_idx *src, size_t q0, size_t total
     return k - n;
 }
 
+/* The draws of frontier nodes u0 .. u1 - 1 (of the hop's lo .. hi - 1) at their offsets o[u] */
+static void draw_nodes(const gat_sampler *s, uint64_t key, const gat_idx *nodes, const gat_idx *o,
+                       gat_idx *p, gat_idx *j, gat_idx u0, gat_idx u1, gat_idx hi)
+{
+    const gat_graph *g = s->g;
+    for (gat_idx u = u0; u < u1; u++) {
+        /* what later draws read, ahead of them in two stages: a node's row pointer and self-loop
+         * position 2 PREFETCH draws ahead, then (its row pointer now at hand) its columns
+         * PREFETCH draws ahead; the columns' load was 74 % of the draws' time */
+        if (u + 2 * PREFETCH < hi) {
+            const gat_idx w = nodes[u + 2 * PREFETCH];
+            __builtin_prefetch(&g->rowptr[w]);
+            __builtin_prefetch(&s->loop[w]);
+        }
+        if (u + PREFETCH < hi) __builtin_prefetch(&g->col[g->rowptr[nodes[u + PREFETCH]]]);
+        draw(s, key, nodes[u], o[u + 1] - o[u], p + o[u], j + o[u]);
+    }
+}
+
+/* Frontier nodes a chunk of the pipelined draws holds */
+#define CHUNK 256
+
+/* One hop's draws of frontier lo .. hi - 1 and its new sources (new_sources) on nt threads, the
+ * numbering overlapped with the draws: the frontier is cut in chunks that any thread draws, the
+ * first taken first; thread 0 numbers the chunks' sources in chunk order as they are done,
+ * drawing a chunk itself whenever the next to number is not. The numbering is new_sources'
+ * over the whole hop (its order is the chunks'), so the block is the one thread's. done: (chunks)
+ * flags, zeroed. Returns the new sources' count. */
+static gat_idx draw_and_number(gat_sampler *s, uint64_t key, int nt, gat_idx lo, gat_idx hi,
+                               gat_idx *nodes, gat_idx n, int *done)
+{
+    const gat_idx *o = s->off, chunks = (hi - lo + CHUNK - 1) / CHUNK;
+    gat_idx *p = s->pos, *j = s->src, next = 0, added = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        const int first = omp_get_thread_num() == 0;
+        for (gat_idx c = 0; !first || c < chunks;) {
+            int ready = 0;
+            if (first) {
+#pragma omp atomic read seq_cst
+                ready = done[c];
+            }
+            if (ready) { /* number chunk c's sources */
+                const gat_idx u0 = lo + c * CHUNK, u1 = u0 + CHUNK < hi ? u0 + CHUNK : hi;
+                added += new_sources(s, j, (size_t)o[u0], (size_t)o[u1], nodes, n + added);
+                c++;
+                continue;
+            }
+            gat_idx d = chunks, taken;
+#pragma omp atomic read seq_cst
+            taken = next;
+            if (taken < chunks) { /* (claims stop there: a waiting thread does not count on) */
+#pragma omp atomic capture seq_cst
+                d = next++;
+            }
+            if (d >= chunks) {
+                if (!first) break;
+                continue; /* every chunk taken: wait for chunk c's */
+            }
+            const gat_idx u0 = lo + d * CHUNK, u1 = u0 + CHUNK < hi ? u0 + CHUNK : hi;
+            draw_nodes(s, key, nodes, o, p, j, u0, u1, hi);
+#pragma omp atomic write seq_cst
+            done[d] = 1;
+        }
+    }
+    return added;
+}
+
 /* The hops' draws: for each hop h its frontier's edge offsets off[lo..hi] into s->off, the draws
  * into s->pos and s->src, and the new sources appended to out->nodes; sets out->hop_end[1..hops]
  * and *n. */
@@ -259,27 +330,21 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
         }
         if (st != GAT_OK) break;
         const size_t q0 = (size_t)o[lo];
+        const gat_idx chunks = (hi - lo + CHUNK - 1) / CHUNK;
         if ((st = reserve(&s->pos, &s->cap_pos, total, sizeof(gat_idx))) != GAT_OK ||
             (st = reserve(&s->src, &s->cap_src, total, sizeof(gat_idx))) != GAT_OK ||
-            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0), sizeof(gat_idx))) != GAT_OK)
+            (st = reserve(&out->nodes, cap, (size_t)*n + (total - q0), sizeof(gat_idx))) !=
+                GAT_OK ||
+            (st = reserve(&s->done, &s->cap_done, (size_t)chunks, sizeof(int))) != GAT_OK)
             break;
         /* every node's draw depends on (seed, step, node) alone and lands at its own offset */
-        gat_idx *p = s->pos, *j = s->src;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 256) if (nt > 1 && hi - lo > 4096)
-        for (gat_idx u = lo; u < hi; u++) {
-            /* what later draws read, ahead of them in two stages: a node's row pointer and
-             * self-loop position 2 PREFETCH draws ahead, then (its row pointer now at hand) its
-             * columns PREFETCH draws ahead; the columns' load was 74 % of the draws' time */
-            if (u + 2 * PREFETCH < hi) {
-                const gat_idx w = out->nodes[u + 2 * PREFETCH];
-                __builtin_prefetch(&s->g->rowptr[w]);
-                __builtin_prefetch(&s->loop[w]);
-            }
-            if (u + PREFETCH < hi)
-                __builtin_prefetch(&s->g->col[s->g->rowptr[out->nodes[u + PREFETCH]]]);
-            draw(s, k0, out->nodes[u], o[u + 1] - o[u], p + o[u], j + o[u]);
+        if (nt > 1 && hi - lo > 4096) {
+            memset(s->done, 0, (size_t)chunks * sizeof *s->done);
+            *n += draw_and_number(s, k0, nt, lo, hi, out->nodes, *n, s->done);
+        } else {
+            draw_nodes(s, k0, out->nodes, o, s->pos, s->src, lo, hi, hi);
+            *n += new_sources(s, s->src, q0, total, out->nodes, *n);
         }
-        *n += new_sources(s, j, q0, total, out->nodes, *n);
         out->hop_end[h + 1] = *n;
     }
     return st;
