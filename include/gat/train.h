@@ -97,9 +97,12 @@ typedef struct gat_train_config {
     uint64_t seed;            /* shuffling and sampling (default 0) */
     gat_stop_fn stop;         /* optional, with user: polled after each mini-batch step */
     /* Fields added with the look-ahead loader (gat_loader in gat/sample.h). */
-    int lookahead;            /* mini-batches: 1 (gat_train_config_default) draws the next
-                               * batch on a thread of its own while a step trains on the current
-                               * one; 0 draws each in turn. The blocks and results are the same */
+    int lookahead;            /* mini-batches: 1 draws the next batch on a thread of its own
+                               * while a step trains on the current one; 0 draws each in turn;
+                               * -1 (gat_train_config_default) draws ahead when the model's
+                               * threads (gat_model_set_threads) leave a processor free, and in
+                               * turn when they take them all (the drawing thread would take
+                               * turns with theirs). The blocks and results are the same */
     gat_idx eval_every;       /* validate every N epochs and after the last (0 or 1: every
                                * epoch); the other epochs' val_loss and val_acc are NaN and keep
                                * the best model as it was. Patience still counts epochs */

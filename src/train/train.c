@@ -20,7 +20,7 @@ void gat_train_config_default(gat_train_config *c)
     gat_adam_config_default(&c->adam);
     c->max_epochs = 100000;
     c->patience = 100;
-    c->lookahead = 1;
+    c->lookahead = -1;
 }
 
 /* Mean softmax cross-entropy and accuracy over the selected nodes, in ascending order: rows
@@ -117,6 +117,11 @@ gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn)
     if (cfg->eval_every < 0)
         return gat_i_error(GAT_EINVAL, "%s: eval_every = %d, expected 0 or 1 (every epoch) or a "
                            "count of epochs", fn, cfg->eval_every);
+    if (cfg->lookahead < -1 || cfg->lookahead > 1)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: lookahead = %d, expected -1 (when a processor is "
+                           "free), 0 or 1",
+                           fn, cfg->lookahead);
     if ((st = gat_adam_config_check(&cfg->adam)) != GAT_OK) return st;
     if ((unsigned)cfg->metric > GAT_METRIC_LOSS)
         return gat_i_error(GAT_EINVAL,
@@ -487,6 +492,14 @@ static gat_status minibatch_init(minibatch *mb, const gat_model *m, const gat_da
     return GAT_OK;
 }
 
+/* Whether an epoch's batches are drawn ahead (cfg->lookahead; -1: when the model's threads leave
+ * a processor to the drawing thread, which otherwise takes turns with a step's threads on the
+ * same processors and slows them more than the draws it hides: docs/performance.md). */
+static int lookahead_on(const gat_model *m, const gat_train_config *cfg)
+{
+    return cfg->lookahead >= 0 ? cfg->lookahead : gat_i_model_threads(m) < gat_i_threads(0);
+}
+
 /* One mini-batch epoch: the training nodes train (n_train of them) in an order shuffled by
  * (seed, epoch), one step per batch on its sampled block and features, drawn by a loader (one
  * batch ahead with cfg->lookahead; its thread is joined before this returns). *loss, *acc: the
@@ -514,7 +527,8 @@ static gat_status minibatch_epoch(gat_model *m, const gat_dataset *ds, const gat
     }
     /* batch k is drawn with step counter t + 1 + k: the blocks do not depend on the look-ahead */
     if ((st = gat_loader_create(&ld, mb->s, &ds->x, ds->edge_x, D, mb->order, n_train,
-                                cfg->batch_size, (uint64_t)mb->t + 1, cfg->lookahead)) != GAT_OK)
+                                cfg->batch_size, (uint64_t)mb->t + 1, lookahead_on(m, cfg))) !=
+        GAT_OK)
         return st;
     for (gat_idx k = 0; (st = gat_loader_next(ld, &b)) == GAT_OK && b; k++) {
         const gat_idx nb = b->block.n_targets;

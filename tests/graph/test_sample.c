@@ -10,6 +10,7 @@
 #include "graph/graph_i.h"
 
 #include <dirent.h>
+#include <omp.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -796,6 +797,68 @@ START_TEST(stop_between_steps)
 }
 END_TEST
 
+/* The stop callback's count of the process's threads after the first step (it stops there) */
+static int count_then_stop(void *user)
+{
+    *(int *)user = process_threads();
+    return 1;
+}
+
+/* Threads of the process after the first mini-batch step of gat_train with this look-ahead on a
+ * Cora model of the given threads. */
+static int threads_in_epoch(int threads, int lookahead)
+{
+    gat_model *m = cora_model(1, threads, 0.6);
+    /* the same threads in every run (the governor's choice would change the OpenMP teams) */
+    const gat_model_options fixed = {.fixed_threads = 1};
+    ck_assert_int_eq(gat_model_set_options(m, &fixed), GAT_OK);
+    gat_train_config tc;
+    int seen = -1;
+    gat_train_config_default(&tc);
+    tc.lookahead = lookahead;
+    tc.batch_size = 10;
+    tc.n_fanout = 2;
+    tc.fanout[0] = tc.fanout[1] = 3;
+    tc.stop = count_then_stop;
+    tc.user = &seen;
+    gat_train_result r;
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &r), GAT_EINTERRUPTED);
+    gat_model_free(m);
+    return seen;
+}
+
+/* The default look-ahead (-1) draws ahead, on a thread of its own, when the model's threads
+ * leave a processor free, and in turn when they take all processors; values beyond -1..1 are
+ * refused. */
+START_TEST(lookahead_when_a_processor_is_free)
+{
+    load_cora();
+    gat_train_config tc;
+    gat_train_config_default(&tc);
+    ck_assert_int_eq(tc.lookahead, -1);
+    if (process_threads() < 0) return; /* no /proc/self/task to count in */
+    const int procs = omp_get_num_procs();
+    for (int threads = 1; threads <= 2; threads++) {
+        const int off = threads_in_epoch(threads, 0), on = threads_in_epoch(threads, 1);
+        const int dflt = threads_in_epoch(threads, -1);
+        ck_assert_msg(on > off, "%d threads: %d with the look-ahead, %d without", threads, on, off);
+        ck_assert_msg(dflt == (threads < procs ? on : off),
+                      "%d model threads on %d processors: %d threads in the epoch by default, "
+                      "%d with the look-ahead, %d without",
+                      threads, procs, dflt, on, off);
+    }
+    gat_model *m = cora_model(1, 1, 0.6);
+    tc.batch_size = 10;
+    tc.n_fanout = 2;
+    tc.fanout[0] = tc.fanout[1] = 3;
+    tc.lookahead = 2;
+    gat_train_result r;
+    ASSERT_FAILS(gat_train(m, &cora, &tc, &r), GAT_EINVAL,
+                 "lookahead = 2, expected -1 (when a processor is free), 0 or 1");
+    gat_model_free(m);
+}
+END_TEST
+
 /* Validation every 3 epochs and after the last: NaN in between, the best model picked among
  * the validated epochs. */
 START_TEST(eval_every)
@@ -878,6 +941,7 @@ static Suite *sample_suite(void)
     tcase_add_test(tt, minibatch_training_repeats);
     tcase_add_test(tt, bad_config_and_stages);
     tcase_add_loop_test(tt, stop_between_steps, 0, 2);
+    tcase_add_test(tt, lookahead_when_a_processor_is_free);
     tcase_add_test(tt, eval_every);
     suite_add_tcase(s, tt);
     return s;
