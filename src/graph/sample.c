@@ -7,7 +7,9 @@
 #include "core/core.h"
 #include "core/gov.h"
 
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,7 +256,11 @@ static gat_idx draw_and_number(gat_sampler *s, uint64_t key, int nt, gat_idx lo,
     gat_idx *p = s->pos, *j = s->src, next = 0, added = 0;
 #pragma omp parallel num_threads(nt)
     {
+#ifdef _OPENMP
         const int first = omp_get_thread_num() == 0;
+#else
+        const int first = 1;
+#endif
         for (gat_idx c = 0; !first || c < chunks;) {
             int ready = 0;
             if (first) {
