@@ -16,12 +16,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* One finished run, for the table of --runs N. */
-typedef struct run_result {
-    int seed;
-    gat_train_result res;
-} run_result;
-
 /* The figure a run reports: its ROC-AUC when early stopping followed it, else its accuracy;
  * of the test nodes, or with val of the validation nodes. */
 static double reported(const options *o, const gat_train_result *r, int val)
@@ -47,122 +41,6 @@ static void print_runs(const options *o, const run_result *rr, int n)
         printf("%4d %10d %10d %7d %7.2f%% %7.2f%% %9.2f\n", r + 1, rr[r].seed, rr[r].res.best_epoch,
                rr[r].res.epochs, 100 * reported(o, &rr[r].res, 1), 100 * reported(o, &rr[r].res, 0),
                rr[r].res.seconds);
-}
-
-/* The four curves of a row, in the columns' order: train loss, val loss, train acc, val acc. */
-static void curves(const gat_epoch_info *e, double v[4])
-{
-    v[0] = e->train_loss;
-    v[1] = e->val_loss;
-    v[2] = e->train_acc;
-    v[3] = e->val_acc;
-}
-
-/* --plot: loss (left) and accuracy (right) per epoch, training and validation, the best epoch
- * marked. One run: its curves. Several: per epoch, the mean over the runs that reached it and a
- * band from their minimum to their maximum (display only; the numbers are the callback's). */
-static int plot_training(const options *o, plot_format fmt, int width, int height,
-                         const progress *p, const run_result *rr, int n_runs, const char *name,
-                         double mean_test, double std_test)
-{
-    plot pl;
-    if (plot_open(&pl, "gat-train", o->plot, fmt, width, height) != 0) return 1;
-    FILE *f = pl.f;
-    gat_idx max_epoch = 0;
-    double best_sum = 0;
-    /* rows of a run that did not finish (interrupted) come last and are left out */
-    size_t n_rows = p->n;
-    while (n_rows > 0 && p->row_run[n_rows - 1] > n_runs)
-        n_rows--;
-    for (size_t k = 0; k < n_rows; k++)
-        if (p->rows[k].epoch > max_epoch) max_epoch = p->rows[k].epoch;
-    for (int r = 0; r < n_runs; r++)
-        best_sum += rr[r].res.best_epoch;
-    fprintf(f, "$m << EOD\n");
-    if (n_runs == 1) {
-        for (size_t k = 0; k < n_rows; k++) {
-            double v[4];
-            curves(&p->rows[k], v);
-            fprintf(f, "%d %.9g %.9g %.9g %.9g\n", p->rows[k].epoch, v[0], v[1], v[2], v[3]);
-        }
-    } else {
-        /* rows of each run are consecutive with epochs 1, 2, ...: row k of a run is epoch k+1 */
-        size_t *start = calloc((size_t)n_runs + 1, sizeof *start);
-        if (!start) {
-            fprintf(stderr, "gat-train: out of memory for the plot\n");
-            plot_abort(&pl);
-            return 1;
-        }
-        for (size_t k = 0; k < n_rows; k++)
-            start[p->row_run[k]]++;
-        for (int r = 1; r <= n_runs; r++)
-            start[r] += start[r - 1];
-        for (gat_idx e = 1; e <= max_epoch; e++) {
-            double sum[4] = {0}, lo[4], hi[4];
-            int cnt = 0;
-            for (int r = 0; r < n_runs; r++) {
-                if (start[r] + (size_t)e > start[r + 1]) continue;
-                double v[4];
-                curves(&p->rows[start[r] + (size_t)e - 1], v);
-                for (int c = 0; c < 4; c++) {
-                    sum[c] += v[c];
-                    lo[c] = cnt == 0 || v[c] < lo[c] ? v[c] : lo[c];
-                    hi[c] = cnt == 0 || v[c] > hi[c] ? v[c] : hi[c];
-                }
-                cnt++;
-            }
-            fprintf(f, "%d", e);
-            for (int c = 0; c < 4; c++)
-                fprintf(f, " %.9g %.9g %.9g", sum[c] / cnt, lo[c], hi[c]);
-            fprintf(f, "\n");
-        }
-        free(start);
-    }
-    fprintf(f, "EOD\n");
-    char title[512];
-    if (n_runs == 1)
-        snprintf(title, sizeof title, "gat-train on %s: test accuracy %.2f%% (best epoch %d of %d)",
-                 name, 100 * mean_test, rr[0].res.best_epoch, rr[0].res.epochs);
-    else
-        snprintf(title, sizeof title,
-                 "gat-train on %s, %d runs: test accuracy %.2f%% +- %.2f%% "
-                 "(mean, min-max band)",
-                 name, n_runs, 100 * mean_test, 100 * std_test);
-    fprintf(f, "set multiplot layout 1,2 title ");
-    plot_quote(f, title);
-    fprintf(f, "\nset grid\nset xlabel 'epoch'\nset key top right\nset xrange [1:%d]\n",
-            max_epoch > 1 ? max_epoch : 2);
-    const double best = best_sum / n_runs;
-    fprintf(f, "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'gray30'\n",
-            best, best);
-    const char *color[2] = {"#1f77b4", "#d62728"}, *label[2] = {"train", "validation"};
-    for (int panel = 0; panel < 2; panel++) {
-        fprintf(f, "set ylabel '%s'\n", panel ? "accuracy (%)" : "loss");
-        if (panel) fprintf(f, "set yrange [0:100]\nset key bottom right\n");
-        /* the label away from the key: at the bottom under the loss's key (top right), at the
-         * top above the accuracy's (bottom right) */
-        fprintf(f, "set label 1 %s at %.9g, graph %s offset 0.5,0 tc rgb 'gray30'\n",
-                n_runs == 1 ? "'best'" : "'mean best'", best, panel ? "0.96" : "0.04");
-        const char *scale = panel ? "100*" : "";
-        fprintf(f, "plot ");
-        for (int c = 0; c < 2; c++) {
-            const int col = panel * 2 + c; /* curve index 0..3 */
-            if (n_runs == 1) {
-                fprintf(f, "%s$m using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s'",
-                        c ? ", " : "", scale, 2 + col, color[c], label[c]);
-            } else {
-                fprintf(f,
-                        "%s$m using 1:(%s$%d):(%s$%d) with filledcurves fs transparent solid "
-                        "0.3 noborder lc rgb '%s' notitle, ",
-                        c ? ", " : "", scale, 3 + 3 * col, scale, 4 + 3 * col, color[c]);
-                fprintf(f, "$m using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s (mean)'",
-                        scale, 2 + 3 * col, color[c], label[c]);
-            }
-        }
-        fprintf(f, "\n");
-    }
-    fprintf(f, "unset multiplot\n");
-    return plot_close(&pl, "gat-train");
 }
 
 /* Fills heads[l] for the hidden layers 0..layers-2 from "K[,K...]" (the last value repeats).
@@ -511,28 +389,11 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
 static int finish_runs(runs *s, int rc)
 {
     const options *o = s->o;
-    if (rc == 0 && s->p.oom) {
-        fprintf(stderr, "gat-train: out of memory recording the epochs for --metrics/--plot\n");
-        rc = 1;
-    }
-    /* an interrupted run's epochs are written too: they show where it was going */
-    if (rc == 0 && o->metrics) {
-        if (gat_metrics_save(o->metrics, s->p.rows, o->runs > 1 ? s->p.row_run : NULL, s->p.n) !=
-            GAT_OK)
-            rc = train_fail("cannot write the metrics");
-        else if (!o->quiet)
-            printf("wrote %s: %zu epochs\n", o->metrics, s->p.n);
-    }
     const int done = s->done;
     const double mean = done ? s->sum / done : 0, var = done ? s->sum2 / done - mean * mean : 0;
     const double sd = sqrt(var > 0 ? var : 0);
-    if (rc == 0 && o->draw && done > 0) {
-        if (plot_training(o, o->plot_fmt, o->plot_w, o->plot_h, &s->p, s->rr, done, s->src->name,
-                          mean, sd) != 0)
-            rc = 1;
-        else if (!o->quiet)
-            printf("wrote %s: %dx%d\n", o->plot, o->plot_w, o->plot_h);
-    }
+    if (rc == 0)
+        rc = train_write_outputs(o, &s->p, s->rr, done, s->src->name, reported_name(o), mean, sd);
     train_release_signals(); /* everything is written */
     if (rc == 0 && train_stop_signal() && !s->interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
@@ -554,6 +415,17 @@ static gat_metric default_metric(gat_idx classes, int distributed, int val_both)
     return classes == 2 && !distributed && val_both ? GAT_METRIC_AUC : GAT_METRIC_ACC;
 }
 
+/* --metric auc on data of other than two classes: a usage error before the work. Returns 0, or
+ * 2 after a message. */
+static int metric_usage(const options *o, gat_idx classes, const char *name)
+{
+    if (o->metric != GAT_METRIC_AUC || classes == 2) return 0;
+    fprintf(stderr,
+            "gat-train: --metric auc: ROC-AUC needs two classes, and %s has %d (use acc or loss)\n",
+            name, (int)classes);
+    return 2;
+}
+
 int train_runs(options *o, const source *src)
 {
     /* the model's configuration, checked before the work: options it refuses (a layer wider than
@@ -564,6 +436,8 @@ int train_runs(options *o, const source *src)
     /* what early stopping follows: --metric, or default_metric's */
     if (!o->metric_name)
         o->metric = default_metric(src->n_classes, src->distributed, src->val_both);
+    else if (metric_usage(o, src->n_classes, src->name) != 0)
+        return 2;
     if (gat_model_config_check(&mc) != GAT_OK) {
         if (src->rank == 0)
             fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n",
@@ -805,6 +679,10 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     minibatch_note(o, ds);
     if (o->gps) {
         if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
+        if ((rc = metric_usage(o, ds->n_classes, name)) != 0) {
+            dataset_runs_destroy(&d, 1);
+            return rc;
+        }
         gat_model_meta meta;
         char buf[4096];
         gat_model_meta_init(&meta);
@@ -818,7 +696,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         meta.n_standardized = o->standardize ? d.own : 0;
         meta.feature_shift = d.shift;
         meta.feature_scale = d.scale;
-        rc = train_gps_nodes(o, ds, &d.pe, &meta);
+        rc = train_gps_nodes(o, ds, name, &d.pe, &meta);
         dataset_runs_destroy(&d, 1);
         return rc;
     }
@@ -1162,6 +1040,11 @@ static int check_options(options *o)
             o->val_size >= 0 || o->test_size >= 0) {
             fprintf(stderr, "gat-train: --task multilabel trains full-graph on the dataset's "
                             "split: it excludes --batch-size, --partitions and a random split\n");
+            return 2;
+        }
+        if (o->metric_name && o->metric == GAT_METRIC_AUC) {
+            fprintf(stderr, "gat-train: --metric auc: --task multilabel follows the validation "
+                            "micro-F1 (acc) or loss\n");
             return 2;
         }
     }

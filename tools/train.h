@@ -105,6 +105,19 @@ typedef struct progress {
     gat_stage_info part;  /* the last part of the epoch under way that ended (part.done > 0) */
 } progress;
 
+/* One finished run, for the table of --runs N and the plot. */
+typedef struct run_result {
+    int seed;
+    gat_train_result res;
+} run_result;
+
+/* After the runs: --metrics (every row p kept, an interrupted run's too; with --runs N the run
+ * column) and --plot (the curves of the done finished runs rr, the title giving the mean and
+ * std of their test figure, called what), each said in a line. Returns 0, or 1 after a message
+ * (the rows could not all be kept, a file could not be written). */
+int train_write_outputs(const options *o, const progress *p, const run_result *rr, int done,
+                        const char *name, const char *what, double mean, double sd);
+
 /* The graceful handlers of SIGINT and SIGTERM; distributed: also SIGUSR1, and the echo of one
  * Ctrl-C under mpirun counts once (train_progress.c). A signal the parent left ignored (nohup,
  * a background job) stays ignored. */
@@ -139,10 +152,11 @@ extern const char train_preset_help[];
 
 /* The usage checks of --arch and --anchors. Returns 0 or 2 after a message. */
 int train_gps_check(options *o);
-/* o->runs graph transformers on ds's node split (pe: its encodings, flipped per epoch and fixed
- * for the figures); with --save (one run) the model goes to o->save with meta save. Returns the
- * exit code. */
-int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_meta *save);
+/* o->runs graph transformers on ds (called name) and its node split (pe: its encodings, flipped
+ * per epoch and fixed for the figures); with --save (one run) the model goes to o->save with
+ * meta save; --metrics and --plot as train_runs. Returns the exit code. */
+int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
+                    const gat_model_meta *save);
 /* Fold r of --task graph with a graph transformer: trains on split, each epoch reported to p,
  * *acc the test accuracy, res the training's; save non-NULL: the model goes to o->save with that
  * meta. Returns 0, or 1 or 2 after a message. */

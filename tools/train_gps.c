@@ -61,6 +61,13 @@ int train_gps_check(options *o)
                 o->arch, which);
         return 2;
     }
+    if (o->order) {
+        fprintf(stderr,
+                "gat-train: --arch %s does not take --order (graph transformers keep the "
+                "nodes in the order read)\n",
+                o->arch);
+        return 2;
+    }
     if ((o->arch_kind == GAT_GPS_BN || o->arch_kind == GAT_GPS_FFN) && o->anchors) {
         fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
         return 2;
@@ -107,6 +114,8 @@ static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
     tc->adam.weight_decay = o->weight_decay;
     tc->max_epochs = o->epochs;
     tc->patience = o->patience;
+    tc->eval_every = o->eval_every;
+    tc->metric = o->metric; /* acc or loss on graphs (train_graphs_check refuses auc there) */
     tc->seed = seed;
     tc->lr_factor = o->lr_factor; /* the graph task's schedule (train_graphs.c refuses them */
     tc->lr_patience = o->lr_patience; /* on a node task) */
@@ -167,7 +176,8 @@ static int node_figures(const options *o, gat_gps *m, const gat_dataset *ds, gat
     return 0;
 }
 
-int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_meta *save)
+int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
+                    const gat_model_meta *save)
 {
     gat_gps_config c;
     double sum = 0, sum2 = 0, secs = 0;
@@ -179,17 +189,23 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_me
         fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
         return 2;
     }
+    run_result *rr = calloc((size_t)o->runs, sizeof *rr);
+    if (!rr) {
+        fprintf(stderr, "gat-train: out of memory for %d runs\n", o->runs);
+        return 1;
+    }
     train_catch_signals(0);
-    progress p = {.o = o, .lock = PTHREAD_MUTEX_INITIALIZER};
+    progress p = {.o = o, .keep = o->metrics || o->draw, .lock = PTHREAD_MUTEX_INITIALIZER};
     for (int r = 0; r < o->runs && rc == 0 && !train_stop_signal(); r++) {
         gat_gps *m = NULL;
         gat_train_config tc, t;
         gat_train_result res;
-        if (gat_gps_create(&m, &c, (uint64_t)o->seed + (uint64_t)r) != GAT_OK)
-            return train_fail("cannot create the model");
+        if (gat_gps_create(&m, &c, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
+            rc = train_fail("cannot create the model");
+            break;
+        }
         gat_gps_set_threads(m, o->threads);
         adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
-        tc.metric = o->metric;
         tc.progress = on_epoch;
         tc.user = &p;
         p.run = r + 1;
@@ -203,7 +219,8 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_me
         if (rc == 0) {
             const double fig = auc ? res.test_auc : res.test_acc;
             sum += fig, sum2 += fig * fig, secs += res.seconds;
-            done++;
+            rr[done].seed = o->seed + r;
+            rr[done++].res = res;
             if (!o->quiet)
                 printf("run %d (seed %d): test %s %.2f%%  val %.2f%%  best epoch %d of %d, "
                        "%.2f s\n",
@@ -212,10 +229,13 @@ int train_gps_nodes(options *o, gat_dataset *ds, tool_pe *pe, const gat_model_me
         }
         gat_gps_free(m);
     }
+    const double mean = done ? sum / done : 0,
+                 sd = done ? sqrt(fmax(sum2 / done - mean * mean, 0)) : 0;
+    if (rc == 0) rc = train_write_outputs(o, &p, rr, done, name, what, mean, sd);
     free(p.rows);
     free(p.row_run);
+    free(rr);
     if (rc == 0 && done > 0) {
-        const double mean = sum / done, sd = sqrt(fmax(sum2 / done - mean * mean, 0));
         if (o->runs == 1)
             printf("test %s: %.2f%%  (arch %s, %.2f s)\n", what, 100 * mean, o->arch, secs);
         else

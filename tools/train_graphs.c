@@ -71,6 +71,27 @@ int train_graphs_check(options *o)
                         "--graph, --split and --save-split\n");
         return 2;
     }
+    /* the node split's and node order's options, which the folds of graphs do not read */
+    const char *node = o->random_split           ? "--random-split"
+                       : o->train_per_class >= 0 ? "--train-per-class"
+                       : o->val_size >= 0        ? "--val-size"
+                       : o->test_size >= 0       ? "--test-size"
+                       : o->split_seed >= 0      ? "--split-seed"
+                       : o->split_index          ? "--split-index"
+                       : o->order                ? "--order"
+                                                 : NULL;
+    if (node) {
+        fprintf(stderr,
+                "gat-train: %s does not apply to --task graph (it splits the graphs into folds, "
+                "--folds or --fold-index, and binds them in the order read)\n",
+                node);
+        return 2;
+    }
+    if (o->metric_name && o->metric == GAT_METRIC_AUC) {
+        fprintf(stderr, "gat-train: --metric auc: --task graph follows the validation graphs' "
+                        "accuracy (acc) or loss\n");
+        return 2;
+    }
     if (o->save_folds && cli_check_output("gat-train", "save-folds", o->save_folds) != 0) return 1;
     return 0;
 }
@@ -254,6 +275,8 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.adam.weight_decay = o->weight_decay;
     tc.max_epochs = o->epochs;
     tc.patience = o->patience;
+    tc.eval_every = o->eval_every;
+    tc.metric = o->metric;
     tc.batch_size = o->graph_batch;
     tc.seed = (uint64_t)o->seed + (uint64_t)r;
     tc.lr_factor = o->lr_factor;

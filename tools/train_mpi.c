@@ -11,19 +11,21 @@
 /* --partitions: the flags that read a dataset or sample do not apply. */
 static int dist_usage(const options *o)
 {
-    const char *bad = o->data.graph             ? "--graph"
-                      : o->batch_size           ? "--batch-size"
-                      : o->random_split         ? "--random-split"
-                      : o->train_per_class >= 0 ? "--train-per-class"
-                      : o->val_size >= 0        ? "--val-size"
-                      : o->test_size >= 0       ? "--test-size"
-                      : o->save_split           ? "--save-split"
-                      : o->split_seed >= 0      ? "--split-seed"
-                                                : NULL;
+    const char *bad = o->data.graph                                   ? "--graph"
+                      : o->batch_size                                 ? "--batch-size"
+                      : o->random_split                               ? "--random-split"
+                      : o->train_per_class >= 0                       ? "--train-per-class"
+                      : o->val_size >= 0                              ? "--val-size"
+                      : o->test_size >= 0                             ? "--test-size"
+                      : o->save_split                                 ? "--save-split"
+                      : o->split_seed >= 0                            ? "--split-seed"
+                      : o->metric_name && o->metric == GAT_METRIC_AUC ? "--metric auc"
+                                                                      : NULL;
     if (bad) {
         fprintf(stderr,
                 "gat-train: --partitions: %s does not apply (the partition holds the "
-                "dataset and its split; training is full-graph)\n",
+                "dataset and its split; training is full-graph and follows the accuracy or "
+                "the loss)\n",
                 bad);
         return 2;
     }

@@ -248,3 +248,177 @@ void train_release_signals(void)
 {
     set_handlers(0);
 }
+
+/* The four curves of a row, in the columns' order: train loss, val loss, train acc, val acc. */
+static void curves(const gat_epoch_info *e, double v[4])
+{
+    v[0] = e->train_loss;
+    v[1] = e->val_loss;
+    v[2] = e->train_acc;
+    v[3] = e->val_acc;
+}
+
+/* The plot's rows: per epoch the four curves (one run: row k's; several: at each epoch the mean,
+ * minimum and maximum of each curve over the runs that reached it, a curve's NaNs, epochs
+ * without validation, left out). tab: (rows, W) with W = 5 (one run) or 13, column 0 the epoch.
+ * Returns the rows, or -1 without memory. */
+static long plot_rows(const progress *p, size_t n_rows, int n_runs, gat_idx max_epoch, double **tab)
+{
+    const int W = n_runs == 1 ? 5 : 13;
+    const size_t R = n_runs == 1 ? n_rows : (size_t)max_epoch;
+    double *t = malloc((R ? R : 1) * W * sizeof *t);
+    size_t *start = n_runs == 1 ? NULL : calloc((size_t)n_runs + 1, sizeof *start);
+    if (!t || (n_runs > 1 && !start)) {
+        free(t);
+        free(start);
+        return -1;
+    }
+    if (n_runs == 1) {
+        for (size_t k = 0; k < n_rows; k++) {
+            t[k * W] = p->rows[k].epoch;
+            curves(&p->rows[k], t + k * W + 1);
+        }
+    } else {
+        /* rows of each run are consecutive with epochs 1, 2, ...: row k of a run is epoch k+1 */
+        for (size_t k = 0; k < n_rows; k++)
+            start[p->row_run[k]]++;
+        for (int r = 1; r <= n_runs; r++)
+            start[r] += start[r - 1];
+        for (gat_idx e = 1; e <= max_epoch; e++) {
+            double sum[4] = {0}, lo[4] = {0}, hi[4] = {0}, *row = t + (size_t)(e - 1) * W;
+            int cnt[4] = {0};
+            for (int r = 0; r < n_runs; r++) {
+                if (start[r] + (size_t)e > start[r + 1]) continue;
+                double v[4];
+                curves(&p->rows[start[r] + (size_t)e - 1], v);
+                for (int c = 0; c < 4; c++) {
+                    if (isnan(v[c])) continue;
+                    sum[c] += v[c];
+                    lo[c] = cnt[c] == 0 || v[c] < lo[c] ? v[c] : lo[c];
+                    hi[c] = cnt[c] == 0 || v[c] > hi[c] ? v[c] : hi[c];
+                    cnt[c]++;
+                }
+            }
+            row[0] = e;
+            for (int c = 0; c < 4; c++) {
+                row[1 + 3 * c] = cnt[c] ? sum[c] / cnt[c] : NAN;
+                row[2 + 3 * c] = cnt[c] ? lo[c] : NAN;
+                row[3 + 3 * c] = cnt[c] ? hi[c] : NAN;
+            }
+        }
+    }
+    free(start);
+    *tab = t;
+    return (long)R;
+}
+
+/* --plot: loss (left) and accuracy (right) per epoch, training and validation, the best epoch
+ * marked. One run: its curves. Several: per epoch, the mean over the runs that reached it and a
+ * band from their minimum to their maximum (display only; the numbers are the callback's). The
+ * validation curves join the epochs that validated (--eval-every N). */
+static int plot_training(const options *o, plot_format fmt, int width, int height,
+                         const progress *p, const run_result *rr, int n_runs, const char *name,
+                         const char *what, double mean_test, double std_test)
+{
+    plot pl;
+    if (plot_open(&pl, "gat-train", o->plot, fmt, width, height) != 0) return 1;
+    FILE *f = pl.f;
+    gat_idx max_epoch = 0;
+    double best_sum = 0, *tab;
+    /* rows of a run that did not finish (interrupted) come last and are left out */
+    size_t n_rows = p->n;
+    while (n_rows > 0 && p->row_run[n_rows - 1] > n_runs)
+        n_rows--;
+    for (size_t k = 0; k < n_rows; k++)
+        if (p->rows[k].epoch > max_epoch) max_epoch = p->rows[k].epoch;
+    for (int r = 0; r < n_runs; r++)
+        best_sum += rr[r].res.best_epoch;
+    const long R = plot_rows(p, n_rows, n_runs, max_epoch, &tab);
+    if (R < 0) {
+        fprintf(stderr, "gat-train: out of memory for the plot\n");
+        plot_abort(&pl);
+        return 1;
+    }
+    /* $m every row (the training curves), $v the rows with a validation loss */
+    const int W = n_runs == 1 ? 5 : 13;
+    for (int block = 0; block < 2; block++) {
+        fprintf(f, "%s << EOD\n", block ? "$v" : "$m");
+        for (long k = 0; k < R; k++) {
+            const double *row = tab + (size_t)k * W;
+            if (block && isnan(row[n_runs == 1 ? 2 : 4])) continue;
+            fprintf(f, "%d", (int)row[0]);
+            for (int c = 1; c < W; c++)
+                fprintf(f, " %.9g", row[c]);
+            fprintf(f, "\n");
+        }
+        fprintf(f, "EOD\n");
+    }
+    free(tab);
+    char title[512];
+    if (n_runs == 1)
+        snprintf(title, sizeof title, "gat-train on %s: test %s %.2f%% (best epoch %d of %d)", name,
+                 what, 100 * mean_test, rr[0].res.best_epoch, rr[0].res.epochs);
+    else
+        snprintf(title, sizeof title,
+                 "gat-train on %s, %d runs: test %s %.2f%% +- %.2f%% "
+                 "(mean, min-max band)",
+                 name, n_runs, what, 100 * mean_test, 100 * std_test);
+    fprintf(f, "set multiplot layout 1,2 title ");
+    plot_quote(f, title);
+    fprintf(f, "\nset grid\nset xlabel 'epoch'\nset key top right\nset xrange [1:%d]\n",
+            max_epoch > 1 ? max_epoch : 2);
+    const double best = best_sum / n_runs;
+    fprintf(f, "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'gray30'\n",
+            best, best);
+    const char *color[2] = {"#1f77b4", "#d62728"}, *label[2] = {"train", "validation"};
+    for (int panel = 0; panel < 2; panel++) {
+        fprintf(f, "set ylabel '%s'\n", panel ? "accuracy (%)" : "loss");
+        if (panel) fprintf(f, "set yrange [0:100]\nset key bottom right\n");
+        /* the label away from the key: at the bottom under the loss's key (top right), at the
+         * top above the accuracy's (bottom right) */
+        fprintf(f, "set label 1 %s at %.9g, graph %s offset 0.5,0 tc rgb 'gray30'\n",
+                n_runs == 1 ? "'best'" : "'mean best'", best, panel ? "0.96" : "0.04");
+        const char *scale = panel ? "100*" : "";
+        fprintf(f, "plot ");
+        for (int c = 0; c < 2; c++) {
+            const int col = panel * 2 + c; /* curve index 0..3 */
+            const char *data = c ? "$v" : "$m";
+            if (n_runs == 1) {
+                fprintf(f, "%s%s using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s'",
+                        c ? ", " : "", data, scale, 2 + col, color[c], label[c]);
+            } else {
+                fprintf(f,
+                        "%s%s using 1:(%s$%d):(%s$%d) with filledcurves fs transparent solid "
+                        "0.3 noborder lc rgb '%s' notitle, ",
+                        c ? ", " : "", data, scale, 3 + 3 * col, scale, 4 + 3 * col, color[c]);
+                fprintf(f, "%s using 1:(%s$%d) with lines lw 1.5 lc rgb '%s' title '%s (mean)'",
+                        data, scale, 2 + 3 * col, color[c], label[c]);
+            }
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "unset multiplot\n");
+    return plot_close(&pl, "gat-train");
+}
+
+int train_write_outputs(const options *o, const progress *p, const run_result *rr, int done,
+                        const char *name, const char *what, double mean, double sd)
+{
+    if (p->oom) {
+        fprintf(stderr, "gat-train: out of memory recording the epochs for --metrics/--plot\n");
+        return 1;
+    }
+    /* an interrupted run's epochs are written too: they show where it was going */
+    if (o->metrics) {
+        if (gat_metrics_save(o->metrics, p->rows, o->runs > 1 ? p->row_run : NULL, p->n) != GAT_OK)
+            return train_fail("cannot write the metrics");
+        if (!o->quiet) printf("wrote %s: %zu epochs\n", o->metrics, p->n);
+    }
+    if (o->draw && done > 0) {
+        if (plot_training(o, o->plot_fmt, o->plot_w, o->plot_h, p, rr, done, name, what, mean,
+                          sd) != 0)
+            return 1;
+        if (!o->quiet) printf("wrote %s: %dx%d\n", o->plot, o->plot_w, o->plot_h);
+    }
+    return 0;
+}

@@ -132,8 +132,9 @@ GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx 
  * train_acc of the progress callback are means over the epoch's graphs. With lr_factor > 0 the
  * lr follows gat_train_config's schedule (plateaus of the validation loss, or every lr_step
  * epochs), and training ends (GAT_OK, the best model restored) once it falls below min_lr. Uses
- * max_epochs, patience, adam, progress, user, batch_size, seed, lr_factor, lr_patience, lr_step,
- * min_lr and keep_last of cfg (n_fanout, fanout, stage, stop are not used); with keep_last the
+ * max_epochs, patience, eval_every, metric (GAT_METRIC_ACC or GAT_METRIC_LOSS; the AUC is
+ * GAT_EINVAL), adam, progress, user, batch_size, seed, lr_factor, lr_patience, lr_step, min_lr and
+ * keep_last of cfg (n_fanout, fanout, stage, stop are not used); with keep_last the
  * model and figures are the last epoch's instead of the best validation epoch's.
  * Multi-label node tasks in batches of graphs (the GAT paper's PPI setup: 2 graphs per step): m
  * a node model (task node, classes = ds->n_labels) and ds a multi-label dataset of graphs

@@ -116,4 +116,16 @@ got=$(awk 'FILENAME ~ /folds$/ {if (!/^#/) f[$1] = $2; next} FNR > 1 && f[$1] ==
 [ -w /dev/full ] && check graph-embed-full 1 '' '^gat-embed: cannot write /dev/full: No space left on device$' -- "$embed" --model "$tmp/g.gat" --predict /dev/full
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "graph-embed-accuracy ($got %)" || bad graph-embed-accuracy "gat-train $want, from the predictions $got"
 
+# --metrics, --plot and --eval-every on a node task (they were ignored): the rows of both runs,
+# validation at epochs 2, 4 and 6 only; --order is refused
+check gps-outputs 0 "^wrote $tmp/gps.csv: 12 epochs$" '' -- "$train" "${common[@]}" --arch gat-mlp --threads 1 --runs 2 --eval-every 2 --metrics "$tmp/gps.csv"
+awk -F, 'NR > 1 {n++; if ($5 == "nan") nan++} END {exit !(n == 12 && nan == 6)}' "$tmp/gps.csv" && head -1 "$tmp/gps.csv" | grep -q '^run,epoch,' &&
+  ok gps-metrics-rows || badf gps-metrics-rows "$tmp/gps.csv"
+if command -v gnuplot >/dev/null; then
+  check gps-plot 0 "^wrote $tmp/gps.svg: 640x400$" '' -- "$train" "${common[@]}" --arch gat-mlp --threads 1 --plot "$tmp/gps.svg"
+else
+  echo "skip gps-plot: no gnuplot on PATH"
+fi
+check gps-no-order 2 '' '^gat-train: --arch gps does not take --order \(graph transformers keep the nodes in the order read\)$' -- "$train" "${common[@]}" --arch gps --order rcm --quiet
+check gps-auc-classes 2 '' '^gat-train: --metric auc: ROC-AUC needs two classes, and .*small has [0-9]+ \(use acc or loss\)$' -- "$train" "${common[@]}" --arch gps --metric auc --quiet
 summary

@@ -204,4 +204,15 @@ cp -r "$d" "$tmp/gap"
 for f in "$tmp"/gap/toy_*; do mv "$f" "${f/toy_/gap_}"; done
 sed -i 's/^2$/3/' "$tmp/gap/gap_graph_indicator.txt"
 check empty-graph 1 '' 'gap_graph_indicator.txt:[0-9]+:' -- "$train" --task graph --dataset "$tmp/gap" --epochs 1
+# the node split's and node order's options do not reach the folds of graphs: refused, not ignored
+check graph-no-node-split 2 '' '^gat-train: --train-per-class does not apply to --task graph \(it splits the graphs into folds' -- "$train" --task graph --dataset "$d" --epochs 1 --train-per-class 5
+check graph-no-split-seed 2 '' '^gat-train: --split-seed does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --split-seed 2
+check graph-no-order 2 '' '^gat-train: --order does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --order rcm
+check graph-no-auc 2 '' "^gat-train: --metric auc: --task graph follows the validation graphs' accuracy \(acc\) or loss$" -- "$train" --task graph --dataset "$d" --epochs 1 --metric auc
+# --eval-every reaches the folds (it was ignored): validation at epochs 3 and 6 only (and the
+# last, 8), NaN in between; --metric loss is taken
+check graph-eval-every 0 '^test accuracy' '' -- "$train" --task graph --folds 3 --threads 1 "${common[@]}" --eval-every 3 --metric loss
+n_val=$(grep -Ec '^epoch +[0-9]+ .*val loss [0-9]' "$tmp/out")
+n_nan=$(grep -Ec '^epoch +[0-9]+ .*val loss nan' "$tmp/out")
+[ "$n_val" -eq 9 ] && [ "$n_nan" -eq 15 ] && ok graph-eval-every-rows || badf graph-eval-every-rows "$tmp/out"
 summary

@@ -47,4 +47,5 @@ check task-node-on-multilabel 1 '' 'has multi-hot node labels: train it with --t
 check task-multilabel-on-classes 1 '' '--task multilabel: dataset .* has one class per node' -- "$train" --dataset "$data/tiny" --task multilabel --epochs 2
 check task-unknown 2 '' "--task: unknown task 'edge'" -- "$train" --dataset "$tmp/ml.gatd" --task edge
 check task-no-minibatch 2 '' 'excludes --batch-size' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --batch-size 4 --fanout 2,2
+check task-multilabel-no-auc 2 '' '^gat-train: --metric auc: --task multilabel follows the validation micro-F1 \(acc\) or loss$' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --metric auc
 summary

@@ -31,6 +31,13 @@ png train-plot-runs-png "$tmp/runs.png" 500 350
 run train-plot-svg "$bin" --dataset "$tiny" --epochs 10 --threads 1 --quiet --plot "$tmp/curves.SVG" --plot-size 800x300
 grep -q '<svg' "$tmp/curves.SVG" && grep -Eq 'width="800(px)?" height="300(px)?"' "$tmp/curves.SVG" &&
   ok train-plot-svg-size || bad train-plot-svg-size "$(head -c 400 "$tmp/curves.SVG")"
+# --eval-every 3: the validation curve (red, #d62728) joins epochs 3, 6, 9 and 12 (NaN rows between
+# them once broke it into dots): its path has three line segments beside the key's sample
+for runs in 1 2; do
+  run "train-plot-eval-every-$runs" "$bin" --dataset "$tiny" --layers 2 --epochs 12 --runs $runs --eval-every 3 --threads 1 --quiet --plot "$tmp/every.svg"
+  n=$(grep -E "stroke='rgb\(214, *39, *40\)' +d=" "$tmp/every.svg" | head -1 | grep -o ' L' | wc -l)
+  [ "$n" -eq 4 ] && ok "train-plot-eval-every-$runs-joined" || bad "train-plot-eval-every-$runs-joined" "$n line segments in the first validation path"
+done
 # replacing a picture keeps no temporary file beside it
 run train-plot-again "$bin" --dataset "$tiny" --epochs 5 --threads 1 --quiet --plot "$tmp/curves.png"
 png train-plot-again-png "$tmp/curves.png" 640 400
