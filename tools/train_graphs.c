@@ -209,7 +209,7 @@ static void graph_meta(const folds *f, gat_model_meta *meta, char *buf, size_t c
     meta->n_classes = f->ds->n_graph_classes;
     meta->class_names = f->ds->graph_class_names;
     meta->normalize = f->ds->normalized;
-    meta->symmetrize = 1;
+    meta->symmetrize = !f->o->directed; /* what the loader did (--directed keeps edges as read) */
     meta->dataset = cli_dataset_record(f->name, buf, cap);
     meta->pe = f->pe->on ? f->pe->text : NULL;
     meta->tu_features = cli_tu_features(&f->o->data, GAT_TU_FEATURES_ALL);

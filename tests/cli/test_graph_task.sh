@@ -215,4 +215,10 @@ check graph-eval-every 0 '^test accuracy' '' -- "$train" --task graph --folds 3 
 n_val=$(grep -Ec '^epoch +[0-9]+ .*val loss [0-9]' "$tmp/out")
 n_nan=$(grep -Ec '^epoch +[0-9]+ .*val loss nan' "$tmp/out")
 [ "$n_val" -eq 9 ] && [ "$n_nan" -eq 15 ] && ok graph-eval-every-rows || badf graph-eval-every-rows "$tmp/out"
+# the model records the graph as the loader built it: --directed keeps the TU edges as read, and
+# gat-embed must rebuild them so (it was recorded symmetrised whatever was given)
+check graph-save-directed 0 'saved the model of fold 1' '' -- "$train" --task graph --dataset "$d" --epochs 1 --folds 3 --threads 1 --directed --save "$tmp/gd.gat"
+grep -aq '"symmetrize":"0"' "$tmp/gd.gat" && ok graph-directed-recorded || bad graph-directed-recorded "$(head -c 600 "$tmp/gd.gat" | tr -c '[:print:]' .)"
+check graph-save-undirected 0 'saved the model of fold 1' '' -- "$train" --task graph --dataset "$d" --epochs 1 --folds 3 --threads 1 --save "$tmp/gu.gat"
+grep -aq '"symmetrize":"1"' "$tmp/gu.gat" && ok graph-undirected-recorded || bad graph-undirected-recorded "$(head -c 600 "$tmp/gu.gat" | tr -c '[:print:]' .)"
 summary
