@@ -11,6 +11,7 @@
 #include "io/text.h"
 #include "io/tu.h"
 #include "io/graphsage.h"
+#include "io/wikics.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -87,7 +88,7 @@ static int exists_as_dataset(const char *path)
     probe = NULL;
     if (!yes && (probe = concat(path, len, ".content.gz"))) yes = exists(probe);
     gat_free(probe);
-    return yes || gat_i_planetoid_is(path) || gat_i_graphsage_is(path);
+    return yes || gat_i_planetoid_is(path) || gat_i_graphsage_is(path) || gat_i_wikics_is(path);
 }
 
 /* Resolves name as gat_dataset_locate documents it; *out: allocated path on success. */
@@ -583,6 +584,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     if (gat_i_npz_is(path) || gat_i_geomgcn_is(path)) {
         st = gat_i_npz_is(path) ? gat_i_npz_dataset_read(ds, path, opt)
                                 : gat_i_geomgcn_read(ds, path, opt);
+        goto cleanup;
+    }
+    if (gat_i_wikics_is(path)) {
+        st = gat_i_wikics_load(ds, path, opt);
         goto cleanup;
     }
     if ((st = dataset_base(path, &base)) != GAT_OK) goto cleanup;

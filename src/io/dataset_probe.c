@@ -9,6 +9,7 @@
 #include "io/npz.h"
 #include "io/planetoid.h"
 #include "io/tu.h"
+#include "io/wikics.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static int is_dataset(const char *p)
     char base[4096];
     struct stat sb;
     if (is_file(p, ".content") || is_file(p, ".content.gz") || gat_i_planetoid_is(p) ||
-        gat_i_graphsage_is(p) || gat_i_tu_is(p))
+        gat_i_graphsage_is(p) || gat_i_tu_is(p) || gat_i_wikics_is(p))
         return 1;
     if (stat(p, &sb) != 0) return 0;
     if (S_ISREG(sb.st_mode)) return gat_i_datafile_is(p) || gat_i_npz_is(p);
@@ -125,7 +126,7 @@ gat_status gat_i_dataset_unknown(const char *fn, const char *path)
 {
     static const char layouts[] =
         "NAME.content[.gz] and NAME.cites, a .gatd or .npz file, Planetoid's ind.NAME.*, "
-        "a TU set's NAME_A.txt, a Geom-GCN directory, GraphSAGE's NAME-G.json";
+        "a TU set's NAME_A.txt, a Geom-GCN directory, GraphSAGE's NAME-G.json, WikiCS's data.json";
     struct stat sb;
     char ds[4096];
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {

@@ -4,6 +4,8 @@
 #include "io/fileio.h"
 #include "core/core.h"
 
+#include <cJSON.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -338,4 +340,31 @@ void gat_i_clocale_leave(gat_i_clocale *l)
         freelocale(l->c);
     }
     l->c = l->old = (locale_t)0;
+}
+
+gat_status gat_i_json_read(const char *path, cJSON **out)
+{
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    const char *end = NULL;
+    gat_status st = gat_i_read_file(path, &buf, &len);
+    if (st != GAT_OK) return st;
+    *out = cJSON_ParseWithLengthOpts((const char *)buf, len, &end, 0);
+    if (!*out) {
+        size_t line = 1, at = end ? (size_t)(end - (const char *)buf) : len, rest = at;
+        while (rest < len &&
+               (buf[rest] == ' ' || buf[rest] == '\t' || buf[rest] == '\n' || buf[rest] == '\r'))
+            rest++;
+        if (rest >= len) at = len; /* only blanks after the error: the text stops there */
+        for (size_t k = 0; k < at && k < len; k++)
+            line += buf[k] == '\n';
+        st = at >= len ? gat_i_error(GAT_EFORMAT,
+                                     "%s:%zu: malformed JSON: the file ends early "
+                                     "(truncated?)",
+                                     path, line)
+                       : gat_i_error(GAT_EFORMAT, "%s:%zu: malformed JSON near \"%.20s\"", path,
+                                     line, (const char *)buf + at);
+    }
+    gat_free(buf);
+    return st;
 }

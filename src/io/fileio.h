@@ -52,6 +52,12 @@ int gat_i_write_le(FILE *f, const gat_real *x, size_t n);
  * bytes). Returns GAT_EIO (cannot open or read, or path is a directory), GAT_ENOMEM. */
 gat_status gat_i_read_file(const char *path, unsigned char **buf, size_t *len);
 
+/* Parses the JSON file at path (read whole) into *out (owned: cJSON_Delete). Returns GAT_EIO,
+ * GAT_EFORMAT (malformed JSON, naming path:line and the text there, or the early end of a
+ * truncated file), GAT_ENOMEM. */
+struct cJSON;
+gat_status gat_i_json_read(const char *path, struct cJSON **out);
+
 /* Switches the calling thread to the "C" LC_NUMERIC until gat_i_clocale_leave. */
 typedef struct gat_i_clocale {
     locale_t c, old;

@@ -86,28 +86,6 @@ int gat_i_graphsage_is(const char *path)
     return is_file(p);
 }
 
-/* Parses the JSON file at path into *out; GAT_EFORMAT naming path:line of a syntax error. */
-static gat_status parse_json(const char *path, cJSON **out)
-{
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    const char *end = NULL;
-    gat_status st = gat_i_read_file(path, &buf, &len);
-    if (st != GAT_OK) return st;
-    *out = cJSON_ParseWithLengthOpts((const char *)buf, len, &end, 0);
-    if (!*out) {
-        size_t line = 1, at = end ? (size_t)(end - (const char *)buf) : len;
-        for (size_t k = 0; k < at && k < len; k++)
-            line += buf[k] == '\n';
-        st = at >= len ? gat_i_error(GAT_EFORMAT, "%s:%zu: malformed JSON: the file ends early "
-                                     "(truncated?)", path, line)
-                       : gat_i_error(GAT_EFORMAT, "%s:%zu: malformed JSON near \"%.20s\"", path,
-                                     line, (const char *)buf + at);
-    }
-    gat_free(buf);
-    return st;
-}
-
 /* A node id as its id_map key: a string as it is, an integer as its decimal; 0 otherwise. */
 static int key_of(const cJSON *v, char *buf, size_t size, const char **key)
 {
@@ -145,7 +123,7 @@ static gat_status read_ids(sage *S)
 {
     cJSON *root = NULL;
     const cJSON *e;
-    gat_status st = parse_json(S->path[P_IDS], &root);
+    gat_status st = gat_i_json_read(S->path[P_IDS], &root);
     if (st != GAT_OK) return st;
     if (!cJSON_IsObject(root) || cJSON_GetArraySize(root) < 1) {
         st = gat_i_error(GAT_EFORMAT, "%s: expected a JSON object of node id -> feature row",
@@ -264,7 +242,7 @@ static gat_status read_graph(sage *S)
     cJSON *root = NULL;
     const cJSON *e;
     char where[64];
-    gat_status st = parse_json(S->path[P_G], &root);
+    gat_status st = gat_i_json_read(S->path[P_G], &root);
     if (st != GAT_OK) return st;
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
     const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
@@ -377,7 +355,7 @@ static gat_status read_classes(sage *S)
     cJSON *root = NULL;
     const cJSON *e;
     uint8_t *seen = NULL;
-    gat_status st = parse_json(S->path[P_CLASS], &root);
+    gat_status st = gat_i_json_read(S->path[P_CLASS], &root);
     if (st != GAT_OK) return st;
     if (!cJSON_IsObject(root) || cJSON_GetArraySize(root) != S->n) {
         st = gat_i_error(GAT_EFORMAT, "%s: expected a JSON object of %d node ids (those of %s)",

@@ -6,7 +6,7 @@
 # The other layouts of real sets the same way, written by the test programs: a Geom-GCN
 # directory (test_npz --write-geomgcn) and Planetoid pickles (test_pickle --write-planetoid):
 # --dataset recognises each by its files, gat-convert writes each as .gatd, and training on the
-# .gatd gives the run of the original.
+# .gatd gives the run of the original; and WikiCS's data.json written here.
 # Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT TEST_PICKLE
 set -u
 writer=$1 train=$2 convert=$3 pickle_writer=$4
@@ -74,6 +74,27 @@ for case in "geomgcn $tmp/w/film0 6 nodes --split-index 1" "planetoid-dir $tmp/w
 done
 run geomgcn-all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, seeds 1\.\.2, ' '' \
   -- "$train" --dataset "$tmp/w/film0" --all-splits --epochs 5 --threads 1 --metric acc
+
+# WikiCS's data.json, in a directory (written here): 24 nodes of 2 classes, node i linked to i + 2,
+# features that say the class; split s trains on the nodes i % 8 = s, stops early on i % 8 = s + 2
+# (its stopping mask), tests on i % 8 >= 6
+mkdir -p "$tmp/wikics"
+awk 'function mask(k, s,   i, out) { out = "["; for (i = 0; i < 24; i++) out = out (i ? ", " : "") (k == 0 ? i % 8 == s : k == 1 ? i % 8 == s + 2 : i % 8 >= 6 ? "true" : "false"); return out "]" }
+BEGIN {
+  printf "{\"features\": ["; for (i = 0; i < 24; i++) printf "%s[%d, %d, 0.25]", i ? ", " : "", i % 2, 1 - i % 2
+  printf "], \"labels\": ["; for (i = 0; i < 24; i++) printf "%s%d", i ? ", " : "", i % 2
+  printf "], \"links\": ["; for (i = 0; i < 24; i++) printf "%s[%d]", i ? ", " : "", (i + 2) % 24
+  printf "], \"train_masks\": [%s, %s], \"stopping_masks\": [%s, %s], \"test_mask\": %s}\n", mask(0, 0), mask(0, 1), mask(1, 0), mask(1, 1), mask(2, 0)
+}' >"$tmp/wikics/data.json"
+run wikics-train 0 '^test accuracy: ' '' -- "$train" --dataset "$tmp/wikics" --split-index 1 --epochs 20 --patience 20 --threads 1 --quiet --metric acc
+run wikics-split 0 'split 3/3/6$' '' -- "$train" --dataset "$tmp/wikics/data.json" --epochs 1 --threads 1
+run wikics-all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, seeds 1\.\.2, ' '' \
+  -- "$train" --dataset "$tmp/wikics" --all-splits --epochs 5 --threads 1 --metric acc
+run wikics-convert 0 '24 nodes, 72 edges' '' -- "$convert" "$tmp/wikics" "$tmp/wikics.gatd"
+opts=(--epochs 20 --patience 20 --threads 1 --quiet --metric acc)
+"$train" --dataset "$tmp/wikics" "${opts[@]}" >"$tmp/a" 2>&1
+"$train" --dataset "$tmp/wikics.gatd" "${opts[@]}" >"$tmp/b" 2>&1
+[ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok wikics-gatd-same-run || bad wikics-gatd-same-run "$tmp/a" "$tmp/b"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

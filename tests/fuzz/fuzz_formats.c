@@ -1,9 +1,10 @@
 /* Fuzz target: the readers of the formats real datasets ship in, through gat_dataset_load as
  * `--dataset PATH` reaches them: an .npz file (Shchur et al. or Platonov et al.), the Planetoid
  * pickles (ind.NAME.*), a TU directory (NAME_A.txt, ...; plain or gzipped), the GraphSAGE files
- * (NAME-G.json, NAME-feats.npy, NAME-class_map.json, NAME-id_map.json) and a Geom-GCN directory
- * (out1_graph_edges.txt, out1_node_feature_label.txt, split files). Input: one options byte (the
- * low three bits pick the format; 0x20 gzips TU files, and for an .npz file sets the CRC-32 of
+ * (NAME-G.json, NAME-feats.npy, NAME-class_map.json, NAME-id_map.json), a Geom-GCN directory
+ * (out1_graph_edges.txt, out1_node_feature_label.txt, split files) and WikiCS's data.json. Input:
+ * one options byte (the low three bits pick the format: 7 WikiCS, else the value modulo 5 the
+ * others; 0x20 gzips TU files, and for an .npz file sets the CRC-32 of
  * its stored members to their data's), then the format's files in a fixed order separated by the
  * line FUZZ_FILE_SEP (binary files hold every byte, so no single separator byte will do); an
  * empty part is an absent file. A loaded
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_FILE_SEP "\n@@file@@\n"
 #define MAX_PARTS 8
 
-enum { F_NPZ, F_PLANETOID, F_TU, F_SAGE, F_GEOM, N_FORMATS };
+enum { F_NPZ, F_PLANETOID, F_TU, F_SAGE, F_GEOM, F_WIKICS, N_FORMATS };
 
 /* Each format's files (relative to the scratch directory, in input order) and the path given to
  * gat_dataset_load. */
@@ -32,8 +33,10 @@ static const char *const files[N_FORMATS][MAX_PARTS] = {
      "tu/d/d_edge_attributes.txt"},
     {"sage/d-G.json", "sage/d-feats.npy", "sage/d-class_map.json", "sage/d-id_map.json"},
     {"geo/d/out1_graph_edges.txt", "geo/d/out1_node_feature_label.txt",
-     "geo/d/splits/d_split_0.6_0.2_0.npz", "geo/d/splits/d_split_0.6_0.2_1.npz"}};
-static const char *const load_path[N_FORMATS] = {"npz/d.npz", "pl/d", "tu/d", "sage/d", "geo/d"};
+     "geo/d/splits/d_split_0.6_0.2_0.npz", "geo/d/splits/d_split_0.6_0.2_1.npz"},
+    {"wikics/data.json"}};
+static const char *const load_path[N_FORMATS] = {"npz/d.npz", "pl/d",  "tu/d",
+                                                 "sage/d",    "geo/d", "wikics"};
 
 /* The first occurrence of the n-byte s in data, or NULL (memmem is not POSIX). */
 static const uint8_t *find(const uint8_t *data, size_t size, const char *s, size_t n)
@@ -45,8 +48,7 @@ static const uint8_t *find(const uint8_t *data, size_t size, const char *s, size
 
 /* Splits data at every FUZZ_FILE_SEP into at most max parts (the last keeps any further
  * separators); returns the number of parts. */
-static int split_files(const uint8_t *data, size_t size, const uint8_t **part, size_t *len,
-                       int max)
+static int split_files(const uint8_t *data, size_t size, const uint8_t **part, size_t *len, int max)
 {
     const size_t sl = strlen(FUZZ_FILE_SEP);
     int n = 0;
@@ -106,8 +108,8 @@ static void fix_crcs(uint8_t *z, size_t n)
 {
     for (size_t p = 0; p + 30 <= n; p++) {
         if (rd32(z + p) != 0x04034b50u || (z[p + 8] | z[p + 9] << 8) != 0) continue;
-        const size_t at = p + 30 + (size_t)(z[p + 26] | z[p + 27] << 8) +
-                          (size_t)(z[p + 28] | z[p + 29] << 8);
+        const size_t at =
+            p + 30 + (size_t)(z[p + 26] | z[p + 27] << 8) + (size_t)(z[p + 28] | z[p + 29] << 8);
         const size_t len = rd32(z + p + 18);
         if (at > n || len > n - at) continue;
         const uint32_t crc = (uint32_t)crc32(0L, z + at, (uInt)len);
@@ -138,8 +140,8 @@ static void check_dataset(const gat_dataset *ds)
             for (gat_idx i = ds->graph_ptr[s]; i < ds->graph_ptr[s + 1]; i++)
                 for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
                     FUZZ_CHECK(g->col[e] >= ds->graph_ptr[s] && g->col[e] < ds->graph_ptr[s + 1]);
-            FUZZ_CHECK(!ds->graph_labels || (ds->graph_labels[s] >= 0 &&
-                                             ds->graph_labels[s] < ds->n_graph_classes));
+            FUZZ_CHECK(!ds->graph_labels ||
+                       (ds->graph_labels[s] >= 0 && ds->graph_labels[s] < ds->n_graph_classes));
         }
         for (gat_idx c = 0; c < ds->n_graph_classes; c++)
             FUZZ_CHECK(ds->graph_class_names && ds->graph_class_names[c] != NULL);
@@ -161,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gat_dataset ds;
     if (size < 1) return 0;
     const unsigned opt = data[0];
-    const int f = (int)(opt & 7) % N_FORMATS;
+    const int f = (opt & 7) == 7 ? F_WIKICS : (int)(opt & 7) % F_WIKICS;
     const int n = split_files(data + 1, size - 1, part, len, MAX_PARTS);
     /* every file of the format written or removed, so nothing of an earlier input remains */
     for (int k = 0; k < MAX_PARTS && files[f][k]; k++) {
