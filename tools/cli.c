@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -340,6 +341,52 @@ const char *cli_dataset_path(const char *prog, const char *name)
     return NULL;
 }
 
+static int exists_with(const char *path, const char *suffix)
+{
+    char p[4200];
+    return snprintf(p, sizeof p, "%s%s", path, suffix) < (int)sizeof p && access(p, F_OK) == 0;
+}
+
+int cli_is_dataset_file(const char *path)
+{
+    const size_t n = strlen(path);
+    struct stat sb;
+    unsigned char head[9];
+    const int found = stat(path, &sb) == 0;
+    if (n >= 5 && !strcmp(path + n - 5, ".gatd") && !(found && S_ISDIR(sb.st_mode))) return 1;
+    if (!found || !S_ISREG(sb.st_mode) || exists_with(path, ".content") ||
+        exists_with(path, ".content.gz"))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    const size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    uint64_t hlen = 0;
+    for (int b = 7; b >= 0; b--)
+        hlen = hlen << 8 | head[b];
+    return got == sizeof head && hlen >= 2 && hlen <= 100000000 && head[8] == '{';
+}
+
+/* Whether path (located) is in the Cora layout: P.content[.gz] for a prefix P, or
+ * D/NAME.content[.gz] for a directory D named NAME. */
+static int cora_layout(const char *path)
+{
+    char base[4200];
+    struct stat sb;
+    if (exists_with(path, ".content") || exists_with(path, ".content.gz")) return 1;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    if (snprintf(base, sizeof base, "%.*s/%.*s", (int)n, path, (int)(n - b), path + b) >=
+        (int)sizeof base)
+        return 0;
+    return exists_with(base, ".content") || exists_with(base, ".content.gz");
+}
+
 /* --split TR/VA/TE: three numbers (digits and '.') joined by '/' are percentages of each class,
  * anything else a split file (a file of that name is given as ./TR/VA/TE). Returns 1 with the
  * fractions in f, 0 for a file name, -1 for percentages out of range (printed unless prog is
@@ -546,9 +593,38 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
     }
     const char *path = cli_dataset_path(prog, *name);
     if (!path) return 1;
+    /* options the loader would not read: usage errors before the work */
+    const char *stored = !cli_is_dataset_file(path) ? NULL
+                         : d->direction             ? d->direction
+                         : d->tu_features           ? "--tu-features"
+                         : d->self_loop_fill        ? "--self-loop-fill"
+                         : d->skip_unknown_cites    ? "--skip-unknown-cites"
+                                                    : NULL;
+    if (stored) {
+        fprintf(stderr,
+                "%s: %s does not apply to dataset file %s: it is stored as it was built "
+                "(give it when converting the source with gat-convert)\n",
+                prog, stored, path);
+        return 2;
+    }
+    if (d->skip_unknown_cites && !cora_layout(path)) {
+        fprintf(stderr,
+                "%s: --skip-unknown-cites applies to a Cora-layout dataset's .cites file; "
+                "%s is in another layout\n",
+                prog, path);
+        return 2;
+    }
     if (gat_dataset_load(ds, path, opt) != GAT_OK) {
         fprintf(stderr, "%s: cannot load dataset: %s\n", prog, gat_last_error());
         return 1;
+    }
+    if (d->self_loop_fill && ds->n_edge_features == 0) {
+        fprintf(stderr,
+                "%s: --self-loop-fill sets the edge features of added self-loops; %s has "
+                "no edge features\n",
+                prog, path);
+        gat_dataset_destroy(ds);
+        return 2;
     }
     if (d->tu_features && ds->n_graphs == 0) {
         fprintf(stderr, "%s: --tu-features applies to a TU set of graphs; %s is not one (try "

@@ -90,6 +90,11 @@ void cli_serial_blas(void);
  * buffer, or NULL with a message on stderr. */
 const char *cli_dataset_path(const char *prog, const char *name);
 
+/* Whether path (located) is a dataset file (.gatd), as gat_dataset_load tells one: a name ending
+ * in .gatd, or a regular file that is no prefix of NAME.content[.gz] and starts as a safetensors
+ * file (an 8-byte header length, then '{'). */
+int cli_is_dataset_file(const char *path);
+
 /* What a model file records as its --dataset NAME (gat_model_meta.dataset): a bundled name found
  * on the dataset search path as it is (it moves with the installation), an existing path made
  * absolute (its directory resolved, so a Cora-style prefix DIR/NAME works too), so that gat-embed
@@ -116,6 +121,8 @@ typedef struct cli_data {
     int skip_unknown_cites;         /* --skip-unknown-cites */
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
     const char *tu_features;     /* --tu-features all|labels|attributes, or NULL: opt's */
+    const char *direction;       /* set by the tool: "--directed" or "--undirected" when given
+                                  * (refused on a .gatd file, whose graph is stored as built) */
 } cli_data;
 
 /* Option-table entries for cli_data d (the tools add --dataset themselves, with their default). */

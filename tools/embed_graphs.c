@@ -10,6 +10,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 static int fail(const char *what)
 {
@@ -51,6 +54,30 @@ static int windowed(int (*window)(int), int rc)
     return sig ? 128 + sig : rc;
 }
 
+int embed_npy_ids(const char *out, gat_idx n, const char *const *ids, int (*window)(int),
+                  char *ids_path, size_t cap)
+{
+    struct stat sb;
+    ids_path[0] = '\0';
+    if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    size_t stem = strlen(out);
+    if (stem > 4 && !strcasecmp(out + stem - 4, ".npy")) stem -= 4;
+    if (snprintf(ids_path, cap, "%.*s.ids.txt", (int)stem, out) >= (int)cap) {
+        fprintf(stderr, "gat-embed: cannot name the ids file of %s: path too long\n", out);
+        ids_path[0] = '\0';
+        return 1;
+    }
+    window(1);
+    const gat_status st = gat_ids_save(ids_path, n, ids);
+    const int sig = window(0);
+    if (sig) return 128 + sig;
+    if (st != GAT_OK) {
+        fprintf(stderr, "gat-embed: cannot write the row ids of %s: %s\n", out, gat_last_error());
+        return 1;
+    }
+    return 0;
+}
+
 int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds, const char *name,
                  const char *out, gat_file_format fmt, const char *attention, const char *predict,
                  unsigned flags, int quiet, int (*window)(int))
@@ -89,7 +116,13 @@ int embed_graphs(gat_model *m, const gat_model_meta *meta, const gat_dataset *ds
         if (gat_matrix_save(out, fmt, G, R, pooled, (const char *const *)ids, flags) != GAT_OK)
             rc = fail("cannot write the graph embeddings");
         if ((rc = windowed(window, rc)) != 0) goto done;
-        if (!quiet) printf("wrote %s: %d x %d (readout %s)\n", out, G, R, gat_readout_name(c->readout));
+        char ids_path[4096] = "";
+        if (fmt == GAT_FORMAT_NPY && (rc = embed_npy_ids(out, G, (const char *const *)ids, window,
+                                                         ids_path, sizeof ids_path)) != 0)
+            goto done;
+        if (!quiet)
+            printf("wrote %s: %d x %d (readout %s)%s%s\n", out, G, R, gat_readout_name(c->readout),
+                   ids_path[0] ? "; row ids in " : "", ids_path);
     }
     if (attention) {
         window(1);
@@ -169,9 +202,14 @@ int embed_gps(gat_gps *m, const gat_model_meta *meta, const gat_dataset *ds, con
         if (gat_matrix_save(out, fmt, rows, C, p, row_ids, flags) != GAT_OK)
             rc = fail("cannot write the outputs");
         if ((rc = windowed(window, rc)) != 0) goto done;
+        char ids_path[4096] = "";
+        if (fmt == GAT_FORMAT_NPY &&
+            (rc = embed_npy_ids(out, rows, row_ids, window, ids_path, sizeof ids_path)) != 0)
+            goto done;
         if (!quiet)
-            printf("wrote %s: %d x %d (%s of %s)\n", out, rows, C, probs ? "probs" : "logits",
-                   graph ? "the graphs" : "the nodes");
+            printf("wrote %s: %d x %d (%s of %s)%s%s\n", out, rows, C, probs ? "probs" : "logits",
+                   graph ? "the graphs" : "the nodes", ids_path[0] ? "; row ids in " : "",
+                   ids_path);
     }
     if (predict) {
         window(1);

@@ -4,6 +4,15 @@
 
 #include "gat/gat.h"
 
+/* The ids file beside a .npy output written to out (a .npy stores no row ids): out without its
+ * ".npy" extension (any case) plus ".ids.txt", one id per line, row i's id on line i. An out
+ * that is not a regular file (a device, a FIFO, /dev/stdout) gets none: there is no file to put
+ * it beside. Written between window(1) and window(0) as every output. Returns 0, 1 after a
+ * message, or 128 + N for a signal received meanwhile; ids_path (cap bytes) is the file, "" if
+ * none. */
+int embed_npy_ids(const char *out, gat_idx n, const char *const *ids, int (*window)(int),
+                  char *ids_path, size_t cap);
+
 /* Writes, for graph model m on ds (a dataset of many graphs), the readout of each graph to out
  * (format fmt, rows named by the 0-based graph index), the attention readout's weights per node
  * to attention (rows named by node id, one column per head) and each graph's predicted class,

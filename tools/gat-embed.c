@@ -272,35 +272,6 @@ static int plot_attention(const char *path, plot_format fmt, int width, int heig
     return rc ? rc : prc;
 }
 
-/* The ids file beside a .npy embedding written to out (a .npy stores no row ids): out without
- * its ".npy" extension (any case) plus ".ids.txt", one id per line, row i's id on line i. An
- * out that is not a regular file (a device, a FIFO, /dev/stdout) gets none: there is no file
- * to put it beside. Written in a write window as every output. Returns 0, 1 after a message,
- * or 128 + N for a signal received meanwhile; *ids_path (cap bytes) is the file, "" if none. */
-static int write_npy_ids(const char *out, gat_idx n, const char *const *ids, char *ids_path,
-                         size_t cap)
-{
-    struct stat sb;
-    ids_path[0] = '\0';
-    if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
-    size_t stem = strlen(out);
-    if (stem > 4 && !strcasecmp(out + stem - 4, ".npy")) stem -= 4;
-    if (snprintf(ids_path, cap, "%.*s.ids.txt", (int)stem, out) >= (int)cap) {
-        fprintf(stderr, "gat-embed: cannot name the ids file of %s: path too long\n", out);
-        ids_path[0] = '\0';
-        return 1;
-    }
-    write_window(1);
-    const gat_status st = gat_ids_save(ids_path, n, ids);
-    const int sig = write_window(0);
-    if (sig) return 128 + sig;
-    if (st != GAT_OK) {
-        fprintf(stderr, "gat-embed: cannot write the row ids of %s: %s\n", out, gat_last_error());
-        return 1;
-    }
-    return 0;
-}
-
 #if GAT_HAVE_MPI
 /* --partitions: every rank loads its part and runs the model on it with the others; rank 0
  * writes --out and --predict for every node. The same verdict on every rank; a rank that fails
@@ -383,7 +354,8 @@ static int embed_partitions(const options *o, gat_model *m, const gat_model_meta
             if (sig) rc = 128 + sig;
             char ids_path[4096] = "";
             if (!rc && fmt == GAT_FORMAT_NPY)
-                rc = write_npy_ids(o->out, N, (const char *const *)ids, ids_path, sizeof ids_path);
+                rc = embed_npy_ids(o->out, N, (const char *const *)ids, write_window, ids_path,
+                                   sizeof ids_path);
             if (rc) goto done;
             if (!o->quiet)
                 printf("wrote %s: %d x %d (%s, %s) from %d parts%s%s\n", o->out, N, w,
@@ -492,19 +464,37 @@ int main(int argc, char **argv)
         return usage_error("--normalize and --no-normalize conflict");
     if (o.directed && o.undirected) return usage_error("--directed and --undirected conflict");
     if (o.format && !o.out) return usage_error("--format needs --out");
-    if (o.partitions && (o.attention || o.plot || o.plot_attention || o.data.dataset ||
-                         o.data.graph))
-        return usage_error("--partitions: %s does not apply (the partition holds the graph; "
-                           "--out and --predict are written)",
-                           o.attention ? "--attention-out" : o.plot ? "--plot"
-                           : o.plot_attention ? "--plot-attention" : o.data.dataset ? "--dataset"
-                                                                   : "--graph");
+    /* the partition holds the graph and its features as gat-partition wrote them: the options
+     * that read or build data do not reach it */
+    const char *part_bad = o.attention                 ? "--attention-out"
+                           : o.plot                    ? "--plot"
+                           : o.plot_attention          ? "--plot-attention"
+                           : o.data.dataset            ? "--dataset"
+                           : o.data.graph              ? "--graph"
+                           : o.data.graph_format       ? "--graph-format"
+                           : o.data.features           ? "--features"
+                           : o.data.feature_attributes ? "--feature-attributes"
+                           : o.data.edge_attributes    ? "--edge-attributes"
+                           : o.data.skip_unknown_cites ? "--skip-unknown-cites"
+                           : o.data.self_loop_fill     ? "--self-loop-fill"
+                           : o.data.tu_features        ? "--tu-features"
+                           : o.directed                ? "--directed"
+                           : o.undirected              ? "--undirected"
+                                                       : NULL;
+    if (o.partitions && part_bad)
+        return usage_error("--partitions: %s does not apply (the partition holds the graph and "
+                           "its features; --out and --predict are written)",
+                           part_bad);
     if (o.layer && !o.out && !o.plot) return usage_error("--layer needs --out or --plot");
     if (o.plot_size && !o.plot && !o.plot_attention)
         return usage_error("--plot-size needs --plot or --plot-attention");
     if (o.out && (o.format ? gat_file_format_from_name(o.format, &fmt)
                            : gat_file_format_from_path(o.out, &fmt)) != GAT_OK)
         return usage_error("%s", gat_last_error());
+    if (o.no_header && !(o.out && (fmt == GAT_FORMAT_TSV || fmt == GAT_FORMAT_CSV)) &&
+        !o.attention && !o.predict)
+        return usage_error("--no-header omits the header of TSV and CSV outputs (--out FILE.tsv "
+                           "or .csv, --attention-out, --predict); none is written");
 
     plot_format plot_fmt = PLOT_PNG, att_fmt = PLOT_PNG;
     int plot_w = PLOT_WIDTH, plot_h = PLOT_HEIGHT, draw = 0;
@@ -612,6 +602,7 @@ int main(int argc, char **argv)
                      : meta.normalize ? GAT_NORMALIZE_AUTO
                                       : GAT_NORMALIZE_OFF;
     dopt.symmetrize = o.undirected ? 1 : o.directed ? 0 : meta.symmetrize;
+    o.data.direction = o.undirected ? "--undirected" : o.directed ? "--directed" : NULL;
     dopt.tu_features = meta.tu_features; /* as trained; --tu-features overrides */
     dopt.ignore_split_file = 1;
     dopt.train_per_class = dopt.n_val = dopt.n_test = 0;
@@ -751,7 +742,7 @@ int main(int argc, char **argv)
             if (st != GAT_OK) rc = fail("cannot write the embeddings");
             if (sig) rc = 128 + sig;
             if (!rc && fmt == GAT_FORMAT_NPY)
-                rc = write_npy_ids(o.out, ds.n, ids, ids_path, sizeof ids_path);
+                rc = embed_npy_ids(o.out, ds.n, ids, write_window, ids_path, sizeof ids_path);
             if (rc) goto done;
         }
         if (o.out && !o.quiet)

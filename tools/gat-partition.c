@@ -136,6 +136,7 @@ int main(int argc, char **argv)
     gat_dataset_options_default(&dopt);
     dopt.normalize = GAT_NORMALIZE_OFF; /* parts keep the raw features, as gat-convert does */
     dopt.symmetrize = !directed;
+    d.direction = directed ? "--directed" : NULL;
     gat_dataset ds;
     const char *name;
     const double t0 = now();

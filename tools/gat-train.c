@@ -138,25 +138,11 @@ static const char *split_size_option(const options *o)
                                    : NULL;
 }
 
-/* Whether path (located) is a dataset file (.gatd): as gat_dataset_load tells one, a name ending
- * in .gatd or a regular file that is no prefix of a .content file. */
-static int is_dataset_file(const char *path)
-{
-    const size_t n = strlen(path);
-    struct stat sb;
-    char probe[4200];
-    if (n >= 5 && !strcmp(path + n - 5, ".gatd")) return 1;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
-    snprintf(probe, sizeof probe, "%s.content", path);
-    if (access(probe, F_OK) == 0) return 0;
-    snprintf(probe, sizeof probe, "%s.content.gz", path);
-    return access(probe, F_OK) != 0;
-}
-
 /* Options that would do nothing on this input are usage errors (2): a size of the random split
- * (which implies --random-split) beside the split file --split names, and --directed on a .gatd
- * file, whose graph is stored as it was built. Returns 0 or 2 after a message. */
-static int split_usage(const options *o)
+ * (which implies --random-split) beside the split file --split names (--directed on a .gatd
+ * file, whose graph is stored as it was built: cli_load_dataset). Returns 0 or 2 after a
+ * message. */
+static int split_usage(options *o)
 {
     const char *size = split_size_option(o);
     if (size && o->data.split) {
@@ -166,18 +152,7 @@ static int split_usage(const options *o)
                 size, o->data.split);
         return 2;
     }
-    if (o->directed && !o->data.graph && !o->partitions) {
-        char path[4096];
-        const char *name = o->data.dataset ? o->data.dataset : "cora";
-        if (gat_dataset_locate(name, path, sizeof path) == GAT_OK && is_dataset_file(path)) {
-            fprintf(stderr,
-                    "gat-train: --directed does not apply to dataset file %s: its graph "
-                    "is stored as it was built (train on the text dataset with "
-                    "--directed instead)\n",
-                    path);
-            return 2;
-        }
-    }
+    o->data.direction = o->directed && !o->partitions ? "--directed" : NULL;
     return 0;
 }
 

@@ -86,6 +86,10 @@ grep -E '^fold +[0-9]+: best epoch' "$tmp/b3" |
 check node-save 0 '^saved the model to ' '' -- "$train" "${common[@]}" --arch gat-bn --threads 1 --save "$tmp/n.gat" --save-split "$tmp/n.split"
 want=$(sed -nE 's/^test accuracy: ([0-9.]+)%.*/\1/p' "$tmp/out")
 check node-embed 0 '^wrote .*: predictions of 205 nodes' '' -- "$embed" --model "$tmp/n.gat" --predict "$tmp/n.tsv" --out "$tmp/n.npy" --layer probs
+# a .npy output gets its row ids beside it, as with a GAT model (the node ids, in row order)
+grep -q "^wrote $tmp/n.npy: 205 x [0-9]* (probs of the nodes); row ids in $tmp/n.ids.txt$" "$tmp/out" &&
+  [ "$(wc -l <"$tmp/n.ids.txt")" -eq 205 ] && [ "$(sed -n 1p "$tmp/n.ids.txt")" = "$(sed -n 2p "$tmp/n.tsv" | cut -f1)" ] &&
+  ok node-embed-npy-ids || badf node-embed-npy-ids "$tmp/out"
 got=$(awk -F'\t' 'FILENAME ~ /split$/ {s[$1] = $2; next} FILENAME ~ /content$/ {lab[$1] = $NF; next}
   FNR > 1 && s[$1] == "test" {n++; if ($2 == lab[$1]) c++} END {if (n) printf "%.2f", 100 * c / n}' \
   "$tmp/n.split" "$data/small/small.content" "$tmp/n.tsv")

@@ -91,6 +91,9 @@ awk '!/^#/ { n[$2]++; c[$2 "," ($1 + 1) % 2]++ } END { for (f = 1; f <= 4; f++) 
 grep -q '"task":"graph"' "$tmp/g.gat" && grep -q '"readout":"attention"' "$tmp/g.gat" && grep -q 'readout.gate_weight' "$tmp/g.gat" \
   && ok model-task || badf model-task
 check embed-graphs 0 '' '' -- "$embed" --model "$tmp/g.gat" --dataset "$d" --out "$tmp/emb.tsv" --attention-out "$tmp/att.tsv" --predict "$tmp/pred.tsv" --threads 1
+# a .npy of the graphs' readouts gets its row ids (the 0-based graph index) beside it
+check embed-graphs-npy 0 "; row ids in $tmp/emb.ids.txt$" '' -- "$embed" --model "$tmp/g.gat" --dataset "$d" --out "$tmp/emb.npy" --threads 1
+[ "$(wc -l <"$tmp/emb.ids.txt")" -eq 40 ] && [ "$(tail -n 1 "$tmp/emb.ids.txt")" = 39 ] && ok embed-graphs-npy-ids || badf embed-graphs-npy-ids "$tmp/emb.ids.txt"
 [ "$(wc -l <"$tmp/emb.tsv")" -eq 41 ] && [ "$(head -1 "$tmp/emb.tsv" | wc -w)" -eq 129 ] && ok embed-rows || badf embed-rows "$tmp/emb.tsv"
 [ "$(wc -l <"$tmp/att.tsv")" -eq 241 ] && ok attention-rows || badf attention-rows "$tmp/att.tsv"
 [ "$(wc -l <"$tmp/pred.tsv")" -eq 41 ] && awk 'NR > 1 && $2 == $4 { n++ } END { exit !(n >= 30) }' "$tmp/pred.tsv" \

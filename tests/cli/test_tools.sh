@@ -283,4 +283,29 @@ else
 fi
 exec 3<&-
 
+# --- options the loader would not read are refused, not ignored: on a .gatd file (stored as
+# built) the graph's direction and the text readers' options, --skip-unknown-cites outside the
+# Cora layout, --self-loop-fill without edge features; --directed stays valid on other files
+# that are no .gatd (an .npz or JSON file was once taken for one)
+convert=$tools/gat-convert partition=$tools/gat-partition
+"$convert" --quiet "$tiny" "$tmp/t.gatd" || bad convert-tiny
+"$train" --dataset "$tiny" --epochs 2 --threads 1 --quiet --save "$tmp/t.gat" >/dev/null || bad train-tiny
+check embed-directed-gatd 2 '' "^gat-embed: --directed does not apply to dataset file .*t\.gatd: it is stored as it was built" -- "$embed" --model "$tmp/t.gat" --dataset "$tmp/t.gatd" --out "$tmp/e.tsv" --directed
+check embed-undirected-gatd 2 '' '^gat-embed: --undirected does not apply to dataset file' -- "$embed" --model "$tmp/t.gat" --dataset "$tmp/t.gatd" --out "$tmp/e.tsv" --undirected
+[ ! -e "$tmp/e.tsv" ] && ok embed-directed-gatd-nothing-written || bad embed-directed-gatd-nothing-written
+check partition-directed-gatd 2 '' '^gat-partition: --directed does not apply to dataset file' -- "$partition" --dataset "$tmp/t.gatd" --parts 2 --out "$tmp/p" --directed
+check convert-tu-features-gatd 2 '' '^gat-convert: --tu-features does not apply to dataset file' -- "$convert" "$tmp/t.gatd" "$tmp/t2.gatd" --tu-features labels
+check convert-fill-gatd 2 '' '^gat-convert: --self-loop-fill does not apply to dataset file' -- "$convert" "$tmp/t.gatd" "$tmp/t2.gatd" --self-loop-fill zero
+check convert-fill-no-edge-features 2 '' "^gat-convert: --self-loop-fill sets the edge features of added self-loops; .*tiny has no edge features$" -- "$convert" "$tiny" "$tmp/t2.gatd" --self-loop-fill zero
+check convert-fill-edge-features 0 '' '' -- "$convert" --quiet "$data/edgefeat" "$tmp/ef.gatd" --self-loop-fill zero
+check convert-skip-cites-gatd 2 '' '^gat-convert: --skip-unknown-cites does not apply to dataset file' -- "$convert" "$tmp/t.gatd" "$tmp/t3.gatd" --skip-unknown-cites
+mkdir -p "$tmp/tu/toy" && toy_tu "$tmp/tu/toy" toy 6
+check convert-skip-cites-tu 2 '' "^gat-convert: --skip-unknown-cites applies to a Cora-layout dataset's .cites file; .*toy is in another layout$" -- "$convert" "$tmp/tu/toy" "$tmp/t3.gatd" --skip-unknown-cites
+check convert-skip-cites-cora 0 '' '' -- "$convert" --quiet "$tiny" "$tmp/t3.gatd" --skip-unknown-cites
+printf '{"features": [[1, 0], [0, 1], [1, 1]], "labels": [0, 1, 0], "links": [[1], [2], []]}' >"$tmp/w.json"
+check train-directed-json 0 '^test accuracy' '' -- "$train" --dataset "$tmp/w.json" --directed --epochs 1 --threads 1 --quiet --train-per-class 1 --val-size 1 --test-size 0
+check embed-no-header-npy 2 '' '^gat-embed: --no-header omits the header of TSV and CSV outputs' -- "$embed" --model "$tmp/t.gat" --out "$tmp/x.npy" --no-header
+check embed-no-header-tsv 0 '' '' -- "$embed" --model "$tmp/t.gat" --out "$tmp/x.tsv" --no-header --quiet
+check embed-partitions-data 2 '' '^gat-embed: --partitions: --features does not apply \(the partition holds the graph and its features' -- "$embed" --model "$tmp/t.gat" --partitions "$tmp" --features "$tmp/f.txt" --out "$tmp/x.tsv"
+check embed-partitions-directed 2 '' '^gat-embed: --partitions: --directed does not apply' -- "$embed" --model "$tmp/t.gat" --partitions "$tmp" --directed --out "$tmp/x.tsv"
 summary

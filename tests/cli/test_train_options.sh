@@ -32,7 +32,7 @@ check size-with-partitions 2 '' '(--test-size does not apply|this build has no M
 # without the .gatd suffix; text datasets keep honouring it
 "$convert" --quiet "$tiny" "$tmp/tiny.gatd" || bad convert
 cp "$tmp/tiny.gatd" "$tmp/tinybin"
-check directed-gatd 2 '' "^gat-train: --directed does not apply to dataset file $tmp/tiny\\.gatd: its graph is stored as it was built" -- "$bin" \
+check directed-gatd 2 '' "^gat-train: --directed does not apply to dataset file $tmp/tiny\\.gatd: it is stored as it was built" -- "$bin" \
   --dataset "$tmp/tiny.gatd" --directed "${run[@]}"
 untrained directed-gatd-untrained
 check directed-gatd-no-suffix 2 '' 'does not apply to dataset file .*tinybin' -- "$bin" --dataset "$tmp/tinybin" --directed "${run[@]}"
