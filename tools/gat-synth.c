@@ -6,6 +6,7 @@
 #include "synth.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,16 +230,79 @@ static int write_graphs(const char *out, synth_graph_opts *go, const char *split
     return rc;
 }
 
+/* The options a mode would not read, as usage errors (given: so's NaN fields, go.types,
+ * format and classes -1 or NULL when not). Returns 0, or 2 after a message. */
+static int synth_usage(const synth_opts *so, const synth_graph_opts *go, const char *graph_split,
+                       const char *format, int classes, int plain)
+{
+    if (go->graphs > 0) {
+        /* --graphs draws its own graphs, features and split into one .gatd */
+        const char *bad = so->dense                ? "--dense"
+                          : !isnan(so->density)    ? "--density"
+                          : !isnan(so->exponent)   ? "--exponent"
+                          : !isnan(so->train)      ? "--train"
+                          : !isnan(so->val)        ? "--val"
+                          : !isnan(so->test)       ? "--test"
+                          : so->edge_features      ? "--edge-dim"
+                          : !isnan(so->edge_noise) ? "--edge-noise"
+                          : so->ordered            ? "--ordered"
+                          : plain                  ? "--plain"
+                          : format                 ? "--out-format"
+                                                   : NULL;
+        if (bad) {
+            fprintf(stderr,
+                    "gat-synth: %s does not apply to --graphs (one .gatd file of many "
+                    "graphs, with their own features and split)\n",
+                    bad);
+            return 2;
+        }
+        if (graph_split && go->labels == 0) {
+            fprintf(stderr, "gat-synth: --graph-split needs --node-labels (graph classification "
+                            "is split into folds by gat-train)\n");
+            return 2;
+        }
+        if (classes >= 0 && go->labels > 0) {
+            fprintf(stderr, "gat-synth: --classes does not apply to --node-labels (the labels "
+                            "come from the hidden --types)\n");
+            return 2;
+        }
+        return 0;
+    }
+    if (go->labels > 0 || graph_split || go->types >= 0) {
+        fprintf(stderr, "gat-synth: %s needs --graphs\n",
+                go->labels > 0 ? "--node-labels"
+                : graph_split  ? "--graph-split"
+                               : "--types");
+        return 2;
+    }
+    if (plain && format && !strcmp(format, "binary")) {
+        fprintf(stderr, "gat-synth: --plain applies to the text files; --out-format binary writes "
+                        "one .gatd\n");
+        return 2;
+    }
+    if (so->dense && !isnan(so->density)) {
+        fprintf(stderr, "gat-synth: --density applies to sparse features, not --dense\n");
+        return 2;
+    }
+    if (!so->edge_features && !isnan(so->edge_noise)) {
+        fprintf(stderr, "gat-synth: --edge-noise needs --edge-dim D > 0\n");
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_serial_blas(); /* this tool never trains */
-    synth_opts so;
+    synth_opts so, def;
     synth_defaults(&so);
-    synth_graph_opts go = {.types = 8};
+    synth_defaults(&def);
+    /* NaN and -1: not given (the defaults are filled in after the usage checks) */
+    so.density = so.exponent = so.train = so.val = so.test = so.edge_noise = NAN;
+    synth_graph_opts go = {.types = -1};
     const char *graph_split = NULL;
-    const char *out = NULL, *format = "text";
-    int nodes = so.nodes, classes = so.classes, features = so.features, seed = 1, plain = 0,
-        quiet = 0;
+    const char *out = NULL, *format = NULL;
+    int nodes = so.nodes, classes = -1, features = so.features, seed = 1, plain = 0, quiet = 0;
     const cli_option opts[] = {
         {"out", CLI_STRING, &out, 0, 0, "PREFIX", "write PREFIX.content.gz, PREFIX.cites, PREFIX.split, or PREFIX.gatd (required)"},
         {"out-format", CLI_STRING, &format, 0, 0, "F", "text (Cora-style files, default) or binary (one .gatd dataset file)"},
@@ -273,6 +337,16 @@ int main(int argc, char **argv)
     int exit_now, rc;
     if ((rc = cli_parse(argc, argv, opts, "gat-synth", "--out PREFIX [options]", &exit_now)) || exit_now)
         return rc;
+    if ((rc = synth_usage(&so, &go, graph_split, format, classes, plain)) != 0) return rc;
+    if (classes < 0) classes = def.classes;
+    if (go.types < 0) go.types = 8;
+    if (isnan(so.density)) so.density = def.density;
+    if (isnan(so.exponent)) so.exponent = def.exponent;
+    if (isnan(so.train)) so.train = def.train;
+    if (isnan(so.val)) so.val = def.val;
+    if (isnan(so.test)) so.test = def.test;
+    if (isnan(so.edge_noise)) so.edge_noise = def.edge_noise;
+    if (!format) format = "text";
     if (go.graphs > 0) {
         if (!out) {
             fprintf(stderr, "gat-synth: --out PREFIX is required (try --help)\n");
@@ -281,10 +355,6 @@ int main(int argc, char **argv)
         go.nodes = nodes, go.features = features, go.classes = classes, go.seed = (uint64_t)seed;
         go.degree = so.degree, go.homophily = so.homophily, go.signal = so.signal;
         return write_graphs(out, &go, graph_split, quiet);
-    }
-    if (go.labels > 0 || graph_split) {
-        fprintf(stderr, "gat-synth: --node-labels and --graph-split need --graphs\n");
-        return 2;
     }
     if (!out) {
         fprintf(stderr, "gat-synth: --out PREFIX is required (try --help)\n");

@@ -17,7 +17,19 @@ check synth-graph-kind 0 '^gat-synth: 30 graphs, [0-9]+ nodes, [0-9]+ edges with
 check synth-split 0 '3/2/1 graphs train/val/test' '' -- "$synth" --out "$tmp/sp" --graphs 6 --nodes 10 --node-labels 2 --graph-split 3,2,1
 check synth-bad-split 2 '' "--graph-split '3,2': expected A,B,C" -- "$synth" --out "$tmp/x" --graphs 6 --node-labels 2 --graph-split 3,2
 check synth-split-sum 2 '' 'A \+ B \+ C = --graphs \(6\)' -- "$synth" --out "$tmp/x" --graphs 6 --node-labels 2 --graph-split 3,2,2
-check synth-labels-alone 2 '' '--node-labels and --graph-split need --graphs' -- "$synth" --out "$tmp/x" --node-labels 3
+check synth-labels-alone 2 '' '^gat-synth: --node-labels needs --graphs$' -- "$synth" --out "$tmp/x" --node-labels 3
+# the options a mode does not read are refused, not ignored
+check synth-graphs-dense 2 '' '^gat-synth: --dense does not apply to --graphs \(one .gatd file of many graphs' -- "$synth" --out "$tmp/x" --graphs 6 --dense
+check synth-graphs-format 2 '' '^gat-synth: --out-format does not apply to --graphs' -- "$synth" --out "$tmp/x" --graphs 6 --out-format text
+check synth-graphs-edge-dim 2 '' '^gat-synth: --edge-dim does not apply to --graphs' -- "$synth" --out "$tmp/x" --graphs 6 --edge-dim 3
+check synth-split-no-labels 2 '' '^gat-synth: --graph-split needs --node-labels' -- "$synth" --out "$tmp/x" --graphs 6 --graph-split 3,2,1
+check synth-classes-labels 2 '' '^gat-synth: --classes does not apply to --node-labels' -- "$synth" --out "$tmp/x" --graphs 6 --node-labels 2 --classes 4
+check synth-types-alone 2 '' '^gat-synth: --types needs --graphs$' -- "$synth" --out "$tmp/x" --types 5
+check synth-plain-binary 2 '' '^gat-synth: --plain applies to the text files' -- "$synth" --out "$tmp/x" --out-format binary --plain
+check synth-density-dense 2 '' '^gat-synth: --density applies to sparse features, not --dense$' -- "$synth" --out "$tmp/x" --dense --density 0.5
+check synth-noise-no-edges 2 '' '^gat-synth: --edge-noise needs --edge-dim D > 0$' -- "$synth" --out "$tmp/x" --edge-noise 0.5
+[ ! -e "$tmp/x.gatd" ] && [ ! -e "$tmp/x.cites" ] && ok synth-refused-nothing-written || bad synth-refused-nothing-written
+check synth-graphs-classes 0 '6 graphs, .* 4 graph classes' '' -- "$synth" --out "$tmp/gc" --graphs 6 --nodes 10 --classes 4
 [ ! -e "$tmp/x.gatd" ] && ok no-output-on-usage-error || bad no-output-on-usage-error
 
 check train-multilabel 0 'test micro-F1: [0-9.]+%  \(best epoch' '' -- "$train" --dataset "$tmp/ml.gatd" --task multilabel --epochs 4 --threads 1 --dropout 0 --save "$tmp/ml.gat"
