@@ -20,10 +20,13 @@ int main(int argc, char **argv)
     cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *name = NULL;
-    int quiet = 0;
+    int quiet = 0, directed = 0;
     const cli_option opts[] = {
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
+        {"directed", CLI_FLAG, &directed, 0, 0, NULL,
+         "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file "
+         "says): the file stores the graph as built"},
         {"name", CLI_STRING, &name, 0, 0, "NAME", "dataset name recorded in the file (default: the last component of IN)"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
     gat_dataset_options o;
     gat_dataset_options_default(&o);
     o.normalize = GAT_NORMALIZE_OFF; /* store the raw features */
+    o.symmetrize = !directed;
+    d.direction = directed ? "--directed" : NULL;
     gat_dataset ds;
     const char *in;
     char base[256];

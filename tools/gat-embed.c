@@ -415,19 +415,22 @@ int main(int argc, char **argv)
          "a relative path against the model file's directory)"},
         CLI_GRAPH_OPTIONS(o.data),
         {"out", CLI_STRING, &o.out, 0, 0, "FILE",
-         "write one embedding row per node to FILE, in the dataset's node order (a .npy gets "
-         "its row ids in FILE.ids.txt, FILE without .npy)"},
+         "write one embedding row per node to FILE, in the dataset's node order (a graph model: "
+         "one readout row per graph; a .npy gets its row ids in FILE.ids.txt, FILE without "
+         ".npy)"},
         {"format", CLI_STRING, &o.format, 0, 0, "FMT",
          "npy, tsv, csv or word2vec (default: from --out's extension)"},
         {"layer", CLI_STRING, &o.layer, 0, 0, "L",
          "hidden layer 0..L-2, logits or probs (default: last hidden)"},
         {"attention-out", CLI_STRING, &o.attention, 0, 0, "FILE",
-         "write 'layer head dst src alpha edge self_loop' per edge (TSV)"},
+         "write 'layer head dst src alpha edge self_loop' per edge (TSV); a graph model with "
+         "the attention readout: each node's readout weight per head"},
         CLI_DEPRECATED("attention", "attention-out"), /* --attention names a score elsewhere */
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR",
          "under mpirun -np K: rank r runs part r of the partition in DIR; rank 0 writes --out and --predict for every node in the dataset's order"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
-         "write 'id class probability' per node (TSV)"},
+         "write 'id class probability' per node (TSV; a graph model: per graph, with its "
+         "label)"},
         {"plot", CLI_STRING, &o.plot, 0, 0, "FILE",
          "draw --layer's embeddings by PCA to FILE (.png or .svg), coloured by class (gnuplot)"},
         {"plot-attention", CLI_STRING, &o.plot_attention, 0, 0, "FILE",

@@ -847,7 +847,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "the model for gat-embed; no row normalisation"},
         {"directed", CLI_FLAG, &op->directed, 0, 0, NULL,
          "keep edges directed (.cites: b -> a; --graph: as the file says; not for a .gatd file, "
-         "stored as built)"},
+         "stored as built: gat-convert --directed writes a directed one)"},
         {"log-every", CLI_INT, &op->log_every, 1, 100000000, "N",
          "print progress every N epochs (default 1)"},
         {"quiet", CLI_FLAG, &op->quiet, 0, 0, NULL, "print only the summary"},

@@ -308,4 +308,10 @@ check embed-no-header-npy 2 '' '^gat-embed: --no-header omits the header of TSV 
 check embed-no-header-tsv 0 '' '' -- "$embed" --model "$tmp/t.gat" --out "$tmp/x.tsv" --no-header --quiet
 check embed-partitions-data 2 '' '^gat-embed: --partitions: --features does not apply \(the partition holds the graph and its features' -- "$embed" --model "$tmp/t.gat" --partitions "$tmp" --features "$tmp/f.txt" --out "$tmp/x.tsv"
 check embed-partitions-directed 2 '' '^gat-embed: --partitions: --directed does not apply' -- "$embed" --model "$tmp/t.gat" --partitions "$tmp" --directed --out "$tmp/x.tsv"
+# gat-convert --directed stores the graph directed: tiny's 10 .cites lines and 16 self-loops
+# instead of 34 edges, and training on it is training on the text with --directed
+check convert-directed 0 '16 nodes, 26 edges' '' -- "$convert" "$tiny" "$tmp/td.gatd" --directed
+"$train" --dataset "$tmp/td.gatd" --epochs 3 --threads 1 --quiet | sed 's/, [0-9.]* s)/)/' >"$tmp/a"
+"$train" --dataset "$tiny" --directed --epochs 3 --threads 1 --quiet | sed 's/, [0-9.]* s)/)/' >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok convert-directed-same-run || bad convert-directed-same-run "$(cat "$tmp/a" "$tmp/b")"
 summary

@@ -58,9 +58,8 @@ check width-limit 2 '' '^gat-train: invalid model options: hidden layer width he
   --dataset "$tiny" --heads 32 --hidden 65536 "${run[@]}"
 untrained width-limit-untrained
 
-# --metric auc needs two classes: a usage error before training, not the library's message after
-check auc-many-classes 2 '' '^gat-train: --metric auc: ROC-AUC needs two classes, and .*tiny has 4 \(use acc or loss\)$' -- "$bin" --dataset "$tiny" --metric auc "${run[@]}"
-untrained auc-many-classes-untrained
+# --metric auc with --partitions (accuracy or loss only): a usage error (the many-class case:
+# test_presets.sh)
 check auc-partitions 2 '' '(--metric auc does not apply|this build has no MPI)' -- "$bin" --partitions "$tmp" --metric auc
 
 summary
