@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -347,26 +346,6 @@ static int exists_with(const char *path, const char *suffix)
     return snprintf(p, sizeof p, "%s%s", path, suffix) < (int)sizeof p && access(p, F_OK) == 0;
 }
 
-int cli_is_dataset_file(const char *path)
-{
-    const size_t n = strlen(path);
-    struct stat sb;
-    unsigned char head[9];
-    const int found = stat(path, &sb) == 0;
-    if (n >= 5 && !strcmp(path + n - 5, ".gatd") && !(found && S_ISDIR(sb.st_mode))) return 1;
-    if (!found || !S_ISREG(sb.st_mode) || exists_with(path, ".content") ||
-        exists_with(path, ".content.gz"))
-        return 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    const size_t got = fread(head, 1, sizeof head, f);
-    fclose(f);
-    uint64_t hlen = 0;
-    for (int b = 7; b >= 0; b--)
-        hlen = hlen << 8 | head[b];
-    return got == sizeof head && hlen >= 2 && hlen <= 100000000 && head[8] == '{';
-}
-
 /* Whether path (located) is in the Cora layout: P.content[.gz] for a prefix P, or
  * D/NAME.content[.gz] for a directory D named NAME. */
 static int cora_layout(const char *path)
@@ -594,7 +573,7 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
     const char *path = cli_dataset_path(prog, *name);
     if (!path) return 1;
     /* options the loader would not read: usage errors before the work */
-    const char *stored = !cli_is_dataset_file(path) ? NULL
+    const char *stored = !gat_dataset_is_file(path) ? NULL
                          : d->direction             ? d->direction
                          : d->tu_features           ? "--tu-features"
                          : d->self_loop_fill        ? "--self-loop-fill"

@@ -90,11 +90,6 @@ void cli_serial_blas(void);
  * buffer, or NULL with a message on stderr. */
 const char *cli_dataset_path(const char *prog, const char *name);
 
-/* Whether path (located) is a dataset file (.gatd), as gat_dataset_load tells one: a name ending
- * in .gatd, or a regular file that is no prefix of NAME.content[.gz] and starts as a safetensors
- * file (an 8-byte header length, then '{'). */
-int cli_is_dataset_file(const char *path);
-
 /* What a model file records as its --dataset NAME (gat_model_meta.dataset): a bundled name found
  * on the dataset search path as it is (it moves with the installation), an existing path made
  * absolute (its directory resolved, so a Cora-style prefix DIR/NAME works too), so that gat-embed

@@ -248,6 +248,13 @@ GAT_API void gat_dataset_options_default(gat_dataset_options *o);
  * buffer too small), GAT_ENOMEM. Cost: a few stat calls. */
 GAT_API gat_status gat_dataset_locate(const char *name, char *path, size_t size);
 
+/* Whether gat_dataset_load reads path (as located) as a dataset file (.gatd), whose graph,
+ * features and split are stored as built (the options that build them do not apply): a name
+ * ending in ".gatd" that is no directory, or a regular file, no prefix of NAME.content[.gz],
+ * that starts as one (an 8-byte header length, then '{'). NULL: 0. Cost: a stat and a read of 9
+ * bytes. */
+GAT_API int gat_dataset_is_file(const char *path);
+
 /* Loads a dataset. path is a directory D (files D/NAME.* with NAME the last component of D), a
  * prefix P (files P.content[.gz], P.cites, P.split), a dataset file (a name ending in .gatd, or a
  * regular file that starts like one and is no prefix P as above), a Planetoid dataset (the raw

@@ -105,6 +105,11 @@ int gat_i_datafile_is(const char *path)
     return hlen >= 2 && hlen <= GAT_I_ST_MAX_HEADER && head[8] == '{';
 }
 
+int gat_dataset_is_file(const char *path)
+{
+    return path && gat_i_datafile_is(path);
+}
+
 /* ---- Loading ----------------------------------------------------------------------------- */
 
 static gat_status map_file(reader *R)

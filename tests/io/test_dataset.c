@@ -1225,6 +1225,21 @@ START_TEST(test_gatd_roundtrip)
         gat_dataset bin = load_ok(path, &o);
         ck_assert_ptr_nonnull(bin.storage);
         assert_same_all(&text, &bin, mode == 2 || _i != 1);
+        if (mode == 0) { /* gat_dataset_is_file: by name, by its header, and not the text */
+            char bare[4200];
+            ck_assert(gat_dataset_is_file(path));
+            snprintf(bare, sizeof bare, "%s/bare", dir);
+            size_t len;
+            unsigned char *b = slurp(path, &len);
+            spit(bare, b, len);
+            free(b);
+            ck_assert(gat_dataset_is_file(bare));
+            spit(bare, "{\"a\": 1}", 8); /* JSON is no dataset file */
+            ck_assert(!gat_dataset_is_file(bare));
+            ck_assert(!gat_dataset_is_file(src_copy) && !gat_dataset_is_file(NULL));
+            ck_assert(!gat_dataset_is_file(dir));
+            unlink(bare);
+        }
         gat_dataset_destroy(&bin);
         if (mode == 1) { /* the normalised dataset, saved and loaded again: the same values */
             ck_assert_int_eq(text.normalized, 1);
