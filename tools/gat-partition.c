@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *out = NULL;
-    int parts = 0, force = 0, quiet = 0, seed = 1, no_train = 0, directed = 0, exit_now, rc;
+    int parts = 0, force = 0, quiet = 0, seed = -1, no_train = 0, directed = 0, exit_now, rc;
     const cli_option opts[] = {
         {"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH",
          "bundled dataset (cora, citeseer), a Cora-style path or a .gatd file"},
@@ -98,6 +98,11 @@ int main(int argc, char **argv)
     if ((rc = cli_parse(argc, argv, opts, prog, synopsis, &exit_now)) || exit_now) return rc;
     if (parts < 1 || !out || !*out) {
         fprintf(stderr, "%s: %s is required (try --help)\n", prog, parts < 1 ? "--parts K" : "--out DIR");
+        return 2;
+    }
+    if (parts == 1 && (seed >= 0 || no_train)) { /* one part: METIS is not run */
+        fprintf(stderr, "%s: %s steers METIS, which --parts 1 does not run\n", prog,
+                seed >= 0 ? "--seed" : "--no-train-balance");
         return 2;
     }
 
@@ -145,7 +150,7 @@ int main(int argc, char **argv)
 
     gat_partition_options popt;
     gat_partition_options_default(&popt);
-    popt.seed = seed;
+    popt.seed = seed >= 0 ? seed : 1;
     popt.balance_train = !no_train;
     gat_idx *assign = malloc((size_t)(ds.n > 0 ? ds.n : 1) * sizeof *assign);
     int64_t cut = 0;

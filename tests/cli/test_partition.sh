@@ -54,6 +54,8 @@ mkdir -p "$tmp/empty"
 check empty-dir 0 'into 3 parts' '' -- "$partition" --dataset "$cora" --parts 3 --out "$tmp/empty"
 # --directed keeps the .cites direction: fewer in-edges than the symmetrised 13264
 check directed 0 'cora: 2708 nodes, 7986 edges \(self-loops included\) into 2 parts' '' -- "$partition" --dataset "$cora" --parts 2 --out "$tmp/pd" --directed
+check one-part-seed 2 '' '--seed steers METIS, which --parts 1 does not run' -- "$partition" --dataset "$cora" --parts 1 --seed 3 --out "$tmp/x"
+check one-part-balance 2 '' '--no-train-balance steers METIS, which --parts 1 does not run' -- "$partition" --dataset "$cora" --parts 1 --no-train-balance --out "$tmp/x"
 check one-part 0 'into 1 parts: edge cut 0 .*, 0 in-edges' '' -- "$partition" --dataset "$cora" --parts 1 --out "$tmp/p1"
 
 echo "$pass passed, $fail failed"
