@@ -86,7 +86,7 @@ static int no_lookahead = 0;
 static int compare_steps = 0;
 
 /* Graph workloads (graphs-N): graphs per training step, nodes per graph, the readout. */
-static gat_idx graph_batch = 128, graph_nodes = 20;
+static gat_idx graph_batch = 128, graph_nodes = 20; /* 0 in main() until checked: not given */
 static gat_readout readout = GAT_READOUT_SUM;
 
 static double cpu_now(void)
@@ -250,15 +250,14 @@ out:
     gat_model_free(m);
 }
 
-/* Timed epochs and inference forwards: as asked, or about 10 s of epochs at ~150 ns per edge or
- * feature non-zero and 3 s of forwards at ~60 ns. */
+/* Timed epochs and inference forwards: as asked, or (0) about 10 s of epochs at ~150 ns per edge
+ * or feature non-zero, 5..200 of them, and 3 s of forwards at ~60 ns, 3..20. */
 static void run_counts(const gat_dataset *ds, int epochs, int infer, int *ne, int *ni)
 {
     const double work = (double)ds->graph.nnz + (double)ds->x.rowptr[ds->n];
-    *ne = epochs ? epochs : (int)(10 / (work * 150e-9));
-    *ni = infer ? infer : (int)(3 / (work * 60e-9));
-    *ne = *ne < 5 ? 5 : *ne > 200 ? 200 : *ne;
-    *ni = *ni < 3 ? 3 : *ni > 20 ? 20 : *ni;
+    const int de = (int)(10 / (work * 150e-9)), di = (int)(3 / (work * 60e-9));
+    *ne = epochs ? epochs : de < 5 ? 5 : de > 200 ? 200 : de;
+    *ni = infer ? infer : di < 3 ? 3 : di > 20 ? 20 : di;
 }
 
 /* One run in the child: the paper's model with score `score` (and residual connections if
@@ -473,18 +472,27 @@ static void stop_load(int n, const pid_t *pids)
 /* Wall time of `gat-train --dataset NAME --attention SCORE [--residual] --quiet --threads T`
  * (loading included); -1 if it fails. */
 static double run_cli(const char *exe, const char *dataset, const char *score, int residual,
-                      int threads)
+                      int threads, const char *fanout_s)
 {
-    char t[16];
+    char t[16], layers[16], bs[16];
     snprintf(t, sizeof t, "%d", threads);
+    snprintf(layers, sizeof layers, "%d", n_layers);
+    snprintf(bs, sizeof bs, "%d", (int)batch_size);
+    /* the row's model, node order and epochs (mini-batches or not) */
+    const char *argv[24] = {exe,        "--dataset", dataset,     "--attention",
+                            score,      "--quiet",   "--threads", t,
+                            "--layers", layers,      "--order",   gat_order_name(order)};
+    int n = 12;
+    if (residual) argv[n++] = "--residual";
+    if (batch_size) argv[n++] = "--batch-size", argv[n++] = bs;
+    if (batch_size) argv[n++] = "--fanout", argv[n++] = fanout_s;
     const double t0 = now();
     fflush(stdout);
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout)) _exit(127);
-        execl(exe, exe, "--dataset", dataset, "--attention", score, "--quiet", "--threads", t,
-              residual ? "--residual" : (char *)NULL, (char *)NULL);
+        execv(exe, (char *const *)argv);
         _exit(127);
     }
     int status;
@@ -551,11 +559,6 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
         }
     } else {
         const char *path = cli_dataset_path("gat-bench", name);
-        if (edge_dim > 0) {
-            fprintf(stderr, "gat-bench: --edge-dim: workload '%s' has no edge features "
-                            "(only synth-N workloads get them)\n", name);
-            return -1;
-        }
         if (!path || gat_dataset_load(ds, path, NULL) != GAT_OK) {
             if (path) fprintf(stderr, "gat-bench: %s: %s\n", name, gat_last_error());
             return -1;
@@ -565,11 +568,58 @@ static int make_dataset(const char *name, gat_dataset *ds, double *build_s)
     return 0;
 }
 
+/* Usage errors for options that no workload of the list would read (exit 2), naming them:
+ * the graphs-N options without such a workload, the node workloads' options with graphs-N alone,
+ * --edge-dim on a workload without edge features, the mini-batch and end-to-end options without
+ * the option they qualify. Given: graph_batch, graph_nodes non-zero; orders, readout_s, cli
+ * non-NULL; cli_runs non-zero. */
+static int options_read(const char *workloads, const char *orders, const char *readout_s,
+                        const char *cli, int cli_runs, int edge_dim_given)
+{
+    char list[1024], *save = NULL;
+    int graphs = 0, nodes = 0, files = 0;
+    const char *nosynth = NULL;
+    snprintf(list, sizeof list, "%s", workloads);
+    for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        const int g = !strncmp(w, "graphs-", 7), sy = !strncmp(w, "synth-", 6);
+        graphs |= g, nodes |= !g, files |= !g && !sy;
+        if (!sy && !nosynth) nosynth = workloads + (w - list);
+    }
+    const char *bad = NULL, *why = NULL;
+    if (!graphs && (graph_batch || graph_nodes || readout_s)) {
+        bad = graph_batch ? "--graph-batch" : graph_nodes ? "--graph-nodes" : "--readout";
+        why = "only graphs-N workloads read it, and --workloads has none";
+    } else if (!nodes && (orders || batch_size || edge_dim_given)) {
+        bad = orders ? "--order" : batch_size ? "--batch-size" : "--edge-dim";
+        why = "graphs-N workloads do not read it, and --workloads has no other";
+    } else if (!batch_size && (no_lookahead || compare_steps)) {
+        bad = no_lookahead ? "--no-lookahead" : "--compare-steps";
+        why = "it qualifies mini-batch epochs (--batch-size)";
+    } else if (cli_runs && !cli) {
+        bad = "--cli-runs", why = "it counts the runs of --gat-train";
+    } else if (cli && !files) {
+        bad = "--gat-train";
+        why = "it runs on dataset workloads (cora, citeseer, a path), and --workloads has none";
+    }
+    if (bad) {
+        fprintf(stderr, "gat-bench: %s: %s\n", bad, why);
+        return 2;
+    }
+    if (edge_dim_given && nosynth) {
+        fprintf(stderr,
+                "gat-bench: --edge-dim: workload '%.*s' has no edge features (only "
+                "synth-N workloads get them)\n",
+                (int)strcspn(nosynth, ","), nosynth);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *workloads = "cora,citeseer,synth-1e4,synth-1e5,synth-1e6", *threads_s = NULL;
-    const char *cli = NULL, *attention = "gat", *orders = "auto", *fanout_s = NULL;
-    int epochs = 0, warmup = 3, infer = 0, cli_runs = 3, load = 0, gather = 0, residual = 0;
+    const char *cli = NULL, *attention = "gat", *orders = NULL, *fanout_s = NULL;
+    int epochs = 0, warmup = 3, infer = 0, cli_runs = 0, load = 0, gather = 0, residual = 0;
     const char *readout_s = NULL;
     const cli_option opts[] = {
         {"workloads", CLI_STRING, &workloads, 0, 0, "LIST",
@@ -601,7 +651,8 @@ int main(int argc, char **argv)
         {"warmup", CLI_INT, &warmup, 0, 1000, "N", "untimed epochs first (default 3)"},
         {"infer", CLI_INT, &infer, 0, 64, "N", "timed inference forwards (default: 3..20)"},
         {"gat-train", CLI_STRING, &cli, 0, 0, "PATH",
-         "also time this gat-train end to end on the bundled datasets"},
+         "also time this gat-train end to end on the dataset workloads (the row's model, order and "
+         "mini-batches)"},
         {"cli-runs", CLI_INT, &cli_runs, 1, 100, "N", "end-to-end runs per setting (default 3)"},
         {"batch-size", CLI_INT, &batch_size, 1, 2147483647, "B",
          "mini-batch epochs: B training nodes per step on blocks drawn by the sampler (needs "
@@ -621,8 +672,12 @@ int main(int argc, char **argv)
         CLI_DEPRECATED("edge-features", "edge-dim"), /* a switch in gat-train */
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     int exit_now, rc;
+    graph_batch = graph_nodes = 0; /* not given */
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
         return rc;
+    if ((rc = options_read(workloads, orders, readout_s, cli, cli_runs, edge_dim))) return rc;
+    graph_batch = graph_batch ? graph_batch : 128, graph_nodes = graph_nodes ? graph_nodes : 20;
+    cli_runs = cli_runs ? cli_runs : 3, orders = orders ? orders : "auto";
 
     if (readout_s && gat_readout_from_name(readout_s, &readout) != GAT_OK) {
         fprintf(stderr, "gat-bench: --readout: %s\n", gat_last_error());
@@ -741,11 +796,11 @@ int main(int argc, char **argv)
                     continue;
                 }
                 double cli_s = -1;
-                if (cli && strncmp(w, "synth-", 6) != 0) {
+                if (cli && !drawn) {
                     double v[100];
                     int k = 0;
                     for (int q = 0; q < cli_runs; q++)
-                        if ((v[k] = run_cli(cli, w, sname, residual, th[t])) > 0) k++;
+                        if ((v[k] = run_cli(cli, w, sname, residual, th[t], fanout_s)) > 0) k++;
                     if (k) cli_s = median(v, k);
                 }
                 stop_load(n_hogs, hogs);

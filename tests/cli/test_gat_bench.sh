@@ -13,7 +13,7 @@ check help-attention 0 '--attention LIST' '' -- "$bin" --help
 check help-residual 0 '--residual' '' -- "$bin" --help
 check bad-attention 2 '' "^gat-bench: --attention: unknown score function 'additive' \(expected gat, gatv2, dot" -- "$bin" --attention gat,additive
 check empty-attention 2 '' '^gat-bench: --attention: expected one or more score names' -- "$bin" --attention ,
-check default-gat 0 '"attention": "gat", "residual": false, "isa": "[a-z0-9]+"' '' -- "$bin" "${quick[@]}"
+check default-gat 0 '"attention": "gat", "residual": false, "isa": "[a-z0-9]+", "layers": 2, "epochs": 2, ' '' -- "$bin" "${quick[@]}"
 # every listed score, in order, once each (a repeated name runs once; case does not matter)
 check three-scores 0 '"attention": "cosine", "residual": true' '' -- "$bin" "${quick[@]}" --attention gat,GATv2,cosine,gat --residual
 got=$(grep -o '"attention": "[a-z0-9-]*", "residual": [a-z]*' "$tmp/out" | tr '\n' ';')
@@ -51,5 +51,35 @@ else
   bad "file-workload: gat-synth failed"
 fi
 check missing-file 1 '' 'gat-bench: .*no-such.gatd' -- "$bin" --workloads "$tmp/no-such.gatd" --threads 1
+
+# options no workload of the list reads: usage errors naming them, before any run
+check graph-batch-no-graphs 2 '' '^gat-bench: --graph-batch: only graphs-N workloads read it, and --workloads has none$' -- "$bin" "${quick[@]}" --graph-batch 4
+check graph-nodes-no-graphs 2 '' '^gat-bench: --graph-nodes: only graphs-N' -- "$bin" "${quick[@]}" --graph-nodes 8
+check readout-no-graphs 2 '' '^gat-bench: --readout: only graphs-N' -- "$bin" "${quick[@]}" --readout mean
+check readout-mixed 0 '"readout": "mean"' '' -- "$bin" --workloads synth-200,graphs-10 --threads 1 --epochs 1 --warmup 0 --infer 1 --readout mean
+check order-graphs-only 2 '' '^gat-bench: --order: graphs-N workloads do not read it, and --workloads has no other$' -- "$bin" --workloads graphs-10 --order rcm
+check batch-graphs-only 2 '' '^gat-bench: --batch-size: graphs-N workloads do not read it' -- "$bin" --workloads graphs-10 --batch-size 4 --fanout 2,2
+check edge-dim-graphs 2 '' "^gat-bench: --edge-dim: workload 'graphs-10' has no edge features" -- "$bin" --workloads synth-200,graphs-10 --edge-dim 1
+check edge-dim-file 2 '' "^gat-bench: --edge-dim: workload 'cora' has no edge features \(only synth-N workloads get them\)$" -- "$bin" --workloads synth-200,cora --edge-dim 2
+check lookahead-no-batch 2 '' '^gat-bench: --no-lookahead: it qualifies mini-batch epochs \(--batch-size\)$' -- "$bin" "${quick[@]}" --no-lookahead
+check compare-no-batch 2 '' '^gat-bench: --compare-steps: it qualifies mini-batch epochs' -- "$bin" "${quick[@]}" --compare-steps
+check cli-runs-alone 2 '' '^gat-bench: --cli-runs: it counts the runs of --gat-train$' -- "$bin" "${quick[@]}" --cli-runs 2
+check gat-train-synth-only 2 '' '^gat-bench: --gat-train: it runs on dataset workloads' -- "$bin" "${quick[@]}" --gat-train /bin/true
+
+# --gat-train runs the row's model: its layers, score, node order and mini-batches
+if "$synth" --nodes 300 --out-format binary --out "$tmp/s300" --quiet; then
+  printf '#!/bin/sh\necho "$@" >>"%s"\n' "$tmp/args" >"$tmp/fake-train"
+  chmod +x "$tmp/fake-train"
+  check gat-train-row 0 '"layers": 3, "epochs": 1, .*"cli_s": [0-9.]+, ' '' -- "$bin" --workloads "$tmp/s300.gatd" --threads 1 --epochs 1 --warmup 0 --infer 1 \
+    --layers 3 --attention dot --order none --batch-size 16 --fanout 4,-1,2 --gat-train "$tmp/fake-train" --cli-runs 2
+  want="--dataset $tmp/s300.gatd --attention dot --quiet --threads 1 --layers 3 --order none --batch-size 16 --fanout 4,-1,2"
+  if [ "$(sort -u "$tmp/args")" = "$want" ] && [ "$(wc -l <"$tmp/args")" -eq 2 ]; then
+    ok "gat-train-args"
+  else
+    bad "gat-train-args: $(cat "$tmp/args")"
+  fi
+else
+  bad "gat-train-row: gat-synth failed"
+fi
 
 summary
