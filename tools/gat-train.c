@@ -722,7 +722,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .in_dropout = -1, /* not given: check_options sets the task's default */
                     .att_dropout = -1,
                     .slope = 0.2,
-                    .folds = 10,
+                    .folds = 0,       /* train_graphs_check: 10 with --task graph */
                     .graph_batch = 0, /* train_graphs_check: 32 with --task graph */
                     .embed_dim = 64,
                     .lr_patience = -1};
@@ -903,7 +903,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"keep-last", CLI_FLAG, &op->keep_last, 0, 0, NULL,
          "with --task graph: test the last epoch's model, not the best validation epoch's"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
-    return cli_parse(argc, argv, opts, "gat-train", "[options]", exit_now);
+    rc = cli_parse(argc, argv, opts, "gat-train", "[options]", exit_now);
+    op->embed_dim_given = train_option_given(argc, argv, "embed-dim");
+    return rc;
 }
 
 /* The output files, checked before training, which may take long; --plot without gnuplot is

@@ -57,7 +57,8 @@ typedef struct options {
     const char *task, *readout;      /* --task NAME, --readout NAME */
     const char *fold_index;          /* --fold-index PREFIX: fixed folds */
     const char *save_folds;          /* --save-folds FILE */
-    int folds, graph_batch, readout_heads, embed_dim;
+    int folds, graph_batch, readout_heads, embed_dim; /* folds 0: not given (10) */
+    int embed_dim_given;             /* --embed-dim on the command line (a preset sets it too) */
     int classifier_layers;           /* --classifier-layers L */
     double lr_factor, min_lr;        /* --lr-factor F (0: constant lr), --min-lr X */
     int lr_patience;                 /* --lr-patience N, or -1: not given */
@@ -144,6 +145,8 @@ int on_epoch(const gat_epoch_info *e, void *user);
 /* Applies the preset argv names with --preset (if any) to o, which holds the defaults: the
  * options then parsed override it. Returns 0, or 2 after a message (an unknown name). */
 int train_apply_preset(options *o, int argc, char **argv);
+/* Whether argv gives option --name (one taking a value) */
+int train_option_given(int argc, char **argv, const char *name);
 
 /* The presets' names and one line on each, for --help. */
 extern const char train_preset_help[];

@@ -28,6 +28,11 @@ int train_gps_check(options *o)
             return 2;
         }
         o->linear_init = 0;
+        if (o->embed_dim_given && o->task_kind != GAT_TASK_GRAPH) {
+            fprintf(stderr, "gat-train: --embed-dim needs --task graph or a graph transformer "
+                            "(--arch): a GAT model's widths are --hidden and --heads\n");
+            return 2;
+        }
         if (o->anchors) {
             fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
             return 2;

@@ -33,6 +33,7 @@ int train_graphs_check(options *o)
     }
     if (o->task_kind != GAT_TASK_GRAPH) {
         const char *which = o->readout             ? "--readout"
+                            : o->folds             ? "--folds"
                             : o->fold_index        ? "--fold-index"
                             : o->save_folds        ? "--save-folds"
                             : o->readout_heads     ? "--readout-heads"
@@ -60,6 +61,7 @@ int train_graphs_check(options *o)
     }
     if (o->lr_patience < 0) o->lr_patience = 10;
     if (o->graph_batch == 0) o->graph_batch = 32;
+    if (o->folds == 0) o->folds = 10;
     if (o->readout_heads && o->readout_kind != GAT_READOUT_ATTENTION) {
         fprintf(stderr, "gat-train: --readout-heads needs --readout attention\n");
         return 2;

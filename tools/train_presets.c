@@ -39,6 +39,11 @@ static const char *scan(int argc, char **argv, const char *name)
     return v;
 }
 
+int train_option_given(int argc, char **argv, const char *name)
+{
+    return scan(argc, argv, name) != NULL;
+}
+
 /* Whether the last component of path contains word (ASCII, any case). */
 static int names(const char *path, const char *word)
 {

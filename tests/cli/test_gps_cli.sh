@@ -13,6 +13,8 @@ train=$1 embed=$2 data=$3
 check help 0 '--arch NAME' '' -- "$train" --help
 check bad-arch 2 '' "^gat-train: --arch: unknown layer kind 'gpt' \(expected gps, transformer, gat-mlp, gat-bn or gat-ffn\), or gat$" -- "$train" --arch gpt
 check anchors-without-arch 2 '' '--anchors needs --arch gps or transformer' -- "$train" --anchors 10
+check embed-dim-gat 2 '' '^gat-train: --embed-dim needs --task graph or a graph transformer \(--arch\): a GAT model.s widths are --hidden and --heads$' -- "$train" --dataset "$data/small" --embed-dim 16
+check embed-dim-preset-gat 0 'test accuracy' '' -- "$train" --dataset "$data/small" --preset platonov --arch gat --layers 1 --hidden 4 --heads 2 --epochs 1 --quiet
 check arch-score-bias 2 '' '--arch gps does not take --score-bias 1' -- "$train" --arch gps --score-bias 1
 check arch-head-dropout 2 '' '--arch transformer does not take --head-dropout 1' -- "$train" --arch transformer --head-dropout 1
 check arch-heads 2 '' 'heads = 3, expected a divisor of dim = 16' -- "$train" --dataset "$data/small" --arch gps --embed-dim 16 --heads 3 --quiet

@@ -196,6 +196,7 @@ check bench-accuracy-tu 0 '^\| toy \| 10 stratified folds \(seed 1\) \| accuracy
 grep -Eq '^\| at \| 2 fixed folds \| accuracy \| [0-9.]+ ± [0-9.]+ \|' "$tmp/out" && ok bench-accuracy-fixed-folds || badf bench-accuracy-fixed-folds "$tmp/out"
 
 check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
+check folds-needs-task 2 '' '^gat-train: --folds needs --task graph' -- "$train" --dataset "$d" --folds 5
 check unknown-readout 2 '' "--readout: unknown readout 'median'" -- "$train" --task graph --dataset "$d" --readout median
 check unknown-task 2 '' "--task: unknown task 'edge'" -- "$train" --task edge --dataset "$d"
 check heads-need-attention 2 '' '^gat-train: --readout-heads needs --readout attention' -- "$train" --task graph --dataset "$d" --readout-heads 2
