@@ -78,16 +78,22 @@ int main(int argc, char **argv)
     cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *out = NULL;
-    int parts = 0, force = 0, quiet = 0, seed = -1, no_train = 0, directed = 0, exit_now, rc;
+    int parts = 0, force = 0, quiet = 0, seed = -1, no_train = 0, directed = 0, split_index = 0;
+    int exit_now, rc;
     const cli_option opts[] = {
         {"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH",
          "bundled dataset (cora, citeseer), a Cora-style path or a .gatd file"},
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
         {"directed", CLI_FLAG, &directed, 0, 0, NULL,
-         "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file says)"},
+         "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file "
+         "says)"},
+        {"split-index", CLI_INT, &split_index, 0, 2147483647, "K",
+         "the dataset's fixed split K that the parts hold (.npz masks, Geom-GCN split files; "
+         "default 0)"},
         {"parts", CLI_INT, &parts, 1, 1 << 30, "K", "number of parts (>= 1, at most the nodes)"},
-        {"out", CLI_STRING, &out, 0, 0, "DIR", "partition directory to write (must not exist or be empty)"},
+        {"out", CLI_STRING, &out, 0, 0, "DIR",
+         "partition directory to write (must not exist or be empty)"},
         {"force", CLI_FLAG, &force, 0, 0, NULL, "replace an existing partition in DIR"},
         {"seed", CLI_INT, &seed, 0, 2147483647, "S", "METIS seed (default 1)"},
         {"no-train-balance", CLI_FLAG, &no_train, 0, 0, NULL,
@@ -141,6 +147,7 @@ int main(int argc, char **argv)
     gat_dataset_options_default(&dopt);
     dopt.normalize = GAT_NORMALIZE_OFF; /* parts keep the raw features, as gat-convert does */
     dopt.symmetrize = !directed;
+    dopt.split_index = split_index;
     d.direction = directed ? "--directed" : NULL;
     gat_dataset ds;
     const char *name;

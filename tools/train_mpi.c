@@ -19,14 +19,15 @@ static int dist_usage(const options *o)
                       : o->test_size >= 0                             ? "--test-size"
                       : o->save_split                                 ? "--save-split"
                       : o->split_seed >= 0                            ? "--split-seed"
+                      : o->split_index                                ? "--split-index"
                       : o->metric_name && o->metric == GAT_METRIC_AUC ? "--metric auc"
                                                                       : NULL;
     if (bad) {
         fprintf(stderr,
                 "gat-train: --partitions: %s does not apply (the partition holds the "
-                "dataset and its split; training is full-graph and follows the accuracy or "
+                "dataset and its split%s; training is full-graph and follows the accuracy or "
                 "the loss)\n",
-                bad);
+                bad, o->split_index ? ": gat-partition --split-index K chooses it" : "");
         return 2;
     }
     return 0;

@@ -7,9 +7,10 @@
 # directory (test_npz --write-geomgcn) and Planetoid pickles (test_pickle --write-planetoid):
 # --dataset recognises each by its files, gat-convert writes each as .gatd, and training on the
 # .gatd gives the run of the original; and WikiCS's data.json written here.
-# Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT TEST_PICKLE
+# gat-partition --split-index K writes parts holding split K.
+# Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT TEST_PICKLE GAT_PARTITION
 set -u
-writer=$1 train=$2 convert=$3 pickle_writer=$4
+writer=$1 train=$2 convert=$3 pickle_writer=$4 partition=$5
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +52,19 @@ run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1
 strip() { sed -E 's/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/' "$1"; }
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-same-run || bad gatd-same-run "$tmp/a" "$tmp/b"
+
+# a partition of split K: its parts' training nodes are split K's (gat-train's count), and the
+# part files differ from split 0's
+for k in 0 2; do
+  run "partition-split-$k" 0 'into 2 parts' '' -- "$partition" --dataset "$tmp/tiny.npz" --parts 2 --split-index $k --out "$tmp/p$k"
+  ptrain=$(awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$/ { n += $5 } END { print n + 0 }' "$tmp/out")
+  "$train" --dataset "$tmp/tiny.npz" --split-index $k --epochs 1 --threads 1 >"$tmp/t" 2>&1
+  ttrain=$(sed -nE 's/.*, split ([0-9]+)\/[0-9]+\/[0-9]+$/\1/p' "$tmp/t")
+  [ -n "$ttrain" ] && [ "$ptrain" = "$ttrain" ] && ok "partition-split-$k-train" ||
+    bad "partition-split-$k-train" "$tmp/out" "$tmp/t"
+done
+cmp -s "$tmp/p0/part-0.gatd" "$tmp/p2/part-0.gatd" && bad partition-split-differs || ok partition-split-differs
+run partition-split-out-of-range 1 '' 'split index 3 is out of range' -- "$partition" --dataset "$tmp/tiny.npz" --parts 2 --split-index 3 --out "$tmp/p3"
 
 # each layout: recognised by --dataset, converted, and the .gatd trains as the original does
 mkdir -p "$tmp/w"

@@ -60,6 +60,7 @@ untrained width-limit-untrained
 
 # --metric auc with --partitions (accuracy or loss only): a usage error (the many-class case:
 # test_presets.sh)
+check split-index-partitions 2 '' '(--split-index does not apply|this build has no MPI)' -- "$bin" --partitions "$tmp" --split-index 1
 check auc-partitions 2 '' '(--metric auc does not apply|this build has no MPI)' -- "$bin" --partitions "$tmp" --metric auc
 
 summary
