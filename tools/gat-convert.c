@@ -20,14 +20,18 @@ int main(int argc, char **argv)
     cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *name = NULL;
-    int quiet = 0, directed = 0;
+    int quiet = 0, directed = 0, split_index = 0;
     const cli_option opts[] = {
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
         {"directed", CLI_FLAG, &directed, 0, 0, NULL,
          "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file "
          "says): the file stores the graph as built"},
-        {"name", CLI_STRING, &name, 0, 0, "NAME", "dataset name recorded in the file (default: the last component of IN)"},
+        {"split-index", CLI_INT, &split_index, 0, 2147483647, "K",
+         "the dataset's fixed split K to store (.npz masks, Geom-GCN split files, WikiCS; default "
+         "0): a .gatd file holds one split"},
+        {"name", CLI_STRING, &name, 0, 0, "NAME",
+         "dataset name recorded in the file (default: the last component of IN)"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     static const char *synopsis = "IN OUT.gatd | --graph FILE [--features F --labels L "
@@ -74,6 +78,7 @@ int main(int argc, char **argv)
     gat_dataset_options_default(&o);
     o.normalize = GAT_NORMALIZE_OFF; /* store the raw features */
     o.symmetrize = !directed;
+    o.split_index = split_index;
     d.direction = directed ? "--directed" : NULL;
     gat_dataset ds;
     const char *in;
@@ -102,6 +107,10 @@ int main(int argc, char **argv)
                "non-zeros, %lld bytes, %.2f s\n",
                in, out, ds.n, ds.graph.nnz, ds.x.rowptr[ds.n],
                stat(out, &sb) == 0 ? (long long)sb.st_size : -1LL, now() - t0);
+    if (!quiet && ds.n_splits > 1)
+        printf("gat-convert: %s stores fixed split %d of the %d in %s (--split-index K stores "
+               "another)\n",
+               out, split_index, ds.n_splits, in);
     gat_dataset_destroy(&ds);
     return 0;
 }

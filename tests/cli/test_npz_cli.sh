@@ -53,6 +53,16 @@ run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.
 strip() { sed -E 's/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/' "$1"; }
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-same-run || bad gatd-same-run "$tmp/a" "$tmp/b"
 
+# gat-convert --split-index K stores split K (a .gatd holds one): it trains as split K does
+run convert-split-note 0 "stores fixed split 0 of the 3 in .*tiny\\.npz" '' -- "$convert" "$tmp/tiny.npz" "$tmp/t0.gatd"
+run convert-split-2 0 'stores fixed split 2 of the 3' '' -- "$convert" "$tmp/tiny.npz" "$tmp/t2.gatd" --split-index 2
+"$train" --dataset "$tmp/tiny.npz" --split-index 2 "${args[@]}" >"$tmp/a" 2>&1
+"$train" --dataset "$tmp/t2.gatd" "${args[@]}" >"$tmp/b" 2>&1
+[ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-split-2-same-run || bad gatd-split-2-same-run "$tmp/a" "$tmp/b"
+cmp -s "$tmp/t0.gatd" "$tmp/t2.gatd" && bad gatd-split-2-differs || ok gatd-split-2-differs
+run convert-split-out-of-range 1 '' 'split index 3 is out of range' -- "$convert" "$tmp/tiny.npz" "$tmp/t3.gatd" --split-index 3
+[ ! -e "$tmp/t3.gatd" ] && ok convert-split-no-file || bad convert-split-no-file
+
 # a partition of split K: its parts' training nodes are split K's (gat-train's count), and the
 # part files differ from split 0's
 for k in 0 2; do
