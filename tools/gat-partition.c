@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     int exit_now, rc;
     const cli_option opts[] = {
         {"dataset", CLI_STRING, &d.dataset, 0, 0, "NAME|PATH",
-         "bundled dataset (cora, citeseer), a Cora-style path or a .gatd file"},
+         "bundled dataset (cora, citeseer) or path, as gat-train --dataset takes"},
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
         {"directed", CLI_FLAG, &directed, 0, 0, NULL,
