@@ -306,15 +306,47 @@ int cli_afile_commit(const char *prog, cli_afile *a, int err)
     return 0;
 }
 
+/* The environment variables cli_model_env reads, and their values (NULL-terminated) */
+static const char *const env_isa[] = {"base", "avx2", "avx512", NULL};
+static const char *const env_alpha[] = {"store", "recompute", NULL};
+
+/* The index of variable var's value in names, -1 when unset or empty, -2 when none matches */
+static int env_index(const char *var, const char *const *names)
+{
+    const char *v = getenv(var);
+    if (!v || !*v) return -1;
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(v, names[k])) return k;
+    return -2;
+}
+
 void cli_model_env(gat_model_options *options)
 {
-    const char *isa = getenv("GAT_ISA"), *alpha = getenv("GAT_ALPHA");
-    static const char *const isas[] = {"base", "avx2", "avx512"};
     static const gat_kernels kernels[] = {GAT_KERNELS_BASE, GAT_KERNELS_AVX2, GAT_KERNELS_AVX512};
-    for (int k = 0; isa && k < 3; k++)
-        if (!strcmp(isa, isas[k])) options->kernels = kernels[k];
-    if (alpha && !strcmp(alpha, "store")) options->alpha = GAT_ALPHA_STORE;
-    if (alpha && !strcmp(alpha, "recompute")) options->alpha = GAT_ALPHA_RECOMPUTE;
+    static const gat_alpha_storage alphas[] = {GAT_ALPHA_STORE, GAT_ALPHA_RECOMPUTE};
+    const int isa = env_index("GAT_ISA", env_isa), alpha = env_index("GAT_ALPHA", env_alpha);
+    if (isa >= 0) options->kernels = kernels[isa];
+    if (alpha >= 0) options->alpha = alphas[alpha];
+}
+
+int cli_check_env(const char *prog)
+{
+    static const char *const vars[] = {"GAT_ISA", "GAT_ALPHA"};
+    const char *const *names[] = {env_isa, env_alpha};
+    for (int v = 0; v < 2; v++) {
+        if (env_index(vars[v], names[v]) != -2) continue;
+        char list[64] = "";
+        for (int k = 0; names[v][k]; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     k == 0            ? ""
+                     : names[v][k + 1] ? ", "
+                                       : " or ",
+                     names[v][k]);
+        fprintf(stderr, "%s: environment variable %s='%s': expected %s (or unset)\n", prog, vars[v],
+                getenv(vars[v]), list);
+        return 2;
+    }
+    return 0;
 }
 
 void cli_blas_threads(int threads)

@@ -69,8 +69,11 @@ void cli_afile_abort(cli_afile *a);
 
 /* The environment's run-time model options: GAT_ISA=base|avx2|avx512 names options->kernels
  * and GAT_ALPHA=store|recompute options->alpha (the library reads no environment); unset or
- * any other value leaves the field as it is. */
+ * empty leaves the field as it is, and so does any other value, which cli_check_env refuses. */
 void cli_model_env(gat_model_options *options);
+/* 0, or 2 after a one-line message naming the variable when GAT_ISA or GAT_ALPHA holds another
+ * value than cli_model_env reads (the tools that build models call it first) */
+int cli_check_env(const char *prog);
 
 /* --threads T for OpenBLAS, which the tools link through libgat (LAPACK for the PCA of the
  * pictures) and whose threads start when it loads, before main: T >= 1 caps OpenBLAS's thread

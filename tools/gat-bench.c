@@ -675,7 +675,9 @@ int main(int argc, char **argv)
     graph_batch = graph_nodes = 0; /* not given */
     if ((rc = cli_parse(argc, argv, opts, "gat-bench", "[options]", &exit_now)) || exit_now)
         return rc;
-    if ((rc = options_read(workloads, orders, readout_s, cli, cli_runs, edge_dim))) return rc;
+    if ((rc = options_read(workloads, orders, readout_s, cli, cli_runs, edge_dim)) ||
+        (rc = cli_check_env("gat-bench")))
+        return rc;
     graph_batch = graph_batch ? graph_batch : 128, graph_nodes = graph_nodes ? graph_nodes : 20;
     cli_runs = cli_runs ? cli_runs : 3, orders = orders ? orders : "auto";
 

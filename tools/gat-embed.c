@@ -458,6 +458,7 @@ int main(int argc, char **argv)
     gat_file_format fmt = GAT_FORMAT_AUTO;
 
     if ((rc = cli_parse(argc, argv, opts, "gat-embed", synopsis, &exit_now)) || exit_now) return rc;
+    if ((rc = cli_check_env("gat-embed")) != 0) return rc;
     const unsigned flags = o.no_header ? GAT_WRITE_NO_HEADER : 0;
     if (!o.model) return usage_error("--model is required");
     if (!o.out && !o.attention && !o.predict && !o.plot && !o.plot_attention)

@@ -1051,7 +1051,7 @@ int main(int argc, char **argv)
     gat_dataset_options dopt;
     int exit_now, rc;
     if ((rc = parse_options(argc, argv, &o, &exit_now)) != 0 || exit_now) return rc;
-    if ((rc = check_options(&o)) != 0) return rc;
+    if ((rc = check_options(&o)) != 0 || (rc = cli_check_env("gat-train")) != 0) return rc;
     cli_blas_threads(o.threads);
     dataset_options(&o, &dopt);
     if (o.task_kind == GAT_TASK_GRAPH) return train_graphs(&o, &dopt);

@@ -47,6 +47,11 @@ check misspelled-far 2 '' "^gat-train: unknown option '--zzzzzz' \(try --help\)$
 check option-as-value 2 '' "^gat-train: --dataset needs a value, got the option '--quiet' \(write --dataset=VALUE for a value that starts with --\)$" -- "$train" --dataset --quiet
 check option-as-value-embed 2 '' "^gat-embed: --out needs a value, got the option '--model'" -- "$embed" --out --model m.gat
 check value-with-equals 1 '' "no dataset '--quiet'" -- "$train" --dataset=--quiet
+# the environment's model options: a value the tools do not read is refused, naming it
+check env-isa 2 '' "^gat-train: environment variable GAT_ISA='avx2x': expected base, avx2 or avx512 \(or unset\)$" -- env GAT_ISA=avx2x "$train" --epochs 1
+check env-alpha-embed 2 '' "^gat-embed: environment variable GAT_ALPHA='maybe': expected store or recompute" -- env GAT_ALPHA=maybe "$embed" --model m.gat
+check env-isa-bench 2 '' "^gat-bench: environment variable GAT_ISA='AVX2'" -- env GAT_ISA=AVX2 "$tools/gat-bench" --workloads synth-200
+check env-empty 0 'test accuracy' '' -- env GAT_ISA= GAT_ALPHA=recompute "$train" --dataset "$data/tiny" --epochs 1 --threads 1 --quiet
 
 # --- outputs that are not regular files (a FIFO or a link in $tmp, never /dev/null itself)
 check save-tiny 0 'saved the model' '' -- "$train" --dataset "$tiny" --epochs 3 --threads 1 --save "$tmp/m.gat"
