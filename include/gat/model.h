@@ -122,7 +122,8 @@ typedef enum gat_kernels {
 /* Whether the gat score's layers without edge features keep their attention coefficients (E, H),
  * LeakyReLU signs and dropout keeps per edge for the backward, or recompute them there from the
  * per-node terms (O(N H) memory per layer instead of O(E H); the same values either way).
- * AUTO: keep them while they take at most 64 MiB per layer, recompute above. Other scores and
+ * AUTO: keep them while they take at most 8 MiB per layer, recompute above (faster beyond the
+ * caches, besides the memory). Other scores and
  * edge features always keep them. */
 typedef enum gat_alpha_storage {
     GAT_ALPHA_AUTO = 0,

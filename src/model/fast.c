@@ -19,8 +19,10 @@
  * dropout keeps per edge while they take at most this many bytes, and recomputes them in the
  * backward above (the lean backward: O(N H) per layer instead of O(E H)), unless the model's
  * options.alpha says "store" or "recompute" for every graph (tests run both paths on small
- * graphs). */
-#define ALPHA_STORE_BYTES ((size_t)64 << 20)
+ * graphs). Beyond the caches the sources pass's random reads of stored records cost more than
+ * recomputing them (an exponential per edge and head): docs/performance.md, "Attention
+ * coefficients recomputed from 8 MiB". */
+#define ALPHA_STORE_BYTES ((size_t)8 << 20)
 
 /* Layer-0 weight gradient: accumulate per source chunk (fused) unless the partial sums would
  * cost more than this fraction of the sparse product; then store dz and gather per feature. */
