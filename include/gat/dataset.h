@@ -33,7 +33,11 @@
  *                  of GC strings encoded as a string; absent: "0".."GC-1")
  *   label_matrix U8 (n, L)    optional: multi-hot node labels (gat_dataset.n_labels = L), 0/1;
  *                  then "classes" is 0, labels are all -1 and any node may be in a split
- * Files without the three optional tensors above (all files written before them) load as before.
+ *   splits U8 (S, n)          optional: the S >= 2 fixed splits of the source (row k: split k,
+ *                  each as "split" is checked; gat_dataset.splits), gat_dataset_options.
+ *                  split_index chooses one and gat_dataset.n_splits is S; "split" then repeats
+ *                  row 0 (for readers that do not know "splits"; the loader checks that it does)
+ * Files without the optional tensors above (all files written before them) load as before.
  * "__metadata__" (strings): "format": "libgat-dataset", "version": "1", "nodes", "features",
  * "classes", "edges" (E, self-loops included) as decimals, "class_names" (a JSON array of C
  * strings, encoded as a string; absent: "0".."C-1"), "symmetrized" ("1" when every edge has its
@@ -142,15 +146,16 @@ typedef struct gat_dataset {
     gat_idx n_splits; /* fixed splits the source holds, whether used or not (split holds the one
                        * gat_dataset_options.split_index chose, unless a random split was drawn):
                        * the masks of an .npz file or the split files of a Geom-GCN directory,
-                       * 1 for a NAME.split file, a .gatd file or parts with a split; 0 when the
+                       * the rows of a .gatd file's "splits" (else 1), 1 for a NAME.split file
+                       * or parts with a split; 0 when the
                        * source has none (the split was drawn at random) */
     /* Many graphs (graph classification, inductive node tasks): the dataset is then the disjoint
-     * union of n_graphs graphs (stored in .gatd files as graphs.ptr / graphs.labels), one block-diagonal graph with no edge between two of them (the
-     * builder's one self-loop per node included). Nodes are sorted by graph: the nodes of graph g
-     * are graph_ptr[g] .. graph_ptr[g+1]-1, and every graph has at least one node. A TU dataset
-     * (gat_dataset_load) has no node task (labels all -1, n_classes 0, no split) and no graph
-     * split: the split of the graphs (k-fold cross-validation, gat_dataset_read_graph_folds) is
-     * the caller's. */
+     * union of n_graphs graphs (stored in .gatd files as graphs.ptr / graphs.labels), one
+     * block-diagonal graph with no edge between two of them (the builder's one self-loop per node
+     * included). Nodes are sorted by graph: the nodes of graph g are graph_ptr[g] ..
+     * graph_ptr[g+1]-1, and every graph has at least one node. A TU dataset (gat_dataset_load) has
+     * no node task (labels all -1, n_classes 0, no split) and no graph split: the split of the
+     * graphs (k-fold cross-validation, gat_dataset_read_graph_folds) is the caller's. */
     gat_idx n_graphs;       /* 0 for a dataset of one graph (a node dataset); then all below are
                              * NULL / 0 */
     gat_idx *graph_ptr;     /* (n_graphs + 1) node offsets: graph_ptr[0] = 0, strictly
@@ -172,6 +177,10 @@ typedef struct gat_dataset {
                              * point into a .gatd file's mapping, as the other arrays) */
     int64_t skipped_edges;  /* Cora layout with gat_dataset_options.skip_unknown_edges: the
                              * .cites lines skipped for naming an id .content lacks; else 0 */
+    uint8_t *splits;        /* (n_splits, n) every fixed split of the source, row k split k (split
+                             * holds row split_index), when it holds more than one and split is
+                             * one of them; NULL otherwise (one split, a random split, parts).
+                             * gat_dataset_save stores them (may point into a .gatd mapping) */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -407,8 +416,12 @@ GAT_API gat_status gat_dataset_read_graph_folds(const char *prefix, gat_idx n_gr
  * Returns GAT_EINVAL (NULL ds or path, a malformed graph or features, a graph row without its
  * self-loop or with unsorted sources, a label or split value out of range, a NULL, duplicate or
  * non-UTF-8 id or class name, graph segments that gat_dataset_from_parts would refuse, a
- * label_matrix value other than 0/1), GAT_EIO (cannot write; the message names the path and the reason),
- * GAT_ENOMEM. Cost O(n + E + nnz) time, O(n) extra memory. */
+ * label_matrix value other than 0/1), GAT_EIO (cannot write; the message names the path and the
+ * reason), GAT_ENOMEM. Cost O(n + E + nnz) time, O(n) extra memory. With ds->splits (a source's
+ * fixed splits, n_splits of them) and ds->split one of their rows, the file holds them all
+ * (tensor "splits"): a load with split_index k gives row k; else it holds ds->split alone (a
+ * split changed after loading is what is stored). Each row is checked as ds->split is (GAT_EINVAL
+ * naming the row). */
 GAT_API gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name);
 
 /* Writes ds's split as a split file ("<node-id> train|val|test" per node in a split, in node

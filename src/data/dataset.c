@@ -161,5 +161,6 @@ void gat_dataset_destroy(gat_dataset *ds)
     gat_free(ds->graph_ptr);
     gat_free(ds->graph_labels);
     gat_free(ds->label_matrix);
+    gat_free(ds->splits);
     memset(ds, 0, sizeof *ds);
 }

@@ -57,6 +57,7 @@ static void release(gat_dataset *ds, void *context)
     forget(s, &ds->graph_ptr);
     forget(s, &ds->graph_labels);
     forget(s, &ds->label_matrix);
+    forget(s, &ds->splits);
     if (s->map) munmap(s->map, s->map_len);
     gat_free(s->ids);
     gat_free(s);
@@ -154,7 +155,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
         while (!pad && k < T_COUNT && strcmp(e->string, gat_i_gatd_spec[k].name) != 0)
             k++;
         if (!R->part && (k == T_GLOBAL || k == T_HOWNER)) k = T_COUNT;
-        if (R->part && (k == T_GRPTR || k == T_GRLAB || k == T_LMAT)) k = T_COUNT;
+        if (R->part && (k == T_GRPTR || k == T_GRLAB || k == T_LMAT || k == T_SPLITS)) k = T_COUNT;
         if (k == T_COUNT && R->part)
             return gat_i_error(GAT_EFORMAT,
                                "%s: unexpected tensor \"%s\" (a part file holds graph.*, "
@@ -165,7 +166,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
                 GAT_EFORMAT,
                 "%s: unexpected tensor \"%s\" (a dataset file holds graph.*, "
                 "features[.*], labels, split, node_ids, edge_features, edge_input, graphs.ptr, "
-                "graphs.labels and label_matrix)",
+                "graphs.labels, label_matrix and splits)",
                 R->path, e->string);
         if ((st = gat_i_st_entry(R->path, e, e->string, R->data_len, &dtype, dims, 2, &ndim,
                                  span)) != GAT_OK)
@@ -177,7 +178,7 @@ static gat_status read_entries(reader *R, const cJSON *root)
         if (strcmp(dtype, gat_i_gatd_spec[k].dtype) != 0)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has dtype \"%s\", expected \"%s\"",
                                R->path, gat_i_gatd_spec[k].name, dtype, gat_i_gatd_spec[k].dtype);
-        const int want_ndim = k == T_XDENSE || k == T_EX || k == T_LMAT ? 2 : 1;
+        const int want_ndim = k == T_XDENSE || k == T_EX || k == T_LMAT || k == T_SPLITS ? 2 : 1;
         if (ndim != want_ndim)
             return gat_i_error(GAT_EFORMAT, "%s: tensor \"%s\" has %d dimensions, expected %d",
                                R->path, gat_i_gatd_spec[k].name, ndim, want_ndim);
@@ -421,7 +422,7 @@ gat_status gat_i_datafile_load(gat_dataset *ds, const char *path, const gat_data
     R.path = path;
     R.ds = ds;
     const gat_status st = load_file(&R, opt);
-    if (st == GAT_OK) ds->n_splits = 1; /* the stored split */
+    if (st == GAT_OK) ds->n_splits = R.n_splits; /* the stored split, or the rows of "splits" */
     return st;
 }
 

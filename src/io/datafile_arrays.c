@@ -7,15 +7,20 @@
 #include "io/safetensors.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const struct gat_i_gatd_tensor gat_i_gatd_spec[T_COUNT] = {
-    {"graph.indptr", "I32", 4},     {"graph.indices", "I32", 4}, {"features.indptr", "I32", 4},
-    {"features.indices", "I32", 4}, {"features.data", "F32", 4}, {"features", "F32", 4},
-    {"labels", "I32", 4},           {"split", "U8", 1},          {"node_ids", "U8", 1},
-    {"edge_features", "F32", 4},    {"edge_input", "I32", 4},    {"graphs.ptr", "I32", 4},
-    {"graphs.labels", "I32", 4},    {"label_matrix", "U8", 1},   {"part.global_ids", "I32", 4},
+    {"graph.indptr", "I32", 4},    {"graph.indices", "I32", 4},
+    {"features.indptr", "I32", 4}, {"features.indices", "I32", 4},
+    {"features.data", "F32", 4},   {"features", "F32", 4},
+    {"labels", "I32", 4},          {"split", "U8", 1},
+    {"node_ids", "U8", 1},         {"edge_features", "F32", 4},
+    {"edge_input", "I32", 4},      {"graphs.ptr", "I32", 4},
+    {"graphs.labels", "I32", 4},   {"label_matrix", "U8", 1},
+    {"splits", "U8", 1},           {"part.global_ids", "I32", 4},
     {"part.halo_owner", "I32", 4},
 };
 
@@ -417,9 +422,32 @@ gat_status gat_i_gatd_read_edges(reader *R)
 }
 
 /* Labels in [-1, C), split values in 0..3 and only on labelled nodes. */
-gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt)
+/* Checks a split row (tensor `tensor`, row `row` of it, or -1 for a 1-D tensor): values 0..3,
+ * only labelled nodes in a split (any node of a multi-label dataset). */
+static gat_status check_split_row(const reader *R, const uint8_t *split, const char *tensor,
+                                  gat_idx row)
 {
     static const char *const split_name[] = {"none", "train", "val", "test"};
+    const gat_dataset *ds = R->ds;
+    char where[48] = "";
+    if (row >= 0) snprintf(where, sizeof where, " (split %d)", row);
+    for (gat_idx i = 0; i < ds->n; i++) {
+        if (split[i] > GAT_SPLIT_TEST)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"%s\"%s: node %d ('%s') has split value %d, "
+                               "expected 0..3 (none, train, val, test)",
+                               R->path, tensor, where, i, ds->node_ids[i], split[i]);
+        if (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: tensor \"%s\"%s: node %d ('%s') is in the %s split but "
+                               "has no label",
+                               R->path, tensor, where, i, ds->node_ids[i], split_name[split[i]]);
+    }
+    return GAT_OK;
+}
+
+gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt)
+{
     gat_dataset *ds = R->ds;
     gat_status st;
     if ((st = gat_i_gatd_idx_array(R, T_LABELS, &ds->labels)) != GAT_OK) return st;
@@ -430,17 +458,31 @@ gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *op
                                "[-1, %d)",
                                R->path, i, ds->node_ids[i], ds->labels[i], ds->n_classes);
     uint8_t *split = (uint8_t *)(uintptr_t)(R->data + R->span[T_SPLIT][0]);
-    for (gat_idx i = 0; i < ds->n; i++) {
-        if (split[i] > GAT_SPLIT_TEST)
+    if ((st = check_split_row(R, split, "split", -1)) != GAT_OK) return st;
+    R->n_splits = 1;
+    if (R->present[T_SPLITS]) {
+        /* all S fixed splits, row k split k; "split" repeats row 0 for readers without them */
+        uint8_t *rows = (uint8_t *)(uintptr_t)(R->data + R->span[T_SPLITS][0]);
+        const size_t S = R->dims[T_SPLITS][0], n = (size_t)ds->n;
+        if (R->dims[T_SPLITS][1] != n || S < 2 || S > (size_t)INT32_MAX)
             return gat_i_error(GAT_EFORMAT,
-                               "%s: tensor \"split\": node %d ('%s') has split value %d, "
-                               "expected 0..3 (none, train, val, test)",
-                               R->path, i, ds->node_ids[i], split[i]);
-        if (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0)
-            return gat_i_error(GAT_EFORMAT,
-                               "%s: tensor \"split\": node %d ('%s') is in the %s split but "
-                               "has no label",
-                               R->path, i, ds->node_ids[i], split_name[split[i]]);
+                               "%s: tensor \"splits\" has shape (%zu, %zu), expected (S, %zu) "
+                               "with S >= 2 (one row per fixed split, one column per node)",
+                               R->path, S, R->dims[T_SPLITS][1], n);
+        for (size_t k = 0; k < S; k++)
+            if ((st = check_split_row(R, rows + k * n, "splits", (gat_idx)k)) != GAT_OK) return st;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i] != split[i])
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: tensor \"split\" differs from row 0 of \"splits\" at "
+                                   "node %zu ('%s'): %d against %d (it repeats that row)",
+                                   R->path, i, ds->node_ids[i], split[i], rows[i]);
+        R->n_splits = (gat_idx)S;
+        /* split K over the private mapping's copy of row 0, so that ds->split never aliases
+         * a row of ds->splits (a caller may change it) */
+        if (opt->split_index > 0 && (size_t)opt->split_index < S)
+            memcpy(split, rows + (size_t)opt->split_index * n, n);
+        if (!opt->ignore_split_file) ds->splits = rows;
     }
     if (!opt->ignore_split_file) {
         ds->split = split;

@@ -39,6 +39,7 @@ enum {
     T_GPTR, T_GIDX, T_XPTR, T_XIDX, T_XVAL, T_XDENSE, T_LABELS, T_SPLIT, T_IDS,
     T_EX, T_EIN,        /* optional edge features and provenance */
     T_GRPTR, T_GRLAB, T_LMAT, /* optional: many graphs (segments, labels), multi-hot labels */
+    T_SPLITS,           /* optional: all S fixed splits (S, n) */
     T_GLOBAL, T_HOWNER, /* part files only */
     T_COUNT
 };
@@ -65,6 +66,7 @@ typedef struct reader {
     gat_idx classes;       /* C from the metadata */
     gat_i_part_data *part; /* a part file (format libgat-part) is read into it; NULL: a dataset */
     gat_idx cols;          /* columns of the graph CSR: n, or n + halo in a part file */
+    gat_idx n_splits;      /* fixed splits the file holds: rows of "splits", else 1 */
 } reader;
 
 /* Whether p points into s (the mapping or the generated ids; the end included). */

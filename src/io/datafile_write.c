@@ -16,9 +16,8 @@
 /* ---- Saving ------------------------------------------------------------------------------ */
 
 /* The graph segments and multi-hot labels of ds, as the loader checks them (datafile_arrays.c). */
-static gat_status check_many(const gat_dataset *ds)
+static gat_status check_many(const char *fn, const gat_dataset *ds)
 {
-    static const char *fn = "gat_dataset_save";
     const gat_idx G = ds->n_graphs, *ptr = ds->graph_ptr;
     const gat_graph *g = &ds->graph;
     if (G < 0 || (G > 0 && !ptr) || ds->n_labels < 0 || (ds->n_labels > 0 && !ds->label_matrix) ||
@@ -59,10 +58,26 @@ static gat_status check_many(const gat_dataset *ds)
     return GAT_OK;
 }
 
-/* What gat_dataset_save refuses: what the loader would refuse, named after the argument. */
-static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symmetric)
+/* A split's values as the loader checks them: 0..3, and 0 for an unlabelled node (of a
+ * single-label dataset). what names the split in the message. */
+static gat_status check_split(const char *fn, const gat_dataset *ds, const uint8_t *split,
+                              const char *what)
 {
-    static const char *fn = "gat_dataset_save";
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (split[i] > GAT_SPLIT_TEST ||
+            (split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0))
+            return gat_i_error(GAT_EINVAL,
+                               "%s: node %d has %s value %d (expected 0..3, and 0 for an "
+                               "unlabelled node)",
+                               fn, i, what, split[i]);
+    return GAT_OK;
+}
+
+/* What gat_dataset_save refuses: what the loader would refuse, named after the argument. splits
+ * (S rows of n), when not NULL, stand for ds->split. */
+static gat_status check_save(const char *fn, const gat_dataset *ds, const uint8_t *splits,
+                             gat_idx S, int *default_ids, int *symmetric)
+{
     const gat_graph *g = &ds->graph;
     gat_i_strmap map = {0};
     size_t at;
@@ -104,18 +119,18 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
                                    "%s: edge_input[%d] = %d for the edge %d -> %d (expected -1 "
                                    "exactly on the self-loops)",
                                    fn, e, ds->edge_input[e], g->col[e], i);
-    if (ds->n > 0 && (!ds->labels || !ds->split))
+    if (ds->n > 0 && (!ds->labels || (!splits && !ds->split)))
         return gat_i_error(GAT_EINVAL, "%s: NULL labels or split", fn);
-    for (gat_idx i = 0; i < ds->n; i++) {
+    for (gat_idx i = 0; i < ds->n; i++)
         if (ds->labels[i] < -1 || ds->labels[i] >= ds->n_classes)
             return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
                                ds->labels[i], ds->n_classes);
-        if (ds->split[i] > GAT_SPLIT_TEST ||
-            (ds->split[i] != GAT_SPLIT_NONE && ds->labels[i] < 0 && ds->n_labels == 0))
-            return gat_i_error(GAT_EINVAL,
-                               "%s: node %d has split value %d (expected 0..3, and 0 for an "
-                               "unlabelled node)",
-                               fn, i, ds->split[i]);
+    if (!splits && (st = check_split(fn, ds, ds->split, "split")) != GAT_OK) return st;
+    for (gat_idx k = 0; splits && k < S; k++) {
+        char what[40];
+        snprintf(what, sizeof what, "splits[%d]", k);
+        if ((st = check_split(fn, ds, splits + (size_t)k * (size_t)ds->n, what)) != GAT_OK)
+            return st;
     }
     for (gat_idx c = 0; c < ds->n_classes; c++) {
         const char *s = ds->class_names ? ds->class_names[c] : NULL;
@@ -132,7 +147,7 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
         *slot = c;
     }
     gat_i_strmap_free(&map);
-    if (st != GAT_OK || (st = check_many(ds)) != GAT_OK) return st;
+    if (st != GAT_OK || (st = check_many(fn, ds)) != GAT_OK) return st;
     *default_ids = 1;
     if (ds->n > 0 && !ds->node_ids) return gat_i_error(GAT_EINVAL, "%s: NULL node_ids", fn);
     if ((st = gat_i_strmap_init(&map, (size_t)ds->n)) != GAT_OK) return st;
@@ -158,7 +173,7 @@ static gat_status check_save(const gat_dataset *ds, int *default_ids, int *symme
     return st;
 }
 
-enum { LEN_T = 13 }; /* tensors gat_dataset_save may write */
+enum { LEN_T = 14 }; /* tensors gat_dataset_save may write */
 
 typedef struct out_tensor {
     const char *name, *dtype;
@@ -334,8 +349,22 @@ cleanup:
     return st;
 }
 
+/* The fixed splits gat_dataset_save stores: ds->splits when ds->split is one of their rows
+ * (else the split was changed after loading: it alone is stored). */
+static const uint8_t *stored_splits(const gat_dataset *ds)
+{
+    if (!ds->splits || ds->n_splits < 2 || ds->n < 0) return NULL;
+    if (ds->n == 0) return ds->splits;
+    if (!ds->split) return NULL;
+    for (gat_idx k = 0; k < ds->n_splits; k++)
+        if (!memcmp(ds->splits + (size_t)k * (size_t)ds->n, ds->split, (size_t)ds->n))
+            return ds->splits;
+    return NULL;
+}
+
 gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name)
 {
+    static const char *fn = "gat_dataset_save";
     gat_i_clocale loc = {0};
     cJSON *root = NULL, *md;
     size_t at, ids_len = 0;
@@ -344,10 +373,14 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
 
     gat_i_clear_error();
     if (!ds || !path)
-        return gat_i_error(GAT_EINVAL, "gat_dataset_save: NULL %s", !ds ? "dataset ds" : "path");
+        return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !ds ? "dataset ds" : "path");
+    const uint8_t *splits = stored_splits(ds); /* NULL: ds->split alone */
+    const gat_idx S = splits ? ds->n_splits : 0;
     if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
-        return gat_i_error(GAT_EINVAL, "gat_dataset_save: name is not UTF-8 (byte %zu)", at);
-    if ((st = check_save(ds, &default_ids, &symmetric)) != GAT_OK) return st;
+        return gat_i_error(GAT_EINVAL, "%s: name is not UTF-8 (byte %zu)", fn, at);
+    if ((st = check_save(fn, ds, splits, S, &default_ids, &symmetric)) != GAT_OK) return st;
+    const uint8_t *split = splits ? splits : ds->split; /* "split" repeats row 0 of "splits" */
+    const size_t nS = splits && S > 1 ? (size_t)S : 0;
     static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
     const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
     const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
@@ -363,20 +396,22 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
         {"features.indices", "I32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.col, NULL, 0},
         {"features.data", "F32", {nnz, 0}, 1, 4 * nnz, 0, ds->x.val, NULL, 0},
         {"labels", "I32", {n, 0}, 1, 4 * n, 0, ds->labels, NULL, 0},
-        {"split", "U8", {n, 0}, 1, n, 0, ds->split, NULL, 0},
+        {"split", "U8", {n, 0}, 1, n, 0, split, NULL, 0},
         {"edge_features", "F32", {E, D}, 2, 4 * E * D, 0, ds->edge_x, NULL, 0},
         {"edge_input", "I32", {E, 0}, 1, 4 * E, 0, ds->edge_input, NULL, 0},
         {"node_ids", "U8", {ids_len, 0}, 1, ids_len, 0, NULL, ds->node_ids, n},
         {"graphs.ptr", "I32", {G + 1, 0}, 1, 4 * (G + 1), 0, ds->graph_ptr, NULL, 0},
         {"graphs.labels", "I32", {G, 0}, 1, 4 * G, 0, ds->graph_labels, NULL, 0},
         {"label_matrix", "U8", {n, L}, 2, n * L, 0, ds->label_matrix, NULL, 0},
+        {"splits", "U8", {nS, n}, 2, nS * n, 0, splits, NULL, 0},
     };
     /* the optional tensors only when the dataset has them */
     out_tensor t[LEN_T];
     int nt = 0;
     for (int k = 0; k < LEN_T; k++)
         if ((k != 7 || D > 0) && (k != 8 || ds->edge_input) && (k != 9 || !default_ids) &&
-            (k != 10 || G > 0) && (k != 11 || (G > 0 && ds->graph_labels)) && (k != 12 || L > 0))
+            (k != 10 || G > 0) && (k != 11 || (G > 0 && ds->graph_labels)) && (k != 12 || L > 0) &&
+            (k != 13 || nS > 0))
             t[nt++] = all[k];
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
     if (!(root = cJSON_CreateObject()) || !(md = dataset_meta(root, GATD_FORMAT, ds, name)) ||

@@ -336,19 +336,42 @@ cleanup:
     return st;
 }
 
-gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_dataset_options *opt)
+/* Split file K (splits/PREFIXK.npz) of the Geom-GCN directory dir into row (V->n). */
+static gat_status read_split_file(const char *dir, const char *prefix, gat_idx K, const nodes *V,
+                                  uint8_t *row)
 {
     static const char *const masks[3] = {"train_mask", "val_mask", "test_mask"};
+    gat_i_npz z = {0};
+    gat_idx one;
+    char name[32];
+    snprintf(name, sizeof name, "%d.npz", K);
+    const size_t a = strlen(prefix), b = strlen(name);
+    char *rel = gat_malloc(a + b + 8, 1), *path = NULL;
+    if (!rel) return GAT_ENOMEM;
+    snprintf(rel, a + b + 8, "splits/%s%s", prefix, name);
+    path = gat_i_path_join(dir, rel);
+    gat_free(rel);
+    if (!path) return GAT_ENOMEM;
+    gat_status st = gat_i_npz_open(&z, path);
+    if (st == GAT_OK) st = gat_i_npz_masks(&z, masks, V->n, V->labels, 0, 1, row, &one, NULL);
+    if (st == GAT_OK && one == 0)
+        st = gat_i_error(GAT_EFORMAT, "%s: no train_mask, val_mask, test_mask members", path);
+    gat_i_npz_close(&z);
+    gat_free(path);
+    return st;
+}
+
+gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_dataset_options *opt)
+{
     gat_i_text t = {0};
     nodes V = {0};
     gat_csr x = {0};
     gat_graph g = {0};
-    gat_i_npz z = {0};
-    gat_idx *src = NULL, *dst = NULL, *map = NULL, S = 0, one;
-    uint8_t *split = NULL;
+    gat_idx *src = NULL, *dst = NULL, *map = NULL, S = 0;
+    uint8_t *split = NULL, *splits = NULL;
     char *nodes_path = gat_i_path_join(dir, "out1_node_feature_label.txt");
     char *edges_path = gat_i_path_join(dir, "out1_graph_edges.txt");
-    char *prefix = NULL, *split_path = NULL;
+    char *prefix = NULL;
     size_t m = 0;
     int errnum;
     gat_status st = GAT_ENOMEM;
@@ -368,23 +391,16 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
         goto cleanup;
     }
     if (S > 0 && !opt->ignore_split_file) {
-        char name[32];
-        snprintf(name, sizeof name, "%d.npz", opt->split_index);
-        const size_t a = strlen(prefix), b = strlen(name);
-        char *rel = gat_malloc(a + b + 8, 1);
-        if (!rel) goto nomem;
-        snprintf(rel, a + b + 8, "splits/%s%s", prefix, name);
-        split_path = gat_i_path_join(dir, rel);
-        gat_free(rel);
-        if (!split_path || !(split = gat_calloc((size_t)V.n, 1))) goto nomem;
-        if ((st = gat_i_npz_open(&z, split_path)) != GAT_OK ||
-            (st = gat_i_npz_masks(&z, masks, V.n, V.labels, 0, 1, split, &one)) != GAT_OK)
-            goto cleanup;
-        if (one == 0) {
-            st = gat_i_error(GAT_EFORMAT, "%s: no train_mask, val_mask, test_mask members",
-                             split_path);
-            goto cleanup;
-        }
+        /* every split file when there are several (gat_dataset.splits), else split K's */
+        const size_t n = (size_t)V.n;
+        if (!(split = gat_calloc(n ? n : 1, 1)) ||
+            (S > 1 && !(splits = gat_calloc((size_t)S * (n ? n : 1), 1))))
+            goto nomem;
+        for (gat_idx k = S > 1 ? 0 : opt->split_index; k < (S > 1 ? S : opt->split_index + 1); k++)
+            if ((st = read_split_file(dir, prefix, k, &V,
+                                      S > 1 ? splits + (size_t)k * n : split)) != GAT_OK)
+                goto cleanup;
+        if (S > 1) memcpy(split, splits + (size_t)opt->split_index * n, n);
     }
     const unsigned flags = opt->symmetrize ? GAT_GRAPH_SYMMETRIZE : 0;
     if (!(map = gat_malloc(GAT_GRAPH_MAX_EDGES(V.n, m, flags), sizeof *map))) goto nomem;
@@ -402,6 +418,8 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
         GAT_OK)
         goto cleanup;
     ds->n_splits = S;
+    ds->splits = splits;
+    splits = NULL;
     goto cleanup;
 nomem:
     st = GAT_ENOMEM;
@@ -412,14 +430,13 @@ cleanup:
     gat_free(V.labels);
     gat_csr_destroy(&x);
     gat_graph_destroy(&g);
-    gat_i_npz_close(&z);
     gat_free(src);
     gat_free(dst);
     gat_free(map);
     gat_free(split);
+    gat_free(splits);
     gat_free(nodes_path);
     gat_free(edges_path);
     gat_free(prefix);
-    gat_free(split_path);
     return st;
 }

@@ -110,11 +110,12 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
 /* The split of fixed split K from the three mask members names[0..2] (train, val, test) of z:
  * each (S, n) or (n) (then S = 1), bool or integers 0/1, the same S. *n_splits = S (0 when z has
  * none of the three; then split is untouched). With K < S (and use), split (n) gets the
- * GAT_SPLIT_* of each node in split K. Returns GAT_EFORMAT (one or two of the masks missing,
+ * GAT_SPLIT_* of each node in split K; with all (not NULL) and S > 1, *all (S, n) gets every
+ * split (each checked), else NULL. Returns GAT_EFORMAT (one or two of the masks missing,
  * shapes, values, a node in two masks or an unlabelled node in one), GAT_EINVAL (K out of range,
  * naming K and S), GAT_ENOMEM. */
 gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_idx n,
                            const gat_idx *labels, gat_idx K, int use, uint8_t *split,
-                           gat_idx *n_splits);
+                           gat_idx *n_splits, uint8_t **all);
 
 #endif

@@ -104,11 +104,39 @@ static gat_status read_labels(const gat_i_npz *z, const char *key, const gat_i_n
     return GAT_OK;
 }
 
-gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_idx n,
-                           const gat_idx *labels, gat_idx K, int use, uint8_t *split,
-                           gat_idx *n_splits)
+/* Split k of the masks m (S rows of n) into row; the errors name split k. */
+static gat_status mask_row(const gat_i_npz *z, const char *const names[3], const gat_i_npy m[3],
+                           gat_idx n, const gat_idx *labels, gat_idx k, uint8_t *row)
 {
     static const char *const set[3] = {"train", "val", "test"};
+    for (gat_idx i = 0; i < n; i++) {
+        uint8_t v = GAT_SPLIT_NONE;
+        for (int s = 0; s < 3; s++) {
+            const int64_t b = gat_i_npy_int(&m[s], (size_t)k * (size_t)n + (size_t)i);
+            if (b != 0 && b != 1)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: member '%s': split %d, node %d has %lld, expected 0 or 1",
+                                   z->path, names[s], k, i, (long long)b);
+            if (!b) continue;
+            if (v != GAT_SPLIT_NONE)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: node %d is in both the %s and %s masks of split %d",
+                                   z->path, i, set[v - 1], set[s], k);
+            if (labels[i] < 0)
+                return gat_i_error(GAT_EFORMAT,
+                                   "%s: node %d is in the %s mask of split %d but has no label",
+                                   z->path, i, set[s], k);
+            v = (uint8_t)(GAT_SPLIT_TRAIN + s);
+        }
+        row[i] = v;
+    }
+    return GAT_OK;
+}
+
+gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_idx n,
+                           const gat_idx *labels, gat_idx K, int use, uint8_t *split,
+                           gat_idx *n_splits, uint8_t **all)
+{
     gat_i_npy m[3] = {{0}};
     long at[3];
     size_t S = 0;
@@ -116,6 +144,7 @@ gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_i
     char shape[256];
 
     *n_splits = 0;
+    if (all) *all = NULL;
     for (int s = 0; s < 3; s++)
         at[s] = gat_i_npz_find(z, names[s]);
     if (at[0] < 0 && at[1] < 0 && at[2] < 0) return GAT_OK;
@@ -155,34 +184,16 @@ gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_i
         goto cleanup;
     }
     if (!use) goto cleanup;
-    for (gat_idx i = 0; i < n; i++) {
-        uint8_t v = GAT_SPLIT_NONE;
-        for (int s = 0; s < 3; s++) {
-            const int64_t b = gat_i_npy_int(&m[s], (size_t)K * (size_t)n + (size_t)i);
-            if (b != 0 && b != 1) {
-                st = gat_i_error(GAT_EFORMAT,
-                                 "%s: member '%s': split %d, node %d has %lld, expected 0 or 1",
-                                 z->path, names[s], K, i, (long long)b);
-                goto cleanup;
-            }
-            if (!b) continue;
-            if (v != GAT_SPLIT_NONE) {
-                st = gat_i_error(GAT_EFORMAT,
-                                 "%s: node %d is in both the %s and %s masks of "
-                                 "split %d",
-                                 z->path, i, set[v - 1], set[s], K);
-                goto cleanup;
-            }
-            if (labels[i] < 0) {
-                st = gat_i_error(GAT_EFORMAT,
-                                 "%s: node %d is in the %s mask of split %d but has "
-                                 "no label",
-                                 z->path, i, set[s], K);
-                goto cleanup;
-            }
-            v = (uint8_t)(GAT_SPLIT_TRAIN + s);
-        }
-        split[i] = v;
+    if ((st = mask_row(z, names, m, n, labels, K, split)) != GAT_OK || !all || S < 2) goto cleanup;
+    if (!(*all = gat_malloc(S, (size_t)n ? (size_t)n : 1))) {
+        st = GAT_ENOMEM;
+        goto cleanup;
+    }
+    for (size_t k = 0; k < S && st == GAT_OK; k++)
+        st = mask_row(z, names, m, n, labels, (gat_idx)k, *all + k * (size_t)n);
+    if (st != GAT_OK) {
+        gat_free(*all);
+        *all = NULL;
     }
 cleanup:
     for (int s = 0; s < 3; s++)
@@ -334,6 +345,7 @@ typedef struct assembly {
     size_t m;
     uint8_t *split; /* NULL: random split */
     gat_idx n_splits;
+    uint8_t *splits; /* (n_splits, N) every fixed split, or NULL (one, or a random split) */
     char **class_names, **node_ids; /* (n_class_names = C), (n_node_ids = N) or NULL: none */
     size_t n_class_names, n_node_ids;
 } assembly;
@@ -439,7 +451,7 @@ static gat_status platonov(const gat_i_npz *z, const gat_dataset_options *opt, a
         goto cleanup;
     }
     st = gat_i_npz_masks(z, masks, (gat_idx)N, A->labels, opt->split_index, !opt->ignore_split_file,
-                         A->split, &A->n_splits);
+                         A->split, &A->n_splits, &A->splits);
     if (st == GAT_OK && (A->n_splits == 0 || opt->ignore_split_file)) {
         gat_free(A->split);
         A->split = NULL;
@@ -564,6 +576,8 @@ gat_status gat_i_npz_dataset_read(gat_dataset *ds, const char *path, const gat_d
     if ((st = gat_i_dataset_from_parts(ds, &parts, &o, "gat_dataset_load", path, path)) != GAT_OK)
         goto cleanup;
     ds->n_splits = A.n_splits;
+    ds->splits = A.splits;
+    A.splits = NULL;
 cleanup:
     gat_i_npz_close(&z);
     gat_csr_destroy(&A.x);
@@ -571,6 +585,7 @@ cleanup:
     gat_free(A.src);
     gat_free(A.dst);
     gat_free(A.split);
+    gat_free(A.splits);
     free_names(A.class_names, A.n_class_names);
     free_names(A.node_ids, A.n_node_ids);
     gat_graph_destroy(&g);

@@ -333,7 +333,7 @@ gat_status gat_i_wikics_load(gat_dataset *ds, const char *path, const gat_datase
     const cJSON *features, *labels_a, *links;
     gat_real *x = NULL;
     gat_idx *labels = NULL, *src = NULL, *dst = NULL, *map = NULL, S = 0;
-    uint8_t *split = NULL;
+    uint8_t *split = NULL, *splits = NULL;
     gat_csr xs = {0};
     gat_graph g = {0};
     size_t m = 0;
@@ -382,6 +382,16 @@ gat_status gat_i_wikics_load(gat_dataset *ds, const char *path, const gat_datase
         (st = read_links(&W, links, &src, &dst, &m)) != GAT_OK ||
         (st = read_split(&W, opt->split_index, use, split, &S)) != GAT_OK)
         goto cleanup;
+    /* every split (gat_dataset.splits) when there are several: each read as split K was */
+    if (use && S > 1 && opt->split_index < S) {
+        if (!(splits = gat_calloc((size_t)S * (size_t)W.n, 1))) {
+            st = GAT_ENOMEM;
+            goto cleanup;
+        }
+        for (gat_idx k = 0; k < S && st == GAT_OK; k++)
+            st = read_split(&W, k, 1, splits + (size_t)k * (size_t)W.n, &S);
+        if (st != GAT_OK) goto cleanup;
+    }
     if (opt->split_index != 0 && opt->split_index >= S) {
         st = gat_i_error(GAT_EINVAL,
                          "gat_dataset_load: split index %d is out of range: %s holds %d split%s "
@@ -412,8 +422,11 @@ gat_status gat_i_wikics_load(gat_dataset *ds, const char *path, const gat_datase
     if ((st = gat_i_dataset_from_parts(ds, &parts, &o, "gat_dataset_load", file, file)) != GAT_OK)
         goto cleanup;
     ds->n_splits = S;
+    ds->splits = splits;
+    splits = NULL;
 cleanup:
     cJSON_Delete(root);
+    gat_free(splits);
     gat_free(file);
     gat_free(x);
     gat_free(labels);

@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.train_per_class = 1 + ((opt >> 3) & 3);
     o.n_val = 2;
     o.n_test = 1;
+    o.split_index = (opt >> 5) & 1; /* split 1 of a file with "splits"; else GAT_EINVAL */
     gat_status st = gat_dataset_load(&ds, path, &o);
     if (st != GAT_OK) {
         fuzz_check_failure(st, &ds, sizeof ds);
@@ -33,7 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(gat_dataset_save(&ds, copy, "fuzz") == GAT_OK);
     o.normalize = GAT_NORMALIZE_OFF;
     o.ignore_split_file = 0;
+    /* the copy holds the file's splits (the same split index), or the split that loaded */
+    o.split_index = ds.splits ? o.split_index : 0;
     FUZZ_CHECK(gat_dataset_load(&again, copy, &o) == GAT_OK);
+    FUZZ_CHECK(again.n_splits == (ds.splits ? ds.n_splits : 1) && !again.splits == !ds.splits);
+    FUZZ_CHECK(!ds.splits ||
+               memcmp(again.splits, ds.splits, (size_t)ds.n_splits * (size_t)ds.n) == 0);
     FUZZ_CHECK(again.n == ds.n && again.graph.nnz == ds.graph.nnz &&
                again.n_classes == ds.n_classes && again.normalized == ds.normalized);
     const size_t nnz = (size_t)ds.x.rowptr[ds.n];

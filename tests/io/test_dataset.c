@@ -1610,6 +1610,120 @@ START_TEST(test_gatd_save_errors)
 }
 END_TEST
 
+/* gat_dataset.splits: gat_dataset_save stores them when split is one of their rows (else split
+ * alone); a file of S fixed splits loads split k with split_index k, says S and gives them back;
+ * a bad row is refused; corrupted "splits" tensors. */
+START_TEST(test_gatd_splits)
+{
+    char *dir = tu_tmpdir(), path[4096], bad[4096];
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    gat_dataset ds = load_ok(tu_data("tiny"), &o), in;
+    const size_t n = (size_t)ds.n;
+    enum { S = 3 };
+    uint8_t rows[S * 16];
+    ck_assert_uint_eq(n, 16);
+    ck_assert_ptr_null(ds.splits); /* one split file */
+    for (size_t i = 0; i < n; i++) {
+        rows[i] = ds.split[i];
+        rows[n + i] = ds.split[i] == GAT_SPLIT_TRAIN  ? GAT_SPLIT_TEST
+                      : ds.split[i] == GAT_SPLIT_TEST ? GAT_SPLIT_TRAIN
+                                                      : ds.split[i];
+        rows[2 * n + i] = ds.labels[i] >= 0 ? (uint8_t)(1 + i % 3) : GAT_SPLIT_NONE;
+    }
+    ck_assert(memcmp(rows, rows + n, n) != 0 && memcmp(rows, rows + 2 * n, n) != 0);
+    snprintf(path, sizeof path, "%s/s.gatd", dir);
+    snprintf(bad, sizeof bad, "%s/bad.gatd", dir);
+    uint8_t *keep = ds.split, other[16];
+    memset(other, GAT_SPLIT_NONE, sizeof other);
+    ds.splits = rows;
+    ds.n_splits = S;
+    ds.split = rows + n; /* split 1 of them: all three stored */
+    save_ok(&ds, path);
+    for (int k = 0; k <= S; k++) {
+        o.split_index = k;
+        if (k == S) {
+            ASSERT_FAILS(gat_dataset_load(&in, path, &o), GAT_EINVAL, "holds 3 fixed splits");
+            continue;
+        }
+        in = load_ok(path, &o);
+        ck_assert_int_eq(in.n_splits, S);
+        ck_assert_mem_eq(in.split, rows + (size_t)k * n, n);
+        ck_assert_ptr_nonnull(in.splits);
+        ck_assert_mem_eq(in.splits, rows, S * n);
+        ck_assert(in.split < in.splits || in.split >= in.splits + S * n); /* no alias */
+        gat_idx counts[4] = {0};
+        for (size_t i = 0; i < n; i++)
+            counts[rows[(size_t)k * n + i]]++;
+        ck_assert_int_eq(in.n_train, counts[GAT_SPLIT_TRAIN]);
+        ck_assert_int_eq(in.n_test, counts[GAT_SPLIT_TEST]);
+        if (k == 2) { /* what loaded saves again with its splits */
+            char again[4096];
+            snprintf(again, sizeof again, "%s/again.gatd", dir);
+            save_ok(&in, again);
+            gat_dataset in2 = load_ok(again, &o);
+            ck_assert_int_eq(in2.n_splits, S);
+            ck_assert_mem_eq(in2.split, rows + 2 * n, n);
+            gat_dataset_destroy(&in2);
+        }
+        gat_dataset_destroy(&in);
+    }
+    o.split_index = 0;
+    /* a split that is none of them (changed after loading): it alone is stored */
+    ds.split = other;
+    save_ok(&ds, path);
+    in = load_ok(path, &o);
+    ck_assert_int_eq(in.n_splits, 1);
+    ck_assert_ptr_null(in.splits);
+    ck_assert_mem_eq(in.split, other, n);
+    gat_dataset_destroy(&in);
+    /* a random split on load: no splits */
+    ds.split = keep;
+    save_ok(&ds, path);
+    o.ignore_split_file = 1;
+    in = load_ok(path, &o);
+    ck_assert_ptr_null(in.splits);
+    gat_dataset_destroy(&in);
+    o.ignore_split_file = 0;
+    rows[2 * n + 5] = 4;
+    ASSERT_FAILS(gat_dataset_save(&ds, path, NULL), GAT_EINVAL,
+                 "gat_dataset_save: node 5 has splits[2] value 4");
+    rows[2 * n + 5] = GAT_SPLIT_VAL;
+    /* the files: a split value out of range in row 1, "split" not row 0, one row only */
+    save_ok(&ds, path);
+    ds.splits = NULL;
+    ds.n_splits = 1;
+    for (int c = 0; c < 3; c++) {
+        gatd_file f;
+        gatd_open(&f, path);
+        const char *want = NULL;
+        if (c == 0) {
+            gatd_data(&f, "splits")[n + 2] = 7;
+            want = "tensor \"splits\" (split 1): node 2 ('paper_c') has split value 7";
+            spit(bad, f.b, f.len);
+        } else if (c == 1) {
+            gatd_data(&f, "split")[3] ^= 1;
+            want = "tensor \"split\" differs from row 0 of \"splits\" at node 3";
+            spit(bad, f.b, f.len);
+        } else {
+            cJSON_ReplaceItemInObject(cJSON_GetObjectItem(f.root, "splits"), "shape",
+                                      cJSON_CreateIntArray((int[]){1, 48}, 2));
+            want = "tensor \"splits\" has shape (1, 48), expected (S, 16) with S >= 2";
+            gatd_write(&f, bad);
+        }
+        memset(&in, 0xab, sizeof in);
+        ASSERT_FAILS(gat_dataset_load(&in, bad, &o), GAT_EFORMAT, want);
+        ck_assert(is_zeroed(&in));
+        cJSON_Delete(f.root);
+        free(f.b);
+    }
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* Allocation k = 0, 1, ... fails in a .gatd load (_i = 0: stored split; 1: random split) and in a
  * save (_i = 2): GAT_ENOMEM, ds zeroed, the target untouched, nothing leaked. */
 START_TEST(test_gatd_alloc_failures)
@@ -2299,6 +2413,7 @@ int main(void)
     tcase_add_test(tc, test_gatd_dense_handwritten);
     tcase_add_loop_test(tc, test_gatd_bad, 0, BAD_COUNT);
     tcase_add_test(tc, test_gatd_save_errors);
+    tcase_add_test(tc, test_gatd_splits);
     tcase_add_loop_test(tc, test_gatd_alloc_failures, 0, 3);
     suite_add_tcase(s, tc);
 

@@ -232,6 +232,19 @@ static void check_split(const gat_dataset *ds, int K)
     ck_assert_int_eq(ds->n_train, 2);
     ck_assert_int_eq(ds->n_val, 2);
     ck_assert_int_eq(ds->n_test, 2);
+    /* with both splits: ds->splits, row k split k, not aliasing split; with one, none */
+    if (ds->n_splits == 1) {
+        ck_assert_ptr_null(ds->splits);
+        return;
+    }
+    ck_assert_int_eq(ds->n_splits, 2);
+    ck_assert_ptr_nonnull(ds->splits);
+    ck_assert(ds->split + 6 <= ds->splits || ds->split >= ds->splits + 12);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 6; i++)
+            ck_assert_int_eq(ds->splits[6 * k + i], TRAIN[k][i] ? GAT_SPLIT_TRAIN
+                                                    : VAL[k][i] ? GAT_SPLIT_VAL
+                                                                : GAT_SPLIT_TEST);
 }
 
 START_TEST(platonov_good)
@@ -273,6 +286,7 @@ START_TEST(platonov_good)
     o.n_test = 1;
     ck_assert_int_eq(gat_dataset_load(&ds, p, &o), GAT_OK);
     ck_assert_int_eq(ds.n_splits, 2);
+    ck_assert_ptr_null(ds.splits); /* the split is none of them */
     ck_assert_int_eq(ds.n_train + ds.n_val + ds.n_test, 4);
     gat_dataset_destroy(&ds);
     /* directed: the edges as given (row k: edges[k][0] -> edges[k][1]) */

@@ -91,6 +91,10 @@ START_TEST(good)
     const uint8_t want1[6] = {GAT_SPLIT_VAL,   GAT_SPLIT_NONE, GAT_SPLIT_TRAIN,
                               GAT_SPLIT_TRAIN, GAT_SPLIT_TEST, GAT_SPLIT_TEST};
     ck_assert_mem_eq(ds.split, want1, 6);
+    /* both splits in ds.splits */
+    ck_assert_ptr_nonnull(ds.splits);
+    ck_assert_mem_eq(ds.splits, want0, 6);
+    ck_assert_mem_eq(ds.splits + 6, want1, 6);
     ck_assert_int_eq(ds.graph.nnz, 4 + 6);
     ck_assert(tu_has_edge(&ds.graph, 0, 1) && !tu_has_edge(&ds.graph, 1, 0)); /* 0 -> 1 */
     ck_assert(tu_has_edge(&ds.graph, 5, 0) && !tu_has_edge(&ds.graph, 0, 5)); /* 5 -> 0 */
