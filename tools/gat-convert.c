@@ -20,16 +20,13 @@ int main(int argc, char **argv)
     cli_serial_blas(); /* this tool never trains */
     cli_data d = {0};
     const char *name = NULL;
-    int quiet = 0, directed = 0, split_index = 0;
+    int quiet = 0, directed = 0;
     const cli_option opts[] = {
         CLI_GRAPH_OPTIONS(d),
         CLI_LABEL_OPTIONS(d),
         {"directed", CLI_FLAG, &directed, 0, 0, NULL,
          "keep edges directed, as gat-train --directed (.cites: b -> a; --graph: as the file "
          "says): the file stores the graph as built"},
-        {"split-index", CLI_INT, &split_index, 0, 2147483647, "K",
-         "the dataset's fixed split K to store (.npz masks, Geom-GCN split files, WikiCS; default "
-         "0): a .gatd file holds one split"},
         {"name", CLI_STRING, &name, 0, 0, "NAME",
          "dataset name recorded in the file (default: the last component of IN)"},
         {"quiet", CLI_FLAG, &quiet, 0, 0, NULL, "print nothing on success"},
@@ -37,7 +34,8 @@ int main(int argc, char **argv)
     static const char *synopsis = "IN OUT.gatd | --graph FILE [--features F --labels L "
                                   "--split S] OUT.gatd [options]";
     /* the positional arguments: cli_parse takes options only, so they are set aside first */
-    const char *pos[2];
+    const char *pos[2], *extra = NULL; /* extra: a third positional (after an unknown option's
+                                        * value, say: options are checked first) */
     int n_pos = 0, exit_now, rc;
     char *args[256];
     int n_args = 0;
@@ -45,8 +43,8 @@ int main(int argc, char **argv)
         const char *a = argv[k];
         if (k > 0 && strncmp(a, "--", 2) != 0) {
             if (n_pos == 2) {
-                fprintf(stderr, "gat-convert: unexpected argument '%s' (try --help)\n", a);
-                return 2;
+                if (!extra) extra = a;
+                continue;
             }
             pos[n_pos++] = a;
             continue;
@@ -66,6 +64,10 @@ int main(int argc, char **argv)
     args[n_args] = NULL;
     if ((rc = cli_parse(n_args, args, opts, "gat-convert", synopsis, &exit_now)) || exit_now)
         return rc;
+    if (extra) {
+        fprintf(stderr, "gat-convert: unexpected argument '%s' (try --help)\n", extra);
+        return 2;
+    }
     if (n_pos != (d.graph ? 1 : 2)) {
         fprintf(stderr, "gat-convert: expected %s (try --help)\n",
                 d.graph ? "one output path after --graph FILE" : "IN and OUT.gatd");
@@ -78,7 +80,6 @@ int main(int argc, char **argv)
     gat_dataset_options_default(&o);
     o.normalize = GAT_NORMALIZE_OFF; /* store the raw features */
     o.symmetrize = !directed;
-    o.split_index = split_index;
     d.direction = directed ? "--directed" : NULL;
     gat_dataset ds;
     const char *in;
@@ -107,10 +108,9 @@ int main(int argc, char **argv)
                "non-zeros, %lld bytes, %.2f s\n",
                in, out, ds.n, ds.graph.nnz, ds.x.rowptr[ds.n],
                stat(out, &sb) == 0 ? (long long)sb.st_size : -1LL, now() - t0);
-    if (!quiet && ds.n_splits > 1)
-        printf("gat-convert: %s stores fixed split %d of the %d in %s (--split-index K stores "
-               "another)\n",
-               out, split_index, ds.n_splits, in);
+    if (!quiet && ds.splits) /* every fixed split of the source, unless --split drew one */
+        printf("gat-convert: %s holds the %d fixed splits of %s (--split-index K chooses one)\n",
+               out, ds.n_splits, in);
     gat_dataset_destroy(&ds);
     return 0;
 }

@@ -53,15 +53,29 @@ run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.
 strip() { sed -E 's/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/' "$1"; }
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-same-run || bad gatd-same-run "$tmp/a" "$tmp/b"
 
-# gat-convert --split-index K stores split K (a .gatd holds one): it trains as split K does
-run convert-split-note 0 "stores fixed split 0 of the 3 in .*tiny\\.npz" '' -- "$convert" "$tmp/tiny.npz" "$tmp/t0.gatd"
-run convert-split-2 0 'stores fixed split 2 of the 3' '' -- "$convert" "$tmp/tiny.npz" "$tmp/t2.gatd" --split-index 2
-"$train" --dataset "$tmp/tiny.npz" --split-index 2 "${args[@]}" >"$tmp/a" 2>&1
-"$train" --dataset "$tmp/t2.gatd" "${args[@]}" >"$tmp/b" 2>&1
-[ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-split-2-same-run || bad gatd-split-2-same-run "$tmp/a" "$tmp/b"
-cmp -s "$tmp/t0.gatd" "$tmp/t2.gatd" && bad gatd-split-2-differs || ok gatd-split-2-differs
-run convert-split-out-of-range 1 '' 'split index 3 is out of range' -- "$convert" "$tmp/tiny.npz" "$tmp/t3.gatd" --split-index 3
-[ ! -e "$tmp/t3.gatd" ] && ok convert-split-no-file || bad convert-split-no-file
+# gat-convert stores every fixed split: the .gatd trains as the source does on each of them,
+# and --all-splits runs over them all
+run convert-split-note 0 "holds the 3 fixed splits of .*tiny\\.npz" '' -- "$convert" "$tmp/tiny.npz" "$tmp/t0.gatd"
+for k in 1 2; do
+  "$train" --dataset "$tmp/tiny.npz" --split-index $k "${args[@]}" >"$tmp/a" 2>&1
+  "$train" --dataset "$tmp/tiny.gatd" --split-index $k "${args[@]}" >"$tmp/b" 2>&1
+  [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-split-$k-same-run || bad gatd-split-$k-same-run "$tmp/a" "$tmp/b"
+done
+"$train" --dataset "$tmp/tiny.npz" --all-splits "${args[@]}" >"$tmp/a" 2>&1
+"$train" --dataset "$tmp/tiny.gatd" --all-splits "${args[@]}" >"$tmp/b" 2>&1
+last() { tail -1 "$1" | sed -E 's/, [0-9.]+ s\)$/)/'; }
+grep -q '(3 runs' "$tmp/b" && [ "$(last "$tmp/a")" = "$(last "$tmp/b")" ] &&
+  ok gatd-all-splits || bad gatd-all-splits "$tmp/a" "$tmp/b"
+run gatd-split-out-of-range 1 '' 'split index 3 is out of range: .*tiny\.gatd holds 3 fixed splits' \
+  -- "$train" --dataset "$tmp/tiny.gatd" --split-index 3 "${args[@]}"
+# a .gatd converts again with its splits: the same bytes under the same name
+run convert-gatd 0 'holds the 3 fixed splits' '' -- "$convert" "$tmp/tiny.gatd" "$tmp/t1.gatd" --name tiny.npz
+cmp -s "$tmp/t0.gatd" "$tmp/t1.gatd" && ok convert-gatd-same || bad convert-gatd-same
+# a random split replaces the fixed ones: one split stored
+run convert-random-split 0 '48 nodes' '' -- "$convert" "$tmp/tiny.npz" "$tmp/t3.gatd" --split 60/20/20
+grep -q 'holds the' "$tmp/out" && bad convert-random-split-one || ok convert-random-split-one
+run convert-split-index 2 '' 'split-index' -- "$convert" "$tmp/tiny.npz" "$tmp/t4.gatd" --split-index 2
+[ ! -e "$tmp/t4.gatd" ] && ok convert-split-index-no-file || bad convert-split-index-no-file
 
 # a partition of split K: its parts' training nodes are split K's (gat-train's count), and the
 # part files differ from split 0's
