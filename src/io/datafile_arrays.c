@@ -421,7 +421,6 @@ gat_status gat_i_gatd_read_edges(reader *R)
     return GAT_OK;
 }
 
-/* Labels in [-1, C), split values in 0..3 and only on labelled nodes. */
 /* Checks a split row (tensor `tensor`, row `row` of it, or -1 for a 1-D tensor): values 0..3,
  * only labelled nodes in a split (any node of a multi-label dataset). */
 static gat_status check_split_row(const reader *R, const uint8_t *split, const char *tensor,
@@ -446,6 +445,8 @@ static gat_status check_split_row(const reader *R, const uint8_t *split, const c
     return GAT_OK;
 }
 
+/* Labels in [-1, C), split values in 0..3 and only on labelled nodes, in "split" and every row
+ * of "splits". */
 gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt)
 {
     gat_dataset *ds = R->ds;

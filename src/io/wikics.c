@@ -384,7 +384,7 @@ gat_status gat_i_wikics_load(gat_dataset *ds, const char *path, const gat_datase
         goto cleanup;
     /* every split (gat_dataset.splits) when there are several: each read as split K was */
     if (use && S > 1 && opt->split_index < S) {
-        if (!(splits = gat_calloc((size_t)S * (size_t)W.n, 1))) {
+        if (!(splits = gat_calloc((size_t)S * (W.n ? (size_t)W.n : 1), 1))) {
             st = GAT_ENOMEM;
             goto cleanup;
         }
