@@ -15,8 +15,10 @@
 
 /* ---- Saving ------------------------------------------------------------------------------ */
 
+static const char fn[] = "gat_dataset_save"; /* what the messages of a refused save begin with */
+
 /* The graph segments and multi-hot labels of ds, as the loader checks them (datafile_arrays.c). */
-static gat_status check_many(const char *fn, const gat_dataset *ds)
+static gat_status check_many(const gat_dataset *ds)
 {
     const gat_idx G = ds->n_graphs, *ptr = ds->graph_ptr;
     const gat_graph *g = &ds->graph;
@@ -60,8 +62,7 @@ static gat_status check_many(const char *fn, const gat_dataset *ds)
 
 /* A split's values as the loader checks them: 0..3, and 0 for an unlabelled node (of a
  * single-label dataset). what names the split in the message. */
-static gat_status check_split(const char *fn, const gat_dataset *ds, const uint8_t *split,
-                              const char *what)
+static gat_status check_split(const gat_dataset *ds, const uint8_t *split, const char *what)
 {
     for (gat_idx i = 0; i < ds->n; i++)
         if (split[i] > GAT_SPLIT_TEST ||
@@ -75,8 +76,8 @@ static gat_status check_split(const char *fn, const gat_dataset *ds, const uint8
 
 /* What gat_dataset_save refuses: what the loader would refuse, named after the argument. splits
  * (S rows of n), when not NULL, stand for ds->split. */
-static gat_status check_save(const char *fn, const gat_dataset *ds, const uint8_t *splits,
-                             gat_idx S, int *default_ids, int *symmetric)
+static gat_status check_save(const gat_dataset *ds, const uint8_t *splits, gat_idx S,
+                             int *default_ids, int *symmetric)
 {
     const gat_graph *g = &ds->graph;
     gat_i_strmap map = {0};
@@ -125,12 +126,11 @@ static gat_status check_save(const char *fn, const gat_dataset *ds, const uint8_
         if (ds->labels[i] < -1 || ds->labels[i] >= ds->n_classes)
             return gat_i_error(GAT_EINVAL, "%s: node %d has label %d outside [-1, %d)", fn, i,
                                ds->labels[i], ds->n_classes);
-    if (!splits && (st = check_split(fn, ds, ds->split, "split")) != GAT_OK) return st;
+    if (!splits && (st = check_split(ds, ds->split, "split")) != GAT_OK) return st;
     for (gat_idx k = 0; splits && k < S; k++) {
         char what[40];
         snprintf(what, sizeof what, "splits[%d]", k);
-        if ((st = check_split(fn, ds, splits + (size_t)k * (size_t)ds->n, what)) != GAT_OK)
-            return st;
+        if ((st = check_split(ds, splits + (size_t)k * (size_t)ds->n, what)) != GAT_OK) return st;
     }
     for (gat_idx c = 0; c < ds->n_classes; c++) {
         const char *s = ds->class_names ? ds->class_names[c] : NULL;
@@ -147,7 +147,7 @@ static gat_status check_save(const char *fn, const gat_dataset *ds, const uint8_
         *slot = c;
     }
     gat_i_strmap_free(&map);
-    if (st != GAT_OK || (st = check_many(fn, ds)) != GAT_OK) return st;
+    if (st != GAT_OK || (st = check_many(ds)) != GAT_OK) return st;
     *default_ids = 1;
     if (ds->n > 0 && !ds->node_ids) return gat_i_error(GAT_EINVAL, "%s: NULL node_ids", fn);
     if ((st = gat_i_strmap_init(&map, (size_t)ds->n)) != GAT_OK) return st;
@@ -364,7 +364,6 @@ static const uint8_t *stored_splits(const gat_dataset *ds)
 
 gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char *name)
 {
-    static const char *fn = "gat_dataset_save";
     gat_i_clocale loc = {0};
     cJSON *root = NULL, *md;
     size_t at, ids_len = 0;
@@ -378,9 +377,9 @@ gat_status gat_dataset_save(const gat_dataset *ds, const char *path, const char 
     const gat_idx S = splits ? ds->n_splits : 0;
     if (name && !gat_i_utf8_valid((const unsigned char *)name, strlen(name), &at))
         return gat_i_error(GAT_EINVAL, "%s: name is not UTF-8 (byte %zu)", fn, at);
-    if ((st = check_save(fn, ds, splits, S, &default_ids, &symmetric)) != GAT_OK) return st;
+    if ((st = check_save(ds, splits, S, &default_ids, &symmetric)) != GAT_OK) return st;
     const uint8_t *split = splits ? splits : ds->split; /* "split" repeats row 0 of "splits" */
-    const size_t nS = splits && S > 1 ? (size_t)S : 0;
+    const size_t nS = (size_t)S;                        /* stored_splits: S > 1, or 0 */
     static const gat_idx zero_row[1] = {0}; /* the row pointers of a zeroed (empty) dataset */
     const gat_idx *gptr = ds->graph.rowptr ? ds->graph.rowptr : zero_row;
     const gat_idx *xptr = ds->x.rowptr ? ds->x.rowptr : zero_row;
