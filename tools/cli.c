@@ -693,3 +693,31 @@ void cli_restore_features(gat_dataset *ds, gat_csr *keep)
     ds->x = *keep;
     memset(keep, 0, sizeof *keep);
 }
+
+/* Whether the rows of x are equal (the same columns with the same values). */
+static int rows_equal(const gat_csr *x)
+{
+    const gat_idx w = x->rows > 0 ? x->rowptr[1] - x->rowptr[0] : 0;
+    for (gat_idx i = 1; i < x->rows; i++) {
+        const gat_idx a = x->rowptr[i];
+        if (x->rowptr[i + 1] - a != w ||
+            memcmp(x->col + a, x->col, (size_t)w * sizeof *x->col) != 0 ||
+            memcmp(x->val + a, x->val, (size_t)w * sizeof *x->val) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+void cli_constant_features_note(const char *prog, const gat_dataset *ds, const char *name,
+                                const char *pe, int quiet)
+{
+    if (quiet || pe || ds->n < 2 || !rows_equal(&ds->x)) return;
+    fprintf(stderr,
+            "%s: every node of %s has the same features%s: attention averages equal vectors, "
+            "so every layer gives every node the same embedding; --pe rw:K (random-walk "
+            "return probabilities) or lap:K gives the nodes their place in the graph\n",
+            prog, name,
+            ds->n_graphs > 0 && ds->x.cols == 1 ? " (a TU set without node labels or attributes "
+                                                  "has the constant 1)"
+                                                : "");
+}

@@ -183,5 +183,10 @@ int cli_standardize_features(const char *prog, gat_dataset *ds, gat_csr *keep, g
 int cli_standardize_fit(const char *prog, gat_dataset *ds, gat_csr *keep, gat_idx n,
                         const uint8_t *use, gat_real *shift, gat_real *scale);
 void cli_restore_features(gat_dataset *ds, gat_csr *keep);
+/* A note on stderr (unless quiet) when every node of ds has the same features (a TU set without
+ * node labels or attributes gets the constant 1) and pe is NULL (no --pe): attention averages
+ * equal vectors, so every layer gives every node the same embedding. */
+void cli_constant_features_note(const char *prog, const gat_dataset *ds, const char *name,
+                                const char *pe, int quiet);
 
 #endif

@@ -484,6 +484,7 @@ static void dataset_summary(const options *o, const gat_dataset *ds, const char 
                "split %d/%d/%d\n",
                name, ds->n, ds->graph.nnz, ds->n_features, ds->n_classes, ds->n_train, ds->n_val,
                ds->n_test);
+    cli_constant_features_note("gat-train", ds, name, o->pe, o->quiet);
 }
 
 /* Mini-batch mode (--batch-size): its steps per epoch. */

@@ -451,6 +451,7 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
                name, ds.n_graphs, ds.n, ds.n_features, ds.n_graph_classes, f.k,
                f.prefix ? "fixed" : "stratified", f.prefix ? " from " : "",
                f.prefix ? f.prefix : "");
+    if (rc == 0) cli_constant_features_note("gat-train", &ds, name, o->pe, o->quiet);
     if (rc == 0) rc = cross_validate(&f);
     free(f.fold);
     free(f.tested);

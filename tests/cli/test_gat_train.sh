@@ -162,4 +162,13 @@ awk 'BEGIN { for (i = 0; i < 17000; i++) { print i, (i + 1) % 17000 > "/dev/stdo
 check standardize-one-hot 1 '' '^gat-train: --standardize: the 17000 x 17000 standardised features would hold 2.89e\+08 values' -- "$bin" --graph "$tmp/path.txt" --labels "$tmp/path-labels.txt" --standardize --epochs 1 --threads 1
 check standardize-partitions 2 '' '^gat-train: --standardize does not apply to --partitions' -- "$bin" --partitions "$tmp" --standardize
 
+# every node with the same features: no layer can tell the nodes apart, said once on stderr
+mkdir -p "$tmp/same"
+awk -F'\t' -v OFS='\t' '{ for (c = 2; c < NF; c++) $c = (c == 2); print }' "$data/small/small.content" >"$tmp/same/same.content"
+cp "$data/small/small.cites" "$tmp/same/same.cites"
+check same-features-note 0 '^test accuracy' '^gat-train: every node of .*same has the same features: attention averages equal vectors' -- "$bin" --dataset "$tmp/same" --epochs 1 --threads 1
+[ "$(grep -c 'same features' "$tmp/err")" -eq 1 ] && ok same-features-once || badf same-features-once "$tmp/err"
+check small-no-same-note 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --epochs 1 --threads 1
+! grep -q 'same features' "$tmp/err" && ok small-no-same-note-silent || badf small-no-same-note-silent "$tmp/err"
+
 summary

@@ -225,4 +225,15 @@ check graph-save-directed 0 'saved the model of fold 1' '' -- "$train" --task gr
 grep -aq '"symmetrize":"0"' "$tmp/gd.gat" && ok graph-directed-recorded || bad graph-directed-recorded "$(head -c 600 "$tmp/gd.gat" | tr -c '[:print:]' .)"
 check graph-save-undirected 0 'saved the model of fold 1' '' -- "$train" --task graph --dataset "$d" --epochs 1 --folds 3 --threads 1 --save "$tmp/gu.gat"
 grep -aq '"symmetrize":"1"' "$tmp/gu.gat" && ok graph-undirected-recorded || bad graph-undirected-recorded "$(head -c 600 "$tmp/gu.gat" | tr -c '[:print:]' .)"
+# a TU set without node labels or attributes: every node has the constant 1, so every layer gives
+# every node the same embedding: said once on stderr (not under --pe, nor on the labelled toy)
+mkdir -p "$tmp/bare" && for f in A graph_indicator graph_labels; do cp "$d/toy_$f.txt" "$tmp/bare/bare_$f.txt"; done
+check bare-note 0 '^dataset .*bare: 40 graphs, 240 nodes, 1 features' '^gat-train: every node of .*bare has the same features \(a TU set without node labels or attributes has the constant 1\): .*--pe rw:K' -- "$train" --task graph --dataset "$tmp/bare" --epochs 1 --folds 3 --threads 1
+[ "$(grep -c 'same features' "$tmp/err")" -eq 1 ] && ok bare-note-once || badf bare-note-once "$tmp/err"
+check bare-pe-no-note 0 '^test accuracy' '' -- "$train" --task graph --dataset "$tmp/bare" --epochs 1 --folds 3 --threads 1 --pe rw:4
+! grep -q 'same features' "$tmp/err" && ok bare-pe-silent || badf bare-pe-silent "$tmp/err"
+check labelled-no-note 0 '^test accuracy' '' -- "$train" --task graph --dataset "$d" --epochs 1 --folds 3 --threads 1
+! grep -q 'same features' "$tmp/err" && ok labelled-silent || badf labelled-silent "$tmp/err"
+check bare-quiet 0 '^test accuracy' '' -- "$train" --task graph --dataset "$tmp/bare" --epochs 1 --folds 3 --threads 1 --quiet
+! grep -q 'same features' "$tmp/err" && ok bare-quiet-silent || badf bare-quiet-silent "$tmp/err"
 summary
