@@ -432,6 +432,14 @@ GAT_API gat_status gat_dataset_save(const gat_dataset *ds, const char *path, con
  * reason), GAT_ENOMEM. Cost O(n). */
 GAT_API gat_status gat_dataset_save_split(const gat_dataset *ds, const char *path);
 
+/* Makes fixed split k of ds its split: row k of ds->splits copied into ds->split (whatever it
+ * held, a split changed since loading included) and n_train, n_val and n_test recounted, as a
+ * load with split_index k gives them, so that one model per split (the heterophily benchmarks'
+ * mean over 10 splits) needs no reload. Returns GAT_EINVAL for NULL ds, ds without fixed splits
+ * (splits NULL: the source holds one, or the split was drawn at random) or k outside [0,
+ * n_splits) (the message names k and n_splits). Cost O(n). */
+GAT_API gat_status gat_dataset_use_split(gat_dataset *ds, gat_idx k);
+
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);
 

@@ -129,6 +129,27 @@ gat_status gat_i_normalize_checked(gat_dataset *ds, int mode, const char *fn, co
     return GAT_OK;
 }
 
+gat_status gat_dataset_use_split(gat_dataset *ds, gat_idx k)
+{
+    gat_i_clear_error();
+    if (!ds) return gat_i_error(GAT_EINVAL, "gat_dataset_use_split: NULL dataset ds");
+    if (!ds->splits || ds->n_splits < 2)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_dataset_use_split: the dataset has no fixed splits to choose "
+                           "from (n_splits %d, splits %s: one split, or a random one)",
+                           ds->n_splits, ds->splits ? "set" : "NULL");
+    if (k < 0 || k >= ds->n_splits)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_dataset_use_split: split %d of a dataset of %d fixed splits "
+                           "(0 to %d)",
+                           k, ds->n_splits, ds->n_splits - 1);
+    if (ds->n > 0 && !ds->split)
+        return gat_i_error(GAT_EINVAL, "gat_dataset_use_split: NULL split with %d nodes", ds->n);
+    if (ds->n > 0) memcpy(ds->split, ds->splits + (size_t)k * (size_t)ds->n, (size_t)ds->n);
+    gat_i_count_split(ds);
+    return GAT_OK;
+}
+
 void gat_dataset_destroy(gat_dataset *ds)
 {
     if (!ds) return;

@@ -1670,6 +1670,45 @@ START_TEST(test_gatd_splits)
         gat_dataset_destroy(&in);
     }
     o.split_index = 0;
+    /* gat_dataset_use_split: split k of the loaded file as a load with split_index k gives it
+     * (in the file's private mapping), in any order; what it saves keeps every split */
+    in = load_ok(path, &o);
+    for (int r = 0; r < 2 * S; r++) {
+        const int k = (2 + 2 * r) % S; /* 2, 1, 0, 2, 1, 0 */
+        gat_dataset_options ok = o;
+        ok.split_index = k;
+        gat_dataset want = load_ok(path, &ok);
+        ck_assert_int_eq(gat_dataset_use_split(&in, k), GAT_OK);
+        ck_assert_mem_eq(in.split, want.split, n);
+        ck_assert_int_eq(in.n_train, want.n_train);
+        ck_assert_int_eq(in.n_val, want.n_val);
+        ck_assert_int_eq(in.n_test, want.n_test);
+        ck_assert_mem_eq(in.splits, rows, S * n); /* the rows stay as they were */
+        gat_dataset_destroy(&want);
+    }
+    {
+        char again[4096];
+        snprintf(again, sizeof again, "%s/use.gatd", dir);
+        save_ok(&in, again);
+        o.split_index = 2;
+        gat_dataset in2 = load_ok(again, &o);
+        o.split_index = 0;
+        ck_assert_int_eq(in2.n_splits, S);
+        ck_assert_mem_eq(in2.split, rows + 2 * n, n);
+        gat_dataset_destroy(&in2);
+    }
+    ASSERT_FAILS(gat_dataset_use_split(&in, S), GAT_EINVAL,
+                 "split 3 of a dataset of 3 fixed splits (0 to 2)");
+    ASSERT_FAILS(gat_dataset_use_split(&in, -1), GAT_EINVAL, "split -1 of a dataset of 3");
+    ASSERT_FAILS(gat_dataset_use_split(NULL, 0), GAT_EINVAL, "NULL dataset");
+    ck_assert_mem_eq(in.split, rows, n); /* a refused call changes nothing */
+    gat_dataset_destroy(&in);
+    {
+        gat_dataset one = load_ok(tu_data("tiny"), &o); /* one split file */
+        ASSERT_FAILS(gat_dataset_use_split(&one, 0), GAT_EINVAL,
+                     "no fixed splits to choose from (n_splits 1, splits NULL");
+        gat_dataset_destroy(&one);
+    }
     /* a split that is none of them (changed after loading): it alone is stored */
     ds.split = other;
     save_ok(&ds, path);
