@@ -502,7 +502,6 @@ static void minibatch_note(const options *o, const gat_dataset *ds)
 typedef struct dataset_runs {
     gat_dataset ds;
     const options *o;
-    gat_dataset_options dopt;
     tool_pe pe; /* --pe: the encodings in ds's features */
     /* --standardize: the features as loaded (and encoded) while ds.x holds them standardised,
      * and the moments of the training nodes (own columns: those before --pe's) */
@@ -533,18 +532,15 @@ static int standardize_nodes(dataset_runs *d)
     return rc;
 }
 
-/* The dataset released (its features as loaded given back first); with moments, the moments
- * too (not between --all-splits' splits: the runs' source points to them). */
-static void dataset_runs_destroy(dataset_runs *d, int moments)
+/* The dataset released (its features as loaded given back first), and the moments. */
+static void dataset_runs_destroy(dataset_runs *d)
 {
     cli_restore_features(&d->ds, &d->raw);
     tool_pe_destroy(&d->pe);
     gat_dataset_destroy(&d->ds);
-    if (moments) {
-        free(d->shift);
-        free(d->scale);
-        d->shift = d->scale = NULL;
-    }
+    free(d->shift);
+    free(d->scale);
+    d->shift = d->scale = NULL;
 }
 
 static gat_status dataset_train(void *user, gat_model *m, const gat_train_config *tc,
@@ -569,17 +565,15 @@ static gat_status dataset_train(void *user, gat_model *m, const gat_train_config
     return st;
 }
 
-/* --all-splits: the same file read again with fixed split r. */
+/* --all-splits: fixed split r of the dataset (the features' moments refitted to its training
+ * nodes under --standardize). */
 static int dataset_next_split(void *user, int r)
 {
     dataset_runs *d = user;
-    const char *name;
-    int rc;
-    dataset_runs_destroy(d, 0);
-    d->dopt.split_index = r;
-    if (cli_load_dataset("gat-train", &d->o->data, "cora", 1, &d->dopt, &d->ds, &name)) return 1;
-    if (tool_pe_parse("gat-train", d->o->pe, &d->pe) != 0) return 2;
-    if ((rc = tool_pe_build("gat-train", &d->pe, &d->ds, d->o->threads, 1)) != 0) return rc;
+    if (gat_dataset_use_split(&d->ds, r) != GAT_OK) {
+        fprintf(stderr, "gat-train: --all-splits: %s\n", gat_last_error());
+        return 1;
+    }
     return standardize_nodes(d);
 }
 
@@ -596,7 +590,7 @@ static int val_both(const gat_dataset *ds)
 /* One process on a dataset: full-graph or mini-batch runs. */
 static int train_dataset(options *o, const gat_dataset_options *dopt)
 {
-    dataset_runs d = {.o = o, .dopt = *dopt};
+    dataset_runs d = {.o = o};
     gat_dataset *ds = &d.ds;
     const char *name;
     int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, ds, &name);
@@ -648,7 +642,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         (rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
         (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0 ||
         (rc = standardize_nodes(&d)) != 0) {
-        dataset_runs_destroy(&d, 1);
+        dataset_runs_destroy(&d);
         return rc;
     }
     dataset_summary(o, ds, name);
@@ -656,7 +650,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     if (o->gps) {
         if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
         if ((rc = metric_usage(o, ds->n_classes, name)) != 0) {
-            dataset_runs_destroy(&d, 1);
+            dataset_runs_destroy(&d);
             return rc;
         }
         gat_model_meta meta;
@@ -673,7 +667,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         meta.feature_shift = d.shift;
         meta.feature_scale = d.scale;
         rc = train_gps_nodes(o, ds, name, &d.pe, &meta);
-        dataset_runs_destroy(&d, 1);
+        dataset_runs_destroy(&d);
         return rc;
     }
     const source src = {.name = name,
@@ -693,7 +687,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .next_split = o->all_splits ? dataset_next_split : NULL,
                         .user = &d};
     rc = train_runs(o, &src);
-    dataset_runs_destroy(&d, 1);
+    dataset_runs_destroy(&d);
     return rc;
 }
 

@@ -66,6 +66,18 @@ done
 last() { tail -1 "$1" | sed -E 's/, [0-9.]+ s\)$/)/'; }
 grep -q '(3 runs' "$tmp/b" && [ "$(last "$tmp/a")" = "$(last "$tmp/b")" ] &&
   ok gatd-all-splits || bad gatd-all-splits "$tmp/a" "$tmp/b"
+# run r of --all-splits is the run of --split-index r-1 --seed r (the split chosen in memory,
+# --standardize refitted to its training nodes): the same epochs, timings aside
+for std in "" --standardize; do
+  "$train" --dataset "$tmp/tiny.gatd" --all-splits --epochs 4 --threads 1 --quiet $std --metrics "$tmp/all.csv" >/dev/null 2>&1
+  same=1
+  for k in 0 1 2; do
+    "$train" --dataset "$tmp/tiny.npz" --split-index $k --seed $((k + 1)) --epochs 4 --threads 1 --quiet $std --metrics "$tmp/one.csv" >/dev/null 2>&1
+    [ "$(awk -F, -v r=$((k + 1)) 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
+      "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+  done
+  [ $same -eq 1 ] && ok "all-splits-runs-are-splits$std" || bad "all-splits-runs-are-splits$std" "$tmp/all.csv" "$tmp/one.csv"
+done
 run gatd-split-out-of-range 1 '' 'split index 3 is out of range: .*tiny\.gatd holds 3 fixed splits' \
   -- "$train" --dataset "$tmp/tiny.gatd" --split-index 3 "${args[@]}"
 # a .gatd converts again with its splits: the same bytes under the same name
