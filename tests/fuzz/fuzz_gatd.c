@@ -1,6 +1,7 @@
 /* Fuzz target: the dataset-file loader (gat_dataset_load of a .gatd file). Input: one options
- * byte, then the file. A loaded dataset must be well-formed, save and load back the same, and
- * train a tiny model; a failure must be a documented status with a message and a zeroed dataset. */
+ * byte, then the file. A loaded dataset must be well-formed, save and load back the same, switch
+ * to each of its fixed splits (gat_dataset_use_split), and train a tiny model; a failure must be a
+ * documented status with a message and a zeroed dataset. */
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,6 +50,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (gat_idx i = 0; i < ds.n; i++)
         FUZZ_CHECK(!strcmp(again.node_ids[i], ds.node_ids[i]) && again.split[i] == ds.split[i]);
     gat_dataset_destroy(&again);
+    /* gat_dataset_use_split: every fixed split in turn, as loaded; none past them or without */
+    for (gat_idx k = ds.splits ? ds.n_splits - 1 : -1; k >= 0; k--) {
+        FUZZ_CHECK(gat_dataset_use_split(&ds, k) == GAT_OK);
+        gat_idx c[4] = {0};
+        for (gat_idx i = 0; i < ds.n; i++)
+            c[ds.split[i] & 3]++;
+        FUZZ_CHECK(memcmp(ds.split, ds.splits + (size_t)k * (size_t)ds.n, (size_t)ds.n) == 0 &&
+                   c[GAT_SPLIT_TRAIN] == ds.n_train && c[GAT_SPLIT_VAL] == ds.n_val &&
+                   c[GAT_SPLIT_TEST] == ds.n_test);
+    }
+    FUZZ_CHECK(gat_dataset_use_split(&ds, ds.splits ? ds.n_splits : 0) == GAT_EINVAL &&
+               gat_last_error()[0] != '\0');
     fuzz_exercise(&ds, opt >> 7);
     gat_dataset_destroy(&ds);
     return 0;
