@@ -158,6 +158,17 @@ static inline void fuzz_check_dataset(const gat_dataset *ds)
     }
     FUZZ_CHECK(counts[GAT_SPLIT_TRAIN] == ds->n_train && counts[GAT_SPLIT_VAL] == ds->n_val &&
                counts[GAT_SPLIT_TEST] == ds->n_test);
+    /* every fixed split as checked as the one in use, which is one of them */
+    int in_splits = !ds->splits;
+    FUZZ_CHECK(!ds->splits || ds->n_splits >= 2);
+    for (gat_idx k = 0; ds->splits && k < ds->n_splits; k++) {
+        const uint8_t *row = ds->splits + (size_t)k * (size_t)ds->n;
+        for (gat_idx i = 0; i < ds->n; i++)
+            FUZZ_CHECK(row[i] <= GAT_SPLIT_TEST &&
+                       (row[i] == GAT_SPLIT_NONE || ds->labels[i] >= 0 || ds->n_labels > 0));
+        in_splits = in_splits || !memcmp(row, ds->split, (size_t)ds->n);
+    }
+    FUZZ_CHECK(in_splits);
     for (gat_idx c = 0; c < ds->n_classes; c++)
         FUZZ_CHECK(ds->class_names[c] != NULL);
 }
