@@ -577,14 +577,40 @@ static int dataset_next_split(void *user, int r)
     return standardize_nodes(d);
 }
 
-/* Whether the validation nodes of ds hold class 0 and class 1 (two-class data has an AUC). */
-static int val_both(const gat_dataset *ds)
+/* Whether the validation nodes of split (ds->n) hold class 0 and class 1 (two-class data has an
+ * AUC). */
+static int split_val_both(const gat_dataset *ds, const uint8_t *split)
 {
     int seen[2] = {0, 0};
     for (gat_idx i = 0; i < ds->n; i++)
-        if (ds->split[i] == GAT_SPLIT_VAL && ds->labels[i] >= 0 && ds->labels[i] < 2)
+        if (split[i] == GAT_SPLIT_VAL && ds->labels[i] >= 0 && ds->labels[i] < 2)
             seen[ds->labels[i]] = 1;
     return seen[0] && seen[1];
+}
+
+/* The first split the runs train on whose validation nodes lack class 0 or 1: with --all-splits
+ * every fixed split is one (its index), else the split in use (-1); -2 when every one has both. */
+static gat_idx val_lacking(const options *o, const gat_dataset *ds)
+{
+    if (!o->all_splits) return split_val_both(ds, ds->split) ? -2 : -1;
+    for (gat_idx k = 0; k < ds->n_splits; k++)
+        if (!split_val_both(ds, ds->splits + (size_t)k * (size_t)ds->n)) return k;
+    return -2;
+}
+
+/* --metric auc on two-class data whose validation nodes (in a split the runs train on) are of one
+ * class: a usage error before the work, as metric_usage's. Returns 0, or 2 after a message. */
+static int metric_val_usage(const options *o, const gat_dataset *ds, gat_idx lacking,
+                            const char *name)
+{
+    if (o->metric != GAT_METRIC_AUC || ds->n_classes != 2 || lacking == -2) return 0;
+    char which[48] = "";
+    if (lacking >= 0) snprintf(which, sizeof which, " in fixed split %d", (int)lacking);
+    fprintf(stderr,
+            "gat-train: --metric auc: the validation nodes of %s%s are all of one class, and "
+            "ROC-AUC needs both (use acc or loss)\n",
+            name, which);
+    return 2;
 }
 
 /* One process on a dataset: full-graph or mini-batch runs. */
@@ -647,8 +673,14 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
+    /* the splits the runs train on: --all-splits' every one, else the split in use */
+    const gat_idx lacking = val_lacking(o, ds);
+    if (o->metric_name && (rc = metric_val_usage(o, ds, lacking, name)) != 0) {
+        dataset_runs_destroy(&d);
+        return rc;
+    }
     if (o->gps) {
-        if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, val_both(ds));
+        if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, lacking == -2);
         if ((rc = metric_usage(o, ds->n_classes, name)) != 0) {
             dataset_runs_destroy(&d);
             return rc;
@@ -679,7 +711,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .class_names = ds->n_labels > 0 ? NULL : ds->class_names,
                         .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
-                        .val_both = val_both(ds),
+                        .val_both = lacking == -2,
                         .n_standardized = o->standardize ? d.own : 0,
                         .feature_shift = d.shift,
                         .feature_scale = d.scale,

@@ -128,19 +128,35 @@ run geomgcn-all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, seeds
 # WikiCS's data.json, in a directory (written here): 24 nodes of 2 classes, node i linked to i + 2,
 # features that say the class; split s trains on the nodes i % 8 = s, stops early on i % 8 = s + 2
 # (its stopping mask), tests on i % 8 >= 6
-mkdir -p "$tmp/wikics"
-awk 'function mask(k, s,   i, out) { out = "["; for (i = 0; i < 24; i++) out = out (i ? ", " : "") (k == 0 ? i % 8 == s : k == 1 ? i % 8 == s + 2 : i % 8 >= 6 ? "true" : "false"); return out "]" }
+# (wikics_json 1: split 0 stops early on i % 8 = 3 as well)
+wikics_json() {
+  awk -v also3="$1" 'function mask(k, s,   i, out) { out = "["; for (i = 0; i < 24; i++) out = out (i ? ", " : "") (k == 0 ? i % 8 == s : k == 1 ? i % 8 == s + 2 || (also3 && s == 0 && i % 8 == 3) : i % 8 >= 6 ? "true" : "false"); return out "]" }
 BEGIN {
   printf "{\"features\": ["; for (i = 0; i < 24; i++) printf "%s[%d, %d, 0.25]", i ? ", " : "", i % 2, 1 - i % 2
   printf "], \"labels\": ["; for (i = 0; i < 24; i++) printf "%s%d", i ? ", " : "", i % 2
   printf "], \"links\": ["; for (i = 0; i < 24; i++) printf "%s[%d]", i ? ", " : "", (i + 2) % 24
   printf "], \"train_masks\": [%s, %s], \"stopping_masks\": [%s, %s], \"test_mask\": %s}\n", mask(0, 0), mask(0, 1), mask(1, 0), mask(1, 1), mask(2, 0)
-}' >"$tmp/wikics/data.json"
+}'
+}
+mkdir -p "$tmp/wikics" "$tmp/wikics2"
+wikics_json 0 >"$tmp/wikics/data.json"
 run wikics-train 0 '^test accuracy: ' '' -- "$train" --dataset "$tmp/wikics" --split-index 1 --epochs 20 --patience 20 --threads 1 --quiet --metric acc
 run wikics-split 0 'split 3/3/6$' '' -- "$train" --dataset "$tmp/wikics/data.json" --epochs 1 --threads 1
 run wikics-all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, seeds 1\.\.2, ' '' \
   -- "$train" --dataset "$tmp/wikics" --all-splits --epochs 5 --threads 1 --metric acc
 run wikics-convert 0 '24 nodes, 72 edges' '' -- "$convert" "$tmp/wikics" "$tmp/wikics.gatd"
+# the same nodes, but split 0 stops early on i % 8 = 2 or 3 (both classes) and split 1 on i % 8 = 3
+# (class 1 only): --all-splits follows the ROC-AUC only when every split's validation nodes have
+# it, so by default the accuracy, and --metric auc is refused before any split is trained
+wikics_json 1 >"$tmp/wikics2/data.json"
+run wikics-split0-auc 0 '^test ROC-AUC: ' '' -- "$train" --dataset "$tmp/wikics2" --epochs 5 --threads 1 --quiet
+run wikics-all-splits-acc 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(2 runs, ' '' \
+  -- "$train" --dataset "$tmp/wikics2" --all-splits --epochs 5 --threads 1 --quiet
+run wikics-all-splits-auc 2 '' '^gat-train: --metric auc: the validation nodes of .*wikics2 in fixed split 1 are all of one class, and ROC-AUC needs both \(use acc or loss\)$' \
+  -- "$train" --dataset "$tmp/wikics2" --all-splits --epochs 5 --threads 1 --quiet --metric auc
+[ -s "$tmp/out" ] && bad wikics-all-splits-auc-no-run "$tmp/out" || ok wikics-all-splits-auc-no-run
+run wikics-split1-auc 2 '' '^gat-train: --metric auc: the validation nodes of .*wikics2 are all of one class' \
+  -- "$train" --dataset "$tmp/wikics2" --split-index 1 --epochs 5 --threads 1 --quiet --metric auc
 opts=(--epochs 20 --patience 20 --threads 1 --quiet --metric acc)
 "$train" --dataset "$tmp/wikics" "${opts[@]}" >"$tmp/a" 2>&1
 "$train" --dataset "$tmp/wikics.gatd" "${opts[@]}" >"$tmp/b" 2>&1
