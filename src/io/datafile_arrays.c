@@ -479,10 +479,8 @@ gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *op
                                    "node %zu ('%s'): %d against %d (it repeats that row)",
                                    R->path, i, ds->node_ids[i], split[i], rows[i]);
         R->n_splits = (gat_idx)S;
-        /* split K over the private mapping's copy of row 0, so that ds->split never aliases
-         * a row of ds->splits (a caller may change it) */
-        if (opt->split_index > 0 && (size_t)opt->split_index < S)
-            memcpy(split, rows + (size_t)opt->split_index * n, n);
+        /* split is the private mapping's copy of row 0, so that ds->split never aliases a row
+         * of ds->splits (a caller may change it); gat_dataset_load switches to split K */
         if (!opt->ignore_split_file) ds->splits = rows;
     }
     if (!opt->ignore_split_file) {

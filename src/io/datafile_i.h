@@ -104,8 +104,9 @@ gat_status gat_i_gatd_read_edges(reader *R);
  * optional tensors (checked against the graph, which is read first). */
 gat_status gat_i_gatd_read_many(reader *R, const cJSON *md);
 
-/* ds->labels and ds->split (the stored split, row opt->split_index of "splits", or the random
- * split of opt when it is asked for), ds->splits and R->n_splits. */
+/* ds->labels and ds->split (the stored split, row 0 of "splits" (gat_dataset_load switches to
+ * row opt->split_index), or the random split of opt when it is asked for), ds->splits and
+ * R->n_splits. */
 gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *opt);
 
 #endif

@@ -613,6 +613,9 @@ cleanup:
         st = gat_i_error(GAT_EINVAL, "gat_dataset_load: split index %d is out of range: %s holds "
                          "%d fixed split%s", opt->split_index, path, ds->n_splits,
                          ds->n_splits == 1 ? "" : "s");
+    /* every loader leaves split 0 in use (and every split in ds->splits): split K from them */
+    if (st == GAT_OK && opt->split_index != 0 && ds->splits)
+        st = gat_dataset_use_split(ds, opt->split_index);
     gat_i_strmap_free(&L.ids);
     gat_free(L.line_of);
     gat_free(L.content_path);

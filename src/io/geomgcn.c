@@ -391,16 +391,17 @@ gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_datase
         goto cleanup;
     }
     if (S > 0 && !opt->ignore_split_file) {
-        /* every split file when there are several (gat_dataset.splits), else split K's */
+        /* every split file when there are several (gat_dataset.splits), else the one; split
+         * 0 in split (gat_dataset_load switches to split K) */
         const size_t n = (size_t)V.n;
         if (!(split = gat_calloc(n ? n : 1, 1)) ||
             (S > 1 && !(splits = gat_calloc((size_t)S * (n ? n : 1), 1))))
             goto nomem;
-        for (gat_idx k = S > 1 ? 0 : opt->split_index; k < (S > 1 ? S : opt->split_index + 1); k++)
+        for (gat_idx k = 0; k < S; k++)
             if ((st = read_split_file(dir, prefix, k, &V,
                                       S > 1 ? splits + (size_t)k * n : split)) != GAT_OK)
                 goto cleanup;
-        if (S > 1) memcpy(split, splits + (size_t)opt->split_index * n, n);
+        if (S > 1) memcpy(split, splits, n);
     }
     const unsigned flags = opt->symmetrize ? GAT_GRAPH_SYMMETRIZE : 0;
     if (!(map = gat_malloc(GAT_GRAPH_MAX_EDGES(V.n, m, flags), sizeof *map))) goto nomem;

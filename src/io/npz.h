@@ -107,11 +107,12 @@ int gat_i_geomgcn_is(const char *path);
 /* gat_dataset_load of a Geom-GCN directory; ds and opt as in gat_i_npz_dataset_read. */
 gat_status gat_i_geomgcn_read(gat_dataset *ds, const char *dir, const gat_dataset_options *opt);
 
-/* The split of fixed split K from the three mask members names[0..2] (train, val, test) of z:
+/* The fixed splits in the three mask members names[0..2] (train, val, test) of z:
  * each (S, n) or (n) (then S = 1), bool or integers 0/1, the same S. *n_splits = S (0 when z has
- * none of the three; then split is untouched). With K < S (and use), split (n) gets the
- * GAT_SPLIT_* of each node in split K; with all (not NULL) and S > 1, *all (S, n) gets every
- * split (each checked), else NULL. Returns GAT_EFORMAT (one or two of the masks missing,
+ * none of the three; then split is untouched). K is the split asked for, checked against S
+ * (gat_dataset_load switches a loaded dataset to it); with use, split (n) gets the GAT_SPLIT_*
+ * of each node in split 0, and with all (not NULL) and S > 1, *all (S, n) gets every split
+ * (each checked), else NULL. Returns GAT_EFORMAT (one or two of the masks missing,
  * shapes, values, a node in two masks or an unlabelled node in one), GAT_EINVAL (K out of range,
  * naming K and S), GAT_ENOMEM. */
 gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_idx n,

@@ -184,7 +184,7 @@ gat_status gat_i_npz_masks(const gat_i_npz *z, const char *const names[3], gat_i
         goto cleanup;
     }
     if (!use) goto cleanup;
-    if ((st = mask_row(z, names, m, n, labels, K, split)) != GAT_OK || !all || S < 2) goto cleanup;
+    if ((st = mask_row(z, names, m, n, labels, 0, split)) != GAT_OK || !all || S < 2) goto cleanup;
     if (!(*all = gat_malloc(S, (size_t)n ? (size_t)n : 1))) {
         st = GAT_ENOMEM;
         goto cleanup;

@@ -380,9 +380,10 @@ gat_status gat_i_wikics_load(gat_dataset *ds, const char *path, const gat_datase
     if ((st = read_labels(&W, labels_a, labels)) != GAT_OK ||
         (st = read_features(&W, features, &x)) != GAT_OK ||
         (st = read_links(&W, links, &src, &dst, &m)) != GAT_OK ||
-        (st = read_split(&W, opt->split_index, use, split, &S)) != GAT_OK)
+        (st = read_split(&W, 0, use, split, &S)) != GAT_OK)
         goto cleanup;
-    /* every split (gat_dataset.splits) when there are several: each read as split K was */
+    /* every split (gat_dataset.splits) when there are several, each read as split 0 was
+     * (gat_dataset_load switches to split K) */
     if (use && S > 1 && opt->split_index < S) {
         if (!(splits = gat_calloc((size_t)S * (W.n ? (size_t)W.n : 1), 1))) {
             st = GAT_ENOMEM;

@@ -23,7 +23,9 @@ int gat_i_wikics_is(const char *path);
  * Fixed split K (opt->split_index; gat_dataset.n_splits = S): training train_masks[K],
  * validation stopping_masks[K] (gat_train's validation nodes drive early stopping and the model
  * kept, as the stopping masks do in the dataset authors' training code), test test_mask;
- * val_masks[K]'s nodes are in no part (checked like the others when present). Without the masks
+ * val_masks[K]'s nodes are in no part (checked like the others when present). The load leaves
+ * split 0 in ds->split and every split in ds->splits (gat_dataset_load switches to split K,
+ * whose index is checked here). Without the masks
  * (all three absent) the options' random split; other keys are ignored.
  * ds zeroed on entry, opt checked; on failure ds is left for the caller's destroy. Returns
  * GAT_EIO (cannot read), GAT_EFORMAT (malformed JSON naming file:line; a missing key, a value of
