@@ -5,6 +5,7 @@
  * --partitions. Reads bottom up: main, the command line, the modes, the runs. */
 #include "train.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,18 +124,28 @@ static void split_note(const gat_dataset *ds, const gat_dataset_options *o)
         fprintf(stderr, ")");
     }
     fprintf(stderr, ", %d validation and %d test nodes", ds->n_val, ds->n_test);
-    if (ds->split_adapted & (GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST))
-        fprintf(stderr, " (%d and %d requested)", o->n_val, o->n_test);
+    if (ds->split_adapted & (GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST)) {
+        char val[48], test[32];
+        if (o->val_per_class > 0)
+            snprintf(val, sizeof val, "%d per class", o->val_per_class);
+        else
+            snprintf(val, sizeof val, "%d", o->n_val);
+        if (o->n_test == GAT_SPLIT_REST)
+            snprintf(test, sizeof test, "the rest");
+        else
+            snprintf(test, sizeof test, "%d", o->n_test);
+        fprintf(stderr, " (%s and %s requested)", val, test);
+    }
     fprintf(stderr, "\n");
     free(count);
 }
 
-/* The first of --train-per-class, --val-size, --test-size given, or NULL. */
-static const char *split_size_option(const options *o)
+const char *train_split_size_option(const options *o)
 {
     return o->train_per_class >= 0 ? "--train-per-class"
            : o->val_size >= 0      ? "--val-size"
-           : o->test_size >= 0     ? "--test-size"
+           : o->val_per_class >= 0 ? "--val-per-class"
+           : o->test_size != -1    ? "--test-size"
                                    : NULL;
 }
 
@@ -144,7 +155,7 @@ static const char *split_size_option(const options *o)
  * message. */
 static int split_usage(options *o)
 {
-    const char *size = split_size_option(o);
+    const char *size = train_split_size_option(o);
     if (size && o->data.split) {
         fprintf(stderr,
                 "gat-train: %s draws a random split, but --split %s gives the split "
@@ -227,14 +238,15 @@ static void dataset_options(const options *o, gat_dataset_options *dopt)
     dopt->symmetrize = !o->directed;
     dopt->split_index = o->split_index;
     /* a size of the random split asks for one (split_usage) */
-    dopt->ignore_split_file =
-        o->random_split || o->train_per_class >= 0 || o->val_size >= 0 || o->test_size >= 0;
+    dopt->ignore_split_file = o->random_split || train_split_size_option(o);
     /* sizes given on the command line must be met; the defaults adapt to small data */
     if (o->train_per_class >= 0) dopt->train_per_class = o->train_per_class;
     if (o->val_size >= 0) dopt->n_val = o->val_size;
-    if (o->test_size >= 0) dopt->n_test = o->test_size;
+    if (o->val_per_class >= 0) dopt->val_per_class = o->val_per_class;
+    if (o->test_size != -1)
+        dopt->n_test = o->test_size == TEST_SIZE_REST ? GAT_SPLIT_REST : o->test_size;
     dopt->split_strict = (o->train_per_class >= 0 ? GAT_SPLIT_STRICT_TRAIN : 0u) |
-                         (o->val_size >= 0 ? GAT_SPLIT_STRICT_VAL : 0u) |
+                         (o->val_size >= 0 || o->val_per_class >= 0 ? GAT_SPLIT_STRICT_VAL : 0u) |
                          (o->test_size >= 0 ? GAT_SPLIT_STRICT_TEST : 0u);
     dopt->seed = (uint64_t)(o->split_seed >= 0 ? o->split_seed : o->seed);
 }
@@ -741,6 +753,7 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
                     .train_per_class = -1,
                     .val_size = -1,
                     .test_size = -1,
+                    .val_per_class = -1,
                     .log_every = 1,
                     .split_seed = -1,
                     .lr = 0.005,
@@ -857,9 +870,13 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"val-size", CLI_INT, &op->val_size, 1, 100000000, "N",
          "validation nodes of a random split, exactly (implies --random-split; default: 500, or "
          "fewer to fit)"},
-        {"test-size", CLI_INT, &op->test_size, 0, 100000000, "N",
-         "test nodes of a random split, exactly (implies --random-split; default: 1000, or fewer "
-         "to fit)"},
+        {"val-per-class", CLI_INT, &op->val_per_class, 1, 1000000, "N",
+         "validation nodes per class of a random split, exactly, in place of --val-size (implies "
+         "--random-split; Shchur et al.: --train-per-class 20 --val-per-class 30 --test-size "
+         "rest)"},
+        {"test-size", CLI_STRING, &op->test_size_text, 0, 0, "N|rest",
+         "test nodes of a random split, exactly, or every labelled node left (implies "
+         "--random-split; default: 1000, or fewer to fit)"},
         {"split-seed", CLI_INT, &op->split_seed, 0, 2147483647, "N",
          "seed of the random split, apart from the model's (default: --seed)"},
         {"save-split", CLI_STRING, &op->save_split, 0, 0, "FILE",
@@ -981,6 +998,29 @@ static int pe_batches_check(const options *o)
     return 2;
 }
 
+/* --test-size N|rest into o->test_size (TEST_SIZE_REST for rest). Returns 0, or 2 after a
+ * message. */
+static int parse_test_size(options *o)
+{
+    const char *v = o->test_size_text;
+    char *end;
+    errno = 0;
+    const long x = strtol(v, &end, 10);
+    if (strcmp(v, "rest") == 0) {
+        o->test_size = TEST_SIZE_REST;
+        return 0;
+    }
+    if (*v == '\0' || *end != '\0' || errno || x < 0 || x > 100000000) {
+        fprintf(stderr,
+                "gat-train: --test-size: expected an integer in [0, 100000000] or 'rest', got "
+                "'%s'\n",
+                v);
+        return 2;
+    }
+    o->test_size = (int)x;
+    return 0;
+}
+
 /* The usage checks and what they derive (options' second half). Returns 0, or 1 or 2 after a
  * message. */
 static int check_options(options *o)
@@ -994,6 +1034,12 @@ static int check_options(options *o)
     }
     if (o->metric_name && gat_metric_from_name(o->metric_name, &o->metric) != GAT_OK) {
         fprintf(stderr, "gat-train: --metric: %s\n", gat_last_error());
+        return 2;
+    }
+    if (o->test_size_text && (rc = parse_test_size(o)) != 0) return rc;
+    if (o->val_per_class >= 0 && o->val_size >= 0) {
+        fprintf(stderr, "gat-train: --val-per-class and --val-size conflict: the validation "
+                        "nodes are counted per class or in all (try --help)\n");
         return 2;
     }
     o->score = GAT_SCORE_GAT;
@@ -1033,15 +1079,13 @@ static int check_options(options *o)
         return 2;
     }
     if (o->all_splits && (o->runs > 1 || o->split_index || o->random_split ||
-                          o->train_per_class >= 0 || o->val_size >= 0 || o->test_size >= 0 ||
-                          o->partitions)) {
+                          train_split_size_option(o) || o->partitions)) {
         fprintf(stderr, "gat-train: --all-splits sets the runs and splits: it excludes --runs, "
                         "--split-index, a random split and --partitions\n");
         return 2;
     }
     if ((o->multilabel = o->task && !strcmp(o->task, "multilabel")) != 0) {
-        if (o->batch_size || o->partitions || o->random_split || o->train_per_class >= 0 ||
-            o->val_size >= 0 || o->test_size >= 0) {
+        if (o->batch_size || o->partitions || o->random_split || train_split_size_option(o)) {
             fprintf(stderr, "gat-train: --task multilabel trains full-graph on the dataset's "
                             "split: it excludes --batch-size, --partitions and a random split\n");
             return 2;

@@ -12,6 +12,9 @@
 
 #include <pthread.h>
 
+/* options.test_size of --test-size rest (gat_dataset_options.n_test = GAT_SPLIT_REST) */
+#define TEST_SIZE_REST (-2)
+
 typedef struct options {
     cli_data data;
     const char *save;
@@ -23,7 +26,9 @@ typedef struct options {
     const char *metrics, *plot, *plot_size; /* --metrics FILE, --plot FILE, --plot-size WxH */
     int residual, edge_features;
     int layers, hidden, heads, out_heads, epochs, patience, seed, threads, runs;
-    int train_per_class, val_size, test_size; /* -1: not given (the adaptive defaults) */
+    /* -1: not given (the adaptive defaults); test_size TEST_SIZE_REST for --test-size rest */
+    int train_per_class, val_size, test_size, val_per_class;
+    const char *test_size_text; /* --test-size N|rest, parsed into test_size */
     int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
     int standardize; /* --standardize: the features' columns z-scored (train_graphs.c) */
     int log_every;
@@ -214,6 +219,10 @@ gat_status train_graph_batches(const gat_dataset *ds, gat_model *m, const gat_tr
 /* Trains o->runs models on src, writes the outputs o asks for and prints the summary. Returns the
  * exit code (0, 1, 2, or 128 + a signal). */
 int train_runs(options *o, const source *src);
+
+/* The first random split size o gives (--train-per-class, --val-size, --val-per-class,
+ * --test-size; gat-train.c), or NULL. */
+const char *train_split_size_option(const options *o);
 
 /* Prints "gat-train: WHAT: <gat_last_error()>" (naming this process's rank under --partitions)
  * to stderr. Returns 1. */

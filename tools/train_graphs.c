@@ -74,14 +74,12 @@ int train_graphs_check(options *o)
         return 2;
     }
     /* the node split's and node order's options, which the folds of graphs do not read */
-    const char *node = o->random_split           ? "--random-split"
-                       : o->train_per_class >= 0 ? "--train-per-class"
-                       : o->val_size >= 0        ? "--val-size"
-                       : o->test_size >= 0       ? "--test-size"
-                       : o->split_seed >= 0      ? "--split-seed"
-                       : o->split_index          ? "--split-index"
-                       : o->order                ? "--order"
-                                                 : NULL;
+    const char *node = o->random_split              ? "--random-split"
+                       : train_split_size_option(o) ? train_split_size_option(o)
+                       : o->split_seed >= 0         ? "--split-seed"
+                       : o->split_index             ? "--split-index"
+                       : o->order                   ? "--order"
+                                                    : NULL;
     if (node) {
         fprintf(stderr,
                 "gat-train: %s does not apply to --task graph (it splits the graphs into folds, "

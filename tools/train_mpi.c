@@ -14,9 +14,7 @@ static int dist_usage(const options *o)
     const char *bad = o->data.graph                                   ? "--graph"
                       : o->batch_size                                 ? "--batch-size"
                       : o->random_split                               ? "--random-split"
-                      : o->train_per_class >= 0                       ? "--train-per-class"
-                      : o->val_size >= 0                              ? "--val-size"
-                      : o->test_size >= 0                             ? "--test-size"
+                      : train_split_size_option(o)                    ? train_split_size_option(o)
                       : o->save_split                                 ? "--save-split"
                       : o->split_seed >= 0                            ? "--split-seed"
                       : o->split_index                                ? "--split-index"

@@ -108,6 +108,11 @@ enum {
     GAT_SPLIT_STRICT_ALL = 7
 };
 
+/* gat_dataset_options.n_test for "every labelled node the training and validation nodes leave"
+ * (the protocol of Shchur et al. 2018: 20 training and 30 validation nodes per class, the rest
+ * test). */
+enum { GAT_SPLIT_REST = -1 };
+
 typedef struct gat_dataset {
     gat_idx n;            /* nodes, in .content order */
     gat_idx n_features;   /* F */
@@ -188,10 +193,11 @@ typedef struct gat_dataset_options {
     int symmetrize;       /* treat .cites edges as undirected (default 1) */
     /* Used only when there is no split file: a seeded random split with train_per_class nodes of
      * every class for training, then n_val and n_test nodes drawn uniformly from the rest (a
-     * second shuffle, as PyG's RandomNodeSplit). */
+     * second shuffle, as PyG's RandomNodeSplit). val_per_class (below) makes validation per
+     * class instead. */
     gat_idx train_per_class; /* default 20 */
     gat_idx n_val;           /* default 500 */
-    gat_idx n_test;          /* default 1000 */
+    gat_idx n_test;          /* default 1000; GAT_SPLIT_REST: every labelled node left */
     uint64_t seed;           /* default 1 */
     int ignore_split_file;   /* make the random split even if NAME.split exists (default 0) */
     /* GAT_SPLIT_STRICT_* bits of the sizes above that must be met exactly (default 0: none).
@@ -237,6 +243,13 @@ typedef struct gat_dataset_options {
      * with neither node labels nor attributes has one constant feature whatever the value.
      * Other sources ignore it. */
     int tu_features;
+    /* Validation nodes per class of the random split (default 0: n_val in all). When > 0 each
+     * class gives val_per_class validation nodes, drawn uniformly from those its training nodes
+     * leave, and n_val is not used; test nodes are then drawn uniformly from what is left (a
+     * third shuffle). GAT_SPLIT_STRICT_VAL makes it exact (a class with fewer nodes than
+     * train_per_class + val_per_class is GAT_EFORMAT naming it); otherwise a class gives at most
+     * half of what its training nodes leave. */
+    gat_idx val_per_class;
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */

@@ -23,10 +23,12 @@ void gat_dataset_options_default(gat_dataset_options *o)
 
 gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
 {
-    if (o->train_per_class < 0 || o->n_val < 0 || o->n_test < 0)
+    if (o->train_per_class < 0 || o->n_val < 0 || (o->n_test < 0 && o->n_test != GAT_SPLIT_REST) ||
+        o->val_per_class < 0)
         return gat_i_error(GAT_EINVAL,
-                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d)", fn,
-                           o->train_per_class, o->n_val, o->n_test);
+                           "%s: negative split size (train_per_class %d, n_val %d, n_test %d, "
+                           "val_per_class %d; n_test may be GAT_SPLIT_REST, -1)",
+                           fn, o->train_per_class, o->n_val, o->n_test, o->val_per_class);
     if (o->normalize != GAT_NORMALIZE_OFF && o->normalize != GAT_NORMALIZE_ON &&
         o->normalize != GAT_NORMALIZE_AUTO)
         return gat_i_error(GAT_EINVAL,

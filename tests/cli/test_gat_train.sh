@@ -58,6 +58,20 @@ check small-strict-train 1 '' "^gat-train: cannot load dataset: random split of 
 check small-strict-val 1 '' 'random split of .*small\.content: 126 nodes remain after the 79 training nodes, fewer than the 500 validation nodes requested$' -- "$bin" --dataset "$data/small" --val-size 500
 check small-strict-fits 0 'split 40/60/100' '' -- "$bin" --dataset "$data/small" --train-per-class 8 --val-size 60 --test-size 100 --epochs 2
 [ ! -s "$tmp/err" ] && ok "small-fits-no-note" || { bad "small-fits-no-note"; cat "$tmp/err"; }
+# Shchur et al.'s protocol: validation nodes per class, the test nodes every labelled node left
+check small-val-per-class 0 'split 40/25/140' '' -- "$bin" --dataset "$data/small" --train-per-class 8 --val-per-class 5 --test-size rest --epochs 2 --save-split "$tmp/vpc.split"
+[ ! -s "$tmp/err" ] && ok "small-val-per-class-no-note" || { bad "small-val-per-class-no-note"; cat "$tmp/err"; }
+# 5 validation and 8 training nodes of each class, by the saved split and the labels
+per_class=$(awk -F'\t' 'NR == FNR { label[$1] = $NF; next } { n[label[$1] " " $2]++ }
+  END { for (k in n) if (k !~ / test$/) print k, n[k] }' "$data/small/small.content" "$tmp/vpc.split" | sort | tr '\n' ';')
+want="course train 8;course val 5;faculty train 8;faculty val 5;project train 8;project val 5;staff train 8;staff val 5;student train 8;student val 5;"
+[ "$per_class" = "$want" ] && ok "small-val-per-class-counts" || bad "small-val-per-class-counts: $per_class"
+check small-val-per-class-note 0 'split 40/25/140' "^gat-train: random split adapted to the data: 8 training nodes per class, 25 validation and 140 test nodes \\(5 per class and 1000 requested\\)$" -- "$bin" --dataset "$data/small" --train-per-class 8 --val-per-class 5 --epochs 2
+check small-val-per-class-strict 1 '' "^gat-train: cannot load dataset: random split of .*small/small\.content: class 'project' has 19 nodes, fewer than the 8 training \\+ 15 validation nodes per class requested$" -- "$bin" --dataset "$data/small" --train-per-class 8 --val-per-class 15
+check small-test-rest 0 'split 40/60/105' '' -- "$bin" --dataset "$data/small" --train-per-class 8 --val-size 60 --test-size rest --epochs 2
+check val-per-class-and-size 2 '' '^gat-train: --val-per-class and --val-size conflict' -- "$bin" --dataset "$data/small" --val-per-class 5 --val-size 60
+check test-size-word 2 '' "^gat-train: --test-size: expected an integer in \\[0, 100000000\\] or 'rest', got 'all'$" -- "$bin" --dataset "$data/small" --test-size all
+check val-per-class-all-splits 2 '' '--all-splits sets the runs and splits' -- "$bin" --dataset "$data/small" --all-splits --val-per-class 5
 
 # Signed (Gaussian) features from gat-synth --dense: left as they are by default, with one note
 # on stderr, and trained as well as with --no-normalize (row sums of signed rows would wreck

@@ -763,6 +763,115 @@ START_TEST(test_small_strict_split)
 }
 END_TEST
 
+/* Validation nodes of each class (val_per_class) and the test nodes as what is left
+ * (GAT_SPLIT_REST), the protocol of Shchur et al. 2018, on tests/data/small (classes 36, 42, 19,
+ * 25, 83): strict, adapted to small classes, and the errors. */
+START_TEST(test_val_per_class)
+{
+    static const gat_idx sizes[5] = {36, 42, 19, 25, 83};
+    gat_dataset_options o;
+    gat_dataset ds, again;
+    gat_idx train[5], val[5];
+    gat_dataset_options_default(&o);
+    o.train_per_class = 8;
+    o.val_per_class = 5;
+    o.n_test = GAT_SPLIT_REST;
+    o.split_strict = GAT_SPLIT_STRICT_ALL;
+    ds = load_ok(tu_data("small"), &o);
+    count_train(&ds, train);
+    memset(val, 0, sizeof val);
+    for (gat_idx i = 0; i < ds.n; i++)
+        val[ds.labels[i]] += ds.split[i] == GAT_SPLIT_VAL;
+    for (int c = 0; c < 5; c++) {
+        ck_assert_int_eq(train[c], 8);
+        ck_assert_int_eq(val[c], 5);
+    }
+    ck_assert_int_eq(ds.n_test, 205 - 40 - 25); /* every labelled node left */
+    ck_assert_uint_eq(ds.split_adapted, 0);
+    assert_split_counts(&ds);
+    again = load_ok(tu_data("small"), &o); /* seeded */
+    ck_assert_mem_eq(ds.split, again.split, (size_t)ds.n);
+    gat_dataset_destroy(&again);
+    gat_dataset_destroy(&ds);
+
+    /* a test size that does not fit: strict is an error, else it takes what is left */
+    o.n_test = 1000;
+    memset(&ds, 0xab, sizeof ds);
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    ck_assert(is_zeroed(&ds));
+    assert_small_error("140 nodes remain after the training and validation nodes, fewer than "
+                       "the 1000 test nodes requested");
+    o.split_strict = GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL;
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_val, 25);
+    ck_assert_int_eq(ds.n_test, 140);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TEST);
+    gat_dataset_destroy(&ds);
+    /* a test size that fits is drawn from the nodes left */
+    o.n_test = 100;
+    o.split_strict = GAT_SPLIT_STRICT_ALL;
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_val, 25);
+    ck_assert_int_eq(ds.n_test, 100);
+    gat_dataset_destroy(&ds);
+
+    /* more validation nodes than a class has left: strict names the class; not strict, a class
+     * gives at most half of what training leaves (project: 11 left, 5; staff 17, 8; course
+     * 28, 14) */
+    o.val_per_class = 15;
+    o.n_test = GAT_SPLIT_REST;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    assert_small_error("class 'project' has 19 nodes, fewer than the 8 training + 15 validation "
+                       "nodes per class requested");
+    o.split_strict = GAT_SPLIT_STRICT_TRAIN;
+    ds = load_ok(tu_data("small"), &o);
+    memset(val, 0, sizeof val);
+    for (gat_idx i = 0; i < ds.n; i++)
+        val[ds.labels[i]] += ds.split[i] == GAT_SPLIT_VAL;
+    for (int c = 0; c < 5; c++)
+        ck_assert_int_eq(val[c], (sizes[c] - 8) / 2 < 15 ? (sizes[c] - 8) / 2 : 15);
+    ck_assert_int_eq(ds.n_val, 14 + 15 + 5 + 8 + 15);
+    ck_assert_int_eq(ds.n_test, 205 - 40 - ds.n_val);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_VAL);
+    gat_dataset_destroy(&ds);
+
+    /* GAT_SPLIT_REST with a total validation size: test is what validation leaves, also when
+     * validation shrinks to all of it (then none) */
+    o.val_per_class = 0;
+    o.train_per_class = 20;
+    o.n_val = 30;
+    o.split_strict = GAT_SPLIT_STRICT_VAL;
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_train, 79);
+    ck_assert_int_eq(ds.n_val, 30);
+    ck_assert_int_eq(ds.n_test, 205 - 79 - 30);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN);
+    gat_dataset_destroy(&ds);
+    o.n_val = 500;
+    o.split_strict = GAT_SPLIT_STRICT_TEST; /* no test size to fall short of */
+    ds = load_ok(tu_data("small"), &o);
+    ck_assert_int_eq(ds.n_val, 126);
+    ck_assert_int_eq(ds.n_test, 0);
+    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
+    gat_dataset_destroy(&ds);
+    o.split_strict = GAT_SPLIT_STRICT_VAL;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
+    assert_small_error("126 nodes remain after the 79 training nodes, fewer than the 500 "
+                       "validation nodes requested");
+
+    /* negative sizes other than GAT_SPLIT_REST for n_test */
+    o.split_strict = 0;
+    o.val_per_class = -1;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(),
+                     "gat_dataset_load: negative split size (train_per_class 20, n_val 500, "
+                     "n_test -1, val_per_class -1; n_test may be GAT_SPLIT_REST, -1)");
+    o.val_per_class = 0;
+    o.n_test = -2;
+    ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EINVAL);
+}
+END_TEST
+
 /* The rules on the smallest classes and remainders, through gat_dataset_from_parts: a class of
  * 1 node gives none, of 2 or 3 one, of 5 two; the rest splits n_val : n_test rounded, with one
  * node for each while at least 2 remain. */
@@ -819,8 +928,14 @@ END_TEST
  * The old split took them as the first leftovers of the training shuffle, whose early positions
  * had already lost their small-class nodes to training (2000 seeds, Cornell-like: 85.7 % of
  * validation from the largest class against 65.9 % of the remainder; Cora: 34.7 % against
- * 31.1 %; now within 0.1 point). Fixed seeds: the verdict does not vary. */
-static void split_shares(const char *what, const gat_idx *labels, gat_idx n, gat_idx C)
+ * 31.1 %; now within 0.1 point). Fixed seeds: the verdict does not vary.
+ * With vpc > 0 (val_per_class, n_test test nodes) validation is fixed per class, and the test
+ * set is checked against the nodes that training and validation leave: a uniform draw from them
+ * (drawn as the first leftovers of validation's shuffle instead, Cornell-like with 20, 5 and 50
+ * test nodes put 80.6 % of the test nodes in the largest class against its 73.1 % of what is
+ * left, and 2.5 % in the fourth against 4.8 %, over 2000 seeds). */
+static void split_shares(const char *what, const gat_idx *labels, gat_idx n, gat_idx C, gat_idx vpc,
+                         gat_idx n_test)
 {
     const int S = getenv("GAT_TEST_QUICK") ? 200 : 2000;
     gat_idx src = 0, dst = 0;
@@ -833,12 +948,15 @@ static void split_shares(const char *what, const gat_idx *labels, gat_idx n, gat
     ck_assert_int_eq(gat_csr_identity(&x, n), GAT_OK);
     gat_dataset_parts parts = {.graph = &g, .features = &x, .labels = labels, .n_classes = C};
     gat_dataset_options_default(&o);
+    o.val_per_class = vpc;
+    o.n_test = n_test;
     for (int seed = 1; seed <= S; seed++) {
         gat_dataset ds;
         o.seed = (uint64_t)seed;
         ck_assert_int_eq(gat_dataset_from_parts(&ds, &parts, &o), GAT_OK);
         for (gat_idx i = 0; i < n; i++) {
             if (labels[i] < 0 || ds.split[i] == GAT_SPLIT_TRAIN) continue;
+            if (vpc > 0 && ds.split[i] == GAT_SPLIT_VAL) continue;
             rest[labels[i]]++;
             val[labels[i]] += ds.split[i] == GAT_SPLIT_VAL;
             test[labels[i]] += ds.split[i] == GAT_SPLIT_TEST;
@@ -850,12 +968,16 @@ static void split_shares(const char *what, const gat_idx *labels, gat_idx n, gat
         nt += test[c];
         nr += rest[c];
     }
-    ck_assert(nv > 0 && nt > 0);
-    fprintf(stderr, "%s, %d seeds: class shares of remainder / validation / test (%%):", what, S);
+    ck_assert(nt > 0 && (vpc > 0 || nv > 0));
+    fprintf(stderr, "%s, %d seeds: class shares of remainder / %stest (%%):", what, S,
+            vpc > 0 ? "" : "validation / ");
     for (gat_idx c = 0; c < C; c++) {
-        const double r = rest[c] / nr, v = val[c] / nv, t = test[c] / nt;
-        fprintf(stderr, " %.1f/%.1f/%.1f", 100 * r, 100 * v, 100 * t);
-        worst = fmax(worst, fmax(fabs(v - r), fabs(t - r)));
+        const double r = rest[c] / nr, v = vpc > 0 ? 0 : val[c] / nv, t = test[c] / nt;
+        if (vpc > 0)
+            fprintf(stderr, " %.1f/%.1f", 100 * r, 100 * t);
+        else
+            fprintf(stderr, " %.1f/%.1f/%.1f", 100 * r, 100 * v, 100 * t);
+        worst = fmax(worst, fmax(vpc > 0 ? 0 : fabs(v - r), fabs(t - r)));
     }
     fprintf(stderr, "; largest deviation %.2f points\n", 100 * worst);
     ck_assert_msg(worst <= 0.02,
@@ -874,14 +996,15 @@ START_TEST(test_random_split_uniform_skewed)
         for (gat_idx j = 0; j < sizes[c]; j++)
             labels[n++] = c;
     ck_assert_int_eq(n, 183);
-    split_shares("Cornell-like (101/33/30/18/1)", labels, n, 5);
+    split_shares("Cornell-like (101/33/30/18/1)", labels, n, 5, 0, 1000);
+    split_shares("Cornell-like, 5 validation nodes per class, 50 test", labels, n, 5, 5, 50);
 }
 END_TEST
 
 START_TEST(test_random_split_uniform_cora)
 {
     gat_dataset cora = load_ok(tu_dataset("cora"), NULL);
-    split_shares("Cora", cora.labels, cora.n, cora.n_classes);
+    split_shares("Cora", cora.labels, cora.n, cora.n_classes, 0, 1000);
     gat_dataset_destroy(&cora);
 }
 END_TEST
@@ -2409,6 +2532,7 @@ int main(void)
     tcase_add_test(tc, test_small_default_split);
     tcase_add_test(tc, test_small_strict_split);
     tcase_add_test(tc, test_split_rules);
+    tcase_add_test(tc, test_val_per_class);
     tcase_add_test(tc, test_random_split_uniform_skewed);
     tcase_add_test(tc, test_random_split_uniform_cora);
     tcase_add_test(tc, test_split_fractions);
