@@ -604,7 +604,7 @@ static int split_val_both(const gat_dataset *ds, const uint8_t *split)
  * every fixed split is one (its index), else the split in use (-1); -2 when every one has both. */
 static gat_idx val_lacking(const options *o, const gat_dataset *ds)
 {
-    if (!o->all_splits) return split_val_both(ds, ds->split) ? -2 : -1;
+    if (!o->all_splits || !ds->splits) return split_val_both(ds, ds->split) ? -2 : -1;
     for (gat_idx k = 0; k < ds->n_splits; k++)
         if (!split_val_both(ds, ds->splits + (size_t)k * (size_t)ds->n)) return k;
     return -2;
