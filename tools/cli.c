@@ -398,11 +398,7 @@ static int cora_layout(const char *path)
     return exists_with(base, ".content") || exists_with(base, ".content.gz");
 }
 
-/* --split TR/VA/TE: three numbers (digits and '.') joined by '/' are percentages of each class,
- * anything else a split file (a file of that name is given as ./TR/VA/TE). Returns 1 with the
- * fractions in f, 0 for a file name, -1 for percentages out of range (printed unless prog is
- * NULL). */
-static int split_percentages(const char *prog, const char *s, double *f)
+int cli_split_percentages(const char *prog, const char *s, double *f)
 {
     const char *p = s;
     for (int k = 0; k < 3; k++) {
@@ -457,7 +453,7 @@ static const char *graph_only_option(const cli_data *d)
     if (d->graph_format) return "--graph-format";
     if (d->features) return "--features";
     if (d->labels) return "--labels";
-    if (d->split && split_percentages(NULL, d->split, f) == 0) return "--split";
+    if (d->split && cli_split_percentages(NULL, d->split, f) == 0) return "--split";
     if (d->edge_attributes) return "--edge-attributes";
     if (d->feature_attributes) return "--feature-attributes";
     if (d->label_attribute) return "--label-attribute";
@@ -577,7 +573,7 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         fprintf(stderr, "%s: --tu-features: %s\n", prog, gat_last_error());
         return 2;
     }
-    const int pct = d->split ? split_percentages(prog, d->split, o.split_fractions) : 0;
+    const int pct = d->split ? cli_split_percentages(prog, d->split, o.split_fractions) : 0;
     if (pct < 0) return 2;
     if (pct) o.ignore_split_file = 1; /* the percentages replace NAME.split */
     opt = &o;

@@ -159,6 +159,12 @@ typedef struct cli_data {
 /* The GAT_TU_FEATURES_* value of --tu-features (fallback when not given or not a name). */
 int cli_tu_features(const cli_data *d, int fallback);
 
+/* --split TR/VA/TE: three numbers (digits and '.') joined by '/' are percentages of each class,
+ * anything else a split file (a file of that name is given as ./TR/VA/TE). Returns 1 with the
+ * fractions in f, 0 for a file name, -1 for percentages out of range (printed unless prog is
+ * NULL). */
+int cli_split_percentages(const char *prog, const char *s, double *f);
+
 /* Loads the dataset d names, with opt (NULL: defaults): --graph and its files through
  * gat_dataset_read, else --dataset or default_name through gat_dataset_load (with
  * --skip-unknown-cites: gat_dataset_options.skip_unknown_edges; the caller reports

@@ -238,7 +238,7 @@ static void dataset_options(const options *o, gat_dataset_options *dopt)
     dopt->symmetrize = !o->directed;
     dopt->split_index = o->split_index;
     /* a size of the random split asks for one (split_usage) */
-    dopt->ignore_split_file = o->random_split || train_split_size_option(o);
+    dopt->ignore_split_file = o->random_split || o->resplit || train_split_size_option(o);
     /* sizes given on the command line must be met; the defaults adapt to small data */
     if (o->train_per_class >= 0) dopt->train_per_class = o->train_per_class;
     if (o->val_size >= 0) dopt->n_val = o->val_size;
@@ -520,6 +520,7 @@ typedef struct dataset_runs {
     gat_csr raw;
     gat_idx own;
     gat_real *shift, *scale;
+    gat_dataset_options resplit; /* --resplit: the random split's options, run 1's seed */
 } dataset_runs;
 
 /* --standardize (node tasks): ds's own columns z-scored by the moments over its training nodes
@@ -589,6 +590,19 @@ static int dataset_next_split(void *user, int r)
     return standardize_nodes(d);
 }
 
+/* --resplit: run r + 1 (r >= 1) draws its own random split, with the split seed + r. */
+static int dataset_resplit(void *user, int r)
+{
+    dataset_runs *d = user;
+    gat_dataset_options o = d->resplit;
+    o.seed += (uint64_t)r;
+    if (gat_dataset_random_split(&d->ds, &o) != GAT_OK) {
+        fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
+        return 1;
+    }
+    return standardize_nodes(d);
+}
+
 /* Whether the validation nodes of split (ds->n) hold class 0 and class 1 (two-class data has an
  * AUC). */
 static int split_val_both(const gat_dataset *ds, const uint8_t *split)
@@ -628,9 +642,11 @@ static int metric_val_usage(const options *o, const gat_dataset *ds, gat_idx lac
 /* One process on a dataset: full-graph or mini-batch runs. */
 static int train_dataset(options *o, const gat_dataset_options *dopt)
 {
-    dataset_runs d = {.o = o};
+    dataset_runs d = {.o = o, .resplit = *dopt};
     gat_dataset *ds = &d.ds;
     const char *name;
+    /* --split TR/VA/TE: the percentages cli_load_dataset draws the first split by */
+    if (o->data.split) (void)cli_split_percentages(NULL, o->data.split, d.resplit.split_fractions);
     int rc = cli_load_dataset("gat-train", &o->data, "cora", 1, dopt, ds, &name);
     if (rc != 0) return rc;
     if (ds->n_classes == 0 && ds->n_labels == 0) { /* no node task: a TU set, or no labels */
@@ -728,7 +744,9 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .feature_shift = d.shift,
                         .feature_scale = d.scale,
                         .train = dataset_train,
-                        .next_split = o->all_splits ? dataset_next_split : NULL,
+                        .next_split = o->all_splits ? dataset_next_split
+                                      : o->resplit  ? dataset_resplit
+                                                    : NULL,
                         .user = &d};
     rc = train_runs(o, &src);
     dataset_runs_destroy(&d);
@@ -864,6 +882,10 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"all-splits", CLI_FLAG, &op->all_splits, 0, 0, NULL,
          "one run per fixed split of the dataset (run r: split r-1, seed S+r-1), then mean and std "
          "as --runs"},
+        {"resplit", CLI_FLAG, &op->resplit, 0, 0, NULL,
+         "with --runs N, run r draws its own random split (split seed --split-seed + r - 1, "
+         "default --seed + r - 1), so that mean and std cover the splits too (implies "
+         "--random-split)"},
         {"train-per-class", CLI_INT, &op->train_per_class, 1, 1000000, "N",
          "training nodes per class of a random split, exactly (implies --random-split; default: "
          "20, or half of a class under 40)"},
@@ -1078,6 +1100,18 @@ static int check_options(options *o)
         fprintf(stderr, "gat-train: --standardize and --normalize conflict (try --help)\n");
         return 2;
     }
+    double f[3];
+    const char *fixed = o->all_splits    ? "--all-splits"
+                        : o->split_index ? "--split-index"
+                        : o->save_split  ? "--save-split"
+                        : o->data.split && cli_split_percentages(NULL, o->data.split, f) == 0
+                            ? "--split FILE"
+                            : NULL;
+    if (o->resplit && fixed) {
+        fprintf(stderr, "gat-train: --resplit draws a random split for each run: it excludes %s\n",
+                fixed);
+        return 2;
+    }
     if (o->all_splits && (o->runs > 1 || o->split_index || o->random_split ||
                           train_split_size_option(o) || o->partitions)) {
         fprintf(stderr, "gat-train: --all-splits sets the runs and splits: it excludes --runs, "
@@ -1085,7 +1119,8 @@ static int check_options(options *o)
         return 2;
     }
     if ((o->multilabel = o->task && !strcmp(o->task, "multilabel")) != 0) {
-        if (o->batch_size || o->partitions || o->random_split || train_split_size_option(o)) {
+        if (o->batch_size || o->partitions || o->random_split || o->resplit ||
+            train_split_size_option(o)) {
             fprintf(stderr, "gat-train: --task multilabel trains full-graph on the dataset's "
                             "split: it excludes --batch-size, --partitions and a random split\n");
             return 2;

@@ -30,6 +30,7 @@ typedef struct options {
     int train_per_class, val_size, test_size, val_per_class;
     const char *test_size_text; /* --test-size N|rest, parsed into test_size */
     int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
+    int resplit;     /* --resplit: run r draws its own random split (split seed + r - 1) */
     int standardize; /* --standardize: the features' columns z-scored (train_graphs.c) */
     int log_every;
     int eval_every;         /* --eval-every N (0: every epoch) */

@@ -55,6 +55,7 @@ int train_gps_check(options *o)
                         : o->residual && o->arch_kind != GAT_GPS_BN && o->arch_kind != GAT_GPS_FFN
                             ? "--residual"
                         : o->all_splits       ? "--all-splits"
+                        : o->resplit          ? "--resplit"
                         : o->head_dropout     ? "--head-dropout 1"
                         : o->proj_dropout > 0 ? "--proj-dropout"
                         : o->score_bias       ? "--score-bias 1"

@@ -75,6 +75,7 @@ int train_graphs_check(options *o)
     }
     /* the node split's and node order's options, which the folds of graphs do not read */
     const char *node = o->random_split              ? "--random-split"
+                       : o->resplit                 ? "--resplit"
                        : train_split_size_option(o) ? train_split_size_option(o)
                        : o->split_seed >= 0         ? "--split-seed"
                        : o->split_index             ? "--split-index"

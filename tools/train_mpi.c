@@ -14,6 +14,7 @@ static int dist_usage(const options *o)
     const char *bad = o->data.graph                                   ? "--graph"
                       : o->batch_size                                 ? "--batch-size"
                       : o->random_split                               ? "--random-split"
+                      : o->resplit                                    ? "--resplit"
                       : train_split_size_option(o)                    ? train_split_size_option(o)
                       : o->save_split                                 ? "--save-split"
                       : o->split_seed >= 0                            ? "--split-seed"

@@ -453,6 +453,17 @@ GAT_API gat_status gat_dataset_save_split(const gat_dataset *ds, const char *pat
  * n_splits) (the message names k and n_splits). Cost O(n). */
 GAT_API gat_status gat_dataset_use_split(gat_dataset *ds, gat_idx k);
 
+/* Draws a fresh random split of ds into ds->split (whatever it held) from o's random split
+ * settings: train_per_class, n_val, val_per_class, n_test, split_strict, split_fractions and
+ * seed, as gat_dataset_load draws one (the same seed and options give the split a load gives);
+ * ds->split_adapted and n_train, n_val, n_test follow. One model per random split (mean and
+ * std over splits, as Shchur et al. 2018 report) then needs no reload. ds->splits is left as it
+ * is (gat_dataset_use_split returns to a fixed split). Returns GAT_EINVAL for NULL ds or o,
+ * options gat_dataset_load refuses, or a dataset without one class per node (no classes,
+ * multi-hot labels: the split is drawn by class), GAT_EFORMAT for a strict size the data cannot
+ * give and GAT_ENOMEM; ds is unchanged on failure. Cost O(n). */
+GAT_API gat_status gat_dataset_random_split(gat_dataset *ds, const gat_dataset_options *o);
+
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);
 

@@ -255,3 +255,35 @@ cleanup:
     gat_free(val);
     return st;
 }
+
+gat_status gat_dataset_random_split(gat_dataset *ds, const gat_dataset_options *o)
+{
+    static const char fn[] = "gat_dataset_random_split";
+    gat_i_clear_error();
+    if (!ds || !o)
+        return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !ds ? "dataset ds" : "options o");
+    gat_status st = gat_i_check_options(o, fn);
+    if (st != GAT_OK) return st;
+    if (ds->n_labels > 0 || ds->n_classes < 1 || (ds->n > 0 && (!ds->labels || !ds->split)))
+        return gat_i_error(GAT_EINVAL, "%s: the dataset has %s", fn,
+                           ds->n_labels > 0    ? "multi-hot labels (the split is drawn by class)"
+                           : ds->n_classes < 1 ? "no node classes to draw the split by"
+                           : !ds->labels       ? "NULL labels"
+                                               : "NULL split");
+    const size_t n = (size_t)ds->n;
+    uint8_t *old = gat_malloc(n ? n : 1, 1);
+    if (!old) return GAT_ENOMEM;
+    const unsigned adapted = ds->split_adapted;
+    if (n) {
+        memcpy(old, ds->split, n);
+        memset(ds->split, GAT_SPLIT_NONE, n);
+    }
+    if ((st = gat_i_random_split(ds, o, "the dataset")) == GAT_OK) {
+        gat_i_count_split(ds);
+    } else {
+        if (n) memcpy(ds->split, old, n);
+        ds->split_adapted = adapted;
+    }
+    gat_free(old);
+    return st;
+}

@@ -72,6 +72,25 @@ check small-test-rest 0 'split 40/60/105' '' -- "$bin" --dataset "$data/small" -
 check val-per-class-and-size 2 '' '^gat-train: --val-per-class and --val-size conflict' -- "$bin" --dataset "$data/small" --val-per-class 5 --val-size 60
 check test-size-word 2 '' "^gat-train: --test-size: expected an integer in \\[0, 100000000\\] or 'rest', got 'all'$" -- "$bin" --dataset "$data/small" --test-size all
 check val-per-class-all-splits 2 '' '--all-splits sets the runs and splits' -- "$bin" --dataset "$data/small" --all-splits --val-per-class 5
+# --resplit: run r of --runs 3 draws its own random split, and is the run of --seed r with a
+# random split (the same epochs, timings aside); by sizes and by percentages of each class
+for how in "--train-per-class 8 --val-per-class 5 --test-size rest" "--split 60/20/20"; do
+  "$bin" --dataset "$data/small" --runs 3 --resplit $how --epochs 4 --threads 1 --quiet --metrics "$tmp/all.csv" >/dev/null 2>&1
+  same=1
+  for r in 1 2 3; do
+    "$bin" --dataset "$data/small" --seed $r --random-split $how --epochs 4 --threads 1 --quiet --metrics "$tmp/one.csv" >/dev/null 2>&1
+    [ "$(awk -F, -v r=$r 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
+      "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+  done
+  # and not the runs of one split
+  "$bin" --dataset "$data/small" --runs 3 --random-split $how --epochs 4 --threads 1 --quiet --metrics "$tmp/fixed.csv" >/dev/null 2>&1
+  [ "$(cut -d, -f1-6 "$tmp/all.csv")" != "$(cut -d, -f1-6 "$tmp/fixed.csv")" ] || same=0
+  [ $same -eq 1 ] && ok "resplit-runs ($how)" || bad "resplit-runs ($how)" "$tmp/all.csv" "$tmp/one.csv"
+done
+check resplit-summary 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 1\.\.3, ' '' -- "$bin" --dataset "$data/small" --runs 3 --resplit --epochs 2 --threads 1 --quiet
+for fixed in "--all-splits" "--split-index 1" "--save-split $tmp/s" "--split some.split"; do
+  check "resplit-excludes ${fixed%% *}" 2 '' "^gat-train: --resplit draws a random split for each run: it excludes ${fixed%% *}" -- "$bin" --dataset "$data/small" --resplit $fixed
+done
 
 # Signed (Gaussian) features from gat-synth --dense: left as they are by default, with one note
 # on stderr, and trained as well as with --no-normalize (row sums of signed rows would wreck

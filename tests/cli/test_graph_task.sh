@@ -212,6 +212,7 @@ check empty-graph 1 '' 'gap_graph_indicator.txt:[0-9]+:' -- "$train" --task grap
 check graph-no-node-split 2 '' '^gat-train: --train-per-class does not apply to --task graph \(it splits the graphs into folds' -- "$train" --task graph --dataset "$d" --epochs 1 --train-per-class 5
 check graph-no-val-per-class 2 '' '^gat-train: --val-per-class does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --val-per-class 5
 check graph-no-test-rest 2 '' '^gat-train: --test-size does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --test-size rest
+check graph-no-resplit 2 '' '^gat-train: --resplit does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --resplit
 check graph-no-split-seed 2 '' '^gat-train: --split-seed does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --split-seed 2
 check graph-no-order 2 '' '^gat-train: --order does not apply to --task graph' -- "$train" --task graph --dataset "$d" --epochs 1 --order rcm
 check graph-no-auc 2 '' "^gat-train: --metric auc: --task graph follows the validation graphs' accuracy \(acc\) or loss$" -- "$train" --task graph --dataset "$d" --epochs 1 --metric auc

@@ -872,6 +872,58 @@ START_TEST(test_val_per_class)
 }
 END_TEST
 
+/* gat_dataset_random_split on a loaded dataset gives the split a load with the same options
+ * gives (sizes, per class or not, and seed), and a refused call leaves the dataset as it was. */
+START_TEST(test_random_split_again)
+{
+    gat_dataset_options o;
+    gat_dataset ds, want, empty;
+    gat_dataset_options_default(&o);
+    ds = load_ok(tu_data("small"), &o);
+    for (int v = 0; v < 3; v++) {
+        o.seed = 7 + (uint64_t)v;
+        o.train_per_class = v == 2 ? 8 : 20;
+        o.val_per_class = v == 2 ? 5 : 0;
+        o.n_test = v == 2 ? GAT_SPLIT_REST : 1000;
+        o.split_strict = v == 2 ? GAT_SPLIT_STRICT_ALL : 0;
+        want = load_ok(tu_data("small"), &o);
+        ck_assert_int_eq(gat_dataset_random_split(&ds, &o), GAT_OK);
+        ck_assert_mem_eq(ds.split, want.split, (size_t)ds.n);
+        ck_assert_int_eq(ds.n_train, want.n_train);
+        ck_assert_int_eq(ds.n_val, want.n_val);
+        ck_assert_int_eq(ds.n_test, want.n_test);
+        ck_assert_uint_eq(ds.split_adapted, want.split_adapted);
+        assert_split_counts(&ds);
+        gat_dataset_destroy(&want);
+    }
+    /* refused: the split, its counts and split_adapted stay */
+    uint8_t before[205];
+    ck_assert_int_eq(ds.n, 205);
+    memcpy(before, ds.split, sizeof before);
+    const gat_idx n_val = ds.n_val;
+    o.val_per_class = 30;
+    ck_assert_int_eq(gat_dataset_random_split(&ds, &o), GAT_EFORMAT);
+    ck_assert_str_eq(gat_last_error(), "random split of the dataset: class 'course' has 36 "
+                                       "nodes, fewer than the 8 training + 30 validation "
+                                       "nodes per class requested");
+    o.val_per_class = -3;
+    ck_assert_int_eq(gat_dataset_random_split(&ds, &o), GAT_EINVAL);
+    ck_assert_mem_eq(ds.split, before, sizeof before);
+    ck_assert_int_eq(ds.n_val, n_val);
+    ck_assert_uint_eq(ds.split_adapted, 0);
+    ck_assert_int_eq(gat_dataset_random_split(NULL, &o), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(), "gat_dataset_random_split: NULL dataset ds");
+    ck_assert_int_eq(gat_dataset_random_split(&ds, NULL), GAT_EINVAL);
+    memset(&empty, 0, sizeof empty);
+    gat_dataset_options_default(&o);
+    ck_assert_int_eq(gat_dataset_random_split(&empty, &o), GAT_EINVAL);
+    ck_assert_str_eq(gat_last_error(),
+                     "gat_dataset_random_split: the dataset has no node classes to draw the "
+                     "split by");
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
 /* The rules on the smallest classes and remainders, through gat_dataset_from_parts: a class of
  * 1 node gives none, of 2 or 3 one, of 5 two; the rest splits n_val : n_test rounded, with one
  * node for each while at least 2 remain. */
@@ -2533,6 +2585,7 @@ int main(void)
     tcase_add_test(tc, test_small_strict_split);
     tcase_add_test(tc, test_split_rules);
     tcase_add_test(tc, test_val_per_class);
+    tcase_add_test(tc, test_random_split_again);
     tcase_add_test(tc, test_random_split_uniform_skewed);
     tcase_add_test(tc, test_random_split_uniform_cora);
     tcase_add_test(tc, test_split_fractions);
