@@ -652,6 +652,17 @@ static void count_train(const gat_dataset *ds, gat_idx *train)
         if (ds->split[i] == GAT_SPLIT_TRAIN) train[ds->labels[i]]++;
 }
 
+/* Fails unless ds's split has these sizes and split_adapted bits (and counts match ds->split). */
+static void assert_sizes(const gat_dataset *ds, gat_idx train, gat_idx val, gat_idx test,
+                         unsigned adapted)
+{
+    ck_assert_int_eq(ds->n_train, train);
+    ck_assert_int_eq(ds->n_val, val);
+    ck_assert_int_eq(ds->n_test, test);
+    ck_assert_uint_eq(ds->split_adapted, adapted);
+    assert_split_counts(ds);
+}
+
 /* Fails unless the last error is exactly "random split of <tests/data/small/small.content>: " +
  * rest. */
 static void assert_small_error(const char *rest)
@@ -724,28 +735,21 @@ START_TEST(test_small_strict_split)
     count_train(&ds, train);
     for (int c = 0; c < 5; c++)
         ck_assert_int_eq(train[c], 9);
-    ck_assert_int_eq(ds.n_val, 53);
-    ck_assert_int_eq(ds.n_test, 107);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST);
+    assert_sizes(&ds, 45, 53, 107, GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST);
     gat_dataset_destroy(&ds);
     /* strict test size: validation takes the rest */
     o.train_per_class = 20;
     o.n_test = 100;
     o.split_strict = GAT_SPLIT_STRICT_TEST;
     ds = load_ok(tu_data("small"), &o);
-    ck_assert_int_eq(ds.n_train, 79);
-    ck_assert_int_eq(ds.n_val, 26);
-    ck_assert_int_eq(ds.n_test, 100);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
+    assert_sizes(&ds, 79, 26, 100, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
     gat_dataset_destroy(&ds);
     /* strict validation size: test takes the rest */
     o.n_val = 30;
     o.n_test = 1000;
     o.split_strict = GAT_SPLIT_STRICT_VAL;
     ds = load_ok(tu_data("small"), &o);
-    ck_assert_int_eq(ds.n_val, 30);
-    ck_assert_int_eq(ds.n_test, 96);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_TEST);
+    assert_sizes(&ds, 79, 30, 96, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_TEST);
     gat_dataset_destroy(&ds);
     /* sizes the data can give are kept, strict or not: nothing adapted */
     o.train_per_class = 5;
@@ -754,10 +758,7 @@ START_TEST(test_small_strict_split)
     for (unsigned strict = 0; strict <= GAT_SPLIT_STRICT_ALL; strict += GAT_SPLIT_STRICT_ALL) {
         o.split_strict = strict;
         ds = load_ok(tu_data("small"), &o);
-        ck_assert_int_eq(ds.n_train, 25);
-        ck_assert_int_eq(ds.n_val, 50);
-        ck_assert_int_eq(ds.n_test, 100);
-        ck_assert_uint_eq(ds.split_adapted, 0);
+        assert_sizes(&ds, 25, 50, 100, 0);
         gat_dataset_destroy(&ds);
     }
 }
@@ -803,9 +804,7 @@ START_TEST(test_val_per_class)
                        "the 1000 test nodes requested");
     o.split_strict = GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL;
     ds = load_ok(tu_data("small"), &o);
-    ck_assert_int_eq(ds.n_val, 25);
-    ck_assert_int_eq(ds.n_test, 140);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TEST);
+    assert_sizes(&ds, 40, 25, 140, GAT_SPLIT_STRICT_TEST);
     gat_dataset_destroy(&ds);
     /* a test size that fits is drawn from the nodes left */
     o.n_test = 100;
@@ -830,9 +829,7 @@ START_TEST(test_val_per_class)
         val[ds.labels[i]] += ds.split[i] == GAT_SPLIT_VAL;
     for (int c = 0; c < 5; c++)
         ck_assert_int_eq(val[c], (sizes[c] - 8) / 2 < 15 ? (sizes[c] - 8) / 2 : 15);
-    ck_assert_int_eq(ds.n_val, 14 + 15 + 5 + 8 + 15);
-    ck_assert_int_eq(ds.n_test, 205 - 40 - ds.n_val);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_VAL);
+    assert_sizes(&ds, 40, 14 + 15 + 5 + 8 + 15, 205 - 40 - ds.n_val, GAT_SPLIT_STRICT_VAL);
     gat_dataset_destroy(&ds);
 
     /* GAT_SPLIT_REST with a total validation size: test is what validation leaves, also when
@@ -842,17 +839,12 @@ START_TEST(test_val_per_class)
     o.n_val = 30;
     o.split_strict = GAT_SPLIT_STRICT_VAL;
     ds = load_ok(tu_data("small"), &o);
-    ck_assert_int_eq(ds.n_train, 79);
-    ck_assert_int_eq(ds.n_val, 30);
-    ck_assert_int_eq(ds.n_test, 205 - 79 - 30);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN);
+    assert_sizes(&ds, 79, 30, 205 - 79 - 30, GAT_SPLIT_STRICT_TRAIN);
     gat_dataset_destroy(&ds);
     o.n_val = 500;
     o.split_strict = GAT_SPLIT_STRICT_TEST; /* no test size to fall short of */
     ds = load_ok(tu_data("small"), &o);
-    ck_assert_int_eq(ds.n_val, 126);
-    ck_assert_int_eq(ds.n_test, 0);
-    ck_assert_uint_eq(ds.split_adapted, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
+    assert_sizes(&ds, 79, 126, 0, GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL);
     gat_dataset_destroy(&ds);
     o.split_strict = GAT_SPLIT_STRICT_VAL;
     ck_assert_int_eq(gat_dataset_load(&ds, tu_data("small"), &o), GAT_EFORMAT);
@@ -889,11 +881,7 @@ START_TEST(test_random_split_again)
         want = load_ok(tu_data("small"), &o);
         ck_assert_int_eq(gat_dataset_random_split(&ds, &o), GAT_OK);
         ck_assert_mem_eq(ds.split, want.split, (size_t)ds.n);
-        ck_assert_int_eq(ds.n_train, want.n_train);
-        ck_assert_int_eq(ds.n_val, want.n_val);
-        ck_assert_int_eq(ds.n_test, want.n_test);
-        ck_assert_uint_eq(ds.split_adapted, want.split_adapted);
-        assert_split_counts(&ds);
+        assert_sizes(&ds, want.n_train, want.n_val, want.n_test, want.split_adapted);
         gat_dataset_destroy(&want);
     }
     /* refused: the split, its counts and split_adapted stay */
