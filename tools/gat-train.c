@@ -590,6 +590,17 @@ static int dataset_next_split(void *user, int r)
     return standardize_nodes(d);
 }
 
+/* Whether the validation nodes of split (ds->n) hold class 0 and class 1 (two-class data has an
+ * AUC). */
+static int split_val_both(const gat_dataset *ds, const uint8_t *split)
+{
+    int seen[2] = {0, 0};
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (split[i] == GAT_SPLIT_VAL && ds->labels[i] >= 0 && ds->labels[i] < 2)
+            seen[ds->labels[i]] = 1;
+    return seen[0] && seen[1];
+}
+
 /* --resplit: run r + 1 (r >= 1) draws its own random split, with the split seed + r. */
 static int dataset_resplit(void *user, int r)
 {
@@ -600,18 +611,16 @@ static int dataset_resplit(void *user, int r)
         fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
         return 1;
     }
+    if (d->o->metric == GAT_METRIC_AUC && d->ds.n_classes == 2 &&
+        !split_val_both(&d->ds, d->ds.split)) {
+        fprintf(stderr,
+                "gat-train: --resplit: run %d: the validation nodes of its split (seed %llu) are "
+                "all of one class, and ROC-AUC needs both (use --metric acc or more validation "
+                "nodes)\n",
+                r + 1, (unsigned long long)o.seed);
+        return 1;
+    }
     return standardize_nodes(d);
-}
-
-/* Whether the validation nodes of split (ds->n) hold class 0 and class 1 (two-class data has an
- * AUC). */
-static int split_val_both(const gat_dataset *ds, const uint8_t *split)
-{
-    int seen[2] = {0, 0};
-    for (gat_idx i = 0; i < ds->n; i++)
-        if (split[i] == GAT_SPLIT_VAL && ds->labels[i] >= 0 && ds->labels[i] < 2)
-            seen[ds->labels[i]] = 1;
-    return seen[0] && seen[1];
 }
 
 /* The first split the runs train on whose validation nodes lack class 0 or 1: with --all-splits

@@ -47,6 +47,12 @@ run all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 1\.\.3,
   -- "$train" --dataset "$tmp/tiny.npz" --all-splits "${args[@]}"
 run all-splits-runs 2 '' '--all-splits sets the runs and splits' \
   -- "$train" --dataset "$tmp/tiny.npz" --all-splits --runs 2
+# --resplit following the ROC-AUC: 2 validation nodes, of one class in run 5's split (seed 5),
+# stop the runs with a message naming it (runs 1-4 have both classes)
+run resplit-auc-one-class 1 '' '^gat-train: --resplit: run 5: the validation nodes of its split \(seed 5\) are all of one class, and ROC-AUC needs both' \
+  -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 5 --resplit --epochs 1 --threads 1 --quiet
+run resplit-auc-four 0 '^test ROC-AUC: [0-9.]+% \+- [0-9.]+%  \(4 runs' '' \
+  -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 4 --resplit --epochs 1 --threads 1 --quiet
 run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.gatd"
 "$train" --dataset "$tmp/tiny.npz" "${args[@]}" >"$tmp/a" 2>&1
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1
