@@ -74,13 +74,14 @@ int train_graphs_check(options *o)
         return 2;
     }
     /* the node split's and node order's options, which the folds of graphs do not read */
-    const char *node = o->random_split              ? "--random-split"
-                       : o->resplit                 ? "--resplit"
-                       : train_split_size_option(o) ? train_split_size_option(o)
-                       : o->split_seed >= 0         ? "--split-seed"
-                       : o->split_index             ? "--split-index"
-                       : o->order                   ? "--order"
-                                                    : NULL;
+    const char *size = train_split_size_option(o);
+    const char *node = o->random_split      ? "--random-split"
+                       : o->resplit         ? "--resplit"
+                       : size               ? size
+                       : o->split_seed >= 0 ? "--split-seed"
+                       : o->split_index     ? "--split-index"
+                       : o->order           ? "--order"
+                                            : NULL;
     if (node) {
         fprintf(stderr,
                 "gat-train: %s does not apply to --task graph (it splits the graphs into folds, "

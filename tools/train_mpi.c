@@ -11,11 +11,12 @@
 /* --partitions: the flags that read a dataset or sample do not apply. */
 static int dist_usage(const options *o)
 {
+    const char *size = train_split_size_option(o);
     const char *bad = o->data.graph                                   ? "--graph"
                       : o->batch_size                                 ? "--batch-size"
                       : o->random_split                               ? "--random-split"
                       : o->resplit                                    ? "--resplit"
-                      : train_split_size_option(o)                    ? train_split_size_option(o)
+                      : size                                          ? size
                       : o->save_split                                 ? "--save-split"
                       : o->split_seed >= 0                            ? "--split-seed"
                       : o->split_index                                ? "--split-index"

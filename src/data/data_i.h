@@ -28,14 +28,15 @@ static inline char **gat_i_strv(const char *const *v)
 /* GAT_SPLIT_* value of "train", "val" or "test", or GAT_SPLIT_NONE for any other word. */
 uint8_t gat_i_split_value(const char *word);
 
-/* Fills ds->split (zeroed, (n)) at random from ds->labels: after a seeded Fisher-Yates shuffle
- * of the nodes, the first train_per_class labelled nodes of each class train; a second shuffle
- * of the other labelled nodes (same stream) gives the first n_val to validation and the next
- * n_test to test, so both are uniform draws from the remainder (as PyG's RandomNodeSplit);
+/* Fills ds->split ((n), cleared first) at random from ds->labels: after a seeded Fisher-Yates
+ * shuffle of the nodes, the first train_per_class labelled nodes of each class train; a second
+ * shuffle of the other labelled nodes (same stream) gives the first n_val to validation and the
+ * next n_test to test, so both are uniform draws from the remainder (as PyG's RandomNodeSplit);
  * unlabelled nodes (label -1) stay GAT_SPLIT_NONE. Sizes that are not in o->split_strict shrink to
  * fit the data as gat_dataset_options says; ds->split_adapted gets the bits of those that did. what
  * names the data in messages ("random split of WHAT: ..."). Returns GAT_EFORMAT (a strict size the
- * data cannot give), GAT_ENOMEM. */
+ * data cannot give), GAT_ENOMEM, before writing: ds->split (whatever it held) and
+ * split_adapted change only on success. */
 gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, const char *what);
 
 /* Checks the option fields every dataset source reads (split sizes, normalize); GAT_EINVAL

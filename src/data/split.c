@@ -163,6 +163,7 @@ static gat_status fraction_split(gat_dataset *ds, const gat_dataset_options *o)
     gat_rng rng;
     gat_status st = GAT_ENOMEM;
     if (!perm || !count || !quota) goto cleanup;
+    if (ds->n > 0) memset(ds->split, GAT_SPLIT_NONE, (size_t)ds->n);
     for (gat_idx i = 0; i < ds->n; i++)
         if (ds->labels[i] >= 0) count[ds->labels[i]]++;
     plan_fractions(count, C, o->split_fractions, quota);
@@ -209,6 +210,7 @@ gat_status gat_i_random_split(gat_dataset *ds, const gat_dataset_options *o, con
         }
     if ((st = plan_split(ds, count, labelled, o, what, train, val, &n_val, &n_test)) != GAT_OK)
         goto cleanup;
+    if (ds->n > 0) memset(ds->split, GAT_SPLIT_NONE, (size_t)ds->n);
     gat_rng_seed(&rng, o->seed);
     for (gat_idx i = 0; i < ds->n; i++)
         perm[i] = i;
@@ -270,20 +272,7 @@ gat_status gat_dataset_random_split(gat_dataset *ds, const gat_dataset_options *
                            : ds->n_classes < 1 ? "no node classes to draw the split by"
                            : !ds->labels       ? "NULL labels"
                                                : "NULL split");
-    const size_t n = (size_t)ds->n;
-    uint8_t *old = gat_malloc(n ? n : 1, 1);
-    if (!old) return GAT_ENOMEM;
-    const unsigned adapted = ds->split_adapted;
-    if (n) {
-        memcpy(old, ds->split, n);
-        memset(ds->split, GAT_SPLIT_NONE, n);
-    }
-    if ((st = gat_i_random_split(ds, o, "the dataset")) == GAT_OK) {
-        gat_i_count_split(ds);
-    } else {
-        if (n) memcpy(ds->split, old, n);
-        ds->split_adapted = adapted;
-    }
-    gat_free(old);
+    /* gat_i_random_split fails before it writes: ds is unchanged then */
+    if ((st = gat_i_random_split(ds, o, "the dataset")) == GAT_OK) gat_i_count_split(ds);
     return st;
 }
