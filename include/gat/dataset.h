@@ -186,6 +186,9 @@ typedef struct gat_dataset {
                              * holds row split_index), when it holds more than one and split is
                              * one of them; NULL otherwise (one split, a random split, parts).
                              * gat_dataset_save stores them (may point into a .gatd mapping) */
+    gat_idx removed_nodes;  /* nodes outside the largest connected component that
+                             * gat_dataset_largest_component (or gat_dataset_options.
+                             * largest_component) removed; 0 otherwise */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -250,6 +253,13 @@ typedef struct gat_dataset_options {
      * train_per_class + val_per_class is GAT_EFORMAT naming it); otherwise a class gives at most
      * half of what its training nodes leave. */
     gat_idx val_per_class;
+    /* 1: keep only the nodes of the graph's largest connected component (gat_dataset_
+     * largest_component; Shchur et al. 2018 prepare their benchmark sets so), as the last step
+     * of every source (gat_dataset_load, gat_dataset_read, gat_dataset_from_parts,
+     * gat_dataset_from_igraph): a random split is then drawn over the nodes kept, a fixed split
+     * (and every one of gat_dataset.splits) keeps its kept nodes. Default 0: every node. A dataset
+     * of many graphs is GAT_EINVAL. */
+    int largest_component;
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */
@@ -463,6 +473,19 @@ GAT_API gat_status gat_dataset_use_split(gat_dataset *ds, gat_idx k);
  * multi-hot labels: the split is drawn by class), GAT_EFORMAT for a strict size the data cannot
  * give and GAT_ENOMEM; ds is unchanged on failure. Cost O(n). */
 GAT_API gat_status gat_dataset_random_split(gat_dataset *ds, const gat_dataset_options *o);
+
+/* Cuts ds to the nodes of its graph's largest weakly connected component (edge directions
+ * ignored; of two components of the same size, the one holding the lower node number), as
+ * Shchur et al. 2018 prepare their benchmark sets. The kept nodes keep their order and ids
+ * (node_ids) and are renumbered 0..n'-1; their features, labels, split, every fixed split of
+ * ds->splits, multi-hot labels, edges, edge features and edge_input come along; feature
+ * columns and classes stay as they are (a class may be left without nodes). A split drawn at
+ * random keeps only its kept nodes: draw it again with gat_dataset_random_split (what
+ * gat_dataset_options.largest_component does). ds->removed_nodes grows by the nodes removed,
+ * also given in *removed (may be NULL). A connected graph (or n == 0) is left as it is.
+ * Returns GAT_EINVAL (NULL ds, a dataset of many graphs: n_graphs > 0), GAT_ENOMEM; on failure
+ * ds is unchanged. Cost O(n + E D + nnz), and a copy of the kept parts. */
+GAT_API gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *removed);
 
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);

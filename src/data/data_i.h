@@ -69,4 +69,13 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
                                     const gat_dataset_options *opt, const char *fn,
                                     const char *what, const char *features);
 
+/* gat_dataset_largest_component with fn naming the public function in messages. */
+gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char *fn);
+
+/* What every public dataset source does last with its options: with opt->largest_component,
+ * the dataset cut to its largest component (gat_i_largest_component) and, when its split was
+ * drawn at random (n_splits 0, or ignore_split_file), the random split drawn again over the
+ * nodes kept. Nothing without it (opt may be NULL). */
+gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, const char *fn);
+
 #endif

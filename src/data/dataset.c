@@ -62,6 +62,9 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
                            "%s: tu_features is %d, expected GAT_TU_FEATURES_ALL (0), "
                            "GAT_TU_FEATURES_LABELS (1) or GAT_TU_FEATURES_ATTRIBUTES (2)",
                            fn, o->tu_features);
+    if (o->largest_component != 0 && o->largest_component != 1)
+        return gat_i_error(GAT_EINVAL, "%s: largest_component is %d, expected 0 or 1", fn,
+                           o->largest_component);
     return GAT_OK;
 }
 

@@ -262,7 +262,9 @@ cleanup:
 gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *parts,
                                   const gat_dataset_options *opt)
 {
+    static const char fn[] = "gat_dataset_from_parts";
     gat_i_clear_error();
-    return gat_i_dataset_from_parts(ds, parts, opt, "gat_dataset_from_parts", "the labelled nodes",
-                                    NULL);
+    gat_status st = gat_i_dataset_from_parts(ds, parts, opt, fn, "the labelled nodes", NULL);
+    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, fn)) != GAT_OK) gat_dataset_destroy(ds);
+    return st;
 }

@@ -1,6 +1,6 @@
 /* Fuzz target: the Cora-layout loader (gat_dataset_load) on NAME.content, NAME.cites and
  * NAME.split. Input: one options byte, then the three files separated by 0x01 bytes (the
- * input's size, mod 8, picks the random split's variants). A loaded
+ * input's size, mod 16, picks the random split's variants and the largest component). A loaded
  * dataset must be well-formed and train a tiny model; a failure must be a documented status with
  * a message and a zeroed dataset. */
 #include "fuzz_util.h"
@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size & 1) o.val_per_class = 1;
     if (size & 2) o.n_test = GAT_SPLIT_REST;
     if (size & 4) o.split_strict = GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST;
+    if (size & 8) o.largest_component = 1;
     gat_status st = gat_dataset_load(&ds, fuzz_path(4, "d"), &o);
     if (st == GAT_OK) {
         FUZZ_CHECK(ds.n > 0);

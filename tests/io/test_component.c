@@ -1,0 +1,406 @@
+/* The largest connected component (gat_dataset_largest_component and
+ * gat_dataset_options.largest_component): which nodes stay, against a union-find reference on
+ * random graphs; every per-node and per-edge array of the nodes kept; the random split drawn
+ * again over them, a fixed split and the rows of ds->splits restricted; refusals and allocation
+ * failures that leave the dataset as it was; the option at gat_dataset_load. */
+#include "testutil.h"
+#include "core/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { D = 2, F = 3 };
+
+/* A dataset of n nodes "n0".."n{n-1}" from m directed edges src[k] -> dst[k] (no
+ * symmetrising): label (i / 2) % 2 (node 6 unlabelled), features (i, i + 0.5, 0), edge features of
+ * input edge k (k + 1, -(k + 1)) merged per edge, edge_input from the builder; split as given
+ * (NULL: the random split of o). */
+static gat_status make(gat_dataset *ds, gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst,
+                       const uint8_t *split, const gat_dataset_options *o)
+{
+    gat_graph g;
+    gat_csr x;
+    gat_idx labels[64], *input = malloc(GAT_GRAPH_MAX_EDGES(n, m, 0) * sizeof *input);
+    gat_real dense[64 * F], rows[256 * D], *erows;
+    char names[64][8];
+    const char *ids[64];
+    ck_assert(n <= 64 && m <= 256);
+    for (gat_idx i = 0; i < n; i++) {
+        labels[i] = i == 6 ? -1 : (i / 2) % 2;
+        dense[i * F] = (gat_real)i, dense[i * F + 1] = (gat_real)i + 0.5f, dense[i * F + 2] = 0;
+        snprintf(names[i], sizeof names[i], "n%d", i);
+        ids[i] = names[i];
+    }
+    for (size_t k = 0; k < m; k++)
+        rows[k * D] = (gat_real)(k + 1), rows[k * D + 1] = -(gat_real)(k + 1);
+    ck_assert_int_eq(gat_graph_from_edges_mapped(&g, n, m, src, dst, 0, input), GAT_OK);
+    ck_assert_int_eq(gat_csr_from_dense(&x, n, F, dense), GAT_OK);
+    erows = malloc((size_t)g.nnz * D * sizeof *erows);
+    ck_assert_int_eq(gat_edge_features_merge(erows, &g, m, src, dst, 0, rows, D, 0), GAT_OK);
+    const gat_dataset_parts p = {.graph = &g,
+                                 .features = &x,
+                                 .labels = labels,
+                                 .n_classes = 2,
+                                 .split = split,
+                                 .node_ids = ids,
+                                 .edge_features = erows,
+                                 .n_edge_features = D,
+                                 .edge_input = input};
+    const gat_status st = gat_dataset_from_parts(ds, &p, o);
+    gat_graph_destroy(&g);
+    gat_csr_destroy(&x);
+    free(input);
+    free(erows);
+    return st;
+}
+
+static gat_dataset options_off(gat_dataset_options *o)
+{
+    gat_dataset_options_default(o);
+    o->normalize = GAT_NORMALIZE_OFF;
+    return (gat_dataset){0};
+}
+
+/* The edge j -> i of ds (by ids), or -1 */
+static gat_idx edge_of(const gat_dataset *ds, const char *j, const char *i)
+{
+    const gat_idx a = tu_node(ds, j), b = tu_node(ds, i);
+    if (a < 0 || b < 0) return -1;
+    for (gat_idx e = ds->graph.rowptr[b]; e < ds->graph.rowptr[b + 1]; e++)
+        if (ds->graph.col[e] == a) return e;
+    return -1;
+}
+
+/* cut holds the nodes of full named in ids (k of them, in full's order), each with its row of
+ * every array, and exactly the edges of full among them with their rows */
+static void assert_cut(const gat_dataset *full, const gat_dataset *cut, const char *const *ids,
+                       gat_idx k)
+{
+    ck_assert_int_eq(cut->n, k);
+    ck_assert_int_eq(gat_graph_check(&cut->graph), GAT_OK);
+    ck_assert_int_eq(gat_csr_check(&cut->x), GAT_OK);
+    ck_assert_int_eq(cut->n_classes, full->n_classes);
+    ck_assert_int_eq(cut->n_features, full->n_features);
+    gat_idx edges = 0;
+    for (gat_idx a = 0; a < k; a++) {
+        ck_assert_str_eq(cut->node_ids[a], ids[a]);
+        const gat_idx i = tu_node(full, ids[a]);
+        ck_assert_int_eq(cut->labels[a], full->labels[i]);
+        ck_assert_int_eq(cut->split[a], full->split[i]);
+        const gat_idx r0 = full->x.rowptr[i], r1 = full->x.rowptr[i + 1];
+        ck_assert_int_eq(cut->x.rowptr[a + 1] - cut->x.rowptr[a], r1 - r0);
+        ck_assert_mem_eq(cut->x.col + cut->x.rowptr[a], full->x.col + r0,
+                         (size_t)(r1 - r0) * sizeof(gat_idx));
+        ck_assert_mem_eq(cut->x.val + cut->x.rowptr[a], full->x.val + r0,
+                         (size_t)(r1 - r0) * sizeof(gat_real));
+        for (gat_idx b = 0; b < k; b++) {
+            const gat_idx e = edge_of(full, ids[b], ids[a]), f = edge_of(cut, ids[b], ids[a]);
+            ck_assert_int_eq(e >= 0, f >= 0);
+            if (e < 0) continue;
+            edges++;
+            ck_assert_mem_eq(cut->edge_x + (size_t)f * D, full->edge_x + (size_t)e * D,
+                             D * sizeof(gat_real));
+            ck_assert_int_eq(cut->edge_input[f], full->edge_input[e]);
+        }
+    }
+    ck_assert_int_eq(cut->graph.nnz, edges);
+    ck_assert_int_eq(cut->n_edge_features, D);
+}
+
+/* 0 -> 2 <- 4 (3 nodes), 1 -> 3 -> 5 <- 7 (4), 6 alone: the 4 stay, renumbered in order */
+static const gat_idx SRC[] = {0, 4, 1, 3, 7}, DST[] = {2, 2, 3, 5, 5};
+
+START_TEST(test_by_hand)
+{
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o), full;
+    const uint8_t split[8] = {GAT_SPLIT_TRAIN, GAT_SPLIT_TRAIN, GAT_SPLIT_VAL,  GAT_SPLIT_VAL,
+                              GAT_SPLIT_TEST,  GAT_SPLIT_TEST,  GAT_SPLIT_NONE, GAT_SPLIT_NONE};
+    ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
+    ck_assert_int_eq(make(&full, 8, 5, SRC, DST, split, &o), GAT_OK);
+    ck_assert_int_eq(ds.removed_nodes, 0);
+    gat_idx removed = -1;
+    ck_assert_int_eq(gat_dataset_largest_component(&ds, &removed), GAT_OK);
+    ck_assert_int_eq(removed, 4);
+    ck_assert_int_eq(ds.removed_nodes, 4);
+    static const char *const kept[] = {"n1", "n3", "n5", "n7"};
+    assert_cut(&full, &ds, kept, 4);
+    ck_assert_int_eq(ds.n_train, 1);
+    ck_assert_int_eq(ds.n_val, 1);
+    ck_assert_int_eq(ds.n_test, 1);
+    ck_assert_int_eq(ds.n_splits, 1);
+    /* connected now: nothing changes, the count stays */
+    const gat_idx *x_before = ds.x.col;
+    ck_assert_int_eq(gat_dataset_largest_component(&ds, &removed), GAT_OK);
+    ck_assert_int_eq(removed, 0);
+    ck_assert_int_eq(ds.removed_nodes, 4);
+    ck_assert_ptr_eq(ds.x.col, x_before);
+    ck_assert_int_eq(gat_dataset_largest_component(&ds, NULL), GAT_OK);
+    gat_dataset_destroy(&ds);
+
+    /* two of 3 nodes: the one holding node 0 */
+    ck_assert_int_eq(make(&ds, 8, 4, SRC, DST, split, &o), GAT_OK);
+    ck_assert_int_eq(gat_dataset_largest_component(&ds, &removed), GAT_OK);
+    ck_assert_int_eq(removed, 5);
+    static const char *const first[] = {"n0", "n2", "n4"};
+    assert_cut(&full, &ds, first, 3);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&full);
+}
+END_TEST
+
+/* The option: the random split drawn over the kept nodes equals the split drawn on the cut
+ * dataset; a given split is kept as it is; at gat_dataset_from_parts. */
+START_TEST(test_option_split)
+{
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o), cut;
+    o.train_per_class = 1;
+    o.n_val = 1;
+    o.n_test = GAT_SPLIT_REST;
+    o.seed = 5;
+    for (int seed = 1; seed <= 6; seed++) {
+        o.seed = (uint64_t)seed;
+        o.largest_component = 1;
+        ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        o.largest_component = 0;
+        ck_assert_int_eq(make(&cut, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        ck_assert_int_eq(gat_dataset_largest_component(&cut, NULL), GAT_OK);
+        ck_assert_int_eq(gat_dataset_random_split(&cut, &o), GAT_OK);
+        ck_assert_int_eq(ds.n, 4);
+        ck_assert_int_eq(ds.removed_nodes, 4);
+        ck_assert_mem_eq(ds.split, cut.split, 4);
+        /* 1 training node per class, 1 validation node, the rest (one) test */
+        ck_assert_int_eq(ds.n_train, 2);
+        ck_assert_int_eq(ds.n_val, 1);
+        ck_assert_int_eq(ds.n_test, 1);
+        gat_dataset_destroy(&ds);
+        gat_dataset_destroy(&cut);
+    }
+    /* a given split: its kept nodes, not drawn again */
+    const uint8_t split[8] = {GAT_SPLIT_TRAIN, GAT_SPLIT_NONE, GAT_SPLIT_VAL,  GAT_SPLIT_TEST,
+                              GAT_SPLIT_TEST,  GAT_SPLIT_NONE, GAT_SPLIT_NONE, GAT_SPLIT_TRAIN};
+    o.largest_component = 1;
+    ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
+    const uint8_t want[4] = {GAT_SPLIT_NONE, GAT_SPLIT_TEST, GAT_SPLIT_NONE, GAT_SPLIT_TRAIN};
+    ck_assert_mem_eq(ds.split, want, 4);
+    gat_dataset_destroy(&ds);
+    /* not 0 or 1 */
+    o.largest_component = 2;
+    ASSERT_FAILS(make(&ds, 8, 5, SRC, DST, split, &o), GAT_EINVAL,
+                 "gat_dataset_from_parts: largest_component is 2, expected 0 or 1");
+}
+END_TEST
+
+/* The fixed splits of ds->splits and multi-hot labels come along; many graphs are refused and
+ * leave the dataset as it was. */
+START_TEST(test_splits_and_refusals)
+{
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o);
+    const uint8_t split[8] = {GAT_SPLIT_TRAIN, GAT_SPLIT_TRAIN, GAT_SPLIT_VAL,  GAT_SPLIT_VAL,
+                              GAT_SPLIT_TEST,  GAT_SPLIT_TEST,  GAT_SPLIT_NONE, GAT_SPLIT_NONE};
+    ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
+    uint8_t *rows = malloc(3 * 8);
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 8; i++)
+            rows[r * 8 + i] = r == 0   ? split[i]
+                              : i == 6 ? GAT_SPLIT_NONE
+                                       : (uint8_t)(1 + (i + r) % 3);
+    ds.splits = rows;
+    ds.n_splits = 3;
+    ck_assert_int_eq(gat_dataset_largest_component(&ds, NULL), GAT_OK);
+    ck_assert_int_eq(ds.n_splits, 3);
+    for (int r = 0; r < 3; r++)
+        for (int a = 0; a < 4; a++) {
+            const int i = 2 * a + 1; /* n1, n3, n5, n7 */
+            ck_assert_int_eq(ds.splits[r * 4 + a], r == 0 ? split[i] : 1 + (i + r) % 3);
+        }
+    ck_assert_int_eq(gat_dataset_use_split(&ds, 2), GAT_OK);
+    ck_assert_mem_eq(ds.split, ds.splits + 8, 4);
+    gat_dataset_destroy(&ds);
+
+    /* many graphs: refused, nothing changed */
+    tu_graph_set(&ds, 3, 4, 7);
+    const gat_dataset before = ds;
+    ASSERT_FAILS(gat_dataset_largest_component(&ds, NULL), GAT_EINVAL,
+                 "gat_dataset_largest_component: the dataset holds 3 graphs; the largest "
+                 "component is for a dataset of one graph");
+    ck_assert_mem_eq(&ds, &before, sizeof ds);
+    gat_dataset_destroy(&ds);
+    ASSERT_FAILS(gat_dataset_largest_component(NULL, NULL), GAT_EINVAL,
+                 "gat_dataset_largest_component: NULL dataset");
+    gat_dataset empty = {0};
+    ck_assert_int_eq(gat_dataset_largest_component(&empty, NULL), GAT_OK);
+
+    /* multi-hot labels: their rows */
+    gat_graph g;
+    gat_csr x;
+    uint8_t lm[8 * 2];
+    for (int i = 0; i < 16; i++)
+        lm[i] = (uint8_t)((i * 7) % 3 == 0);
+    ck_assert_int_eq(gat_graph_from_edges(&g, 8, 5, SRC, DST, 0), GAT_OK);
+    ck_assert_int_eq(gat_csr_identity(&x, 8), GAT_OK);
+    const gat_dataset_parts p = {
+        .graph = &g, .features = &x, .n_labels = 2, .label_matrix = lm, .split = split};
+    o.largest_component = 1;
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &p, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    for (int a = 0; a < 4; a++)
+        ck_assert_mem_eq(ds.label_matrix + 2 * a, lm + 2 * (2 * a + 1), 2);
+    gat_dataset_destroy(&ds);
+    gat_graph_destroy(&g);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* The reference: a union-find over the edges; the largest set, the one holding the lowest node
+ * on ties. keep[i] = 1 for its nodes; returns its size. */
+static gat_idx find(gat_idx *up, gat_idx i)
+{
+    while (up[i] != i)
+        i = up[i] = up[up[i]];
+    return i;
+}
+
+static gat_idx ref_largest(gat_idx n, size_t m, const gat_idx *src, const gat_idx *dst,
+                           uint8_t *keep)
+{
+    gat_idx up[64], size[64] = {0}, best = -1;
+    for (gat_idx i = 0; i < n; i++)
+        up[i] = i;
+    for (size_t k = 0; k < m; k++) {
+        const gat_idx a = find(up, src[k]), b = find(up, dst[k]);
+        if (a != b) up[a < b ? b : a] = a < b ? a : b; /* the lower root stays */
+    }
+    for (gat_idx i = 0; i < n; i++)
+        size[find(up, i)]++;
+    for (gat_idx i = 0; i < n; i++) /* roots are their sets' lowest nodes: ascending order */
+        if (find(up, i) == i && (best < 0 || size[i] > size[best])) best = i;
+    for (gat_idx i = 0; i < n; i++)
+        keep[i] = find(up, i) == best;
+    return size[best];
+}
+
+START_TEST(test_random_graphs)
+{
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o), full;
+    o.largest_component = 1;
+    uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+    for (int trial = 0; trial < 40; trial++) {
+        gat_idx src[256], dst[256];
+        const gat_idx n = 10 + trial % 50;
+        const size_t m = (size_t)(trial % 7) * (size_t)n / 6;
+        for (size_t k = 0; k < m; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            src[k] = (gat_idx)((state >> 33) % (uint64_t)n);
+            dst[k] = (gat_idx)((state >> 13) % (uint64_t)n);
+        }
+        uint8_t keep[64];
+        const gat_idx k = ref_largest(n, m, src, dst, keep);
+        ck_assert_int_eq(make(&ds, n, m, src, dst, NULL, &o), GAT_OK);
+        o.largest_component = 0;
+        ck_assert_int_eq(make(&full, n, m, src, dst, NULL, &o), GAT_OK);
+        o.largest_component = 1;
+        const char *ids[64];
+        gat_idx c = 0;
+        for (gat_idx i = 0; i < n; i++)
+            if (keep[i]) ids[c++] = full.node_ids[i];
+        ck_assert_int_eq(c, k);
+        ck_assert_int_eq(ds.removed_nodes, n - k);
+        /* assert_cut compares the splits: the full dataset's, cut like ds's, is given here */
+        gat_dataset same = ds;
+        uint8_t split[64];
+        for (gat_idx a = 0; a < k; a++)
+            split[a] = full.split[tu_node(&full, ids[a])];
+        same.split = split;
+        assert_cut(&full, &same, ids, k);
+        gat_dataset_destroy(&ds);
+        gat_dataset_destroy(&full);
+    }
+}
+END_TEST
+
+/* A failing allocation anywhere leaves the dataset as it was */
+START_TEST(test_alloc_failures)
+{
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o), full;
+    ck_assert_int_eq(make(&full, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+    long k, failed = 0;
+    gat_status st = GAT_ENOMEM;
+    for (k = 0; k < 10000; k++) {
+        ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        const gat_dataset before = ds;
+        gat_i_alloc_fail_at(k);
+        st = gat_dataset_largest_component(&ds, NULL);
+        gat_i_alloc_fail_at(-1);
+        if (st == GAT_OK) break;
+        ck_assert_int_eq(st, GAT_ENOMEM);
+        ck_assert_mem_eq(&ds, &before, sizeof ds);
+        assert_cut(&full, &ds, full.node_ids, 8);
+        failed++;
+        gat_dataset_destroy(&ds);
+    }
+    ck_assert_int_eq(st, GAT_OK);
+    ck_assert_int_gt(failed, 10);
+    ck_assert_int_eq(ds.n, 4);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&full);
+}
+END_TEST
+
+/* gat_dataset_load with the option: a Cora-layout dataset with a split file (kept nodes'
+ * split), and with ignore_split_file (drawn over the kept nodes) */
+START_TEST(test_load)
+{
+    char *dir = tu_tmpdir(), prefix[4096];
+    tu_write(dir, "two.content", "a 1 0 x\nb 0 1 y\nc 1 1 x\nd 1 0 y\ne 0 1 x\nf 1 1 y\ng 1 0 x\n");
+    tu_write(dir, "two.cites", "a b\nb c\nc d\ne f\n");
+    tu_write(dir, "two.split", "a train\nb val\nc test\nd train\ne train\nf test\n");
+    snprintf(prefix, sizeof prefix, "%s/two", dir);
+    gat_dataset_options o;
+    gat_dataset ds = options_off(&o);
+    o.largest_component = 1;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.removed_nodes, 3);
+    ck_assert_str_eq(ds.node_ids[3], "d");
+    const uint8_t want[4] = {GAT_SPLIT_TRAIN, GAT_SPLIT_VAL, GAT_SPLIT_TEST, GAT_SPLIT_TRAIN};
+    ck_assert_mem_eq(ds.split, want, 4);
+    ck_assert_int_eq(ds.n_train, 2);
+    gat_dataset_destroy(&ds);
+    o.ignore_split_file = 1;
+    o.train_per_class = 1;
+    o.n_val = 1;
+    o.n_test = GAT_SPLIT_REST;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.n_train + ds.n_val + ds.n_test, 4);
+    ck_assert_int_eq(ds.n_train, 2);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("component");
+    TCase *tc = tcase_create("component");
+    tcase_add_test(tc, test_by_hand);
+    tcase_add_test(tc, test_option_split);
+    tcase_add_test(tc, test_splits_and_refusals);
+    tcase_add_loop_test(tc, test_random_graphs, 0, 3);
+    tcase_add_test(tc, test_alloc_failures);
+    tcase_add_test(tc, test_load);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}
