@@ -100,9 +100,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct stat sb;
-    if (!quiet && ds.skipped_edges > 0)
-        fprintf(stderr, "gat-convert: skipped %lld .cites lines naming an id .content lacks\n",
-                (long long)ds.skipped_edges);
+    cli_dataset_notes("gat-convert", &ds, quiet);
     if (!quiet)
         printf("gat-convert: %s -> %s: %d nodes, %d edges (self-loops included), %d feature "
                "non-zeros, %lld bytes, %.2f s\n",

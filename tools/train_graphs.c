@@ -75,13 +75,14 @@ int train_graphs_check(options *o)
     }
     /* the node split's and node order's options, which the folds of graphs do not read */
     const char *size = train_split_size_option(o);
-    const char *node = o->random_split      ? "--random-split"
-                       : o->resplit         ? "--resplit"
-                       : size               ? size
-                       : o->split_seed >= 0 ? "--split-seed"
-                       : o->split_index     ? "--split-index"
-                       : o->order           ? "--order"
-                                            : NULL;
+    const char *node = o->random_split             ? "--random-split"
+                       : o->resplit                ? "--resplit"
+                       : size                      ? size
+                       : o->split_seed >= 0        ? "--split-seed"
+                       : o->split_index            ? "--split-index"
+                       : o->order                  ? "--order"
+                       : o->data.largest_component ? "--largest-component"
+                                                   : NULL;
     if (node) {
         fprintf(stderr,
                 "gat-train: %s does not apply to --task graph (it splits the graphs into folds, "

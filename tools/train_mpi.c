@@ -20,6 +20,7 @@ static int dist_usage(const options *o)
                       : o->save_split                                 ? "--save-split"
                       : o->split_seed >= 0                            ? "--split-seed"
                       : o->split_index                                ? "--split-index"
+                      : o->data.largest_component && !o->data.dataset ? "--largest-component"
                       : o->metric_name && o->metric == GAT_METRIC_AUC ? "--metric auc"
                                                                       : NULL;
     if (bad) {

@@ -204,4 +204,11 @@ check same-features-note 0 '^test accuracy' '^gat-train: every node of .*same ha
 check small-no-same-note 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --epochs 1 --threads 1
 ! grep -q 'same features' "$tmp/err" && ok small-no-same-note-silent || badf small-no-same-note-silent "$tmp/err"
 
+# --largest-component: tests/data/small's one node outside it, said on stderr; the random split
+# drawn over the nodes kept; silent with --quiet; refused by --task graph
+check lcc-small 0 'dataset .*small: 204 nodes, .* split 79/42/83$' '^gat-train: kept the largest connected component: 204 nodes of 205 \(1 removed\)$' -- "$bin" --dataset "$data/small" --largest-component --epochs 1 --threads 1
+check lcc-quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --largest-component --epochs 1 --threads 1 --quiet
+[ ! -s "$tmp/err" ] && ok lcc-quiet-silent || badf lcc-quiet-silent "$tmp/err"
+check lcc-task-graph 2 '' '^gat-train: --largest-component does not apply to --task graph' -- "$bin" --task graph --dataset "$data/tiny" --largest-component
+
 summary

@@ -58,6 +58,15 @@ run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1
 strip() { sed -E 's/\(best epoch ([0-9]+), [0-9.]+ s\)/(best epoch \1)/' "$1"; }
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok gatd-same-run || bad gatd-same-run "$tmp/a" "$tmp/b"
+# --largest-component: of the two components of 24 nodes the one holding node 0, with its fixed
+# splits; gat-convert writes it, and the .gatd trains on split 2 as the source cut at load does
+run lcc-convert 0 '24 nodes, 72 edges' '^gat-convert: kept the largest connected component: 24 nodes of 48 \(24 removed\)$' \
+  -- "$convert" --largest-component "$tmp/tiny.npz" "$tmp/lcc.gatd"
+epochs() { grep '^epoch' "$1" | sed -E 's/ +[0-9.]+ s$//'; }
+"$train" --dataset "$tmp/tiny.npz" --largest-component --split-index 2 --epochs 5 --threads 1 --metric acc >"$tmp/a" 2>&1
+"$train" --dataset "$tmp/lcc.gatd" --split-index 2 --epochs 5 --threads 1 --metric acc >"$tmp/b" 2>&1
+[ "$(epochs "$tmp/a" | wc -l)" -eq 5 ] && [ "$(epochs "$tmp/a")" = "$(epochs "$tmp/b")" ] &&
+  grep -q '24 nodes, .* split 8/8/8' "$tmp/b" && ok lcc-gatd-same-run || bad lcc-gatd-same-run "$tmp/a" "$tmp/b"
 
 # gat-convert stores every fixed split: the .gatd trains as the source does on each of them,
 # and --all-splits runs over them all
