@@ -210,5 +210,6 @@ check lcc-small 0 'dataset .*small: 204 nodes, .* split 79/42/83$' '^gat-train: 
 check lcc-quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --largest-component --epochs 1 --threads 1 --quiet
 [ ! -s "$tmp/err" ] && ok lcc-quiet-silent || badf lcc-quiet-silent "$tmp/err"
 check lcc-task-graph 2 '' '^gat-train: --largest-component does not apply to --task graph' -- "$bin" --task graph --dataset "$data/tiny" --largest-component
+check lcc-partitions 2 '' '^gat-train: --partitions: --largest-component does not apply' -- "$bin" --partitions "$tmp" --largest-component
 
 summary
