@@ -1,8 +1,8 @@
 /* A dataset cut to its graph's largest connected component (gat_dataset_largest_component, and
  * gat_dataset_options.largest_component at every public dataset source), as Shchur et al. 2018
  * prepare their benchmark sets: a breadth-first search over the in- and out-CSR finds the weak
- * components; the kept nodes' rows of every per-node and per-edge array are copied in order and
- * assembled again through gat_i_dataset_from_parts, which checks them as it checks any parts. */
+ * components; the kept nodes' rows of every per-node and per-edge array are copied in order into
+ * a new dataset, which replaces the old one only when it is whole. */
 #include "data/data_i.h"
 #include "core/core.h"
 
@@ -46,99 +46,102 @@ static gat_idx mark_largest(const gat_graph *g, uint8_t *keep)
     return best_size;
 }
 
-/* The kept rows' parts of ds (m nodes of n, their number in ds's order is old[k]) into the
- * arrays of *a, for gat_i_dataset_from_parts */
-typedef struct kept {
-    gat_idx *old, *rowptr, *col, *labels, *edge_input;
-    uint8_t *split, *splits, *label_matrix;
-    gat_real *edge_x;
-    const char **ids;
-    gat_csr x;
-    gat_graph g;
-} kept;
-
-static void kept_free(kept *a)
+/* (count) copies of the strings src[pick[k]] (pick NULL: src[k]) into *out */
+static gat_status copy_strings(const char *const **out, const char *const *src, const gat_idx *pick,
+                               gat_idx count)
 {
-    gat_free(a->old);
-    gat_free(a->rowptr);
-    gat_free(a->col);
-    gat_free(a->labels);
-    gat_free(a->edge_input);
-    gat_free(a->split);
-    gat_free(a->splits);
-    gat_free(a->label_matrix);
-    gat_free(a->edge_x);
-    gat_free((void *)a->ids);
-    gat_csr_destroy(&a->x);
-    gat_graph_destroy(&a->g);
+    char **v = gat_calloc(count ? (size_t)count : 1, sizeof *v);
+    if (!(*out = (const char *const *)v)) return GAT_ENOMEM;
+    for (gat_idx k = 0; k < count; k++)
+        if (!(v[k] = gat_strdup(src[pick ? pick[k] : k]))) return GAT_ENOMEM;
+    return GAT_OK;
 }
 
-static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_idx m, kept *a)
+/* out (zeroed): the m kept nodes of ds (keep[i] = 1), in their order, with their rows of every
+ * per-node array, their edges and the edges' rows. On failure the caller destroys out. */
+static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_idx m,
+                                gat_dataset *out)
 {
     const gat_graph *g = &ds->graph;
     const gat_idx n = ds->n, D = ds->n_edge_features, L = ds->n_labels;
-    const size_t S = ds->splits ? (size_t)ds->n_splits : 0;
-    gat_idx *to = gat_malloc((size_t)n, sizeof *to); /* new number of each kept node */
+    const size_t S = ds->splits ? (size_t)ds->n_splits : 0, mz = m ? (size_t)m : 1;
+    gat_idx *to = gat_malloc((size_t)n, sizeof *to), *old = gat_malloc(mz, sizeof *old);
+    gat_idx *rowptr = gat_malloc(mz + 1, sizeof *rowptr), *col = NULL;
     size_t E = 0, nnz = 0;
     gat_status st = GAT_ENOMEM;
-    a->old = gat_malloc((size_t)m, sizeof *a->old);
-    if (!to || !a->old) goto out;
+    if (!to || !old || !rowptr) goto out;
     for (gat_idx i = 0, k = 0; i < n; i++) {
         to[i] = keep[i] ? k : -1;
         if (keep[i]) {
-            a->old[k++] = i;
+            old[k++] = i;
             E += (size_t)(g->rowptr[i + 1] - g->rowptr[i]);
             nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
         }
     }
-    a->rowptr = gat_malloc((size_t)m + 1, sizeof *a->rowptr);
-    a->col = gat_malloc(E ? E : 1, sizeof *a->col);
-    a->labels = ds->labels ? gat_malloc((size_t)m ? (size_t)m : 1, sizeof *a->labels) : NULL;
-    a->split = gat_calloc((size_t)m ? (size_t)m : 1, sizeof *a->split);
-    a->ids = ds->node_ids ? gat_malloc((size_t)m ? (size_t)m : 1, sizeof *a->ids) : NULL;
-    if (!a->rowptr || !a->col || (ds->labels && !a->labels) || !a->split ||
-        (ds->node_ids && !a->ids))
+    out->n = m;
+    out->n_features = ds->n_features;
+    out->n_classes = ds->n_classes;
+    out->n_labels = L;
+    out->n_edge_features = D;
+    if (!(col = gat_malloc(E ? E : 1, sizeof *col)) ||
+        !(out->split = gat_calloc(mz, sizeof *out->split)) ||
+        (ds->labels && !(out->labels = gat_malloc(mz, sizeof *out->labels))) ||
+        (D > 0 && !(out->edge_x = gat_malloc(E ? E * (size_t)D : 1, sizeof *out->edge_x))) ||
+        (ds->edge_input && !(out->edge_input = gat_malloc(E ? E : 1, sizeof *out->edge_input))) ||
+        (L > 0 && !(out->label_matrix = gat_malloc(mz * (size_t)L, 1))) ||
+        (S > 0 && !(out->splits = gat_malloc(S * mz, 1))))
         goto out;
-    if (D > 0 && !(a->edge_x = gat_malloc(E ? E * (size_t)D : 1, sizeof *a->edge_x))) goto out;
-    if (ds->edge_input && !(a->edge_input = gat_malloc(E ? E : 1, sizeof *a->edge_input))) goto out;
-    if (L > 0 && !(a->label_matrix = gat_malloc((size_t)m * (size_t)L + 1, 1))) goto out;
-    if (S > 0 && !(a->splits = gat_malloc(S * (size_t)m + 1, 1))) goto out;
-    if (gat_csr_init(&a->x, m, ds->x.cols, nnz) != GAT_OK) goto out;
-    a->rowptr[0] = a->x.rowptr[0] = 0;
+    if ((st = gat_csr_init(&out->x, m, ds->x.cols, nnz)) != GAT_OK) goto out;
+    rowptr[0] = out->x.rowptr[0] = 0;
     for (gat_idx k = 0; k < m; k++) {
-        const gat_idx i = a->old[k], e0 = g->rowptr[i], e1 = g->rowptr[i + 1];
-        gat_idx at = a->rowptr[k];
+        const gat_idx i = old[k], e0 = g->rowptr[i], e1 = g->rowptr[i + 1];
+        gat_idx at = rowptr[k];
         for (gat_idx e = e0; e < e1;
              e++, at++) { /* a kept node's sources are kept: one component */
-            a->col[at] = to[g->col[e]];
+            col[at] = to[g->col[e]];
             if (D > 0)
-                memcpy(a->edge_x + (size_t)at * (size_t)D, ds->edge_x + (size_t)e * (size_t)D,
-                       (size_t)D * sizeof *a->edge_x);
-            if (ds->edge_input) a->edge_input[at] = ds->edge_input[e];
+                memcpy(out->edge_x + (size_t)at * (size_t)D, ds->edge_x + (size_t)e * (size_t)D,
+                       (size_t)D * sizeof *out->edge_x);
+            if (ds->edge_input) out->edge_input[at] = ds->edge_input[e];
         }
-        a->rowptr[k + 1] = at;
-        const gat_idx q0 = ds->x.rowptr[i], q1 = ds->x.rowptr[i + 1], xq = a->x.rowptr[k];
-        memcpy(a->x.col + xq, ds->x.col + q0, (size_t)(q1 - q0) * sizeof *a->x.col);
-        memcpy(a->x.val + xq, ds->x.val + q0, (size_t)(q1 - q0) * sizeof *a->x.val);
-        a->x.rowptr[k + 1] = xq + (q1 - q0);
-        if (a->labels) a->labels[k] = ds->labels[i];
-        if (ds->split) a->split[k] = ds->split[i];
-        if (a->ids) a->ids[k] = ds->node_ids[i];
+        rowptr[k + 1] = at;
+        const gat_idx q0 = ds->x.rowptr[i], q1 = ds->x.rowptr[i + 1], xq = out->x.rowptr[k];
+        memcpy(out->x.col + xq, ds->x.col + q0, (size_t)(q1 - q0) * sizeof *out->x.col);
+        memcpy(out->x.val + xq, ds->x.val + q0, (size_t)(q1 - q0) * sizeof *out->x.val);
+        out->x.rowptr[k + 1] = xq + (q1 - q0);
+        if (out->labels) out->labels[k] = ds->labels[i];
+        if (ds->split) out->split[k] = ds->split[i];
         if (L > 0)
-            memcpy(a->label_matrix + (size_t)k * (size_t)L,
+            memcpy(out->label_matrix + (size_t)k * (size_t)L,
                    ds->label_matrix + (size_t)i * (size_t)L, (size_t)L);
         for (size_t r = 0; r < S; r++)
-            a->splits[r * (size_t)m + (size_t)k] = ds->splits[r * (size_t)n + (size_t)i];
+            out->splits[r * (size_t)m + (size_t)k] = ds->splits[r * (size_t)n + (size_t)i];
     }
-    st = gat_graph_from_csr(&a->g, m, a->rowptr, a->col, 0);
+    if ((ds->node_ids && (st = copy_strings(&out->node_ids, ds->node_ids, old, m)) != GAT_OK) ||
+        (ds->class_names &&
+         (st = copy_strings(&out->class_names, ds->class_names, NULL, ds->n_classes)) != GAT_OK) ||
+        (st = gat_graph_from_csr(&out->graph, m, rowptr, col, 0)) != GAT_OK)
+        goto out;
     /* the rows were sorted, with their self-loops: the builder keeps them edge for edge */
-    if (st == GAT_OK && (size_t)a->g.nnz != E)
+    if ((size_t)out->graph.nnz != E) {
         st = gat_i_error(GAT_EINVAL,
-                         "gat_dataset_largest_component: the graph's rows are not "
-                         "sorted with one self-loop each (%zu edges became %d)",
-                         E, a->g.nnz);
+                         "gat_dataset_largest_component: the graph's rows are not sorted with "
+                         "one self-loop each (%zu edges became %d)",
+                         E, out->graph.nnz);
+        goto out;
+    }
+    gat_i_count_split(out);
+    gat_i_normalize_checked(out, GAT_NORMALIZE_OFF, "", ""); /* the first negative feature kept */
+    out->normalized = ds->normalized;
+    out->n_splits = ds->n_splits;
+    out->split_adapted = ds->split_adapted;
+    out->skipped_edges = ds->skipped_edges;
+    out->removed_nodes = ds->removed_nodes + (n - m);
 out:
     gat_free(to);
+    gat_free(old);
+    gat_free(rowptr);
+    gat_free(col);
     return st;
 }
 
@@ -159,42 +162,17 @@ gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char
         gat_free(keep);
         return m < 0 ? GAT_ENOMEM : GAT_OK;
     }
-    kept a = {0};
     gat_dataset out = {0};
-    gat_status st = restrict_rows(ds, keep, m, &a);
+    const gat_status st = restrict_rows(ds, keep, m, &out);
     gat_free(keep);
-    if (st == GAT_OK) {
-        gat_dataset_options o;
-        gat_dataset_options_default(&o);
-        o.normalize = GAT_NORMALIZE_OFF; /* the rows as they are: normalised or not */
-        const gat_dataset_parts p = {.graph = &a.g,
-                                     .features = &a.x,
-                                     .labels = ds->n_labels > 0 ? NULL : a.labels,
-                                     .n_classes = ds->n_classes,
-                                     .split = a.split,
-                                     .node_ids = a.ids,
-                                     .class_names = ds->class_names,
-                                     .edge_features = a.edge_x,
-                                     .n_edge_features = ds->n_edge_features,
-                                     .edge_input = a.edge_input,
-                                     .n_labels = ds->n_labels,
-                                     .label_matrix = a.label_matrix};
-        st = gat_i_dataset_from_parts(&out, &p, &o, fn, "the largest component", NULL);
+    if (st != GAT_OK) {
+        gat_dataset_destroy(&out);
+        return st;
     }
-    if (st == GAT_OK) {
-        out.normalized = ds->normalized;
-        out.n_splits = ds->n_splits;
-        out.splits = a.splits;
-        a.splits = NULL;
-        out.split_adapted = ds->split_adapted;
-        out.skipped_edges = ds->skipped_edges;
-        out.removed_nodes = ds->removed_nodes + (ds->n - m);
-        if (removed) *removed = ds->n - m;
-        gat_dataset_destroy(ds);
-        *ds = out;
-    }
-    kept_free(&a);
-    return st;
+    if (removed) *removed = ds->n - m;
+    gat_dataset_destroy(ds);
+    *ds = out;
+    return GAT_OK;
 }
 
 gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *removed)
