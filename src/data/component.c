@@ -68,6 +68,7 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     gat_idx *to = gat_malloc((size_t)n, sizeof *to), *old = gat_malloc(mz, sizeof *old);
     gat_idx *rowptr = gat_malloc(mz + 1, sizeof *rowptr), *col = NULL;
     size_t E = 0, nnz = 0;
+    gat_idx loops = 0; /* kept rows with their self-loop: all or none (the builders' rule) */
     gat_status st = GAT_ENOMEM;
     if (!to || !old || !rowptr) goto out;
     for (gat_idx i = 0, k = 0; i < n; i++) {
@@ -96,9 +97,10 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     for (gat_idx k = 0; k < m; k++) {
         const gat_idx i = old[k], e0 = g->rowptr[i], e1 = g->rowptr[i + 1];
         gat_idx at = rowptr[k];
-        for (gat_idx e = e0; e < e1;
-             e++, at++) { /* a kept node's sources are kept: one component */
+        /* a kept node's sources are kept: one component */
+        for (gat_idx e = e0; e < e1; e++, at++) {
             col[at] = to[g->col[e]];
+            loops += g->col[e] == i;
             if (D > 0)
                 memcpy(out->edge_x + (size_t)at * (size_t)D, ds->edge_x + (size_t)e * (size_t)D,
                        (size_t)D * sizeof *out->edge_x);
@@ -120,14 +122,17 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     if ((ds->node_ids && (st = copy_strings(&out->node_ids, ds->node_ids, old, m)) != GAT_OK) ||
         (ds->class_names &&
          (st = copy_strings(&out->class_names, ds->class_names, NULL, ds->n_classes)) != GAT_OK) ||
-        (st = gat_graph_from_csr(&out->graph, m, rowptr, col, 0)) != GAT_OK)
+        (st = gat_graph_from_csr(&out->graph, m, rowptr, col,
+                                 loops ? 0u : (unsigned)GAT_GRAPH_NO_SELF_LOOPS)) != GAT_OK)
         goto out;
-    /* the rows were sorted, with their self-loops: the builder keeps them edge for edge */
+    /* rows sorted and without duplicates, the self-loops as the builder puts them: it keeps them
+     * edge for edge, so the edges' rows copied above stay in step */
     if ((size_t)out->graph.nnz != E) {
         st = gat_i_error(GAT_EINVAL,
-                         "gat_dataset_largest_component: the graph's rows are not sorted with "
-                         "one self-loop each (%zu edges became %d)",
-                         E, out->graph.nnz);
+                         "gat_dataset_largest_component: the graph was not built by "
+                         "gat_graph_from_* (%d of the %d nodes kept have their self-loop; %zu "
+                         "edges became %d)",
+                         loops, m, E, out->graph.nnz);
         goto out;
     }
     gat_i_count_split(out);

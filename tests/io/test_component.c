@@ -251,6 +251,18 @@ START_TEST(test_splits_and_refusals)
         ck_assert_mem_eq(ds.label_matrix + 2 * a, lm + 2 * (2 * a + 1), 2);
     gat_dataset_destroy(&ds);
     gat_graph_destroy(&g);
+
+    /* a graph without self-loops keeps none */
+    ck_assert_int_eq(gat_graph_from_edges(&g, 8, 5, SRC, DST, GAT_GRAPH_NO_SELF_LOOPS), GAT_OK);
+    const gat_dataset_parts q = {.graph = &g, .features = &x};
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &q, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.graph.nnz, 3);
+    ck_assert_int_eq(gat_graph_check(&ds.graph), GAT_OK);
+    ck_assert(tu_has_edge(&ds.graph, 0, 1) && tu_has_edge(&ds.graph, 1, 2) &&
+              tu_has_edge(&ds.graph, 3, 2));
+    gat_dataset_destroy(&ds);
+    gat_graph_destroy(&g);
     gat_csr_destroy(&x);
 }
 END_TEST
