@@ -365,7 +365,8 @@ START_TEST(test_alloc_failures)
 END_TEST
 
 /* gat_dataset_load with the option: a Cora-layout dataset with a split file (kept nodes'
- * split), and with ignore_split_file (drawn over the kept nodes) */
+ * split), and with ignore_split_file (drawn over the kept nodes); a .gatd file of it, whose
+ * arrays the loader maps, cut the same */
 START_TEST(test_load)
 {
     char *dir = tu_tmpdir(), prefix[4096];
@@ -392,7 +393,27 @@ START_TEST(test_load)
     ck_assert_int_eq(ds.n, 4);
     ck_assert_int_eq(ds.n_train + ds.n_val + ds.n_test, 4);
     ck_assert_int_eq(ds.n_train, 2);
+    gat_dataset cut = ds;
+    /* a .gatd file of the whole dataset (its arrays in the file's mapping): the same cut */
+    char gatd[4096];
+    snprintf(gatd, sizeof gatd, "%s/two.gatd", dir);
+    o.largest_component = 0;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 7);
+    ck_assert_int_eq(gat_dataset_save(&ds, gatd, "two"), GAT_OK);
     gat_dataset_destroy(&ds);
+    o.largest_component = 1;
+    ck_assert_int_eq(gat_dataset_load(&ds, gatd, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.removed_nodes, 3);
+    ck_assert_mem_eq(ds.split, cut.split, 4);
+    ck_assert_mem_eq(ds.labels, cut.labels, 4 * sizeof(gat_idx));
+    ck_assert_int_eq(ds.graph.nnz, cut.graph.nnz);
+    ck_assert_mem_eq(ds.graph.col, cut.graph.col, (size_t)cut.graph.nnz * sizeof(gat_idx));
+    ck_assert_mem_eq(ds.x.val, cut.x.val, (size_t)cut.x.rowptr[4] * sizeof(gat_real));
+    ck_assert_ptr_null(ds.storage);
+    gat_dataset_destroy(&ds);
+    gat_dataset_destroy(&cut);
     tu_rmtree(dir);
     free(dir);
 }
