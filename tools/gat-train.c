@@ -609,36 +609,69 @@ static int dataset_resplit(void *user, int r)
         fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
         return 1;
     }
-    if (d->o->metric == GAT_METRIC_AUC && d->ds.n_classes == 2 &&
-        !split_val_both(&d->ds, d->ds.split)) {
-        fprintf(stderr,
-                "gat-train: --resplit: run %d: the validation nodes of its split (seed %llu) are "
-                "all of one class, and ROC-AUC needs both (use --metric acc or more validation "
-                "nodes)\n",
-                r + 1, (unsigned long long)o.seed);
-        return 1;
-    }
     return standardize_nodes(d);
 }
 
-/* The first split the runs train on whose validation nodes lack class 0 or 1: with --all-splits
- * every fixed split is one (its index), else the split in use (-1); -2 when every one has both. */
-static gat_idx val_lacking(const options *o, const gat_dataset *ds)
+/* --resplit on two-class data: the first run (2 .. runs) whose split's validation nodes lack
+ * class 0 or 1, named in which ("in run R's split (seed S)"), each run's split drawn here and run
+ * 1's put back. Returns 1 when there is one, 0 when none, -1 after a message (a draw failed). */
+static int resplit_lacking(dataset_runs *d, char *which, size_t size)
 {
-    if (!o->all_splits || !ds->splits) return split_val_both(ds, ds->split) ? -2 : -1;
-    for (gat_idx k = 0; k < ds->n_splits; k++)
-        if (!split_val_both(ds, ds->splits + (size_t)k * (size_t)ds->n)) return k;
-    return -2;
+    gat_dataset *ds = &d->ds;
+    const gat_dataset kept = *ds; /* its counts and adapted bits */
+    uint8_t *first = malloc(ds->n > 0 ? (size_t)ds->n : 1);
+    int found = 0;
+    if (!first) {
+        fprintf(stderr, "gat-train: --resplit: out of memory\n");
+        return -1;
+    }
+    memcpy(first, ds->split, (size_t)ds->n);
+    for (int r = 1; r < d->o->runs && !found; r++) {
+        gat_dataset_options o = d->resplit;
+        o.seed += (uint64_t)r;
+        if (gat_dataset_random_split(ds, &o) != GAT_OK) {
+            fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
+            found = -1;
+        } else if (!split_val_both(ds, ds->split)) {
+            snprintf(which, size, " in run %d's split (seed %llu)", r + 1,
+                     (unsigned long long)o.seed);
+            found = 1;
+        }
+    }
+    memcpy(ds->split, first, (size_t)ds->n);
+    ds->n_train = kept.n_train, ds->n_val = kept.n_val, ds->n_test = kept.n_test;
+    ds->split_adapted = kept.split_adapted;
+    free(first);
+    return found;
 }
 
-/* --metric auc on two-class data whose validation nodes (in a split the runs train on) are of one
- * class: a usage error before the work, as metric_usage's. Returns 0, or 2 after a message. */
-static int metric_val_usage(const options *o, const gat_dataset *ds, gat_idx lacking,
-                            const char *name)
+/* The first split the runs train on whose validation nodes lack class 0 or 1, on two-class data
+ * (an AUC needs both): with --all-splits every fixed split is one, with --resplit every run's,
+ * else the split in use. which gets where (" in fixed split K", " in run R's split (seed S)" or
+ * ""). Returns 1 when there is one, 0 when every one has both (or the data has other than two
+ * classes), -1 after a message. */
+static int val_lacking(dataset_runs *d, char *which, size_t size)
 {
-    if (o->metric != GAT_METRIC_AUC || ds->n_classes != 2 || lacking == -2) return 0;
-    char which[48] = "";
-    if (lacking >= 0) snprintf(which, sizeof which, " in fixed split %d", (int)lacking);
+    const options *o = d->o;
+    const gat_dataset *ds = &d->ds;
+    which[0] = '\0';
+    if (ds->n_classes != 2) return 0;
+    if (!split_val_both(ds, ds->split)) return 1;
+    if (o->resplit) return resplit_lacking(d, which, size);
+    for (gat_idx k = 0; o->all_splits && ds->splits && k < ds->n_splits; k++)
+        if (!split_val_both(ds, ds->splits + (size_t)k * (size_t)ds->n)) {
+            snprintf(which, size, " in fixed split %d", (int)k);
+            return 1;
+        }
+    return 0;
+}
+
+/* --metric auc on two-class data whose validation nodes (in a split the runs train on, which)
+ * are of one class: a usage error before the work, as metric_usage's. Returns 0, or 2 after a
+ * message. */
+static int metric_val_usage(const options *o, int lacking, const char *which, const char *name)
+{
+    if (o->metric != GAT_METRIC_AUC || lacking != 1) return 0;
     fprintf(stderr,
             "gat-train: --metric auc: the validation nodes of %s%s are all of one class, and "
             "ROC-AUC needs both (use acc or loss)\n",
@@ -708,14 +741,16 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
     }
     dataset_summary(o, ds, name);
     minibatch_note(o, ds);
-    /* the splits the runs train on: --all-splits' every one, else the split in use */
-    const gat_idx lacking = val_lacking(o, ds);
-    if (o->metric_name && (rc = metric_val_usage(o, ds, lacking, name)) != 0) {
+    /* the splits the runs train on: --all-splits' or --resplit's every one, else the split in
+     * use */
+    char which[64];
+    const int lacking = val_lacking(&d, which, sizeof which);
+    if (lacking < 0 || (o->metric_name && (rc = metric_val_usage(o, lacking, which, name)) != 0)) {
         dataset_runs_destroy(&d);
-        return rc;
+        return lacking < 0 ? 1 : rc;
     }
     if (o->gps) {
-        if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, lacking == -2);
+        if (!o->metric_name) o->metric = default_metric(ds->n_classes, 0, lacking == 0);
         if ((rc = metric_usage(o, ds->n_classes, name)) != 0) {
             dataset_runs_destroy(&d);
             return rc;
@@ -746,7 +781,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
                         .class_names = ds->n_labels > 0 ? NULL : ds->class_names,
                         .normalized = ds->normalized,
                         .symmetrize = dopt->symmetrize,
-                        .val_both = lacking == -2,
+                        .val_both = lacking == 0,
                         .n_standardized = o->standardize ? d.own : 0,
                         .feature_shift = d.shift,
                         .feature_scale = d.scale,

@@ -47,12 +47,27 @@ run all-splits 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 1\.\.3,
   -- "$train" --dataset "$tmp/tiny.npz" --all-splits "${args[@]}"
 run all-splits-runs 2 '' '--all-splits sets the runs and splits' \
   -- "$train" --dataset "$tmp/tiny.npz" --all-splits --runs 2
-# --resplit following the ROC-AUC: 2 validation nodes, of one class in run 5's split (seed 5),
-# stop the runs with a message naming it (runs 1-4 have both classes)
-run resplit-auc-one-class 1 '' '^gat-train: --resplit: run 5: the validation nodes of its split \(seed 5\) are all of one class, and ROC-AUC needs both' \
+# --resplit and the ROC-AUC: 2 validation nodes, of one class in run 5's split (seed 5; runs 1-4
+# have both classes). Every run's split is drawn before the first run trains: the default is
+# then accuracy for all five, and --metric auc a usage error naming the run
+run resplit-auc-one-class 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(5 runs' '' \
   -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 5 --resplit --epochs 1 --threads 1 --quiet
+run resplit-metric-auc-one-class 2 '' "^gat-train: --metric auc: the validation nodes of .*tiny\\.npz in run 5's split \\(seed 5\\) are all of one class, and ROC-AUC needs both" \
+  -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 5 --resplit --epochs 1 --threads 1 --quiet --metric auc
 run resplit-auc-four 0 '^test ROC-AUC: [0-9.]+% \+- [0-9.]+%  \(4 runs' '' \
   -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 4 --resplit --epochs 1 --threads 1 --quiet
+# drawing every run's split first leaves run 1's in place: each run is the run of --seed r alone
+# (the CSV metrics, timings aside), on the ROC-AUC
+rs=(--train-per-class 4 --val-size 6 --epochs 4 --threads 1 --quiet)
+"$train" --dataset "$tmp/tiny.npz" --runs 3 --resplit "${rs[@]}" --metrics "$tmp/all.csv" >"$tmp/out" 2>&1
+same=1
+grep -q '^test ROC-AUC' "$tmp/out" || same=0
+for r in 1 2 3; do
+  "$train" --dataset "$tmp/tiny.npz" --seed $r --random-split "${rs[@]}" --metrics "$tmp/one.csv" >/dev/null 2>&1
+  [ "$(awk -F, -v r=$r 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
+    "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+done
+[ $same -eq 1 ] && ok resplit-auc-runs || bad resplit-auc-runs "$tmp/out" "$tmp/all.csv" "$tmp/one.csv"
 run convert 0 '48 nodes, 144 edges' '' -- "$convert" "$tmp/tiny.npz" "$tmp/tiny.gatd"
 "$train" --dataset "$tmp/tiny.npz" "${args[@]}" >"$tmp/a" 2>&1
 "$train" --dataset "$tmp/tiny.gatd" "${args[@]}" >"$tmp/b" 2>&1
