@@ -599,12 +599,21 @@ static int split_val_both(const gat_dataset *ds, const uint8_t *split)
     return seen[0] && seen[1];
 }
 
-/* --resplit: run r + 1 (r >= 1) draws its own random split, with the split seed + r. */
+/* The runs of one random split with --resplit (--runs-per-split, default 1). */
+static int runs_per_split(const options *o)
+{
+    return o->runs_per_split > 0 ? o->runs_per_split : 1;
+}
+
+/* --resplit: run r + 1 (r >= 1) draws its own random split when r is a multiple of the runs per
+ * split K, with the split seed + r / K; the other runs keep the split. */
 static int dataset_resplit(void *user, int r)
 {
     dataset_runs *d = user;
+    const int K = runs_per_split(d->o);
+    if (r % K != 0) return 0;
     gat_dataset_options o = d->resplit;
-    o.seed += (uint64_t)r;
+    o.seed += (uint64_t)(r / K);
     if (gat_dataset_random_split(&d->ds, &o) != GAT_OK) {
         fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
         return 1;
@@ -613,8 +622,9 @@ static int dataset_resplit(void *user, int r)
 }
 
 /* --resplit on two-class data: the first run (2 .. runs) whose split's validation nodes lack
- * class 0 or 1, named in which ("in run R's split (seed S)"), each run's split drawn here and run
- * 1's put back. Returns 1 when there is one, 0 when none, -1 after a message (a draw failed). */
+ * class 0 or 1, named in which ("in run R's split (seed S)"), each split the runs draw drawn here
+ * and run 1's put back. Returns 1 when there is one, 0 when none, -1 after a message (a draw
+ * failed). */
 static int resplit_lacking(dataset_runs *d, char *which, size_t size)
 {
     gat_dataset *ds = &d->ds;
@@ -626,9 +636,10 @@ static int resplit_lacking(dataset_runs *d, char *which, size_t size)
         return -1;
     }
     memcpy(first, ds->split, (size_t)ds->n);
-    for (int r = 1; r < d->o->runs && !found; r++) {
+    const int K = runs_per_split(d->o);
+    for (int r = K; r < d->o->runs && !found; r += K) {
         gat_dataset_options o = d->resplit;
-        o.seed += (uint64_t)r;
+        o.seed += (uint64_t)(r / K);
         if (gat_dataset_random_split(ds, &o) != GAT_OK) {
             fprintf(stderr, "gat-train: --resplit: run %d: %s\n", r + 1, gat_last_error());
             found = -1;
@@ -928,6 +939,9 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "with --runs N, run r draws its own random split (split seed --split-seed + r - 1, "
          "default --seed + r - 1), so that mean and std cover the splits too (implies "
          "--random-split)"},
+        {"runs-per-split", CLI_INT, &op->runs_per_split, 1, 1000000, "K",
+         "with --resplit: a new random split every K runs, each trained K times (model seeds "
+         "vary; Shchur et al.: --runs 2000 --resplit --runs-per-split 20, 100 splits)"},
         {"train-per-class", CLI_INT, &op->train_per_class, 1, 1000000, "N",
          "training nodes per class of a random split, exactly (implies --random-split; default: "
          "20, or half of a class under 40)"},
@@ -1149,6 +1163,12 @@ static int check_options(options *o)
                         : o->data.split && cli_split_percentages(NULL, o->data.split, f) == 0
                             ? "--split FILE"
                             : NULL;
+    if (o->runs_per_split > 0 && (!o->resplit || o->runs % o->runs_per_split != 0)) {
+        fprintf(stderr, "gat-train: --runs-per-split %d: %s\n", o->runs_per_split,
+                !o->resplit ? "it applies to --resplit (a new random split every K runs)"
+                            : "--runs must be a multiple of it (each split trains K runs)");
+        return 2;
+    }
     if (o->resplit && fixed) {
         fprintf(stderr, "gat-train: --resplit draws a random split for each run: it excludes %s\n",
                 fixed);

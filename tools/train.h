@@ -31,6 +31,8 @@ typedef struct options {
     const char *test_size_text; /* --test-size N|rest, parsed into test_size */
     int random_split, normalize, no_normalize, directed, quiet, split_index, all_splits;
     int resplit;     /* --resplit: run r draws its own random split (split seed + r - 1) */
+    int runs_per_split; /* --runs-per-split K (0: not given, 1): with --resplit, a new split
+                         * every K runs (run r: split seed + (r - 1) / K) */
     int standardize; /* --standardize: the features' columns z-scored (train_graphs.c) */
     int log_every;
     int eval_every;         /* --eval-every N (0: every epoch) */

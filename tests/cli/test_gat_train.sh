@@ -87,6 +87,19 @@ for how in "--train-per-class 8 --val-per-class 5 --test-size rest" "--split 60/
   [ "$(cut -d, -f1-6 "$tmp/all.csv")" != "$(cut -d, -f1-6 "$tmp/fixed.csv")" ] || same=0
   [ $same -eq 1 ] && ok "resplit-runs ($how)" || bad "resplit-runs ($how)" "$tmp/all.csv" "$tmp/one.csv"
 done
+# --runs-per-split 2: runs 1 and 2 on the split of seed 1, runs 3 and 4 on seed 2's, each the run
+# of --seed r with that split seed
+how=(--train-per-class 8 --val-per-class 5 --test-size rest --epochs 4 --threads 1 --quiet)
+"$bin" --dataset "$data/small" --runs 4 --resplit --runs-per-split 2 "${how[@]}" --metrics "$tmp/all.csv" >/dev/null 2>&1
+same=1
+for r in 1 2 3 4; do
+  "$bin" --dataset "$data/small" --seed $r --split-seed $(((r + 1) / 2)) --random-split "${how[@]}" --metrics "$tmp/one.csv" >/dev/null 2>&1
+  [ "$(awk -F, -v r=$r 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
+    "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+done
+[ $same -eq 1 ] && ok resplit-runs-per-split || bad resplit-runs-per-split "$tmp/all.csv" "$tmp/one.csv"
+check runs-per-split-alone 2 '' '^gat-train: --runs-per-split 2: it applies to --resplit' -- "$bin" --dataset "$data/small" --runs 4 --runs-per-split 2
+check runs-per-split-multiple 2 '' '^gat-train: --runs-per-split 2: --runs must be a multiple of it' -- "$bin" --dataset "$data/small" --runs 3 --resplit --runs-per-split 2
 check resplit-summary 0 '^test accuracy: [0-9.]+% \+- [0-9.]+%  \(3 runs, seeds 1\.\.3, ' '' -- "$bin" --dataset "$data/small" --runs 3 --resplit --epochs 2 --threads 1 --quiet
 for fixed in "--all-splits" "--split-index 1" "--save-split $tmp/s" "--split some.split"; do
   check "resplit-excludes ${fixed%% *}" 2 '' "^gat-train: --resplit draws a random split for each run: it excludes ${fixed%% *}" -- "$bin" --dataset "$data/small" --resplit $fixed

@@ -56,6 +56,11 @@ run resplit-metric-auc-one-class 2 '' "^gat-train: --metric auc: the validation 
   -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 5 --resplit --epochs 1 --threads 1 --quiet --metric auc
 run resplit-auc-four 0 '^test ROC-AUC: [0-9.]+% \+- [0-9.]+%  \(4 runs' '' \
   -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 4 --resplit --epochs 1 --threads 1 --quiet
+# with --runs-per-split 2 that split (seed 5) is run 9's; 8 runs stop before it
+run resplit-per-split-auc 2 '' "^gat-train: --metric auc: the validation nodes of .*tiny\\.npz in run 9's split \\(seed 5\\) are all of one class" \
+  -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 10 --resplit --runs-per-split 2 --epochs 1 --threads 1 --quiet --metric auc
+run resplit-per-split-auc-eight 0 '^test ROC-AUC: [0-9.]+% \+- [0-9.]+%  \(8 runs' '' \
+  -- "$train" --dataset "$tmp/tiny.npz" --train-per-class 2 --val-size 2 --runs 8 --resplit --runs-per-split 2 --epochs 1 --threads 1 --quiet
 # drawing every run's split first leaves run 1's in place: each run is the run of --seed r alone
 # (the CSV metrics, timings aside), on the ROC-AUC
 rs=(--train-per-class 4 --val-size 6 --epochs 4 --threads 1 --quiet)
