@@ -9,6 +9,8 @@
 #                           exit code is WANT, stdout matches the extended regex OUT_RE and stderr
 #                           ERR_RE (an empty regex matches anything) and, for WANT != 0, stderr is
 #                           one line (a tool's error is one sentence)
+#   same_run ALL R ONE      whether run R's row of ALL (gat-train --runs --metrics CSV) holds
+#                           what ONE's one row (a single run's CSV) does, the timings aside
 #   summary                 prints "P passed, F failed"; use it as the script's last command
 #   toy_tu DIR NAME COUNT   writes a TU graph set DIR/NAME_*.txt of COUNT path graphs: graph g
 #                           (1..COUNT) has 4 + g % 5 nodes, class g % 2; a node's label is its
@@ -21,6 +23,11 @@ pass=0 fail=0
 tmp=$(mktemp -d)
 # only the main shell cleans up (a subshell killed by a signal may run an inherited EXIT trap)
 trap '[ "$BASHPID" = "$$" ] && rm -rf "$tmp"' EXIT
+
+same_run() {
+  [ -s "$3" ] && [ "$(awk -F, -v r="$2" 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$1")" = \
+    "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$3")" ]
+}
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 

@@ -79,8 +79,7 @@ for how in "--train-per-class 8 --val-per-class 5 --test-size rest" "--split 60/
   same=1
   for r in 1 2 3; do
     "$bin" --dataset "$data/small" --seed $r --random-split $how --epochs 4 --threads 1 --quiet --metrics "$tmp/one.csv" >/dev/null 2>&1
-    [ "$(awk -F, -v r=$r 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
-      "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+    same_run "$tmp/all.csv" $r "$tmp/one.csv" || same=0
   done
   # and not the runs of one split
   "$bin" --dataset "$data/small" --runs 3 --random-split $how --epochs 4 --threads 1 --quiet --metrics "$tmp/fixed.csv" >/dev/null 2>&1
@@ -94,8 +93,7 @@ how=(--train-per-class 8 --val-per-class 5 --test-size rest --epochs 4 --threads
 same=1
 for r in 1 2 3 4; do
   "$bin" --dataset "$data/small" --seed $r --split-seed $(((r + 1) / 2)) --random-split "${how[@]}" --metrics "$tmp/one.csv" >/dev/null 2>&1
-  [ "$(awk -F, -v r=$r 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
-    "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
+  same_run "$tmp/all.csv" $r "$tmp/one.csv" || same=0
 done
 [ $same -eq 1 ] && ok resplit-runs-per-split || bad resplit-runs-per-split "$tmp/all.csv" "$tmp/one.csv"
 check runs-per-split-alone 2 '' '^gat-train: --runs-per-split 2: it applies to --resplit' -- "$bin" --dataset "$data/small" --runs 4 --runs-per-split 2
