@@ -186,15 +186,15 @@ gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *removed)
     return gat_i_largest_component(ds, removed, "gat_dataset_largest_component");
 }
 
-gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, const char *fn)
+gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, int drawn,
+                                const char *fn)
 {
     if (!opt || !opt->largest_component) return GAT_OK;
     gat_idx removed;
     gat_status st = gat_i_largest_component(ds, &removed, fn);
-    /* a random split (the source holds none, or its splits are ignored) is drawn again over the
-     * component's nodes, as a load of the component would draw it */
-    const int random = ds->n_splits == 0 || opt->ignore_split_file;
-    if (st == GAT_OK && removed > 0 && random && ds->n_labels == 0 && ds->labels) {
+    /* a random split is drawn again over the component's nodes, as a load of the component
+     * would draw it */
+    if (st == GAT_OK && removed > 0 && drawn && ds->n_labels == 0 && ds->labels) {
         gat_idx labelled = 0;
         for (gat_idx i = 0; i < ds->n; i++)
             labelled += ds->labels[i] >= 0;

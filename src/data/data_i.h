@@ -74,8 +74,10 @@ gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char
 
 /* What every public dataset source does last with its options: with opt->largest_component,
  * the dataset cut to its largest component (gat_i_largest_component) and, when its split was
- * drawn at random (n_splits 0, or ignore_split_file), the random split drawn again over the
- * nodes kept. Nothing without it (opt may be NULL). */
-gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, const char *fn);
+ * drawn at random (drawn: the source gave none, n_splits 0, or gat_dataset_load ignored it,
+ * ignore_split_file), the random split drawn again over the nodes kept. Nothing without it
+ * (opt may be NULL). */
+gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, int drawn,
+                                const char *fn);
 
 #endif

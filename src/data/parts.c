@@ -265,6 +265,7 @@ gat_status gat_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *part
     static const char fn[] = "gat_dataset_from_parts";
     gat_i_clear_error();
     gat_status st = gat_i_dataset_from_parts(ds, parts, opt, fn, "the labelled nodes", NULL);
-    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, fn)) != GAT_OK) gat_dataset_destroy(ds);
+    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, ds->n_splits == 0, fn)) != GAT_OK)
+        gat_dataset_destroy(ds);
     return st;
 }

@@ -616,7 +616,9 @@ cleanup:
     /* every loader leaves split 0 in use (and every split in ds->splits): split K from them */
     if (st == GAT_OK && opt->split_index != 0 && ds->splits)
         st = gat_dataset_use_split(ds, opt->split_index);
-    if (st == GAT_OK) st = gat_i_dataset_finish(ds, opt, "gat_dataset_load");
+    if (st == GAT_OK)
+        st = gat_i_dataset_finish(ds, opt, ds->n_splits == 0 || opt->ignore_split_file,
+                                  "gat_dataset_load");
     gat_i_strmap_free(&L.ids);
     gat_free(L.line_of);
     gat_free(L.content_path);

@@ -614,7 +614,8 @@ gat_status gat_dataset_read(gat_dataset *ds, const gat_dataset_files *files,
     parts.n_edge_features = !erows ? 0 : edge_table(c.fmt) ? c.n_cols : c.n_eattr;
     st = gat_i_dataset_from_parts(ds, &parts, opt, "gat_dataset_read",
                                   files->labels ? files->labels : files->graph, files->features);
-    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, "gat_dataset_read")) != GAT_OK)
+    if (st == GAT_OK &&
+        (st = gat_i_dataset_finish(ds, opt, ds->n_splits == 0, "gat_dataset_read")) != GAT_OK)
         gat_dataset_destroy(ds);
 cleanup:
     gat_i_clocale_leave(&loc);

@@ -600,7 +600,8 @@ gat_status gat_dataset_from_igraph(gat_dataset *ds, const igraph_t *graph, unsig
         parts.n_edge_features = opt->n_edge_attributes;
     }
     st = gat_i_dataset_from_parts(ds, &parts, opt, fn, "the labelled vertices", NULL);
-    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, fn)) != GAT_OK) gat_dataset_destroy(ds);
+    if (st == GAT_OK && (st = gat_i_dataset_finish(ds, opt, ds->n_splits == 0, fn)) != GAT_OK)
+        gat_dataset_destroy(ds);
 cleanup:
     gat_graph_destroy(&g);
     gat_free(edge_input);

@@ -186,6 +186,12 @@ START_TEST(test_option_split)
     const uint8_t want[4] = {GAT_SPLIT_NONE, GAT_SPLIT_TEST, GAT_SPLIT_NONE, GAT_SPLIT_TRAIN};
     ck_assert_mem_eq(ds.split, want, 4);
     gat_dataset_destroy(&ds);
+    /* ignore_split_file is gat_dataset_load's: parts keep their split with it too */
+    o.ignore_split_file = 1;
+    ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
+    ck_assert_mem_eq(ds.split, want, 4);
+    gat_dataset_destroy(&ds);
+    o.ignore_split_file = 0;
     /* not 0 or 1 */
     o.largest_component = 2;
     ASSERT_FAILS(make(&ds, 8, 5, SRC, DST, split, &o), GAT_EINVAL,
