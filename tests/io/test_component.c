@@ -55,11 +55,10 @@ static gat_status make(gat_dataset *ds, gat_idx n, size_t m, const gat_idx *src,
     return st;
 }
 
-static gat_dataset options_off(gat_dataset_options *o)
+static void options_off(gat_dataset_options *o)
 {
     gat_dataset_options_default(o);
     o->normalize = GAT_NORMALIZE_OFF;
-    return (gat_dataset){0};
 }
 
 /* The edge j -> i of ds (by ids), or -1 */
@@ -114,7 +113,8 @@ static const gat_idx SRC[] = {0, 4, 1, 3, 7}, DST[] = {2, 2, 3, 5, 5};
 START_TEST(test_by_hand)
 {
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o), full;
+    gat_dataset ds, full;
+    options_off(&o);
     const uint8_t split[8] = {GAT_SPLIT_TRAIN, GAT_SPLIT_TRAIN, GAT_SPLIT_VAL,  GAT_SPLIT_VAL,
                               GAT_SPLIT_TEST,  GAT_SPLIT_TEST,  GAT_SPLIT_NONE, GAT_SPLIT_NONE};
     ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
@@ -155,7 +155,8 @@ END_TEST
 START_TEST(test_option_split)
 {
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o), cut;
+    gat_dataset ds, cut;
+    options_off(&o);
     o.train_per_class = 1;
     o.n_val = 1;
     o.n_test = GAT_SPLIT_REST;
@@ -204,7 +205,8 @@ END_TEST
 START_TEST(test_splits_and_refusals)
 {
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o);
+    gat_dataset ds;
+    options_off(&o);
     const uint8_t split[8] = {GAT_SPLIT_TRAIN, GAT_SPLIT_TRAIN, GAT_SPLIT_VAL,  GAT_SPLIT_VAL,
                               GAT_SPLIT_TEST,  GAT_SPLIT_TEST,  GAT_SPLIT_NONE, GAT_SPLIT_NONE};
     ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, split, &o), GAT_OK);
@@ -304,7 +306,8 @@ static gat_idx ref_largest(gat_idx n, size_t m, const gat_idx *src, const gat_id
 START_TEST(test_random_graphs)
 {
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o), full;
+    gat_dataset ds, full;
+    options_off(&o);
     o.largest_component = 1;
     uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
     for (int trial = 0; trial < 40; trial++) {
@@ -345,7 +348,8 @@ END_TEST
 START_TEST(test_alloc_failures)
 {
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o), full;
+    gat_dataset ds, full;
+    options_off(&o);
     ck_assert_int_eq(make(&full, 8, 5, SRC, DST, NULL, &o), GAT_OK);
     long k, failed = 0;
     gat_status st = GAT_ENOMEM;
@@ -381,7 +385,8 @@ START_TEST(test_load)
     tu_write(dir, "two.split", "a train\nb val\nc test\nd train\ne train\nf test\n");
     snprintf(prefix, sizeof prefix, "%s/two", dir);
     gat_dataset_options o;
-    gat_dataset ds = options_off(&o);
+    gat_dataset ds;
+    options_off(&o);
     o.largest_component = 1;
     ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
     ck_assert_int_eq(ds.n, 4);
