@@ -186,9 +186,12 @@ typedef struct gat_dataset {
                              * holds row split_index), when it holds more than one and split is
                              * one of them; NULL otherwise (one split, a random split, parts).
                              * gat_dataset_save stores them (may point into a .gatd mapping) */
-    gat_idx removed_nodes;  /* nodes outside the largest connected component that
-                             * gat_dataset_largest_component (or gat_dataset_options.
-                             * largest_component) removed; 0 otherwise */
+    gat_idx removed_nodes;  /* nodes removed: outside the largest connected component
+                             * (gat_dataset_largest_component, gat_dataset_options.
+                             * largest_component) or of a class too small (gat_dataset_remove_
+                             * small_classes, gat_dataset_options.min_class_nodes); 0 otherwise */
+    gat_idx removed_classes; /* classes gat_dataset_remove_small_classes (or gat_dataset_
+                              * options.min_class_nodes) removed; 0 otherwise */
 } gat_dataset;
 
 typedef struct gat_dataset_options {
@@ -260,6 +263,14 @@ typedef struct gat_dataset_options {
      * (and every one of gat_dataset.splits) keeps its kept nodes. Default 0: every node. A dataset
      * of many graphs is GAT_EINVAL. */
     int largest_component;
+    /* > 0: remove the classes with fewer than min_class_nodes labelled nodes, with their nodes
+     * (gat_dataset_remove_small_classes), as the last step of every source, like
+     * largest_component (and a random split then drawn over the nodes kept). Shchur et al. 2018
+     * keep the classes of more than train + validation nodes per class (min_class_nodes 51 for
+     * their 20 and 30). With largest_component too, the two cuts alternate until neither removes
+     * a node: the largest component of the nodes kept, whose classes are all large enough.
+     * Default 0: every class; negative is GAT_EINVAL. */
+    gat_idx min_class_nodes;
 } gat_dataset_options;
 
 /* The default of gat_dataset_options.max_line: 64 MiB. */
@@ -486,6 +497,21 @@ GAT_API gat_status gat_dataset_random_split(gat_dataset *ds, const gat_dataset_o
  * Returns GAT_EINVAL (NULL ds, a dataset of many graphs: n_graphs > 0), GAT_ENOMEM; on failure
  * ds is unchanged. Cost O(n + E D + nnz), and a copy of the kept parts. */
 GAT_API gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *removed);
+
+/* Removes the classes of ds with fewer than min_nodes labelled nodes, and their nodes with their
+ * edges (Shchur et al. 2018's remove_underrepresented_classes keeps the classes of more than
+ * train + validation nodes per class, i.e. min_nodes = train + validation + 1). The classes kept
+ * are renumbered 0..n_classes'-1 in their order, with their class_names; unlabelled nodes
+ * (label -1) stay. The kept nodes keep their order and ids as in gat_dataset_largest_component
+ * (every per-node and per-edge array comes along; an edge from a removed node goes), and so
+ * does a random split: draw it again with gat_dataset_random_split. ds->removed_classes and
+ * ds->removed_nodes grow by the classes and nodes removed, also given in *classes and *nodes
+ * (each may be NULL). min_nodes <= 0, or every class large enough: ds is left as it is. Returns
+ * GAT_EINVAL (NULL ds, negative min_nodes, a dataset of many graphs or with multi-hot labels,
+ * or min_nodes that no class reaches: the message names the largest class), GAT_ENOMEM; on
+ * failure ds is unchanged. Cost O(n + E D + nnz), and a copy of the kept parts. */
+GAT_API gat_status gat_dataset_remove_small_classes(gat_dataset *ds, gat_idx min_nodes,
+                                                    gat_idx *classes, gat_idx *nodes);
 
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);

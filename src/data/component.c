@@ -1,8 +1,9 @@
-/* A dataset cut to its graph's largest connected component (gat_dataset_largest_component, and
- * gat_dataset_options.largest_component at every public dataset source), as Shchur et al. 2018
- * prepare their benchmark sets: a breadth-first search over the in- and out-CSR finds the weak
- * components; the kept nodes' rows of every per-node and per-edge array are copied in order into
- * a new dataset, which replaces the old one only when it is whole. */
+/* A dataset cut to part of its nodes, as Shchur et al. 2018 prepare their benchmark sets: to its
+ * graph's largest connected component (gat_dataset_largest_component) and to the classes with
+ * enough labelled nodes (gat_dataset_remove_small_classes), each also an option of every public
+ * dataset source (gat_i_dataset_finish). A breadth-first search over the in- and out-CSR finds
+ * the weak components; the kept nodes' rows of every per-node and per-edge array are copied in
+ * order into a new dataset, which replaces the old one only when it is whole. */
 #include "data/data_i.h"
 #include "core/core.h"
 
@@ -58,30 +59,42 @@ static gat_status copy_strings(const char *const **out, const char *const *src, 
 }
 
 /* out (zeroed): the m kept nodes of ds (keep[i] = 1), in their order, with their rows of every
- * per-node array, their edges and the edges' rows. On failure the caller destroys out. */
+ * per-node array, their edges from kept nodes and those edges' rows. classes (NULL: every class
+ * as it is) lists the old number of each of the C classes kept, in order: labels are renumbered
+ * and the names follow (every labelled node kept must be of a class kept). fn names the public
+ * function in messages. On failure the caller destroys out. */
 static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_idx m,
-                                gat_dataset *out)
+                                const gat_idx *classes, gat_idx C, gat_dataset *out, const char *fn)
 {
     const gat_graph *g = &ds->graph;
     const gat_idx n = ds->n, D = ds->n_edge_features, L = ds->n_labels;
     const size_t S = ds->splits ? (size_t)ds->n_splits : 0, mz = m ? (size_t)m : 1;
     gat_idx *to = gat_malloc((size_t)n, sizeof *to), *old = gat_malloc(mz, sizeof *old);
     gat_idx *rowptr = gat_malloc(mz + 1, sizeof *rowptr), *col = NULL;
+    gat_idx *class_to =
+        classes ? gat_malloc(ds->n_classes ? (size_t)ds->n_classes : 1, sizeof *class_to) : NULL;
     size_t E = 0, nnz = 0;
     gat_idx loops = 0; /* kept rows with their self-loop: all or none (the builders' rule) */
     gat_status st = GAT_ENOMEM;
-    if (!to || !old || !rowptr) goto out;
+    if (!to || !old || !rowptr || (classes && !class_to)) goto out;
+    if (classes) {
+        for (gat_idx c = 0; c < ds->n_classes; c++)
+            class_to[c] = -1;
+        for (gat_idx c = 0; c < C; c++)
+            class_to[classes[c]] = c;
+    }
     for (gat_idx i = 0, k = 0; i < n; i++) {
         to[i] = keep[i] ? k : -1;
         if (keep[i]) {
             old[k++] = i;
-            E += (size_t)(g->rowptr[i + 1] - g->rowptr[i]);
+            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+                E += keep[g->col[e]];
             nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
         }
     }
     out->n = m;
     out->n_features = ds->n_features;
-    out->n_classes = ds->n_classes;
+    out->n_classes = classes ? C : ds->n_classes;
     out->n_labels = L;
     out->n_edge_features = D;
     if (!(col = gat_malloc(E ? E : 1, sizeof *col)) ||
@@ -97,21 +110,24 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     for (gat_idx k = 0; k < m; k++) {
         const gat_idx i = old[k], e0 = g->rowptr[i], e1 = g->rowptr[i + 1];
         gat_idx at = rowptr[k];
-        /* a kept node's sources are kept: one component */
-        for (gat_idx e = e0; e < e1; e++, at++) {
+        for (gat_idx e = e0; e < e1; e++) {
+            if (to[g->col[e]] < 0) continue; /* from a node removed (never in one component) */
             col[at] = to[g->col[e]];
             loops += g->col[e] == i;
             if (D > 0)
                 memcpy(out->edge_x + (size_t)at * (size_t)D, ds->edge_x + (size_t)e * (size_t)D,
                        (size_t)D * sizeof *out->edge_x);
             if (ds->edge_input) out->edge_input[at] = ds->edge_input[e];
+            at++;
         }
         rowptr[k + 1] = at;
         const gat_idx q0 = ds->x.rowptr[i], q1 = ds->x.rowptr[i + 1], xq = out->x.rowptr[k];
         memcpy(out->x.col + xq, ds->x.col + q0, (size_t)(q1 - q0) * sizeof *out->x.col);
         memcpy(out->x.val + xq, ds->x.val + q0, (size_t)(q1 - q0) * sizeof *out->x.val);
         out->x.rowptr[k + 1] = xq + (q1 - q0);
-        if (out->labels) out->labels[k] = ds->labels[i];
+        if (out->labels)
+            out->labels[k] =
+                classes && ds->labels[i] >= 0 ? class_to[ds->labels[i]] : ds->labels[i];
         if (ds->split) out->split[k] = ds->split[i];
         if (L > 0)
             memcpy(out->label_matrix + (size_t)k * (size_t)L,
@@ -120,8 +136,8 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
             out->splits[r * (size_t)m + (size_t)k] = ds->splits[r * (size_t)n + (size_t)i];
     }
     if ((ds->node_ids && (st = copy_strings(&out->node_ids, ds->node_ids, old, m)) != GAT_OK) ||
-        (ds->class_names &&
-         (st = copy_strings(&out->class_names, ds->class_names, NULL, ds->n_classes)) != GAT_OK) ||
+        (ds->class_names && (st = copy_strings(&out->class_names, ds->class_names, classes,
+                                               out->n_classes)) != GAT_OK) ||
         (st = gat_graph_from_csr(&out->graph, m, rowptr, col,
                                  loops ? 0u : (unsigned)GAT_GRAPH_NO_SELF_LOOPS)) != GAT_OK)
         goto out;
@@ -129,10 +145,10 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
      * edge for edge, so the edges' rows copied above stay in step */
     if ((size_t)out->graph.nnz != E) {
         st = gat_i_error(GAT_EINVAL,
-                         "gat_dataset_largest_component: the graph was not built by "
+                         "%s: the graph was not built by "
                          "gat_graph_from_* (%d of the %d nodes kept have their self-loop; %zu "
                          "edges became %d)",
-                         loops, m, E, out->graph.nnz);
+                         fn, loops, m, E, out->graph.nnz);
         goto out;
     }
     gat_i_count_split(out);
@@ -142,7 +158,9 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     out->split_adapted = ds->split_adapted;
     out->skipped_edges = ds->skipped_edges;
     out->removed_nodes = ds->removed_nodes + (n - m);
+    out->removed_classes = ds->removed_classes + (ds->n_classes - out->n_classes);
 out:
+    gat_free(class_to);
     gat_free(to);
     gat_free(old);
     gat_free(rowptr);
@@ -168,7 +186,7 @@ gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char
         return m < 0 ? GAT_ENOMEM : GAT_OK;
     }
     gat_dataset out = {0};
-    const gat_status st = restrict_rows(ds, keep, m, &out);
+    const gat_status st = restrict_rows(ds, keep, m, NULL, 0, &out, fn);
     gat_free(keep);
     if (st != GAT_OK) {
         gat_dataset_destroy(&out);
@@ -186,19 +204,101 @@ gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *removed)
     return gat_i_largest_component(ds, removed, "gat_dataset_largest_component");
 }
 
+gat_status gat_i_remove_small_classes(gat_dataset *ds, gat_idx min_nodes, gat_idx *classes,
+                                      gat_idx *nodes, const char *fn)
+{
+    if (classes) *classes = 0;
+    if (nodes) *nodes = 0;
+    if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
+    if (min_nodes < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative smallest class size %d", fn, min_nodes);
+    if (min_nodes == 0) return GAT_OK;
+    if (ds->n_graphs > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: the dataset holds %d graphs; classes are removed from a dataset "
+                           "of one graph",
+                           fn, ds->n_graphs);
+    if (ds->n_labels > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: the dataset has %d labels per node (multi-hot), not one class per "
+                           "node",
+                           fn, ds->n_labels);
+    const gat_idx C = ds->n_classes;
+    if (C == 0 || !ds->labels)
+        return gat_i_error(GAT_EINVAL, "%s: the dataset has no classes to keep %d nodes of", fn,
+                           min_nodes);
+    gat_idx *count = gat_calloc((size_t)C, sizeof *count),
+            *kept = gat_malloc((size_t)C, sizeof *kept);
+    uint8_t *keep = gat_malloc(ds->n ? (size_t)ds->n : 1, 1);
+    gat_status st = GAT_ENOMEM;
+    gat_dataset out = {0};
+    if (!count || !kept || !keep) goto done;
+    for (gat_idx i = 0; i < ds->n; i++)
+        if (ds->labels[i] >= 0) count[ds->labels[i]]++;
+    gat_idx K = 0, largest = 0, m = 0;
+    for (gat_idx c = 0; c < C; c++) {
+        if (count[c] >= min_nodes) kept[K++] = c;
+        if (count[c] > count[largest]) largest = c;
+    }
+    if (K == 0) {
+        st = gat_i_error(GAT_EINVAL,
+                         "%s: no class has %d labelled nodes: the largest, class %d%s%s%s, has %d",
+                         fn, min_nodes, largest, ds->class_names ? " ('" : "",
+                         ds->class_names ? ds->class_names[largest] : "",
+                         ds->class_names ? "')" : "", count[largest]);
+        goto done;
+    }
+    st = GAT_OK;
+    if (K == C) goto done;
+    for (gat_idx i = 0; i < ds->n; i++)
+        m += keep[i] = ds->labels[i] < 0 || count[ds->labels[i]] >= min_nodes;
+    if ((st = restrict_rows(ds, keep, m, kept, K, &out, fn)) != GAT_OK) goto done;
+    if (classes) *classes = C - K;
+    if (nodes) *nodes = ds->n - m;
+    gat_dataset_destroy(ds);
+    *ds = out;
+    memset(&out, 0, sizeof out);
+done:
+    gat_dataset_destroy(&out);
+    gat_free(count);
+    gat_free(kept);
+    gat_free(keep);
+    return st;
+}
+
+gat_status gat_dataset_remove_small_classes(gat_dataset *ds, gat_idx min_nodes, gat_idx *classes,
+                                            gat_idx *nodes)
+{
+    gat_i_clear_error();
+    return gat_i_remove_small_classes(ds, min_nodes, classes, nodes,
+                                      "gat_dataset_remove_small_classes");
+}
+
 gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, int drawn,
                                 const char *fn)
 {
-    if (!opt || !opt->largest_component) return GAT_OK;
-    gat_idx removed;
-    gat_status st = gat_i_largest_component(ds, &removed, fn);
-    /* a random split is drawn again over the component's nodes, as a load of the component
-     * would draw it */
-    if (st == GAT_OK && removed > 0 && drawn && ds->n_labels == 0 && ds->labels) {
+    if (!gat_i_cuts(opt)) return GAT_OK;
+    const int lcc = opt->largest_component, small = opt->min_class_nodes > 0;
+    gat_status st = GAT_OK;
+    /* the largest component, then the classes it leaves large enough; removing a class can
+     * split the component, so both again until neither removes a node (each cut alone is done
+     * in one pass) */
+    for (gat_idx more = 1; st == GAT_OK && more > 0;) {
+        gat_idx removed = 0;
+        if (lcc) st = gat_i_largest_component(ds, NULL, fn);
+        if (st == GAT_OK && small)
+            st = gat_i_remove_small_classes(ds, opt->min_class_nodes, NULL, &removed, fn);
+        more = lcc ? removed : 0;
+    }
+    /* the sources leave a random split to this step (gat_i_cuts), drawn over the nodes kept */
+    if (st == GAT_OK && drawn && ds->n_labels == 0 && ds->labels) {
         gat_idx labelled = 0;
         for (gat_idx i = 0; i < ds->n; i++)
             labelled += ds->labels[i] >= 0;
-        if (labelled > 0 && (st = gat_i_random_split(ds, opt, "the largest component")) == GAT_OK)
+        const char *what = !small ? "the largest component"
+                           : lcc  ? "the largest component of the classes kept"
+                                  : "the classes kept";
+        if (labelled > 0 && (st = gat_i_random_split(ds, opt, what)) == GAT_OK)
             gat_i_count_split(ds);
     }
     return st;

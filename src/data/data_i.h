@@ -72,11 +72,23 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
 /* gat_dataset_largest_component with fn naming the public function in messages. */
 gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char *fn);
 
-/* What every public dataset source does last with its options: with opt->largest_component,
- * the dataset cut to its largest component (gat_i_largest_component) and, when its split was
- * drawn at random (drawn: the source gave none, n_splits 0, or gat_dataset_load ignored it,
- * ignore_split_file), the random split drawn again over the nodes kept. Nothing without it
- * (opt may be NULL). */
+/* gat_dataset_remove_small_classes with fn naming the public function in messages. */
+gat_status gat_i_remove_small_classes(gat_dataset *ds, gat_idx min_nodes, gat_idx *classes,
+                                      gat_idx *nodes, const char *fn);
+
+/* Whether opt cuts the dataset at its end (largest_component, min_class_nodes): a source then
+ * leaves its random split undrawn (GAT_SPLIT_NONE) for gat_i_dataset_finish to draw over the
+ * nodes kept (a strict size checked against the whole graph could fail on a class removed). */
+static inline int gat_i_cuts(const gat_dataset_options *opt)
+{
+    return opt && (opt->largest_component || opt->min_class_nodes > 0);
+}
+
+/* What every public dataset source does last with its options: when gat_i_cuts(opt), the
+ * dataset cut to its largest component and/or to its classes of at least opt->min_class_nodes
+ * nodes (alternating until neither removes a node) and, when its split is random (drawn: the
+ * source gave none, n_splits 0, or gat_dataset_load ignored it, ignore_split_file), the random
+ * split drawn over the nodes kept. Nothing otherwise (opt may be NULL). */
 gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt, int drawn,
                                 const char *fn);
 

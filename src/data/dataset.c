@@ -65,6 +65,8 @@ gat_status gat_i_check_options(const gat_dataset_options *o, const char *fn)
     if (o->largest_component != 0 && o->largest_component != 1)
         return gat_i_error(GAT_EINVAL, "%s: largest_component is %d, expected 0 or 1", fn,
                            o->largest_component);
+    if (o->min_class_nodes < 0)
+        return gat_i_error(GAT_EINVAL, "%s: negative min_class_nodes %d", fn, o->min_class_nodes);
     return GAT_OK;
 }
 

@@ -246,7 +246,8 @@ gat_status gat_i_dataset_from_parts(gat_dataset *ds, const gat_dataset_parts *p,
     out.n_splits = p->split != NULL;
     if (p->split)
         memcpy(out.split, p->split, (size_t)n * sizeof *out.split);
-    else if (labelled > 0 && (st = gat_i_random_split(&out, opt, what)) != GAT_OK)
+    else if (labelled > 0 && !gat_i_cuts(opt) &&
+             (st = gat_i_random_split(&out, opt, what)) != GAT_OK)
         goto cleanup;
     gat_i_count_split(&out);
     if ((st = gat_i_normalize_checked(&out, opt->normalize, fn,

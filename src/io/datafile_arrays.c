@@ -488,7 +488,7 @@ gat_status gat_i_gatd_read_labels_split(reader *R, const gat_dataset_options *op
         return GAT_OK;
     }
     if (!(ds->split = gat_calloc((size_t)ds->n, sizeof *ds->split))) return GAT_ENOMEM;
-    return gat_i_random_split(ds, opt, R->path);
+    return gat_i_cuts(opt) ? GAT_OK : gat_i_random_split(ds, opt, R->path);
 }
 
 /* Reads the file R->path into R->ds (and R->part for a part file): opt's split and

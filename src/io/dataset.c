@@ -604,7 +604,8 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     }
     if ((st = read_cites(&L, cites, opt)) != GAT_OK) goto cleanup;
     if (!opt->ignore_split_file && (st = read_split(&L, split, &absent)) != GAT_OK) goto cleanup;
-    if (absent && (st = gat_i_random_split(ds, opt, L.content_path)) != GAT_OK) goto cleanup;
+    if (absent && !gat_i_cuts(opt) && (st = gat_i_random_split(ds, opt, L.content_path)) != GAT_OK)
+        goto cleanup;
     gat_i_count_split(ds);
     ds->n_splits = exists(split);
     st = gat_i_normalize_checked(ds, opt->normalize, "gat_dataset_load", L.content_path);

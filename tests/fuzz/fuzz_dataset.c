@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size & 2) o.n_test = GAT_SPLIT_REST;
     if (size & 4) o.split_strict = GAT_SPLIT_STRICT_VAL | GAT_SPLIT_STRICT_TEST;
     if (size & 8) o.largest_component = 1;
+    if (size & 16) o.min_class_nodes = 2;
     gat_status st = gat_dataset_load(&ds, fuzz_path(4, "d"), &o);
     if (st == GAT_OK) {
         FUZZ_CHECK(ds.n > 0);
