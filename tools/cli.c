@@ -570,6 +570,7 @@ int cli_load_dataset(const char *prog, const cli_data *d, const char *default_na
         return 2;
     o.skip_unknown_edges = d->skip_unknown_cites;
     o.largest_component = d->largest_component;
+    o.min_class_nodes = d->min_class_nodes;
     if (d->tu_features && gat_tu_features_from_name(d->tu_features, &o.tu_features) != GAT_OK) {
         fprintf(stderr, "%s: --tu-features: %s\n", prog, gat_last_error());
         return 2;
@@ -705,15 +706,22 @@ static int rows_equal(const gat_csr *x)
     return 1;
 }
 
-void cli_dataset_notes(const char *prog, const gat_dataset *ds, int quiet)
+void cli_dataset_notes(const char *prog, const cli_data *d, const gat_dataset *ds, int quiet)
 {
     if (quiet) return;
     if (ds->skipped_edges > 0)
         fprintf(stderr, "%s: skipped %lld .cites lines naming an id .content lacks\n", prog,
                 (long long)ds->skipped_edges);
+    if (ds->removed_classes > 0)
+        fprintf(stderr, "%s: removed %d class%s of fewer than %d labelled nodes: %d of %d kept\n",
+                prog, ds->removed_classes, ds->removed_classes == 1 ? "" : "es", d->min_class_nodes,
+                ds->n_classes, ds->n_classes + ds->removed_classes);
     if (ds->removed_nodes > 0)
-        fprintf(stderr, "%s: kept the largest connected component: %d nodes of %lld (%d removed)\n",
-                prog, ds->n, (long long)ds->n + ds->removed_nodes, ds->removed_nodes);
+        fprintf(stderr, "%s: kept %s: %d nodes of %lld (%d removed)\n", prog,
+                !ds->removed_classes   ? "the largest connected component"
+                : d->largest_component ? "the largest connected component of the classes kept"
+                                       : "the nodes of the classes kept",
+                ds->n, (long long)ds->n + ds->removed_nodes, ds->removed_nodes);
 }
 
 void cli_constant_features_note(const char *prog, const gat_dataset *ds, const char *name,

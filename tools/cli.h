@@ -120,6 +120,7 @@ typedef struct cli_data {
     const char *self_loop_fill;  /* --self-loop-fill mean|zero, or NULL: the library's default */
     const char *tu_features;     /* --tu-features all|labels|attributes, or NULL: opt's */
     int largest_component;       /* --largest-component: gat_dataset_options.largest_component */
+    int min_class_nodes;         /* --min-class-nodes N: gat_dataset_options.min_class_nodes */
     const char *direction;       /* set by the tool: "--directed" or "--undirected" when given
                                   * (refused on a .gatd file, whose graph is stored as built) */
 } cli_data;
@@ -150,7 +151,10 @@ typedef struct cli_data {
      "labels or the attributes alone (a set without attributes: its labels)"},                   \
     {"largest-component", CLI_FLAG, &(d).largest_component, 0, 0, NULL,                            \
      "keep only the nodes of the graph's largest connected component (as Shchur et al. 2018), "  \
-     "the random split drawn over them"}
+     "the random split drawn over them"},                                                         \
+    {"min-class-nodes", CLI_INT, &(d).min_class_nodes, 0, 2147483647, "N",                         \
+     "remove the classes of fewer than N labelled nodes, with their nodes (Shchur et al.: 51 "    \
+     "for 20 training and 30 validation nodes a class), the random split drawn after"}
 #define CLI_LABEL_OPTIONS(d)                                                                       \
     {"labels", CLI_STRING, &(d).labels, 0, 0, "FILE", "with --graph: '<id> <label>' per labelled node"}, \
     {"label-attribute", CLI_STRING, &(d).label_attribute, 0, 0, "NAME",                           \
@@ -194,8 +198,9 @@ int cli_standardize_fit(const char *prog, gat_dataset *ds, gat_csr *keep, gat_id
                         const uint8_t *use, gat_real *shift, gat_real *scale);
 void cli_restore_features(gat_dataset *ds, gat_csr *keep);
 /* What the loader dropped, on stderr unless quiet: the .cites lines --skip-unknown-cites
- * skipped, the nodes outside the largest component (--largest-component). */
-void cli_dataset_notes(const char *prog, const gat_dataset *ds, int quiet);
+ * skipped, the nodes outside the largest component (--largest-component) and the classes
+ * smaller than d->min_class_nodes (--min-class-nodes) with their nodes. */
+void cli_dataset_notes(const char *prog, const cli_data *d, const gat_dataset *ds, int quiet);
 /* A note on stderr (unless quiet) when every node of ds has the same features (a TU set without
  * node labels or attributes gets the constant 1) and pe is NULL (no --pe): attention averages
  * equal vectors, so every layer gives every node the same embedding. */

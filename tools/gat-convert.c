@@ -100,7 +100,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct stat sb;
-    cli_dataset_notes("gat-convert", &ds, quiet);
+    cli_dataset_notes("gat-convert", &d, &ds, quiet);
     if (!quiet)
         printf("gat-convert: %s -> %s: %d nodes, %d edges (self-loops included), %d feature "
                "non-zeros, %lld bytes, %.2f s\n",

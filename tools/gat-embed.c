@@ -622,7 +622,7 @@ int main(int argc, char **argv)
         cli_dataset_recorded(meta.dataset, o.model, recorded, sizeof recorded);
     if ((rc = cli_load_dataset("gat-embed", &o.data, model_dataset, 0, &dopt, &ds, &name)) != 0)
         goto done;
-    cli_dataset_notes("gat-embed", &ds, o.quiet);
+    cli_dataset_notes("gat-embed", &o.data, &ds, o.quiet);
     if (dopt.normalize == GAT_NORMALIZE_AUTO && !ds.normalized) {
         fprintf(stderr, "gat-embed: model %s was trained on row-normalised features, but dataset %s "
                         "has a negative feature (node '%s', column %d, %g) and signed features "

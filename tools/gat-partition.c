@@ -153,7 +153,7 @@ int main(int argc, char **argv)
     const char *name;
     const double t0 = now();
     if ((rc = cli_load_dataset(prog, &d, NULL, 0, &dopt, &ds, &name)) != 0) return rc;
-    cli_dataset_notes(prog, &ds, quiet);
+    cli_dataset_notes(prog, &d, &ds, quiet);
     const double t_load = now() - t0;
 
     gat_partition_options popt;

@@ -472,7 +472,7 @@ static void dataset_notes(const options *o, const gat_dataset_options *dopt, con
                 "%g): not row-normalised (use --no-normalize to silence this)\n",
                 ds->node_ids[ds->negative_node], ds->negative_column, (double)ds->negative_value);
     if (ds->split_adapted) split_note(ds, dopt);
-    cli_dataset_notes("gat-train", ds, 0);
+    cli_dataset_notes("gat-train", &o->data, ds, 0);
 }
 
 /* The dataset's edge features left unused, and its summary line. */

@@ -82,6 +82,7 @@ int train_graphs_check(options *o)
                        : o->split_index            ? "--split-index"
                        : o->order                  ? "--order"
                        : o->data.largest_component ? "--largest-component"
+                       : o->data.min_class_nodes   ? "--min-class-nodes"
                                                    : NULL;
     if (node) {
         fprintf(stderr,

@@ -21,6 +21,7 @@ static int dist_usage(const options *o)
                       : o->split_seed >= 0                            ? "--split-seed"
                       : o->split_index                                ? "--split-index"
                       : o->data.largest_component && !o->data.dataset ? "--largest-component"
+                      : o->data.min_class_nodes && !o->data.dataset   ? "--min-class-nodes"
                       : o->metric_name && o->metric == GAT_METRIC_AUC ? "--metric auc"
                                                                       : NULL;
     if (bad) {

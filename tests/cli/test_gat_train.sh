@@ -4,7 +4,7 @@
 # row normalisation (with gat-embed and gat-synth).
 # Usage: test_gat_train.sh GAT_TRAIN TESTDATA_DIR GAT_EMBED GAT_SYNTH
 set -u
-bin=$1 data=$2 embed=$3 synth=$4
+bin=$1 data=$2 embed=$3 synth=$4 convert=$5
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 check help 0 '^usage: gat-train' '' -- "$bin" --help
@@ -222,5 +222,22 @@ check lcc-quiet 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --larges
 [ ! -s "$tmp/err" ] && ok lcc-quiet-silent || badf lcc-quiet-silent "$tmp/err"
 check lcc-task-graph 2 '' '^gat-train: --largest-component does not apply to --task graph' -- "$bin" --task graph --dataset "$data/tiny" --largest-component
 check lcc-partitions 2 '' '^gat-train: --partitions: --largest-component does not apply' -- "$bin" --partitions "$tmp" --largest-component
+
+# --min-class-nodes N: tests/data/small's class 'project' (19 nodes) goes with its nodes, said on
+# stderr; the strict per-class split that 'project' cannot give is drawn after the cut; no class
+# of 100 nodes is an error naming the largest; gat-convert writes the cut (the same run); refused
+# by --task graph and by --partitions without --dataset
+check small-classes 0 'dataset .*small: 186 nodes, .* 4 classes, split 70/39/77$' '^gat-train: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$bin" --dataset "$data/small" --min-class-nodes 20 --epochs 3 --threads 1
+grep -q '^gat-train: kept the nodes of the classes kept: 186 nodes of 205 (19 removed)$' "$tmp/err" && ok small-classes-nodes || badf small-classes-nodes "$tmp/err"
+grep '^epoch' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//' >"$tmp/classes-load" # the time goes
+check small-classes-strict 1 '' "class 'project' has 19 nodes, fewer than the 10 training \+ 10 validation" -- "$bin" --dataset "$data/small" --train-per-class 10 --val-per-class 10 --test-size rest --epochs 1 --threads 1
+check small-classes-strict-cut 0 'dataset .*small: 186 nodes, .* 4 classes, split 40/40/106$' '' -- "$bin" --dataset "$data/small" --train-per-class 10 --val-per-class 10 --test-size rest --min-class-nodes 21 --epochs 1 --threads 1
+check small-classes-none 1 '' "no class has 100 labelled nodes: the largest, class 4 \('student'\), has 83$" -- "$bin" --dataset "$data/small" --min-class-nodes 100 --epochs 1 --threads 1
+check small-classes-convert 0 '186 nodes' '^gat-convert: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$convert" --min-class-nodes 20 "$data/small" "$tmp/classes.gatd"
+check small-classes-gatd 0 'classes.gatd: 186 nodes, .* 4 classes, split 70/39/77$' '' -- "$bin" --dataset "$tmp/classes.gatd" --epochs 3 --threads 1
+grep '^epoch' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//' | cmp -s - "$tmp/classes-load" && [ -s "$tmp/classes-load" ] && ok small-classes-gatd-same-run || badf small-classes-gatd-same-run "$tmp/classes-load"
+check small-classes-task-graph 2 '' '^gat-train: --min-class-nodes does not apply to --task graph' -- "$bin" --task graph --dataset "$data/tiny" --min-class-nodes 2
+check small-classes-partitions 2 '' '^gat-train: --partitions: --min-class-nodes does not apply' -- "$bin" --partitions "$tmp" --min-class-nodes 2
+check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/small" --min-class-nodes -1
 
 summary
