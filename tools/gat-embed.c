@@ -687,10 +687,21 @@ int main(int argc, char **argv)
      * dataset apart (a dataset without labels has none to compare) */
     if (meta.n_classes > 0 && ds.n_classes > 0) {
         const gat_idx n = meta.n_classes < ds.n_classes ? meta.n_classes : ds.n_classes;
-        gat_idx c = 0;
+        gat_idx c = 0, k = 0;
         while (c < n && !strcmp(meta.class_names[c], ds.class_names[c]))
             c++;
-        if (c < n)
+        /* the model's classes, in order, among more of the dataset's: some were removed for
+         * training (gat-train --min-class-nodes) */
+        for (gat_idx d = 0; d < ds.n_classes && k < meta.n_classes; d++)
+            k += !strcmp(meta.class_names[k], ds.class_names[d]);
+        if (meta.n_classes < ds.n_classes && k == meta.n_classes) {
+            if (!o.quiet)
+                fprintf(stderr,
+                        "gat-embed: model %s predicts %d of the %d classes of dataset %s (it was "
+                        "trained without the others, as --min-class-nodes does; give that option "
+                        "again for the nodes it kept)\n",
+                        o.model, (int)meta.n_classes, (int)ds.n_classes, name);
+        } else if (c < n)
             fprintf(stderr,
                     "gat-embed: dataset %s may not be the one model %s was trained on%s%s%s: "
                     "its class %d is '%s', the model's '%s'\n",
