@@ -28,6 +28,8 @@ typedef struct options {
     const char *partitions; /* --partitions DIR (under mpirun) */
     const char *plot, *plot_attention, *plot_size; /* --plot, --plot-attention FILE; WxH */
     int no_header, normalize, no_normalize, directed, undirected, threads, quiet;
+    int all_nodes; /* --all-nodes: not the cuts the model records (data.min_class_nodes is -1
+                    * until --min-class-nodes is given) */
 } options;
 
 /* Signals. SIGINT, SIGTERM, SIGHUP and SIGXFSZ end the process with exit code 128 + N and leave
@@ -406,7 +408,7 @@ done:
 int main(int argc, char **argv)
 {
     cli_serial_blas(); /* this tool never trains */
-    options o = {.threads = 0};
+    options o = {.threads = 0, .data.min_class_nodes = -1};
     const cli_option opts[] = {
         {"model", CLI_STRING, &o.model, 0, 0, "FILE",
          "model file written by gat-train --save (required)"},
@@ -427,7 +429,8 @@ int main(int argc, char **argv)
          "the attention readout: each node's readout weight per head"},
         CLI_DEPRECATED("attention", "attention-out"), /* --attention names a score elsewhere */
         {"partitions", CLI_STRING, &o.partitions, 0, 0, "DIR",
-         "under mpirun -np K: rank r runs part r of the partition in DIR; rank 0 writes --out and --predict for every node in the dataset's order"},
+         "under mpirun -np K: rank r runs part r of the partition in DIR; rank 0 writes --out and "
+         "--predict for every node in the dataset's order"},
         {"predict", CLI_STRING, &o.predict, 0, 0, "FILE",
          "write 'id class probability' per node (TSV; a graph model: per graph, with its "
          "label)"},
@@ -439,6 +442,9 @@ int main(int argc, char **argv)
          "size of the plots in pixels (default 640x400)"},
         {"no-header", CLI_FLAG, &o.no_header, 0, 0, NULL,
          "omit the header line of TSV/CSV outputs"},
+        {"all-nodes", CLI_FLAG, &o.all_nodes, 0, 0, NULL,
+         "every node of the dataset (default: as trained, the largest component and the classes "
+         "kept when the model records --largest-component or --min-class-nodes)"},
         {"normalize", CLI_FLAG, &o.normalize, 0, 0, NULL,
          "row-normalise the features; an error if one is negative (default: as trained)"},
         {"no-normalize", CLI_FLAG, &o.no_normalize, 0, 0, NULL,
@@ -447,8 +453,11 @@ int main(int argc, char **argv)
          "keep edges directed (default: as trained)"},
         {"undirected", CLI_FLAG, &o.undirected, 0, 0, NULL,
          "make edges undirected (default: as trained)"},
-        {"threads", CLI_INT, &o.threads, 0, 1024, "T", "kernel threads, 0 = all cores (default 0; OpenBLAS runs on one)"},
-        {"order", CLI_STRING, &o.order, 0, 0, "NAME", "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), none, rcm or degree (default auto); outputs stay in the input's order"},
+        {"threads", CLI_INT, &o.threads, 0, 1024, "T",
+         "kernel threads, 0 = all cores (default 0; OpenBLAS runs on one)"},
+        {"order", CLI_STRING, &o.order, 0, 0, "NAME",
+         "node order for locality: auto (rcm from 2M edges where it brings neighbours closer), "
+         "none, rcm or degree (default auto); outputs stay in the input's order"},
         {"quiet", CLI_FLAG, &o.quiet, 0, 0, NULL, "print nothing on success"},
         {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL}};
     const char *synopsis = "--model FILE [--dataset NAME|PATH | --graph FILE] [--out FILE] "
@@ -467,24 +476,30 @@ int main(int argc, char **argv)
     if (o.normalize && o.no_normalize)
         return usage_error("--normalize and --no-normalize conflict");
     if (o.directed && o.undirected) return usage_error("--directed and --undirected conflict");
+    if (o.all_nodes && (o.data.largest_component || o.data.min_class_nodes >= 0))
+        return usage_error("--all-nodes and %s conflict",
+                           o.data.largest_component ? "--largest-component" : "--min-class-nodes");
     if (o.format && !o.out) return usage_error("--format needs --out");
     /* the partition holds the graph and its features as gat-partition wrote them: the options
      * that read or build data do not reach it */
-    const char *part_bad = o.attention                 ? "--attention-out"
-                           : o.plot                    ? "--plot"
-                           : o.plot_attention          ? "--plot-attention"
-                           : o.data.dataset            ? "--dataset"
-                           : o.data.graph              ? "--graph"
-                           : o.data.graph_format       ? "--graph-format"
-                           : o.data.features           ? "--features"
-                           : o.data.feature_attributes ? "--feature-attributes"
-                           : o.data.edge_attributes    ? "--edge-attributes"
-                           : o.data.skip_unknown_cites ? "--skip-unknown-cites"
-                           : o.data.self_loop_fill     ? "--self-loop-fill"
-                           : o.data.tu_features        ? "--tu-features"
-                           : o.directed                ? "--directed"
-                           : o.undirected              ? "--undirected"
-                                                       : NULL;
+    const char *part_bad = o.attention                   ? "--attention-out"
+                           : o.plot                      ? "--plot"
+                           : o.plot_attention            ? "--plot-attention"
+                           : o.data.dataset              ? "--dataset"
+                           : o.data.graph                ? "--graph"
+                           : o.data.graph_format         ? "--graph-format"
+                           : o.data.features             ? "--features"
+                           : o.data.feature_attributes   ? "--feature-attributes"
+                           : o.data.edge_attributes      ? "--edge-attributes"
+                           : o.data.skip_unknown_cites   ? "--skip-unknown-cites"
+                           : o.data.self_loop_fill       ? "--self-loop-fill"
+                           : o.data.tu_features          ? "--tu-features"
+                           : o.data.largest_component    ? "--largest-component"
+                           : o.data.min_class_nodes >= 0 ? "--min-class-nodes"
+                           : o.all_nodes                 ? "--all-nodes"
+                           : o.directed                  ? "--directed"
+                           : o.undirected                ? "--undirected"
+                                                         : NULL;
     if (o.partitions && part_bad)
         return usage_error("--partitions: %s does not apply (the partition holds the graph and "
                            "its features; --out and --predict are written)",
@@ -617,6 +632,15 @@ int main(int argc, char **argv)
                          o.model);
         goto done;
     }
+    /* the nodes the model was trained on, as trained (a graph without labels has no classes
+     * to keep); --largest-component and --min-class-nodes override, --all-nodes drops them */
+    if (!o.all_nodes && !o.data.largest_component)
+        o.data.largest_component = meta.largest_component;
+    if (o.data.min_class_nodes < 0)
+        o.data.min_class_nodes =
+            o.all_nodes || (o.data.graph && !o.data.labels && !o.data.label_attribute)
+                ? 0
+                : meta.min_class_nodes;
     char recorded[4096];
     const char *model_dataset =
         cli_dataset_recorded(meta.dataset, o.model, recorded, sizeof recorded);

@@ -306,6 +306,8 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     meta.dataset = cli_dataset_record(s->src->model_dataset, dataset_buf, sizeof dataset_buf);
     meta.pe = s->src->pe;
     meta.tu_features = cli_tu_features(&o->data, GAT_TU_FEATURES_ALL);
+    meta.largest_component = o->data.largest_component;
+    meta.min_class_nodes = o->data.min_class_nodes;
     meta.n_standardized = s->src->n_standardized;
     meta.feature_shift = s->src->feature_shift;
     meta.feature_scale = s->src->feature_scale;
@@ -776,6 +778,8 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         meta.dataset = cli_dataset_record(o->data.graph ? NULL : name, buf, sizeof buf);
         meta.pe = d.pe.on ? d.pe.text : NULL;
         meta.tu_features = cli_tu_features(&o->data, GAT_TU_FEATURES_ALL);
+        meta.largest_component = o->data.largest_component;
+        meta.min_class_nodes = o->data.min_class_nodes;
         meta.n_standardized = o->standardize ? d.own : 0;
         meta.feature_shift = d.shift;
         meta.feature_scale = d.scale;

@@ -65,6 +65,11 @@ typedef struct gat_model_meta {
      * that on the data it feeds the model. 0 and NULL (the default): the features as given. */
     gat_idx n_standardized;
     const gat_real *feature_shift, *feature_scale; /* (n_standardized) each, finite */
+    /* Added with the dataset cuts: gat_dataset_options.largest_component (0 or 1) and
+     * min_class_nodes (>= 0) of the training data, which a tool repeats to feed the model the
+     * nodes it was trained on. 0 (the default) is what older files mean: every node. */
+    int largest_component;
+    gat_idx min_class_nodes;
 } gat_model_meta;
 
 /* Fills meta with the defaults: no class names, normalize 1, symmetrize 1, NULL strings, no
@@ -78,7 +83,8 @@ GAT_API void gat_model_meta_destroy(gat_model_meta *meta);
 /* Writes m's configuration and parameters, with meta (borrowed; NULL for the defaults), to path.
  * Returns GAT_EINVAL (NULL m or path, n_classes neither 0 nor C, a NULL or non-UTF-8 string, a pe
  * that gat_pe_spec_parse refuses or whose columns outnumber in_features, n_standardized outside
- * [0, in_features] or with a NULL or non-finite feature_shift / feature_scale),
+ * [0, in_features] or with a NULL or non-finite feature_shift / feature_scale, largest_component
+ * not 0 or 1, negative min_class_nodes),
  * GAT_ENUMERIC (a parameter is NaN or Inf; such a model would not load), GAT_EIO (the file could
  * not be created, written or renamed into place; any old file at path is intact), GAT_ENOMEM.
  * Cost O(parameters). */

@@ -131,6 +131,12 @@ static gat_status check_meta(const gat_model_meta *meta, gat_idx in_features, ga
                            "%s: meta tu_features is %d, not a "
                            "GAT_TU_FEATURES_* value",
                            who, meta->tu_features);
+    if (meta->largest_component != 0 && meta->largest_component != 1)
+        return gat_i_error(GAT_EINVAL, "%s: meta largest_component is %d, expected 0 or 1", who,
+                           meta->largest_component);
+    if (meta->min_class_nodes < 0)
+        return gat_i_error(GAT_EINVAL, "%s: meta min_class_nodes is %d, negative", who,
+                           meta->min_class_nodes);
     return GAT_OK;
 }
 
@@ -225,7 +231,7 @@ static int add_real_array(cJSON *obj, const char *key, const gat_real *v, gat_id
 }
 
 /* What every model file's metadata ends with: the meta's class names, dataset, encodings, TU
- * features and standardisation (each only when set). 0 if an allocation failed. */
+ * features, standardisation and dataset cuts (each only when set). 0 if an allocation failed. */
 static int add_meta_tail(cJSON *md, const gat_model_meta *meta)
 {
     cJSON *names = NULL;
@@ -242,6 +248,8 @@ static int add_meta_tail(cJSON *md, const gat_model_meta *meta)
     if (ok && meta->n_standardized > 0)
         ok = add_real_array(md, "feature_shift", meta->feature_shift, meta->n_standardized) &&
              add_real_array(md, "feature_scale", meta->feature_scale, meta->n_standardized);
+    if (ok && meta->largest_component) ok = add_int(md, "largest_component", 1);
+    if (ok && meta->min_class_nodes > 0) ok = add_int(md, "min_class_nodes", meta->min_class_nodes);
     cJSON_Delete(names);
     cJSON_free(names_json);
     return ok;
@@ -631,17 +639,22 @@ static gat_status file_metadata(const char *path, const cJSON *root, const char 
 }
 
 /* The meta of a model with in_features inputs and out_classes outputs from md: normalize,
- * symmetrize, class names, dataset, version, encodings, TU features, standardisation. */
+ * symmetrize, dataset cuts, class names, dataset, version, encodings, TU features,
+ * standardisation. */
 static gat_status read_meta_tail(const char *path, const cJSON *md, gat_idx in_features,
                                  gat_idx out_classes, gat_model_meta *meta)
 {
-    long v[2] = {1, 1};
+    long v[4] = {1, 1, 0, 0};
     gat_status st;
     if ((st = meta_int(path, md, "normalize", 0, 1, 0, &v[0])) != GAT_OK ||
-        (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[1])) != GAT_OK)
+        (st = meta_int(path, md, "symmetrize", 0, 1, 0, &v[1])) != GAT_OK ||
+        (st = meta_int(path, md, "largest_component", 0, 1, 0, &v[2])) != GAT_OK ||
+        (st = meta_int(path, md, "min_class_nodes", 0, INT32_MAX, 0, &v[3])) != GAT_OK)
         return st;
     meta->normalize = (int)v[0];
     meta->symmetrize = (int)v[1];
+    meta->largest_component = (int)v[2];
+    meta->min_class_nodes = (gat_idx)v[3];
     meta_storage *own = gat_calloc(1, sizeof *own);
     if (!(meta->storage = own)) return GAT_ENOMEM;
     if ((st = read_class_names(path, md, out_classes, own)) != GAT_OK ||

@@ -236,12 +236,22 @@ check small-classes-none 1 '' "no class has 100 labelled nodes: the largest, cla
 check small-classes-convert 0 '186 nodes' '^gat-convert: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$convert" --min-class-nodes 20 "$data/small" "$tmp/classes.gatd"
 check small-classes-gatd 0 'classes.gatd: 186 nodes, .* 4 classes, split 70/39/77$' '' -- "$bin" --dataset "$tmp/classes.gatd" --epochs 3 --threads 1
 grep '^epoch' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//' | cmp -s - "$tmp/classes-load" && [ -s "$tmp/classes-load" ] && ok small-classes-gatd-same-run || badf small-classes-gatd-same-run "$tmp/classes-load"
-# gat-embed: a model of the classes kept says so on the whole dataset, not with the option again
+# gat-embed: the model records the cut and feeds it the nodes it was trained on; --all-nodes
+# every node (with a note that the model predicts 4 of the 5 classes); a model of the largest
+# component likewise
 "$bin" --dataset "$data/small" --min-class-nodes 20 --epochs 2 --threads 1 --quiet --save "$tmp/classes.gat" >/dev/null 2>&1
-check small-classes-embed 0 '' '^gat-embed: model .*classes.gat predicts 4 of the 5 classes of dataset .*small \(it was trained without the others' -- "$embed" --model "$tmp/classes.gat" --predict "$tmp/classes.tsv" --threads 1
-[ "$(wc -l <"$tmp/classes.tsv")" -eq 206 ] && ok small-classes-embed-all || badf small-classes-embed-all "$tmp/classes.tsv"
-check small-classes-embed-same 0 '' '' -- "$embed" --model "$tmp/classes.gat" --min-class-nodes 20 --predict "$tmp/classes.tsv" --threads 1
+check small-classes-embed 0 '' '^gat-embed: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$embed" --model "$tmp/classes.gat" --predict "$tmp/classes.tsv" --threads 1
 ! grep -q 'predicts' "$tmp/err" && [ "$(wc -l <"$tmp/classes.tsv")" -eq 187 ] && ok small-classes-embed-kept || badf small-classes-embed-kept "$tmp/err"
+check small-classes-embed-all 0 '' '^gat-embed: model .*classes.gat predicts 4 of the 5 classes of dataset .*small \(it was trained without the others' -- "$embed" --model "$tmp/classes.gat" --all-nodes --predict "$tmp/classes.tsv" --threads 1
+[ "$(wc -l <"$tmp/classes.tsv")" -eq 206 ] && ! grep -q 'removed' "$tmp/err" && ok small-classes-embed-all-rows || badf small-classes-embed-all-rows "$tmp/classes.tsv"
+check small-classes-embed-override 0 '' '^gat-embed: removed 1 class of fewer than 25 labelled nodes' -- "$embed" --model "$tmp/classes.gat" --min-class-nodes 25 --predict "$tmp/classes.tsv" --threads 1
+check small-classes-embed-conflict 2 '' '^gat-embed: --all-nodes and --min-class-nodes conflict' -- "$embed" --model "$tmp/classes.gat" --all-nodes --min-class-nodes 3 --predict "$tmp/classes.tsv"
+check small-classes-embed-partitions 2 '' '^gat-embed: --partitions: --all-nodes does not apply' -- "$embed" --model "$tmp/classes.gat" --partitions "$tmp" --all-nodes --predict "$tmp/classes.tsv"
+"$bin" --dataset "$data/small" --largest-component --epochs 2 --threads 1 --quiet --save "$tmp/lcc.gat" >/dev/null 2>&1
+check lcc-embed 0 '' '^gat-embed: kept the largest connected component: 204 nodes of 205 \(1 removed\)$' -- "$embed" --model "$tmp/lcc.gat" --predict "$tmp/lcc.tsv" --threads 1
+[ "$(wc -l <"$tmp/lcc.tsv")" -eq 205 ] && ok lcc-embed-rows || badf lcc-embed-rows "$tmp/lcc.tsv"
+check lcc-embed-all 0 '' '' -- "$embed" --model "$tmp/lcc.gat" --all-nodes --predict "$tmp/lcc.tsv" --threads 1
+[ "$(wc -l <"$tmp/lcc.tsv")" -eq 206 ] && ok lcc-embed-all-rows || badf lcc-embed-all-rows "$tmp/lcc.tsv"
 check small-classes-task-graph 2 '' '^gat-train: --min-class-nodes does not apply to --task graph' -- "$bin" --task graph --dataset "$data/tiny" --min-class-nodes 2
 check small-classes-partitions 2 '' '^gat-train: --partitions: --min-class-nodes does not apply' -- "$bin" --partitions "$tmp" --min-class-nodes 2
 check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/small" --min-class-nodes -1

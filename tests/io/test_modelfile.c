@@ -161,6 +161,8 @@ START_TEST(roundtrip_bit_identical)
     meta.symmetrize = 0;
     meta.dataset = "some/where";
     meta.tu_features = GAT_TU_FEATURES_ATTRIBUTES;
+    meta.largest_component = 1;
+    meta.min_class_nodes = 51;
     ck_assert_int_eq(gat_model_save(m, &meta, path), GAT_OK);
     ck_assert_int_eq(gat_model_load(&r, &got, path), GAT_OK);
     ck_assert_ptr_nonnull(r);
@@ -186,6 +188,8 @@ START_TEST(roundtrip_bit_identical)
     ck_assert_int_eq(got.symmetrize, 0);
     ck_assert_str_eq(got.dataset, "some/where");
     ck_assert_int_eq(got.tu_features, GAT_TU_FEATURES_ATTRIBUTES);
+    ck_assert_int_eq(got.largest_component, 1);
+    ck_assert_int_eq(got.min_class_nodes, 51);
     ck_assert_str_eq(got.version, gat_version());
 
     gat_model_set_threads(r, 1);
@@ -524,6 +528,7 @@ START_TEST(roundtrip_gps)
             meta.n_classes = 3, meta.class_names = names, meta.dataset = "some/where";
             meta.normalize = 0, meta.tu_features = GAT_TU_FEATURES_LABELS;
             meta.n_standardized = 2, meta.feature_shift = shift, meta.feature_scale = scale;
+            meta.min_class_nodes = k + task; /* 0 (not written) too */
             ck_assert_int_eq(gat_gps_save(m, &meta, path), GAT_OK);
             int gps = 0;
             ck_assert_int_eq(gat_model_file_is_gps(path, &gps), GAT_OK);
@@ -551,6 +556,8 @@ START_TEST(roundtrip_gps)
             ck_assert_int_eq(got.normalize, 0);
             ck_assert_int_eq(got.symmetrize, 1);
             ck_assert_int_eq(got.tu_features, GAT_TU_FEATURES_LABELS);
+            ck_assert_int_eq(got.min_class_nodes, k + task);
+            ck_assert_int_eq(got.largest_component, 0);
             ck_assert_int_eq(got.n_standardized, 2);
             ck_assert_mem_eq(got.feature_scale, scale, sizeof scale);
             /* the same inference: logits bit for bit */
@@ -785,6 +792,14 @@ START_TEST(save_errors)
     ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
                     "meta tu_features is 3, not a GAT_TU_FEATURES_* value");
     meta.tu_features = GAT_TU_FEATURES_ALL;
+    meta.largest_component = 2;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
+                    "meta largest_component is 2, expected 0 or 1");
+    meta.largest_component = 0;
+    meta.min_class_nodes = -1;
+    ck_assert_error(gat_model_save(m, &meta, path), GAT_EINVAL,
+                    "meta min_class_nodes is -1, negative");
+    meta.min_class_nodes = 0;
     ck_assert_error(gat_model_save(m, NULL, ""), GAT_EINVAL, "output path is empty");
     ck_assert_error(gat_model_save(m, NULL, "/tmp/"), GAT_EINVAL, "names a directory");
     gat_model_params(m, &n)[n - 1] = (gat_real)NAN;
@@ -1100,6 +1115,10 @@ START_TEST(bad_metadata)
                     "JSON syntax error");
     assert_rejected(edit(&gf, "\"score\"", "\"tu_features\":\"edges\",\"score\""), GAT_EFORMAT,
                     "\"tu_features\" is 'edges', expected all, labels or attributes");
+    assert_rejected(edit(&gf, "\"score\"", "\"largest_component\":\"2\",\"score\""), GAT_EFORMAT,
+                    "\"largest_component\" is \"2\", not an integer in [0, 1]");
+    assert_rejected(edit(&gf, "\"score\"", "\"min_class_nodes\":\"-3\",\"score\""), GAT_EFORMAT,
+                    "\"min_class_nodes\" is \"-3\", not an integer in [0, 2147483647]");
     /* the TU feature choice: absent (older files, the good file) means all */
     gat_model_meta meta;
     gat_model *m = NULL;
@@ -1111,6 +1130,8 @@ START_TEST(bad_metadata)
     m = NULL;
     ck_assert_int_eq(gat_model_load(&m, &meta, edit(&gf, "\"score\"", "\"score\"")), GAT_OK);
     ck_assert_int_eq(meta.tu_features, GAT_TU_FEATURES_ALL);
+    ck_assert_int_eq(meta.largest_component, 0); /* the cuts: absent means none */
+    ck_assert_int_eq(meta.min_class_nodes, 0);
     gat_model_meta_destroy(&meta);
     gat_model_free(m);
     m = NULL;
