@@ -382,39 +382,59 @@ START_TEST(test_random_graphs)
 }
 END_TEST
 
-/* A failing allocation anywhere leaves the dataset as it was */
+/* Classes A (n0-n3), B (n4, n5), C (n6-n8); n9 unlabelled. Edges within and across classes. */
+static const gat_idx CL_LAB[10] = {0, 0, 0, 0, 1, 1, 2, 2, 2, -1};
+static const gat_idx CL_SRC[] = {0, 4, 5, 1, 6, 7, 9, 2, 8, 3},
+                     CL_DST[] = {4, 1, 6, 2, 7, 8, 0, 5, 9, 6};
+
+/* The dataset of SRC/DST (8 nodes) or, with classes, of CL_* (10 nodes), and the cut tried on it */
+static gat_status make_fixture(gat_dataset *ds, int classes, const gat_dataset_options *o)
+{
+    return classes ? make_labels(ds, 10, 10, CL_SRC, CL_DST, CL_LAB, 3, NULL, o)
+                   : make(ds, 8, 5, SRC, DST, NULL, o);
+}
+
+static gat_status cut_fixture(gat_dataset *ds, int classes)
+{
+    return classes ? gat_dataset_remove_small_classes(ds, 3, NULL, NULL)
+                   : gat_dataset_largest_component(ds, NULL);
+}
+
+/* A failing allocation anywhere in either cut leaves the dataset as it was (each allocation
+ * fails in turn until the cut succeeds: 4 nodes of the component, 8 of the classes kept) */
 START_TEST(test_alloc_failures)
 {
     gat_dataset_options o;
     gat_dataset ds, full;
     options_off(&o);
-    ck_assert_int_eq(make(&full, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+    const int classes = _i;
+    ck_assert_int_eq(make_fixture(&full, classes, &o), GAT_OK);
     long k, failed = 0;
     gat_status st = GAT_ENOMEM;
     for (k = 0; k < 10000; k++) {
-        ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        ck_assert_int_eq(make_fixture(&ds, classes, &o), GAT_OK);
         const gat_dataset before = ds;
         gat_i_alloc_fail_at(k);
-        st = gat_dataset_largest_component(&ds, NULL);
+        st = cut_fixture(&ds, classes);
         gat_i_alloc_fail_at(-1);
         if (st == GAT_OK) break;
         ck_assert_int_eq(st, GAT_ENOMEM);
         ck_assert_mem_eq(&ds, &before, sizeof ds);
-        assert_cut(&full, &ds, full.node_ids, 8);
+        assert_cut(&full, &ds, full.node_ids, full.n);
         failed++;
         gat_dataset_destroy(&ds);
     }
     ck_assert_int_eq(st, GAT_OK);
     ck_assert_int_gt(failed, 10);
-    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.n, classes ? 8 : 4);
     gat_dataset_destroy(&ds);
     gat_dataset_destroy(&full);
 }
 END_TEST
 
-/* gat_dataset_load with the option: a Cora-layout dataset with a split file (kept nodes'
+/* gat_dataset_load with the options: a Cora-layout dataset with a split file (kept nodes'
  * split), and with ignore_split_file (drawn over the kept nodes); a .gatd file of it, whose
- * arrays the loader maps, cut the same */
+ * arrays the loader maps, cut the same; both cuts without a split file */
 START_TEST(test_load)
 {
     char *dir = tu_tmpdir(), prefix[4096];
@@ -463,15 +483,42 @@ START_TEST(test_load)
     ck_assert_ptr_null(ds.storage);
     gat_dataset_destroy(&ds);
     gat_dataset_destroy(&cut);
+
+    /* both options, no split file: class z (one node) goes, which leaves e in a component of
+     * two; the strict per-class split is drawn over the four nodes left */
+    tu_write(dir, "cl.content", "a 1 0 x\nb 0 1 y\nc 1 1 x\nd 1 0 y\ne 0 1 x\nf 1 1 y\ng 1 0 z\n");
+    tu_write(dir, "cl.cites", "a b\nb c\nc d\ne g\nf e\n");
+    snprintf(prefix, sizeof prefix, "%s/cl", dir);
+    options_off(&o);
+    o.train_per_class = 1;
+    o.val_per_class = 1;
+    o.n_test = GAT_SPLIT_REST;
+    o.split_strict = GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL;
+    o.min_class_nodes = 2;
+    o.largest_component = 1;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 4);
+    ck_assert_int_eq(ds.removed_nodes, 3);
+    ck_assert_int_eq(ds.removed_classes, 1);
+    ck_assert_int_eq(ds.n_classes, 2);
+    ck_assert_str_eq(ds.class_names[0], "x");
+    ck_assert_str_eq(ds.class_names[1], "y");
+    ck_assert_str_eq(ds.node_ids[3], "d");
+    ck_assert_int_eq(ds.n_train, 2);
+    ck_assert_int_eq(ds.n_val, 2);
+    ck_assert_int_eq(ds.n_test, 0);
+    gat_dataset_destroy(&ds);
+    /* without the largest component: z alone goes, its edge with it */
+    o.largest_component = 0;
+    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
+    ck_assert_int_eq(ds.n, 6);
+    ck_assert_int_eq(ds.removed_nodes, 1);
+    ck_assert_int_eq(ds.n_train + ds.n_val + ds.n_test, 6);
+    gat_dataset_destroy(&ds);
     tu_rmtree(dir);
     free(dir);
 }
 END_TEST
-
-/* Classes A (n0-n3), B (n4, n5), C (n6-n8); n9 unlabelled. Edges within and across classes. */
-static const gat_idx CL_LAB[10] = {0, 0, 0, 0, 1, 1, 2, 2, 2, -1};
-static const gat_idx CL_SRC[] = {0, 4, 5, 1, 6, 7, 9, 2, 8, 3},
-                     CL_DST[] = {4, 1, 6, 2, 7, 8, 0, 5, 9, 6};
 
 START_TEST(test_classes_by_hand)
 {
@@ -687,78 +734,6 @@ START_TEST(test_classes_random)
 }
 END_TEST
 
-/* A failing allocation anywhere leaves the dataset as it was */
-START_TEST(test_classes_alloc_failures)
-{
-    gat_dataset_options o;
-    gat_dataset ds, full;
-    options_off(&o);
-    ck_assert_int_eq(make_labels(&full, 10, 10, CL_SRC, CL_DST, CL_LAB, 3, NULL, &o), GAT_OK);
-    long k, failed = 0;
-    gat_status st = GAT_ENOMEM;
-    for (k = 0; k < 10000; k++) {
-        ck_assert_int_eq(make_labels(&ds, 10, 10, CL_SRC, CL_DST, CL_LAB, 3, NULL, &o), GAT_OK);
-        const gat_dataset before = ds;
-        gat_i_alloc_fail_at(k);
-        st = gat_dataset_remove_small_classes(&ds, 3, NULL, NULL);
-        gat_i_alloc_fail_at(-1);
-        if (st == GAT_OK) break;
-        ck_assert_int_eq(st, GAT_ENOMEM);
-        ck_assert_mem_eq(&ds, &before, sizeof ds);
-        assert_cut(&full, &ds, full.node_ids, 10);
-        failed++;
-        gat_dataset_destroy(&ds);
-    }
-    ck_assert_int_eq(st, GAT_OK);
-    ck_assert_int_gt(failed, 10);
-    ck_assert_int_eq(ds.n, 8);
-    gat_dataset_destroy(&ds);
-    gat_dataset_destroy(&full);
-}
-END_TEST
-
-/* gat_dataset_load with both options on a Cora-layout dataset without a split file: class z
- * (one node) goes, which leaves e in a component of two; the strict per-class split is drawn
- * over the four nodes left */
-START_TEST(test_classes_load)
-{
-    char *dir = tu_tmpdir(), prefix[4096];
-    tu_write(dir, "cl.content", "a 1 0 x\nb 0 1 y\nc 1 1 x\nd 1 0 y\ne 0 1 x\nf 1 1 y\ng 1 0 z\n");
-    tu_write(dir, "cl.cites", "a b\nb c\nc d\ne g\nf e\n");
-    snprintf(prefix, sizeof prefix, "%s/cl", dir);
-    gat_dataset_options o;
-    gat_dataset ds;
-    options_off(&o);
-    o.train_per_class = 1;
-    o.val_per_class = 1;
-    o.n_test = GAT_SPLIT_REST;
-    o.split_strict = GAT_SPLIT_STRICT_TRAIN | GAT_SPLIT_STRICT_VAL;
-    o.min_class_nodes = 2;
-    o.largest_component = 1;
-    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
-    ck_assert_int_eq(ds.n, 4);
-    ck_assert_int_eq(ds.removed_nodes, 3);
-    ck_assert_int_eq(ds.removed_classes, 1);
-    ck_assert_int_eq(ds.n_classes, 2);
-    ck_assert_str_eq(ds.class_names[0], "x");
-    ck_assert_str_eq(ds.class_names[1], "y");
-    ck_assert_str_eq(ds.node_ids[3], "d");
-    ck_assert_int_eq(ds.n_train, 2);
-    ck_assert_int_eq(ds.n_val, 2);
-    ck_assert_int_eq(ds.n_test, 0);
-    gat_dataset_destroy(&ds);
-    /* without the largest component: z alone goes, its edge with it */
-    o.largest_component = 0;
-    ck_assert_int_eq(gat_dataset_load(&ds, prefix, &o), GAT_OK);
-    ck_assert_int_eq(ds.n, 6);
-    ck_assert_int_eq(ds.removed_nodes, 1);
-    ck_assert_int_eq(ds.n_train + ds.n_val + ds.n_test, 6);
-    gat_dataset_destroy(&ds);
-    tu_rmtree(dir);
-    free(dir);
-}
-END_TEST
-
 static Suite *suite(void)
 {
     Suite *s = suite_create("component");
@@ -767,13 +742,11 @@ static Suite *suite(void)
     tcase_add_test(tc, test_option_split);
     tcase_add_test(tc, test_splits_and_refusals);
     tcase_add_loop_test(tc, test_random_graphs, 0, 3);
-    tcase_add_test(tc, test_alloc_failures);
+    tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
     tcase_add_test(tc, test_load);
     tcase_add_test(tc, test_classes_by_hand);
     tcase_add_test(tc, test_classes_option);
     tcase_add_loop_test(tc, test_classes_random, 0, 3);
-    tcase_add_test(tc, test_classes_alloc_failures);
-    tcase_add_test(tc, test_classes_load);
     suite_add_tcase(s, tc);
     return s;
 }
