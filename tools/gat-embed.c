@@ -722,8 +722,7 @@ int main(int argc, char **argv)
             if (!o.quiet)
                 fprintf(stderr,
                         "gat-embed: model %s predicts %d of the %d classes of dataset %s (it was "
-                        "trained without the others, as --min-class-nodes does; give that option "
-                        "again for the nodes it kept)\n",
+                        "trained without the others, as --min-class-nodes leaves them out)\n",
                         o.model, (int)meta.n_classes, (int)ds.n_classes, name);
         } else if (c < n)
             fprintf(stderr,
