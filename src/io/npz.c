@@ -604,9 +604,10 @@ static gat_status read_member(const gat_i_npz *z, size_t k, gat_i_npy *a, int st
                          z->path, z->member[k].name);
         goto cleanup;
     }
-    if ((a->type == GAT_I_NPY_STR) != strings) {
+    const int integer = a->type == GAT_I_NPY_INT || a->type == GAT_I_NPY_UINT;
+    if (strings ? a->type != GAT_I_NPY_STR && !integer : a->type == GAT_I_NPY_STR) {
         st = gat_i_error(GAT_EFORMAT, "%s: member '%s' has dtype '%s', expected %s", z->path,
-                         z->member[k].name, a->descr, strings ? "strings" : "numbers");
+                         z->member[k].name, a->descr, strings ? "strings or integers" : "numbers");
         goto cleanup;
     }
     if (!(a->data = gat_malloc(a->count, a->itemsize))) {
@@ -640,6 +641,16 @@ gat_status gat_i_npz_read_strings(const gat_i_npz *z, size_t k, gat_i_npy *a)
 gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size, const char *what)
 {
     const unsigned char *p = (const unsigned char *)a->data + k * a->itemsize;
+    if (a->type == GAT_I_NPY_UINT && a->itemsize == 8) { /* above INT64_MAX too */
+        uint64_t v;
+        memcpy(&v, p, 8);
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+        return GAT_OK;
+    }
+    if (a->type != GAT_I_NPY_STR) {
+        snprintf(buf, size, "%lld", (long long)gat_i_npy_int(a, k));
+        return GAT_OK;
+    }
     const size_t chars = a->utf32 ? a->itemsize / 4 : a->itemsize;
     size_t at = 0, len = chars;
     while (len > 0 && (a->utf32 ? !memcmp(p + 4 * (len - 1), "\0\0\0", 4) : !p[len - 1]))

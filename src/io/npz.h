@@ -69,13 +69,15 @@ long gat_i_npz_find(const gat_i_npz *z, const char *key);
  * is the size the header declares, after it was checked against the member's declared size, which
  * was checked against what its compressed bytes can inflate to (deflate's 1032:1). */
 gat_status gat_i_npz_read(const gat_i_npz *z, size_t k, gat_i_npy *a);
-/* As gat_i_npz_read, for an array of strings (dtype 'U' or 'S'; any other is GAT_EFORMAT naming
- * the member and its dtype). An object array (Python's str objects, pickled) is not read: a has
- * type GAT_I_NPY_OBJECT and no data, with GAT_OK, for the caller to skip. */
+/* As gat_i_npz_read, for an array of names: strings (dtype 'U' or 'S') or integers (named by
+ * their decimals); any other dtype is GAT_EFORMAT naming the member and its dtype. An object
+ * array (Python's str objects, pickled) is not read: a has type GAT_I_NPY_OBJECT and no data,
+ * with GAT_OK, for the caller to skip. */
 gat_status gat_i_npz_read_strings(const gat_i_npz *z, size_t k, gat_i_npy *a);
 /* Element k of a string array as UTF-8 into buf (size bytes, which 4 itemsize + 1 always
- * suffice), its padding dropped. Returns GAT_EFORMAT naming what (e.g. the member) and k for a
- * code point that is no Unicode scalar value or a NUL inside the text. */
+ * suffice), its padding dropped, or of an integer array as its decimals. Returns GAT_EFORMAT
+ * naming what (e.g. the member) and k for a code point that is no Unicode scalar value or a NUL
+ * inside the text. */
 gat_status gat_i_npy_string(const gat_i_npy *a, size_t k, char *buf, size_t size,
                             const char *what);
 /* Reads the bare .npy file at path whole into a (uninitialised; zeroed on failure), with the

@@ -4,6 +4,7 @@
  * gat_dataset_from_parts, so normalisation, self-loops and checks stay in one place. */
 #include "io/npz.h"
 #include "core/core.h"
+#include "core/strmap.h"
 #include "data/data_i.h"
 
 #include <float.h>
@@ -357,13 +358,15 @@ static void free_names(char **names, size_t n)
     gat_free(names);
 }
 
-/* The string array member key (if present and not an object array, which is skipped) as *out
- * (allocated, count UTF-8 strings); *count = its length, which must be at least min (the classes
- * the labels use) and at most max (the nodes). GAT_EFORMAT for another dtype or shape. */
+/* The names in member key (if present and not an object array, which is skipped) as *out
+ * (allocated, count UTF-8 strings: a string array's, or an integer array's decimals); *count =
+ * its length, which must be at least min (the classes the labels use) and at most max (the
+ * nodes). GAT_EFORMAT for another dtype or shape, or a name that repeats. */
 static gat_status read_names(const gat_i_npz *z, const char *key, size_t min, size_t max,
                              char ***out, size_t *count)
 {
     gat_i_npy a = {0};
+    gat_i_strmap map = {0};
     char what[600], shape[256], *buf = NULL;
     const long k = gat_i_npz_find(z, key);
     gat_status st;
@@ -384,14 +387,26 @@ static gat_status read_names(const gat_i_npz *z, const char *key, size_t min, si
         st = GAT_ENOMEM;
         goto cleanup;
     }
+    if ((st = gat_i_strmap_init(&map, a.shape[0])) != GAT_OK) goto cleanup;
     for (size_t i = 0; i < a.shape[0]; i++, ++*count) {
         if ((st = gat_i_npy_string(&a, i, buf, 4 * a.itemsize + 4, what)) != GAT_OK) goto cleanup;
         if (!((*out)[i] = gat_strdup(buf))) {
             st = GAT_ENOMEM;
             goto cleanup;
         }
+        gat_idx *slot = gat_i_strmap_slot(&map, *out, buf);
+        if (*slot >= 0) {
+            st = gat_i_error(GAT_EFORMAT,
+                             "%s: name %zu, '%s', repeats name %d: names must be "
+                             "distinct",
+                             what, i, buf, *slot);
+            ++*count; /* (*out)[i] is freed with the others */
+            goto cleanup;
+        }
+        *slot = (gat_idx)i;
     }
 cleanup:
+    gat_i_strmap_free(&map);
     gat_free(buf);
     gat_i_npy_free(&a);
     if (st != GAT_OK) {

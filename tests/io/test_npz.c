@@ -741,10 +741,10 @@ START_TEST(shchur_names)
     member few[1] = {{"class_names", npy("<U3", 0, "(2,)", c.p, 24)}};
     ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(few, 1), NULL), GAT_EFORMAT,
                  "s.npz: member 'class_names' has shape (2,), expected (3,) or longer");
-    const int32_t num[3] = {1, 2, 3};
-    member nums[1] = {{"class_names", npy("<i4", 0, "(3,)", num, sizeof num)}};
-    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(nums, 1), NULL), GAT_EFORMAT,
-                 "s.npz: member 'class_names.npy' has dtype '<i4', expected strings");
+    const double real[3] = {1, 2, 3};
+    member reals[1] = {{"class_names", npy("<f8", 0, "(3,)", real, sizeof real)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(reals, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'class_names.npy' has dtype '<f8', expected strings or integers");
     const uint32_t sur[3] = {'x', 0xD800, 'y'};
     buf bs = utf32(sur, 3, 1, 0);
     member surr[1] = {{"class_names", npy("<U1", 0, "(3,)", bs.p, bs.n)}};
@@ -753,8 +753,14 @@ START_TEST(shchur_names)
                  "of a name");
     const char dup[3][2] = {"x", "y", "x"};
     member dups[1] = {{"class_names", npy("|S2", 0, "(3,)", dup, sizeof dup)}};
-    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(dups, 1), NULL), GAT_EINVAL,
-                 "gat_dataset_load: class_names[2] = 'x' repeats class_names[0]");
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(dups, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'class_names': name 2, 'x', repeats name 0: names must be "
+                 "distinct");
+    const int64_t dup_ids[6] = {4, 1, 2, 3, 1, 5};
+    member dup_nums[1] = {{"idx_to_node", npy("<i8", 0, "(6,)", dup_ids, sizeof dup_ids)}};
+    ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(dup_nums, 1), NULL), GAT_EFORMAT,
+                 "s.npz: member 'idx_to_node': name 4, '1', repeats name 1: names must be "
+                 "distinct");
     member short_ids[1] = {{"idx_to_node", npy("|S3", 0, "(5,)", nodes, 15)}};
     ASSERT_FAILS(gat_dataset_load(&ds, shchur_with(short_ids, 1), NULL), GAT_EFORMAT,
                  "s.npz: member 'idx_to_node' has shape (5,), expected (6,)");
@@ -762,6 +768,37 @@ START_TEST(shchur_names)
     ASSERT_FAILS(gat_dataset_load(&ds, shchur_file(0, 8, npy("|S3", 0, "(6,)", nodes, 18)), NULL),
                  GAT_EFORMAT, "s.npz: member 'labels.npy' has dtype '|S3', expected numbers");
     free(c.p), free(cb.p), free(bs.p);
+}
+END_TEST
+
+/* Integer arrays name the classes and nodes by their decimals (int8..int64 either order, uint64
+ * above INT64_MAX too). */
+START_TEST(shchur_integer_names)
+{
+    const int16_t cls[3] = {-7, 30, 200};
+    const unsigned char ids_be[6][4] = {
+        {0x80, 0, 0, 0},         {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 1, 0}, {0x7F, 0xFF, 0xFF, 0xFF},
+        {0xFF, 0xFF, 0xFF, 0xFF}};
+    gat_dataset ds;
+    member m[2] = {{"class_names", npy("<i2", 0, "(3,)", cls, sizeof cls)},
+                   {"idx_to_node", npy(">i4", 0, "(6,)", ids_be, sizeof ids_be)}};
+    ck_assert_msg(gat_dataset_load(&ds, shchur_with(m, 2), NULL) == GAT_OK, "%s", gat_last_error());
+    const char *want_cls[3] = {"-7", "30", "200"};
+    const char *want_ids[6] = {"-2147483648", "1", "2", "256", "2147483647", "-1"};
+    for (int c = 0; c < 3; c++)
+        ck_assert_str_eq(ds.class_names[c], want_cls[c]);
+    for (int i = 0; i < 6; i++)
+        ck_assert_str_eq(ds.node_ids[i], want_ids[i]);
+    gat_dataset_destroy(&ds);
+    const uint64_t big[6] = {UINT64_MAX, 0, (uint64_t)INT64_MAX + 1, 3, 4, 5};
+    const uint8_t small[3] = {0, 1, 255};
+    member u[2] = {{"idx_to_node", npy("<u8", 0, "(6,)", big, sizeof big)},
+                   {"class_names", npy("|u1", 0, "(3,)", small, sizeof small)}};
+    ck_assert_msg(gat_dataset_load(&ds, shchur_with(u, 2), NULL) == GAT_OK, "%s", gat_last_error());
+    ck_assert_str_eq(ds.node_ids[0], "18446744073709551615");
+    ck_assert_str_eq(ds.node_ids[2], "9223372036854775808");
+    ck_assert_str_eq(ds.class_names[2], "255");
+    gat_dataset_destroy(&ds);
 }
 END_TEST
 
@@ -982,6 +1019,7 @@ static Suite *suite(void)
         {"shchur_good", shchur_good, 0, 1},
         {"shchur_bad", shchur_bad, 0, 1},
         {"shchur_names", shchur_names, 0, 1},
+        {"shchur_integer_names", shchur_integer_names, 0, 1},
         {"geomgcn_film", geomgcn_film, 0, 1},
         {"geomgcn_dense_and_bad", geomgcn_dense_and_bad, 0, 1},
         {"split_index_other_sources", split_index_other_sources, 0, 1},
