@@ -724,6 +724,26 @@ void cli_dataset_notes(const char *prog, const cli_data *d, const gat_dataset *d
                 ds->n, (long long)ds->n + ds->removed_nodes, ds->removed_nodes);
 }
 
+void cli_one_class_note(const char *prog, const gat_dataset *ds, const char *name, int graphs,
+                        int quiet)
+{
+    const gat_idx *label = graphs ? ds->graph_labels : ds->labels;
+    const gat_idx n = graphs ? ds->n_graphs : ds->n;
+    gat_idx first = -1;
+    if (quiet || !label || (!graphs && (ds->n_labels > 0 || !ds->split))) return;
+    for (gat_idx i = 0; i < n; i++) {
+        if (!graphs && (ds->split[i] != GAT_SPLIT_TRAIN || label[i] < 0)) continue;
+        if (first >= 0 && label[i] != first) return;
+        first = label[i];
+    }
+    if (first < 0) return; /* no training node: the library's error says so */
+    const char *const *names = graphs ? ds->graph_class_names : ds->class_names;
+    char number[24];
+    snprintf(number, sizeof number, "%d", (int)first);
+    fprintf(stderr, "%s: every %s of %s is of class '%s': the model can only learn to predict it\n",
+            prog, graphs ? "graph" : "training node", name, names ? names[first] : number);
+}
+
 void cli_constant_features_note(const char *prog, const gat_dataset *ds, const char *name,
                                 const char *pe, int quiet)
 {

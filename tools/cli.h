@@ -201,6 +201,10 @@ void cli_restore_features(gat_dataset *ds, gat_csr *keep);
  * skipped, the nodes outside the largest component (--largest-component) and the classes
  * smaller than d->min_class_nodes (--min-class-nodes) with their nodes. */
 void cli_dataset_notes(const char *prog, const cli_data *d, const gat_dataset *ds, int quiet);
+/* A note on stderr (unless quiet) when every training node of ds (graphs: every graph) has
+ * one class: the model can only learn to predict it. */
+void cli_one_class_note(const char *prog, const gat_dataset *ds, const char *name, int graphs,
+                        int quiet);
 /* A note on stderr (unless quiet) when every node of ds has the same features (a TU set without
  * node labels or attributes gets the constant 1) and pe is NULL (no --pe): attention averages
  * equal vectors, so every layer gives every node the same embedding. */

@@ -492,11 +492,12 @@ static void dataset_summary(const options *o, const gat_dataset *ds, const char 
                name, ds->n_graphs, ds->n, ds->graph.nnz, ds->n_features, ds->n_labels, ds->n_train,
                ds->n_val, ds->n_test);
     else
-        printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d classes, "
+        printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d class%s, "
                "split %d/%d/%d\n",
-               name, ds->n, ds->graph.nnz, ds->n_features, ds->n_classes, ds->n_train, ds->n_val,
-               ds->n_test);
+               name, ds->n, ds->graph.nnz, ds->n_features, ds->n_classes,
+               ds->n_classes == 1 ? "" : "es", ds->n_train, ds->n_val, ds->n_test);
     cli_constant_features_note("gat-train", ds, name, o->pe, o->quiet);
+    cli_one_class_note("gat-train", ds, name, 0, o->quiet);
 }
 
 /* Mini-batch mode (--batch-size): its steps per epoch. */

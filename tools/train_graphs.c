@@ -449,11 +449,12 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
         rc = 1;
     }
     if (rc == 0 && !o->quiet)
-        printf("dataset %s: %d graphs, %d nodes, %d features, %d graph classes; %d %s folds%s%s\n",
-               name, ds.n_graphs, ds.n, ds.n_features, ds.n_graph_classes, f.k,
-               f.prefix ? "fixed" : "stratified", f.prefix ? " from " : "",
-               f.prefix ? f.prefix : "");
+        printf("dataset %s: %d graphs, %d nodes, %d features, %d graph class%s; %d %s folds%s%s\n",
+               name, ds.n_graphs, ds.n, ds.n_features, ds.n_graph_classes,
+               ds.n_graph_classes == 1 ? "" : "es", f.k, f.prefix ? "fixed" : "stratified",
+               f.prefix ? " from " : "", f.prefix ? f.prefix : "");
     if (rc == 0) cli_constant_features_note("gat-train", &ds, name, o->pe, o->quiet);
+    if (rc == 0) cli_one_class_note("gat-train", &ds, name, 1, o->quiet);
     if (rc == 0) rc = cross_validate(&f);
     free(f.fold);
     free(f.tested);

@@ -225,13 +225,16 @@ check lcc-partitions 2 '' '^gat-train: --partitions: --largest-component does no
 
 # --min-class-nodes N: tests/data/small's class 'project' (19 nodes) goes with its nodes, said on
 # stderr; the strict per-class split that 'project' cannot give is drawn after the cut; no class
-# of 100 nodes is an error naming the largest; gat-convert writes the cut (the same run); refused
+# of 100 nodes is an error naming the largest, and 50 leaves one class (a note says the model can
+# only learn it); gat-convert writes the cut (the same run); refused
 # by --task graph and by --partitions without --dataset
 check small-classes 0 'dataset .*small: 186 nodes, .* 4 classes, split 70/39/77$' '^gat-train: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$bin" --dataset "$data/small" --min-class-nodes 20 --epochs 3 --threads 1
 grep -q '^gat-train: kept the nodes of the classes kept: 186 nodes of 205 (19 removed)$' "$tmp/err" && ok small-classes-nodes || badf small-classes-nodes "$tmp/err"
+! grep -q 'can only learn' "$tmp/err" && ok small-classes-no-one-class-note || badf small-classes-no-one-class-note "$tmp/err"
 grep '^epoch' "$tmp/out" | sed -E 's/ +[0-9.]+ s$//' >"$tmp/classes-load" # the time goes
 check small-classes-strict 1 '' "class 'project' has 19 nodes, fewer than the 10 training \+ 10 validation" -- "$bin" --dataset "$data/small" --train-per-class 10 --val-per-class 10 --test-size rest --epochs 1 --threads 1
 check small-classes-strict-cut 0 'dataset .*small: 186 nodes, .* 4 classes, split 40/40/106$' '' -- "$bin" --dataset "$data/small" --train-per-class 10 --val-per-class 10 --test-size rest --min-class-nodes 21 --epochs 1 --threads 1
+check small-classes-one 0 '1 class, split' "^gat-train: every training node of .*small is of class 'student': the model can only learn to predict it$" -- "$bin" --dataset "$data/small" --min-class-nodes 50 --epochs 1 --threads 1
 check small-classes-none 1 '' "no class has 100 labelled nodes: the largest, class 4 \('student'\), has 83$" -- "$bin" --dataset "$data/small" --min-class-nodes 100 --epochs 1 --threads 1
 check small-classes-convert 0 '186 nodes' '^gat-convert: removed 1 class of fewer than 20 labelled nodes: 4 of 5 kept$' -- "$convert" --min-class-nodes 20 "$data/small" "$tmp/classes.gatd"
 check small-classes-gatd 0 'classes.gatd: 186 nodes, .* 4 classes, split 70/39/77$' '' -- "$bin" --dataset "$tmp/classes.gatd" --epochs 3 --threads 1

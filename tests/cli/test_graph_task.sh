@@ -39,6 +39,13 @@ for r in sum mean max attention; do
 done
 grep -Eq '^dataset .*toy: 40 graphs, 240 nodes, 3 features, 2 graph classes; 4 stratified folds' "$tmp/out" && ok summary-line || badf summary-line "$tmp/out"
 [ "$(grep -c '^fold ' "$tmp/out")" -eq 4 ] && ok fold-lines || badf fold-lines "$tmp/out"
+! grep -q 'can only learn' "$tmp/err" && ok no-one-class-note || badf no-one-class-note "$tmp/err"
+# a set whose graphs all have one class: said on stderr
+mkdir -p "$tmp/one"
+for f in A graph_indicator node_labels; do cp "$d/toy_$f.txt" "$tmp/one/one_$f.txt"; done
+awk '{ print 7 }' "$d/toy_graph_labels.txt" >"$tmp/one/one_graph_labels.txt"
+check one-class 0 '1 graph class; 4 stratified folds' "^gat-train: every graph of .*one is of class '7': the model can only learn to predict it$" -- \
+  "$train" --task graph --folds 4 --threads 1 --epochs 2 --dataset "$tmp/one"
 
 # every epoch of every fold has its line (then the fold's), and --metrics a row with the fold
 # in the run column: as many as the fold line's epochs, the last naming its best epoch
