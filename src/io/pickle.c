@@ -1,6 +1,6 @@
 /* A bounded unpickler for exactly what the Planetoid pickles hold (pickle.h): one loop over the
- * opcodes of protocol 2 that these files use, a value stack, a mark stack and a memo, all grown
- * from the file's own opcodes (the matrix checks are in pickle_matrix.c). */
+ * opcodes of protocols 2 to 5 that such files use, a value stack, a mark stack and a memo, all
+ * grown from the file's own opcodes (the matrix checks are in pickle_matrix.c). */
 #include "io/pickle.h"
 #include "core/core.h"
 #include "io/fileio.h"
@@ -86,7 +86,7 @@ typedef struct machine {
     size_t *marks;
     size_t n_marks, cap_marks;
     uint32_t *memo;
-    size_t cap_memo;
+    size_t cap_memo, memo_used; /* memo_used: the slots set, MEMOIZE's next index */
 } machine;
 
 static gat_status fail(const machine *m, const char *fmt, const char *a, const char *b)
@@ -227,6 +227,11 @@ static const struct {
     {"numpy", "dtype", GAT_I_PG_DTYPE},
     {"scipy.sparse.csr", "csr_matrix", GAT_I_PG_CSR},
     {"scipy.sparse._csr", "csr_matrix", GAT_I_PG_CSR},
+    {"scipy.sparse._csr", "csr_array", GAT_I_PG_CSR},
+    {"scipy.sparse._arrays", "csr_array", GAT_I_PG_CSR},
+    {"_codecs", "encode", GAT_I_PG_ENCODE},
+    {"numpy.core.numeric", "_frombuffer", GAT_I_PG_FROMBUFFER},
+    {"numpy._core.numeric", "_frombuffer", GAT_I_PG_FROMBUFFER},
     {"collections", "defaultdict", GAT_I_PG_DEFAULTDICT},
     {"__builtin__", "list", GAT_I_PG_LIST},
     {"builtins", "list", GAT_I_PG_LIST},
@@ -254,14 +259,11 @@ static gat_status global_line(machine *m, char *out, size_t size)
     return GAT_OK;
 }
 
-static gat_status op_global(machine *m)
+/* Pushes the allowed global module.name, or fails naming it. */
+static gat_status push_global(machine *m, const char *module, const char *name)
 {
-    char module[64], name[64];
     gat_status st;
     gat_i_pval *v;
-    if ((st = global_line(m, module, sizeof module)) != GAT_OK ||
-        (st = global_line(m, name, sizeof name)) != GAT_OK)
-        return st;
     for (size_t k = 0; k < sizeof allowed / sizeof *allowed; k++)
         if (!strcmp(module, allowed[k].module) && !strcmp(name, allowed[k].name)) {
             if ((st = push_new(m, GAT_I_PK_GLOBAL, &v)) != GAT_OK) return st;
@@ -272,6 +274,38 @@ static gat_status op_global(machine *m)
                 "'%s.%s' is not allowed (only the NumPy, SciPy and collections types of a "
                 "Planetoid pickle are)",
                 module, name);
+}
+
+static gat_status op_global(machine *m)
+{
+    char module[64], name[64];
+    gat_status st;
+    if ((st = global_line(m, module, sizeof module)) != GAT_OK ||
+        (st = global_line(m, name, sizeof name)) != GAT_OK)
+        return st;
+    return push_global(m, module, name);
+}
+
+/* STACK_GLOBAL (protocol 4): module and name are the two strings on top of the stack. */
+static gat_status op_stack_global(machine *m)
+{
+    char text[2][64];
+    gat_status st;
+    if ((st = need(m, 2)) != GAT_OK) return st;
+    for (int k = 0; k < 2; k++) {
+        const gat_i_pval *v = at(m, m->stack[m->sp - 2 + k]);
+        if (v->kind != GAT_I_PK_STR)
+            return fail(m, "the %s is a %s, not a str", k ? "name" : "module",
+                        gat_i_pkind_name(v->kind));
+        if (v->u.str.len >= sizeof text[k])
+            return fail(m, "a name longer than 63 bytes%s%s", NULL, NULL);
+        memcpy(text[k], v->u.str.s, v->u.str.len);
+        text[k][v->u.str.len] = '\0';
+        for (size_t c = 0; c < v->u.str.len; c++)
+            if (text[k][c] < 0x20 || text[k][c] > 0x7e) text[k][c] = '?';
+    }
+    m->sp -= 2;
+    return push_global(m, text[0], text[1]);
 }
 
 static int is_global(const gat_i_pval *v, gat_i_pglobal g)
@@ -303,6 +337,92 @@ static int is_tuple(const gat_i_pval *t, size_t n, const uint32_t **items)
     if (t->kind != GAT_I_PK_TUPLE || (n != SIZE_MAX && t->u.seq.n != n)) return 0;
     *items = t->u.seq.item;
     return 1;
+}
+
+/* Makes v (an ndarray) the array of shape (a tuple of ints), dt (a complete dtype) and raw
+ * bytes (raw: a str or bytes of exactly the elements' size), C order (fortran only when at most
+ * 1-D). */
+static gat_status set_array(machine *m, gat_i_pval *v, const gat_i_pval *shape,
+                            const gat_i_pval *dt, int fortran, const gat_i_pval *raw)
+{
+    if (shape->kind != GAT_I_PK_TUPLE || shape->u.seq.n > GAT_I_PK_MAXDIM)
+        return fail(m, "numpy.ndarray shape is not a tuple of at most 4 ints%s%s", NULL, NULL);
+    if (dt->kind != GAT_I_PK_DTYPE || !dt->flag)
+        return fail(m, "numpy.ndarray state has no complete numpy.dtype%s%s", NULL, NULL);
+    if (raw->kind != GAT_I_PK_STR)
+        return fail(m,
+                    "numpy.ndarray data is a %s, not raw bytes (object arrays are not "
+                    "supported)",
+                    gat_i_pkind_name(raw->kind), NULL);
+    gat_i_parray a = {.dtype = (gat_i_pdtype)dt->u.i, .ndim = (int)shape->u.seq.n, .count = 1};
+    for (int d = 0; d < a.ndim; d++) {
+        const gat_i_pval *e = at(m, shape->u.seq.item[d]);
+        if (e->kind != GAT_I_PK_INT || e->u.i < 0)
+            return fail(m, "numpy.ndarray shape has a negative or non-int entry%s%s", NULL, NULL);
+        a.shape[d] = e->u.i;
+        /* SIZE_MAX stands for "too many", which no payload matches */
+        if (a.count != SIZE_MAX)
+            a.count = e->u.i && a.count > SIZE_MAX / (uint64_t)e->u.i ? SIZE_MAX
+                                                                      : a.count * (size_t)e->u.i;
+    }
+    if (fortran && a.ndim > 1)
+        return fail(m, "Fortran-ordered arrays are not supported%s%s", NULL, NULL);
+    const size_t item = gat_i_pdtype_size(a.dtype);
+    if (a.count == SIZE_MAX || a.count > SIZE_MAX / item || a.count * item != raw->u.str.len) {
+        char got[48], want[64];
+        snprintf(got, sizeof got, "%zu", raw->u.str.len);
+        if (a.count == SIZE_MAX || a.count > SIZE_MAX / item)
+            snprintf(want, sizeof want, "more than the file holds");
+        else
+            snprintf(want, sizeof want, "%zu (%zu elements of %s)", a.count * item, a.count,
+                     gat_i_pdtype_name(a.dtype));
+        return fail(m, "numpy.ndarray data holds %s bytes, its shape needs %s", got, want);
+    }
+    a.data = raw->u.str.s;
+    v->u.arr = a;
+    v->flag = 1;
+    return GAT_OK;
+}
+
+/* _codecs.encode(s, 'latin1'): how Python 3 pickles bytes in protocol 2 (NumPy's raw data among
+ * them), a str of code points below 256 (s: UTF-8 in the file) back to its bytes. They go to
+ * pk->aux at s's own offset: no longer than s, so every string has room of its own there and
+ * the same string encoded again writes the same bytes (memory stays the file's size). */
+static gat_status latin1_bytes(machine *m, const gat_i_pval *s, const gat_i_pval *codec)
+{
+    gat_i_pickle *pk = m->pk;
+    gat_i_pval *v;
+    gat_status st;
+    if (s->kind != GAT_I_PK_STR || codec->kind != GAT_I_PK_STR ||
+        !((codec->u.str.len == 6 && !memcmp(codec->u.str.s, "latin1", 6)) ||
+          (codec->u.str.len == 7 && !memcmp(codec->u.str.s, "latin-1", 7))))
+        return fail(m, "_codecs.encode expects (str, 'latin1')%s%s", NULL, NULL);
+    if (s->u.str.len && (s->u.str.s < pk->buf || s->u.str.s >= pk->buf + pk->len))
+        return fail(m, "_codecs.encode of bytes already encoded%s%s", NULL, NULL);
+    if (!pk->aux && !(pk->aux = gat_malloc(pk->len + 1, 1))) return GAT_ENOMEM;
+    const size_t off = s->u.str.len ? (size_t)(s->u.str.s - pk->buf) : 0;
+    unsigned char *out = pk->aux + off;
+    size_t n = 0;
+    for (size_t k = 0; k < s->u.str.len; k++) {
+        const unsigned char c = s->u.str.s[k];
+        if (c < 0x80) {
+            out[n++] = c;
+        } else if ((c == 0xC2 || c == 0xC3) && k + 1 < s->u.str.len &&
+                   (s->u.str.s[k + 1] & 0xC0) == 0x80) {
+            out[n++] = (unsigned char)((c & 0x03) << 6 | (s->u.str.s[++k] & 0x3F));
+        } else {
+            char where[32];
+            snprintf(where, sizeof where, "%zu", k);
+            return fail(m,
+                        "_codecs.encode: byte %s of the string is not UTF-8 of a Latin-1 "
+                        "character%s",
+                        where, NULL);
+        }
+    }
+    if ((st = push_new(m, GAT_I_PK_STR, &v)) != GAT_OK) return st;
+    v->u.str.s = out;
+    v->u.str.len = n;
+    return GAT_OK;
 }
 
 static gat_status op_reduce(machine *m)
@@ -354,6 +474,19 @@ static gat_status op_reduce(machine *m)
         v->u.i = gat_i_parray_int(&one, 0);
         return GAT_OK;
     }
+    case GAT_I_PG_ENCODE:
+        if (!is_tuple(args, 2, &a))
+            return fail(m, "_codecs.encode expects (str, 'latin1')%s%s", NULL, NULL);
+        return latin1_bytes(m, at(m, a[0]), at(m, a[1]));
+    case GAT_I_PG_FROMBUFFER: { /* _frombuffer(bytes, dtype, shape, order): protocol 5's arrays */
+        const gat_i_pval *order;
+        if (!is_tuple(args, 4, &a) || (order = at(m, a[3]))->kind != GAT_I_PK_STR ||
+            order->u.str.len != 1 || (order->u.str.s[0] != 'C' && order->u.str.s[0] != 'F'))
+            return fail(m, "numpy _frombuffer expects (bytes, dtype, shape, 'C' or 'F')%s%s", NULL,
+                        NULL);
+        if ((st = push_new(m, GAT_I_PK_NDARRAY, &v)) != GAT_OK) return st;
+        return set_array(m, v, at(m, a[2]), at(m, a[1]), order->u.str.s[0] == 'F', at(m, a[0]));
+    }
     case GAT_I_PG_DEFAULTDICT: /* defaultdict(list) */
         if (!is_tuple(args, 1, &a) || !is_global(at(m, a[0]), GAT_I_PG_LIST))
             return fail(m, "collections.defaultdict expects (list,)%s%s", NULL, NULL);
@@ -397,48 +530,11 @@ static gat_status build_ndarray(machine *m, gat_i_pval *v, const gat_i_pval *sta
     if (n != 4)
         return fail(m, "numpy.ndarray state is not (version, shape, dtype, fortran, data)%s%s",
                     NULL, NULL);
-    const gat_i_pval *shape = at(m, s[0]), *dt = at(m, s[1]), *fortran = at(m, s[2]),
-                     *raw = at(m, s[3]);
-    if (shape->kind != GAT_I_PK_TUPLE || shape->u.seq.n > GAT_I_PK_MAXDIM)
-        return fail(m, "numpy.ndarray shape is not a tuple of at most 4 ints%s%s", NULL, NULL);
-    if (dt->kind != GAT_I_PK_DTYPE || !dt->flag)
-        return fail(m, "numpy.ndarray state has no complete numpy.dtype%s%s", NULL, NULL);
-    if (raw->kind != GAT_I_PK_STR)
-        return fail(m,
-                    "numpy.ndarray data is a %s, not raw bytes (object arrays are not "
-                    "supported)",
-                    gat_i_pkind_name(raw->kind), NULL);
+    const gat_i_pval *fortran = at(m, s[2]);
     if ((fortran->kind != GAT_I_PK_BOOL && fortran->kind != GAT_I_PK_INT))
         return fail(m, "numpy.ndarray fortran flag is a %s%s", gat_i_pkind_name(fortran->kind),
                     NULL);
-    gat_i_parray a = {.dtype = (gat_i_pdtype)dt->u.i, .ndim = (int)shape->u.seq.n, .count = 1};
-    for (int d = 0; d < a.ndim; d++) {
-        const gat_i_pval *e = at(m, shape->u.seq.item[d]);
-        if (e->kind != GAT_I_PK_INT || e->u.i < 0)
-            return fail(m, "numpy.ndarray shape has a negative or non-int entry%s%s", NULL, NULL);
-        a.shape[d] = e->u.i;
-        /* SIZE_MAX stands for "too many", which no payload matches */
-        if (a.count != SIZE_MAX)
-            a.count = e->u.i && a.count > SIZE_MAX / (uint64_t)e->u.i ? SIZE_MAX
-                                                                      : a.count * (size_t)e->u.i;
-    }
-    if (fortran->u.i && a.ndim > 1)
-        return fail(m, "Fortran-ordered arrays are not supported%s%s", NULL, NULL);
-    const size_t item = gat_i_pdtype_size(a.dtype);
-    if (a.count == SIZE_MAX || a.count > SIZE_MAX / item || a.count * item != raw->u.str.len) {
-        char got[48], want[64];
-        snprintf(got, sizeof got, "%zu", raw->u.str.len);
-        if (a.count == SIZE_MAX || a.count > SIZE_MAX / item)
-            snprintf(want, sizeof want, "more than the file holds");
-        else
-            snprintf(want, sizeof want, "%zu (%zu elements of %s)", a.count * item, a.count,
-                     gat_i_pdtype_name(a.dtype));
-        return fail(m, "numpy.ndarray data holds %s bytes, its shape needs %s", got, want);
-    }
-    a.data = raw->u.str.s;
-    v->u.arr = a;
-    v->flag = 1;
-    return GAT_OK;
+    return set_array(m, v, at(m, s[0]), at(m, s[1]), fortran->u.i != 0, at(m, s[3]));
 }
 
 /* dtype.__setstate__((version, byteorder, subarray, names, fields, elsize, alignment, flags)). */
@@ -527,6 +623,7 @@ static gat_status memo_put(machine *m, uint64_t idx)
     if (grow(&m->memo, &m->cap_memo, (size_t)idx + 1, sizeof *m->memo) != GAT_OK) return GAT_ENOMEM;
     for (size_t k = old; k < m->cap_memo; k++)
         m->memo[k] = NO_VALUE;
+    m->memo_used += m->memo[idx] == NO_VALUE;
     m->memo[idx] = m->stack[m->sp - 1];
     return GAT_OK;
 }
@@ -564,7 +661,7 @@ static gat_status op_setitems(machine *m, size_t base)
 
 /* The opcode families: each runs one opcode of its own (step names which). */
 
-/* PROTO, STOP, MARK: the stream's frame. *stop set at STOP. */
+/* PROTO, FRAME, STOP, MARK: the stream's frame. *stop set at STOP. */
 static gat_status op_frame(machine *m, unsigned char code, int *stop)
 {
     const unsigned char *p = NULL;
@@ -573,13 +670,24 @@ static gat_status op_frame(machine *m, unsigned char code, int *stop)
     case 0x80: /* PROTO */
         m->op = "PROTO";
         if ((st = take(m, 1, &p)) != GAT_OK) return st;
-        if (p[0] > 2) {
+        if (p[0] < 2 || p[0] > 5) {
             char s[8];
             snprintf(s, sizeof s, "%u", p[0]);
-            return fail(m, "protocol %s is not supported (expected 2, as Python 2 wrote)%s", s,
-                        NULL);
+            return fail(m, "protocol %s is not supported (expected 2 to 5)%s", s, NULL);
         }
         return GAT_OK;
+    case 0x95: { /* FRAME: an 8-byte length of the opcodes that follow, read as they come */
+        m->op = "FRAME";
+        if ((st = take(m, 8, &p)) != GAT_OK) return st;
+        const uint64_t n = le_u(p, 8);
+        if (n > m->pk->len - m->pos) {
+            char need_s[32], left[32];
+            snprintf(need_s, sizeof need_s, "%llu", (unsigned long long)n);
+            snprintf(left, sizeof left, "%zu", m->pk->len - m->pos);
+            return fail(m, "a frame of %s bytes, %s are left", need_s, left);
+        }
+        return GAT_OK;
+    }
     case '.': /* STOP */
         m->op = "STOP";
         if (m->n_marks || m->sp != 1)
@@ -601,13 +709,16 @@ static gat_status op_frame(machine *m, unsigned char code, int *stop)
     }
 }
 
-/* GLOBAL, REDUCE, NEWOBJ, BUILD: objects of the classes the reader knows */
+/* GLOBAL, STACK_GLOBAL, REDUCE, NEWOBJ, BUILD: objects of the classes the reader knows */
 static gat_status op_object(machine *m, unsigned char code)
 {
     switch (code) {
     case 'c':
         m->op = "GLOBAL";
         return op_global(m);
+    case 0x93:
+        m->op = "STACK_GLOBAL";
+        return op_stack_global(m);
     case 'R':
         m->op = "REDUCE";
         return op_reduce(m);
@@ -620,13 +731,17 @@ static gat_status op_object(machine *m, unsigned char code)
     }
 }
 
-/* BINPUT, LONG_BINPUT, BINGET, LONG_BINGET: the memo */
+/* BINPUT, LONG_BINPUT, BINGET, LONG_BINGET, MEMOIZE: the memo */
 static gat_status op_memo(machine *m, unsigned char code)
 {
     static const char *const names[] = {"BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"};
     const int put = code == 'q' || code == 'r', wide = code == 'r' || code == 'j';
     const unsigned char *p = NULL;
     gat_status st;
+    if (code == 0x94) { /* MEMOIZE (protocol 4): the next slot, as many as are set */
+        m->op = "MEMOIZE";
+        return memo_put(m, m->memo_used);
+    }
     m->op = names[(put ? 0 : 2) + wide];
     if ((st = take(m, wide ? 4 : 1, &p)) != GAT_OK) return st;
     const uint64_t idx = wide ? le_u(p, 4) : p[0];
@@ -673,20 +788,33 @@ static gat_status op_scalar(machine *m, unsigned char code)
     }
 }
 
-/* SHORT_BINSTRING, BINSTRING, BINUNICODE: strings (borrowed from the file's buffer) */
+/* Strings and bytes, by the bytes of their length: SHORT_BINSTRING, SHORT_BINUNICODE,
+ * SHORT_BINBYTES (1), BINSTRING, BINUNICODE, BINBYTES (4), BINUNICODE8, BINBYTES8, BYTEARRAY8
+ * (8); borrowed from the file's buffer (UTF-8 for unicode, as stored) */
 static gat_status op_string(machine *m, unsigned char code)
 {
+    static const struct {
+        unsigned char code, width;
+        const char *name;
+    } ops[] = {
+        {'U', 1, "SHORT_BINSTRING"}, {0x8c, 1, "SHORT_BINUNICODE"}, {'C', 1, "SHORT_BINBYTES"},
+        {'T', 4, "BINSTRING"},       {'X', 4, "BINUNICODE"},        {'B', 4, "BINBYTES"},
+        {0x8d, 8, "BINUNICODE8"},    {0x8e, 8, "BINBYTES8"},        {0x96, 8, "BYTEARRAY8"}};
     const unsigned char *p = NULL;
     gat_status st;
-    if (code == 'U') {
-        m->op = "SHORT_BINSTRING";
-        if ((st = take(m, 1, &p)) != GAT_OK) return st;
-        return op_str(m, p[0]);
-    }
-    m->op = code == 'T' ? "BINSTRING" : "BINUNICODE";
-    if ((st = take(m, 4, &p)) != GAT_OK) return st;
-    const uint64_t n = le_u(p, 4);
+    size_t k = 0;
+    while (ops[k].code != code)
+        k++;
+    m->op = ops[k].name;
+    if ((st = take(m, ops[k].width, &p)) != GAT_OK) return st;
+    const uint64_t n = le_u(p, ops[k].width);
     if (code == 'T' && (n & 0x80000000u)) return fail(m, "a negative length%s%s", NULL, NULL);
+    if (n > m->pk->len - m->pos) { /* take would say so; an 8-byte n may not fit a size_t */
+        char need_s[32], left[32];
+        snprintf(need_s, sizeof need_s, "%llu", (unsigned long long)n);
+        snprintf(left, sizeof left, "%zu", m->pk->len - m->pos);
+        return fail(m, "needs %s bytes, %s are left", need_s, left);
+    }
     return op_str(m, (size_t)n);
 }
 
@@ -751,10 +879,12 @@ static gat_status step(machine *m, int *stop)
     const unsigned char code = m->pk->buf[m->pos++];
     switch (code) {
     case 0x80:
+    case 0x95:
     case '.':
     case '(':
         return op_frame(m, code, stop);
     case 'c':
+    case 0x93:
     case 'R':
     case 0x81:
     case 'b':
@@ -763,6 +893,7 @@ static gat_status step(machine *m, int *stop)
     case 'r':
     case 'h':
     case 'j':
+    case 0x94:
         return op_memo(m, code);
     case 'N':
     case 0x88:
@@ -773,8 +904,14 @@ static gat_status step(machine *m, int *stop)
     case 0x8a:
         return op_scalar(m, code);
     case 'U':
+    case 0x8c:
+    case 'C':
     case 'T':
     case 'X':
+    case 'B':
+    case 0x8d:
+    case 0x8e:
+    case 0x96:
         return op_string(m, code);
     case ')':
     case 0x85:
@@ -793,8 +930,8 @@ static gat_status step(machine *m, int *stop)
         snprintf(s, sizeof s, "0x%02x", code);
         m->op = "opcode";
         return fail(m,
-                    "%s is not one this reader accepts (only those of Planetoid's protocol-2 "
-                    "pickles)%s",
+                    "%s is not one this reader accepts (only those of the Planetoid pickles, "
+                    "protocols 2 to 5)%s",
                     s, NULL);
     }
     }
@@ -810,6 +947,7 @@ void gat_i_pickle_free(gat_i_pickle *pk)
     }
     gat_free(pk->val);
     gat_free(pk->buf);
+    gat_free(pk->aux);
     gat_free(pk->path);
     memset(pk, 0, sizeof *pk);
 }

@@ -1,7 +1,9 @@
-/* Private: a small, bounded unpickler for the Python 2 pickles (protocol 2) of the Planetoid
- * datasets: scipy.sparse csr_matrix, NumPy ndarrays (f4, f8, i4, i8, b1; little-endian, C order),
- * NumPy integer scalars (as ints), collections.defaultdict(list), ints, bools, None, strings,
- * tuples, lists and dicts.
+/* Private: a small, bounded unpickler for the pickles of the Planetoid datasets, as Python 2
+ * wrote them (protocol 2) and as Python 3 writes them (protocols 2 to 5: bytes as
+ * _codecs.encode(str, 'latin1') in protocol 2, bytes opcodes, frames, MEMOIZE and STACK_GLOBAL,
+ * NumPy's _frombuffer in protocol 5): scipy.sparse csr_matrix (or csr_array), NumPy ndarrays
+ * (f4, f8, i4, i8, b1; little-endian, C order), NumPy integer scalars (as ints),
+ * collections.defaultdict(list), ints, bools, None, strings, bytes, tuples, lists and dicts.
  *
  * Nothing is executed: GLOBAL names outside a fixed allow-list and every opcode these files do not
  * need are refused (GAT_EFORMAT naming the file, the byte offset and the opcode or name), so a
@@ -9,7 +11,9 @@
  * parser is a loop over opcodes (no recursion), and every value, stack slot, memo slot and item
  * comes from an opcode of the file, so memory stays within a constant times the file's size
  * (at most about 150 bytes per byte of file, for a file of one-byte opcodes).
- * Array payloads are not copied: they point into the file's bytes held by the gat_i_pickle. */
+ * Array payloads are not copied: they point into the file's bytes held by the gat_i_pickle, or
+ * (protocol 2 of Python 3) into one buffer of the file's size where their Latin-1 text is
+ * turned back into bytes. */
 #ifndef GAT_I_PICKLE_H
 #define GAT_I_PICKLE_H
 
@@ -40,11 +44,14 @@ typedef enum gat_i_pglobal {
     GAT_I_PG_SCALAR,        /* numpy.core.multiarray.scalar: NumPy integers, read as ints */
     GAT_I_PG_NDARRAY,       /* numpy.ndarray */
     GAT_I_PG_DTYPE,         /* numpy.dtype */
-    GAT_I_PG_CSR,           /* scipy.sparse.csr.csr_matrix (scipy.sparse._csr in newer scipy) */
+    GAT_I_PG_CSR,           /* scipy.sparse.csr.csr_matrix (scipy.sparse._csr in newer scipy;
+                             * its csr_array, in scipy.sparse._arrays before 1.11) */
     GAT_I_PG_DEFAULTDICT,   /* collections.defaultdict */
     GAT_I_PG_LIST,          /* __builtin__.list (builtins.list), as a defaultdict's factory */
     GAT_I_PG_RECONSTRUCTOR, /* copy_reg._reconstructor, protocol 0/1's way to make an object */
-    GAT_I_PG_OBJECT         /* __builtin__.object, its base-class argument */
+    GAT_I_PG_OBJECT,        /* __builtin__.object, its base-class argument */
+    GAT_I_PG_ENCODE,        /* _codecs.encode: Python 3's bytes in protocol 2 */
+    GAT_I_PG_FROMBUFFER     /* numpy.core.numeric._frombuffer: NumPy's arrays in protocol 5 */
 } gat_i_pglobal;
 
 /* Element types of arrays. */
@@ -103,6 +110,7 @@ typedef struct gat_i_pickle {
     char *path; /* owned copy, for messages */
     unsigned char *buf;
     size_t len;
+    unsigned char *aux; /* (len + 1) or NULL: the bytes of _codecs.encode, at their text's offset */
     gat_i_pval *val;
     size_t n_val, cap_val;
     uint32_t root;

@@ -176,6 +176,138 @@ static void stop(pkb *p)
     op(p, '.');
 }
 
+/* Python 3's way (protocol 4 and 5): strings memoised one by one (MEMOIZE), globals from two
+ * strings (STACK_GLOBAL), all in one FRAME whose length py3_stop fills in. */
+static size_t frame_at;
+static void py3_start(pkb *p, int protocol)
+{
+    memset(p, 0, sizeof *p);
+    op(p, 0x80);
+    op(p, (unsigned char)protocol);
+    op(p, 0x95);
+    frame_at = p->n;
+    le(p, 0, 8);
+}
+static void py3_stop(pkb *p)
+{
+    op(p, '.');
+    const size_t n = p->n - frame_at - 8;
+    for (int k = 0; k < 8; k++)
+        p->b[frame_at + (size_t)k] = (unsigned char)((uint64_t)n >> (8 * k));
+}
+static void memoize(pkb *p)
+{
+    op(p, 0x94);
+}
+static void ustr(pkb *p, const char *s) /* SHORT_BINUNICODE */
+{
+    op(p, 0x8c);
+    op(p, (unsigned char)strlen(s));
+    raw(p, s, strlen(s));
+    memoize(p);
+}
+static void sglobal(pkb *p, const char *module, const char *name)
+{
+    ustr(p, module);
+    ustr(p, name);
+    op(p, 0x93);
+    memoize(p);
+}
+/* numpy.dtype(t, False, True) with its state, as protocol 4 writes it */
+static void dtype3(pkb *p, const char *t)
+{
+    sglobal(p, "numpy", "dtype");
+    ustr(p, t);
+    op(p, 0x89);
+    op(p, 0x88);
+    op(p, 0x87);
+    op(p, 'R');
+    memoize(p);
+    op(p, '(');
+    pint(p, 3);
+    ustr(p, "<");
+    op(p, 'N');
+    op(p, 'N');
+    op(p, 'N');
+    pint(p, -1);
+    pint(p, -1);
+    pint(p, 0);
+    op(p, 't');
+    op(p, 'b');
+}
+/* A 1-D array: _frombuffer(BYTEARRAY8, dtype, (n,), 'C') as protocol 5 writes it (bytes8 = 0),
+ * or _reconstruct + BUILD with BINBYTES (bytes8 = 1: BINBYTES8) as protocols 3 and 4 do. */
+static void array3(pkb *p, int protocol5, int bytes8, const char *t, long n, const void *data,
+                   size_t nbytes)
+{
+    if (protocol5) {
+        sglobal(p, "numpy.core.numeric", "_frombuffer");
+        op(p, '(');
+        op(p, 0x96);
+        le(p, nbytes, 8);
+        raw(p, data, nbytes);
+        memoize(p);
+        dtype3(p, t);
+        pint(p, n);
+        op(p, 0x85);
+        ustr(p, "C");
+        op(p, 't');
+        op(p, 'R');
+        memoize(p);
+        return;
+    }
+    sglobal(p, "numpy.core.multiarray", "_reconstruct");
+    sglobal(p, "numpy", "ndarray");
+    pint(p, 0);
+    op(p, 0x85);
+    op(p, 'C'); /* SHORT_BINBYTES b'b' */
+    op(p, 1);
+    op(p, 'b');
+    op(p, 0x87);
+    op(p, 'R');
+    memoize(p);
+    op(p, '(');
+    pint(p, 1);
+    pint(p, n);
+    op(p, 0x85);
+    dtype3(p, t);
+    op(p, 0x89);
+    op(p, bytes8 ? 0x8e : 'B');
+    le(p, nbytes, bytes8 ? 8 : 4);
+    raw(p, data, nbytes);
+    op(p, 't');
+    op(p, 'b');
+}
+/* The csr_matrix of test_csr as Python 3 pickles it: indptr by _frombuffer (protocol 5) or
+ * BINBYTES, indices by BINBYTES8, data as the first. */
+static void good_csr3(pkb *p, int protocol)
+{
+    const int32_t indptr[] = {0, 2, 2, 3}, indices[] = {1, 0, 2};
+    const float data[] = {0.5f, 2, -1};
+    py3_start(p, protocol);
+    sglobal(p, "scipy.sparse._csr", "csr_matrix");
+    op(p, ')');
+    op(p, 0x81);
+    memoize(p);
+    op(p, '}');
+    memoize(p);
+    op(p, '(');
+    ustr(p, "_shape");
+    pint(p, 3);
+    pint(p, 4);
+    op(p, 0x86);
+    memoize(p);
+    ustr(p, "indptr");
+    array3(p, protocol == 5, 0, "i4", 4, indptr, sizeof indptr);
+    ustr(p, "indices");
+    array3(p, 0, 1, "i4", 3, indices, sizeof indices);
+    ustr(p, "data");
+    array3(p, protocol == 5, 0, "f4", 3, data, sizeof data);
+    op(p, 'u');
+    op(p, 'b');
+    py3_stop(p);
+}
+
 static void write_bytes(const char *path, const pkb *p)
 {
     FILE *f = fopen(path, "wb");
@@ -429,6 +561,197 @@ START_TEST(test_csr)
 }
 END_TEST
 
+/* The csr_matrix of test_csr as Python 3 writes it: protocol 4 (_i = 0; FRAME, MEMOIZE,
+ * STACK_GLOBAL, BINBYTES, BINBYTES8) and 5 (_i = 1; numpy's _frombuffer of BYTEARRAY8). */
+START_TEST(test_csr_python3)
+{
+    pkb p;
+    gat_i_pickle pk;
+    gat_i_pmatrix m;
+    good_csr3(&p, 4 + _i);
+    parse_ok(&pk, &p);
+    ck_assert_int_eq(gat_i_pickle_matrix(&pk, pk.root, &m), GAT_OK);
+    ck_assert(m.sparse);
+    ck_assert_int_eq(m.rows, 3);
+    ck_assert_int_eq(m.cols, 4);
+    const int32_t indices[] = {1, 0, 2};
+    const float data[] = {0.5f, 2, -1};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(gat_i_parray_int(&m.indices, (size_t)k), indices[k]);
+        ck_assert_double_eq(gat_i_parray_real(&m.data, (size_t)k), data[k]);
+    }
+    ck_assert_int_eq(gat_i_parray_int(&m.indptr, 3), 3);
+    gat_i_pickle_free(&pk);
+}
+END_TEST
+
+/* Python 3's protocol 2 writes bytes as _codecs.encode(str, 'latin1'), the str holding one code
+ * point per byte (UTF-8 in the file): an f8 array of bytes above 0x7f, its str memoised and
+ * encoded twice (the same bytes both times); a code point past U+00FF, another codec and the
+ * encoding of bytes are refused. */
+static void latin1(pkb *p, const unsigned char *bytes, size_t n) /* BINUNICODE of the bytes */
+{
+    unsigned char u[64];
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (bytes[k] < 0x80) {
+            u[m++] = bytes[k];
+        } else {
+            u[m++] = (unsigned char)(0xC0 | bytes[k] >> 6);
+            u[m++] = (unsigned char)(0x80 | (bytes[k] & 0x3F));
+        }
+    op(p, 'X');
+    le(p, m, 4);
+    raw(p, u, m);
+}
+static void encode(pkb *p, const unsigned char *bytes, size_t n)
+{
+    global(p, "_codecs", "encode");
+    latin1(p, bytes, n);
+    put(p);
+    sstr(p, "latin1");
+    op(p, 0x86);
+    op(p, 'R');
+}
+START_TEST(test_codecs_encode)
+{
+    const double v[2] = {-1.5e300, 0.1};
+    unsigned char b[16];
+    memcpy(b, v, sizeof v);
+    pkb p;
+    gat_i_pickle pk;
+    int slot = 0;
+    start(&p);
+    op(&p, ']');
+    op(&p, '(');
+    for (int k = 0; k < 2; k++) {
+        global(&p, "numpy.core.multiarray", "_reconstruct");
+        global(&p, "numpy", "ndarray");
+        pint(&p, 0);
+        op(&p, 0x85);
+        encode(&p, (const unsigned char *)"b", 1);
+        op(&p, 0x87);
+        op(&p, 'R');
+        op(&p, '(');
+        pint(&p, 1);
+        pint(&p, 2);
+        op(&p, 0x85);
+        dtype(&p, "f8", "<");
+        op(&p, 0x89);
+        if (k == 0) {
+            slot = p.memo; /* encode's put: the str */
+            encode(&p, b, sizeof b);
+        } else { /* the same str again, from the memo */
+            global(&p, "_codecs", "encode");
+            op(&p, 'h');
+            op(&p, (unsigned char)slot);
+            sstr(&p, "latin1");
+            op(&p, 0x86);
+            op(&p, 'R');
+        }
+        op(&p, 't');
+        op(&p, 'b');
+    }
+    op(&p, 'e');
+    stop(&p);
+    parse_ok(&pk, &p);
+    const gat_i_pval *l = gat_i_pickle_at(&pk, pk.root);
+    for (size_t k = 0; k < 2; k++) {
+        const gat_i_pval *a = item(&pk, l, k);
+        ck_assert_int_eq(a->kind, GAT_I_PK_NDARRAY);
+        ck_assert_double_eq(gat_i_parray_real(&a->u.arr, 0), v[0]);
+        ck_assert_double_eq(gat_i_parray_real(&a->u.arr, 1), v[1]);
+    }
+    gat_i_pickle_free(&pk);
+
+    start(&p); /* U+0100 */
+    global(&p, "_codecs", "encode");
+    op(&p, 'X');
+    le(&p, 3, 4);
+    raw(&p, "a\xc4\x80", 3);
+    sstr(&p, "latin1");
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT,
+                "REDUCE: _codecs.encode: byte 1 of the string is not UTF-8 of a Latin-1 "
+                "character");
+    start(&p);
+    global(&p, "_codecs", "encode");
+    sstr(&p, "ab");
+    sstr(&p, "utf8");
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: _codecs.encode expects (str, 'latin1')");
+    start(&p);
+    global(&p, "_codecs", "encode");
+    encode(&p, (const unsigned char *)"ab", 2);
+    sstr(&p, "latin1");
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: _codecs.encode of bytes already encoded");
+}
+END_TEST
+
+/* Faults of the protocol 4 and 5 opcodes: a frame or a bytes8 length past the end, a
+ * STACK_GLOBAL of a non-str or a refused name, _frombuffer of a bad order or a Fortran-ordered
+ * matrix, and protocol 6. */
+START_TEST(test_python3_malformed)
+{
+    pkb p;
+    py3_start(&p, 4);
+    op(&p, 'N');
+    py3_stop(&p);
+    ck_assert_int_eq(parse_bad(&p), GAT_OK);
+    p.b[frame_at] = 3; /* a frame of 3 bytes where 2 are */
+    PARSE_FAILS(&p, GAT_EFORMAT, "t.pkl: byte 2: FRAME: a frame of 3 bytes, 2 are left");
+    p.b[frame_at + 7] = 1;
+    PARSE_FAILS(&p, GAT_EFORMAT, "FRAME: a frame of 72057594037927939 bytes, 2 are left");
+    py3_start(&p, 4);
+    op(&p, 0x8e);
+    le(&p, (uint64_t)1 << 63, 8);
+    py3_stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "byte 11: BINBYTES8: needs 9223372036854775808 bytes, 1 are left");
+    py3_start(&p, 4);
+    pint(&p, 1);
+    ustr(&p, "ndarray");
+    op(&p, 0x93);
+    py3_stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "STACK_GLOBAL: the module is a int, not a str");
+    py3_start(&p, 4);
+    sglobal(&p, "builtins", "eval");
+    py3_stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "STACK_GLOBAL: 'builtins.eval' is not allowed");
+    const int32_t four[4] = {1, 2, 3, 4};
+    for (int k = 0; k < 2; k++) {
+        py3_start(&p, 5);
+        sglobal(&p, "numpy._core.numeric", "_frombuffer");
+        op(&p, '(');
+        op(&p, 'C');
+        op(&p, 16);
+        raw(&p, four, 16);
+        dtype3(&p, "i4");
+        pint(&p, 2);
+        pint(&p, 2);
+        op(&p, 0x86);
+        ustr(&p, k ? "F" : "X");
+        op(&p, 't');
+        op(&p, 'R');
+        py3_stop(&p);
+        PARSE_FAILS(&p, GAT_EFORMAT,
+                    k ? "REDUCE: Fortran-ordered arrays are not supported"
+                      : "REDUCE: numpy _frombuffer expects (bytes, dtype, shape, 'C' or 'F')");
+    }
+    p.n = 0;
+    op(&p, 0x80);
+    op(&p, 6);
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, "byte 0: PROTO: protocol 6 is not supported (expected 2 to 5)");
+}
+END_TEST
+
 /* ---- Bad pickles ------------------------------------------------------------------------- */
 
 /* The pickle of test_csr, for the corruption tests. */
@@ -464,15 +787,15 @@ START_TEST(test_refused)
     op(&p, 'R');
     stop(&p);
     PARSE_FAILS(&p, GAT_EFORMAT, "byte 21: REDUCE: this class or function may not be called");
-    /* a text-protocol opcode (INT) and protocol 4 */
+    /* a text-protocol opcode (INT) and protocol 1 */
     start(&p);
     raw(&p, "I1\n.", 4);
     PARSE_FAILS(&p, GAT_EFORMAT, "byte 2: opcode: 0x49 is not one this reader accepts");
     p.n = 0;
     op(&p, 0x80);
-    op(&p, 4);
+    op(&p, 1);
     stop(&p);
-    PARSE_FAILS(&p, GAT_EFORMAT, "byte 0: PROTO: protocol 4 is not supported");
+    PARSE_FAILS(&p, GAT_EFORMAT, "byte 0: PROTO: protocol 1 is not supported (expected 2 to 5)");
     /* a big-endian dtype, a string dtype, a Fortran-ordered matrix */
     const int32_t one = 1;
     const long shape[2] = {1, 1};
@@ -587,16 +910,29 @@ START_TEST(test_malformed)
 }
 END_TEST
 
-/* Every proper prefix of a good pickle fails with GAT_EFORMAT (never reads past the end). */
+/* The good csr_matrix pickle _i: Python 2's (0), Python 3's protocol 4 (1) and 5 (2). */
+static void good_pickle(pkb *p, int i)
+{
+    if (i == 0)
+        good_csr(p);
+    else
+        good_csr3(p, 3 + i);
+}
+
+/* Every proper prefix of a good pickle fails with GAT_EFORMAT (never reads past the end); for
+ * Python 3's, with the frame's length cut too, so that the opcodes after it are cut. */
 START_TEST(test_truncated)
 {
     pkb p, cut;
-    good_csr(&p);
+    good_pickle(&p, _i);
     for (size_t n = 0; n < p.n; n++) {
         memcpy(&cut, &p, sizeof p);
         cut.n = n;
+        for (int k = 0; _i && k < 8 && n > frame_at + 8; k++)
+            cut.b[frame_at + (size_t)k] = (unsigned char)((uint64_t)(n - frame_at - 8) >> (8 * k));
         ck_assert_int_eq(parse_bad(&cut), GAT_EFORMAT);
     }
+    if (_i) return;
     /* cut 3 bytes into indptr's 16 bytes */
     for (size_t k = 0; k + 5 <= p.n; k++)
         if (!memcmp(p.b + k, "T\x10\x00\x00\x00", 5)) {
@@ -613,7 +949,7 @@ START_TEST(test_mutations)
 {
     static const unsigned char vals[] = {0x00, 0x01, 0x7f, 0x80, 0xff, '(', 't', 'h', 'b', 'R'};
     pkb p, bad;
-    good_csr(&p);
+    good_pickle(&p, _i);
     for (size_t k = 0; k < p.n; k++)
         for (size_t v = 0; v < LEN(vals); v++) {
             gat_i_pickle pk;
@@ -1128,13 +1464,16 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_numpy_scalars);
     tcase_add_loop_test(tc, test_ndarray_dtypes, 0, 5);
     tcase_add_loop_test(tc, test_csr, 0, 2);
+    tcase_add_loop_test(tc, test_csr_python3, 0, 2);
+    tcase_add_test(tc, test_codecs_encode);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad");
     tcase_add_test(tc, test_refused);
     tcase_add_test(tc, test_malformed);
-    tcase_add_test(tc, test_truncated);
-    tcase_add_test(tc, test_mutations);
+    tcase_add_test(tc, test_python3_malformed);
+    tcase_add_loop_test(tc, test_truncated, 0, 3);
+    tcase_add_loop_test(tc, test_mutations, 0, 3);
     tcase_add_test(tc, test_bad_csr);
     suite_add_tcase(s, tc);
 
