@@ -245,10 +245,15 @@ static gat_status read_graph(sage *S)
     gat_status st = gat_i_json_read(S->path[P_G], &root);
     if (st != GAT_OK) return st;
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-    const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
+    /* "links", or "edges" as networkx 3.4's node_link_data(G, edges="edges") writes (its
+     * default from networkx 3.6) */
+    const char *lk = cJSON_HasObjectItem(root, "links") ? "links" : "edges";
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, lk);
     if (!cJSON_IsArray(nodes) || !cJSON_IsArray(links)) {
-        st = gat_i_error(GAT_EFORMAT, "%s: expected an object with arrays \"nodes\" and \"links\" "
-                         "(networkx node_link_data)", S->path[P_G]);
+        st = gat_i_error(GAT_EFORMAT,
+                         "%s: expected an object with arrays \"nodes\" and \"links\" "
+                         "(or \"edges\"; networkx node_link_data)",
+                         S->path[P_G]);
         goto cleanup;
     }
     if (cJSON_GetArraySize(nodes) != S->n) {
@@ -287,18 +292,18 @@ static gat_status read_graph(sage *S)
     k = 0;
     cJSON_ArrayForEach(e, links)
     {
-        snprintf(where, sizeof where, "links[%d].source", k);
+        snprintf(where, sizeof where, "%s[%d].source", lk, k);
         const gat_idx a = row_of(S, cJSON_GetObjectItemCaseSensitive(e, "source"), where, &st);
-        snprintf(where, sizeof where, "links[%d].target", k);
+        snprintf(where, sizeof where, "%s[%d].target", lk, k);
         const gat_idx b = a < 0 ? -1 : row_of(S, cJSON_GetObjectItemCaseSensitive(e, "target"),
                                               where, &st);
         if (b < 0) goto cleanup;
         if (S->G > 0 && graph_of(S, a) != graph_of(S, b)) {
             st = gat_i_error(GAT_EFORMAT,
-                             "%s: links[%d]: node \"%s\" (graph %d) -> node \"%s\" (graph %d) "
+                             "%s: %s[%d]: node \"%s\" (graph %d) -> node \"%s\" (graph %d) "
                              "joins two graphs of %s",
-                             S->path[P_G], k, S->ids[a], graph_of(S, a), S->ids[b], graph_of(S, b),
-                             S->path[P_GRAPH]);
+                             S->path[P_G], lk, k, S->ids[a], graph_of(S, a), S->ids[b],
+                             graph_of(S, b), S->path[P_GRAPH]);
             goto cleanup;
         }
         S->src[k] = a, S->dst[k++] = b;

@@ -363,6 +363,44 @@ START_TEST(graphsage_bad)
 }
 END_TEST
 
+/* networkx 3.4's node_link_data(G, edges="edges") (its default from 3.6) names the links
+ * "edges": the same dataset, and the messages name the key. */
+START_TEST(graphsage_edges_key)
+{
+    char *dir = tu_tmpdir(), prefix[4200], path[4300];
+    gat_dataset a, b;
+    write_sage(dir, 1);
+    snprintf(prefix, sizeof prefix, "%s/toy", dir);
+    ck_assert_int_eq(gat_dataset_load(&a, prefix, NULL), GAT_OK);
+    snprintf(path, sizeof path, "%s/toy-G.json", dir);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char text[4096];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *links = strstr(text, "\"links\"");
+    ck_assert_ptr_nonnull(links);
+    memcpy(links, "\"edges\"", 7);
+    tu_write(dir, "toy-G.json", text);
+    ck_assert_msg(gat_dataset_load(&b, prefix, NULL) == GAT_OK, "%s", gat_last_error());
+    ck_assert_int_eq(b.graph.nnz, a.graph.nnz);
+    ck_assert(!memcmp(b.graph.col, a.graph.col, (size_t)a.graph.nnz * sizeof *a.graph.col));
+    gat_dataset_destroy(&a);
+    gat_dataset_destroy(&b);
+    tu_rmtree(dir);
+    free(dir);
+    sage_bad("toy-G.json",
+             "{\"nodes\": [{\"id\": \"n0\"}, {\"id\": \"n1\"}, {\"id\": \"n2\"}, {\"id\": \"n3\"}, "
+             "{\"id\": \"n4\"}, {\"id\": \"n5\"}, {\"id\": \"n6\"}, {\"id\": \"n7\"}], "
+             "\"edges\": [{\"source\": \"n0\", \"target\": \"n1\"}, "
+             "{\"source\": \"n2\", \"target\": \"n3\"}]}",
+             GAT_EFORMAT, "edges[1]: node \"n2\" (graph 2) -> node \"n3\" (graph 1) joins two");
+    sage_bad("toy-G.json", "{\"nodes\": []}", GAT_EFORMAT,
+             "expected an object with arrays \"nodes\" and \"links\" (or \"edges\"");
+}
+END_TEST
+
 START_TEST(graphsage_bad_arrays)
 {
     char *dir = tu_tmpdir(), prefix[4200];
@@ -487,6 +525,7 @@ static Suite *suite(void)
     t = tcase_create("graphsage");
     tcase_add_test(t, graphsage_good);
     tcase_add_test(t, graphsage_bad);
+    tcase_add_test(t, graphsage_edges_key);
     tcase_add_test(t, graphsage_bad_arrays);
     tcase_add_test(t, alloc_failures);
     suite_add_tcase(s, t);
