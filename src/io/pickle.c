@@ -484,8 +484,9 @@ static gat_status op_reduce(machine *m)
             order->u.str.len != 1 || (order->u.str.s[0] != 'C' && order->u.str.s[0] != 'F'))
             return fail(m, "numpy _frombuffer expects (bytes, dtype, shape, 'C' or 'F')%s%s", NULL,
                         NULL);
+        const int fortran = order->u.str.s[0] == 'F'; /* order moves with the values */
         if ((st = push_new(m, GAT_I_PK_NDARRAY, &v)) != GAT_OK) return st;
-        return set_array(m, v, at(m, a[2]), at(m, a[1]), order->u.str.s[0] == 'F', at(m, a[0]));
+        return set_array(m, v, at(m, a[2]), at(m, a[1]), fortran, at(m, a[0]));
     }
     case GAT_I_PG_DEFAULTDICT: /* defaultdict(list) */
         if (!is_tuple(args, 1, &a) || !is_global(at(m, a[0]), GAT_I_PG_LIST))
