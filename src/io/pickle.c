@@ -14,13 +14,14 @@
 
 size_t gat_i_pdtype_size(gat_i_pdtype t)
 {
-    static const size_t size[] = {4, 8, 4, 8, 1};
+    static const size_t size[] = {4, 8, 4, 8, 1, 1, 2, 1, 2, 4, 8};
     return size[t];
 }
 
 const char *gat_i_pdtype_name(gat_i_pdtype t)
 {
-    static const char *const name[] = {"f4", "f8", "i4", "i8", "b1"};
+    static const char *const name[] = {"f4", "f8", "i4", "i8", "b1", "i1",
+                                       "i2", "u1", "u2", "u4", "u8"};
     return name[t];
 }
 
@@ -44,10 +45,22 @@ int64_t gat_i_parray_int(const gat_i_parray *a, size_t k)
 {
     const unsigned char *p = a->data + k * gat_i_pdtype_size(a->dtype);
     switch (a->dtype) {
+    case GAT_I_PD_I1:
+        return (int8_t)p[0];
+    case GAT_I_PD_I2:
+        return (int16_t)(uint16_t)le_u(p, 2);
     case GAT_I_PD_I4:
         return (int32_t)(uint32_t)le_u(p, 4);
     case GAT_I_PD_I8:
         return (int64_t)le_u(p, 8);
+    case GAT_I_PD_U1:
+    case GAT_I_PD_U2:
+    case GAT_I_PD_U4:
+        return (int64_t)le_u(p, gat_i_pdtype_size(a->dtype));
+    case GAT_I_PD_U8: {
+        const uint64_t u = le_u(p, 8);
+        return u > INT64_MAX ? INT64_MAX : (int64_t)u;
+    }
     case GAT_I_PD_B1:
         return p[0] != 0;
     default: { /* a float: truncated, 0 for NaN or out of range (callers use integer arrays) */
@@ -316,10 +329,9 @@ static int is_global(const gat_i_pval *v, gat_i_pglobal g)
 /* The dtype named by a NumPy type string. */
 static gat_status dtype_of(machine *m, const gat_i_pval *s, gat_i_pdtype *t)
 {
-    static const char *const names[] = {"f4", "f8", "i4", "i8", "b1"};
     char shown[24];
-    for (int k = 0; k < 5; k++)
-        if (s->u.str.len == 2 && !memcmp(s->u.str.s, names[k], 2)) {
+    for (int k = 0; k <= GAT_I_PD_U8; k++)
+        if (s->u.str.len == 2 && !memcmp(s->u.str.s, gat_i_pdtype_name((gat_i_pdtype)k), 2)) {
             *t = (gat_i_pdtype)k;
             return GAT_OK;
         }
@@ -327,8 +339,10 @@ static gat_status dtype_of(machine *m, const gat_i_pval *s, gat_i_pdtype *t)
              (const char *)s->u.str.s);
     for (char *c = shown; *c; c++)
         if (*c < 0x20 || *c > 0x7e) *c = '?';
-    return fail(m, "numpy.dtype '%s' is not supported (expected f4, f8, i4, i8 or b1)%s", shown,
-                NULL);
+    return fail(m,
+                "numpy.dtype '%s' is not supported (expected f4, f8, b1, or i or u of 1, 2, 4 or "
+                "8 bytes)%s",
+                shown, NULL);
 }
 
 /* Whether t is a tuple of n items (any number with n == SIZE_MAX); *items gets them. */

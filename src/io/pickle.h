@@ -2,7 +2,8 @@
  * wrote them (protocol 2) and as Python 3 writes them (protocols 2 to 5: bytes as
  * _codecs.encode(str, 'latin1') in protocol 2, bytes opcodes, frames, MEMOIZE and STACK_GLOBAL,
  * NumPy's _frombuffer in protocol 5): scipy.sparse csr_matrix (or csr_array), NumPy ndarrays
- * (f4, f8, i4, i8, b1; little-endian, C order), NumPy integer scalars (as ints),
+ * (f4, f8, b1, signed and unsigned integers of 1 to 8 bytes; little-endian, C order), NumPy
+ * integer scalars (as ints),
  * collections.defaultdict(list), ints, bools, None, strings, bytes, tuples, lists and dicts.
  *
  * Nothing is executed: GLOBAL names outside a fixed allow-list and every opcode these files do not
@@ -60,7 +61,13 @@ typedef enum gat_i_pdtype {
     GAT_I_PD_F8,
     GAT_I_PD_I4,
     GAT_I_PD_I8,
-    GAT_I_PD_B1
+    GAT_I_PD_B1,
+    GAT_I_PD_I1,
+    GAT_I_PD_I2,
+    GAT_I_PD_U1,
+    GAT_I_PD_U2,
+    GAT_I_PD_U4,
+    GAT_I_PD_U8 /* read above INT64_MAX as INT64_MAX */
 } gat_i_pdtype;
 
 /* Bytes per element of a dtype. */

@@ -535,6 +535,36 @@ START_TEST(test_ndarray_dtypes)
 }
 END_TEST
 
+/* Integer arrays of 1, 2, 4 and 8 bytes, signed and unsigned (one-hot labels of uint8, say):
+ * [-1 or the largest, 0, 200] read back as numbers; a uint64 above INT64_MAX saturates. */
+START_TEST(test_ndarray_integers)
+{
+    static const char *const types[] = {"i1", "i2", "u1", "u2", "u4", "u8"};
+    static const int width[] = {1, 2, 1, 2, 4, 8};
+    const char *t = types[_i];
+    const int w = width[_i], is_signed = t[0] == 'i';
+    unsigned char data[24] = {0};
+    memset(data, 0xff, (size_t)w); /* -1, or the type's largest */
+    data[2 * w] = is_signed && w == 1 ? 100 : 200;
+    pkb p;
+    gat_i_pickle pk;
+    start(&p);
+    ndarray1(&p, t, 3, data, 3 * (size_t)w);
+    stop(&p);
+    parse_ok(&pk, &p);
+    const gat_i_pval *a = gat_i_pickle_at(&pk, pk.root);
+    ck_assert_int_eq(a->kind, GAT_I_PK_NDARRAY);
+    const int64_t first = is_signed ? -1
+                          : w == 8  ? INT64_MAX
+                                    : (int64_t)((UINT64_C(1) << (8 * w)) - 1);
+    ck_assert_int_eq(gat_i_parray_int(&a->u.arr, 0), first);
+    ck_assert_int_eq(gat_i_parray_int(&a->u.arr, 1), 0);
+    ck_assert_int_eq(gat_i_parray_int(&a->u.arr, 2), is_signed && w == 1 ? 100 : 200);
+    ck_assert_double_eq(gat_i_parray_real(&a->u.arr, 2), is_signed && w == 1 ? 100 : 200);
+    gat_i_pickle_free(&pk);
+}
+END_TEST
+
 /* A csr_matrix made by NEWOBJ (_i = 0) or copy_reg._reconstructor (_i = 1). */
 START_TEST(test_csr)
 {
@@ -1463,6 +1493,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_scalars_and_containers);
     tcase_add_test(tc, test_numpy_scalars);
     tcase_add_loop_test(tc, test_ndarray_dtypes, 0, 5);
+    tcase_add_loop_test(tc, test_ndarray_integers, 0, 6);
     tcase_add_loop_test(tc, test_csr, 0, 2);
     tcase_add_loop_test(tc, test_csr_python3, 0, 2);
     tcase_add_test(tc, test_codecs_encode);

@@ -2,7 +2,7 @@
 """Planetoid pickles as Python 3 writes them, protocols 2 to 5 (protocol 2 keeps bytes as
 _codecs.encode(str, 'latin1'); 4 adds frames, MEMOIZE and STACK_GLOBAL; 5 NumPy's _frombuffer),
 with sparse (csr_matrix, csr_array where SciPy has it) and dense features of float32 and
-float64 and one-hot labels of float64 and int32: gat-convert reads each, and the .gatd it
+float64 and one-hot labels of float64, int32, uint8 and int8: gat-convert reads each, and the .gatd it
 writes (read here with struct and json) holds what Kipf's load_data builds from the same arrays
 (features, labels, the symmetrised graph with self-loops, the public split). A pickle of an
 object outside the allow-list is refused, naming the file and the global.
@@ -103,6 +103,7 @@ def main():
     csr_array = getattr(sp, "csr_array", None)
     cases = [(p, sp.csr_matrix, np.float32, np.float64) for p in (2, 3, 4, 5)]
     cases += [(4, None, np.float64, np.int32), (5, None, np.float32, np.float64), (2, None, np.float64, np.int32)]
+    cases += [(3, sp.csr_matrix, np.float64, np.uint8), (5, sp.csr_matrix, np.float32, np.int8)]
     if csr_array is not None:
         cases.append((5, csr_array, np.float64, np.float64))
     with tempfile.TemporaryDirectory() as tmp:
