@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "io/fileio.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,12 +367,12 @@ static gat_status parse_descr(hparse *h, gat_i_npy *a, const char *descr, int *s
         a->type = GAT_I_NPY_INT;
     else if (kind == 'u' && (size == 1 || size == 2 || size == 4 || size == 8))
         a->type = GAT_I_NPY_UINT;
-    else if (kind == 'f' && (size == 4 || size == 8))
+    else if (kind == 'f' && (size == 2 || size == 4 || size == 8))
         a->type = GAT_I_NPY_FLOAT;
     else
         return gat_i_error(GAT_EFORMAT,
                            "%s: member '%s': unsupported dtype '%s' (expected bool, int8..int64, "
-                           "uint8..uint64, float32 or float64)",
+                           "uint8..uint64, float16, float32 or float64)",
                            h->path, h->member, descr);
     if (size > 1 && order != '<' && order != '>')
         return gat_i_error(GAT_EFORMAT,
@@ -768,10 +769,25 @@ int64_t gat_i_npy_int(const gat_i_npy *a, size_t k)
     return v != v ? 0 : v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
 }
 
+/* An IEEE half-precision value (float16, as large feature sets are stored) as a double. */
+static double half_value(uint16_t h)
+{
+    const int e = h >> 10 & 0x1F;
+    const double m = h & 0x3FF, sign = h & 0x8000 ? -1 : 1;
+    if (e == 0) return sign * ldexp(m, -24); /* zero and subnormals */
+    if (e == 31) return m ? NAN : sign * INFINITY;
+    return sign * ldexp(1024 + m, e - 25);
+}
+
 double gat_i_npy_real(const gat_i_npy *a, size_t k)
 {
     const unsigned char *p = (const unsigned char *)a->data + k * a->itemsize;
     if (a->type == GAT_I_NPY_FLOAT) {
+        if (a->itemsize == 2) {
+            uint16_t h;
+            memcpy(&h, p, 2);
+            return half_value(h);
+        }
         if (a->itemsize == 4) {
             float v;
             memcpy(&v, p, 4);

@@ -13,9 +13,9 @@
 /* Element types of a .npy array (descr '?b1', '<i1'.. '<i8', '<u1'.. '<u8', '<f4', '<f8'). */
 typedef enum gat_i_npy_type {
     GAT_I_NPY_BOOL,
-    GAT_I_NPY_INT,   /* signed integer of itemsize bytes */
-    GAT_I_NPY_UINT,  /* unsigned integer of itemsize bytes */
-    GAT_I_NPY_FLOAT, /* IEEE float of itemsize 4 or 8 */
+    GAT_I_NPY_INT,    /* signed integer of itemsize bytes */
+    GAT_I_NPY_UINT,   /* unsigned integer of itemsize bytes */
+    GAT_I_NPY_FLOAT,  /* IEEE float of itemsize 2, 4 or 8 */
     GAT_I_NPY_OBJECT, /* 'O': pickled Python objects (recognised to be refused by name) */
     GAT_I_NPY_STR     /* 'U' (UTF-32, itemsize 4 L) or 'S' (bytes, itemsize L): fixed-width
                          strings padded with NULs, read only by gat_i_npz_read_strings */

@@ -352,6 +352,42 @@ static void platonov_bad(int which, buf repl, gat_status st, const char *msg)
     ck_assert_int_eq(ds.n, 0);
 }
 
+/* float16 features (as large sets store them), little- and big-endian: 1, a subnormal (2^-24),
+ * the largest half (65504), -0.5, 1.5 read exactly; an infinity is refused as any is. */
+START_TEST(platonov_float16)
+{
+    static const uint16_t bits[6][3] = {{0x3C00, 0, 0},      {0, 0x0001, 0},      {0, 0, 0x7BFF},
+                                        {0xB800, 0x3C00, 0}, {0, 0x3E00, 0x3C00}, {0x4400, 0, 0}};
+    static const double want[6][3] = {{1, 0, 0},    {0, 0x1p-24, 0}, {0, 0, 65504},
+                                      {-0.5, 1, 0}, {0, 1.5, 1},     {4, 0, 0}};
+    uint16_t be[6][3];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 3; j++)
+            be[i][j] = (uint16_t)(bits[i][j] >> 8 | bits[i][j] << 8);
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    for (int big = 0; big < 2; big++) {
+        const char *p =
+            platonov_file(0, 0,
+                          npy(big ? ">f2" : "<f2", 0, "(6, 3)",
+                              big ? (const void *)be : (const void *)bits, sizeof bits));
+        gat_dataset ds;
+        ck_assert_msg(gat_dataset_load(&ds, p, &o) == GAT_OK, "%s", gat_last_error());
+        ck_assert_int_eq(ds.x.rowptr[6], 8);
+        for (int i = 0; i < 6; i++)
+            for (int k = ds.x.rowptr[i]; k < ds.x.rowptr[i + 1]; k++)
+                ck_assert_double_eq((double)ds.x.val[k], want[i][ds.x.col[k]]);
+        gat_dataset_destroy(&ds);
+    }
+    uint16_t inf[6][3];
+    memcpy(inf, bits, sizeof inf);
+    inf[2][1] = 0xFC00; /* -infinity */
+    platonov_bad(0, npy("<f2", 0, "(6, 3)", inf, sizeof inf), GAT_ENUMERIC,
+                 "node 2, feature 1 is -inf");
+}
+END_TEST
+
 START_TEST(platonov_bad_members)
 {
     const int64_t five[5] = {0, 1, 0, 1, 0};
@@ -1011,6 +1047,7 @@ static Suite *suite(void)
     } cases[] = {
         {"platonov_good", platonov_good, 0, 2},
         {"platonov_one_split_big_endian", platonov_one_split_big_endian, 0, 1},
+        {"platonov_float16", platonov_float16, 0, 1},
         {"platonov_bad_members", platonov_bad_members, 0, 1},
         {"platonov_missing_members", platonov_missing_members, 0, 1},
         {"zip_malformed", zip_malformed, 0, 1},
