@@ -81,6 +81,18 @@ static void global(pkb *p, const char *module, const char *name)
     raw(p, name, strlen(name));
     op(p, '\n');
 }
+/* A dtype's state after (3, order: None, None, None, -1, -1, 0), the tuple closed and built */
+static void dtype_state_rest(pkb *p)
+{
+    op(p, 'N');
+    op(p, 'N');
+    op(p, 'N');
+    pint(p, -1);
+    pint(p, -1);
+    pint(p, 0);
+    op(p, 't');
+    op(p, 'b');
+}
 /* numpy.dtype(t, 0, 1) with its state (3, order, None, None, None, -1, -1, 0) */
 static void dtype(pkb *p, const char *t, const char *order)
 {
@@ -94,14 +106,7 @@ static void dtype(pkb *p, const char *t, const char *order)
     op(p, '(');
     pint(p, 3);
     sstr(p, order);
-    op(p, 'N');
-    op(p, 'N');
-    op(p, 'N');
-    pint(p, -1);
-    pint(p, -1);
-    pint(p, 0);
-    op(p, 't');
-    op(p, 'b');
+    dtype_state_rest(p);
 }
 /* _reconstruct(ndarray, (0,), 'b') + BUILD (1, shape, dtype, False, bytes) */
 static void ndarray(pkb *p, const char *t, int ndim, const long *shape, const void *data,
@@ -226,14 +231,7 @@ static void dtype3(pkb *p, const char *t)
     op(p, '(');
     pint(p, 3);
     ustr(p, "<");
-    op(p, 'N');
-    op(p, 'N');
-    op(p, 'N');
-    pint(p, -1);
-    pint(p, -1);
-    pint(p, 0);
-    op(p, 't');
-    op(p, 'b');
+    dtype_state_rest(p);
 }
 /* A 1-D array: _frombuffer(BYTEARRAY8, dtype, (n,), 'C') as protocol 5 writes it (bytes8 = 0),
  * or _reconstruct + BUILD with BINBYTES (bytes8 = 1: BINBYTES8) as protocols 3 and 4 do. */
@@ -643,6 +641,33 @@ static void encode(pkb *p, const unsigned char *bytes, size_t n)
     op(p, 0x86);
     op(p, 'R');
 }
+static void arg_not_latin1(pkb *p) /* BINUNICODE "a\u0100" */
+{
+    op(p, 'X');
+    le(p, 3, 4);
+    raw(p, "a\xc4\x80", 3);
+}
+static void arg_ab(pkb *p)
+{
+    sstr(p, "ab");
+}
+static void arg_encoded(pkb *p)
+{
+    encode(p, (const unsigned char *)"ab", 2);
+}
+/* _codecs.encode(arg, codec) fails with msg. */
+static void encode_fails(void (*arg)(pkb *), const char *codec, const char *msg)
+{
+    pkb p;
+    start(&p);
+    global(&p, "_codecs", "encode");
+    arg(&p);
+    sstr(&p, codec);
+    op(&p, 0x86);
+    op(&p, 'R');
+    stop(&p);
+    PARSE_FAILS(&p, GAT_EFORMAT, msg);
+}
 START_TEST(test_codecs_encode)
 {
     const double v[2] = {-1.5e300, 0.1};
@@ -694,34 +719,12 @@ START_TEST(test_codecs_encode)
     }
     gat_i_pickle_free(&pk);
 
-    start(&p); /* U+0100 */
-    global(&p, "_codecs", "encode");
-    op(&p, 'X');
-    le(&p, 3, 4);
-    raw(&p, "a\xc4\x80", 3);
-    sstr(&p, "latin1");
-    op(&p, 0x86);
-    op(&p, 'R');
-    stop(&p);
-    PARSE_FAILS(&p, GAT_EFORMAT,
-                "REDUCE: _codecs.encode: byte 1 of the string is not UTF-8 of a Latin-1 "
-                "character");
-    start(&p);
-    global(&p, "_codecs", "encode");
-    sstr(&p, "ab");
-    sstr(&p, "utf8");
-    op(&p, 0x86);
-    op(&p, 'R');
-    stop(&p);
-    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: _codecs.encode expects (str, 'latin1')");
-    start(&p);
-    global(&p, "_codecs", "encode");
-    encode(&p, (const unsigned char *)"ab", 2);
-    sstr(&p, "latin1");
-    op(&p, 0x86);
-    op(&p, 'R');
-    stop(&p);
-    PARSE_FAILS(&p, GAT_EFORMAT, "REDUCE: _codecs.encode of bytes already encoded");
+    /* U+0100; another codec; bytes encoded again */
+    encode_fails(arg_not_latin1, "latin1",
+                 "REDUCE: _codecs.encode: byte 1 of the string is not UTF-8 of a Latin-1 "
+                 "character");
+    encode_fails(arg_ab, "utf8", "REDUCE: _codecs.encode expects (str, 'latin1')");
+    encode_fails(arg_encoded, "latin1", "REDUCE: _codecs.encode of bytes already encoded");
 }
 END_TEST
 
