@@ -1,7 +1,8 @@
 /* Check suite of the bounded unpickler (src/io/pickle.c) and the Planetoid reader
- * (src/io/planetoid.c): pickles assembled here opcode by opcode as Python 2's protocol 2 writes
- * them (no Python needed), good ones of every type and bad ones (refused GLOBALs and opcodes,
- * truncation at every byte, unset memo slots, lengths past the end, shapes that disagree), then a
+ * (src/io/planetoid.c): pickles assembled here opcode by opcode as Python 2's protocol 2 and
+ * Python 3's protocols 2 to 5 write them (no Python needed), good ones of every type and bad ones
+ * (refused GLOBALs and opcodes, truncation at every byte, unset memo slots, lengths past the end,
+ * shapes that disagree), then a
  * tiny three-class Planetoid set in the Cora layout (sparse f4, i4 labels) and the Pubmed layout
  * (f8 features, dense as well as sparse) through gat_dataset_load. */
 #include "testutil.h"
