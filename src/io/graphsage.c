@@ -331,10 +331,15 @@ static gat_status class_value(sage *S, const cJSON *e, gat_idx r)
     }
     if (!list) {
         const double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
-        if (!S->labels || v != floor(v) || v < 0 || v >= INT32_MAX)
-            return gat_i_error(GAT_EFORMAT, "%s: key \"%s\": expected %s", p, e->string,
-                               S->labels ? "a class (an integer >= 0)"
-                                         : "a list of 0/1 labels as the first key's");
+        if (!S->labels)
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: key \"%s\": expected a list of 0/1 labels as the first key's",
+                               p, e->string);
+        if (v != floor(v) || v < 0 || v >= S->n) /* no more classes than nodes */
+            return gat_i_error(GAT_EFORMAT,
+                               "%s: key \"%s\": expected a class, an integer in [0, %d) (below "
+                               "the node count)",
+                               p, e->string, (int)S->n);
         S->labels[r] = (gat_idx)v;
         S->C = S->labels[r] + 1 > S->C ? S->labels[r] + 1 : S->C;
         return GAT_OK;

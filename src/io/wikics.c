@@ -113,15 +113,18 @@ static int whole(const cJSON *e, double max, gat_idx *v)
     return 1;
 }
 
-/* "labels": N, the classes; W->C = the largest + 1. */
+/* "labels": N, the classes, each below N (more classes than nodes is no dataset, and would
+ * take memory the file does not hold); W->C = the largest + 1. */
 static gat_status read_labels(wikics *W, const cJSON *a, gat_idx *labels)
 {
     gat_idx k = 0, C = 0;
     const cJSON *e;
+    char msg[96];
+    snprintf(msg, sizeof msg, "expected a class, an integer in [0, %d) (below the node count)",
+             (int)W->n);
     cJSON_ArrayForEach(e, a)
     {
-        if (!whole(e, INT32_MAX - 1, &labels[k]))
-            return bad(W, "expected a class, an integer >= 0", "labels", (long)k, -1);
+        if (!whole(e, (double)W->n - 1, &labels[k])) return bad(W, msg, "labels", (long)k, -1);
         if (labels[k] >= C) C = labels[k] + 1;
         k++;
     }

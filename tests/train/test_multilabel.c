@@ -360,6 +360,15 @@ START_TEST(graphsage_bad)
              "\"n4\": [0, 0, 0], \"n5\": [0, 0, 0], \"n6\": [0, 0, 0], \"n7\": [0, 0, 0]}",
              GAT_EFORMAT, "key \"n1\": expected 3 labels");
     sage_bad("toy-class_map.json", "{\"n0\": 1}", GAT_EFORMAT, "expected a JSON object of 8");
+    sage_bad("toy-class_map.json",
+             "{\"n0\": 1, \"n1\": 0, \"n2\": 8, \"n3\": 0, \"n4\": 0, \"n5\": 0, \"n6\": 0, "
+             "\"n7\": 0}",
+             GAT_EFORMAT,
+             "key \"n2\": expected a class, an integer in [0, 8) (below the node count)");
+    sage_bad("toy-class_map.json",
+             "{\"n0\": [1, 0, 1], \"n1\": 0, \"n2\": 8, \"n3\": 0, \"n4\": 0, \"n5\": 0, "
+             "\"n6\": 0, \"n7\": 0}",
+             GAT_EFORMAT, "key \"n1\": expected a list of 0/1 labels as the first key's");
 }
 END_TEST
 
