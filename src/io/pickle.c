@@ -685,10 +685,10 @@ static gat_status op_frame(machine *m, unsigned char code, int *stop)
     case 0x80: /* PROTO */
         m->op = "PROTO";
         if ((st = take(m, 1, &p)) != GAT_OK) return st;
-        if (p[0] < 2 || p[0] > 5) {
+        if (p[0] > 5) { /* as Python's own unpickler: 0 to its highest */
             char s[8];
             snprintf(s, sizeof s, "%u", p[0]);
-            return fail(m, "protocol %s is not supported (expected 2 to 5)%s", s, NULL);
+            return fail(m, "protocol %s is not supported (expected at most 5)%s", s, NULL);
         }
         return GAT_OK;
     case 0x95: { /* FRAME: an 8-byte length of the opcodes that follow, read as they come */
