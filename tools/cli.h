@@ -133,7 +133,8 @@ typedef struct cli_data {
     {"graph-format", CLI_STRING, &(d).graph_format, 0, 0, "F",                                     \
      "edgelist, ncol, csv, lgl, graphml, gml, pajek or dimacs (default: from the extension)"},   \
     {"features", CLI_STRING, &(d).features, 0, 0, "FILE",                                          \
-     "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node (default one-hot)"},  \
+     "with --graph: '<id> <v1> ... <vF>' or '<id> <col>:<val> ...' per node, or a .csv table "  \
+     "with a header (default one-hot)"},                                                          \
     {"feature-attributes", CLI_STRING, &(d).feature_attributes, 0, 0, "all|NAME[,NAME...]",        \
      "with --graph (GraphML, GML): numeric vertex attributes read as the features (all: every "   \
      "one but the label attribute and id)"},                                                      \

@@ -19,8 +19,7 @@
 
 /* The table being read: the text, then per data line its two node fields and its line. */
 typedef struct table {
-    gat_i_text t;
-    int csv;
+    gat_i_text t;  /* t.csv: a CSV file (by format, not only by name) */
     char **a, **b; /* (cap) node fields of data line k, inside t */
     long *line;    /* (cap) its line number */
     size_t m, cap;
@@ -124,7 +123,7 @@ static gat_status first_line(read_ctx *c, table *T, char *const *second, size_t 
     gat_status st;
     /* CSV files name their columns (pandas, Gephi, DGL write a header) unless the first line
      * holds vertex numbers; other tables only when column names stand above vertex numbers */
-    T->header = !numeric_pair(T->head) && (T->csv || (second && numeric_pair(second)));
+    T->header = !numeric_pair(T->head) && (T->t.csv || (second && numeric_pair(second)));
     if (T->header && !second) return GAT_OK; /* a header alone: no edges */
     if (T->header && n_second != T->n_head)
         return gat_i_error(GAT_EFORMAT, "%s:%ld: %zu fields, expected %zu as in the header line",
@@ -146,7 +145,7 @@ static gat_status read_lines(read_ctx *c, table *T, const char *path)
     size_t n_first = 0;
     gat_status st;
     for (;;) {
-        if ((st = T->csv ? gat_i_text_next_csv(t) : gat_i_text_next(t)) != GAT_OK) return st;
+        if ((st = gat_i_text_row(t)) != GAT_OK) return st;
         if (t->n_fields == 0) break;
         if (t->field[0][0] == '#' || t->field[0][0] == '%') continue; /* SNAP, KONECT */
         if (t->n_fields < 2)
@@ -231,10 +230,11 @@ cleanup:
 
 gat_status gat_i_gf_read_edges(read_ctx *c, const features *F, const char *path)
 {
-    table T = {.csv = c->fmt == GAT_GRAPH_FORMAT_CSV, .D = -1};
+    table T = {.D = -1};
     int errnum = 0;
     gat_status st = gat_i_text_load(&T.t, path, c->max_line, &errnum);
     if (st != GAT_OK) return st;
+    T.t.csv = c->fmt == GAT_GRAPH_FORMAT_CSV;
     T.cap = gat_i_text_count_lines(&T.t) + 1;
     if (!(T.a = gat_malloc(T.cap, sizeof *T.a)) || !(T.b = gat_malloc(T.cap, sizeof *T.b)) ||
         !(T.line = gat_malloc(T.cap, sizeof *T.line))) {

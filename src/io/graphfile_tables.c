@@ -56,6 +56,20 @@ int64_t gat_i_gf_parse_count(const char *s, int64_t limit)
     return v;
 }
 
+/* Whether every field after the first of t's current line is a number or a sparse "col:value"
+ * (else a CSV features file's first line is its header: "id,f0,f1"). */
+static int values_numeric(const gat_i_text *t)
+{
+    for (size_t k = 1; k < t->n_fields; k++) {
+        const char *s = strchr(t->field[k], ':');
+        char *end;
+        s = s ? s + 1 : t->field[k];
+        strtod(s, &end);
+        if (end == s || *end != '\0') return 0;
+    }
+    return 1;
+}
+
 /* Whether the current line is a comment. */
 static int comment(const gat_i_text *t)
 {
@@ -152,6 +166,7 @@ gat_status gat_i_gf_read_features(features *F, const char *path, size_t max_line
     memset(F, 0, sizeof *F);
     F->max_number = -1;
     if ((st = gat_i_text_load(&F->t, path, max_line, &errnum)) != GAT_OK) return st;
+    F->t.csv = gat_i_text_csv_name(path);
     max_rows = gat_i_text_count_lines(&F->t);
     if (max_rows > (size_t)INT32_MAX - 1)
         return gat_i_error(GAT_EFORMAT, "%s: %zu lines exceed the node index type", path, max_rows);
@@ -160,9 +175,13 @@ gat_status gat_i_gf_read_features(features *F, const char *path, size_t max_line
     F->x.rowptr = gat_calloc(max_rows + 1, sizeof *F->x.rowptr);
     if (!F->ids || !F->line || !F->x.rowptr || gat_i_strmap_init(&F->map, max_rows) != GAT_OK)
         return GAT_ENOMEM;
-    while ((st = gat_i_text_next(&F->t)) == GAT_OK && F->t.n_fields > 0) {
+    int first = 1;
+    while ((st = gat_i_text_row(&F->t)) == GAT_OK && F->t.n_fields > 0) {
         const gat_i_text *t = &F->t;
         if (comment(t)) continue;
+        const int header = first && t->csv && !values_numeric(t); /* "id,f0,f1" */
+        first = 0;
+        if (header) continue;
         gat_idx *slot = gat_i_strmap_slot(&F->map, F->ids, t->field[0]);
         if (*slot >= 0)
             return gat_i_error(GAT_EFORMAT, "%s:%ld: duplicate node id '%s' (first on line %ld)",

@@ -17,7 +17,9 @@ gat_status gat_i_idtable_open(gat_i_idtable *r, const char *path, size_t max_lin
     r->known = known;
     r->value = value;
     if (!(r->line_of = gat_calloc((size_t)n, sizeof *r->line_of))) return GAT_ENOMEM;
-    return gat_i_text_load(&r->t, path, max_line, errnum);
+    gat_status st = gat_i_text_load(&r->t, path, max_line, errnum);
+    r->t.csv = gat_i_text_csv_name(path);
+    return st;
 }
 
 gat_status gat_i_idtable_next(gat_i_idtable *r, gat_idx *node, char **value)
@@ -26,13 +28,17 @@ gat_status gat_i_idtable_next(gat_i_idtable *r, gat_idx *node, char **value)
     gat_status st;
     *node = -1;
     *value = NULL;
-    while ((st = gat_i_text_next(t)) == GAT_OK && t->n_fields > 0 && t->field[0][0] == '#')
-        continue;
-    if (st != GAT_OK || t->n_fields == 0) return st;
+    gat_idx i = -1;
+    for (;;) {
+        while ((st = gat_i_text_row(t)) == GAT_OK && t->n_fields > 0 && t->field[0][0] == '#')
+            continue;
+        if (st != GAT_OK || t->n_fields == 0) return st;
+        i = *gat_i_strmap_slot(r->nodes, r->ids, t->field[0]);
+        if (!(r->rows++ == 0 && t->csv && i < 0)) break; /* a CSV header ("id,label") */
+    }
     if (t->n_fields != 2)
         return gat_i_error(GAT_EFORMAT, "%s:%ld: expected 2 fields (node id, %s), found %zu",
                            t->path, t->line, r->value, t->n_fields);
-    const gat_idx i = *gat_i_strmap_slot(r->nodes, r->ids, t->field[0]);
     if (i < 0)
         return gat_i_error(GAT_EFORMAT, "%s:%ld:%ld: unknown node id '%s' (not %s)", t->path,
                            t->line, gat_i_text_column(t, 0), t->field[0], r->known);

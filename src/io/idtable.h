@@ -1,8 +1,10 @@
 /* Private reader of the tables keyed by node id that the dataset sources share (the split file of
  * the Cora layout and of gat_dataset_read, the labels file of gat_dataset_read): one
- * "<node-id> <value>" line per node, fields as in io/text.h. One rule for all of them: lines
- * whose first field starts with '#' are comments; a line of other than two fields, an id that
- * is not a node, and a node listed twice are GAT_EFORMAT errors naming file:line. */
+ * "<node-id> <value>" line per node, fields as in io/text.h, or comma-separated in a file named
+ * *.csv or *.csv.gz, whose first line is a header (skipped) when its first field is no node id.
+ * One rule for all of them: lines whose first field starts with '#' are comments; a line of
+ * other than two fields, an id that is not a node, and a node listed twice are GAT_EFORMAT
+ * errors naming file:line. */
 #ifndef GAT_I_IDTABLE_H
 #define GAT_I_IDTABLE_H
 
@@ -18,6 +20,7 @@ typedef struct gat_i_idtable {
     const char *known;         /* where the ids come from, for messages: "in X", "a vertex of X" */
     const char *value;         /* the second field's name, for messages ("label") */
     long *line_of;             /* (n) line where each node was listed, 0 if not yet */
+    int rows;                  /* lines read so far (the header, if any, counted) */
 } gat_i_idtable;
 
 /* Opens the table at path (borrowed, must outlive r) into r (uninitialised; destroy-safe on

@@ -332,6 +332,28 @@ gat_status gat_i_text_next_csv(gat_i_text *t)
     return next_line(t, split_csv);
 }
 
+gat_status gat_i_text_row(gat_i_text *t)
+{
+    return t->csv ? gat_i_text_next_csv(t) : gat_i_text_next(t);
+}
+
+/* Whether s ends in suffix (lowercase ASCII), in any case. */
+static int ends_with(const char *s, const char *suffix)
+{
+    const size_t n = strlen(s), m = strlen(suffix);
+    if (n < m) return 0;
+    for (size_t k = 0; k < m; k++) {
+        const char c = s[n - m + k];
+        if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != suffix[k]) return 0;
+    }
+    return 1;
+}
+
+int gat_i_text_csv_name(const char *path)
+{
+    return ends_with(path, ".csv") || ends_with(path, ".csv.gz");
+}
+
 /* 1-based byte column of field k of the current line. */
 long gat_i_text_column(const gat_i_text *t, size_t k)
 {

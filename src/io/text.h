@@ -20,6 +20,7 @@ typedef struct gat_i_text {
     char *start;  /* first byte of the current line, for column numbers */
     char **field; /* (n_fields) fields of the current line, NUL-terminated */
     size_t n_fields, cap_fields;
+    int csv; /* gat_i_text_row cuts comma-separated fields (set by the reader; 0 on load) */
 } gat_i_text;
 
 /* Reads the file at path (borrowed; must outlive t) whole into t (uninitialised; zeroed on
@@ -40,6 +41,10 @@ gat_status gat_i_text_next(gat_i_text *t);
  * blanks around a field are dropped, a field in double quotes may hold commas and blanks, with ""
  * for one quote inside it (unquoted in place); "a,,b" has an empty second field. */
 gat_status gat_i_text_next_csv(gat_i_text *t);
+/* gat_i_text_next_csv when t->csv, else gat_i_text_next. */
+gat_status gat_i_text_row(gat_i_text *t);
+/* Whether path names a CSV table: its name ends in ".csv" or ".csv.gz" (any case). */
+int gat_i_text_csv_name(const char *path);
 /* 1-based byte column of field k of the current line. */
 long gat_i_text_column(const gat_i_text *t, size_t k);
 

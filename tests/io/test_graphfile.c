@@ -200,6 +200,70 @@ START_TEST(csv_fields_and_columns)
 }
 END_TEST
 
+/* Node tables named *.csv (or *.csv.gz) are comma-separated, with a header line when they have
+ * one (pandas' to_csv writes it): features whose first line holds a field that is no number,
+ * labels and splits whose first line's id is no node. They give the dataset the white-space
+ * tables give; a first line of data is data. */
+static gat_status read_tables(gat_dataset *ds, const char *features, const char *labels,
+                              const char *split, const char *ext)
+{
+    char g[4200], f[4200], l[4200], sp[4200], name[32];
+    snprintf(g, sizeof g, "%s", tu_write(dir, "g.edges", "a b\nb c\nc d\nd a\ne a\n"));
+    snprintf(name, sizeof name, "f.%s", ext);
+    snprintf(f, sizeof f, "%s", tu_write(dir, name, features));
+    snprintf(name, sizeof name, "l.%s", ext);
+    snprintf(l, sizeof l, "%s", tu_write(dir, name, labels));
+    snprintf(name, sizeof name, "s.%s", ext);
+    snprintf(sp, sizeof sp, "%s", tu_write(dir, name, split));
+    gat_dataset_options o;
+    gat_dataset_options_default(&o);
+    o.normalize = GAT_NORMALIZE_OFF;
+    gat_dataset_files files = {.graph = g, .features = f, .labels = l, .split = sp};
+    return gat_dataset_read(ds, &files, &o);
+}
+
+START_TEST(csv_node_tables)
+{
+    gat_dataset a, b;
+    ck_assert_int_eq(read_tables(&a, "a 1 0.5\nb 0 2\nc 3 0\nd 1 1\ne 0 0\n",
+                                 "a x\nb y\nc x\nd y\ne x\n",
+                                 "a train\nb train\nc val\nd test\ne test\n", "txt"),
+                     GAT_OK);
+    ck_assert_msg(read_tables(&b, "id,f0,\"f 1\"\na,1,0.5\nb,0,2\n\"c\", 3 ,0\nd,1,1\ne,0,0\n",
+                              "node,label\na,x\nb,y\nc,x\nd,y\ne,x\n",
+                              "node,split\na,train\nb,train\nc,val\nd,test\ne,test\n",
+                              "csv") == GAT_OK,
+                  "%s", gat_last_error());
+    ck_assert_int_eq(b.n, a.n);
+    ck_assert_int_eq(b.n_features, 2);
+    ck_assert_int_eq(b.x.rowptr[b.n], a.x.rowptr[a.n]);
+    ck_assert(!memcmp(b.x.val, a.x.val, (size_t)a.x.rowptr[a.n] * sizeof *a.x.val));
+    ck_assert(!memcmp(b.labels, a.labels, (size_t)a.n * sizeof *a.labels));
+    ck_assert(!memcmp(b.split, a.split, (size_t)a.n));
+    ck_assert_int_eq(b.n_train, 2);
+    gat_dataset_destroy(&b);
+    /* no header: the first lines are data (here with sparse features) */
+    ck_assert_msg(read_tables(&b, "a,0:1,1:0.5\nb,1:2\nc,0:3\nd,0:1,1:1\ne\n",
+                              "a,x\nb,y\nc,x\nd,y\ne,x\n",
+                              "a,train\nb,train\nc,val\nd,test\ne,test\n", "csv") == GAT_OK,
+                  "%s", gat_last_error());
+    ck_assert(!memcmp(b.x.val, a.x.val, (size_t)a.x.rowptr[a.n] * sizeof *a.x.val));
+    ck_assert(!memcmp(b.labels, a.labels, (size_t)a.n * sizeof *a.labels));
+    ck_assert(!memcmp(b.split, a.split, (size_t)a.n));
+    gat_dataset_destroy(&b);
+    gat_dataset_destroy(&a);
+    /* a header is one line: a second is data, and errors name its line */
+    ASSERT_FAILS(read_tables(&b, "id,f0,f1\nid,f0,f1\na,1,0.5\n", "a,x\n", "a,train\n", "csv"),
+                 GAT_EFORMAT, "f.csv:2:");
+    ASSERT_FAILS(read_tables(&b, "id,f0,f1\na,1,0.5\nb,0,2\nc,3,0\nd,1,1\ne,0,0\n",
+                             "node,label\nnode,label\n", "a,train\n", "csv"),
+                 GAT_EFORMAT, "l.csv:2:1: unknown node id 'node'");
+    /* the same files named .txt: a header is no number */
+    ASSERT_FAILS(read_tables(&b, "id f0 f1\na 1 0.5\n", "a x\n", "a train\n", "txt"), GAT_EFORMAT,
+                 "f.txt:1:4: field 2 of node 'id' is not a number: 'f0'");
+}
+END_TEST
+
 START_TEST(gzip_and_extensions)
 {
     char path[4200];
@@ -453,6 +517,7 @@ static Suite *suite(void)
     } cases[] = {{"edge_list_of_names", edge_list_of_names},
                  {"header_lines", header_lines},
                  {"csv_fields_and_columns", csv_fields_and_columns},
+                 {"csv_node_tables", csv_node_tables},
                  {"gzip_and_extensions", gzip_and_extensions},
                  {"vertex_attributes", vertex_attributes},
                  {"gml_label_names", gml_label_names},
