@@ -486,11 +486,16 @@ static void dataset_summary(const options *o, const gat_dataset *ds, const char 
                 "gat-train: %s has %d edge feature column%s: read, not used (--edge-features "
                 "puts them in the attention score)\n",
                 name, ds->n_edge_features, ds->n_edge_features == 1 ? "" : "s");
-    if (ds->n_labels > 0)
+    if (ds->n_labels > 0 && ds->n_graphs > 0)
         printf("dataset %s: %d graphs, %d nodes, %d edges (with self-loops), %d features, %d "
                "labels per node, split %d/%d/%d nodes\n",
                name, ds->n_graphs, ds->n, ds->graph.nnz, ds->n_features, ds->n_labels, ds->n_train,
                ds->n_val, ds->n_test);
+    else if (ds->n_labels > 0) /* one graph (an OGB multi-label set) */
+        printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d labels per "
+               "node, split %d/%d/%d\n",
+               name, ds->n, ds->graph.nnz, ds->n_features, ds->n_labels, ds->n_train, ds->n_val,
+               ds->n_test);
     else
         printf("dataset %s: %d nodes, %d edges (with self-loops), %d features, %d class%s, "
                "split %d/%d/%d\n",

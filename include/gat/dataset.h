@@ -320,7 +320,7 @@ GAT_API int gat_dataset_is_file(const char *path);
  * row, sorted: docs/formats.md; a bad value is GAT_EFORMAT naming the file and its key or index
  * path, malformed JSON its line), or the bare name of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
  * An .npz file (zip of .npy arrays: stored or deflated members, .npy format 1-3, dtypes bool,
- * int8..int64, uint8..uint64, float32/float64, either byte order (big-endian is converted), C or
+ * int8..int64, uint8..uint64, float16/float32/float64, either byte order (big-endian is converted), C or
  * Fortran order; zip64 and object arrays are refused) holds one of two layouts:
  *   Platonov et al. 2023: node_features (N, F), node_labels (N) integers (-1: unlabelled),
  *     edges (M, 2) integers (row k: edge edges[k][0] -> edges[k][1], symmetrised per
@@ -329,15 +329,22 @@ GAT_API int gat_dataset_is_file(const char *path);
  *   Shchur et al. 2018: the adjacency as scipy CSR parts adj_data, adj_indices, adj_indptr,
  *     adj_shape (entry (i, j): edge i -> j; data values ignored), features as attr_data,
  *     attr_indices, attr_indptr, attr_shape (duplicate entries summed) or dense attr_matrix,
- *     labels (N); other members (class_names, idx_to_node, node_names, attr_names: often object
- *     arrays) are not read, so classes are named "0".."C-1"; no split: the random split.
+ *     labels (N); class_names and idx_to_node as string or integer arrays name the classes and
+ *     nodes (object arrays, as gnn-benchmark's files hold, are skipped: classes "0".."C-1"); no
+ *     split: the random split.
  * A Geom-GCN directory (Pei et al. 2020): out1_node_feature_label.txt (a header line, then
  * "id<TAB>features<TAB>label" per node with ids 0..N-1; the features comma-separated dense values,
  * or, when the header says feature(feature_amount:K) as film/Actor's does, the indices of the
  * non-zero binary features, with max(K, largest index + 1) columns as Geom-GCN's loader and PyG's
  * Actor size them), out1_graph_edges.txt (a header, then "src<TAB>dst" per edge) and optionally
  * splits/NAME_split_A_B_K.npz (train_mask, val_mask, test_mask (N)) for K = 0..S-1.
- * In both, the fixed splits are counted in ds->n_splits and node ids are "0".."N-1".
+ * An OGB node dataset directory (Hu et al. 2020, as ogb's NodePropPredDataset unpacks it):
+ * raw/edge.csv[.gz] ("src,dst" per edge), raw/node-label.csv[.gz] (N lines: a class, nan for
+ * unlabelled, or T > 1 values 0/1: a multi-label dataset), optional raw/node-feat (N lines of F
+ * values; absent: one constant feature), raw/edge-feat (a line per edge: edge features),
+ * raw/num-node-list (N, checked) and split/NAME/{train,valid,test} (node numbers: one fixed
+ * split); docs/formats.md.
+ * In these, the fixed splits are counted in ds->n_splits and node ids are "0".."N-1".
  * A .gatd file is mapped into memory (mmap) and the dataset's arrays point into the mapping where
  * the host's byte order and the alignment allow (copies otherwise); it is checked whole first
  * (header, every tensor's dtype, shape and offsets, row pointers, indices sorted and in range,

@@ -11,6 +11,7 @@
 #include "io/text.h"
 #include "io/tu.h"
 #include "io/graphsage.h"
+#include "io/ogb.h"
 #include "io/wikics.h"
 
 #include <ctype.h>
@@ -588,6 +589,10 @@ gat_status gat_dataset_load(gat_dataset *ds, const char *path, const gat_dataset
     }
     if (gat_i_wikics_is(path)) {
         st = gat_i_wikics_load(ds, path, opt);
+        goto cleanup;
+    }
+    if (gat_i_ogb_is(path)) {
+        st = gat_i_ogb_read(ds, path, opt);
         goto cleanup;
     }
     if ((st = dataset_base(path, &base)) != GAT_OK) goto cleanup;

@@ -9,6 +9,7 @@
 #include "io/npz.h"
 #include "io/planetoid.h"
 #include "io/tu.h"
+#include "io/ogb.h"
 #include "io/wikics.h"
 
 #include <dirent.h>
@@ -39,8 +40,9 @@ static int is_dataset(const char *p)
     if (stat(p, &sb) != 0) return 0;
     if (S_ISREG(sb.st_mode)) return gat_i_datafile_is(p) || gat_i_npz_is(p);
     /* a directory D: Geom-GCN's files, or D/NAME.content[.gz] */
-    return gat_i_geomgcn_is(p) || (gat_i_path_prefix(p, "", base, sizeof base) &&
-                                   (is_file(base, ".content") || is_file(base, ".content.gz")));
+    return gat_i_geomgcn_is(p) || gat_i_ogb_is(p) ||
+           (gat_i_path_prefix(p, "", base, sizeof base) &&
+            (is_file(base, ".content") || is_file(base, ".content.gz")));
 }
 
 /* The dataset a file of it names, into out (size bytes): the longest prefix of path ending before
@@ -126,7 +128,8 @@ gat_status gat_i_dataset_unknown(const char *fn, const char *path)
 {
     static const char layouts[] =
         "NAME.content[.gz] and NAME.cites, a .gatd or .npz file, Planetoid's ind.NAME.*, "
-        "a TU set's NAME_A.txt, a Geom-GCN directory, GraphSAGE's NAME-G.json, WikiCS's data.json";
+        "a TU set's NAME_A.txt, a Geom-GCN directory, GraphSAGE's NAME-G.json, WikiCS's data.json, "
+        "an OGB directory (raw/edge.csv.gz)";
     struct stat sb;
     char ds[4096];
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {

@@ -6,7 +6,7 @@
 # The other layouts of real sets the same way, written by the test programs: a Geom-GCN
 # directory (test_npz --write-geomgcn) and Planetoid pickles (test_pickle --write-planetoid):
 # --dataset recognises each by its files, gat-convert writes each as .gatd, and training on the
-# .gatd gives the run of the original; and WikiCS's data.json written here.
+# .gatd gives the run of the original; and WikiCS's data.json and an OGB directory written here.
 # gat-partition --split-index K writes parts holding split K.
 # Usage: test_npz_cli.sh TEST_NPZ GAT_TRAIN GAT_CONVERT TEST_PICKLE GAT_PARTITION
 set -u
@@ -196,6 +196,34 @@ opts=(--epochs 20 --patience 20 --threads 1 --quiet --metric acc)
 "$train" --dataset "$tmp/wikics" "${opts[@]}" >"$tmp/a" 2>&1
 "$train" --dataset "$tmp/wikics.gatd" "${opts[@]}" >"$tmp/b" 2>&1
 [ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && ok wikics-gatd-same-run || bad wikics-gatd-same-run "$tmp/a" "$tmp/b"
+
+# An OGB node directory (written here; gzipped as ogb ships it): 24 nodes of 2 classes, node i
+# linked to i + 1 and i + 2, node 5 unlabelled (nan) and in no split, the split by i % 4; its
+# multi-label form (3 labels a node, edge features) with --task multilabel; gat-convert gives
+# the same run
+ogb_dir() { # DIR MULTI
+  mkdir -p "$1/raw" "$1/split/time"
+  for i in $(seq 0 23); do echo "$i,$(((i + 1) % 24))"; echo "$i,$(((i + 2) % 24))"; done | gzip >"$1/raw/edge.csv.gz"
+  for i in $(seq 0 23); do echo "$((i % 2)),$((i % 3)).5"; done | gzip >"$1/raw/node-feat.csv.gz"
+  if [ "$2" = 1 ]; then
+    for i in $(seq 0 23); do echo "$((i % 2)),$(((i / 2) % 2)),1"; done | gzip >"$1/raw/node-label.csv.gz"
+    for i in $(seq 0 47); do echo "0.$((i % 7))"; done | gzip >"$1/raw/edge-feat.csv.gz"
+  else
+    for i in $(seq 0 23); do [ "$i" = 5 ] && echo nan || echo $((i % 2)); done | gzip >"$1/raw/node-label.csv.gz"
+  fi
+  echo 24 | gzip >"$1/raw/num-node-list.csv.gz"
+  for i in $(seq 0 23); do [ "$i" != 5 ] && [ $((i % 4)) -lt 2 ] && echo "$i"; done | gzip >"$1/split/time/train.csv.gz"
+  for i in $(seq 0 23); do [ "$i" != 5 ] && [ $((i % 4)) = 2 ] && echo "$i"; done | gzip >"$1/split/time/valid.csv.gz"
+  for i in $(seq 0 23); do [ "$i" != 5 ] && [ $((i % 4)) = 3 ] && echo "$i"; done | gzip >"$1/split/time/test.csv.gz"
+}
+ogb_dir "$tmp/arxiv" 0
+ogb_dir "$tmp/proteins" 1
+run ogb-train 0 'dataset .*arxiv: 24 nodes, 120 edges \(with self-loops\), 2 features, 2 classes, split 11/6/6$' '' -- "$train" --dataset "$tmp/arxiv" --epochs 3 --threads 1 --metric acc
+run ogb-multilabel 0 'dataset .*proteins: 24 nodes, 120 edges \(with self-loops\), 2 features, 3 labels per node, split 11/6/6$' '' -- "$train" --dataset "$tmp/proteins" --task multilabel --edge-features --epochs 3 --threads 1
+run ogb-convert 0 '24 nodes, 120 edges' '' -- "$convert" "$tmp/arxiv" "$tmp/arxiv.gatd"
+"$train" --dataset "$tmp/arxiv" "${opts[@]}" >"$tmp/a" 2>&1
+"$train" --dataset "$tmp/arxiv.gatd" "${opts[@]}" >"$tmp/b" 2>&1
+[ "$(strip "$tmp/a")" = "$(strip "$tmp/b")" ] && grep -q '^test accuracy' "$tmp/a" && ok ogb-gatd-same-run || bad ogb-gatd-same-run "$tmp/a" "$tmp/b"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

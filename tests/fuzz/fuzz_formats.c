@@ -2,9 +2,10 @@
  * `--dataset PATH` reaches them: an .npz file (Shchur et al. or Platonov et al.), the Planetoid
  * pickles (ind.NAME.*), a TU directory (NAME_A.txt, ...; plain or gzipped), the GraphSAGE files
  * (NAME-G.json, NAME-feats.npy, NAME-class_map.json, NAME-id_map.json), a Geom-GCN directory
- * (out1_graph_edges.txt, out1_node_feature_label.txt, split files) and WikiCS's data.json. Input:
- * one options byte (the low three bits pick the format: 7 WikiCS, else the value modulo 5 the
- * others; 0x20 gzips TU files, and for an .npz file sets the CRC-32 of
+ * (out1_graph_edges.txt, out1_node_feature_label.txt, split files), WikiCS's data.json and an OGB
+ * directory (raw/NAME.csv, split/s/NAME.csv). Input: one options byte (the low three bits pick the
+ * format: 7 WikiCS, 6 OGB, else the value modulo 5 the others; 0x20 gzips TU and OGB files, and
+ * for an .npz file sets the CRC-32 of
  * its stored members to their data's), then the format's files in a fixed order separated by the
  * line FUZZ_FILE_SEP (binary files hold every byte, so no single separator byte will do); an
  * empty part is an absent file. A loaded
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_FILE_SEP "\n@@file@@\n"
 #define MAX_PARTS 8
 
-enum { F_NPZ, F_PLANETOID, F_TU, F_SAGE, F_GEOM, F_WIKICS, N_FORMATS };
+enum { F_NPZ, F_PLANETOID, F_TU, F_SAGE, F_GEOM, F_WIKICS, F_OGB, N_FORMATS };
 
 /* Each format's files (relative to the scratch directory, in input order) and the path given to
  * gat_dataset_load. */
@@ -34,9 +35,12 @@ static const char *const files[N_FORMATS][MAX_PARTS] = {
     {"sage/d-G.json", "sage/d-feats.npy", "sage/d-class_map.json", "sage/d-id_map.json"},
     {"geo/d/out1_graph_edges.txt", "geo/d/out1_node_feature_label.txt",
      "geo/d/splits/d_split_0.6_0.2_0.npz", "geo/d/splits/d_split_0.6_0.2_1.npz"},
-    {"wikics/data.json"}};
-static const char *const load_path[N_FORMATS] = {"npz/d.npz", "pl/d",  "tu/d",
-                                                 "sage/d",    "geo/d", "wikics"};
+    {"wikics/data.json"},
+    {"ogb/d/raw/edge.csv", "ogb/d/raw/node-label.csv", "ogb/d/raw/node-feat.csv",
+     "ogb/d/raw/edge-feat.csv", "ogb/d/raw/num-node-list.csv", "ogb/d/split/s/train.csv",
+     "ogb/d/split/s/valid.csv", "ogb/d/split/s/test.csv"}};
+static const char *const load_path[N_FORMATS] = {"npz/d.npz", "pl/d",   "tu/d", "sage/d",
+                                                 "geo/d",     "wikics", "ogb/d"};
 
 /* The first occurrence of the n-byte s in data, or NULL (memmem is not POSIX). */
 static const uint8_t *find(const uint8_t *data, size_t size, const char *s, size_t n)
@@ -163,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gat_dataset ds;
     if (size < 1) return 0;
     const unsigned opt = data[0];
-    const int f = (opt & 7) == 7 ? F_WIKICS : (int)(opt & 7) % F_WIKICS;
+    const int f = (opt & 7) == 7 ? F_WIKICS : (opt & 7) == 6 ? F_OGB : (int)(opt & 7) % F_WIKICS;
     const int n = split_files(data + 1, size - 1, part, len, MAX_PARTS);
     /* every file of the format written or removed, so nothing of an earlier input remains */
     for (int k = 0; k < MAX_PARTS && files[f][k]; k++) {
@@ -174,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unlink(p);
         unlink(gz);
         if (k >= n || (len[k] == 0 && k > 0)) continue;
-        if (f == F_TU && (opt & 0x20)) {
+        if ((f == F_TU || f == F_OGB) && (opt & 0x20)) {
             write_gz(gz, part[k], len[k]);
         } else if ((opt & 0x20) && strstr(p, ".npz")) { /* a zip with its CRCs made right */
             uint8_t *z = malloc(len[k] ? len[k] : 1);
