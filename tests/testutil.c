@@ -53,6 +53,31 @@ const char *tu_write(const char *dir, const char *name, const char *text)
     return pathbuf;
 }
 
+void tu_dataset_alloc_failures(gat_status (*load)(gat_dataset *ds, void *ctx), void *ctx,
+                               long min_total, long fallbacks)
+{
+    gat_dataset ds;
+    gat_i_alloc_fail_at(-1);
+    ck_assert_msg(load(&ds, ctx) == GAT_OK, "%s", gat_last_error());
+    gat_dataset_destroy(&ds);
+    const long total = gat_i_alloc_fail_at(-1);
+    long failed = 0;
+    for (long k = 0; k < total; k++) {
+        gat_i_alloc_fail_at(k);
+        const gat_status st = load(&ds, ctx);
+        gat_i_alloc_fail_at(-1);
+        if (st == GAT_OK) { /* an allocation with a fallback */
+            gat_dataset_destroy(&ds);
+            continue;
+        }
+        ck_assert_int_eq(st, GAT_ENOMEM);
+        ck_assert_int_eq(ds.n, 0);
+        failed++;
+    }
+    ck_assert_int_ge(total, min_total);
+    ck_assert_int_ge(failed, total - fallbacks);
+}
+
 int tu_run(Suite *s)
 {
     SRunner *sr = srunner_create(s);

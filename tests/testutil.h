@@ -53,6 +53,12 @@ int tu_fifo_drained(int pid);
 gat_idx tu_node(const gat_dataset *ds, const char *id);
 /* Whether the in-neighbourhood (graph row) of node i of g contains node j: the message j -> i. */
 int tu_has_edge(const gat_graph *g, gat_idx j, gat_idx i);
+/* Every allocation of load (which fills ds from ctx) failing in turn, after a run that counts
+ * them and must succeed: each run returns GAT_OK (an allocation with a fallback) or GAT_ENOMEM
+ * with ds zeroed. Fails the test unless there are at least min_total allocations and all but
+ * `fallbacks` of them fail the load. */
+void tu_dataset_alloc_failures(gat_status (*load)(gat_dataset *ds, void *ctx), void *ctx,
+                               long min_total, long fallbacks);
 /* Runs a Suite with CK_NORMAL output and returns the process exit code. */
 int tu_run(Suite *s);
 

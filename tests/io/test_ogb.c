@@ -199,30 +199,17 @@ START_TEST(bad)
 END_TEST
 
 /* Every allocation of the reader failing in turn: GAT_ENOMEM and a zeroed dataset. */
+static gat_status load_split(gat_dataset *ds, void *ctx)
+{
+    (void)ctx;
+    return load(ds, 0, 0);
+}
+
 START_TEST(alloc_failure)
 {
-    gat_dataset ds;
     write_arxiv();
     put("raw", "edge-feat.csv", "1\n2\n3\n4\n");
-    gat_i_alloc_fail_at(-1);
-    ck_assert_int_eq(load(&ds, 0, 0), GAT_OK);
-    gat_dataset_destroy(&ds);
-    const long total = gat_i_alloc_fail_at(-1);
-    long failed = 0;
-    for (long k = 0; k < total; k++) {
-        gat_i_alloc_fail_at(k);
-        const gat_status st = load(&ds, 0, 0);
-        gat_i_alloc_fail_at(-1);
-        if (st == GAT_OK) { /* an allocation with a fallback */
-            gat_dataset_destroy(&ds);
-            continue;
-        }
-        ck_assert_int_eq(st, GAT_ENOMEM);
-        ck_assert_int_eq(ds.n, 0);
-        failed++;
-    }
-    ck_assert_int_ge(total, 10);
-    ck_assert_int_ge(failed, total - 3);
+    tu_dataset_alloc_failures(load_split, NULL, 10, 3);
 }
 END_TEST
 

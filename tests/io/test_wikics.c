@@ -209,29 +209,14 @@ START_TEST(not_wikics)
 END_TEST
 
 /* Every allocation of the reader failing in turn: GAT_ENOMEM and a zeroed dataset. */
+static gat_status load_split1(gat_dataset *ds, void *file)
+{
+    return load(file, 1, 1, 0, ds);
+}
+
 START_TEST(alloc_failure)
 {
-    gat_dataset ds;
-    const char *file = write_json("wiki.json", GOOD);
-    gat_i_alloc_fail_at(-1);
-    ck_assert_int_eq(load(file, 1, 1, 0, &ds), GAT_OK);
-    gat_dataset_destroy(&ds);
-    const long total = gat_i_alloc_fail_at(-1);
-    long failed = 0;
-    for (long k = 0; k < total; k++) {
-        gat_i_alloc_fail_at(k);
-        const gat_status st = load(file, 1, 1, 0, &ds);
-        gat_i_alloc_fail_at(-1);
-        if (st == GAT_OK) { /* an allocation with a fallback */
-            gat_dataset_destroy(&ds);
-            continue;
-        }
-        ck_assert_int_eq(st, GAT_ENOMEM);
-        ck_assert_int_eq(ds.n, 0);
-        failed++;
-    }
-    ck_assert_int_ge(total, 10);
-    ck_assert_int_ge(failed, total - 3);
+    tu_dataset_alloc_failures(load_split1, (void *)write_json("wiki.json", GOOD), 10, 3);
 }
 END_TEST
 
