@@ -19,8 +19,8 @@ INLINE void dw_heads(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, 
             m[q] = keep_pat(l, kb, H, q, xt->val[p] * l->in.scale);
         for (int q = 0; q < np; q++) {
             const gat_real *d = dz[q] + (size_t)i * hw;
-            for (int v = 0; v < NV; v++)
-                acc[q][v] += m[v % P] * ld(d + 8 * v);
+            FOR_V(v, vq, NV, P)
+                acc[q][v] += m[vq] * ld(d + 8 * v);
         }
     }
 }

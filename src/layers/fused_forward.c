@@ -29,16 +29,16 @@ INLINE void family_scores(const gat_i_fl *l, gat_idx i, V8 *Q, V8 *M, V8 *S, gat
         const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + (size_t)k * l->D : NULL;
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
-        for (int v = 0; v < NV; v++) {
+        FOR_V(v, vq, NV, P) {
             const V8 kv = ld(kj + 8 * v);
             if (Sc == GAT_SCORE_GAUSSIAN) {
                 const V8 d = Q[v] - kv;
-                S[v % P] += d * d;
+                S[vq] += d * d;
             } else if (Sc == GAT_SCORE_GATV2) {
                 const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
-                S[v % P] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
+                S[vq] += ld(l->att_w + 8 * v) * sel(t > 0, t, t * slope);
             } else {
-                S[v % P] += Q[v] * kv;
+                S[vq] += Q[v] * kv;
             }
         }
         fold(l, S, H, e);
@@ -236,11 +236,11 @@ INLINE void aggregate8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
                 S2[q] = S[q] * f;
             }
         }
-        for (int v = 0; v < NV; v++)
-            acc[v] += S[v % P] * ld(zj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            acc[v] += S[vq] * ld(zj + 8 * v);
         if (sums == FWD_SUMS_KEEP)
-            for (int v = 0; v < NV; v++)
-                A2[v] += S2[v % P] * ld(zj + 8 * v);
+            FOR_V(v, vq, NV, P)
+                A2[v] += S2[vq] * ld(zj + 8 * v);
     }
     if (sums == FWD_SUMS_KEEP)
         for (int q = 0; q < P; q++)
@@ -279,8 +279,8 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
         }
         for (int q = 0; q < P; q++)
             S[q] = pat(l, w, H, q);
-        for (int v = 0; v < NV; v++)
-            acc[v] += S[v % P] * ld(zj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            acc[v] += S[vq] * ld(zj + 8 * v);
         if (sums != FWD_SUMS_KEEP) continue;
         for (int h = 0; h < H; h++) {
             const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
@@ -289,8 +289,8 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
         }
         for (int q = 0; q < P; q++)
             S2[q] = pat(l, w2, H, q);
-        for (int v = 0; v < NV; v++)
-            A2[v] += S2[v % P] * ld(zj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            A2[v] += S2[vq] * ld(zj + 8 * v);
     }
 }
 

@@ -51,7 +51,7 @@ INLINE void tile_rows(const int R, gat_idx kn, const gat_real *ap, size_t am, si
         const VW b0 = ldw(bk), b1 = ldw(bk + VL);
         const gat_real *ak0 = ap + (size_t)k * ak;
         for (int r = 0; r < R; r++) {
-            const VW x = (VW){0} + ak0[(size_t)r * am];
+            const VW x = ak0[(size_t)r * am] - (VW){0}; /* a broadcast: see bc in fused_vec.h */
             acc[r][0] += x * b0;
             acc[r][1] += x * b1;
         }

@@ -15,8 +15,8 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
         gat_real *qi = l->qinv + (size_t)i * H;
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
-        for (int v = 0; v < NV; v++)
-            S[v % P] += acc[v] * acc[v];
+        FOR_V(v, vq, NV, P)
+            S[vq] += acc[v] * acc[v];
         fold(l, S, H, qi);
         for (int h = 0; h < H; h++)
             qi[h] = (gat_real)(1 / sqrt((double)qi[h] + GAT_I_COS_EPS));
@@ -38,9 +38,9 @@ INLINE void halves(const gat_i_fl *l, gat_idx i, const V8 *acc, V8 *S, V8 *D, in
     } else {
         for (int q = 0; q < P; q++)
             S[q] = D[q] = bc(0);
-        for (int v = 0; v < NV; v++) {
-            S[v % P] += acc[v] * ld(l->a_src + 8 * v);
-            D[v % P] += acc[v] * ld(l->a_dst + 8 * v);
+        FOR_V(v, vq, NV, P) {
+            S[vq] += acc[v] * ld(l->a_src + 8 * v);
+            D[vq] += acc[v] * ld(l->a_dst + 8 * v);
         }
         fold(l, S, H, l->s_src + (size_t)i * H);
         fold(l, D, H, l->s_dst + (size_t)i * H);
@@ -67,8 +67,8 @@ INLINE void proj_sparse_heads(const gat_i_fl *l, gat_idx i, uint64_t kb0, V8 *ac
         V8 m[GAT_I_MAX_HEADS]; /* P <= H lane patterns */
         for (int q = 0; q < P; q++)
             m[q] = keep_pat(l, kb, H, q, x->val[p] * l->in.scale);
-        for (int v = 0; v < NV; v++)
-            acc[v] += m[v % P] * ld(w + 8 * v);
+        FOR_V(v, vq, NV, P)
+            acc[v] += m[vq] * ld(w + 8 * v);
     }
 }
 
@@ -239,8 +239,8 @@ INLINE void dense_row_heads(const gat_i_fl *l, gat_idx i, const gat_real *W, V8 
         const gat_real *w = W + c * hw;
         for (int q = 0; q < P; q++)
             m[q] = keep_pat(l, kb + c * (size_t)AB, H, q, xi[c] * l->in.scale);
-        for (int v = 0; v < NV; v++)
-            acc[v] += m[v % P] * ld(w + 8 * v);
+        FOR_V(v, vq, NV, P)
+            acc[v] += m[vq] * ld(w + 8 * v);
     }
 }
 

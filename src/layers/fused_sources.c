@@ -77,8 +77,8 @@ INLINE void dense_backward_heads(const gat_i_fl *l, const gat_i_fbw *b, gat_idx 
         d[c] = dx * (y > 0 ? 1 : y + 1);
         for (int p = 0; p < np; p++) {
             gat_real *w = dW0 + ((size_t)p * fin + c) * hw;
-            for (int v = 0; v < NV; v++)
-                st(w + 8 * v, ld(w + 8 * v) + y * m[v % P] * gp[p][v]);
+            FOR_V(v, vq, NV, P)
+                st(w + 8 * v, ld(w + 8 * v) + y * m[vq] * gp[p][v]);
         }
     }
 }
@@ -280,8 +280,8 @@ INLINE void src_family_key(const gat_i_fl *l, gat_idx i, gat_idx j, size_t k, co
         for (int h = 0; h < H; h++)
             rs[h] += gk[h];
     const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + k * (size_t)l->D : NULL;
-    for (int v = 0; v < NV; v++) {
-        const V8 G = pat(l, gk, H, v % P), qv = ld(qi + 8 * v);
+    FOR_V(v, vq, NV, P) {
+        const V8 G = pat(l, gk, H, vq), qv = ld(qi + 8 * v);
         if (Sc == GAT_SCORE_GATV2) {
             const V8 e = xe ? qv + ld(kj + 8 * v) + edge_v(l, xe, hw, v) : qv + ld(kj + 8 * v);
             t->K[v] += G * ld(l->att_w + 8 * v) * sel(e > 0, bc(1), bc(l->slope));
@@ -316,14 +316,14 @@ INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_sr
          * pass */
         for (int q = 0; q < P; q++)
             T[q] = bc(0);
-        for (int v = 0; v < NV; v++)
-            T[v % P] += ld(dyi + 8 * v) * ld(zr + 8 * v);
+        FOR_V(v, vq, NV, P)
+            T[vq] += ld(dyi + 8 * v) * ld(zr + 8 * v);
         if (H % 8 == 0)
             src_edge8(l, j, p, k, hdi, T, src, t, H, Sc);
         else
             src_edge1(l, j, p, k, hdi, T, src, t, &blk, &hv, H, Sc);
-        for (int v = 0; v < NV; v++)
-            t->acc[v] += t->W[v % P] * ld(dyi + 8 * v);
+        FOR_V(v, vq, NV, P)
+            t->acc[v] += t->W[vq] * ld(dyi + 8 * v);
         if (Sc != GAT_SCORE_GAT) src_family_key(l, i, j, k, t, H, Fp, Sc);
     }
 }
@@ -359,8 +359,8 @@ INLINE void src_gat_halves(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, con
         }
         return;
     }
-    for (int v = 0; v < NV; v++) {
-        const V8 es = pat(l, t->dss, H, v % P), ed = pat(l, dsd, H, v % P), zv = ld(zj + 8 * v);
+    FOR_V(v, vq, NV, P) {
+        const V8 es = pat(l, t->dss, H, vq), ed = pat(l, dsd, H, vq), zv = ld(zj + 8 * v);
         t->acc[v] += es * ld(l->a_src + 8 * v) + ed * ld(l->a_dst + 8 * v);
         t->das[v] += es * zv;
         t->dad[v] += ed * zv;
@@ -387,8 +387,8 @@ INLINE void src_family_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, int
         for (int h = 0; h < H; h++)
             rs[h] *= 2;
     if (Sc == GAT_SCORE_COSINE || Sc == GAT_SCORE_GAUSSIAN)
-        for (int v = 0; v < NV; v++)
-            K[v] += pat(l, rs, H, v % P) * ld(kj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            K[v] += pat(l, rs, H, vq) * ld(kj + 8 * v);
     const int own = j < b->n_own;
     const gat_real *dqj = b->dq + (size_t)j * hw;
     for (int v = 0; v < NV; v++) {
@@ -418,8 +418,8 @@ INLINE void src_sparse_heads(const gat_i_fl *l, gat_idx j, const V8 *const *gp, 
             m[u] = keep_pat(l, l->xkeep + (size_t)q * (size_t)AB, H, u, x->val[q] * l->in.scale);
         for (int p = 0; p < np; p++) {
             gat_real *wr = dW + p * pstride + (size_t)x->col[q] * hw;
-            for (int v = 0; v < NV; v++)
-                st(wr + 8 * v, ld(wr + 8 * v) + m[v % P] * gp[p][v]);
+            FOR_V(v, vq, NV, P)
+                st(wr + 8 * v, ld(wr + 8 * v) + m[vq] * gp[p][v]);
         }
     }
 }

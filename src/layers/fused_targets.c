@@ -70,8 +70,8 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
             gk = gq;
         }
         const gat_real *xe = Sc == GAT_SCORE_GATV2 && l->D ? l->ex + (size_t)k * l->D : NULL;
-        for (int v = 0; v < NV; v++) {
-            const V8 G = pat(l, gk, H, v % P), kv = ld(kj + 8 * v);
+        FOR_V(v, vq, NV, P) {
+            const V8 G = pat(l, gk, H, vq), kv = ld(kj + 8 * v);
             if (Sc == GAT_SCORE_GATV2) {
                 const V8 t = xe ? Q[v] + kv + edge_v(l, xe, hw, v) : Q[v] + kv;
                 const V8 gt = G * ld(l->att_w + 8 * v) * sel(t > 0, bc(1), bc(slope));
@@ -92,12 +92,12 @@ INLINE void family_backward_row(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i
     if (Sc == GAT_SCORE_COSINE) {
         for (int h = 0; h < H; h++)
             rs[h] *= qv[(size_t)i * H + h] * qv[(size_t)i * H + h];
-        for (int v = 0; v < NV; v++)
-            DQ[v] -= pat(l, rs, H, v % P) * Q[v];
+        FOR_V(v, vq, NV, P)
+            DQ[v] -= pat(l, rs, H, vq) * Q[v];
     }
     if (Sc == GAT_SCORE_GAUSSIAN)
-        for (int v = 0; v < NV; v++)
-            DQ[v] += 2 * pat(l, rs, H, v % P) * Q[v];
+        FOR_V(v, vq, NV, P)
+            DQ[v] += 2 * pat(l, rs, H, vq) * Q[v];
     store_row(b->dq + (size_t)i * hw, DQ, NV);
 }
 
@@ -162,13 +162,13 @@ INLINE void tgt_row_sums(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, const
     gat_real *dot = t->dot, *sum = t->sum;
     for (int q = 0; q < P; q++)
         D[q] = bc(0), S[q] = bc(0);
-    for (int v = 0; v < NV; v++)
-        S[v % P] += dy[v] * ld(r2 + 8 * v);
+    FOR_V(v, vq, NV, P)
+        S[vq] += dy[v] * ld(r2 + 8 * v);
     fold(l, S, H, sum);
     if (l->agg) {
         const gat_real *r = l->agg + (size_t)i * hw;
-        for (int v = 0; v < NV; v++)
-            D[v % P] += dy[v] * ld(r + 8 * v);
+        FOR_V(v, vq, NV, P)
+            D[vq] += dy[v] * ld(r + 8 * v);
         fold(l, D, H, dot);
     } else { /* one head, no residual: the sum is the logits less the bias */
         const gat_real *o = l->out + (size_t)i * l->Fo;
@@ -203,8 +203,8 @@ INLINE void tgt_dalpha8(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, ga
             prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
-        for (int v = 0; v < NV; v++)
-            S[v % P] += dy[v] * ld(zj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            S[vq] += dy[v] * ld(zj + 8 * v);
         for (int q = 0; q < P; q++) {
             const size_t kh = (size_t)(k - k0) * H + 8 * q;
             const V8 km =
@@ -246,8 +246,8 @@ INLINE void tgt_dalpha1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, ga
             prefetch_row(zagg_of(l) + (size_t)g->col[k + AHEAD] * hw, hw);
         for (int q = 0; q < P; q++)
             S[q] = bc(0);
-        for (int v = 0; v < NV; v++)
-            S[v % P] += dy[v] * ld(zj + 8 * v);
+        FOR_V(v, vq, NV, P)
+            S[vq] += dy[v] * ld(zj + 8 * v);
         fold(l, S, H, gk);
         for (int h = 0; h < H; h++) {
             const unsigned kept =

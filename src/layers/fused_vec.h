@@ -45,9 +45,17 @@ INLINE void st(gat_real *p, V8 v)
 {
     *(V8u *)p = v;
 }
+/* A loop over a row's NV vectors, vq = v mod P kept by counting rather than dividing: a division
+ * per vector costs more than the multiply-add it indexes where P is known only at run time */
+#define FOR_V(v, vq, NV, P) for (int v = 0, vq = 0; v < (NV); v++, vq = vq + 1 < (P) ? vq + 1 : 0)
+
+/* x in every lane. x - 0 is x for every x (0 + x is not: -0 + 0 is +0), so the compiler drops the
+ * subtraction and broadcasts x (from memory, into the multiply-add's operand, where x is loaded
+ * there); 0 + x costs a scalar add and a broadcast from a register, which on Intel's cores issue
+ * on a port that also runs 512-bit multiply-adds. */
 INLINE V8 bc(gat_real x)
 {
-    return (V8){0} + x;
+    return x - (V8){0};
 }
 /* m ? a : b lane-wise, m from a comparison (all bits set or clear) */
 INLINE V8 sel(VI m, V8 a, V8 b)
