@@ -213,6 +213,7 @@ int on_epoch(const gat_epoch_info *e, void *user)
                e->train_loss, m, 100 * e->train_acc, e->val_loss, m, 100 * e->val_acc);
         if (!isnan(e->val_auc)) printf(" auc %6.2f%%", 100 * e->val_auc);
         printf("  best %d  %.3f s\n", e->best_epoch, e->seconds);
+        fflush(stdout); /* a file or pipe (tee, nohup) shows each line as it comes */
     }
     return stop_signal != 0;
 }
