@@ -1,8 +1,8 @@
 /* Fused GAT layer kernels (Velickovic et al. 2018, eq. 1-4, with dropout, and their backward):
  * the table of one build. Every kernel file (fused_proj.c, fused_forward.c, fused_targets.c,
- * fused_sources.c, fused_dw.c, fused_adam.c, fused_gemm.c, with fused_vec.h and fused_drop.h) is
- * compiled once per instruction set, GAT_I_ISA naming the copy; fused.h describes layouts and
- * chunks. */
+ * fused_sources.c, fused_dw.c, fused_adam.c, fused_gemm.c, fused_elem.c, with fused_vec.h and
+ * fused_drop.h) is compiled once per instruction set, GAT_I_ISA naming the copy; fused.h describes
+ * layouts and chunks. */
 #include "fused_vec.h"
 
 #define STR2(a) #a
@@ -22,4 +22,7 @@ const gat_i_fused_ops FN(gat_i_fused_ops) = {
     .adam = FN(gat_i_adam_loop),
     .to_fh = FN(gat_i_fused_to_fh),
     .gemm = FN(gat_i_fused_gemm),
+    .dropout = FN(gat_i_fused_dropout),
+    .gelu = FN(gat_i_fused_gelu),
+    .gelu_grad = FN(gat_i_fused_gelu_grad),
 };

@@ -287,6 +287,13 @@ typedef struct gat_i_fused_ops {
      * (src/layers/fused_gemm.c) */
     void (*gemm)(gat_idx M, gat_idx N, gat_idx K, const gat_real *a, size_t am, size_t ak,
                  const gat_real *b, size_t ldb, int beta, gat_real *c, size_t ldc, int nt);
+    /* The wide blocks' element-wise passes (src/layers/fused_elem.c), each over nt threads with
+     * the same bits for any nt: x (n) through dropout stream key (layers/layers.h: element k kept
+     * times scale iff gat_i_keep16(key, k) >= cut, else 0); y (n) = GELU(x), the exact one; dy
+     * (n) *= GELU'(x) */
+    void (*dropout)(gat_real *x, size_t n, uint32_t cut, gat_real scale, uint64_t key, int nt);
+    void (*gelu)(const gat_real *x, gat_real *y, size_t n, int nt);
+    void (*gelu_grad)(const gat_real *x, gat_real *dy, size_t n, int nt);
 } gat_i_fused_ops;
 
 /* Build k of the kernels (GAT_KERNELS_AUTO: the widest this CPU runs), or NULL if this CPU

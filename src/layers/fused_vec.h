@@ -494,5 +494,9 @@ void FN(gat_i_fused_att_backward_sources)(const gat_i_fl *l, const gat_i_fbw *b)
 void FN(gat_i_fused_dw_sparse)(const gat_i_fl *l, const gat_csr *xt, const gat_idx *perm, int np,
                                const gat_real *const *dz, const uint8_t *dz_nonzero,
                                gat_real *const *dW);
+void FN(gat_i_fused_dropout)(gat_real *x, size_t n, uint32_t cut, gat_real scale, uint64_t key,
+                             int nt);
+void FN(gat_i_fused_gelu)(const gat_real *x, gat_real *y, size_t n, int nt);
+void FN(gat_i_fused_gelu_grad)(const gat_real *x, gat_real *dy, size_t n, int nt);
 
 #endif

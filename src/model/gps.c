@@ -4,6 +4,7 @@
  *   dc = LN_2'(dh'); du = dc + MLP'(dc); da = LN_1'(du); dh = da + GAT'(da) + Attn'(da). */
 #include "gps_i.h"
 #include "core/core.h"
+#include "layers/fused.h"
 #include "layers/global_attn.h"
 #include "model/readout_i.h"
 
@@ -646,43 +647,16 @@ static gat_status bn_layer_forward(gat_gps *m, int l, const gat_real *h, int tra
     return GAT_OK;
 }
 
-/* The exact GELU, x Phi(x), and its derivative Phi(x) + x phi(x), in the build's precision. */
-#ifdef GAT_REAL_DOUBLE
-#define ERF erf
-#define EXP exp
-#else
-#define ERF erff
-#define EXP expf
-#endif
-#define SQRT1_2 ((gat_real)0.70710678118654752440)      /* 1 / sqrt(2) */
-#define INV_SQRT_2PI ((gat_real)0.39894228040143267794) /* 1 / sqrt(2 pi) */
-
-static inline gat_real gelu(gat_real x)
-{
-    return (gat_real)0.5 * x * (1 + ERF(x * SQRT1_2));
-}
-
-static inline gat_real gelu_grad(gat_real x)
-{
-    return (gat_real)0.5 * (1 + ERF(x * SQRT1_2)) + x * EXP((gat_real)-0.5 * x * x) * INV_SQRT_2PI;
-}
-
-/* y (n) = GELU(x) elementwise, in parallel. */
+/* y (n) = GELU(x), the exact x Phi(x), elementwise in parallel (the kernels' vector erf). */
 static void gelu_forward(const gat_real *x, gat_real *y, size_t n, int nt)
 {
-    (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
-    for (size_t e = 0; e < n; e++)
-        y[e] = gelu(x[e]);
+    gat_i_fused_get(GAT_KERNELS_AUTO)->gelu(x, y, n, nt);
 }
 
-/* dy (n) *= GELU'(x) elementwise, in parallel. */
+/* dy (n) *= GELU'(x) = Phi(x) + x phi(x) elementwise, in parallel. */
 static void gelu_backward(const gat_real *x, gat_real *dy, size_t n, int nt)
 {
-    (void)nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
-    for (size_t e = 0; e < n; e++)
-        dy[e] *= gelu_grad(x[e]);
+    gat_i_fused_get(GAT_KERNELS_AUTO)->gelu_grad(x, dy, n, nt);
 }
 
 /* A GAT_GPS_FFN layer: out = h + drop(GELU(drop(GAT_cat(LN(h)) W_1 + b_1)) W_2 + b_2); caches u

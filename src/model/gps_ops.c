@@ -118,17 +118,8 @@ void gat_i_batchnorm_backward(gat_idx N, gat_idx D, const gat_real *x, const gat
 void gat_i_gps_dropout(gat_real *x, size_t n, double p, uint64_t key, int nt)
 {
     if (p <= 0) return;
-    const uint32_t cut = gat_i_drop_cut(p);
-    const gat_real scale = (gat_real)(1 / (1 - p));
-    (void)nt;
-    const size_t blocks = (n + 3) / 4; /* elements 4b .. 4b + 3 share one hash */
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n > 65536)
-    for (size_t b = 0; b < blocks; b++) {
-        const uint64_t hv = gat_i_hash64(key, b);
-        const size_t k1 = 4 * b + 4 < n ? 4 * b + 4 : n;
-        for (size_t k = 4 * b; k < k1; k++)
-            x[k] = gat_i_keep16_of(hv, k) >= cut ? x[k] * scale : 0;
-    }
+    gat_i_fused_get(GAT_KERNELS_AUTO)
+        ->dropout(x, n, gat_i_drop_cut(p), (gat_real)(1 / (1 - p)), key, nt);
 }
 
 void gat_i_dense_forward(gat_idx N, gat_idx R, gat_idx C, const gat_real *x, const gat_real *W,

@@ -3,13 +3,14 @@
  * layer outputs, attention, gradients, with and without dropout) on graphs with a hub of 10^4
  * neighbours and many degree-1 nodes, for the specialised and the generic shapes; bit-identical
  * results across thread counts and repeats; restricted rows; the kernel options (build, alpha
- * storage, fixed threads). The tests that do not loop over the builds themselves run once per
- * variant (tu_run_variants). */
+ * storage, fixed threads); the GEMM and the wide blocks' dropout and GELU. The tests that do not
+ * loop over the builds themselves run once per variant (tu_run_variants). */
 #include "testutil.h"
 #include "core/core.h"
 #include "layers/fused.h"
 #include "model/model_i.h"
 #include "ref/loop.h"
+#include "ref/ref.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -681,6 +682,126 @@ START_TEST(test_gemm)
 }
 END_TEST
 
+/* GELU and its derivative in double: x Phi(x) and Phi(x) + x phi(x), Phi from erfc (exact in
+ * the tails, where 1 + erf cancels). */
+static double gelu_ref(double x)
+{
+    return x * 0.5 * erfc(-x / sqrt(2.0));
+}
+static double gelu_grad_ref(double x)
+{
+    return 0.5 * erfc(-x / sqrt(2.0)) +
+           x * exp(-0.5 * x * x) * 0.39894228040143267794; /* 1 / sqrt(2 pi) */
+}
+
+/* Inputs of the element-wise tests: every 4099th float of either sign by bit pattern (denormals
+ * to the largest), both sides of where the vector erf clamps (|x| / sqrt 2 = 3.92) and where
+ * phi(x) leaves the floats, then the special values; *n of them, allocated. */
+static const double ELEM_SPECIAL[] = {0.0,    -0.0,    INFINITY, -INFINITY, NAN,
+                                      5.5437, -5.5437, 5.5438,   -5.5438,   13.2,
+                                      -13.2,  13.3,    -13.3,    1e-3,      -1e-3};
+static gat_real *elem_inputs(size_t *n)
+{
+    const size_t half = 0x7F800000u / 4099 + 1, ns = LEN(ELEM_SPECIAL);
+    gat_real *x = malloc((2 * half + ns) * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t k = 0; k < half; k++) {
+        const uint32_t b = (uint32_t)(k * 4099);
+        float f;
+        memcpy(&f, &b, sizeof f);
+        x[2 * k] = f, x[2 * k + 1] = -f;
+    }
+    for (size_t k = 0; k < ns; k++)
+        x[2 * half + k] = (gat_real)ELEM_SPECIAL[k];
+    *n = 2 * half + ns;
+    return x;
+}
+
+/* The wide blocks' element-wise passes (gat_i_fused_ops.gelu, gelu_grad, dropout; every build
+ * this CPU runs). GELU against erfc in double: within 2.5e-7 of the value plus 1e-7 of |x| (the
+ * float formula's 1 + erf(x / sqrt 2) is good to about 1e-7 absolute, as float erff's is), its
+ * derivative within 3e-7 relative plus 1e-7; the special values exactly (GELU(-inf) = 0,
+ * GELU'(+-inf) = 1 and 0, NaN kept); every length's tail; dropout element by element as the
+ * stream defines it (ref_dropout_mask), NaN and inf dropped to 0; the same bits for 1, 2 and 3
+ * threads (the arrays pass the parallel loops' threshold). */
+START_TEST(test_elementwise)
+{
+    size_t n;
+    gat_real *x = elem_inputs(&n);
+    gat_real *y[3], *g[3];
+    for (size_t k = 0; k < LEN(ISAS); k++) {
+        const gat_i_fused_ops *ops = gat_i_fused_named(ISAS[k]);
+        if (!ops) continue;
+        for (int nt = 1; nt <= 3; nt++) {
+            y[nt - 1] = malloc(n * sizeof *y[0]), g[nt - 1] = malloc(n * sizeof *g[0]);
+            ck_assert(y[nt - 1] && g[nt - 1]);
+            ops->gelu(x, y[nt - 1], n, nt);
+            for (size_t e = 0; e < n; e++)
+                g[nt - 1][e] = 1;
+            ops->gelu_grad(x, g[nt - 1], n, nt);
+        }
+        for (size_t e = 0; e < n; e++) {
+            const double v = x[e], wy = gelu_ref(v), wg = gelu_grad_ref(v);
+            if (isnan(v)) {
+                ck_assert(isnan(y[0][e]) && isnan(g[0][e]));
+            } else if (isinf(v)) {
+                ck_assert_msg(y[0][e] == (v > 0 ? v : 0) && g[0][e] == (v > 0 ? 1 : 0),
+                              "%s: GELU(%g) = %g, GELU' %g", ops->isa, v, y[0][e], g[0][e]);
+            } else {
+                ck_assert_msg(fabs(y[0][e] - wy) <= 2.5e-7 * fabs(wy) + 1e-7 * fabs(v) + 1e-44,
+                              "%s: GELU(%.9g) = %.9g, want %.9g", ops->isa, v, y[0][e], wy);
+                ck_assert_msg(fabs(g[0][e] - wg) <= 3e-7 * fabs(wg) + 1e-7,
+                              "%s: GELU'(%.9g) = %.9g, want %.9g", ops->isa, v, g[0][e], wg);
+            }
+        }
+        ck_assert(y[0][0] == 0 && !signbit(y[0][0]) && y[0][1] == 0 && signbit(y[0][1]));
+        for (int nt = 2; nt <= 3; nt++) {
+            ck_assert_int_eq(memcmp(y[0], y[nt - 1], n * sizeof *x), 0);
+            ck_assert_int_eq(memcmp(g[0], g[nt - 1], n * sizeof *x), 0);
+        }
+        /* every tail length: values from the whole array's pass; nothing past the end written */
+        for (size_t m = 0; m <= 40; m++) {
+            gat_real a[48], b[48];
+            for (size_t e = 0; e < 48; e++)
+                a[e] = b[e] = -7;
+            ops->gelu(x + 1000, a, m, 1);
+            for (size_t e = 0; e < m; e++)
+                b[e] = 1.5;
+            ops->gelu_grad(x + 1000, b, m, 1);
+            for (size_t e = 0; e < 48; e++) {
+                ck_assert(e < m ? a[e] == y[0][1000 + e] : a[e] == -7);
+                ck_assert(e < m ? b[e] == (gat_real)1.5 * g[0][1000 + e] : b[e] == -7);
+            }
+        }
+        /* dropout */
+        static const double ps[] = {0.1, 0.5, 0.95};
+        const size_t lens[] = {0, 1, 7, 31, 32, 33, 70, 100003};
+        for (size_t pi = 0; pi < LEN(ps); pi++)
+            for (size_t li = 0; li < LEN(lens); li++) {
+                const size_t m = lens[li];
+                const uint64_t key = 1234567 + 17 * li + pi;
+                const gat_real scale = (gat_real)(1 / (1 - ps[pi]));
+                uint8_t *mask = malloc(m + 1);
+                gat_real *want = malloc((m + 1) * sizeof *want);
+                ck_assert(mask && want);
+                ref_dropout_mask(m, ps[pi], key, mask);
+                ref_dropout(m, x + n - m, mask, scale, want);
+                for (int nt = 1; nt <= 3; nt++) {
+                    memcpy(y[nt - 1], x + n - m, m * sizeof *x);
+                    ops->dropout(y[nt - 1], m, gat_i_drop_cut(ps[pi]), scale, key, nt);
+                    ck_assert_msg(!memcmp(y[nt - 1], want, m * sizeof *want),
+                                  "%s: dropout p %g of %zu values, %d threads", ops->isa, ps[pi], m,
+                                  nt);
+                }
+                free(mask), free(want);
+            }
+        for (int nt = 0; nt < 3; nt++)
+            free(y[nt]), free(g[nt]);
+    }
+    free(x);
+}
+END_TEST
+
 /* The ISA builds run the same kernels: each named build is either unavailable or reports its
  * name, and the default is one of them. */
 START_TEST(test_dispatch)
@@ -874,6 +995,7 @@ static Suite *suite(void)
         t = tcase_create("dispatch");
         tcase_add_test(t, test_dispatch);
         tcase_add_test(t, test_gemm);
+        tcase_add_test(t, test_elementwise);
         tcase_add_test(t, test_kernels_option);
         suite_add_tcase(s, t);
     }
