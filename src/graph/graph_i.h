@@ -38,6 +38,10 @@ gat_status gat_i_graph_check(const gat_graph *g, const char *fn);
  * far stay in g for gat_graph_destroy. Cost O(n + E), one thread. */
 gat_status gat_i_graph_transpose(gat_graph *g);
 
+/* Sorts k[0..n) ascending: insertion sort for the short rows most graphs have, qsort else (a
+ * row's (new column, edge) keys when its nodes are renumbered). */
+void gat_i_sort_keys(uint64_t *k, size_t n);
+
 /* GAT_ORDER_AUTO's rule. RCM is kept only where it brings the edges' ends closer than the given
  * numbering does: the share of g's edges between two different nodes whose positions differ by
  * less than GAT_I_ORDER_WINDOW (rows a cache holds: 8 MiB of 256-byte rows) must grow by

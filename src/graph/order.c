@@ -38,8 +38,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts k[0..n) ascending: insertion sort for the short rows most graphs have, qsort else. */
-static void sort_keys(uint64_t *k, size_t n)
+void gat_i_sort_keys(uint64_t *k, size_t n)
 {
     if (n > 32) {
         qsort(k, n, sizeof *k, cmp_u64);
@@ -110,7 +109,7 @@ static gat_status rcm(const gat_graph *g, gat_idx *perm)
                         nb[k++] = (uint64_t)deg[c[p]] << 32 | (uint32_t)c[p];
                     }
             }
-            sort_keys(nb, k);
+            gat_i_sort_keys(nb, k);
             for (size_t q = 0; q < k; q++)
                 perm[tail++] = (gat_idx)(uint32_t)nb[q];
         }
@@ -327,7 +326,7 @@ gat_status gat_graph_permute(gat_graph *dst, const gat_graph *src, const gat_idx
         const gat_idx i = perm[k], b = src->rowptr[i], d = src->rowptr[i + 1] - b;
         for (gat_idx q = 0; q < d; q++)
             key[q] = (uint64_t)(uint32_t)iperm[src->col[b + q]] << 32 | (uint32_t)(b + q);
-        sort_keys(key, (size_t)d);
+        gat_i_sort_keys(key, (size_t)d);
         for (gat_idx q = 0; q < d; q++) {
             out.col[out.rowptr[k] + q] = (gat_idx)(key[q] >> 32);
             if (edge_of) edge_of[out.rowptr[k] + q] = (gat_idx)(uint32_t)key[q];

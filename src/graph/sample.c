@@ -169,12 +169,6 @@ static gat_status reserve(void *a, size_t *cap, size_t need, size_t size)
     return GAT_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The targets as local ids 0..n_targets-1 into out->nodes (capacity *cap), marked in s->local.
  * On failure the nodes marked so far are in out->nodes[0 .. *n - 1]. */
 static gat_status add_targets(gat_sampler *s, const gat_idx *targets, gat_idx n_targets,
@@ -356,21 +350,6 @@ static gat_status draw_hops(gat_sampler *s, uint64_t step, int nt, gat_block *ou
     return st;
 }
 
-/* Sorts r[0..c-1] ascending: insertion sort for short rows, qsort beyond. */
-static void sort_keys(uint64_t *r, gat_idx c)
-{
-    if (c > 32) {
-        qsort(r, (size_t)c, sizeof *r, cmp_u64);
-        return;
-    }
-    for (gat_idx a = 1; a < c; a++) {
-        const uint64_t x = r[a];
-        gat_idx z = a;
-        for (; z > 0 && r[z - 1] > x; z--) r[z] = r[z - 1];
-        r[z] = x;
-    }
-}
-
 /* The block's in-CSR from the draws (off, pos): the sampled rows of hops 0..L-1 sorted by
  * (local source, parent edge), each node's self-loop included, then the last hop's self-loops;
  * each row is written at its own place, so in parallel. */
@@ -407,7 +386,7 @@ static gat_status build_rows(gat_sampler *s, int nt, gat_block *out)
                 key[at + c++] = (uint64_t)(uint32_t)src[q] << 32 | (uint32_t)pos[q];
             }
         if (s->loop[v] >= 0) key[at + c++] = (uint64_t)(uint32_t)u << 32 | (uint32_t)s->loop[v];
-        sort_keys(key + at, c);
+        gat_i_sort_keys(key + at, (size_t)c);
         for (gat_idx q = 0; q < c; q++) {
             out->graph.col[at + q] = (gat_idx)(key[at + q] >> 32);
             out->edge_parent[at + q] = (gat_idx)(uint32_t)key[at + q];
