@@ -527,6 +527,8 @@ typedef struct dataset_runs {
     gat_idx own;
     gat_real *shift, *scale;
     gat_dataset_options resplit; /* --resplit: the random split's options, run 1's seed */
+    gat_order order;             /* a graph transformer's --order: the order applied, */
+    double order_s;              /* and its seconds (train_gps_order) */
 } dataset_runs;
 
 /* --standardize (node tasks): ds's own columns z-scored by the moments over its training nodes
@@ -752,6 +754,7 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         return 1;
     }
     if ((o->multilabel && o->graph_batch > 0 && (rc = train_graph_batches_check(ds, name)) != 0) ||
+        (o->gps && (rc = train_gps_order(o, ds, &d.order, &d.order_s)) != 0) ||
         (rc = tool_pe_parse("gat-train", o->pe, &d.pe)) != 0 ||
         (rc = tool_pe_build("gat-train", &d.pe, ds, o->threads, o->quiet)) != 0 ||
         (rc = standardize_nodes(&d)) != 0) {
@@ -759,6 +762,8 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         return rc;
     }
     dataset_summary(o, ds, name);
+    if (o->gps && !o->quiet && d.order != GAT_ORDER_NONE)
+        printf("node order %s: %.2f s (before training)\n", gat_order_name(d.order), d.order_s);
     minibatch_note(o, ds);
     /* the splits the runs train on: --all-splits' or --resplit's every one, else the split in
      * use */

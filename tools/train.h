@@ -137,6 +137,8 @@ void train_release_signals(void);
 
 /* The signal that stops training (SIGINT, SIGTERM, SIGUSR1) once received, else 0. */
 int train_stop_signal(void);
+/* The monotonic clock, in seconds. */
+double train_now(void);
 
 /* Starts run p->run's ticker thread on a terminal; end_line stops it and ends the line. */
 void start_ticker(progress *p);
@@ -163,6 +165,11 @@ extern const char train_preset_help[];
 
 /* The usage checks of --arch and --anchors. Returns 0 or 2 after a message. */
 int train_gps_check(options *o);
+/* --order for a graph transformer's node task: ds renumbered (gat_dataset_order) before its
+ * encodings, as a GAT model renumbers the graph it binds (a transformer reads the dataset as it
+ * is); the order applied into *used, what it took into *seconds. Returns 0, or 1 after a
+ * message. */
+int train_gps_order(const options *o, gat_dataset *ds, gat_order *used, double *seconds);
 /* o->runs graph transformers on ds (called name) and its node split (pe: its encodings, flipped
  * per epoch and fixed for the figures); with --save (one run) the model goes to o->save with
  * meta save; --metrics and --plot as train_runs. Returns the exit code. */

@@ -1,6 +1,6 @@
 /* gat-train --arch gps|transformer|gat-mlp|gat-bn|gat-ffn: the models of gat/gps.h on a node task
- * (runs on the dataset's split) and on --task graph (one fold of train_graphs.c's
- * cross-validation).
+ * (runs on the dataset's split, its nodes renumbered by --order) and on --task graph (one fold of
+ * train_graphs.c's cross-validation).
  * --pe works as with GAT models: the model reads the features at every forward, so a sign flip
  * needs no rebinding. Printing only. */
 #include "train.h"
@@ -67,13 +67,6 @@ int train_gps_check(options *o)
                 o->arch, which);
         return 2;
     }
-    if (o->order) {
-        fprintf(stderr,
-                "gat-train: --arch %s does not take --order (graph transformers keep the "
-                "nodes in the order read)\n",
-                o->arch);
-        return 2;
-    }
     if ((o->arch_kind == GAT_GPS_BN || o->arch_kind == GAT_GPS_FFN) && o->anchors) {
         fprintf(stderr, "gat-train: --anchors needs --arch gps or transformer\n");
         return 2;
@@ -85,6 +78,17 @@ int train_gps_check(options *o)
     }
     o->whole_scores = o->whole_scores != 0 && o->arch_kind != GAT_GPS_GLOBAL;
     o->linear_init = o->linear_init != 0;
+    return 0;
+}
+
+int train_gps_order(const options *o, gat_dataset *ds, gat_order *used, double *seconds)
+{
+    const double t0 = train_now();
+    if (gat_dataset_order(ds, o->node_order, used) != GAT_OK) {
+        fprintf(stderr, "gat-train: --order: %s\n", gat_last_error());
+        return 1;
+    }
+    *seconds = train_now() - t0;
     return 0;
 }
 

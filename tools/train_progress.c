@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
+double train_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -105,7 +105,7 @@ static void *tick(void *arg)
             until.tv_nsec -= 1000000000L;
         }
         if (!p->pending) pthread_cond_timedwait(&p->wake, &p->lock, &until);
-        const double busy = now() - p->epoch_start;
+        const double busy = train_now() - p->epoch_start;
         if (p->ticking && (busy >= 1.0 || p->pending)) draw_line(p, &p->last, busy);
         if (p->pending) {
             p->pending = 0;
@@ -124,7 +124,7 @@ void start_ticker(progress *p)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    p->epoch_start = now();
+    p->epoch_start = train_now();
     p->last = (gat_epoch_info){0};
     p->part = (gat_stage_info){0};
     p->force = getenv("GAT_TRAIN_TEST_TICKER") != NULL;
@@ -199,7 +199,7 @@ int on_epoch(const gat_epoch_info *e, void *user)
     if (p->tty) {
         /* at most ten updates a second: a terminal cannot show more, and writes cost */
         pthread_mutex_lock(&p->lock);
-        const double t = now();
+        const double t = train_now();
         p->last = *e;
         p->epoch_start = t;
         if (e->epoch == 1 || (e->epoch % p->o->log_every == 0 && t - p->last_draw >= 0.1)) {

@@ -520,6 +520,27 @@ GAT_API gat_status gat_dataset_largest_component(gat_dataset *ds, gat_idx *remov
 GAT_API gat_status gat_dataset_remove_small_classes(gat_dataset *ds, gat_idx min_nodes,
                                                     gat_idx *classes, gat_idx *nodes);
 
+/* Renumbers the nodes of ds, a dataset of one graph: node perm[k] becomes node k (perm: (ds->n)
+ * a permutation of 0..n-1, as gat_graph_order gives; borrowed). Every per-node array (features,
+ * labels, split, every fixed split, multi-hot labels, node_ids) moves with its node and every
+ * edge (with its edge features and edge_input) with its ends, each row's sources ascending in
+ * the new numbers; the first negative feature is looked up again in the new order. A model
+ * trained on the renumbered dataset sees the same graph, except that dropout masks, keyed by
+ * position, differ. Returns GAT_EINVAL (NULL argument, a dataset of many graphs, perm not a
+ * permutation: the message names the first entry out of range or repeated), GAT_ENOMEM; on
+ * failure ds is unchanged. Cost O(n + E log(max degree) + nnz + E D), and a copy of ds. */
+GAT_API gat_status gat_dataset_permute(gat_dataset *ds, const gat_idx *perm);
+
+/* Renumbers ds (a dataset of one graph) for locality as gat_model_set_order renumbers the graph
+ * a model binds, for the models that take a dataset as it is (gat_gps_train): a method
+ * (GAT_ORDER_RCM, GAT_ORDER_DEGREE) always, GAT_ORDER_AUTO by its rule (gat/graph.h: RCM on
+ * graphs of GAT_ORDER_AUTO_EDGES edges or more where it brings neighbours closer), GAT_ORDER_NONE
+ * never; by gat_dataset_permute with gat_graph_order's permutation. *used (may be NULL) receives
+ * the order applied (GAT_ORDER_NONE: ds is as it was). Returns GAT_EINVAL (NULL ds, order not a
+ * gat_order, a dataset of many graphs), GAT_ENOMEM; on failure ds is unchanged. Cost
+ * gat_graph_order's and gat_dataset_permute's. */
+GAT_API gat_status gat_dataset_order(gat_dataset *ds, gat_order order, gat_order *used);
+
 /* Frees everything ds owns and zeroes it. Accepts NULL and a zeroed dataset. */
 GAT_API void gat_dataset_destroy(gat_dataset *ds);
 

@@ -1,11 +1,13 @@
 /* A dataset cut to part of its nodes, as Shchur et al. 2018 prepare their benchmark sets: to its
  * graph's largest connected component (gat_dataset_largest_component) and to the classes with
  * enough labelled nodes (gat_dataset_remove_small_classes), each also an option of every public
- * dataset source (gat_i_dataset_finish). A breadth-first search over the in- and out-CSR finds
- * the weak components; the kept nodes' rows of every per-node and per-edge array are copied in
- * order into a new dataset, which replaces the old one only when it is whole. */
+ * dataset source (gat_i_dataset_finish); and a dataset renumbered (gat_dataset_permute,
+ * gat_dataset_order). A breadth-first search over the in- and out-CSR finds the weak
+ * components; the kept nodes' rows of every per-node and per-edge array are copied, in order or
+ * in the new order, into a new dataset, which replaces the old one only when it is whole. */
 #include "data/data_i.h"
 #include "core/core.h"
+#include "graph/graph_i.h"
 
 #include <string.h>
 
@@ -58,39 +60,44 @@ static gat_status copy_strings(const char *const **out, const char *const *src, 
     return GAT_OK;
 }
 
-/* out (zeroed): the m kept nodes of ds (keep[i] = 1), in their order, with their rows of every
- * per-node array, their edges from kept nodes and those edges' rows. classes (NULL: every class
- * as it is) lists the old number of each of the C classes kept, in order: labels are renumbered
- * and the names follow (every labelled node kept must be of a class kept). fn names the public
- * function in messages. On failure the caller destroys out. */
-static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_idx m,
+/* out (zeroed): the m nodes old[0..m) of ds (distinct), node old[k] renumbered k, with their
+ * rows of every per-node array, their edges from nodes kept (each row's sources ascending in the
+ * new numbers, its per-edge rows moved with them) and those edges' rows. classes (NULL: every
+ * class as it is) lists the old number of each of the C classes kept, in order: labels are
+ * renumbered and the names follow (every labelled node kept must be of a class kept). fn names
+ * the public function in messages. On failure the caller destroys out. */
+static gat_status restrict_rows(const gat_dataset *ds, const gat_idx *old, gat_idx m,
                                 const gat_idx *classes, gat_idx C, gat_dataset *out, const char *fn)
 {
     const gat_graph *g = &ds->graph;
     const gat_idx n = ds->n, D = ds->n_edge_features, L = ds->n_labels;
     const size_t S = ds->splits ? (size_t)ds->n_splits : 0, mz = m ? (size_t)m : 1;
-    gat_idx *to = gat_malloc((size_t)n, sizeof *to), *old = gat_malloc(mz, sizeof *old);
+    gat_idx *to = gat_malloc((size_t)n + 1, sizeof *to);
     gat_idx *rowptr = gat_malloc(mz + 1, sizeof *rowptr), *col = NULL;
     gat_idx *class_to =
         classes ? gat_malloc(ds->n_classes ? (size_t)ds->n_classes : 1, sizeof *class_to) : NULL;
+    uint64_t *key = NULL; /* a row's (new source << 32 | edge in the row), sorted */
     size_t E = 0, nnz = 0;
-    gat_idx loops = 0; /* kept rows with their self-loop: all or none (the builders' rule) */
+    gat_idx loops = 0, most = 0; /* kept rows with their self-loop: all or none (the builders'
+                                  * rule); the largest degree */
     gat_status st = GAT_ENOMEM;
-    if (!to || !old || !rowptr || (classes && !class_to)) goto out;
+    if (!to || !rowptr || (classes && !class_to)) goto out;
     if (classes) {
         for (gat_idx c = 0; c < ds->n_classes; c++)
             class_to[c] = -1;
         for (gat_idx c = 0; c < C; c++)
             class_to[classes[c]] = c;
     }
-    for (gat_idx i = 0, k = 0; i < n; i++) {
-        to[i] = keep[i] ? k : -1;
-        if (keep[i]) {
-            old[k++] = i;
-            for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
-                E += keep[g->col[e]];
-            nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
-        }
+    for (gat_idx i = 0; i < n; i++)
+        to[i] = -1;
+    for (gat_idx k = 0; k < m; k++)
+        to[old[k]] = k;
+    for (gat_idx k = 0; k < m; k++) {
+        const gat_idx i = old[k];
+        for (gat_idx e = g->rowptr[i]; e < g->rowptr[i + 1]; e++)
+            E += to[g->col[e]] >= 0;
+        most = gat_graph_degree(g, i) > most ? gat_graph_degree(g, i) : most;
+        nnz += (size_t)(ds->x.rowptr[i + 1] - ds->x.rowptr[i]);
     }
     out->n = m;
     out->n_features = ds->n_features;
@@ -98,6 +105,7 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     out->n_labels = L;
     out->n_edge_features = D;
     if (!(col = gat_malloc(E ? E : 1, sizeof *col)) ||
+        !(key = gat_malloc(most ? (size_t)most : 1, sizeof *key)) ||
         !(out->split = gat_calloc(mz, sizeof *out->split)) ||
         (ds->labels && !(out->labels = gat_malloc(mz, sizeof *out->labels))) ||
         (D > 0 && !(out->edge_x = gat_malloc(E ? E * (size_t)D : 1, sizeof *out->edge_x))) ||
@@ -109,16 +117,18 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
     rowptr[0] = out->x.rowptr[0] = 0;
     for (gat_idx k = 0; k < m; k++) {
         const gat_idx i = old[k], e0 = g->rowptr[i], e1 = g->rowptr[i + 1];
-        gat_idx at = rowptr[k];
-        for (gat_idx e = e0; e < e1; e++) {
-            if (to[g->col[e]] < 0) continue; /* from a node removed (never in one component) */
-            col[at] = to[g->col[e]];
+        gat_idx at = rowptr[k], d = 0;
+        for (gat_idx e = e0; e < e1; e++) /* edges from a node removed go */
+            if (to[g->col[e]] >= 0) key[d++] = (uint64_t)to[g->col[e]] << 32 | (uint64_t)(e - e0);
+        gat_i_sort_keys(key, (size_t)d); /* already in order unless renumbered */
+        for (gat_idx a = 0; a < d; a++, at++) {
+            const gat_idx e = e0 + (gat_idx)(key[a] & 0xffffffffu);
+            col[at] = (gat_idx)(key[a] >> 32);
             loops += g->col[e] == i;
             if (D > 0)
                 memcpy(out->edge_x + (size_t)at * (size_t)D, ds->edge_x + (size_t)e * (size_t)D,
                        (size_t)D * sizeof *out->edge_x);
             if (ds->edge_input) out->edge_input[at] = ds->edge_input[e];
-            at++;
         }
         rowptr[k + 1] = at;
         const gat_idx q0 = ds->x.rowptr[i], q1 = ds->x.rowptr[i + 1], xq = out->x.rowptr[k];
@@ -162,9 +172,22 @@ static gat_status restrict_rows(const gat_dataset *ds, const uint8_t *keep, gat_
 out:
     gat_free(class_to);
     gat_free(to);
-    gat_free(old);
+    gat_free(key);
     gat_free(rowptr);
     gat_free(col);
+    return st;
+}
+
+/* out (zeroed): ds cut to its nodes with keep[i] = 1 (m of them), in their order */
+static gat_status keep_rows(const gat_dataset *ds, const uint8_t *keep, gat_idx m,
+                            const gat_idx *classes, gat_idx C, gat_dataset *out, const char *fn)
+{
+    gat_idx *old = gat_malloc(m ? (size_t)m : 1, sizeof *old);
+    if (!old) return GAT_ENOMEM;
+    for (gat_idx i = 0, k = 0; i < ds->n; i++)
+        if (keep[i]) old[k++] = i;
+    const gat_status st = restrict_rows(ds, old, m, classes, C, out, fn);
+    gat_free(old);
     return st;
 }
 
@@ -186,7 +209,7 @@ gat_status gat_i_largest_component(gat_dataset *ds, gat_idx *removed, const char
         return m < 0 ? GAT_ENOMEM : GAT_OK;
     }
     gat_dataset out = {0};
-    const gat_status st = restrict_rows(ds, keep, m, NULL, 0, &out, fn);
+    const gat_status st = keep_rows(ds, keep, m, NULL, 0, &out, fn);
     gat_free(keep);
     if (st != GAT_OK) {
         gat_dataset_destroy(&out);
@@ -252,7 +275,7 @@ gat_status gat_i_remove_small_classes(gat_dataset *ds, gat_idx min_nodes, gat_id
     if (K == C) goto done;
     for (gat_idx i = 0; i < ds->n; i++)
         m += keep[i] = ds->labels[i] < 0 || count[ds->labels[i]] >= min_nodes;
-    if ((st = restrict_rows(ds, keep, m, kept, K, &out, fn)) != GAT_OK) goto done;
+    if ((st = keep_rows(ds, keep, m, kept, K, &out, fn)) != GAT_OK) goto done;
     if (classes) *classes = C - K;
     if (nodes) *nodes = ds->n - m;
     gat_dataset_destroy(ds);
@@ -301,5 +324,72 @@ gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt,
         if (labelled > 0 && (st = gat_i_random_split(ds, opt, what)) == GAT_OK)
             gat_i_count_split(ds);
     }
+    return st;
+}
+
+gat_status gat_dataset_permute(gat_dataset *ds, const gat_idx *perm)
+{
+    gat_i_clear_error();
+    if (!ds || !perm)
+        return gat_i_error(GAT_EINVAL, "gat_dataset_permute: NULL %s", !ds ? "dataset" : "perm");
+    if (ds->n_graphs > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_dataset_permute: the dataset holds %d graphs; nodes are "
+                           "renumbered in a dataset of one graph",
+                           ds->n_graphs);
+    uint8_t *seen = gat_calloc(ds->n ? (size_t)ds->n : 1, 1);
+    if (!seen) return GAT_ENOMEM;
+    for (gat_idx k = 0; k < ds->n; k++) {
+        const gat_idx i = perm[k];
+        if (i < 0 || i >= ds->n || seen[i]) {
+            gat_free(seen);
+            return gat_i_error(GAT_EINVAL,
+                               "gat_dataset_permute: perm is not a permutation of 0..%d: "
+                               "perm[%d] = %d %s",
+                               ds->n - 1, k, i, i < 0 || i >= ds->n ? "is out of range" : "again");
+        }
+        seen[i] = 1;
+    }
+    gat_free(seen);
+    gat_dataset out = {0};
+    const gat_status st = restrict_rows(ds, perm, ds->n, NULL, 0, &out, "gat_dataset_permute");
+    if (st != GAT_OK) {
+        gat_dataset_destroy(&out);
+        return st;
+    }
+    gat_dataset_destroy(ds);
+    *ds = out;
+    return GAT_OK;
+}
+
+gat_status gat_dataset_order(gat_dataset *ds, gat_order order, gat_order *used)
+{
+    gat_i_clear_error();
+    if (used) *used = GAT_ORDER_NONE;
+    if (!ds) return gat_i_error(GAT_EINVAL, "gat_dataset_order: NULL dataset");
+    if ((unsigned)order >= GAT_ORDER_COUNT)
+        return gat_i_error(GAT_EINVAL, "gat_dataset_order: order %d is not a gat_order",
+                           (int)order);
+    if (ds->n_graphs > 0)
+        return gat_i_error(GAT_EINVAL,
+                           "gat_dataset_order: the dataset holds %d graphs; nodes are renumbered "
+                           "in a dataset of one graph",
+                           ds->n_graphs);
+    if (!gat_i_order_considered(&ds->graph, order)) return GAT_OK;
+    gat_idx *perm = gat_malloc(ds->n ? (size_t)ds->n : 1, sizeof *perm);
+    if (!perm) return GAT_ENOMEM;
+    gat_order pick;
+    gat_status st = gat_i_order_pick(&ds->graph, order, perm, &pick);
+    if (st == GAT_OK && pick != GAT_ORDER_NONE) {
+        gat_dataset out = {0};
+        if ((st = restrict_rows(ds, perm, ds->n, NULL, 0, &out, "gat_dataset_order")) == GAT_OK) {
+            gat_dataset_destroy(ds);
+            *ds = out;
+            if (used) *used = pick;
+        } else {
+            gat_dataset_destroy(&out);
+        }
+    }
+    gat_free(perm);
     return st;
 }

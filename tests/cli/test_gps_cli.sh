@@ -123,7 +123,7 @@ got=$(awk 'FILENAME ~ /folds$/ {if (!/^#/) f[$1] = $2; next} FNR > 1 && f[$1] ==
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "graph-embed-accuracy ($got %)" || bad graph-embed-accuracy "gat-train $want, from the predictions $got"
 
 # --metrics, --plot and --eval-every on a node task (they were ignored): the rows of both runs,
-# validation at epochs 2, 4 and 6 only; --order is refused
+# validation at epochs 2, 4 and 6 only
 check gps-outputs 0 "^wrote $tmp/gps.csv: 12 epochs$" '' -- "$train" "${common[@]}" --arch gat-mlp --threads 1 --runs 2 --eval-every 2 --metrics "$tmp/gps.csv"
 awk -F, 'NR > 1 {n++; if ($5 == "nan") nan++} END {exit !(n == 12 && nan == 6)}' "$tmp/gps.csv" && head -1 "$tmp/gps.csv" | grep -q '^run,epoch,' &&
   ok gps-metrics-rows || badf gps-metrics-rows "$tmp/gps.csv"
@@ -132,6 +132,17 @@ if command -v gnuplot >/dev/null; then
 else
   echo "skip gps-plot: no gnuplot on PATH"
 fi
-check gps-no-order 2 '' '^gat-train: --arch gps does not take --order \(graph transformers keep the nodes in the order read\)$' -- "$train" "${common[@]}" --arch gps --order rcm --quiet
+# --order: the dataset renumbered before training (said after its summary); the model saved
+# predicts the nodes in the file's order with the test accuracy gat-train reported
+check gps-order 0 '^node order rcm: [0-9.]+ s \(before training\)$' '' -- "$train" "${common[@]}" --arch gat-ffn --threads 1 --order rcm --save "$tmp/r.gat" --save-split "$tmp/r.split"
+want=$(sed -nE 's/^test accuracy: ([0-9.]+)%.*/\1/p' "$tmp/out")
+check gps-order-embed 0 '^wrote .*: predictions of 205 nodes' '' -- "$embed" --model "$tmp/r.gat" --predict "$tmp/r.tsv"
+got=$(awk -F'\t' 'FILENAME ~ /split$/ {s[$1] = $2; next} FILENAME ~ /content$/ {lab[$1] = $NF; next}
+  FNR > 1 && s[$1] == "test" {n++; if ($2 == lab[$1]) c++} END {if (n) printf "%.2f", 100 * c / n}' \
+  "$tmp/r.split" "$data/small/small.content" "$tmp/r.tsv")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "gps-order-accuracy ($got %)" || bad gps-order-accuracy "gat-train $want, from the predictions $got"
+# auto (the default) keeps the order of a graph this small, and says nothing
+check gps-order-auto 0 '^test accuracy' '' -- "$train" "${common[@]}" --arch gps --threads 1
+! grep -q '^node order' "$tmp/out" && ok gps-order-auto-kept || badf gps-order-auto-kept "$tmp/out"
 check gps-auc-classes 2 '' '^gat-train: --metric auc: ROC-AUC needs two classes, and .*small has [0-9]+ \(use acc or loss\)$' -- "$train" "${common[@]}" --arch gps --metric auc --quiet
 summary

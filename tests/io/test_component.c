@@ -6,7 +6,8 @@
  * classes too small (gat_dataset_remove_small_classes, gat_dataset_options.min_class_nodes):
  * the classes renumbered with their names, the nodes and edges removed, both cuts together
  * against a reference that alternates them, the split drawn after the cut, refusals and
- * allocation failures. */
+ * allocation failures. Datasets renumbered (gat_dataset_permute, gat_dataset_order): every row
+ * and edge moved with its node, refusals and allocation failures. */
 #include "testutil.h"
 #include "core/core.h"
 
@@ -341,6 +342,16 @@ static gat_idx ref_largest(gat_idx n, size_t m, const gat_idx *src, const gat_id
     return ref_largest_of(n, m, src, dst, keep);
 }
 
+/* m random edges src[k] -> dst[k] among n nodes from the LCG state */
+static void random_edges(uint64_t *state, gat_idx n, size_t m, gat_idx *src, gat_idx *dst)
+{
+    for (size_t k = 0; k < m; k++) {
+        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+        src[k] = (gat_idx)((*state >> 33) % (uint64_t)n);
+        dst[k] = (gat_idx)((*state >> 13) % (uint64_t)n);
+    }
+}
+
 START_TEST(test_random_graphs)
 {
     gat_dataset_options o;
@@ -352,11 +363,7 @@ START_TEST(test_random_graphs)
         gat_idx src[256], dst[256];
         const gat_idx n = 10 + trial % 50;
         const size_t m = (size_t)(trial % 7) * (size_t)n / 6;
-        for (size_t k = 0; k < m; k++) {
-            state = state * 6364136223846793005ull + 1442695040888963407ull;
-            src[k] = (gat_idx)((state >> 33) % (uint64_t)n);
-            dst[k] = (gat_idx)((state >> 13) % (uint64_t)n);
-        }
+        random_edges(&state, n, m, src, dst);
         uint8_t keep[64];
         const gat_idx k = ref_largest(n, m, src, dst, keep);
         ck_assert_int_eq(make(&ds, n, m, src, dst, NULL, &o), GAT_OK);
@@ -394,20 +401,26 @@ static gat_status make_fixture(gat_dataset *ds, int classes, const gat_dataset_o
                    : make(ds, 8, 5, SRC, DST, NULL, o);
 }
 
-static gat_status cut_fixture(gat_dataset *ds, int classes)
+/* kind 0: the largest component, 1: the classes, 2: the nodes renumbered in reverse */
+static gat_status cut_fixture(gat_dataset *ds, int kind)
 {
-    return classes ? gat_dataset_remove_small_classes(ds, 3, NULL, NULL)
-                   : gat_dataset_largest_component(ds, NULL);
+    gat_idx rev[8];
+    for (gat_idx k = 0; k < 8; k++)
+        rev[k] = 7 - k;
+    return kind == 2   ? gat_dataset_permute(ds, rev)
+           : kind == 1 ? gat_dataset_remove_small_classes(ds, 3, NULL, NULL)
+                       : gat_dataset_largest_component(ds, NULL);
 }
 
-/* A failing allocation anywhere in either cut leaves the dataset as it was (each allocation
- * fails in turn until the cut succeeds: 4 nodes of the component, 8 of the classes kept) */
+/* A failing allocation anywhere in either cut or in a renumbering leaves the dataset as it was
+ * (each allocation fails in turn until the call succeeds: 4 nodes of the component, 8 of the
+ * classes kept, 8 renumbered) */
 START_TEST(test_alloc_failures)
 {
     gat_dataset_options o;
     gat_dataset ds, full;
     options_off(&o);
-    const int classes = _i;
+    const int kind = _i, classes = kind == 1;
     ck_assert_int_eq(make_fixture(&full, classes, &o), GAT_OK);
     long k, failed = 0;
     gat_status st = GAT_ENOMEM;
@@ -415,7 +428,7 @@ START_TEST(test_alloc_failures)
         ck_assert_int_eq(make_fixture(&ds, classes, &o), GAT_OK);
         const gat_dataset before = ds;
         gat_i_alloc_fail_at(k);
-        st = cut_fixture(&ds, classes);
+        st = cut_fixture(&ds, kind);
         gat_i_alloc_fail_at(-1);
         if (st == GAT_OK) break;
         ck_assert_int_eq(st, GAT_ENOMEM);
@@ -426,7 +439,13 @@ START_TEST(test_alloc_failures)
     }
     ck_assert_int_eq(st, GAT_OK);
     ck_assert_int_gt(failed, 10);
-    ck_assert_int_eq(ds.n, classes ? 8 : 4);
+    ck_assert_int_eq(ds.n, kind ? 8 : 4);
+    if (kind == 2) {
+        const char *rev[8];
+        for (gat_idx a = 0; a < 8; a++)
+            rev[a] = full.node_ids[7 - a];
+        assert_cut(&full, &ds, rev, 8);
+    }
     gat_dataset_destroy(&ds);
     gat_dataset_destroy(&full);
 }
@@ -670,11 +689,7 @@ START_TEST(test_classes_random)
         gat_idx src[256], dst[256], lab[64];
         const gat_idx n = 10 + trial % 50, C = 2 + trial % 5;
         const size_t m = (size_t)(1 + trial % 5) * (size_t)n / 4;
-        for (size_t k = 0; k < m; k++) {
-            state = state * 6364136223846793005ull + 1442695040888963407ull;
-            src[k] = (gat_idx)((state >> 33) % (uint64_t)n);
-            dst[k] = (gat_idx)((state >> 13) % (uint64_t)n);
-        }
+        random_edges(&state, n, m, src, dst);
         for (gat_idx i = 0; i < n; i++) {
             state = state * 6364136223846793005ull + 1442695040888963407ull;
             lab[i] = (gat_idx)((state >> 40) % (uint64_t)(C + 1)) - 1; /* -1: unlabelled */
@@ -734,6 +749,145 @@ START_TEST(test_classes_random)
 }
 END_TEST
 
+/* gat_dataset_permute on random graphs and random permutations: every node with its rows, every
+ * edge with its rows (assert_cut: by the nodes' ids), each row's sources ascending
+ * (gat_graph_check), the fixed splits' rows and the split sizes; the first negative feature
+ * looked up in the new order. */
+START_TEST(test_permute)
+{
+    gat_dataset_options o;
+    gat_dataset ds, full;
+    options_off(&o);
+    uint64_t state = 0x2545f4914f6cdd1dull * (uint64_t)(_i + 1);
+    for (int trial = 0; trial < 30; trial++) {
+        gat_idx src[256], dst[256], perm[64];
+        const gat_idx n = 10 + trial % 50;
+        const size_t m = (size_t)(1 + trial % 4) * (size_t)n;
+        random_edges(&state, n, m, src, dst);
+        for (gat_idx i = 0; i < n; i++)
+            perm[i] = i;
+        for (gat_idx i = n - 1; i > 0; i--) { /* Fisher-Yates */
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            const gat_idx j = (gat_idx)((state >> 33) % (uint64_t)(i + 1)), t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        ck_assert_int_eq(make(&ds, n, m, src, dst, NULL, &o), GAT_OK);
+        ck_assert_int_eq(make(&full, n, m, src, dst, NULL, &o), GAT_OK);
+        uint8_t *rows = malloc(2 * (size_t)n);
+        for (gat_idx i = 0; i < 2 * n; i++)
+            rows[i] = (uint8_t)(i % 4);
+        ds.splits = rows;
+        ds.n_splits = 2;
+        const gat_idx train = ds.n_train, val = ds.n_val, test = ds.n_test;
+        ck_assert_int_eq(gat_dataset_permute(&ds, perm), GAT_OK);
+        const char *ids[64];
+        for (gat_idx k = 0; k < n; k++)
+            ids[k] = full.node_ids[perm[k]];
+        assert_cut(&full, &ds, ids, n);
+        ck_assert_int_eq(ds.n_splits, 2);
+        for (int r = 0; r < 2; r++)
+            for (gat_idx k = 0; k < n; k++)
+                ck_assert_int_eq(ds.splits[(size_t)r * (size_t)n + (size_t)k],
+                                 (r * n + perm[k]) % 4);
+        ck_assert_int_eq(ds.n_train, train);
+        ck_assert_int_eq(ds.n_val, val);
+        ck_assert_int_eq(ds.n_test, test);
+        ck_assert_int_eq(ds.removed_nodes, 0);
+        gat_dataset_destroy(&ds);
+        gat_dataset_destroy(&full);
+    }
+    /* the first negative feature: node 5's in the new order (n0 and n5 hold one) */
+    gat_graph g;
+    gat_csr x;
+    gat_real dense[8 * 2] = {0};
+    dense[0 * 2 + 1] = -1, dense[5 * 2] = -2;
+    ck_assert_int_eq(gat_graph_from_edges(&g, 8, 5, SRC, DST, 0), GAT_OK);
+    ck_assert_int_eq(gat_csr_from_dense(&x, 8, 2, dense), GAT_OK);
+    const gat_dataset_parts p = {.graph = &g, .features = &x};
+    ck_assert_int_eq(gat_dataset_from_parts(&ds, &p, &o), GAT_OK);
+    ck_assert_int_eq(ds.negative_node, 0);
+    const gat_idx swap[8] = {5, 1, 2, 3, 4, 0, 6, 7};
+    ck_assert_int_eq(gat_dataset_permute(&ds, swap), GAT_OK);
+    ck_assert_int_eq(ds.negative_node, 0);
+    ck_assert_int_eq(ds.negative_column, 0);
+    ck_assert(ds.negative_value == -2);
+    gat_dataset_destroy(&ds);
+    gat_graph_destroy(&g);
+    gat_csr_destroy(&x);
+}
+END_TEST
+
+/* Refusals leave the dataset as it was; gat_dataset_order by a method is gat_dataset_permute by
+ * gat_graph_order's permutation, none and auto on a small graph leave it as it is. */
+START_TEST(test_permute_refusals_and_order)
+{
+    gat_dataset_options o;
+    gat_dataset ds, full;
+    options_off(&o);
+    ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+    const gat_dataset before = ds;
+    gat_idx bad[8] = {0, 1, 2, 3, 4, 5, 6, 6};
+    ASSERT_FAILS(gat_dataset_permute(&ds, bad), GAT_EINVAL,
+                 "gat_dataset_permute: perm is not a permutation of 0..7: perm[7] = 6 again");
+    bad[2] = 8;
+    ASSERT_FAILS(gat_dataset_permute(&ds, bad), GAT_EINVAL,
+                 "gat_dataset_permute: perm is not a permutation of 0..7: perm[2] = 8 is out of "
+                 "range");
+    bad[2] = -1;
+    ASSERT_FAILS(gat_dataset_permute(&ds, bad), GAT_EINVAL, "perm[2] = -1 is out of range");
+    ASSERT_FAILS(gat_dataset_permute(&ds, NULL), GAT_EINVAL, "gat_dataset_permute: NULL perm");
+    ASSERT_FAILS(gat_dataset_permute(NULL, bad), GAT_EINVAL, "gat_dataset_permute: NULL dataset");
+    ASSERT_FAILS(gat_dataset_order(&ds, GAT_ORDER_COUNT, NULL), GAT_EINVAL,
+                 "gat_dataset_order: order 4 is not a gat_order");
+    ASSERT_FAILS(gat_dataset_order(NULL, GAT_ORDER_RCM, NULL), GAT_EINVAL,
+                 "gat_dataset_order: NULL dataset");
+    ck_assert_mem_eq(&ds, &before, sizeof ds);
+    gat_order used = GAT_ORDER_RCM;
+    ck_assert_int_eq(gat_dataset_order(&ds, GAT_ORDER_NONE, &used), GAT_OK);
+    ck_assert_int_eq(used, GAT_ORDER_NONE);
+    ck_assert_int_eq(gat_dataset_order(&ds, GAT_ORDER_AUTO, &used), GAT_OK); /* 13 edges */
+    ck_assert_int_eq(used, GAT_ORDER_NONE);
+    ck_assert_mem_eq(&ds, &before, sizeof ds);
+    for (int method = GAT_ORDER_RCM; method <= GAT_ORDER_DEGREE; method++) {
+        gat_idx perm[8];
+        ck_assert_int_eq(make(&full, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        ck_assert_int_eq(gat_graph_order(&full.graph, (gat_order)method, perm), GAT_OK);
+        gat_dataset by_perm;
+        ck_assert_int_eq(make(&by_perm, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        ck_assert_int_eq(gat_dataset_permute(&by_perm, perm), GAT_OK);
+        gat_dataset_destroy(&ds);
+        ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
+        ck_assert_int_eq(gat_dataset_order(&ds, (gat_order)method, &used), GAT_OK);
+        ck_assert_int_eq(used, method);
+        const char *ids[8];
+        gat_idx moved = 0;
+        for (gat_idx k = 0; k < 8; k++)
+            ids[k] = full.node_ids[perm[k]], moved += perm[k] != k;
+        ck_assert_int_gt(moved, 0);
+        assert_cut(&full, &ds, ids, 8);
+        assert_cut(&full, &by_perm, ids, 8);
+        gat_dataset_destroy(&by_perm);
+        gat_dataset_destroy(&full);
+    }
+    gat_dataset_destroy(&ds);
+
+    /* many graphs: refused, nothing changed */
+    tu_graph_set(&ds, 3, 4, 7);
+    const gat_dataset set = ds;
+    gat_idx *id = malloc((size_t)ds.n * sizeof *id);
+    for (gat_idx k = 0; k < ds.n; k++)
+        id[k] = k;
+    ASSERT_FAILS(gat_dataset_permute(&ds, id), GAT_EINVAL,
+                 "gat_dataset_permute: the dataset holds 3 graphs; nodes are renumbered in a "
+                 "dataset of one graph");
+    ASSERT_FAILS(gat_dataset_order(&ds, GAT_ORDER_RCM, NULL), GAT_EINVAL,
+                 "gat_dataset_order: the dataset holds 3 graphs");
+    ck_assert_mem_eq(&ds, &set, sizeof ds);
+    gat_dataset_destroy(&ds);
+    free(id);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("component");
@@ -742,11 +896,13 @@ static Suite *suite(void)
     tcase_add_test(tc, test_option_split);
     tcase_add_test(tc, test_splits_and_refusals);
     tcase_add_loop_test(tc, test_random_graphs, 0, 3);
-    tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
+    tcase_add_loop_test(tc, test_alloc_failures, 0, 3);
     tcase_add_test(tc, test_load);
     tcase_add_test(tc, test_classes_by_hand);
     tcase_add_test(tc, test_classes_option);
     tcase_add_loop_test(tc, test_classes_random, 0, 3);
+    tcase_add_loop_test(tc, test_permute, 0, 2);
+    tcase_add_test(tc, test_permute_refusals_and_order);
     suite_add_tcase(s, tc);
     return s;
 }
