@@ -87,12 +87,15 @@ INLINE VI expand(unsigned bits)
 }
 
 /* Prefetch of a gathered row of hw values, AHEAD edges early: the gathers of z_j, dy_i and alpha
- * follow the CSR's columns, which the hardware prefetchers cannot predict. */
+ * follow the CSR's columns, which the hardware prefetchers cannot predict. Into L2, not L1
+ * (prefetcht1): AHEAD rows of 4 to 32 lines each are more lines in flight than L1 has miss
+ * buffers, and a prefetch waits for a free one (docs/performance.md, "Row prefetches into
+ * L2"). */
 #define AHEAD 8
 INLINE void prefetch_row(const gat_real *p, size_t hw)
 {
     for (size_t o = 0; o < hw * sizeof(gat_real); o += 64)
-        __builtin_prefetch((const char *)p + o, 0, 3);
+        __builtin_prefetch((const char *)p + o, 0, 2);
 }
 
 /* 8x8 transpose: out[c][r] = in[r][c] */
