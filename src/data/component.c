@@ -327,32 +327,12 @@ gat_status gat_i_dataset_finish(gat_dataset *ds, const gat_dataset_options *opt,
     return st;
 }
 
-gat_status gat_dataset_permute(gat_dataset *ds, const gat_idx *perm)
+/* ds renumbered by perm (a permutation of its nodes, as gat_dataset_permute's); ds unchanged on
+ * failure */
+static gat_status renumber(gat_dataset *ds, const gat_idx *perm, const char *fn)
 {
-    gat_i_clear_error();
-    if (!ds || !perm)
-        return gat_i_error(GAT_EINVAL, "gat_dataset_permute: NULL %s", !ds ? "dataset" : "perm");
-    if (ds->n_graphs > 0)
-        return gat_i_error(GAT_EINVAL,
-                           "gat_dataset_permute: the dataset holds %d graphs; nodes are "
-                           "renumbered in a dataset of one graph",
-                           ds->n_graphs);
-    uint8_t *seen = gat_calloc(ds->n ? (size_t)ds->n : 1, 1);
-    if (!seen) return GAT_ENOMEM;
-    for (gat_idx k = 0; k < ds->n; k++) {
-        const gat_idx i = perm[k];
-        if (i < 0 || i >= ds->n || seen[i]) {
-            gat_free(seen);
-            return gat_i_error(GAT_EINVAL,
-                               "gat_dataset_permute: perm is not a permutation of 0..%d: "
-                               "perm[%d] = %d %s",
-                               ds->n - 1, k, i, i < 0 || i >= ds->n ? "is out of range" : "again");
-        }
-        seen[i] = 1;
-    }
-    gat_free(seen);
     gat_dataset out = {0};
-    const gat_status st = restrict_rows(ds, perm, ds->n, NULL, 0, &out, "gat_dataset_permute");
+    const gat_status st = restrict_rows(ds, perm, ds->n, NULL, 0, &out, fn);
     if (st != GAT_OK) {
         gat_dataset_destroy(&out);
         return st;
@@ -362,34 +342,47 @@ gat_status gat_dataset_permute(gat_dataset *ds, const gat_idx *perm)
     return GAT_OK;
 }
 
+/* fn's refusal of a dataset of many graphs */
+static gat_status one_graph(const gat_dataset *ds, const char *fn)
+{
+    return ds->n_graphs > 0 ? gat_i_error(GAT_EINVAL,
+                                          "%s: the dataset holds %d graphs; nodes are renumbered "
+                                          "in a dataset of one graph",
+                                          fn, ds->n_graphs)
+                            : GAT_OK;
+}
+
+gat_status gat_dataset_permute(gat_dataset *ds, const gat_idx *perm)
+{
+    static const char fn[] = "gat_dataset_permute";
+    gat_status st;
+    gat_i_clear_error();
+    if (!ds || !perm) return gat_i_error(GAT_EINVAL, "%s: NULL %s", fn, !ds ? "dataset" : "perm");
+    if ((st = one_graph(ds, fn)) != GAT_OK) return st;
+    gat_idx *iperm = gat_malloc(ds->n ? (size_t)ds->n : 1, sizeof *iperm);
+    if (!iperm) return GAT_ENOMEM;
+    st = gat_i_perm_inverse(perm, ds->n, iperm, fn);
+    gat_free(iperm);
+    return st == GAT_OK ? renumber(ds, perm, fn) : st;
+}
+
 gat_status gat_dataset_order(gat_dataset *ds, gat_order order, gat_order *used)
 {
+    static const char fn[] = "gat_dataset_order";
+    gat_status st;
     gat_i_clear_error();
     if (used) *used = GAT_ORDER_NONE;
-    if (!ds) return gat_i_error(GAT_EINVAL, "gat_dataset_order: NULL dataset");
+    if (!ds) return gat_i_error(GAT_EINVAL, "%s: NULL dataset", fn);
     if ((unsigned)order >= GAT_ORDER_COUNT)
-        return gat_i_error(GAT_EINVAL, "gat_dataset_order: order %d is not a gat_order",
-                           (int)order);
-    if (ds->n_graphs > 0)
-        return gat_i_error(GAT_EINVAL,
-                           "gat_dataset_order: the dataset holds %d graphs; nodes are renumbered "
-                           "in a dataset of one graph",
-                           ds->n_graphs);
+        return gat_i_error(GAT_EINVAL, "%s: order %d is not a gat_order", fn, (int)order);
+    if ((st = one_graph(ds, fn)) != GAT_OK) return st;
     if (!gat_i_order_considered(&ds->graph, order)) return GAT_OK;
     gat_idx *perm = gat_malloc(ds->n ? (size_t)ds->n : 1, sizeof *perm);
     if (!perm) return GAT_ENOMEM;
     gat_order pick;
-    gat_status st = gat_i_order_pick(&ds->graph, order, perm, &pick);
-    if (st == GAT_OK && pick != GAT_ORDER_NONE) {
-        gat_dataset out = {0};
-        if ((st = restrict_rows(ds, perm, ds->n, NULL, 0, &out, "gat_dataset_order")) == GAT_OK) {
-            gat_dataset_destroy(ds);
-            *ds = out;
-            if (used) *used = pick;
-        } else {
-            gat_dataset_destroy(&out);
-        }
-    }
+    if ((st = gat_i_order_pick(&ds->graph, order, perm, &pick)) == GAT_OK &&
+        pick != GAT_ORDER_NONE && (st = renumber(ds, perm, fn)) == GAT_OK && used)
+        *used = pick;
     gat_free(perm);
     return st;
 }

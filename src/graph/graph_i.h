@@ -42,6 +42,10 @@ gat_status gat_i_graph_transpose(gat_graph *g);
  * row's (new column, edge) keys when its nodes are renumbered). */
 void gat_i_sort_keys(uint64_t *k, size_t n);
 
+/* iperm (n) = the inverse of perm (n): iperm[perm[k]] = k. GAT_EINVAL (fn naming the caller)
+ * where perm is not a permutation of 0..n-1: the first entry out of range or occurring twice. */
+gat_status gat_i_perm_inverse(const gat_idx *perm, gat_idx n, gat_idx *iperm, const char *fn);
+
 /* GAT_ORDER_AUTO's rule. RCM is kept only where it brings the edges' ends closer than the given
  * numbering does: the share of g's edges between two different nodes whose positions differ by
  * less than GAT_I_ORDER_WINDOW (rows a cache holds: 8 MiB of 256-byte rows) must grow by

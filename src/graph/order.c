@@ -273,6 +273,20 @@ gat_status gat_i_graph_transpose(gat_graph *g)
     return GAT_OK;
 }
 
+gat_status gat_i_perm_inverse(const gat_idx *perm, gat_idx n, gat_idx *iperm, const char *fn)
+{
+    for (gat_idx i = 0; i < n; i++)
+        iperm[i] = -1;
+    for (gat_idx k = 0; k < n; k++) {
+        if (perm[k] < 0 || perm[k] >= n || iperm[perm[k]] >= 0)
+            return gat_i_error(
+                GAT_EINVAL, "%s: perm is not a permutation of 0..%d: perm[%d] = %d %s", fn, n - 1,
+                k, perm[k], perm[k] < 0 || perm[k] >= n ? "is out of range" : "occurs twice");
+        iperm[perm[k]] = k;
+    }
+    return GAT_OK;
+}
+
 gat_status gat_graph_permute(gat_graph *dst, const gat_graph *src, const gat_idx *perm,
                              gat_idx *edge_of)
 {
@@ -290,17 +304,8 @@ gat_status gat_graph_permute(gat_graph *dst, const gat_graph *src, const gat_idx
     const gat_idx n = src->n;
     st = GAT_ENOMEM;
     if (!(iperm = gat_malloc((size_t)n, sizeof *iperm))) goto cleanup;
-    for (gat_idx i = 0; i < n; i++)
-        iperm[i] = -1;
-    for (gat_idx k = 0; k < n; k++) {
-        if (perm[k] < 0 || perm[k] >= n || iperm[perm[k]] >= 0) {
-            st = gat_i_error(GAT_EINVAL, "%s: perm is not a permutation of 0..%d: perm[%d] = %d %s",
-                             fn, n - 1, k, perm[k],
-                             perm[k] < 0 || perm[k] >= n ? "is out of range" : "occurs twice");
-            goto cleanup;
-        }
-        iperm[perm[k]] = k;
-    }
+    if ((st = gat_i_perm_inverse(perm, n, iperm, fn)) != GAT_OK) goto cleanup;
+    st = GAT_ENOMEM;
     out.n = n;
     out.nnz = src->nnz;
     gat_idx most = 0;

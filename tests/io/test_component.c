@@ -827,8 +827,9 @@ START_TEST(test_permute_refusals_and_order)
     ck_assert_int_eq(make(&ds, 8, 5, SRC, DST, NULL, &o), GAT_OK);
     const gat_dataset before = ds;
     gat_idx bad[8] = {0, 1, 2, 3, 4, 5, 6, 6};
-    ASSERT_FAILS(gat_dataset_permute(&ds, bad), GAT_EINVAL,
-                 "gat_dataset_permute: perm is not a permutation of 0..7: perm[7] = 6 again");
+    ASSERT_FAILS(
+        gat_dataset_permute(&ds, bad), GAT_EINVAL,
+        "gat_dataset_permute: perm is not a permutation of 0..7: perm[7] = 6 occurs twice");
     bad[2] = 8;
     ASSERT_FAILS(gat_dataset_permute(&ds, bad), GAT_EINVAL,
                  "gat_dataset_permute: perm is not a permutation of 0..7: perm[2] = 8 is out of "
