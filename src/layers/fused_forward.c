@@ -157,7 +157,7 @@ INLINE void gat_scores1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, co
                 e += xe[d] * l->em[(size_t)d * H + h];
             bits |= (unsigned)(e > 0) << (h & 7);
             if (ed->store_pos && ((h & 7) == 7 || h == H - 1)) pb[h >> 3] = (uint8_t)bits, bits = 0;
-            e = e > 0 ? e : slope * e;
+            e = sel1(e > 0, e, slope * e);
             al[(size_t)(k - k0) * H + h] = e;
             mx[h] = e > mx[h] ? e : mx[h];
         }
@@ -274,7 +274,7 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
                 bits |= keep << (h & 7);
                 if (ed->store_keep && ((h & 7) == 7 || h == H - 1))
                     ed->keep[(size_t)(k - k0) * AB + (h >> 3)] = (uint8_t)bits, bits = 0;
-                w[h] = keep ? w[h] * l->att.scale : 0;
+                w[h] = sel1((int)keep, w[h] * l->att.scale, 0);
             }
         }
         for (int q = 0; q < P; q++)
@@ -283,7 +283,7 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
             acc[v] += S[vq] * ld(zj + 8 * v);
         if (sums != FWD_SUMS_KEEP) continue;
         for (int h = 0; h < H; h++) {
-            const gat_real f = pre1(l, i, g->col[k], h, H) > 0 ? 1 : slope;
+            const gat_real f = sel1(pre1(l, i, g->col[k], h, H) > 0, 1, slope);
             sg[h] += a[h] * f;
             w2[h] = w[h] * f;
         }

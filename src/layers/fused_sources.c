@@ -243,10 +243,10 @@ INLINE void src_edge1(const gat_i_fl *l, gat_idx j, gat_idx p, size_t k, const g
         const unsigned kept =
             !l->att.on || (l->akeep ? bit_of(l->akeep + k * AB, h)
                                     : keep1(&l->att, tkey_of(l, p, k) * H + (uint64_t)h, blk, hv));
-        w[h] = !l->att.on ? a : kept ? a * as : 0;
-        const gat_real de = a * ((!l->att.on ? gd[h] : kept ? gd[h] * as : 0) - doti[h]);
+        w[h] = !l->att.on ? a : sel1((int)kept, a * as, 0);
+        const gat_real de = a * ((!l->att.on ? gd[h] : sel1((int)kept, gd[h] * as, 0)) - doti[h]);
         if (Sc == GAT_SCORE_GAT)
-            t->dss[h] += de * (pb ? 1 : l->slope);
+            t->dss[h] += de * sel1((int)pb, 1, l->slope);
         else
             gd[h] = de;
     }
@@ -293,38 +293,63 @@ INLINE void src_family_key(const gat_i_fl *l, gat_idx i, gat_idx j, size_t k, co
     }
 }
 
+/* Out-edge p of source row j, to row i = t_col[p] with a gradient: its term of dz_j's
+ * aggregation sum_i alpha'_ij dy_i (into t->acc), of ds_src_j (gat) or the key's (the others).
+ * T: scratch for the edge's head sums; zr: z_j as the aggregation read it; *blk, *hv: keep1's
+ * hash. */
+INLINE void src_edge(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, gat_idx p, alpha_src src,
+                     const src_scratch *t, V8 *T, const gat_real *zr, uint64_t *blk, uint64_t *hv,
+                     int H, gat_idx Fp, int Sc)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp * H / 8), P = vper(H);
+    const gat_idx i = g->t_col[p];
+    const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
+    const size_t k = (size_t)g->t_edge[p];
+    const gat_real *dyi = hdi + GAT_I_DY_HEAD(H);
+    /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's score
+     * gradient from it: recomputed here rather than stored per edge by the targets pass */
+    for (int q = 0; q < P; q++)
+        T[q] = bc(0);
+    FOR_V(v, vq, NV, P)
+        T[vq] += ld(dyi + 8 * v) * ld(zr + 8 * v);
+    if (H % 8 == 0)
+        src_edge8(l, j, p, k, hdi, T, src, t, H, Sc);
+    else
+        src_edge1(l, j, p, k, hdi, T, src, t, blk, hv, H, Sc);
+    FOR_V(v, vq, NV, P)
+        t->acc[v] += t->W[vq] * ld(dyi + 8 * v);
+    if (Sc != GAT_SCORE_GAT) src_family_key(l, i, j, k, t, H, Fp, Sc);
+}
+
+/* Out-edges listed at a time by src_edges (a stack array) */
+#define SRC_BLOCK 64
+
 /* Source row j's out-edges to rows with a gradient: dz_j's aggregation term sum_i alpha'_ij dy_i
- * into t->acc, ds_src_j (gat) or the key's terms (the others) */
+ * into t->acc, ds_src_j (gat) or the key's terms (the others). The edges are listed SRC_BLOCK at
+ * a time without a branch and then run: which rows have a gradient is data (an output layer's
+ * training rows), and a branch on it per edge is mispredicted about as often as they alternate.
+ * The order of the edges, and so every sum, is the same. */
 INLINE void src_edges(const gat_i_fl *l, const gat_i_fbw *b, gat_idx j, alpha_src src,
                       const src_scratch *t, int H, gat_idx Fp, int Sc)
 {
     const gat_graph *g = l->g;
-    const int NV = (int)(Fp * H / 8), P = vper(H);
     const size_t hw = (size_t)Fp * H;
     const gat_real *zr = zagg_of(l) + (size_t)j * hw; /* what the aggregation read */
     V8 *T = t->DQ; /* per-edge head sums; DQ is set only after a row's edges */
     uint64_t hv = 0, blk = UINT64_MAX;
-    for (gat_idx p = g->t_rowptr[j]; p < g->t_rowptr[j + 1]; p++) {
-        const gat_idx i = g->t_col[p];
-        if (l->prefetch_edges && p + AHEAD < g->nnz) src_prefetch(l, b, p, src, H, Sc);
-        if (!b->active[i]) continue;
-        const gat_real *hdi = b->dy + (size_t)i * b->dy_stride; /* its record */
-        const size_t k = (size_t)g->t_edge[p];
-        const gat_real *dyi = hdi + GAT_I_DY_HEAD(H);
-        /* d alpha'_ij = dy_i . z_j per head (as the targets pass computed it), then the edge's
-         * score gradient from it: recomputed here rather than stored per edge by the targets
-         * pass */
-        for (int q = 0; q < P; q++)
-            T[q] = bc(0);
-        FOR_V(v, vq, NV, P)
-            T[vq] += ld(dyi + 8 * v) * ld(zr + 8 * v);
-        if (H % 8 == 0)
-            src_edge8(l, j, p, k, hdi, T, src, t, H, Sc);
-        else
-            src_edge1(l, j, p, k, hdi, T, src, t, &blk, &hv, H, Sc);
-        FOR_V(v, vq, NV, P)
-            t->acc[v] += t->W[vq] * ld(dyi + 8 * v);
-        if (Sc != GAT_SCORE_GAT) src_family_key(l, i, j, k, t, H, Fp, Sc);
+    const gat_idx end = g->t_rowptr[j + 1];
+    gat_idx list[SRC_BLOCK];
+    for (gat_idx p0 = g->t_rowptr[j]; p0 < end; p0 += SRC_BLOCK) {
+        const gat_idx p1 = end - p0 < SRC_BLOCK ? end : p0 + SRC_BLOCK;
+        int n = 0;
+        for (gat_idx p = p0; p < p1; p++) {
+            if (l->prefetch_edges && p + AHEAD < g->nnz) src_prefetch(l, b, p, src, H, Sc);
+            list[n] = p;
+            n += b->active[g->t_col[p]] != 0;
+        }
+        for (int u = 0; u < n; u++)
+            src_edge(l, b, j, list[u], src, t, T, zr, &blk, &hv, H, Fp, Sc);
     }
 }
 

@@ -254,7 +254,7 @@ INLINE void tgt_dalpha1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, ga
                 !l->att.on ||
                 (l->akeep ? bit_of(l->akeep + (size_t)k * AB, h)
                           : keep1(&l->att, ekey_of(l, k) * H + (uint64_t)h, &blk, &hv));
-            const gat_real d = !l->att.on ? gk[h] : kept ? gk[h] * as : 0;
+            const gat_real d = !l->att.on ? gk[h] : sel1((int)kept, gk[h] * as, 0);
             const size_t kh = (size_t)(k - k0) * H + h;
             dp[kh] = d;
             if (src == ALPHA_RECOMPUTED) arow[kh] = alpha1(l, i, pre1(l, i, g->col[k], h, H), h, H);
@@ -305,7 +305,7 @@ INLINE void tgt_gat_back1(const gat_i_fl *l, const gat_i_fbw *b, gat_idx i, gat_
             const size_t kh = (size_t)(k - k0) * H + h;
             const unsigned pb = src == ALPHA_RECOMPUTED ? pre1(l, i, l->g->col[k], h, H) > 0
                                                         : bit_of(l->pos + (size_t)k * AB, h);
-            const gat_real d = ar[kh] * (dp[kh] - dot[h]) * (pb ? 1 : slope);
+            const gat_real d = ar[kh] * (dp[kh] - dot[h]) * sel1((int)pb, 1, slope);
             dp[kh] = d;
             sum[h] += d;
         }

@@ -66,6 +66,22 @@ INLINE V8 sel(VI m, V8 a, V8 b)
     return (V8)(((VI)a & m) | ((VI)b & ~m));
 #endif
 }
+/* c ? a : b for one value, without a branch: the scalar paths' selects depend on data (a
+ * LeakyReLU's sign, a dropout draw), which a branch would mispredict about every other edge */
+INLINE gat_real sel1(int c, gat_real a, gat_real b)
+{
+#ifdef GAT_REAL_DOUBLE
+    uint64_t ua, ub;
+#else
+    uint32_t ua, ub;
+#endif
+    memcpy(&ua, &a, sizeof a);
+    memcpy(&ub, &b, sizeof b);
+    const __typeof__(ua) m = (__typeof__(ua))0 - (__typeof__(ua))(c != 0);
+    ua = (ua & m) | (ub & ~m);
+    memcpy(&a, &ua, sizeof a);
+    return a;
+}
 INLINE gat_real hsum(V8 v)
 {
     return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
@@ -164,6 +180,7 @@ INLINE gat_real elu1(gat_real x)
 INLINE V8 pat(const gat_i_fl *l, const gat_real *w, int H, int q)
 {
     if (H % 8 == 0) return ld(w + 8 * q);
+    if (H == 1) return bc(w[0]); /* one broadcast, not eight inserts */
     V8 r;
     if (8 % H == 0) {
         for (int c = 0; c < 8; c++)
@@ -249,7 +266,7 @@ INLINE gat_real pre1(const gat_i_fl *l, gat_idx i, gat_idx j, int h, int H)
 }
 INLINE gat_real alpha1_of(gat_real t, gat_real mx, gat_real isum, gat_real slope)
 {
-    t = t > 0 ? t : slope * t;
+    t = sel1(t > 0, t, slope * t);
     return vexp(bc(t - mx))[0] * isum;
 }
 INLINE gat_real alpha1(const gat_i_fl *l, gat_idx i, gat_real t, int h, int H)
