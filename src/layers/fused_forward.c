@@ -166,6 +166,55 @@ INLINE void gat_scores1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, co
         t->M[q] = pat(l, mx, H, q);
 }
 
+/* gat, one head: gat_scores1's values eight edges at a time (the row's scores are contiguous
+ * then), the row maximum reduced from the lanes' */
+INLINE void gat_scores_one(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1,
+                           const fwd_edges *ed, const fwd_scratch *t)
+{
+    const gat_graph *g = l->g;
+    const gat_real slope = l->slope, sd = l->s_dst[i];
+    gat_real *al = ed->al;
+    V8 M = bc(-INFINITY);
+    gat_idx k = k0;
+    for (; k + 8 <= k1; k += 8) {
+        const gat_idx *col = g->col + k;
+        V8 e;
+        for (int c = 0; c < 8; c++)
+            e[c] = l->s_src[col[c]];
+        if (l->prefetch && k + AHEAD + 8 <= g->nnz)
+            for (int c = 0; c < 8; c++)
+                __builtin_prefetch(l->s_src + col[AHEAD + c], 0, 3);
+        e = bc(sd) + e;
+        for (gat_idx d = 0; d < l->D; d++) { /* the edge term, in gat_scores1's order */
+            V8 x;
+            for (int c = 0; c < 8; c++)
+                x[c] = l->ex[(size_t)(k + c) * (size_t)l->D + (size_t)d];
+            e += x * bc(l->em[d]);
+        }
+        const VI pos = e > 0;
+        if (ed->store_pos)
+            for (int c = 0; c < 8; c++)
+                ed->pos[k - k0 + c] = (uint8_t)(pos[c] & 1);
+        e = sel(pos, e, e * slope);
+        st(al + (k - k0), e);
+        M = sel(e > M, e, M);
+    }
+    gat_real mx = -INFINITY;
+    for (int c = 0; c < 8; c++)
+        mx = M[c] > mx ? M[c] : mx;
+    for (; k < k1; k++) {
+        gat_real e = sd + l->s_src[g->col[k]];
+        for (gat_idx d = 0; d < l->D; d++)
+            e += l->ex[(size_t)k * (size_t)l->D + (size_t)d] * l->em[d];
+        if (ed->store_pos) ed->pos[k - k0] = (uint8_t)(e > 0);
+        e = sel1(e > 0, e, slope * e);
+        al[k - k0] = e;
+        mx = e > mx ? e : mx;
+    }
+    t->mx[0] = mx;
+    t->M[0] = bc(mx);
+}
+
 /* The softmax's exponentials in place (the row's (k, h) values are contiguous, 8 at a time) and
  * the inverses of their sums into sum, and soft (what the backward recomputes alpha from) */
 INLINE void softmax_row(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, gat_real *al,
@@ -294,6 +343,75 @@ INLINE void aggregate1(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, con
     }
 }
 
+/* One head: aggregate1's operations eight edges at a time for the coefficients, their keeps and
+ * slopes, and the sums edge by edge in its order (the same values) */
+INLINE void aggregate_one(const gat_i_fl *l, gat_idx i, gat_idx k0, gat_idx k1, const fwd_edges *ed,
+                          fwd_sums sums, const fwd_scratch *t, gat_idx Fp)
+{
+    const gat_graph *g = l->g;
+    const int NV = (int)(Fp / 8);
+    const size_t hw = (size_t)Fp;
+    const gat_real slope = l->slope, isum = t->sum[0], *za = zagg_of(l);
+    gat_real *al = ed->al, sg = 0;
+    V8 *acc = t->acc, *A2 = t->A2;
+    uint64_t hv = 0, blk = UINT64_MAX;
+    gat_idx k = k0;
+    for (; k + 8 <= k1; k += 8) {
+        const gat_idx *col = g->col + k;
+        const V8 a = ld(al + (k - k0)) * bc(isum);
+        st(al + (k - k0), a);
+        V8 w = a, f = bc(1);
+        if (l->att.on) {
+            VI m;
+            for (int c = 0; c < 8; c++)
+                m[c] = -(int)keep1(&l->att, ekey_of(l, k + c), &blk, &hv);
+            if (ed->store_keep)
+                for (int c = 0; c < 8; c++)
+                    ed->keep[k - k0 + c] = (uint8_t)(m[c] & 1);
+            w = sel(m, a * bc(l->att.scale), bc(0));
+        }
+        if (sums == FWD_SUMS_KEEP) {
+            V8 pre;
+            for (int c = 0; c < 8; c++)
+                pre[c] = pre1(l, i, col[c], 0, 1);
+            f = sel(pre > 0, bc(1), bc(slope));
+        }
+        const V8 w2 = w * f;
+        for (int c = 0; c < 8; c++) {
+            const gat_real *zj = za + (size_t)col[c] * hw;
+            if (l->prefetch && k + c + AHEAD < g->nnz)
+                prefetch_row(za + (size_t)col[c + AHEAD] * hw, hw);
+            for (int v = 0; v < NV; v++)
+                acc[v] += bc(w[c]) * ld(zj + 8 * v);
+            if (sums != FWD_SUMS_KEEP) continue;
+            sg += a[c] * f[c];
+            for (int v = 0; v < NV; v++)
+                A2[v] += bc(w2[c]) * ld(zj + 8 * v);
+        }
+    }
+    for (; k < k1; k++) {
+        const gat_real *zj = za + (size_t)g->col[k] * hw;
+        if (l->prefetch && k + AHEAD < g->nnz)
+            prefetch_row(za + (size_t)g->col[k + AHEAD] * hw, hw);
+        const gat_real a = al[k - k0] * isum;
+        al[k - k0] = a;
+        gat_real w = a;
+        if (l->att.on) {
+            const unsigned keep = keep1(&l->att, ekey_of(l, k), &blk, &hv);
+            if (ed->store_keep) ed->keep[k - k0] = (uint8_t)keep;
+            w = sel1((int)keep, a * l->att.scale, 0);
+        }
+        for (int v = 0; v < NV; v++)
+            acc[v] += bc(w) * ld(zj + 8 * v);
+        if (sums != FWD_SUMS_KEEP) continue;
+        const gat_real f = sel1(pre1(l, i, g->col[k], 0, 1) > 0, 1, slope);
+        sg += a * f;
+        for (int v = 0; v < NV; v++)
+            A2[v] += bc(w * f) * ld(zj + 8 * v);
+    }
+    t->sg[0] = sg;
+}
+
 /* The residual x_d R (fh layout; replicated per head on the output layer), then the epilogue in
  * the model's order: hidden ELU(acc + b) as (H, Fo) (a linear layer's acc + b); output
  * mean_h acc + b */
@@ -355,6 +473,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, const fwd_scratch *t, int H, g
         family_scores(l, i, t->acc, t->M, t->S, t->mx, t->w, H, Fp, Sc);
     else if (H % 8 == 0)
         gat_scores8(l, i, k0, k1, &ed, t, H);
+    else if (H == 1)
+        gat_scores_one(l, i, k0, k1, &ed, t);
     else
         gat_scores1(l, i, k0, k1, &ed, t, H);
     softmax_row(l, i, k0, k1, ed.al, t, H);
@@ -362,6 +482,8 @@ INLINE void fwd_row(const gat_i_fl *l, gat_idx i, const fwd_scratch *t, int H, g
         t->acc[v] = bc(0), t->A2[v] = bc(0);
     if (H % 8 == 0)
         aggregate8(l, i, k0, k1, &ed, sums, t, H, Fp);
+    else if (H == 1)
+        aggregate_one(l, i, k0, k1, &ed, sums, t, Fp);
     else
         aggregate1(l, i, k0, k1, &ed, sums, t, H, Fp);
     if (sums == FWD_SUMS_KEEP) {
