@@ -148,9 +148,14 @@ INLINE V8 vexp(V8 x)
     x = sel(x < -87.3f, bc(-87.3f), x);
     x = sel(x > 88.3f, bc(88.3f), x);
     const V8 t = x * 1.44269504088896341f + 0.5f;
+#ifdef HAVE_AVX
+    const V8 n = (V8)_mm256_floor_ps((__m256)t); /* one instruction for the three below */
+    const VI ni = __builtin_convertvector(n, VI);
+#else
     VI ni = __builtin_convertvector(t, VI);
     ni += (VI)(t < __builtin_convertvector(ni, V8)); /* truncation -> floor */
     const V8 n = __builtin_convertvector(ni, V8);
+#endif
     const V8 r = x - n * 0.693359375f + n * 2.12194440e-4f;
     V8 p = bc(1.9875691500e-4f);
     p = p * r + 1.3981999507e-3f;
