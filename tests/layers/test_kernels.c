@@ -22,7 +22,7 @@ static const char *const ISAS[] = {"base", "avx2", "avx512"};
 /* Model shapes: the paper's (8 heads of 8, one output head: the specialised kernels), and
  * generic ones (2 heads with padded widths, 16 heads of 4 over three layers, 1 head of 16; head
  * counts that neither divide 8 nor are multiples of it: 3, 6, 12; rows of thousands of values,
- * on a smaller graph). */
+ * on a smaller graph; one output head of 20 classes, a width no shape is compiled for). */
 typedef struct shape {
     const char *name;
     int layers, heads, hidden, out_heads;
@@ -38,6 +38,7 @@ static const shape SHAPES[] = {
     {"3x5 x2 / 6x4", 3, 3, 5, 6, 40, 4, 0},
     {"12x3 / 3x6", 2, 12, 3, 3, 30, 6, 0},
     {"3x700 / 5x4, rows of 2112", 2, 3, 700, 5, 40, 4, 60}, /* layer 1's input: 2100 wide */
+    {"8x4 / 1x20", 2, 8, 4, 1, 30, 20, 0}, /* one output head on run-time widths (24) */
 };
 
 /* The sanitizer run (GAT_TEST_QUICK) compares with the reference on the specialised shape and
