@@ -105,8 +105,10 @@ gat_status gat_i_csr_transpose_reserve(const gat_csr *x, gat_csr *t, gat_idx **p
     gat_csr_destroy(t);
     gat_free(*perm);
     *perm = NULL;
-    gat_status st = gat_csr_init(t, x->cols, x->rows, (size_t)nnz);
-    if (st == GAT_OK && !(*perm = gat_malloc((size_t)nnz, sizeof **perm))) {
+    /* an x that outgrew the room (not exact): an eighth more, for the next slightly larger one */
+    const size_t cap = exact || nnz > INT32_MAX - nnz / 8 ? (size_t)nnz : (size_t)nnz + nnz / 8;
+    gat_status st = gat_csr_init(t, x->cols, x->rows, cap);
+    if (st == GAT_OK && !(*perm = gat_malloc(cap, sizeof **perm))) {
         gat_csr_destroy(t);
         st = GAT_ENOMEM;
     }

@@ -28,8 +28,9 @@ gat_status gat_i_csr_transpose_perm(const gat_csr *x, gat_csr *t, gat_idx **perm
 
 /* Room for x's transpose in t and *perm as they are (from an earlier call, or zeroed and NULL):
  * nothing is allocated when they fit (same column count, nnz(x) within t's capacity, and equal to
- * it if exact); otherwise they are freed and made anew, their contents unspecified. On failure t
- * is zeroed and *perm NULL. Returns GAT_ENOMEM. */
+ * it if exact); otherwise they are freed and made anew, for nnz(x) entries if exact, else with
+ * an eighth more room, their contents unspecified. On failure t is zeroed and *perm NULL.
+ * Returns GAT_ENOMEM. */
 gat_status gat_i_csr_transpose_reserve(const gat_csr *x, gat_csr *t, gat_idx **perm, int exact);
 
 /* x's transpose and perm (as gat_i_csr_transpose_perm's) into the room

@@ -47,10 +47,11 @@
  *    see such an edit, and the derived data (the transpose of x) would otherwise be stale.
  *    Rebinding rebuilds all of it from the inputs as they are now.
  *  - Rebinding reuses the memory already allocated when the new inputs fit in it (a sampled
- *    block or a partition with halo rows no larger than an earlier one allocates no caches on
- *    the model's own path; the fused path, gat without residual connections, still recreates
- *    its own) and grows it otherwise; GAT_BIND_EXACT sizes it to these inputs instead (to give
- *    back the room a one-off large graph took).
+ *    block or a partition with halo rows no larger than an earlier one allocates no caches) and
+ *    grows it otherwise, by an eighth more than the new inputs need (reserved, not touched until
+ *    used), so that sampled blocks and batches of graphs, whose sizes vary from step to step,
+ *    seldom allocate; GAT_BIND_EXACT sizes it to these inputs instead (to give back the room a
+ *    one-off large graph took).
  *  - Binding invalidates the last forward's outputs and caches: run a forward before
  *    gat_model_backward, gat_model_layer_output or gat_model_attention.
  *

@@ -325,10 +325,12 @@ static gat_status rebuild(gat_model *m, const gat_i_binding *b)
     if (m->ws.fast && (st = gat_i_fast_rebind(m->ws.fast, &m->ws.eb, m->threads, &done)) != GAT_OK)
         goto fail;
     if (!done) {
+        /* outgrown (not a first binding, nor one sized exactly): room to grow */
+        const int grow = m->ws.fast && !(m->ws.eb.flags & GAT_BIND_EXACT);
         gat_i_fast_free(m->ws.fast);
         m->ws.fast = NULL;
         if ((st = gat_i_fast_create(&m->ws.fast, m->fused, &m->cfg.options, m->n_layers, m->L,
-                                    &m->ws.eb, m->threads)) != GAT_OK)
+                                    &m->ws.eb, m->threads, grow)) != GAT_OK)
             goto fail;
     }
     key_inputs(m, b->g, b->x);

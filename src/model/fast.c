@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #endif
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,7 +560,7 @@ void gat_i_fast_free(gat_i_fast *f)
 
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
                              const gat_model_options *opt, int n_layers, const gat_i_layer *L,
-                             const gat_i_binding *b, int nt)
+                             const gat_i_binding *b, int nt, int grow)
 {
     gat_i_fast *f = NULL;
     gat_status st = GAT_ENOMEM;
@@ -577,18 +578,22 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     size_inputs(f, b);
     set_lean(f, b);
     f->nt_cap = nt < 1 ? 1 : nt;
-    f->cap_bounds = bounds_len(f);
+    const int nb = bounds_len(f);
+    f->cap_bounds = grow && nb <= INT_MAX - nb / 8 ? nb + nb / 8 : nb;
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
-    const size_t bytes = layout(f, NULL);
-    /* 64 bytes more: the carves start at the block's first 64-byte boundary */
-    if (bytes > SIZE_MAX - 64 || !(f->block = gat_calloc(bytes + 64, 1))) goto cleanup;
-    f->cap_bytes = bytes;
-    advise_huge_pages(block_base(f), bytes);
+    const size_t bytes = layout(f, NULL), room = grow ? bytes / 8 : 0;
+    /* 64 bytes more: the carves start at the block's first 64-byte boundary. The room to grow
+     * is allocated but not touched (calloc's fresh pages: no memory until a larger binding
+     * uses them). */
+    if (bytes > SIZE_MAX - 64 - room || !(f->block = gat_calloc(bytes + room + 64, 1)))
+        goto cleanup;
+    f->cap_bytes = bytes + room;
+    advise_huge_pages(block_base(f), f->cap_bytes);
     layout(f, block_base(f));
     mark_inner(f);
     if (!f->dw_fused && !f->lean &&
-        (st = gat_i_csr_transpose_reserve(b->x, &f->xt, &f->xt_perm, 1)) != GAT_OK)
+        (st = gat_i_csr_transpose_reserve(b->x, &f->xt, &f->xt_perm, !grow)) != GAT_OK)
         goto cleanup;
     for (int l = 0; l < f->n_layers; l++)
         describe(f, l);

@@ -76,10 +76,12 @@ struct gat_i_remote {
  * GAT_I_LEAN_CHUNK; at least the largest in-degree), over which each layer's attention runs in
  * row chunks; the layers' outputs are kept, their attention coefficients are not
  * (gat_i_fast_alpha gives NULL). Memory O(N x the layers' widths + lean_chunk x heads).
- * Returns GAT_ENOMEM. */
+ * grow: b outgrew an earlier binding (its rebind did not fit): the caches get an eighth more
+ * room, allocated but untouched until a later, slightly larger binding rebinds into it (sampled
+ * blocks and batches of graphs vary in size from step to step). Returns GAT_ENOMEM. */
 gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
                              const gat_model_options *opt, int n_layers, const gat_i_layer *L,
-                             const gat_i_binding *b, int nt);
+                             const gat_i_binding *b, int nt, int grow);
 /* Turns the thread governor off (on = 1: every call runs its nt threads) or on again
  * (gat_model_options.fixed_threads). */
 void gat_i_fast_set_fixed_threads(gat_i_fast *f, int on);

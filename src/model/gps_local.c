@@ -60,9 +60,11 @@ gat_status gat_i_gps_local_forward(gat_i_gps_local *t, const gat_graph *g, const
                              .flags = GAT_I_BIND_TRUSTED | GAT_BIND_INPUT_GRADIENT};
     if (t->f && (st = gat_i_fast_rebind(t->f, &b, t->threads, &done)) != GAT_OK) done = 0;
     if (!done) {
+        const int grow = t->f != NULL; /* outgrown: room to grow */
         gat_i_fast_free(t->f);
         t->f = NULL;
-        if ((st = gat_i_fast_create(&t->f, t->ops, &t->opt, 1, &t->L, &b, t->threads)) != GAT_OK)
+        if ((st = gat_i_fast_create(&t->f, t->ops, &t->opt, 1, &t->L, &b, t->threads, grow)) !=
+            GAT_OK)
             return st;
     }
     const gat_i_fast_run run = {.training = training, .key = key, .att_p = t->att_p,

@@ -218,24 +218,31 @@ static long allocations(void)
 
 /* Loop index: config. A smaller graph reuses
  * the caches (no allocation, by bind or by a forward's implicit bind), the larger one again too,
- * a graph larger than any before grows them, GAT_BIND_EXACT reallocates to fit. Results stay
- * right. */
+ * a graph larger than any before grows them with room to spare, so that a slightly larger one
+ * after it allocates nothing, GAT_BIND_EXACT reallocates to fit. Results stay right. */
 START_TEST(reuse_and_growth)
 {
-    gat_graph big, small, bigger;
-    gat_csr xbig, xsmall, xbigger;
+    gat_graph big, small, bigger, slightly;
+    gat_csr xbig, xsmall, xbigger, xslightly;
     tu_graph_skewed(&big, 100, 200, GAT_GRAPH_SYMMETRIZE, 1);
     tu_graph_small(&small, GAT_GRAPH_SYMMETRIZE);
     tu_graph_skewed(&bigger, 200, 400, GAT_GRAPH_SYMMETRIZE, 2);
+    tu_graph_skewed(&slightly, 204, 408, GAT_GRAPH_SYMMETRIZE, 3); /* 2 % more of everything */
     tu_features(&xbig, big.n, F, 0.3, 1);
     tu_features(&xsmall, small.n, F, 0.3, 2);
     tu_features(&xbigger, bigger.n, F, 0.3, 3);
+    tu_features(&xslightly, slightly.n, F, 0.3, 4);
+    ck_assert_int_gt(slightly.n, bigger.n);
+    ck_assert_int_gt(slightly.nnz, bigger.nnz);
+    ck_assert_int_gt(xslightly.rowptr[slightly.n], xbigger.rowptr[bigger.n]);
+    ck_assert_int_lt(slightly.nnz, bigger.nnz + bigger.nnz / 20);
+    ck_assert_int_lt(xslightly.rowptr[slightly.n], xbigger.rowptr[bigger.n] * 21 / 20);
     const int ci = _i;
     const gat_score score = (gat_score)configs[ci].score;
     gat_model *m = make_model(score, configs[ci].residual);
     size_t P;
     gat_model_params(m, &P);
-    gat_real *lg = malloc((size_t)bigger.n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
+    gat_real *lg = malloc((size_t)slightly.n * C * sizeof *lg), *gr = malloc(P * sizeof *gr);
     const gat_real *out;
 
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
@@ -261,6 +268,11 @@ START_TEST(reuse_and_growth)
     forward_backward(m, &bigger, &xbigger, lg, gr);
     assert_like_fresh(score, configs[ci].residual, &bigger, &xbigger, lg, gr, "grown");
     allocations();
+    ck_assert_int_eq(gat_model_bind(m, &slightly, &xslightly, 0), GAT_OK);
+    ck_assert_int_eq(allocations(), check); /* in the room the growth left */
+    forward_backward(m, &slightly, &xslightly, lg, gr);
+    assert_like_fresh(score, configs[ci].residual, &slightly, &xslightly, lg, gr, "slightly");
+    allocations();
     ck_assert_int_eq(gat_model_bind(m, &big, &xbig, 0), GAT_OK);
     ck_assert_int_eq(allocations(), check);
     ck_assert_int_eq(gat_model_bind(m, &small, &xsmall, GAT_BIND_EXACT), GAT_OK);
@@ -277,9 +289,11 @@ START_TEST(reuse_and_growth)
     gat_graph_destroy(&big);
     gat_graph_destroy(&small);
     gat_graph_destroy(&bigger);
+    gat_graph_destroy(&slightly);
     gat_csr_destroy(&xbig);
     gat_csr_destroy(&xsmall);
     gat_csr_destroy(&xbigger);
+    gat_csr_destroy(&xslightly);
 }
 END_TEST
 
