@@ -321,7 +321,8 @@ GAT_API int gat_dataset_is_file(const char *path);
  * path, malformed JSON its line), or the bare name of a bundled dataset ("cora", "citeseer") found as gat_dataset_locate says.
  * An .npz file (zip of .npy arrays: stored or deflated members, .npy format 1-3, dtypes bool,
  * int8..int64, uint8..uint64, float16/float32/float64, either byte order (big-endian is converted), C or
- * Fortran order; zip64 and object arrays are refused) holds one of two layouts:
+ * Fortran order; zip64 archives and members too; object arrays are refused) holds one of two
+ * layouts:
  *   Platonov et al. 2023: node_features (N, F), node_labels (N) integers (-1: unlabelled),
  *     edges (M, 2) integers (row k: edge edges[k][0] -> edges[k][1], symmetrised per
  *     opt->symmetrize), optional train_masks, val_masks, test_masks (S, N) or (N) of bool or 0/1:

@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "io/fileio.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,11 @@ static uint32_t rd16(const unsigned char *p)
 static uint32_t rd32(const unsigned char *p)
 {
     return rd16(p) | rd16(p + 2) << 16;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    return rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
 /* ---- The zip directory -------------------------------------------------------------------- */
@@ -52,11 +58,52 @@ static gat_status find_end(const gat_i_npz *z, size_t *at)
                        z->path);
 }
 
+/* The zip64 extended information of a central-directory entry (extra field 0x0001, in the
+ * entry's elen extra bytes at x): the values of those of usize, csize, local (0xFFFFFFFF) and
+ * disk (0xFFFF) that the entry marks as held there, in that order (APPNOTE 4.5.3). */
+static gat_status zip64_fields(const gat_i_npz *z, const char *name, const unsigned char *x,
+                               size_t elen, uint64_t *usize, uint64_t *csize, uint64_t *local,
+                               uint64_t *disk)
+{
+    uint64_t *v[4] = {usize, csize, local, disk};
+    const int held[4] = {*usize == 0xFFFFFFFFu, *csize == 0xFFFFFFFFu, *local == 0xFFFFFFFFu,
+                         *disk == 0xFFFFu};
+    if (!held[0] && !held[1] && !held[2] && !held[3]) return GAT_OK;
+    for (size_t at = 0; elen - at >= 4;) {
+        const size_t id = rd16(x + at), len = rd16(x + at + 2);
+        if (len > elen - at - 4) break;
+        if (id == 1) {
+            const unsigned char *f = x + at + 4;
+            size_t left = len;
+            for (int i = 0; i < 4; i++) {
+                const size_t w = i < 3 ? 8 : 4;
+                if (!held[i]) continue;
+                if (left < w)
+                    return gat_i_error(GAT_EFORMAT,
+                                       "%s: member '%s': its zip64 extra field holds %zu bytes, "
+                                       "too few for the sizes and offset its entry marks as held "
+                                       "there",
+                                       z->path, name, len);
+                *v[i] = w == 8 ? rd64(f) : rd32(f);
+                f += w;
+                left -= w;
+            }
+            return GAT_OK;
+        }
+        at += 4 + len;
+    }
+    return gat_i_error(GAT_EFORMAT,
+                       "%s: member '%s' marks its sizes or offset as zip64 (0xFFFFFFFF) but has "
+                       "no zip64 extra field",
+                       z->path, name);
+}
+
 /* Checks central-directory entry k at *pos (inside [cd, cd_end)) and its local header, fills
  * m and advances *pos. */
 static gat_status parse_entry(gat_i_npz *z, size_t k, size_t *pos, size_t cd, size_t cd_end,
                               gat_i_npz_member *m)
 {
+    gat_status st;
     const unsigned char *p = z->buf + *pos;
     if (cd_end - *pos < 46 || rd32(p) != 0x02014b50u)
         return gat_i_error(GAT_EFORMAT,
@@ -64,7 +111,7 @@ static gat_status parse_entry(gat_i_npz *z, size_t k, size_t *pos, size_t cd, si
                            "bad signature",
                            z->path, k, *pos);
     const unsigned flags = rd16(p + 8), method = rd16(p + 10);
-    const uint32_t csize = rd32(p + 20), usize = rd32(p + 24), local = rd32(p + 42);
+    uint64_t csize = rd32(p + 20), usize = rd32(p + 24), local = rd32(p + 42), disk = rd16(p + 34);
     const size_t nlen = rd16(p + 28), elen = rd16(p + 30), clen = rd16(p + 32);
     if (cd_end - *pos - 46 < nlen + elen + clen)
         return gat_i_error(GAT_EFORMAT,
@@ -75,17 +122,14 @@ static gat_status parse_entry(gat_i_npz *z, size_t k, size_t *pos, size_t cd, si
     m->name[nlen] = '\0';
     if (memchr(m->name, '\0', nlen))
         return gat_i_error(GAT_EFORMAT, "%s: member %zu has a NUL byte in its name", z->path, k);
-    if (csize == 0xFFFFFFFFu || usize == 0xFFFFFFFFu || local == 0xFFFFFFFFu ||
-        rd16(p + 34) == 0xFFFFu)
+    if ((st = zip64_fields(z, m->name, p + 46 + nlen, elen, &usize, &csize, &local, &disk)) !=
+        GAT_OK)
+        return st;
+    if (disk != 0)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s' is stored in zip64 form, which is not supported "
-                           "(members of 4 GiB and more)",
-                           z->path, m->name);
-    if (rd16(p + 34) != 0)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s' is on disk %u: multi-disk archives are "
+                           "%s: member '%s' is on disk %" PRIu64 ": multi-disk archives are "
                            "not supported",
-                           z->path, m->name, rd16(p + 34));
+                           z->path, m->name, disk);
     if (flags & 1u)
         return gat_i_error(GAT_EFORMAT, "%s: member '%s' is encrypted", z->path, m->name);
     if (method != 0 && method != 8)
@@ -96,8 +140,8 @@ static gat_status parse_entry(gat_i_npz *z, size_t k, size_t *pos, size_t cd, si
     /* the local header and data lie before the central directory */
     if (local > cd || cd - local < 30 || rd32(z->buf + local) != 0x04034b50u)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s': local header offset %u is outside the archive or "
-                           "has a bad signature (central directory at %zu)",
+                           "%s: member '%s': local header offset %" PRIu64 " is outside the "
+                           "archive or has a bad signature (central directory at %zu)",
                            z->path, m->name, local, cd);
     const unsigned char *l = z->buf + local;
     const size_t lnlen = rd16(l + 26), lelen = rd16(l + 28);
@@ -110,24 +154,58 @@ static gat_status parse_entry(gat_i_npz *z, size_t k, size_t *pos, size_t cd, si
     m->data_at = local + 30 + lnlen + lelen;
     if (csize > cd - m->data_at)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s': %u compressed bytes at offset %zu run past the "
-                           "start of the central directory (%zu): truncated archive",
+                           "%s: member '%s': %" PRIu64 " compressed bytes at offset %zu run past "
+                           "the start of the central directory (%zu): truncated archive",
                            z->path, m->name, csize, m->data_at, cd);
     if (method == 0 && csize != usize)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s' is stored (not compressed) but declares %u bytes "
-                           "uncompressed and %u compressed",
+                           "%s: member '%s' is stored (not compressed) but declares %" PRIu64
+                           " bytes uncompressed and %" PRIu64 " compressed",
                            z->path, m->name, usize, csize);
     if (method == 8 && usize / DEFLATE_MAX_RATIO > csize)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: member '%s' declares %u bytes uncompressed from %u compressed, "
-                           "more than deflate can produce (%u:1)",
+                           "%s: member '%s' declares %" PRIu64 " bytes uncompressed from %" PRIu64
+                           " compressed, more than deflate can produce (%u:1)",
                            z->path, m->name, usize, csize, DEFLATE_MAX_RATIO);
-    m->csize = csize;
-    m->usize = usize;
+    if (usize > SIZE_MAX)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: member '%s' declares %" PRIu64 " bytes, more than this machine "
+                           "addresses",
+                           z->path, m->name, usize);
+    m->csize = (size_t)csize;
+    m->usize = (size_t)usize;
     m->crc = rd32(p + 16);
     m->method = (int)method;
     *pos += 46 + nlen + elen + clen;
+    return GAT_OK;
+}
+
+/* The zip64 end record that the locator at loc (just before the end record) points to: the
+ * central directory's member count, size and offset, and where it ends (at that record). */
+static gat_status zip64_end(const gat_i_npz *z, size_t loc, uint64_t *entries, uint64_t *cd_size,
+                            uint64_t *cd, size_t *cd_end)
+{
+    const unsigned char *l = z->buf + loc;
+    const uint64_t at = rd64(l + 8);
+    if (rd32(l + 4) != 0 || rd32(l + 16) != 1)
+        return gat_i_error(GAT_EFORMAT, "%s: multi-disk zip archives are not supported", z->path);
+    if (at > loc || loc - at < 56 || rd32(z->buf + at) != 0x06064b50u)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the zip64 end locator points to offset %" PRIu64 ", where no "
+                           "zip64 end record ends before it (at %zu): truncated or corrupt archive",
+                           z->path, at, loc);
+    const unsigned char *r = z->buf + at;
+    if (rd64(r + 4) != loc - at - 12)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the zip64 end record at offset %" PRIu64 " declares %" PRIu64
+                           " bytes, not the %zu up to its locator",
+                           z->path, at, rd64(r + 4), (size_t)(loc - at - 12));
+    if (rd32(r + 16) != 0 || rd32(r + 20) != 0 || rd64(r + 24) != rd64(r + 32))
+        return gat_i_error(GAT_EFORMAT, "%s: multi-disk zip archives are not supported", z->path);
+    *entries = rd64(r + 32);
+    *cd_size = rd64(r + 40);
+    *cd = rd64(r + 48);
+    *cd_end = (size_t)at;
     return GAT_OK;
 }
 
@@ -141,22 +219,28 @@ gat_status gat_i_npz_open(gat_i_npz *z, const char *path)
     if ((st = gat_i_read_file(path, &z->buf, &z->len)) != GAT_OK) return st;
     if ((st = find_end(z, &end)) != GAT_OK) return st;
     const unsigned char *e = z->buf + end;
-    if (end >= 20 && rd32(e - 20) == 0x07064b50u)
-        return gat_i_error(GAT_EFORMAT, "%s: zip64 archives are not supported", z->path);
-    const size_t entries = rd16(e + 10), cd_size = rd32(e + 12), cd = rd32(e + 16);
+    uint64_t entries = rd16(e + 10), cd_size = rd32(e + 12), cd = rd32(e + 16);
+    size_t cd_end = end; /* where the central directory ends: the (zip64) end record */
     if (rd16(e + 4) != 0 || rd16(e + 6) != 0 || rd16(e + 8) != entries)
         return gat_i_error(GAT_EFORMAT, "%s: multi-disk zip archives are not supported", z->path);
-    if (entries == 0xFFFFu || cd_size == 0xFFFFFFFFu || cd == 0xFFFFFFFFu)
-        return gat_i_error(GAT_EFORMAT, "%s: zip64 archives are not supported", z->path);
-    if (cd > end || cd_size != end - cd)
+    if (end >= 20 && rd32(e - 20) == 0x07064b50u &&
+        (st = zip64_end(z, end - 20, &entries, &cd_size, &cd, &cd_end)) != GAT_OK)
+        return st;
+    if (cd > cd_end || cd_size != cd_end - cd)
         return gat_i_error(GAT_EFORMAT,
-                           "%s: the central directory (offset %zu, %zu bytes) does not end where "
-                           "the end record starts (%zu): truncated or corrupt archive",
-                           z->path, cd, cd_size, end);
-    if (!(z->member = gat_calloc(entries, sizeof *z->member))) return GAT_ENOMEM;
-    size_t pos = cd;
+                           "%s: the central directory (offset %" PRIu64 ", %" PRIu64 " bytes) "
+                           "does not end where the end record starts (%zu): truncated or corrupt "
+                           "archive",
+                           z->path, cd, cd_size, cd_end);
+    if (entries > cd_size / 46)
+        return gat_i_error(GAT_EFORMAT,
+                           "%s: the end record declares %" PRIu64 " members, more than its "
+                           "central directory of %" PRIu64 " bytes holds",
+                           z->path, entries, cd_size);
+    if (!(z->member = gat_calloc((size_t)entries, sizeof *z->member))) return GAT_ENOMEM;
+    size_t pos = (size_t)cd;
     for (z->n = 0; z->n < entries; z->n++) {
-        if ((st = parse_entry(z, z->n, &pos, cd, end, &z->member[z->n])) != GAT_OK) {
+        if ((st = parse_entry(z, z->n, &pos, (size_t)cd, cd_end, &z->member[z->n])) != GAT_OK) {
             z->n++; /* its name is freed with the rest */
             return st;
         }
@@ -167,10 +251,10 @@ gat_status gat_i_npz_open(gat_i_npz *z, const char *path)
                                    z->member[j].name);
             }
     }
-    if (pos != end)
-        return gat_i_error(GAT_EFORMAT,
-                           "%s: the central directory holds %zu bytes after its %zu entries",
-                           z->path, end - pos, entries);
+    if (pos != cd_end)
+        return gat_i_error(
+            GAT_EFORMAT, "%s: the central directory holds %zu bytes after its %" PRIu64 " entries",
+            z->path, cd_end - pos, entries);
     return GAT_OK;
 }
 
@@ -202,7 +286,8 @@ typedef struct member_reader {
     const gat_i_npz_member *m;
     z_stream s;
     int inflating; /* s initialised */
-    size_t done;   /* uncompressed bytes delivered */
+    size_t in_left; /* compressed bytes not yet given to zlib (it takes at most 1 GiB at a time) */
+    size_t done;    /* uncompressed bytes delivered */
     uint32_t crc;
 } member_reader;
 
@@ -218,8 +303,18 @@ static gat_status reader_open(member_reader *r, const gat_i_npz *z, size_t k)
                            r->m->name);
     r->inflating = 1;
     r->s.next_in = (unsigned char *)z->buf + r->m->data_at; /* zlib reads, never writes, it */
-    r->s.avail_in = (uInt)r->m->csize;
+    r->in_left = r->m->csize;
     return GAT_OK;
+}
+
+/* Inflates into r->s's output; first gives zlib the next GiB of input if it has used it all. */
+static int reader_inflate(member_reader *r)
+{
+    if (r->s.avail_in == 0 && r->in_left > 0) {
+        r->s.avail_in = r->in_left > 1u << 30 ? 1u << 30 : (uInt)r->in_left;
+        r->in_left -= r->s.avail_in;
+    }
+    return inflate(&r->s, Z_NO_FLUSH);
 }
 
 static void reader_close(member_reader *r)
@@ -241,7 +336,7 @@ static gat_status reader_get(member_reader *r, void *out, size_t n)
             const uInt step = left > 1u << 30 ? 1u << 30 : (uInt)left;
             r->s.next_out = o;
             r->s.avail_out = step;
-            const int zr = inflate(&r->s, Z_NO_FLUSH);
+            const int zr = reader_inflate(r);
             const size_t got = step - r->s.avail_out;
             o += got;
             left -= got;
@@ -250,7 +345,8 @@ static gat_status reader_get(member_reader *r, void *out, size_t n)
                                    "%s: member '%s': the deflate stream ends after %zu bytes, "
                                    "before the %zu it declares",
                                    r->z->path, m->name, r->done + (n - left), m->usize);
-            if (zr == Z_BUF_ERROR || (zr == Z_OK && got == 0 && r->s.avail_in == 0))
+            if (zr == Z_BUF_ERROR ||
+                (zr == Z_OK && got == 0 && r->s.avail_in == 0 && r->in_left == 0))
                 return gat_i_error(GAT_EFORMAT,
                                    "%s: member '%s': the compressed data ends after %zu of %zu "
                                    "bytes: truncated",
@@ -277,7 +373,10 @@ static gat_status reader_finish(member_reader *r)
         unsigned char extra;
         r->s.next_out = &extra;
         r->s.avail_out = 1;
-        const int zr = inflate(&r->s, Z_NO_FLUSH);
+        int zr;
+        do /* the stream's last bits may lie beyond the GiB zlib has */
+            zr = reader_inflate(r);
+        while (zr == Z_OK && r->s.avail_out == 1 && (r->s.avail_in > 0 || r->in_left > 0));
         if (zr != Z_STREAM_END || r->s.avail_out == 0)
             return gat_i_error(GAT_EFORMAT,
                                "%s: member '%s': the deflate stream does not end at the %zu bytes "

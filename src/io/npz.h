@@ -54,7 +54,8 @@ typedef struct gat_i_npz {
 } gat_i_npz;
 
 /* Reads the file at path and parses its zip directory into z (uninitialised; destroy-safe on
- * failure). Returns GAT_EIO (cannot read), GAT_EFORMAT (not a zip archive, zip64, multi-disk,
+ * failure), zip64 records and fields included. Returns GAT_EIO (cannot read), GAT_EFORMAT (not
+ * a zip archive, a zip64 field or record missing or inconsistent, multi-disk,
  * encrypted members, a compression other than stored/deflate, any offset or length outside the
  * file, duplicate names; the message names the file and the member), GAT_ENOMEM. O(file). */
 gat_status gat_i_npz_open(gat_i_npz *z, const char *path);

@@ -84,9 +84,22 @@ typedef struct member {
     buf data;
 } member;
 
-/* A zip archive of the members (deflated unless stored), in order. */
-static buf zip(member *m, int count, int stored)
+static void put64(buf *b, uint64_t v)
 {
+    put32(b, (uint32_t)v);
+    put32(b, (uint32_t)(v >> 32));
+}
+
+/* zip()'s modes: members deflated unless ZIP_STORED; with ZIP64, in zip64 form as numpy's
+ * np.savez writes them (every local header's sizes in a zip64 extra field) and more: each even
+ * member's sizes and offset in its central-directory entry's zip64 extra field, each odd one's
+ * offset alone, and the directory's count, size and offset in a zip64 end record. */
+enum { ZIP_STORED = 1, ZIP64 = 2 };
+
+/* A zip archive of the members, in order (see ZIP_STORED and ZIP64). */
+static buf zip(member *m, int count, int mode)
+{
+    const int stored = mode & ZIP_STORED, z64 = mode & ZIP64;
     buf z = {0}, cd = {0};
     for (int k = 0; k < count; k++) {
         char name[64];
@@ -113,26 +126,44 @@ static buf zip(member *m, int count, int stored)
         const unsigned method = stored ? 0 : 8;
         put32(&z, 0x04034b50u);
         put16(&z, 20), put16(&z, 0), put16(&z, method), put16(&z, 0), put16(&z, 0x21);
-        put32(&z, crc), put32(&z, (uint32_t)c.n), put32(&z, (uint32_t)m[k].data.n);
-        put16(&z, (unsigned)strlen(name)), put16(&z, 0);
+        put32(&z, crc);
+        put32(&z, z64 ? 0xFFFFFFFFu : (uint32_t)c.n);
+        put32(&z, z64 ? 0xFFFFFFFFu : (uint32_t)m[k].data.n);
+        put16(&z, (unsigned)strlen(name)), put16(&z, z64 ? 20 : 0);
         put(&z, name, strlen(name));
+        if (z64) put16(&z, 1), put16(&z, 16), put64(&z, m[k].data.n), put64(&z, c.n);
         put(&z, c.p, c.n);
+        const int sizes64 = z64 && k % 2 == 0;
         put32(&cd, 0x02014b50u);
         put16(&cd, 20), put16(&cd, 20), put16(&cd, 0), put16(&cd, method), put16(&cd, 0);
-        put16(&cd, 0x21), put32(&cd, crc), put32(&cd, (uint32_t)c.n);
-        put32(&cd, (uint32_t)m[k].data.n);
-        put16(&cd, (unsigned)strlen(name)), put16(&cd, 0), put16(&cd, 0), put16(&cd, 0);
-        put16(&cd, 0), put32(&cd, 0), put32(&cd, at);
+        put16(&cd, 0x21), put32(&cd, crc);
+        put32(&cd, sizes64 ? 0xFFFFFFFFu : (uint32_t)c.n);
+        put32(&cd, sizes64 ? 0xFFFFFFFFu : (uint32_t)m[k].data.n);
+        put16(&cd, (unsigned)strlen(name)), put16(&cd, !z64 ? 0 : sizes64 ? 28 : 12);
+        put16(&cd, 0), put16(&cd, 0), put16(&cd, 0), put32(&cd, 0);
+        put32(&cd, z64 ? 0xFFFFFFFFu : at);
         put(&cd, name, strlen(name));
+        if (sizes64) put16(&cd, 1), put16(&cd, 24), put64(&cd, m[k].data.n), put64(&cd, c.n);
+        if (z64 && !sizes64) put16(&cd, 1), put16(&cd, 8);
+        if (z64) put64(&cd, at);
         free(c.p);
         free(m[k].data.p);
         m[k].data.p = NULL;
     }
     const uint32_t cd_at = (uint32_t)z.n;
     put(&z, cd.p, cd.n);
+    if (z64) {
+        const uint64_t end64 = z.n;
+        put32(&z, 0x06064b50u), put64(&z, 44), put16(&z, 45), put16(&z, 45);
+        put32(&z, 0), put32(&z, 0), put64(&z, (uint64_t)count), put64(&z, (uint64_t)count);
+        put64(&z, cd.n), put64(&z, cd_at);
+        put32(&z, 0x07064b50u), put32(&z, 0), put64(&z, end64), put32(&z, 1);
+    }
     put32(&z, 0x06054b50u);
-    put16(&z, 0), put16(&z, 0), put16(&z, (unsigned)count), put16(&z, (unsigned)count);
-    put32(&z, (uint32_t)cd.n), put32(&z, cd_at), put16(&z, 0);
+    put16(&z, 0), put16(&z, 0);
+    put16(&z, z64 ? 0xFFFFu : (unsigned)count), put16(&z, z64 ? 0xFFFFu : (unsigned)count);
+    put32(&z, z64 ? 0xFFFFFFFFu : (uint32_t)cd.n), put32(&z, z64 ? 0xFFFFFFFFu : cd_at);
+    put16(&z, 0);
     free(cd.p);
     return z;
 }
@@ -540,14 +571,79 @@ START_TEST(zip_malformed)
     z = good_zip();
     z.p[cd_entry(&z, 0) + 10] = 12;
     zip_bad(&z, GAT_EFORMAT, "uses compression method 12");
-    /* zip64 markers */
+    /* a zip64 marker without the zip64 extra field */
     z = good_zip();
     set32(&z, cd_entry(&z, 0) + 20, 0xFFFFFFFFu);
-    zip_bad(&z, GAT_EFORMAT, "zip64 form, which is not supported");
+    zip_bad(&z, GAT_EFORMAT,
+            "member 'node_features.npy' marks its sizes or offset as zip64 (0xFFFFFFFF) but has "
+            "no zip64 extra field");
     /* encrypted */
     z = good_zip();
     z.p[cd_entry(&z, 0) + 8] |= 1;
     zip_bad(&z, GAT_EFORMAT, "member 'node_features.npy' is encrypted");
+}
+END_TEST
+
+static void set64(buf *b, size_t at, uint64_t v)
+{
+    set32(b, at, (uint32_t)v);
+    set32(b, at + 4, (uint32_t)(v >> 32));
+}
+
+static buf good_zip64(void)
+{
+    member m[6];
+    return zip(m, platonov_members(m, -1, (buf){0}), ZIP64);
+}
+
+/* zip64 archives whose zip64 records or fields are wrong, each with its message (the good ones
+ * load in platonov_good). The zip64 end record is 56 bytes, its locator 20, the end record 22. */
+START_TEST(zip64_malformed)
+{
+    buf z = good_zip64();
+    const size_t loc = z.n - 22 - 20, rec = loc - 56;
+    /* the locator points one byte before the record */
+    set64(&z, loc + 8, rec - 1);
+    zip_bad(&z, GAT_EFORMAT, "the zip64 end locator points to offset");
+    /* ... or past the locator itself */
+    z = good_zip64();
+    set64(&z, loc + 8, UINT64_MAX - 5);
+    zip_bad(&z, GAT_EFORMAT, "where no zip64 end record ends before it");
+    /* the record's size field */
+    z = good_zip64();
+    set64(&z, rec + 4, 45);
+    zip_bad(&z, GAT_EFORMAT, "declares 45 bytes, not the 44 up to its locator");
+    /* a second disk, in the locator or the record */
+    z = good_zip64();
+    set32(&z, loc + 16, 2);
+    zip_bad(&z, GAT_EFORMAT, "multi-disk zip archives are not supported");
+    z = good_zip64();
+    set32(&z, rec + 20, 1);
+    zip_bad(&z, GAT_EFORMAT, "multi-disk zip archives are not supported");
+    /* a count of members the directory cannot hold (no allocation for it) */
+    z = good_zip64();
+    set64(&z, rec + 24, 1ull << 40);
+    set64(&z, rec + 32, 1ull << 40);
+    zip_bad(&z, GAT_EFORMAT, "declares 1099511627776 members, more than its central directory");
+    /* the directory's offset in the record one byte off */
+    z = good_zip64();
+    set64(&z, rec + 48, get32(&z, rec + 48) + 1);
+    zip_bad(&z, GAT_EFORMAT, "does not end where the end record starts");
+    /* an offset-only extra field (member 1) when the entry marks its compressed size too */
+    z = good_zip64();
+    set32(&z, cd_entry(&z, 1) + 20, 0xFFFFFFFFu);
+    zip_bad(&z, GAT_EFORMAT,
+            "member 'node_labels.npy': its zip64 extra field holds 8 bytes, too few for the sizes "
+            "and offset its entry marks as held there");
+    /* the 64-bit local header offset of member 2, in its extra field, past the directory */
+    z = good_zip64();
+    const size_t e2 = cd_entry(&z, 2);
+    set64(&z, e2 + 46 + strlen("edges.npy") + 4 + 16, 1ull << 33);
+    zip_bad(&z, GAT_EFORMAT, "member 'edges.npy': local header offset 8589934592 is outside");
+    /* a 64-bit uncompressed size beyond what the compressed bytes inflate to */
+    z = good_zip64();
+    set64(&z, e2 + 46 + strlen("edges.npy") + 4, 1ull << 36);
+    zip_bad(&z, GAT_EFORMAT, "member 'edges.npy' declares 68719476736 bytes uncompressed from");
 }
 END_TEST
 
@@ -1045,14 +1141,15 @@ static Suite *suite(void)
         const TTest *test;
         int from, to;
     } cases[] = {
-        {"platonov_good", platonov_good, 0, 2},
+        {"platonov_good", platonov_good, 0, 4}, /* zip()'s modes */
         {"platonov_one_split_big_endian", platonov_one_split_big_endian, 0, 1},
         {"platonov_float16", platonov_float16, 0, 1},
         {"platonov_bad_members", platonov_bad_members, 0, 1},
         {"platonov_missing_members", platonov_missing_members, 0, 1},
         {"zip_malformed", zip_malformed, 0, 1},
         {"alloc_failure", alloc_failure, 0, 1},
-        {"damaged_files", damaged_files, 0, 2},
+        {"zip64_malformed", zip64_malformed, 0, 1},
+        {"damaged_files", damaged_files, 0, 4},
         {"shchur_good", shchur_good, 0, 1},
         {"shchur_bad", shchur_bad, 0, 1},
         {"shchur_names", shchur_names, 0, 1},
