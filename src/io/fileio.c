@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -322,6 +323,43 @@ cleanup:
     gat_free(b);
     fclose(f);
     return st;
+}
+
+gat_status gat_i_map_file(const char *path, const unsigned char **buf, size_t *len, int *mapped)
+{
+    struct stat sb;
+    *buf = NULL;
+    *len = 0;
+    *mapped = 0;
+    /* stat first: opening a FIFO to look at it and again to read it would lose what a writer
+     * wrote between the two opens */
+    const int regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    const int fd = regular ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uintmax_t)sb.st_size <= SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            close(fd);
+            *buf = m;
+            *len = (size_t)sb.st_size;
+            *mapped = 1;
+            return GAT_OK;
+        }
+    }
+    if (fd >= 0) close(fd);
+    /* not a regular file, empty, or not mappable: read it (which also says why it cannot) */
+    unsigned char *b;
+    const gat_status st = gat_i_read_file(path, &b, len);
+    *buf = b;
+    return st;
+}
+
+void gat_i_release_file(const unsigned char *buf, size_t len, int mapped)
+{
+    if (mapped)
+        munmap((void *)buf, len);
+    else
+        gat_free((void *)buf);
 }
 
 gat_status gat_i_clocale_enter(gat_i_clocale *l)

@@ -51,6 +51,14 @@ int gat_i_write_le(FILE *f, const gat_real *x, size_t n);
 /* Reads the file at path whole into *buf (owned, gat_free; one spare NUL byte after the *len
  * bytes). Returns GAT_EIO (cannot open or read, or path is a directory), GAT_ENOMEM. */
 gat_status gat_i_read_file(const char *path, unsigned char **buf, size_t *len);
+/* The file at path whole, to read: a non-empty regular file mapped read-only (its pages stay
+ * the page cache's, which the system can drop, instead of a copy in the process's memory),
+ * anything else read as gat_i_read_file does. *mapped says which; release with
+ * gat_i_release_file. A file truncated by another process while mapped faults (SIGBUS) on the
+ * pages past its new end. Returns as gat_i_read_file. */
+gat_status gat_i_map_file(const char *path, const unsigned char **buf, size_t *len, int *mapped);
+/* Releases what gat_i_map_file gave; accepts buf NULL. */
+void gat_i_release_file(const unsigned char *buf, size_t len, int mapped);
 
 /* Parses the JSON file at path (read whole) into *out (owned: cJSON_Delete). Returns GAT_EIO,
  * GAT_EFORMAT (malformed JSON, naming path:line and the text there, or the early end of a

@@ -216,7 +216,7 @@ gat_status gat_i_npz_open(gat_i_npz *z, const char *path)
 
     memset(z, 0, sizeof *z);
     if (!(z->path = gat_strdup(path))) return GAT_ENOMEM;
-    if ((st = gat_i_read_file(path, &z->buf, &z->len)) != GAT_OK) return st;
+    if ((st = gat_i_map_file(path, &z->buf, &z->len, &z->mapped)) != GAT_OK) return st;
     if ((st = find_end(z, &end)) != GAT_OK) return st;
     const unsigned char *e = z->buf + end;
     uint64_t entries = rd16(e + 10), cd_size = rd32(e + 12), cd = rd32(e + 16);
@@ -264,7 +264,7 @@ void gat_i_npz_close(gat_i_npz *z)
     for (size_t k = 0; z->member && k < z->n; k++)
         gat_free(z->member[k].name);
     gat_free(z->member);
-    gat_free(z->buf);
+    gat_i_release_file(z->buf, z->len, z->mapped);
     gat_free(z->path);
     memset(z, 0, sizeof *z);
 }
@@ -794,7 +794,7 @@ gat_status gat_i_npy_load(const char *path, gat_i_npy *a)
     if (!(z.path = gat_strdup(path)) || !(z.member = gat_calloc(1, sizeof *z.member))) goto cleanup;
     z.n = 1;
     if (!(z.member[0].name = gat_strdup(slash ? slash + 1 : path))) goto cleanup;
-    if ((st = gat_i_read_file(path, &z.buf, &z.len)) != GAT_OK) goto cleanup;
+    if ((st = gat_i_map_file(path, &z.buf, &z.len, &z.mapped)) != GAT_OK) goto cleanup;
     /* the file as the one stored member of an archive: the member reader checks the rest */
     uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
     for (size_t at = 0; at < z.len;) {

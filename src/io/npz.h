@@ -46,9 +46,10 @@ typedef struct gat_i_npz_member {
 } gat_i_npz_member;
 
 typedef struct gat_i_npz {
-    char *path;         /* owned copy, for messages */
-    unsigned char *buf; /* (len) the whole file */
+    char *path;               /* owned copy, for messages */
+    const unsigned char *buf; /* (len) the whole file (gat_i_map_file) */
     size_t len;
+    int mapped;
     gat_i_npz_member *member; /* (n) */
     size_t n;
 } gat_i_npz;

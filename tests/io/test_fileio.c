@@ -1,7 +1,8 @@
 /* The atomic writer of src/io/fileio.c on targets that are not regular files: a FIFO and a
  * device are written straight into (never replaced by a file), a symbolic link (dangling or not,
  * relative or absolute, chained) replaces the file it names and stays a link, a write error on a
- * device names the path and the reason, a loop of links and a directory are refused. */
+ * device names the path and the reason, a loop of links and a directory are refused; and the
+ * whole-file reader that maps regular files. */
 #include "testutil.h"
 
 #include "io/fileio.h"
@@ -9,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *dir;
@@ -183,6 +186,56 @@ START_TEST(refused)
 }
 END_TEST
 
+/* gat_i_map_file: a regular file mapped, an empty one, a device and a FIFO read, a directory
+ * and a missing file refused by name. */
+START_TEST(map_file)
+{
+    char path[4096];
+    const unsigned char *buf;
+    size_t len;
+    int mapped;
+    in_dir(path, sizeof path, "data");
+    ck_assert_int_eq(write_text(path, "mapped bytes\n"), GAT_OK);
+    ck_assert_int_eq(gat_i_map_file(path, &buf, &len, &mapped), GAT_OK);
+    ck_assert_int_eq(mapped, 1);
+    ck_assert_uint_eq(len, 13);
+    ck_assert(memcmp(buf, "mapped bytes\n", 13) == 0);
+    gat_i_release_file(buf, len, mapped);
+    in_dir(path, sizeof path, "empty");
+    ck_assert_int_eq(write_text(path, ""), GAT_OK);
+    ck_assert_int_eq(gat_i_map_file(path, &buf, &len, &mapped), GAT_OK);
+    ck_assert_int_eq(mapped, 0);
+    ck_assert_uint_eq(len, 0);
+    gat_i_release_file(buf, len, mapped);
+    ck_assert_int_eq(gat_i_map_file("/dev/null", &buf, &len, &mapped), GAT_OK);
+    ck_assert_int_eq(mapped, 0);
+    ck_assert_uint_eq(len, 0);
+    gat_i_release_file(buf, len, mapped);
+    /* a FIFO is read: a writer's (a child's) bytes come through */
+    in_dir(path, sizeof path, "fifo");
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    const pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        const int wr = open(path, O_WRONLY);
+        _exit(wr >= 0 && write(wr, "piped\n", 6) == 6 && close(wr) == 0 ? 0 : 1);
+    }
+    ck_assert_int_eq(gat_i_map_file(path, &buf, &len, &mapped), GAT_OK);
+    ck_assert_int_eq(mapped, 0);
+    ck_assert_uint_eq(len, 6);
+    ck_assert(memcmp(buf, "piped\n", 6) == 0);
+    gat_i_release_file(buf, len, mapped);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_FAILS(gat_i_map_file(dir, &buf, &len, &mapped), GAT_EIO, "it is a directory");
+    ck_assert_ptr_null(buf);
+    in_dir(path, sizeof path, "missing");
+    ASSERT_FAILS(gat_i_map_file(path, &buf, &len, &mapped), GAT_EIO, "cannot open");
+    ck_assert_ptr_null(buf);
+}
+END_TEST
+
 static Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
@@ -195,6 +248,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(tc, dangling_link_creates_target);
     tcase_add_test(tc, regular_file_replaced);
     tcase_add_test(tc, refused);
+    tcase_add_test(tc, map_file);
     suite_add_tcase(s, tc);
     return s;
 }
