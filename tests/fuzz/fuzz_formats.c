@@ -106,20 +106,32 @@ static void wr32(uint8_t *p, uint32_t v)
 }
 
 /* Sets the CRC-32 of every stored (uncompressed) member of zip file z, in its local header and
- * in the central directory entry that points at it, to its data's: the readers check it, and a
- * mutated member would otherwise never get past that check to the code that reads the arrays. */
+ * in the central directory entry that points at it (or, when that entry keeps its offset in a
+ * zip64 field, that has its name), to its data's: the readers check it, and a mutated member
+ * would otherwise never get past that check to the code that reads the arrays. A zip64 local
+ * header's size is its zip64 field's (np.savez writes every member so). */
 static void fix_crcs(uint8_t *z, size_t n)
 {
     for (size_t p = 0; p + 30 <= n; p++) {
         if (rd32(z + p) != 0x04034b50u || (z[p + 8] | z[p + 9] << 8) != 0) continue;
-        const size_t at =
-            p + 30 + (size_t)(z[p + 26] | z[p + 27] << 8) + (size_t)(z[p + 28] | z[p + 29] << 8);
-        const size_t len = rd32(z + p + 18);
-        if (at > n || len > n - at) continue;
+        const size_t nlen = (size_t)(z[p + 26] | z[p + 27] << 8),
+                     at = p + 30 + nlen + (size_t)(z[p + 28] | z[p + 29] << 8);
+        size_t len = rd32(z + p + 18);
+        if (at > n) continue;
+        if (len == 0xFFFFFFFFu && at - p - 30 - nlen >= 20 &&
+            (z[p + 30 + nlen] | z[p + 31 + nlen] << 8) == 1 && rd32(z + p + 30 + nlen + 16) == 0)
+            len = rd32(z + p + 30 + nlen + 12);
+        if (len > n - at) continue;
         const uint32_t crc = (uint32_t)crc32(0L, z + at, (uInt)len);
         wr32(z + p + 14, crc);
-        for (size_t c = 0; c + 46 <= n; c++)
-            if (rd32(z + c) == 0x02014b50u && rd32(z + c + 42) == p) wr32(z + c + 16, crc);
+        for (size_t c = 0; c + 46 <= n; c++) {
+            if (rd32(z + c) != 0x02014b50u) continue;
+            const size_t cn = (size_t)(z[c + 28] | z[c + 29] << 8);
+            if (rd32(z + c + 42) == p ||
+                (rd32(z + c + 42) == 0xFFFFFFFFu && cn == nlen && c + 46 + cn <= n &&
+                 memcmp(z + c + 46, z + p + 30, nlen) == 0))
+                wr32(z + c + 16, crc);
+        }
     }
 }
 
