@@ -230,7 +230,7 @@ static gat_status classes_of(const double *v, size_t count, gat_idx **cls, gat_i
         gat_free(u);
         return GAT_ENOMEM;
     }
-    memcpy(u, v, count * sizeof *u);
+    if (count) memcpy(u, v, count * sizeof *u); /* v may be NULL when count is 0 */
     qsort(u, count, sizeof *u, cmp_double);
     for (size_t i = 0; i < count; i++)
         if (k == 0 || u[i] != u[k - 1]) u[k++] = u[i];

@@ -206,6 +206,27 @@ START_TEST(test_good)
 }
 END_TEST
 
+/* Graphs without edges whose edge label and attribute files are empty (as they are for such a
+ * set): loads, no edge features (fuzz_formats found the empty label table's copy, a NULL
+ * source, under UBSan). */
+START_TEST(test_no_edges)
+{
+    char *dir = tu_tmpdir();
+    const toy t = {"", "1\n1\n2\n", "0\n1\n", NULL, NULL, "", ""};
+    gat_dataset_options o = opts_raw();
+    gat_dataset ds;
+    ck_assert_msg(gat_dataset_load(&ds, write_toy(dir, &t, 0), &o) == GAT_OK, "%s",
+                  gat_last_error());
+    ck_assert_int_eq(ds.n, 3);
+    ck_assert_int_eq(ds.n_graphs, 2);
+    ck_assert_int_eq(ds.graph.nnz, 3); /* the self-loops */
+    ck_assert_int_eq(ds.n_edge_features, 0);
+    gat_dataset_destroy(&ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 /* gat_dataset_options.tu_features: _i 0 every node file, 1 the node labels alone, 2 none. */
 START_TEST(test_feature_choice)
 {
@@ -558,6 +579,7 @@ int main(void)
     Suite *s = suite_create("tu");
     TCase *tc = tcase_create("load");
     tcase_add_loop_test(tc, test_good, 0, 4);
+    tcase_add_test(tc, test_no_edges);
     tcase_add_test(tc, test_bad);
     tcase_add_loop_test(tc, test_feature_choice, 0, 3);
     tcase_add_loop_test(tc, test_alloc_failures, 0, 2);
