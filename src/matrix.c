@@ -106,7 +106,7 @@ gat_status gat_i_csr_transpose_reserve(const gat_csr *x, gat_csr *t, gat_idx **p
     gat_free(*perm);
     *perm = NULL;
     /* an x that outgrew the room (not exact): an eighth more, for the next slightly larger one */
-    const size_t cap = exact || nnz > INT32_MAX - nnz / 8 ? (size_t)nnz : (size_t)nnz + nnz / 8;
+    const size_t cap = exact ? (size_t)nnz : gat_i_grown((size_t)nnz, INT32_MAX);
     gat_status st = gat_csr_init(t, x->cols, x->rows, cap);
     if (st == GAT_OK && !(*perm = gat_malloc(cap, sizeof **perm))) {
         gat_csr_destroy(t);

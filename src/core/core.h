@@ -67,6 +67,13 @@ static inline uint64_t gat_i_hash64(uint64_t key, uint64_t k)
     return z ^ (z >> 31);
 }
 
+/* n and an eighth more, the room a buffer rebound to slightly larger inputs is given (a few grow
+ * steps, then none), or n alone when the eighth would take it past limit. */
+static inline size_t gat_i_grown(size_t n, size_t limit)
+{
+    return n > limit || n / 8 > limit - n ? n : n + n / 8;
+}
+
 /* One allocation carved into buffers: returns base + the next 64-byte aligned offset at or after
  * *off and advances *off past count * size bytes there. With base NULL nothing is written and it
  * returns NULL: a first pass over the same carves measures the block (*off at the end), a second

@@ -460,7 +460,7 @@ static gat_status csr_reserve(gat_csr *out, size_t *rows_cap, gat_idx rows, gat_
         out->cols = cols;
         return GAT_OK;
     }
-    const size_t r = (size_t)rows + (size_t)rows / 8, v = nnz + nnz / 8;
+    const size_t r = gat_i_grown((size_t)rows, SIZE_MAX - 1), v = gat_i_grown(nnz, SIZE_MAX);
     gat_csr_destroy(out);
     *rows_cap = 0;
     out->rowptr = gat_malloc(r + 1, sizeof *out->rowptr);

@@ -579,10 +579,11 @@ gat_status gat_i_fast_create(gat_i_fast **out, const gat_i_fused_ops *ops,
     set_lean(f, b);
     f->nt_cap = nt < 1 ? 1 : nt;
     const int nb = bounds_len(f);
-    f->cap_bounds = grow && nb <= INT_MAX - nb / 8 ? nb + nb / 8 : nb;
+    f->cap_bounds = grow ? (int)gat_i_grown((size_t)nb, INT_MAX) : nb;
     if (!(f->bounds = gat_malloc((size_t)f->cap_bounds, sizeof(gat_idx)))) goto cleanup;
     partition_all(f);
-    const size_t bytes = layout(f, NULL), room = grow ? bytes / 8 : 0;
+    const size_t bytes = layout(f, NULL),
+                 room = grow ? gat_i_grown(bytes, SIZE_MAX - 64) - bytes : 0;
     /* 64 bytes more: the carves start at the block's first 64-byte boundary. The room to grow
      * is allocated but not touched (calloc's fresh pages: no memory until a larger binding
      * uses them). */

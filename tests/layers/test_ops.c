@@ -727,6 +727,22 @@ START_TEST(test_carve)
 }
 END_TEST
 
+/* gat_i_grown: an eighth more (rounded down), n alone when that passes the limit or n already
+ * does, and no wrap-around at SIZE_MAX. */
+START_TEST(test_grown)
+{
+    ck_assert_uint_eq(gat_i_grown(0, 100), 0);
+    ck_assert_uint_eq(gat_i_grown(7, 100), 7);
+    ck_assert_uint_eq(gat_i_grown(80, 100), 90);
+    ck_assert_uint_eq(gat_i_grown(88, 99), 99);
+    ck_assert_uint_eq(gat_i_grown(89, 99), 89);
+    ck_assert_uint_eq(gat_i_grown(200, 100), 200);
+    ck_assert_uint_eq(gat_i_grown(INT32_MAX, INT32_MAX), INT32_MAX);
+    ck_assert_uint_eq(gat_i_grown(SIZE_MAX - 8, SIZE_MAX), SIZE_MAX - 8);
+    ck_assert_uint_eq(gat_i_grown(SIZE_MAX / 9 * 8, SIZE_MAX), SIZE_MAX / 9 * 9);
+}
+END_TEST
+
 /* gat_i_spmm_acc: onto zeros over all rows it is gat_i_spmm; only listed rows change; W NULL adds
  * x itself. */
 START_TEST(test_spmm_acc)
@@ -782,6 +798,7 @@ static Suite *ops_suite(void)
         {"transpose_perm", test_transpose_perm, 3},
         {"transpose_perm_nomem", test_transpose_perm_nomem, 1},
         {"carve", test_carve, 1},
+        {"grown", test_grown, 1},
         {"spmm_acc", test_spmm_acc, 1},
     };
     for (size_t c = 0; c < LEN(cases); c++) {
