@@ -410,25 +410,14 @@ gat_status gat_predictions_write(const char *path, gat_idx n, gat_idx n_classes,
 
 /* ---- Training metrics ----------------------------------------------------------------------- */
 
-/* The shortest of %.15g, %.16g and %.17g that reads back as v (0.242, not 0.24199999999999999;
- * %.17g always does). The C locale is in force (out_open). */
-static const char *shortest(char buf[32], double v)
-{
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, 32, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
-
 /* One metric: a CSV field, or a JSON member (null for NaN or Inf, which JSON lacks). */
 static void put_metric(out *o, int jsonl, const char *key, double v, int last)
 {
     char buf[32];
     if (!jsonl)
-        out_printf(o, "%s%s", shortest(buf, v), last ? "\n" : ",");
+        out_printf(o, "%s%s", gat_i_shortest(buf, v), last ? "\n" : ",");
     else if (isfinite(v))
-        out_printf(o, "\"%s\":%s%s", key, shortest(buf, v), last ? "}\n" : ",");
+        out_printf(o, "\"%s\":%s%s", key, gat_i_shortest(buf, v), last ? "}\n" : ",");
     else
         out_printf(o, "\"%s\":null%s", key, last ? "}\n" : ",");
 }

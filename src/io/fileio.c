@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -243,6 +244,15 @@ gat_status gat_i_afile_commit(gat_i_afile *a)
     }
     gat_i_afile_abort(a);
     return st;
+}
+
+const char *gat_i_shortest(char buf[32], double v)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
 }
 
 int gat_i_write_le(FILE *f, const gat_real *x, size_t n)

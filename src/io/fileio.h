@@ -66,6 +66,10 @@ void gat_i_release_file(const unsigned char *buf, size_t len, int mapped);
 struct cJSON;
 gat_status gat_i_json_read(const char *path, struct cJSON **out);
 
+/* The shortest of %.15g, %.16g and %.17g that reads back as v (0.242, not 0.24199999999999999;
+ * %.17g always does), in buf, which it returns. Call in the C locale (gat_i_clocale_enter). */
+const char *gat_i_shortest(char buf[32], double v);
+
 /* Switches the calling thread to the "C" LC_NUMERIC until gat_i_clocale_leave. */
 typedef struct gat_i_clocale {
     locale_t c, old;

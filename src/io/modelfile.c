@@ -188,16 +188,12 @@ static int add_int(cJSON *obj, const char *key, long v)
     return add_string(obj, key, s);
 }
 
-/* The shortest of %.15g, %.16g, %.17g that reads back as v ("0.2", not "0.20000000000000001";
- * the caller has switched to the C locale). */
+/* v as the shortest decimal that reads back exactly ("0.2", not "0.20000000000000001"; the
+ * caller has switched to the C locale). */
 static int add_real(cJSON *obj, const char *key, double v)
 {
-    char s[40];
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(s, sizeof s, "%.*g", digits, v);
-        if (strtod(s, NULL) == v) break;
-    }
-    return add_string(obj, key, s);
+    char s[32];
+    return add_string(obj, key, gat_i_shortest(s, v));
 }
 
 /* A JSON array of numbers, attached to obj under key; 0 if an allocation failed. */
@@ -798,24 +794,6 @@ static gat_status read_entry(const char *path, const cJSON *e, const gat_model_t
     return GAT_OK;
 }
 
-/* Reads element i of a little-endian F32 (dsize 4) or F64 array at p. */
-static double get_le(const unsigned char *p, size_t dsize, size_t i)
-{
-    uint64_t u = 0;
-    p += i * dsize;
-    for (size_t b = dsize; b-- > 0;)
-        u = u << 8 | p[b];
-    if (dsize == 4) {
-        const uint32_t u32 = (uint32_t)u;
-        float f;
-        memcpy(&f, &u32, sizeof f);
-        return f;
-    }
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* Matches every header entry but the metadata with the tensor table t (nt entries, at most
  * MAX_FILE_TENSORS) and copies the data into the parameters p; what names the configuration
  * in the message of an unexpected tensor. */
@@ -865,7 +843,7 @@ static gat_status read_tensors(const char *path, const cJSON *root, const gat_mo
 
     for (int k = 0; k < nt; k++)
         for (size_t i = 0; i < t[k].size; i++) {
-            const double v = get_le(data + span[k][0], dsize[k], i);
+            const double v = gat_i_st_get_le(data + span[k][0], dsize[k], i);
             if (!isfinite(v))
                 return gat_i_error(GAT_ENUMERIC, "%s: tensor \"%s\" holds %g at index %zu", path,
                                    t[k].name, v, i);

@@ -296,3 +296,20 @@ int gat_i_st_write_header(FILE *f, const char *json, size_t align)
         if (fputc(' ', f) == EOF) return -1;
     return 0;
 }
+
+double gat_i_st_get_le(const unsigned char *p, size_t dsize, size_t i)
+{
+    uint64_t u = 0;
+    p += i * dsize;
+    for (size_t b = dsize; b-- > 0;)
+        u = u << 8 | p[b];
+    if (dsize == 4) {
+        const uint32_t u32 = (uint32_t)u;
+        float f;
+        memcpy(&f, &u32, sizeof f);
+        return f;
+    }
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}

@@ -64,6 +64,9 @@ gat_status gat_i_st_entry(const char *path, const cJSON *e, const char *name, si
  * the file. Returns 0, or -1 with errno set by the failed write. */
 int gat_i_st_write_header(FILE *f, const char *json, size_t align);
 
+/* Element i of a little-endian F32 (dsize 4) or F64 (dsize 8) array at p. */
+double gat_i_st_get_le(const unsigned char *p, size_t dsize, size_t i);
+
 /* The length of the header gat_i_st_write_header writes for json (8 + JSON + padding). */
 size_t gat_i_st_header_size(size_t json_len, size_t align);
 
