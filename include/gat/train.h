@@ -124,6 +124,31 @@ typedef struct gat_train_config {
                                * result's figures are its, best_epoch = epochs) instead of
                                * restoring the best validation epoch's, as benchmarking-gnns and
                                * Xu et al. report; 0: restore (default) */
+    /* Fields added with checkpoints (gat_train only; the other trainers refuse them). A
+     * checkpoint is the loop's whole state after an epoch: the parameters, Adam's moments and
+     * step, the model's dropout step, the model early stopping would restore with its epoch and
+     * figures, the patience count, the time so far and every epoch's gat_epoch_info. Training
+     * resumed from it goes on as if it had never stopped: the same epochs, parameters and
+     * result, bit for bit on the same kernels (the engine's results do not depend on the thread
+     * count). NULL and 0 (as gat_train_config_default leaves them): no checkpoints. */
+    const char *checkpoint;    /* a path: the state is written there, atomically (as
+                                * gat_model_save), before the first epoch (so that a bad path fails
+                                * at once), after every checkpoint_every-th epoch or once
+                                * checkpoint_seconds have passed since the last write, and after the
+                                * last epoch (patience, max_epochs or the progress callback's stop).
+                                * A stop between mini-batches (cfg->stop) writes nothing: the last
+                                * file stays. A failed write stops training with GAT_EIO (the best
+                                * model so far is restored) */
+    gat_idx checkpoint_every;  /* >= 0; 0: not by epochs */
+    double checkpoint_seconds; /* >= 0, finite; 0: not by time */
+    const char *resume;        /* NULL, or a checkpoint written by gat_train for this model's
+                                * configuration and seed (gat_model_create), this dataset (graph,
+                                * features, labels, split) and the same adam, seed, batch_size,
+                                * fanout, eval_every and metric (else GAT_EINVAL names the first
+                                * difference); max_epochs and patience may differ. Training goes
+                                * on after its epoch; the progress callback sees the epochs from
+                                * there on (gat_train_checkpoint_history gives the earlier ones).
+                                * It may be the path of checkpoint. */
 } gat_train_config;
 
 typedef struct gat_train_result {
@@ -228,11 +253,20 @@ GAT_API gat_status gat_train_step_batch(gat_model *m, const gat_batch *b, const 
  * gat_adam_config_check, metric a gat_metric (GAT_METRIC_AUC: a two-class model), batch_size
  * >= 0 and with batch_size > 0 n_fanout == the model's layers and every fan-out -1 or >= 0; the message names the one bad field and its value. ds's graph and
  * features are checked as gat_model_forward does.
- * Returns GAT_EINVAL (config or dataset unusable, e.g. no training node), GAT_EDIM (model and
- * dataset widths disagree), GAT_ENUMERIC (the loss or the parameters became NaN/Inf; the best
- * model so far is restored), GAT_EINTERRUPTED (the callback asked to stop), GAT_ENOMEM. */
+ * Returns GAT_EINVAL (config or dataset unusable, e.g. no training node; a resume checkpoint of
+ * another model, dataset or setting), GAT_EDIM (model and dataset widths disagree),
+ * GAT_ENUMERIC (the loss or the parameters became NaN/Inf, the best model so far restored; or a
+ * NaN in the resume checkpoint), GAT_EINTERRUPTED (the callback asked to stop), GAT_EIO (a
+ * checkpoint could not be written, the best model so far restored, or read), GAT_EFORMAT (resume
+ * names no checkpoint, or a malformed one), GAT_ENOMEM. A refused resume leaves m as it was. */
 GAT_API gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                              gat_train_result *res);
+
+/* The epoch rows a checkpoint (gat_train_config.checkpoint) holds, one per epoch from the
+ * first: *rows (n of them; the caller frees it with free()) as the progress callback saw them.
+ * Returns GAT_EINVAL (NULL argument), GAT_EIO, GAT_EFORMAT (not a checkpoint, malformed),
+ * GAT_ENOMEM; *rows NULL and *n 0 on failure. Cost O(file size). */
+GAT_API gat_status gat_train_checkpoint_history(const char *path, gat_epoch_info **rows, size_t *n);
 
 /* Writes n epoch rows (borrowed) to path as a metrics table, atomically (as gat_matrix_save).
  * A path ending in ".jsonl" (any case) gets JSON lines, one object per row, e.g.

@@ -10,6 +10,7 @@
 #include "model/gps_i.h"   /* GAT_I_GPS_MAX_TENSORS */
 #include "io/fileio.h"
 #include "io/safetensors.h"
+#include "io/checkpoint.h" /* gat_i_model_config_text */
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -316,6 +317,27 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
         return NULL;
     }
     return root;
+}
+
+char *gat_i_model_config_text(const gat_model *m)
+{
+    gat_model_meta meta;
+    gat_i_clocale loc = {0};
+    cJSON *root = NULL, *md;
+    char *text = NULL;
+    gat_model_meta_init(&meta);
+    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
+    if ((root = build_header(m, &meta)) &&
+        (md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__"))) {
+        /* what the reading tools need, not the model: the version and how data was read */
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "libgat_version");
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "normalize");
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "symmetrize");
+        text = cJSON_PrintUnformatted(md);
+    }
+    cJSON_Delete(root);
+    gat_i_clocale_leave(&loc);
+    return text;
 }
 
 /* Writes the header root and the parameter buffer p (n values) to path, atomically. */

@@ -461,6 +461,16 @@ uint64_t gat_i_model_step(const gat_model *m)
     return m->step;
 }
 
+void gat_i_model_set_step(gat_model *m, uint64_t step)
+{
+    m->step = step;
+}
+
+uint64_t gat_i_model_seed(const gat_model *m)
+{
+    return m->seed;
+}
+
 gat_real *gat_i_model_dlogits(gat_model *m, gat_idx n)
 {
     const size_t need = (size_t)n * (size_t)m->cfg.classes;

@@ -134,6 +134,7 @@ gat_status gat_dist_train(gat_model *m, gat_dist *d, const gat_train_config *cfg
                                (const char *[]){"model m", "dist d", "config cfg"})) != GAT_OK)
         return st;
     st = gat_i_train_config_check(m, cfg);
+    if (st == GAT_OK) st = gat_i_no_checkpoints(cfg, fn);
     if (st == GAT_OK && cfg->batch_size != 0)
         st = gat_i_error(GAT_EINVAL,
                          "%s: batch_size = %d: distributed training is full-graph "

@@ -358,6 +358,7 @@ static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_tra
                                        "(n_labels > 0); this one has none");
     chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
     if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
+    if ((st = gat_i_no_checkpoints(cfg, "gat_graph_train")) != GAT_OK) return st;
     if ((st = gat_i_sched_config_check(cfg, "gat_graph_train")) != GAT_OK) return st;
     if (ds->n_graphs < 1 || !ds->graph_ptr || (!*multi && !ds->graph_labels))
         return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no %s graphs",

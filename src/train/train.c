@@ -127,7 +127,25 @@ gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn)
         return gat_i_error(GAT_EINVAL,
                            "%s: metric = %d, expected GAT_METRIC_ACC, GAT_METRIC_AUC or "
                            "GAT_METRIC_LOSS", fn, (int)cfg->metric);
-    return GAT_OK;
+    if (cfg->checkpoint_every < 0)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: checkpoint_every = %d, expected 0 (not by epochs) or "
+                           "a count of epochs",
+                           fn, cfg->checkpoint_every);
+    if (!(cfg->checkpoint_seconds >= 0) || !isfinite(cfg->checkpoint_seconds))
+        return gat_i_error(GAT_EINVAL,
+                           "%s: checkpoint_seconds = %g, expected 0 (not by time) or "
+                           "a finite count of seconds",
+                           fn, cfg->checkpoint_seconds);
+    return strcmp(fn, "gat_train") == 0 ? GAT_OK : gat_i_no_checkpoints(cfg, fn);
+}
+
+gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn)
+{
+    if (!cfg->checkpoint && !cfg->resume) return GAT_OK;
+    return gat_i_error(GAT_EINVAL,
+                       "%s: %s is set, but only gat_train writes and resumes checkpoints", fn,
+                       cfg->checkpoint ? "checkpoint" : "resume");
 }
 
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg)
@@ -599,22 +617,102 @@ static gat_status split_auc(const gat_train_config *cfg, const gat_i_train_ops *
     return st;
 }
 
+/* The loop's state that a checkpoint keeps beyond the parameters. */
+typedef struct loop_state {
+    gat_idx wait, validated; /* patience count; the last epoch validated */
+    best_so_far b;
+    gat_i_ckpt_state cs; /* history: every epoch's row, when checkpoints are on */
+    size_t cap;          /* of cs.history */
+    double last_write;   /* now() of the last checkpoint */
+} loop_state;
+
+/* Writes the checkpoint of the state after epoch (0: before the first) at cfg->checkpoint. */
+static gat_status write_checkpoint(const gat_train_config *cfg, const gat_i_train_ops *ops,
+                                   loop_state *ls, gat_idx epoch, const gat_train_result *r,
+                                   const gat_real *params, const gat_real *best, size_t P,
+                                   double t0)
+{
+    gat_i_ckpt_run *ck = ops->ckpt;
+    gat_real *m1, *m2;
+    gat_i_model_moments(ck->m, &m1, &m2);
+    gat_i_ckpt_state *cs = &ls->cs;
+    cs->epoch = epoch;
+    cs->steps = ck->steps ? *ck->steps : epoch;
+    cs->dropout = gat_i_model_step(ck->m);
+    cs->best_epoch = r->best_epoch;
+    cs->wait = ls->wait;
+    cs->validated = ls->validated;
+    cs->best_acc = ls->b.acc;
+    cs->best_loss = ls->b.loss;
+    cs->best_auc = ls->b.auc;
+    ls->last_write = now();
+    cs->seconds = ls->last_write - t0;
+    return gat_i_ckpt_save(cfg->checkpoint, &ck->id, cs, params, m1, m2, best, P);
+}
+
+/* Continues from the checkpoint at cfg->resume: the parameters, moments, model to restore and
+ * the loop's state; *epoch: the epochs done, *t0 moved back by the time they took. */
+static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops, loop_state *ls,
+                         gat_idx *epoch, gat_train_result *r, gat_real *params, gat_real *best,
+                         size_t P, double *t0)
+{
+    gat_i_ckpt_run *ck = ops->ckpt;
+    gat_real *m1, *m2;
+    gat_i_model_moments(ck->m, &m1, &m2);
+    gat_i_ckpt_state *cs = &ls->cs;
+    gat_status st = gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, m1, m2, best, P);
+    if (st != GAT_OK) return st;
+    if (ck->steps) *ck->steps = cs->steps;
+    gat_i_model_set_step(ck->m, cs->dropout);
+    ls->cap = cs->n_history;
+    ls->wait = cs->wait;
+    ls->validated = cs->validated;
+    ls->b = (best_so_far){.acc = cs->best_acc, .loss = cs->best_loss, .auc = cs->best_auc};
+    r->epochs = *epoch = cs->epoch;
+    r->best_epoch = cs->best_epoch;
+    *t0 -= cs->seconds;
+    return GAT_OK;
+}
+
+/* Appends an epoch's row to the history a checkpoint keeps. */
+static gat_status keep_row(loop_state *ls, const gat_epoch_info *info)
+{
+    if (ls->cs.n_history == ls->cap) {
+        const size_t cap = ls->cap ? 2 * ls->cap : 64;
+        gat_epoch_info *h = gat_realloc(ls->cs.history, cap, sizeof *h);
+        if (!h) return GAT_ENOMEM;
+        ls->cs.history = h;
+        ls->cap = cap;
+    }
+    ls->cs.history[ls->cs.n_history++] = *info;
+    return GAT_OK;
+}
+
 gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *cfg,
                             const gat_i_train_ops *ops, void *u, gat_train_result *res)
 {
     gat_real *best = NULL;
     gat_status st = GAT_OK;
     gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
-    best_so_far b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY};
-    gat_idx wait = 0, validated = 0;
+    loop_state ls = {.b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY}};
+    gat_idx done = 0;
     const gat_idx every = cfg->eval_every > 1 ? cfg->eval_every : 1;
-    const double t0 = now();
+    double t0 = now();
+    const int writes = ops->ckpt && cfg->checkpoint;
     if (cfg->metric == GAT_METRIC_AUC && !ops->auc)
         return gat_i_error(GAT_EINVAL, "metric = GAT_METRIC_AUC (ROC-AUC): only gat_train of a "
                                        "two-class model in one process reports it");
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
-    for (gat_idx epoch = 1; epoch <= cfg->max_epochs; epoch++) {
+    if (ops->ckpt && cfg->resume &&
+        (st = resume(cfg, ops, &ls, &done, &r, params, best, P, &t0)) != GAT_OK)
+        goto cleanup;
+    /* the state to go on from, written at once so that a path that cannot be written fails now */
+    if (writes && (st = write_checkpoint(cfg, ops, &ls, done, &r, params, best, P, t0)) != GAT_OK)
+        goto cleanup;
+    /* a resumed run that had already ended: its result again */
+    if (done > 0 && (ls.wait >= cfg->patience || done >= cfg->max_epochs)) goto restore;
+    for (gat_idx epoch = done + 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
         const double epoch_t0 = now();
         int diverged;
@@ -648,25 +746,34 @@ gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *
         if (st != GAT_OK) goto cleanup;
         int keep;
         /* patience counts epochs, validated or not */
-        wait = improves(cfg->metric, &info, &b, &keep) ? 0 : wait + (epoch - validated);
+        ls.wait = improves(cfg->metric, &info, &ls.b, &keep) ? 0 : ls.wait + (epoch - ls.validated);
         if (keep) {
             memcpy(best, params, P * sizeof *best);
             r.best_epoch = epoch;
         }
-        validated = epoch;
+        ls.validated = epoch;
         info.best_epoch = r.best_epoch;
     progress:;
         const double t = now();
         info.seconds = t - t0;
         info.epoch_seconds = t - epoch_t0;
+        if (ops->ckpt && (st = keep_row(&ls, &info)) != GAT_OK) goto restore;
         int stop = cfg->progress && cfg->progress(&info, cfg->user);
         if (ops->agree) stop = ops->agree(u, stop);
+        /* the state after the last epoch, and on the way every checkpoint_every epochs or
+         * checkpoint_seconds */
+        if (writes &&
+            (stop || ls.wait >= cfg->patience || epoch == cfg->max_epochs ||
+             (cfg->checkpoint_every > 0 && epoch % cfg->checkpoint_every == 0) ||
+             (cfg->checkpoint_seconds > 0 && now() - ls.last_write >= cfg->checkpoint_seconds)) &&
+            (st = write_checkpoint(cfg, ops, &ls, epoch, &r, params, best, P, t0)) != GAT_OK)
+            goto restore;
         if (stop) {
             st = gat_i_error(GAT_EINTERRUPTED, "training stopped by the caller after epoch %d",
                              epoch);
             goto restore;
         }
-        if (wait >= cfg->patience) break;
+        if (ls.wait >= cfg->patience) break;
     }
 
 restore:
@@ -689,6 +796,7 @@ restore:
     if (res) *res = r;
 
 cleanup:
+    gat_free(ls.cs.history);
     gat_free(best);
     return st;
 }
@@ -753,6 +861,7 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                      gat_train_result *res)
 {
     local c = {.m = m, .ds = ds, .cfg = cfg, .multi.multi = ds ? ds->label_matrix : NULL};
+    gat_i_ckpt_run ck = {0};
     gat_status st = GAT_OK;
 
     gat_i_clear_error();
@@ -790,15 +899,22 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
         cfg->batch_size > 0 ? (c.n_train + cfg->batch_size - 1) / cfg->batch_size : 0;
     c.sg = (stages){.cfg = cfg,
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
+    if ((cfg->checkpoint || cfg->resume) &&
+        (st = gat_i_ckpt_ident_init(&ck.id, m, ds, cfg, gat_metric_name(cfg->metric))) != GAT_OK)
+        goto cleanup;
+    ck.m = m;
+    ck.steps = cfg->batch_size > 0 ? &c.mb.t : NULL;
     const gat_i_train_ops ops = {.train = local_train,
                                  .evaluate = local_evaluate,
                                  .auc = gat_model_get_config(m)->classes == 2 ? local_auc : NULL,
-                                 .has_test = c.n_test > 0};
+                                 .has_test = c.n_test > 0,
+                                 .ckpt = cfg->checkpoint || cfg->resume ? &ck : NULL};
     size_t P;
     gat_real *params = gat_model_params(m, &P);
     st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
 
 cleanup:
+    gat_i_ckpt_ident_free(&ck.id);
     minibatch_free(&c.mb);
     gat_free(c.train);
     gat_free(c.val);

@@ -3,6 +3,7 @@
 #define GAT_I_TRAIN_H
 
 #include "gat/train.h"
+#include "io/checkpoint.h"
 #include "model/model_i.h" /* gat_i_binding, gat_i_run */
 
 /* What one kind of training does inside the loop. */
@@ -21,7 +22,16 @@ typedef struct gat_i_train_ops {
      * and GAT_METRIC_AUC is refused. */
     gat_status (*auc)(void *u, gat_split which, double *auc);
     int has_test; /* evaluate the restored model on the test nodes too */
+    /* gat_train's checkpoints (cfg->checkpoint, cfg->resume), or NULL: none */
+    struct gat_i_ckpt_run *ckpt;
 } gat_i_train_ops;
+
+/* What the loop needs to write and resume checkpoints (io/checkpoint.h). */
+typedef struct gat_i_ckpt_run {
+    gat_i_ckpt_ident id; /* what the checkpoint must match */
+    gat_model *m;        /* its moments and dropout step */
+    gat_idx *steps;      /* the mini-batch step counter, or NULL: a step per epoch */
+} gat_i_ckpt_run;
 
 /* How a training step combines with other processes' (the distributed trainer): NULL in
  * gat_i_train_step_with means a step of one process. */
@@ -85,6 +95,9 @@ gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const ui
 /* The checks of cfg's fields that gat_i_train_loop reads: max_epochs, patience, eval_every, adam,
  * metric (the messages start with fn and name the field). */
 gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn);
+/* GAT_EINVAL unless cfg asks for no checkpoint and no resume (the trainers other than gat_train;
+ * gat_i_loop_config_check calls it for any fn but "gat_train"). */
+gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn);
 
 /* gat_train's checks of cfg's fields (the messages name the field). */
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg);

@@ -2,7 +2,8 @@
  * header length, the JSON header with its __metadata__ configuration and tensor table, and the
  * data. The input is the file; both loaders read it, and gat_model_file_is_gps must not contradict
  * the one that accepts it. A loaded model must have finite parameters, run on a small graph and
- * save again; a failure must be a documented status with a message. */
+ * save again; a failure must be a documented status with a message. The same file is read as a
+ * training checkpoint (gat_train_checkpoint_history: its state and epoch rows) too. */
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -47,6 +48,24 @@ static void fuzz_gps(const char *path)
     gat_model_meta_destroy(&meta);
 }
 
+/* The checkpoint's half: its epoch rows, numbered 1, 2, ... with a best epoch among them. */
+static void fuzz_checkpoint(const char *path)
+{
+    gat_epoch_info *rows = NULL;
+    size_t n = 1;
+    gat_status st = gat_train_checkpoint_history(path, &rows, &n);
+    if (st != GAT_OK) {
+        FUZZ_CHECK(rows == NULL && n == 0);
+        fuzz_check_failure(st, NULL, 0);
+        return;
+    }
+    FUZZ_CHECK(n == 0 || rows != NULL);
+    for (size_t k = 0; k < n; k++)
+        FUZZ_CHECK(rows[k].epoch == (gat_idx)(k + 1) && rows[k].best_epoch >= 0 &&
+                   rows[k].best_epoch <= rows[k].epoch);
+    free(rows);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gat_model *m = NULL;
@@ -54,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_path(0, "m.gat");
     fuzz_write(path, data, size);
     fuzz_gps(path);
+    fuzz_checkpoint(path);
     gat_status st = gat_model_load(&m, &meta, path);
     if (st != GAT_OK) {
         FUZZ_CHECK(m == NULL);

@@ -217,6 +217,10 @@ START_TEST(test_lr_schedule)
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_patience = -1");
     tc.lr_patience = 0, tc.lr_step = -2;
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_step = -2");
+    tc.lr_step = 0, tc.checkpoint = "never-written.ckpt";
+    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL,
+                 "gat_graph_train: checkpoint is set, but only gat_train writes and resumes "
+                 "checkpoints");
     gat_model_free(m);
     free(fold), free(split);
     gat_dataset_destroy(&ds);

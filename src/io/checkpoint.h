@@ -1,0 +1,62 @@
+/* Private: checkpoint files of gat_train (gat/train.h, "Checkpoints"), in the safetensors layout
+ * of model files. What a checkpoint holds is what the training loop (train/train.c) needs to go
+ * on as if it had never stopped; this file reads and writes it and says which of the model, the
+ * data and the training settings differ from the run that wrote it. */
+#ifndef GAT_I_CHECKPOINT_H
+#define GAT_I_CHECKPOINT_H
+
+#include "gat/train.h"
+
+/* What a checkpoint must match: the model's configuration, the dataset and the settings that
+ * shape the run. Built once per training (gat_i_ckpt_ident); compared on resume. */
+typedef struct gat_i_ckpt_ident {
+    char *model;        /* the model file's configuration metadata as JSON text, owned */
+    char data[160];     /* "N nodes, E edges, F features, C classes, split a/b/c" */
+    uint64_t data_hash; /* of the graph, features, edge features, labels and split */
+    /* the training settings, as printed into the file ("0.005", "10,10", "acc", ...) */
+    char lr[32], beta1[32], beta2[32], eps[32], weight_decay[32], seed[24], model_seed[24],
+        batch_size[16], fanout[GAT_MAX_LAYERS * 12 + 8], eval_every[16], metric[8];
+} gat_i_ckpt_ident;
+
+/* The loop's state after an epoch. */
+typedef struct gat_i_ckpt_state {
+    gat_idx epoch;                        /* epochs done */
+    gat_idx steps;                        /* Adam steps done (= epoch in full-graph training) */
+    uint64_t dropout;                     /* the model's dropout step (gat_i_model_step) */
+    gat_idx best_epoch;                   /* of the model to restore (0: the initial one) */
+    gat_idx wait;                         /* epochs without improvement */
+    gat_idx validated;                    /* the last epoch validated */
+    double best_acc, best_loss, best_auc; /* early stopping's best figures so far */
+    double seconds;                       /* training time so far */
+    gat_epoch_info *history;              /* (n_history) every epoch's row, owned by the loop */
+    size_t n_history;
+} gat_i_ckpt_state;
+
+/* The configuration m's model file records (its "__metadata__" object without the version and
+ * the dataset keys) as JSON text (cJSON_free), or NULL when out of memory (modelfile.c). */
+char *gat_i_model_config_text(const gat_model *m);
+
+/* Fills *id for m trained on ds with cfg, whose metric is called metric (gat_metric_name; the
+ * trainer's, which io does not call), hashing ds: O(n + E + nnz(x) + E D). Returns GAT_ENOMEM;
+ * release with gat_i_ckpt_ident_free. */
+gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, const gat_model *m, const gat_dataset *ds,
+                                 const gat_train_config *cfg, const char *metric);
+void gat_i_ckpt_ident_free(gat_i_ckpt_ident *id);
+
+/* Writes the checkpoint atomically (as gat_model_save): the state s, the model's parameters
+ * params (P), Adam's moments m1, m2 (P each) and the model to restore, best (P). Returns GAT_EIO
+ * (naming path), GAT_ENOMEM. */
+gat_status gat_i_ckpt_save(const char *path, const gat_i_ckpt_ident *id, const gat_i_ckpt_state *s,
+                           const gat_real *params, const gat_real *m1, const gat_real *m2,
+                           const gat_real *best, size_t P);
+
+/* Reads the checkpoint at path into s (its history allocated: gat_free), params, m1, m2 and
+ * best (P each; params NULL: the state and history only) after checking that it was written
+ * for id (NULL: no check): GAT_EINVAL naming the first thing that differs (the model's
+ * configuration, the data, a training setting), GAT_EFORMAT (not a checkpoint, malformed, a
+ * value out of range), GAT_ENUMERIC (a NaN or Inf value), GAT_EIO, GAT_ENOMEM. On failure
+ * the arrays are as they were and s holds no allocation. */
+gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_ckpt_state *s,
+                           gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P);
+
+#endif
