@@ -223,7 +223,12 @@ static void train_config(const options *o, const source *src, int r, progress *p
     memcpy(tc->fanout, o->fanouts, sizeof tc->fanout);
     tc->seed = (uint64_t)o->seed + (uint64_t)r;
     tc->metric = o->metric;
-    tc->stop = on_stop;
+    /* with checkpoints a signal ends the epoch under way, whose end writes the checkpoint */
+    tc->stop = o->checkpoint ? NULL : on_stop;
+    tc->checkpoint = o->checkpoint;
+    tc->checkpoint_every = o->ckpt_epochs;
+    tc->checkpoint_seconds = o->ckpt_seconds;
+    tc->resume = o->resume;
     tc->progress = on_epoch;
     tc->stage = p->tty && !o->quiet && !src->distributed ? on_stage : NULL;
     tc->user = p;
@@ -320,6 +325,19 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     return 0;
 }
 
+/* The epochs of the checkpoint --resume names, kept as the run's first rows. Returns 0 or 1. */
+static int keep_history(runs *s)
+{
+    gat_epoch_info *rows;
+    size_t n;
+    if (gat_train_checkpoint_history(s->o->resume, &rows, &n) != GAT_OK)
+        return train_fail("cannot resume");
+    for (size_t k = 0; k < n; k++)
+        train_keep_row(&s->p, &rows[k]);
+    free(rows);
+    return 0;
+}
+
 /* Run r: a model trained, reported and saved. Returns the exit code so far (0: go on). */
 static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
 {
@@ -333,6 +351,11 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     gat_train_config tc;
     train_config(o, s->src, r, &s->p, &tc);
     s->p.run = r + 1;
+    /* a resumed run's earlier epochs, for --metrics and --plot */
+    if (o->resume && s->p.keep && (rc = keep_history(s)) != 0) {
+        gat_model_free(m);
+        return rc;
+    }
     gat_train_result res;
     start_ticker(&s->p);
     const gat_status tst = s->src->train(s->src->user, m, &tc, &res);
@@ -345,6 +368,11 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
                     "gat-train: interrupted %s epoch %d; best epoch %d (no --save: the "
                     "model is not kept)\n",
                     o->batch_size ? "after" : "at", res.epochs, res.best_epoch);
+        if (o->checkpoint)
+            fprintf(stderr,
+                    "gat-train: the training state after epoch %d is in %s: the same command "
+                    "with --resume %s goes on from there\n",
+                    res.epochs, o->checkpoint, o->checkpoint);
     } else if (tst != GAT_OK) {
         rc = train_fail("training failed");
     } else {
@@ -990,6 +1018,16 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"quiet", CLI_FLAG, &op->quiet, 0, 0, NULL, "print only the summary"},
         {"save", CLI_STRING, &op->save, 0, 0, "MODEL",
          "write the trained (best) model to MODEL; needs --runs 1"},
+        {"checkpoint", CLI_STRING, &op->checkpoint, 0, 0, "FILE",
+         "keep the training state in FILE (written atomically before the first epoch, every "
+         "--checkpoint-every and after the last epoch or a signal's stop), for --resume; one run "
+         "of a node model on one process"},
+        {"checkpoint-every", CLI_STRING, &op->checkpoint_every, 0, 0, "N|T",
+         "with --checkpoint: every N epochs, or every T of time (30s, 5m, 2h; default 60s)"},
+        {"resume", CLI_STRING, &op->resume, 0, 0, "FILE",
+         "go on from the checkpoint FILE as if never stopped: give the command that wrote it "
+         "(the model, data and settings must match; --epochs and --patience may change); FILE "
+         "may be --checkpoint's"},
         {"metrics", CLI_STRING, &op->metrics, 0, 0, "FILE",
          "write one row per epoch to FILE: CSV, or JSON lines if it ends in .jsonl"},
         {"plot", CLI_STRING, &op->plot, 0, 0, "FILE",
@@ -1063,6 +1101,8 @@ static int check_outputs(options *o)
         return rc;
     if (o->metrics && (rc = cli_check_output("gat-train", "metrics", o->metrics)) != 0) return rc;
     if (o->save && (rc = cli_check_output("gat-train", "save", o->save)) != 0) return rc;
+    if (o->checkpoint && (rc = cli_check_output("gat-train", "checkpoint", o->checkpoint)) != 0)
+        return rc;
     if (o->save_split && (rc = cli_check_output("gat-train", "save-split", o->save_split)) != 0)
         return rc;
     if ((rc = split_usage(o)) != 0) return rc;
@@ -1111,6 +1151,56 @@ static int parse_test_size(options *o)
         return 2;
     }
     o->test_size = (int)x;
+    return 0;
+}
+
+/* --checkpoint-every N|T into o->ckpt_epochs or o->ckpt_seconds, and what checkpoints exclude.
+ * Returns 0, or 2 after a message. */
+static int checkpoint_usage(options *o)
+{
+    const char *v = o->checkpoint_every;
+    const char *other = o->runs > 1                       ? "--runs"
+                        : o->all_splits                   ? "--all-splits"
+                        : o->partitions                   ? "--partitions"
+                        : o->task_kind == GAT_TASK_GRAPH  ? "--task graph"
+                        : o->multilabel && o->graph_batch ? "--graph-batch"
+                        : o->gps                          ? "--arch"
+                                                          : NULL;
+    if (v && !o->checkpoint) {
+        fprintf(stderr, "gat-train: --checkpoint-every needs --checkpoint (try --help)\n");
+        return 2;
+    }
+    if ((o->checkpoint || o->resume) && other) {
+        fprintf(stderr,
+                "gat-train: %s: checkpoints keep one run of a GAT node model on one process; "
+                "it excludes %s\n",
+                o->checkpoint ? "--checkpoint" : "--resume", other);
+        return 2;
+    }
+    o->ckpt_epochs = 0;
+    o->ckpt_seconds = o->checkpoint ? 60 : 0;
+    if (!v) return 0;
+    char *end;
+    errno = 0;
+    const double x = strtod(v, &end);
+    const double unit = !*end               ? 0
+                        : !strcmp(end, "s") ? 1
+                        : !strcmp(end, "m") ? 60
+                        : !strcmp(end, "h") ? 3600
+                                            : -1;
+    if (end == v || errno || unit < 0 || !(x > 0) || x > 1e8 || (unit == 0 && x != floor(x))) {
+        fprintf(stderr,
+                "gat-train: --checkpoint-every: expected a count of epochs (10) or a time with "
+                "its unit (30s, 5m, 2h), got '%s'\n",
+                v);
+        return 2;
+    }
+    if (unit == 0) {
+        o->ckpt_epochs = (int)x;
+        o->ckpt_seconds = 0;
+    } else {
+        o->ckpt_seconds = x * unit;
+    }
     return 0;
 }
 
@@ -1222,6 +1312,7 @@ static int check_options(options *o)
     if ((rc = train_graphs_check(o)) != 0) return rc;
     if ((rc = train_gps_check(o)) != 0) return rc;
     if ((rc = pe_batches_check(o)) != 0) return rc;
+    if ((rc = checkpoint_usage(o)) != 0) return rc;
     /* dropout not given: the GAT paper's 0.6 on nodes, none on graphs (the TU setups use none) */
     if (o->in_dropout < 0) o->in_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;
     if (o->att_dropout < 0) o->att_dropout = o->task_kind == GAT_TASK_GRAPH ? 0 : 0.6;

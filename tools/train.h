@@ -18,6 +18,11 @@
 typedef struct options {
     cli_data data;
     const char *save;
+    /* --checkpoint FILE, --checkpoint-every N|Ts (parsed into ckpt_epochs or ckpt_seconds),
+     * --resume FILE */
+    const char *checkpoint, *checkpoint_every, *resume;
+    int ckpt_epochs;
+    double ckpt_seconds;
     const char *attention, *hidden_heads;   /* --attention NAME, --hidden-heads K[,K...] */
     const char *order;                      /* --order NAME */
     const char *fanout;                     /* --fanout F1[,F2...] */
@@ -149,6 +154,8 @@ void end_line(progress *p);
 void on_stage(const gat_stage_info *s, void *user);
 int on_stop(void *user);
 int on_epoch(const gat_epoch_info *e, void *user);
+/* Keeps e as a row of run p->run for --metrics and --plot (when p->keep). */
+void train_keep_row(progress *p, const gat_epoch_info *e);
 
 /* ---- train_presets.c: --preset ---- */
 

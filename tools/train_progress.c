@@ -175,9 +175,8 @@ int on_stop(void *user)
     return stop_signal != 0;
 }
 
-int on_epoch(const gat_epoch_info *e, void *user)
+void train_keep_row(progress *p, const gat_epoch_info *e)
 {
-    progress *p = user;
     if (p->keep && !p->oom) {
         if (p->n == p->cap) {
             const size_t cap = p->cap ? 2 * p->cap : 1024;
@@ -195,6 +194,12 @@ int on_epoch(const gat_epoch_info *e, void *user)
             p->row_run[p->n++] = p->run;
         }
     }
+}
+
+int on_epoch(const gat_epoch_info *e, void *user)
+{
+    progress *p = user;
+    train_keep_row(p, e);
     if (p->o->quiet) return stop_signal != 0;
     if (p->tty) {
         /* at most ten updates a second: a terminal cannot show more, and writes cost */

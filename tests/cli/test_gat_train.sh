@@ -259,4 +259,18 @@ check small-classes-task-graph 2 '' '^gat-train: --min-class-nodes does not appl
 check small-classes-partitions 2 '' '^gat-train: --partitions: --min-class-nodes does not apply' -- "$bin" --partitions "$tmp" --min-class-nodes 2
 check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/small" --min-class-nodes -1
 
+# checkpoints: what they exclude, --checkpoint-every's values, a resume that does not fit
+check ckpt-every-alone 2 '' '^gat-train: --checkpoint-every needs --checkpoint' -- "$bin" --checkpoint-every 5
+check ckpt-runs 2 '' '^gat-train: --checkpoint: checkpoints keep one run of a GAT node model on one process; it excludes --runs$' -- "$bin" --checkpoint "$tmp/c.ckpt" --runs 2
+check ckpt-resume-graph 2 '' 'it excludes --task graph' -- "$bin" --resume "$tmp/c.ckpt" --task graph --dataset "$data/tiny"
+check ckpt-every-unit 2 '' "^gat-train: --checkpoint-every: expected a count of epochs \\(10\\) or a time with its unit \\(30s, 5m, 2h\\), got '5q'$" -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 5q
+check ckpt-every-fraction 2 '' 'got .1\.5.$' -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 1.5
+check ckpt-dir 1 '' '^gat-train: --checkpoint: cannot write /nonexistent/dir/c.ckpt: directory /nonexistent/dir: No such file or directory$' -- "$bin" --checkpoint /nonexistent/dir/c.ckpt
+check ckpt-write 0 '^test accuracy' '' -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --checkpoint "$tmp/c.ckpt" --checkpoint-every 2m
+check ckpt-resume-lr 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpoint was written with lr = 0.005, this training has lr = 0.01 \\(resuming needs the settings of the run that wrote it\\)$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/c.ckpt" --lr 0.01
+"$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 1 --checkpoint "$tmp/s.ckpt" >/dev/null 2>&1
+check ckpt-resume-split 1 '' "^gat-train: training failed: $tmp/s.ckpt: the checkpoint was written on other data: the same sizes \\(205 nodes, .*\\) but other values \\(graph, features, labels or split\\)$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 2 --resume "$tmp/s.ckpt"
+check ckpt-resume-model 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpoint is of another model: its hidden is 8, this model's 4$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/c.ckpt" --hidden 4
+check ckpt-resume-missing 1 '' "$tmp/none.ckpt" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/none.ckpt"
+
 summary

@@ -105,4 +105,39 @@ else
   badt "second-signal-start"
 fi
 
+# --checkpoint: a signal ends the epoch under way (mini-batches too: no stop between steps) and
+# writes the training state; the same command with --resume goes on from it to the epochs a run
+# never stopped has: the metrics' figures equal, the times aside, whatever epoch the signal hit
+for mode in full mini; do
+  extra=()
+  [ $mode = mini ] && extra=(--batch-size 16 --fanout 5,5)
+  rm -f "$tmp/c.ckpt"
+  if ! start --checkpoint "$tmp/c.ckpt" --checkpoint-every 100000 "${extra[@]}"; then
+    badt "checkpoint-$mode-start"
+    continue
+  fi
+  sleep 1
+  kill -INT "$pid"
+  finish
+  e=$(sed -nE 's/^gat-train: interrupted (at|after) epoch ([0-9]+);.*/\2/p' "$tmp/err")
+  name=checkpoint-resume-$mode
+  if [ "$rc" -ne 130 ] || [ -z "$e" ] ||
+     ! grep -q "^gat-train: the training state after epoch $e is in $tmp/c.ckpt: the same command with --resume $tmp/c.ckpt goes on from there$" "$tmp/err"; then
+    echo "  exit $rc, epoch '$e'"; badt "$name-stop"
+    continue
+  fi
+  n=$((e + 3))
+  common=(--dataset cora --epochs $n --patience 100000 --threads 1 --quiet "${extra[@]}")
+  if "$train" "${common[@]}" --metrics "$tmp/straight.csv" >"$tmp/out" 2>"$tmp/err" &&
+     "$train" "${common[@]}" --resume "$tmp/c.ckpt" --checkpoint "$tmp/c.ckpt" \
+       --metrics "$tmp/resumed.csv" >"$tmp/out2" 2>>"$tmp/err" &&
+     [ "$(wc -l <"$tmp/resumed.csv")" -eq $((n + 1)) ] &&
+     [ "$(cut -d, -f1-6 "$tmp/straight.csv")" = "$(cut -d, -f1-6 "$tmp/resumed.csv")" ] &&
+     [ "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/out")" = "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/out2")" ]; then
+    ok "$name (stopped after epoch $e)"
+  else
+    badf "$name" "$tmp/err" "$tmp/out" "$tmp/out2"
+  fi
+done
+
 summary
