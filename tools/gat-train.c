@@ -325,19 +325,6 @@ static int save_model(const runs *s, gat_model *m, const gat_train_result *res)
     return 0;
 }
 
-/* The epochs of the checkpoint --resume names, kept as the run's first rows. Returns 0 or 1. */
-static int keep_history(runs *s)
-{
-    gat_epoch_info *rows;
-    size_t n;
-    if (gat_train_checkpoint_history(s->o->resume, &rows, &n) != GAT_OK)
-        return train_fail("cannot resume");
-    for (size_t k = 0; k < n; k++)
-        train_keep_row(&s->p, &rows[k]);
-    free(rows);
-    return 0;
-}
-
 /* Run r: a model trained, reported and saved. Returns the exit code so far (0: go on). */
 static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
 {
@@ -352,7 +339,7 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     train_config(o, s->src, r, &s->p, &tc);
     s->p.run = r + 1;
     /* a resumed run's earlier epochs, for --metrics and --plot */
-    if (o->resume && s->p.keep && (rc = keep_history(s)) != 0) {
+    if ((rc = train_resume_rows(o, &s->p)) != 0) {
         gat_model_free(m);
         return rc;
     }
@@ -368,11 +355,7 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
                     "gat-train: interrupted %s epoch %d; best epoch %d (no --save: the "
                     "model is not kept)\n",
                     o->batch_size ? "after" : "at", res.epochs, res.best_epoch);
-        if (o->checkpoint)
-            fprintf(stderr,
-                    "gat-train: the training state after epoch %d is in %s: the same command "
-                    "with --resume %s goes on from there\n",
-                    res.epochs, o->checkpoint, o->checkpoint);
+        train_checkpoint_note(o, res.epochs);
     } else if (tst != GAT_OK) {
         rc = train_fail("training failed");
     } else {
@@ -1164,16 +1147,20 @@ static int checkpoint_usage(options *o)
                         : o->partitions                   ? "--partitions"
                         : o->task_kind == GAT_TASK_GRAPH  ? "--task graph"
                         : o->multilabel && o->graph_batch ? "--graph-batch"
-                        : o->gps                          ? "--arch"
                                                           : NULL;
+    tool_pe pe;
     if (v && !o->checkpoint) {
         fprintf(stderr, "gat-train: --checkpoint-every needs --checkpoint (try --help)\n");
         return 2;
     }
+    /* the Laplacian columns' signs are flipped by epoch from the run's start */
+    if (!other && (o->checkpoint || o->resume) && tool_pe_parse("gat-train", o->pe, &pe) == 0 &&
+        pe.on && pe.spec.lap_k > 0)
+        other = "--pe lap:K (use rw:K)";
     if ((o->checkpoint || o->resume) && other) {
         fprintf(stderr,
-                "gat-train: %s: checkpoints keep one run of a GAT node model on one process; "
-                "it excludes %s\n",
+                "gat-train: %s: checkpoints keep one run of a node model on one process; it "
+                "excludes %s\n",
                 o->checkpoint ? "--checkpoint" : "--resume", other);
         return 2;
     }

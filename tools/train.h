@@ -156,6 +156,12 @@ int on_stop(void *user);
 int on_epoch(const gat_epoch_info *e, void *user);
 /* Keeps e as a row of run p->run for --metrics and --plot (when p->keep). */
 void train_keep_row(progress *p, const gat_epoch_info *e);
+/* With --resume and --metrics or --plot: the checkpoint's epochs kept as the run's first rows.
+ * Returns 0, or 1 after a message. */
+int train_resume_rows(const options *o, progress *p);
+/* After a stop by a signal: where --checkpoint keeps the state and how to go on (nothing
+ * without --checkpoint). */
+void train_checkpoint_note(const options *o, gat_idx epochs);
 
 /* ---- train_presets.c: --preset ---- */
 

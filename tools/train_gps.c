@@ -218,10 +218,17 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
         adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
         tc.progress = on_epoch;
         tc.user = &p;
+        tc.checkpoint = o->checkpoint;
+        tc.checkpoint_every = o->ckpt_epochs;
+        tc.checkpoint_seconds = o->ckpt_seconds;
+        tc.resume = o->resume;
         p.run = r + 1;
-        if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0) rc = 1;
+        if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0 ||
+            train_resume_rows(o, &p) != 0)
+            rc = 1;
         const gat_status st = rc ? GAT_OK : gat_gps_train(m, ds, &t, &res);
         if (rc == 0 && st != GAT_OK && st != GAT_EINTERRUPTED) rc = train_fail("training failed");
+        if (rc == 0 && st == GAT_EINTERRUPTED) train_checkpoint_note(o, res.epochs);
         if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 ||
                         (pe->on && pe->spec.lap_k && node_figures(o, m, ds, &res))))
             rc = 1;

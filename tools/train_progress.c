@@ -196,6 +196,28 @@ void train_keep_row(progress *p, const gat_epoch_info *e)
     }
 }
 
+int train_resume_rows(const options *o, progress *p)
+{
+    gat_epoch_info *rows;
+    size_t n;
+    if (!o->resume || !p->keep) return 0;
+    if (gat_train_checkpoint_history(o->resume, &rows, &n) != GAT_OK)
+        return train_fail("cannot resume");
+    for (size_t k = 0; k < n; k++)
+        train_keep_row(p, &rows[k]);
+    free(rows);
+    return 0;
+}
+
+void train_checkpoint_note(const options *o, gat_idx epochs)
+{
+    if (o->checkpoint)
+        fprintf(stderr,
+                "gat-train: the training state after epoch %d is in %s: the same command with "
+                "--resume %s goes on from there\n",
+                epochs, o->checkpoint, o->checkpoint);
+}
+
 int on_epoch(const gat_epoch_info *e, void *user)
 {
     progress *p = user;

@@ -190,11 +190,13 @@ GAT_API gat_status gat_model_file_is_gps(const char *path, int *gps);
  * Adam steps on the training nodes' cross-entropy, early stopping as gat_train's (gat_train's
  * epoch loop: metric ACC, LOSS or, for a two-class model, AUC, eval_every, patience), the best
  * model restored, its validation and test figures in res (the ROC-AUCs of a two-class model,
- * else NaN). Uses adam, max_epochs, patience, eval_every, metric, progress and user of cfg.
+ * else NaN). Uses adam, max_epochs, patience, eval_every, metric, progress and user of cfg, and
+ * its checkpoint fields as gat_train does (gat/train.h; the model's configuration and seed,
+ * parameters, running statistics and Adam moments are the checkpoint's).
  * Returns GAT_EINVAL (a graph model, a multi-label dataset, no training or validation node, bad
- * cfg, metric AUC with other than two classes), GAT_EDIM,
+ * cfg, metric AUC with other than two classes, a resume checkpoint that does not fit), GAT_EDIM,
  * GAT_ENUMERIC (diverged; the best model is restored), GAT_EINTERRUPTED (progress asked to
- * stop), GAT_ENOMEM. */
+ * stop), GAT_EIO and GAT_EFORMAT (checkpoints, as gat_train), GAT_ENOMEM. */
 GAT_API gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_config *cfg,
                                  gat_train_result *res);
 

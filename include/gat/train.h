@@ -124,7 +124,8 @@ typedef struct gat_train_config {
                                * result's figures are its, best_epoch = epochs) instead of
                                * restoring the best validation epoch's, as benchmarking-gnns and
                                * Xu et al. report; 0: restore (default) */
-    /* Fields added with checkpoints (gat_train only; the other trainers refuse them). A
+    /* Fields added with checkpoints (gat_train and gat_gps_train, gat/gps.h; the other trainers
+     * refuse them). A
      * checkpoint is the loop's whole state after an epoch: the parameters, Adam's moments and
      * step, the model's dropout step, the model early stopping would restore with its epoch and
      * figures, the patience count, the time so far and every epoch's gat_epoch_info. Training

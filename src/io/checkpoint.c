@@ -7,7 +7,6 @@
 #include "io/checkpoint.h"
 #include "io/fileio.h"
 #include "io/safetensors.h"
-#include "model/model_i.h" /* gat_i_model_seed */
 
 #include <cJSON.h>
 #include <errno.h>
@@ -67,14 +66,15 @@ static const char *setting(const gat_i_ckpt_ident *id, size_t k)
     return (const char *)id + settings[k].at;
 }
 
-gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, const gat_model *m, const gat_dataset *ds,
-                                 const gat_train_config *cfg, const char *metric)
+gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, char *model_text, uint64_t model_seed,
+                                 const gat_dataset *ds, const gat_train_config *cfg,
+                                 const char *metric)
 {
     gat_i_clocale loc = {0};
     gat_status st;
     char buf[32];
     memset(id, 0, sizeof *id);
-    if (!(id->model = gat_i_model_config_text(m)))
+    if (!(id->model = model_text))
         return gat_i_error(GAT_ENOMEM, "out of memory describing the model of a checkpoint");
     const gat_graph *g = &ds->graph;
     const size_t n = (size_t)ds->n, E = (size_t)g->nnz, nnz = (size_t)ds->x.rowptr[ds->x.rows];
@@ -107,7 +107,7 @@ gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, const gat_model *m, const
              gat_i_shortest(buf, cfg->adam.weight_decay));
     gat_i_clocale_leave(&loc);
     snprintf(id->seed, sizeof id->seed, "%" PRIu64, cfg->seed);
-    snprintf(id->model_seed, sizeof id->model_seed, "%" PRIu64, gat_i_model_seed(m));
+    snprintf(id->model_seed, sizeof id->model_seed, "%" PRIu64, model_seed);
     snprintf(id->batch_size, sizeof id->batch_size, "%d", cfg->batch_size);
     /* the fan-outs matter with mini-batches only */
     size_t at = 0;

@@ -5,6 +5,7 @@
 #ifndef GAT_I_CHECKPOINT_H
 #define GAT_I_CHECKPOINT_H
 
+#include "gat/gps.h"
 #include "gat/train.h"
 
 /* What a checkpoint must match: the model's configuration, the dataset and the settings that
@@ -35,12 +36,16 @@ typedef struct gat_i_ckpt_state {
 /* The configuration m's model file records (its "__metadata__" object without the version and
  * the dataset keys) as JSON text (cJSON_free), or NULL when out of memory (modelfile.c). */
 char *gat_i_model_config_text(const gat_model *m);
+char *gat_i_gps_config_text(const gat_gps *m);
 
-/* Fills *id for m trained on ds with cfg, whose metric is called metric (gat_metric_name; the
- * trainer's, which io does not call), hashing ds: O(n + E + nnz(x) + E D). Returns GAT_ENOMEM;
- * release with gat_i_ckpt_ident_free. */
-gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, const gat_model *m, const gat_dataset *ds,
-                                 const gat_train_config *cfg, const char *metric);
+/* Fills *id for a model of configuration model_text (gat_i_model_config_text or
+ * gat_i_gps_config_text; owned from here on, NULL: out of memory) and seed model_seed trained
+ * on ds with cfg, whose metric is called metric (gat_metric_name; the trainer's, which io does
+ * not call), hashing ds: O(n + E + nnz(x) + E D). Returns GAT_ENOMEM; release with
+ * gat_i_ckpt_ident_free. */
+gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, char *model_text, uint64_t model_seed,
+                                 const gat_dataset *ds, const gat_train_config *cfg,
+                                 const char *metric);
 void gat_i_ckpt_ident_free(gat_i_ckpt_ident *id);
 
 /* Writes the checkpoint atomically (as gat_model_save): the state s, the model's parameters

@@ -319,16 +319,13 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     return root;
 }
 
-char *gat_i_model_config_text(const gat_model *m)
+/* The "__metadata__" of header root (deleted here; NULL: out of memory) without the version and
+ * the dataset keys, as JSON text: what a checkpoint's model must match. */
+static char *config_text(cJSON *root)
 {
-    gat_model_meta meta;
-    gat_i_clocale loc = {0};
-    cJSON *root = NULL, *md;
+    cJSON *md = root ? cJSON_GetObjectItemCaseSensitive(root, "__metadata__") : NULL;
     char *text = NULL;
-    gat_model_meta_init(&meta);
-    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
-    if ((root = build_header(m, &meta)) &&
-        (md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__"))) {
+    if (md) {
         /* what the reading tools need, not the model: the version and how data was read */
         cJSON_DeleteItemFromObjectCaseSensitive(md, "libgat_version");
         cJSON_DeleteItemFromObjectCaseSensitive(md, "normalize");
@@ -336,6 +333,16 @@ char *gat_i_model_config_text(const gat_model *m)
         text = cJSON_PrintUnformatted(md);
     }
     cJSON_Delete(root);
+    return text;
+}
+
+char *gat_i_model_config_text(const gat_model *m)
+{
+    gat_model_meta meta;
+    gat_i_clocale loc = {0};
+    gat_model_meta_init(&meta);
+    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
+    char *text = config_text(build_header(m, &meta));
     gat_i_clocale_leave(&loc);
     return text;
 }
@@ -1018,6 +1025,17 @@ static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
         return NULL;
     }
     return root;
+}
+
+char *gat_i_gps_config_text(const gat_gps *m)
+{
+    gat_model_meta meta;
+    gat_i_clocale loc = {0};
+    gat_model_meta_init(&meta);
+    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
+    char *text = config_text(gps_header(m, &meta));
+    gat_i_clocale_leave(&loc);
+    return text;
 }
 
 gat_status gat_gps_save(const gat_gps *m, const gat_model_meta *meta, const char *path)

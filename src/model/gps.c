@@ -466,6 +466,16 @@ void gat_i_gps_moments(gat_gps *m, gat_real **m1, gat_real **m2)
     *m2 = m->blob + 3 * m->n_params;
 }
 
+uint64_t *gat_i_gps_dropout_step(gat_gps *m)
+{
+    return &m->step;
+}
+
+uint64_t gat_i_gps_seed(const gat_gps *m)
+{
+    return m->seed;
+}
+
 /* ---- caches ---- */
 
 /* Carves the caches for N rows and B segments from base (NULL: measures into *off). */

@@ -47,6 +47,10 @@ void gat_i_gps_local_free(gat_i_gps_local *t);
 
 /* Adam's moment buffers of m (the parameters' layout), for the trainer. */
 void gat_i_gps_moments(gat_gps *m, gat_real **m1, gat_real **m2);
+/* The dropout step counter (advanced by each training forward) and the seed of gat_gps_create:
+ * what a checkpoint keeps and matches (io/checkpoint.h). */
+uint64_t *gat_i_gps_dropout_step(gat_gps *m);
+uint64_t gat_i_gps_seed(const gat_gps *m);
 
 /* Layer normalisation of each row of x (N, D): y = g xhat + b, xhat = (x - mean) rstd,
  * rstd = 1 / sqrt(var + 1e-5); mean and rstd (N) cached for the backward. */

@@ -461,9 +461,9 @@ uint64_t gat_i_model_step(const gat_model *m)
     return m->step;
 }
 
-void gat_i_model_set_step(gat_model *m, uint64_t step)
+uint64_t *gat_i_model_dropout_step(gat_model *m)
 {
-    m->step = step;
+    return &m->step;
 }
 
 uint64_t gat_i_model_seed(const gat_model *m)

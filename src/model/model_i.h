@@ -21,8 +21,8 @@ void gat_i_model_moments(gat_model *m, gat_real **m1, gat_real **m2);
 /* The dropout step of the last training forward (0 before the first): the next one draws the
  * masks of step + 1 unless its run names a step (gat_i_run.step). */
 uint64_t gat_i_model_step(const gat_model *m);
-/* Sets that step (a resumed training's, io/checkpoint.h). */
-void gat_i_model_set_step(gat_model *m, uint64_t step);
+/* That step's counter, to save and set (a resumed training's, io/checkpoint.h). */
+uint64_t *gat_i_model_dropout_step(gat_model *m);
 /* The seed of gat_model_create: initial values and dropout masks. */
 uint64_t gat_i_model_seed(const gat_model *m);
 /* A scratch buffer of (n, classes) for d loss / d logits, owned by m and kept (grown when n

@@ -107,6 +107,7 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
         return gat_i_error(GAT_EINVAL, "gat_gps_train: %d training and %d validation nodes; both "
                            "must be non-zero", ds->n_train, ds->n_val);
     const gat_idx one[2] = {0, ds->n};
+    gat_i_ckpt_run ck = {0};
     nodes c = {.m = m, .ds = ds, .cfg = cfg, .n_seg = ds->n_graphs > 0 ? ds->n_graphs : 1,
                .seg = ds->n_graphs > 0 ? ds->graph_ptr : one};
     const int two = mc->classes == 2;
@@ -127,14 +128,22 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
             const int k = ds->split[i] == GAT_SPLIT_TEST;
             c.rows[k][c.n_rows[k]++] = i;
         }
+    if ((cfg->checkpoint || cfg->resume) &&
+        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_gps_config_text(m), gat_i_gps_seed(m), ds, cfg,
+                                    gat_metric_name(cfg->metric))) != GAT_OK)
+        goto out;
+    gat_i_gps_moments(m, &ck.m1, &ck.m2);
+    ck.dropout = gat_i_gps_dropout_step(m);
     const gat_i_train_ops ops = {.train = nodes_train,
                                  .evaluate = nodes_evaluate,
                                  .auc = two ? nodes_auc : NULL,
-                                 .has_test = ds->n_test > 0};
+                                 .has_test = ds->n_test > 0,
+                                 .ckpt = cfg->checkpoint || cfg->resume ? &ck : NULL};
     size_t P;
     gat_real *params = gat_gps_params(m, &P);
     st = gat_i_train_loop(params, P, cfg, &ops, &c, res);
 out:
+    gat_i_ckpt_ident_free(&ck.id);
     gat_free(c.dl);
     gat_free(c.rows[0]);
     gat_free(c.rows[1]);

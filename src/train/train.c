@@ -137,15 +137,18 @@ gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn)
                            "%s: checkpoint_seconds = %g, expected 0 (not by time) or "
                            "a finite count of seconds",
                            fn, cfg->checkpoint_seconds);
-    return strcmp(fn, "gat_train") == 0 ? GAT_OK : gat_i_no_checkpoints(cfg, fn);
+    return strcmp(fn, "gat_train") == 0 || strcmp(fn, "gat_gps_train") == 0
+               ? GAT_OK
+               : gat_i_no_checkpoints(cfg, fn);
 }
 
 gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn)
 {
     if (!cfg->checkpoint && !cfg->resume) return GAT_OK;
     return gat_i_error(GAT_EINVAL,
-                       "%s: %s is set, but only gat_train writes and resumes checkpoints", fn,
-                       cfg->checkpoint ? "checkpoint" : "resume");
+                       "%s: %s is set, but only gat_train and gat_gps_train write and resume "
+                       "checkpoints",
+                       fn, cfg->checkpoint ? "checkpoint" : "resume");
 }
 
 gat_status gat_i_train_config_check(const gat_model *m, const gat_train_config *cfg)
@@ -633,12 +636,10 @@ static gat_status write_checkpoint(const gat_train_config *cfg, const gat_i_trai
                                    double t0)
 {
     gat_i_ckpt_run *ck = ops->ckpt;
-    gat_real *m1, *m2;
-    gat_i_model_moments(ck->m, &m1, &m2);
     gat_i_ckpt_state *cs = &ls->cs;
     cs->epoch = epoch;
     cs->steps = ck->steps ? *ck->steps : epoch;
-    cs->dropout = gat_i_model_step(ck->m);
+    cs->dropout = *ck->dropout;
     cs->best_epoch = r->best_epoch;
     cs->wait = ls->wait;
     cs->validated = ls->validated;
@@ -647,7 +648,7 @@ static gat_status write_checkpoint(const gat_train_config *cfg, const gat_i_trai
     cs->best_auc = ls->b.auc;
     ls->last_write = now();
     cs->seconds = ls->last_write - t0;
-    return gat_i_ckpt_save(cfg->checkpoint, &ck->id, cs, params, m1, m2, best, P);
+    return gat_i_ckpt_save(cfg->checkpoint, &ck->id, cs, params, ck->m1, ck->m2, best, P);
 }
 
 /* Continues from the checkpoint at cfg->resume: the parameters, moments, model to restore and
@@ -657,13 +658,11 @@ static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops
                          size_t P, double *t0)
 {
     gat_i_ckpt_run *ck = ops->ckpt;
-    gat_real *m1, *m2;
-    gat_i_model_moments(ck->m, &m1, &m2);
     gat_i_ckpt_state *cs = &ls->cs;
-    gat_status st = gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, m1, m2, best, P);
+    gat_status st = gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P);
     if (st != GAT_OK) return st;
     if (ck->steps) *ck->steps = cs->steps;
-    gat_i_model_set_step(ck->m, cs->dropout);
+    *ck->dropout = cs->dropout;
     ls->cap = cs->n_history;
     ls->wait = cs->wait;
     ls->validated = cs->validated;
@@ -900,9 +899,11 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
     c.sg = (stages){.cfg = cfg,
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
     if ((cfg->checkpoint || cfg->resume) &&
-        (st = gat_i_ckpt_ident_init(&ck.id, m, ds, cfg, gat_metric_name(cfg->metric))) != GAT_OK)
+        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_model_config_text(m), gat_i_model_seed(m), ds,
+                                    cfg, gat_metric_name(cfg->metric))) != GAT_OK)
         goto cleanup;
-    ck.m = m;
+    gat_i_model_moments(m, &ck.m1, &ck.m2);
+    ck.dropout = gat_i_model_dropout_step(m);
     ck.steps = cfg->batch_size > 0 ? &c.mb.t : NULL;
     const gat_i_train_ops ops = {.train = local_train,
                                  .evaluate = local_evaluate,

@@ -29,7 +29,8 @@ typedef struct gat_i_train_ops {
 /* What the loop needs to write and resume checkpoints (io/checkpoint.h). */
 typedef struct gat_i_ckpt_run {
     gat_i_ckpt_ident id; /* what the checkpoint must match */
-    gat_model *m;        /* its moments and dropout step */
+    gat_real *m1, *m2;   /* the model's Adam moments (as its parameters) */
+    uint64_t *dropout;   /* the model's dropout step counter */
     gat_idx *steps;      /* the mini-batch step counter, or NULL: a step per epoch */
 } gat_i_ckpt_run;
 

@@ -261,7 +261,7 @@ check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/s
 
 # checkpoints: what they exclude, --checkpoint-every's values, a resume that does not fit
 check ckpt-every-alone 2 '' '^gat-train: --checkpoint-every needs --checkpoint' -- "$bin" --checkpoint-every 5
-check ckpt-runs 2 '' '^gat-train: --checkpoint: checkpoints keep one run of a GAT node model on one process; it excludes --runs$' -- "$bin" --checkpoint "$tmp/c.ckpt" --runs 2
+check ckpt-runs 2 '' '^gat-train: --checkpoint: checkpoints keep one run of a node model on one process; it excludes --runs$' -- "$bin" --checkpoint "$tmp/c.ckpt" --runs 2
 check ckpt-resume-graph 2 '' 'it excludes --task graph' -- "$bin" --resume "$tmp/c.ckpt" --task graph --dataset "$data/tiny"
 check ckpt-every-unit 2 '' "^gat-train: --checkpoint-every: expected a count of epochs \\(10\\) or a time with its unit \\(30s, 5m, 2h\\), got '5q'$" -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 5q
 check ckpt-every-fraction 2 '' 'got .1\.5.$' -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 1.5
@@ -271,6 +271,15 @@ check ckpt-resume-lr 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpo
 "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 1 --checkpoint "$tmp/s.ckpt" >/dev/null 2>&1
 check ckpt-resume-split 1 '' "^gat-train: training failed: $tmp/s.ckpt: the checkpoint was written on other data: the same sizes \\(205 nodes, .*\\) but other values \\(graph, features, labels or split\\)$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 2 --resume "$tmp/s.ckpt"
 check ckpt-resume-model 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpoint is of another model: its hidden is 8, this model's 4$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/c.ckpt" --hidden 4
+check ckpt-pe-lap 2 '' 'it excludes --pe lap:K \(use rw:K\)$' -- "$bin" --checkpoint "$tmp/c.ckpt" --pe lap:4
+# a graph transformer (gat_gps_train) stopped after 3 epochs and resumed to 6: the epochs of a run
+# of 6
+ffn=(--dataset "$data/small" --arch gat-ffn --layers 1 --hidden 8 --heads 2 --threads 1 --quiet)
+"$bin" "${ffn[@]}" --epochs 6 --metrics "$tmp/ffn6.csv" >/dev/null 2>&1
+"$bin" "${ffn[@]}" --epochs 3 --checkpoint "$tmp/ffn.ckpt" >/dev/null 2>&1
+check ckpt-ffn-resume 0 '^test accuracy' '' -- "$bin" "${ffn[@]}" --epochs 6 --resume "$tmp/ffn.ckpt" --metrics "$tmp/ffn-r.csv"
+[ -s "$tmp/ffn6.csv" ] && [ "$(cut -d, -f1-6 "$tmp/ffn6.csv")" = "$(cut -d, -f1-6 "$tmp/ffn-r.csv")" ] &&
+  ok ckpt-ffn-same-epochs || badf ckpt-ffn-same-epochs "$tmp/ffn6.csv" "$tmp/ffn-r.csv"
 check ckpt-resume-missing 1 '' "$tmp/none.ckpt" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/none.ckpt"
 
 summary

@@ -862,8 +862,8 @@ START_TEST(bad_config)
                  "gat_gps_graph_train: eval_every = -1");
     gat_train_config_default(&tc);
     tc.resume = "never-read.ckpt";
-    ASSERT_FAILS(gat_gps_train(m, &ds, &tc, NULL), GAT_EINVAL,
-                 "gat_gps_train: resume is set, but only gat_train");
+    ASSERT_FAILS(gat_gps_graph_train(m, &ds, split, &tc, NULL), GAT_EINVAL,
+                 "gat_gps_graph_train: resume is set, but only gat_train and gat_gps_train");
     gat_gps_free(m);
     toy_free(&t);
 }

@@ -164,6 +164,71 @@ START_TEST(minibatch_resumes)
 }
 END_TEST
 
+/* Resumes that do not fit: the first difference named, GAT_EINVAL, the model untouched. */
+static void refused(gat_model *m, const gat_train_config *tc, const char *want)
+{
+    size_t P;
+    const gat_real *p = gat_model_params(m, &P);
+    gat_real *before = malloc(P * sizeof *before);
+    memcpy(before, p, P * sizeof *before);
+    ck_assert_int_eq(gat_train(m, &cora, tc, NULL), GAT_EINVAL);
+    ck_assert_msg(strstr(gat_last_error(), want), "'%s' lacks '%s'", gat_last_error(), want);
+    ck_assert_int_eq(memcmp(before, p, P * sizeof *before), 0);
+    free(before);
+}
+
+/* Platonov et al.'s GAT with feed-forward blocks (gat_gps_train: LayerNorm, dropout on the
+ * terms and the attention): stopped after epoch 4 of 10, resumed on 2 threads, ends as the run
+ * never stopped; a GAT model's checkpoint is refused as another model. */
+START_TEST(gps_resumes)
+{
+    load_cora();
+    const char *ck = tmp_path("gps.ckpt");
+    gat_gps_config c;
+    gat_gps_config_default(&c, cora.n_features, cora.n_classes);
+    c.kind = GAT_GPS_FFN;
+    c.dim = 16;
+    c.heads = 2;
+    c.att_dropout = 0.2;
+    c.whole_scores = 1;
+    c.linear_init = 1;
+    gat_gps *a, *b, *d;
+    ck_assert_int_eq(gat_gps_create(&a, &c, 9), GAT_OK);
+    ck_assert_int_eq(gat_gps_create(&b, &c, 9), GAT_OK);
+    ck_assert_int_eq(gat_gps_create(&d, &c, 9), GAT_OK);
+    gat_gps_set_threads(a, 1);
+    gat_gps_set_threads(b, 1);
+    gat_gps_set_threads(d, 2);
+    gat_train_config tc;
+    gat_train_result straight, resumed;
+    seen sa = {0}, sb = {.stop_at = 4}, sd = {0};
+    config(&tc, &sa, 10);
+    ck_assert_int_eq(gat_gps_train(a, &cora, &tc, &straight), GAT_OK);
+    tc.user = &sb;
+    tc.checkpoint = ck;
+    ck_assert_int_eq(gat_gps_train(b, &cora, &tc, NULL), GAT_EINTERRUPTED);
+    tc.user = &sd;
+    tc.resume = ck;
+    ck_assert_int_eq(gat_gps_train(d, &cora, &tc, &resumed), GAT_OK);
+    ck_assert_int_eq(sd.n, 6);
+    for (int k = 0; k < sd.n; k++)
+        same_row(&sd.e[k], &sa.e[4 + k]);
+    size_t P;
+    const gat_real *pa = gat_gps_params(a, &P), *pd = gat_gps_params(d, NULL);
+    ck_assert_int_eq(memcmp(pa, pd, P * sizeof *pa), 0);
+    ck_assert_int_eq(resumed.best_epoch, straight.best_epoch);
+    ck_assert(resumed.test_acc == straight.test_acc);
+    /* a GAT model does not resume a graph transformer's checkpoint */
+    gat_model *m = cora_model(9, 1, 8);
+    tc.checkpoint = NULL;
+    refused(m, &tc, "the checkpoint is of another model");
+    gat_model_free(m);
+    gat_gps_free(a);
+    gat_gps_free(b);
+    gat_gps_free(d);
+}
+END_TEST
+
 /* When the file is written: before epoch 1 (epoch 0), every checkpoint_every epochs, or every
  * epoch with a tiny checkpoint_seconds, and after the last. */
 START_TEST(write_schedule)
@@ -231,19 +296,6 @@ START_TEST(resume_ended)
     gat_model_free(c);
 }
 END_TEST
-
-/* Resumes that do not fit: the first difference named, GAT_EINVAL, the model untouched. */
-static void refused(gat_model *m, const gat_train_config *tc, const char *want)
-{
-    size_t P;
-    const gat_real *p = gat_model_params(m, &P);
-    gat_real *before = malloc(P * sizeof *before);
-    memcpy(before, p, P * sizeof *before);
-    ck_assert_int_eq(gat_train(m, &cora, tc, NULL), GAT_EINVAL);
-    ck_assert_msg(strstr(gat_last_error(), want), "'%s' lacks '%s'", gat_last_error(), want);
-    ck_assert_int_eq(memcmp(before, p, P * sizeof *before), 0);
-    free(before);
-}
 
 START_TEST(mismatch)
 {
@@ -369,6 +421,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, full_graph_resumes);
     tcase_add_test(tc, minibatch_resumes);
+    tcase_add_test(tc, gps_resumes);
     tcase_add_test(tc, write_schedule);
     tcase_add_test(tc, resume_ended);
     tcase_add_test(tc, mismatch);

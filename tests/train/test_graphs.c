@@ -219,8 +219,8 @@ START_TEST(test_lr_schedule)
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_step = -2");
     tc.lr_step = 0, tc.checkpoint = "never-written.ckpt";
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL,
-                 "gat_graph_train: checkpoint is set, but only gat_train writes and resumes "
-                 "checkpoints");
+                 "gat_graph_train: checkpoint is set, but only gat_train and gat_gps_train "
+                 "write and resume checkpoints");
     gat_model_free(m);
     free(fold), free(split);
     gat_dataset_destroy(&ds);
