@@ -223,33 +223,35 @@ static int write_history(FILE *f, const gat_epoch_info *h, size_t n)
     return 0;
 }
 
+/* What a checkpoint's data section holds, in order. */
+typedef struct ckpt_data {
+    const gat_real *arrays[4]; /* params, adam_m, adam_v, best */
+    size_t P;
+    const gat_i_ckpt_state *s;
+} ckpt_data;
+
+static int write_data(FILE *f, const void *user)
+{
+    const ckpt_data *d = user;
+    for (int k = 0; k < 4; k++)
+        if (gat_i_write_le(f, d->arrays[k], d->P) != 0) return -1;
+    return write_history(f, d->s->history, d->s->n_history);
+}
+
 gat_status gat_i_ckpt_save(const char *path, const gat_i_ckpt_ident *id, const gat_i_ckpt_state *s,
                            const gat_real *params, const gat_real *m1, const gat_real *m2,
                            const gat_real *best, size_t P)
 {
     gat_i_clocale loc = {0};
-    gat_i_afile af;
     cJSON *root = NULL;
     char *json = NULL;
     gat_status st;
-    memset(&af, 0, sizeof af);
+    const ckpt_data d = {{params, m1, m2, best}, P, s};
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) return st;
-    if (!(root = build_header(id, s, P)) || !(json = cJSON_PrintUnformatted(root))) {
+    if (!(root = build_header(id, s, P)) || !(json = cJSON_PrintUnformatted(root)))
         st = gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
-        goto cleanup;
-    }
-    if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
-    errno = 0;
-    if (gat_i_st_write_header(af.f, json, 8) != 0 || gat_i_write_le(af.f, params, P) != 0 ||
-        gat_i_write_le(af.f, m1, P) != 0 || gat_i_write_le(af.f, m2, P) != 0 ||
-        gat_i_write_le(af.f, best, P) != 0 || write_history(af.f, s->history, s->n_history) != 0) {
-        st = gat_i_afile_write_error(&af);
-        goto cleanup;
-    }
-    st = gat_i_afile_commit(&af);
-
-cleanup:
-    gat_i_afile_abort(&af);
+    else
+        st = gat_i_st_write_file(path, json, write_data, &d);
     cJSON_free(json);
     cJSON_Delete(root);
     gat_i_clocale_leave(&loc);

@@ -347,26 +347,26 @@ char *gat_i_model_config_text(const gat_model *m)
     return text;
 }
 
+/* The parameter buffer of write_file. */
+typedef struct param_data {
+    const gat_real *p;
+    size_t n;
+} param_data;
+
+static int write_params(FILE *f, const void *user)
+{
+    const param_data *d = user;
+    return gat_i_write_le(f, d->p, d->n);
+}
+
 /* Writes the header root and the parameter buffer p (n values) to path, atomically. */
 static gat_status write_file(const char *path, const cJSON *root, const gat_real *p, size_t n)
 {
-    gat_i_afile af;
-    char *json = NULL;
-    gat_status st;
-    memset(&af, 0, sizeof af);
-    if (!(json = cJSON_PrintUnformatted(root)))
-        return gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
-    if ((st = gat_i_afile_open(&af, path)) != GAT_OK) goto cleanup;
-    errno = 0;
+    char *json = cJSON_PrintUnformatted(root);
+    const param_data d = {p, n};
+    if (!json) return gat_i_error(GAT_ENOMEM, "out of memory building the header of %s", path);
     /* spaces after the JSON so that the data starts 8-byte aligned, as the reference writer does */
-    if (gat_i_st_write_header(af.f, json, 8) != 0 || gat_i_write_le(af.f, p, n) != 0) {
-        st = gat_i_afile_write_error(&af);
-        goto cleanup;
-    }
-    st = gat_i_afile_commit(&af);
-
-cleanup:
-    gat_i_afile_abort(&af);
+    const gat_status st = gat_i_st_write_file(path, json, write_params, &d);
     cJSON_free(json);
     return st;
 }

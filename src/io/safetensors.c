@@ -297,6 +297,21 @@ int gat_i_st_write_header(FILE *f, const char *json, size_t align)
     return 0;
 }
 
+gat_status gat_i_st_write_file(const char *path, const char *json,
+                               int (*data)(FILE *f, const void *user), const void *user)
+{
+    gat_i_afile af;
+    gat_status st = gat_i_afile_open(&af, path);
+    if (st != GAT_OK) return st;
+    errno = 0;
+    if (gat_i_st_write_header(af.f, json, 8) != 0 || data(af.f, user) != 0) {
+        st = gat_i_afile_write_error(&af);
+        gat_i_afile_abort(&af);
+        return st;
+    }
+    return gat_i_afile_commit(&af);
+}
+
 double gat_i_st_get_le(const unsigned char *p, size_t dsize, size_t i)
 {
     uint64_t u = 0;

@@ -64,6 +64,13 @@ gat_status gat_i_st_entry(const char *path, const cJSON *e, const char *name, si
  * the file. Returns 0, or -1 with errno set by the failed write. */
 int gat_i_st_write_header(FILE *f, const char *json, size_t align);
 
+/* Writes the file at path atomically (gat_i_afile): the header of json with the data 8-byte
+ * aligned (gat_i_st_write_header), then what data(f, user) writes (returning 0, or -1 with errno
+ * set by the failed write). Returns GAT_EIO naming path and the reason, GAT_EINVAL, GAT_ENOMEM
+ * (gat_i_afile_open); on failure any previous file at path is intact. */
+gat_status gat_i_st_write_file(const char *path, const char *json,
+                               int (*data)(FILE *f, const void *user), const void *user);
+
 /* Element i of a little-endian F32 (dsize 4) or F64 (dsize 8) array at p. */
 double gat_i_st_get_le(const unsigned char *p, size_t dsize, size_t i);
 
