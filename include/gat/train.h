@@ -142,8 +142,9 @@ typedef struct gat_train_config {
                                 * model so far is restored) */
     gat_idx checkpoint_every;  /* >= 0; 0: not by epochs */
     double checkpoint_seconds; /* >= 0, finite; 0: not by time */
-    const char *resume;        /* NULL, or a checkpoint written by gat_train for this model's
-                                * configuration and seed (gat_model_create), this dataset (graph,
+    const char *resume;        /* NULL, or a checkpoint written by the same trainer for this
+                                * model's configuration and seed (gat_model_create or
+                                * gat_gps_create), this dataset (graph,
                                 * features, labels, split) and the same adam, seed, batch_size,
                                 * fanout, eval_every and metric (else GAT_EINVAL names the first
                                 * difference); max_epochs and patience may differ. Training goes

@@ -22,7 +22,7 @@ typedef struct gat_i_train_ops {
      * and GAT_METRIC_AUC is refused. */
     gat_status (*auc)(void *u, gat_split which, double *auc);
     int has_test; /* evaluate the restored model on the test nodes too */
-    /* gat_train's checkpoints (cfg->checkpoint, cfg->resume), or NULL: none */
+    /* the checkpoints of gat_train and gat_gps_train (cfg->checkpoint, cfg->resume), or NULL */
     struct gat_i_ckpt_run *ckpt;
 } gat_i_train_ops;
 
@@ -96,8 +96,8 @@ gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const ui
 /* The checks of cfg's fields that gat_i_train_loop reads: max_epochs, patience, eval_every, adam,
  * metric (the messages start with fn and name the field). */
 gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn);
-/* GAT_EINVAL unless cfg asks for no checkpoint and no resume (the trainers other than gat_train;
- * gat_i_loop_config_check calls it for any fn but "gat_train"). */
+/* GAT_EINVAL unless cfg asks for no checkpoint and no resume (the trainers other than gat_train
+ * and gat_gps_train; gat_i_loop_config_check calls it for any other fn). */
 gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn);
 
 /* gat_train's checks of cfg's fields (the messages name the field). */
