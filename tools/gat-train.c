@@ -208,9 +208,10 @@ void train_model_config(const options *o, const source *src, gat_model_config *m
     cli_model_env(&mc->options); /* GAT_ISA, GAT_ALPHA */
 }
 
-/* Run r's training configuration (seed o->seed + r); the callbacks report to p. */
-static void train_config(const options *o, const source *src, int r, progress *p,
-                         gat_train_config *tc)
+/* Run r's training configuration (seed o->seed + r, checkpoint files f); the callbacks report
+ * to p. */
+static void train_config(const options *o, const source *src, int r, const train_files *f,
+                         progress *p, gat_train_config *tc)
 {
     gat_train_config_default(tc);
     tc->adam.lr = o->lr;
@@ -225,10 +226,10 @@ static void train_config(const options *o, const source *src, int r, progress *p
     tc->metric = o->metric;
     /* with checkpoints a signal ends the epoch under way, whose end writes the checkpoint */
     tc->stop = o->checkpoint ? NULL : on_stop;
-    tc->checkpoint = o->checkpoint;
+    tc->checkpoint = f->checkpoint;
     tc->checkpoint_every = o->ckpt_epochs;
     tc->checkpoint_seconds = o->ckpt_seconds;
-    tc->resume = o->resume;
+    tc->resume = f->resume;
     tc->progress = on_epoch;
     tc->stage = p->tty && !o->quiet && !src->distributed ? on_stage : NULL;
     tc->user = p;
@@ -336,13 +337,14 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     gat_model_set_threads(m, o->threads);
     gat_model_set_order(m, order);
     gat_train_config tc;
-    train_config(o, s->src, r, &s->p, &tc);
+    train_files f;
     s->p.run = r + 1;
     /* a resumed run's earlier epochs, for --metrics and --plot */
-    if ((rc = train_resume_rows(o, &s->p)) != 0) {
+    if ((rc = train_run_files(o, r, &f)) != 0 || (rc = train_resume_rows(f.resume, &s->p)) != 0) {
         gat_model_free(m);
         return rc;
     }
+    train_config(o, s->src, r, &f, &s->p, &tc);
     gat_train_result res;
     start_ticker(&s->p);
     const gat_status tst = s->src->train(s->src->user, m, &tc, &res);
@@ -355,7 +357,7 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
                     "gat-train: interrupted %s epoch %d; best epoch %d (no --save: the "
                     "model is not kept)\n",
                     o->batch_size ? "after" : "at", res.epochs, res.best_epoch);
-        train_checkpoint_note(o, res.epochs);
+        train_checkpoint_note(o, &f, r, res.epochs);
     } else if (tst != GAT_OK) {
         rc = train_fail("training failed");
     } else {
@@ -805,7 +807,11 @@ static int train_dataset(options *o, const gat_dataset_options *dopt)
         meta.n_standardized = o->standardize ? d.own : 0;
         meta.feature_shift = d.shift;
         meta.feature_scale = d.scale;
-        rc = train_gps_nodes(o, ds, name, &d.pe, &meta);
+        rc = train_gps_nodes(o, ds, name, &d.pe, &meta,
+                             o->all_splits ? dataset_next_split
+                             : o->resplit  ? dataset_resplit
+                                           : NULL,
+                             &d);
         dataset_runs_destroy(&d);
         return rc;
     }
@@ -1003,14 +1009,15 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
          "write the trained (best) model to MODEL; needs --runs 1"},
         {"checkpoint", CLI_STRING, &op->checkpoint, 0, 0, "FILE",
          "keep the training state in FILE (written atomically before the first epoch, every "
-         "--checkpoint-every and after the last epoch or a signal's stop), for --resume; one run "
-         "of a node model on one process"},
+         "--checkpoint-every and after the last epoch or a signal's stop), for --resume; with "
+         "--runs or --all-splits run R's in FILE.runR; node models on one process"},
         {"checkpoint-every", CLI_STRING, &op->checkpoint_every, 0, 0, "N|T",
          "with --checkpoint: every N epochs, or every T of time (30s, 5m, 2h; default 60s)"},
         {"resume", CLI_STRING, &op->resume, 0, 0, "FILE",
          "go on from the checkpoint FILE as if never stopped: give the command that wrote it "
-         "(the model, data and settings must match; --epochs and --patience may change); FILE "
-         "may be --checkpoint's"},
+         "(the model, data and settings must match; --epochs, --patience and --runs may "
+         "change); FILE may be --checkpoint's; with several runs run R goes on from FILE.runR, "
+         "or starts if there is none (after run 1)"},
         {"metrics", CLI_STRING, &op->metrics, 0, 0, "FILE",
          "write one row per epoch to FILE: CSV, or JSON lines if it ends in .jsonl"},
         {"plot", CLI_STRING, &op->plot, 0, 0, "FILE",
@@ -1142,9 +1149,7 @@ static int parse_test_size(options *o)
 static int checkpoint_usage(options *o)
 {
     const char *v = o->checkpoint_every;
-    const char *other = o->runs > 1                       ? "--runs"
-                        : o->all_splits                   ? "--all-splits"
-                        : o->partitions                   ? "--partitions"
+    const char *other = o->partitions                     ? "--partitions"
                         : o->task_kind == GAT_TASK_GRAPH  ? "--task graph"
                         : o->multilabel && o->graph_batch ? "--graph-batch"
                                                           : NULL;
@@ -1159,8 +1164,8 @@ static int checkpoint_usage(options *o)
         other = "--pe lap:K (use rw:K)";
     if ((o->checkpoint || o->resume) && other) {
         fprintf(stderr,
-                "gat-train: %s: checkpoints keep one run of a node model on one process; it "
-                "excludes %s\n",
+                "gat-train: %s: checkpoints keep the runs of a node model on one process; they "
+                "exclude %s\n",
                 o->checkpoint ? "--checkpoint" : "--resume", other);
         return 2;
     }

@@ -156,12 +156,21 @@ int on_stop(void *user);
 int on_epoch(const gat_epoch_info *e, void *user);
 /* Keeps e as a row of run p->run for --metrics and --plot (when p->keep). */
 void train_keep_row(progress *p, const gat_epoch_info *e);
-/* With --resume and --metrics or --plot: the checkpoint's epochs kept as the run's first rows.
- * Returns 0, or 1 after a message. */
-int train_resume_rows(const options *o, progress *p);
-/* After a stop by a signal: where --checkpoint keeps the state and how to go on (nothing
- * without --checkpoint). */
-void train_checkpoint_note(const options *o, gat_idx epochs);
+/* Run r's checkpoint files: --checkpoint's and --resume's FILE for a single run; with more runs
+ * (--runs, --all-splits) run R's are FILE.runR, and a run after the first whose --resume file
+ * is not there starts afresh (resume NULL): the runs stopped before it. */
+typedef struct train_files {
+    const char *checkpoint, *resume; /* for gat_train_config (NULL: none) */
+    char ckpt_buf[4096], resume_buf[4096];
+} train_files;
+/* Fills f for run r (0-based). Returns 0, or 1 after a message (a name too long). */
+int train_run_files(const options *o, int r, train_files *f);
+/* With a resume file and --metrics or --plot: the checkpoint's epochs kept as the run's first
+ * rows. Returns 0, or 1 after a message. */
+int train_resume_rows(const char *resume, progress *p);
+/* After run r's stop by a signal: where its checkpoint (f) keeps the state and how to go on
+ * (nothing without --checkpoint). */
+void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs);
 
 /* ---- train_presets.c: --preset ---- */
 
@@ -184,10 +193,11 @@ int train_gps_check(options *o);
  * message. */
 int train_gps_order(const options *o, gat_dataset *ds, gat_order *used, double *seconds);
 /* o->runs graph transformers on ds (called name) and its node split (pe: its encodings, flipped
- * per epoch and fixed for the figures); with --save (one run) the model goes to o->save with
- * meta save; --metrics and --plot as train_runs. Returns the exit code. */
+ * per epoch and fixed for the figures); before run r > 0, next_split(user, r) (when not NULL:
+ * --all-splits' or --resplit's split r, 0 or 1 after a message); with --save (one run) the model
+ * goes to o->save with meta save; --metrics and --plot as train_runs. Returns the exit code. */
 int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
-                    const gat_model_meta *save);
+                    const gat_model_meta *save, int (*next_split)(void *, int), void *user);
 /* Fold r of --task graph with a graph transformer: trains on split, each epoch reported to p,
  * *acc the test accuracy, res the training's; save non-NULL: the model goes to o->save with that
  * meta. Returns 0, or 1 or 2 after a message. */

@@ -54,8 +54,6 @@ int train_gps_check(options *o)
                         : o->attention     ? "--attention"
                         : o->residual && o->arch_kind != GAT_GPS_BN && o->arch_kind != GAT_GPS_FFN
                             ? "--residual"
-                        : o->all_splits       ? "--all-splits"
-                        : o->resplit          ? "--resplit"
                         : o->head_dropout     ? "--head-dropout 1"
                         : o->proj_dropout > 0 ? "--proj-dropout"
                         : o->score_bias       ? "--score-bias 1"
@@ -187,7 +185,7 @@ static int node_figures(const options *o, gat_gps *m, const gat_dataset *ds, gat
 }
 
 int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
-                    const gat_model_meta *save)
+                    const gat_model_meta *save, int (*next_split)(void *, int), void *user)
 {
     gat_gps_config c;
     double sum = 0, sum2 = 0, secs = 0;
@@ -206,10 +204,15 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
     }
     train_catch_signals(0);
     progress p = {.o = o, .keep = o->metrics || o->draw, .lock = PTHREAD_MUTEX_INITIALIZER};
-    for (int r = 0; r < o->runs && rc == 0 && !train_stop_signal(); r++) {
+    int interrupted = 0;
+    for (int r = 0; r < o->runs && rc == 0 && !interrupted && !train_stop_signal(); r++) {
         gat_gps *m = NULL;
         gat_train_config tc, t;
         gat_train_result res;
+        train_files f;
+        if ((r > 0 && next_split && (rc = next_split(user, r)) != 0) ||
+            (rc = train_run_files(o, r, &f)) != 0)
+            break;
         if (gat_gps_create(&m, &c, (uint64_t)o->seed + (uint64_t)r) != GAT_OK) {
             rc = train_fail("cannot create the model");
             break;
@@ -218,22 +221,26 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
         adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
         tc.progress = on_epoch;
         tc.user = &p;
-        tc.checkpoint = o->checkpoint;
+        tc.checkpoint = f.checkpoint;
         tc.checkpoint_every = o->ckpt_epochs;
         tc.checkpoint_seconds = o->ckpt_seconds;
-        tc.resume = o->resume;
+        tc.resume = f.resume;
         p.run = r + 1;
         if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0 ||
-            train_resume_rows(o, &p) != 0)
+            train_resume_rows(f.resume, &p) != 0)
             rc = 1;
         const gat_status st = rc ? GAT_OK : gat_gps_train(m, ds, &t, &res);
         if (rc == 0 && st != GAT_OK && st != GAT_EINTERRUPTED) rc = train_fail("training failed");
-        if (rc == 0 && st == GAT_EINTERRUPTED) train_checkpoint_note(o, res.epochs);
+        if (rc == 0 && st == GAT_EINTERRUPTED) {
+            train_checkpoint_note(o, &f, r, res.epochs);
+            /* of several runs, the one stopped is not counted (it goes on after --resume) */
+            interrupted = o->runs > 1;
+        }
         if (rc == 0 && (tool_pe_fix("gat-train", pe, NULL) != 0 ||
                         (pe->on && pe->spec.lap_k && node_figures(o, m, ds, &res))))
             rc = 1;
         if (rc == 0 && o->save) rc = save_gps(o, m, save, "");
-        if (rc == 0) {
+        if (rc == 0 && !interrupted) {
             const double fig = auc ? res.test_auc : res.test_acc;
             sum += fig, sum2 += fig * fig, secs += res.seconds;
             rr[done].seed = o->seed + r;

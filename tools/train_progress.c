@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double train_now(void)
 {
@@ -196,12 +197,43 @@ void train_keep_row(progress *p, const gat_epoch_info *e)
     }
 }
 
-int train_resume_rows(const options *o, progress *p)
+int train_run_files(const options *o, int r, train_files *f)
+{
+    f->checkpoint = f->resume = NULL;
+    if (o->runs <= 1) {
+        f->checkpoint = o->checkpoint;
+        f->resume = o->resume;
+        return 0;
+    }
+    if (o->checkpoint) {
+        if (snprintf(f->ckpt_buf, sizeof f->ckpt_buf, "%s.run%d", o->checkpoint, r + 1) >=
+            (int)sizeof f->ckpt_buf) {
+            fprintf(stderr, "gat-train: --checkpoint: the file name %s.run%d is too long\n",
+                    o->checkpoint, r + 1);
+            return 1;
+        }
+        f->checkpoint = f->ckpt_buf;
+    }
+    if (o->resume) {
+        if (snprintf(f->resume_buf, sizeof f->resume_buf, "%s.run%d", o->resume, r + 1) >=
+            (int)sizeof f->resume_buf) {
+            fprintf(stderr, "gat-train: --resume: the file name %s.run%d is too long\n", o->resume,
+                    r + 1);
+            return 1;
+        }
+        /* run 1's file must be there (the library names it when it is not); a later run whose
+         * file is not there had not started when the runs stopped: it starts now */
+        if (r == 0 || access(f->resume_buf, F_OK) == 0) f->resume = f->resume_buf;
+    }
+    return 0;
+}
+
+int train_resume_rows(const char *resume, progress *p)
 {
     gat_epoch_info *rows;
     size_t n;
-    if (!o->resume || !p->keep) return 0;
-    if (gat_train_checkpoint_history(o->resume, &rows, &n) != GAT_OK)
+    if (!resume || !p->keep) return 0;
+    if (gat_train_checkpoint_history(resume, &rows, &n) != GAT_OK)
         return train_fail("cannot resume");
     for (size_t k = 0; k < n; k++)
         train_keep_row(p, &rows[k]);
@@ -209,13 +241,19 @@ int train_resume_rows(const options *o, progress *p)
     return 0;
 }
 
-void train_checkpoint_note(const options *o, gat_idx epochs)
+void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs)
 {
-    if (o->checkpoint)
+    if (!f->checkpoint) return;
+    if (o->runs <= 1)
         fprintf(stderr,
                 "gat-train: the training state after epoch %d is in %s: the same command with "
                 "--resume %s goes on from there\n",
-                epochs, o->checkpoint, o->checkpoint);
+                epochs, f->checkpoint, o->checkpoint);
+    else
+        fprintf(stderr,
+                "gat-train: run %d's training state after epoch %d is in %s (the runs before it "
+                "beside it): the same command with --resume %s goes on from there\n",
+                r + 1, epochs, f->checkpoint, o->checkpoint);
 }
 
 int on_epoch(const gat_epoch_info *e, void *user)

@@ -261,8 +261,8 @@ check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/s
 
 # checkpoints: what they exclude, --checkpoint-every's values, a resume that does not fit
 check ckpt-every-alone 2 '' '^gat-train: --checkpoint-every needs --checkpoint' -- "$bin" --checkpoint-every 5
-check ckpt-runs 2 '' '^gat-train: --checkpoint: checkpoints keep one run of a node model on one process; it excludes --runs$' -- "$bin" --checkpoint "$tmp/c.ckpt" --runs 2
-check ckpt-resume-graph 2 '' 'it excludes --task graph' -- "$bin" --resume "$tmp/c.ckpt" --task graph --dataset "$data/tiny"
+check ckpt-partitions 2 '' '^gat-train: --checkpoint: checkpoints keep the runs of a node model on one process; they exclude --partitions$' -- "$bin" --checkpoint "$tmp/c.ckpt" --partitions "$tmp/parts"
+check ckpt-resume-graph 2 '' 'they exclude --task graph' -- "$bin" --resume "$tmp/c.ckpt" --task graph --dataset "$data/tiny"
 check ckpt-every-unit 2 '' "^gat-train: --checkpoint-every: expected a count of epochs \\(10\\) or a time with its unit \\(30s, 5m, 2h\\), got '5q'$" -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 5q
 check ckpt-every-fraction 2 '' 'got .1\.5.$' -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 1.5
 check ckpt-dir 1 '' '^gat-train: --checkpoint: cannot write /nonexistent/dir/c.ckpt: directory /nonexistent/dir: No such file or directory$' -- "$bin" --checkpoint /nonexistent/dir/c.ckpt
@@ -271,7 +271,7 @@ check ckpt-resume-lr 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpo
 "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 1 --checkpoint "$tmp/s.ckpt" >/dev/null 2>&1
 check ckpt-resume-split 1 '' "^gat-train: training failed: $tmp/s.ckpt: the checkpoint was written on other data: the same sizes \\(205 nodes, .*\\) but other values \\(graph, features, labels or split\\)$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --random-split --split-seed 2 --resume "$tmp/s.ckpt"
 check ckpt-resume-model 1 '' "^gat-train: training failed: $tmp/c.ckpt: the checkpoint is of another model: its hidden is 8, this model's 4$" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/c.ckpt" --hidden 4
-check ckpt-pe-lap 2 '' 'it excludes --pe lap:K \(use rw:K\)$' -- "$bin" --checkpoint "$tmp/c.ckpt" --pe lap:4
+check ckpt-pe-lap 2 '' 'they exclude --pe lap:K \(use rw:K\)$' -- "$bin" --checkpoint "$tmp/c.ckpt" --pe lap:4
 # a graph transformer (gat_gps_train) stopped after 3 epochs and resumed to 6: the epochs of a run
 # of 6
 ffn=(--dataset "$data/small" --arch gat-ffn --layers 1 --hidden 8 --heads 2 --threads 1 --quiet)
@@ -281,5 +281,20 @@ check ckpt-ffn-resume 0 '^test accuracy' '' -- "$bin" "${ffn[@]}" --epochs 6 --r
 [ -s "$tmp/ffn6.csv" ] && [ "$(cut -d, -f1-6 "$tmp/ffn6.csv")" = "$(cut -d, -f1-6 "$tmp/ffn-r.csv")" ] &&
   ok ckpt-ffn-same-epochs || badf ckpt-ffn-same-epochs "$tmp/ffn6.csv" "$tmp/ffn-r.csv"
 check ckpt-resume-missing 1 '' "$tmp/none.ckpt" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/none.ckpt"
+# several runs: run R's state in FILE.runR. Two runs of 3 epochs, then three runs of 6 resumed
+# from them (runs 1 and 2 extended, run 3 without a file started) give the epochs of three
+# straight runs of 6; a resume of ended runs gives their figures again
+runs=(--dataset "$data/small" --threads 1 --quiet)
+"$bin" "${runs[@]}" --runs 3 --epochs 6 --metrics "$tmp/r6.csv" >"$tmp/r6.out" 2>&1
+"$bin" "${runs[@]}" --runs 2 --epochs 3 --checkpoint "$tmp/r.ckpt" >/dev/null 2>&1
+[ -s "$tmp/r.ckpt.run1" ] && [ -s "$tmp/r.ckpt.run2" ] && [ ! -e "$tmp/r.ckpt" ] &&
+  ok ckpt-runs-files || bad ckpt-runs-files
+check ckpt-runs-resume 0 '^test accuracy: .*\(3 runs' '' -- "$bin" "${runs[@]}" --runs 3 --epochs 6 --resume "$tmp/r.ckpt" --checkpoint "$tmp/r.ckpt" --metrics "$tmp/r6r.csv"
+[ -s "$tmp/r6.csv" ] && [ "$(cut -d, -f1-7 "$tmp/r6.csv")" = "$(cut -d, -f1-7 "$tmp/r6r.csv")" ] &&
+  ok ckpt-runs-same-epochs || badf ckpt-runs-same-epochs "$tmp/r6.csv" "$tmp/r6r.csv"
+"$bin" "${runs[@]}" --runs 3 --epochs 6 --resume "$tmp/r.ckpt" >"$tmp/r6e.out" 2>&1
+[ "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/r6.out")" = "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/r6e.out")" ] &&
+  ok ckpt-runs-ended || badf ckpt-runs-ended "$tmp/r6.out" "$tmp/r6e.out"
+check ckpt-runs-missing 1 '' "$tmp/none.ckpt.run1" -- "$bin" "${runs[@]}" --runs 2 --epochs 3 --resume "$tmp/none.ckpt"
 
 summary

@@ -140,4 +140,34 @@ for mode in full mini; do
   fi
 done
 
+# --checkpoint with --runs: the signal lands in run 1 (its epochs never end); its state is in
+# FILE.run1, and the same command with --resume FILE goes on with run 1, then starts run 2: the
+# two runs' epochs equal two runs never stopped
+rm -f "$tmp"/r.ckpt*
+if start --runs 2 --checkpoint "$tmp/r.ckpt" --checkpoint-every 100000; then
+  sleep 1
+  kill -INT "$pid"
+  finish
+  e=$(sed -nE 's/^gat-train: interrupted at epoch ([0-9]+);.*/\1/p' "$tmp/err")
+  name=checkpoint-resume-runs
+  if [ "$rc" -ne 130 ] || [ -z "$e" ] || [ -e "$tmp/r.ckpt.run2" ] ||
+     ! grep -q "^gat-train: run 1's training state after epoch $e is in $tmp/r.ckpt.run1 (the runs before it beside it): the same command with --resume $tmp/r.ckpt goes on from there$" "$tmp/err"; then
+    echo "  exit $rc, epoch '$e'"; badt "$name-stop"
+  else
+    n=$((e + 3))
+    common=(--dataset cora --runs 2 --epochs $n --patience 100000 --threads 1 --quiet)
+    if "$train" "${common[@]}" --metrics "$tmp/straight.csv" >"$tmp/out" 2>"$tmp/err" &&
+       "$train" "${common[@]}" --resume "$tmp/r.ckpt" --checkpoint "$tmp/r.ckpt" \
+         --metrics "$tmp/resumed.csv" >"$tmp/out2" 2>>"$tmp/err" &&
+       [ "$(wc -l <"$tmp/resumed.csv")" -eq $((2 * n + 1)) ] &&
+       [ "$(cut -d, -f1-7 "$tmp/straight.csv")" = "$(cut -d, -f1-7 "$tmp/resumed.csv")" ]; then
+      ok "$name (stopped after epoch $e)"
+    else
+      badf "$name" "$tmp/err" "$tmp/out" "$tmp/out2"
+    fi
+  fi
+else
+  badt checkpoint-resume-runs-start
+fi
+
 summary

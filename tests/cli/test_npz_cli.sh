@@ -102,16 +102,32 @@ last() { tail -1 "$1" | sed -E 's/, [0-9.]+ s\)$/)/'; }
 grep -q '(3 runs' "$tmp/b" && [ "$(last "$tmp/a")" = "$(last "$tmp/b")" ] &&
   ok gatd-all-splits || bad gatd-all-splits "$tmp/a" "$tmp/b"
 # run r of --all-splits is the run of --split-index r-1 --seed r (the split chosen in memory,
-# --standardize refitted to its training nodes): the same epochs, timings aside
-for std in "" --standardize; do
-  "$train" --dataset "$tmp/tiny.gatd" --all-splits --epochs 4 --threads 1 --quiet $std --metrics "$tmp/all.csv" >/dev/null 2>&1
+# --standardize refitted to its training nodes): the same epochs, timings aside; for a graph
+# transformer too (--arch gat-ffn, what --preset platonov trains)
+ffn=(--arch gat-ffn --layers 1 --hidden 8 --heads 2)
+for v in "" --standardize -ffn; do
+  x=()
+  [ "$v" = --standardize ] && x=(--standardize)
+  [ "$v" = -ffn ] && x=("${ffn[@]}")
+  "$train" --dataset "$tmp/tiny.gatd" --all-splits --epochs 4 --threads 1 --quiet "${x[@]}" --metrics "$tmp/all$v.csv" >/dev/null 2>&1
   same=1
   for k in 0 1 2; do
-    "$train" --dataset "$tmp/tiny.npz" --split-index $k --seed $((k + 1)) --epochs 4 --threads 1 --quiet $std --metrics "$tmp/one.csv" >/dev/null 2>&1
-    [ "$(awk -F, -v r=$((k + 1)) 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all.csv")" = \
+    "$train" --dataset "$tmp/tiny.npz" --split-index $k --seed $((k + 1)) --epochs 4 --threads 1 --quiet "${x[@]}" --metrics "$tmp/one.csv" >/dev/null 2>&1
+    [ "$(awk -F, -v r=$((k + 1)) 'NR > 1 && $1 == r { print $2, $3, $4, $5, $6, $7 }' "$tmp/all$v.csv")" = \
       "$(awk -F, 'NR > 1 { print $1, $2, $3, $4, $5, $6 }' "$tmp/one.csv")" ] && [ -s "$tmp/one.csv" ] || same=0
   done
-  [ $same -eq 1 ] && ok "all-splits-runs-are-splits$std" || bad "all-splits-runs-are-splits$std" "$tmp/all.csv" "$tmp/one.csv"
+  [ $same -eq 1 ] && ok "all-splits-runs-are-splits$v" || bad "all-splits-runs-are-splits$v" "$tmp/all$v.csv" "$tmp/one.csv"
+done
+# checkpoints of --all-splits (run R's in FILE.runR, holding split R-1): 2 epochs each, then
+# resumed to 4, give the epochs of the runs above
+for v in "" -ffn; do
+  x=()
+  [ "$v" = -ffn ] && x=("${ffn[@]}")
+  rm -f "$tmp"/as.ckpt*
+  "$train" --dataset "$tmp/tiny.gatd" --all-splits --epochs 2 --threads 1 --quiet "${x[@]}" --checkpoint "$tmp/as.ckpt" >/dev/null 2>&1
+  "$train" --dataset "$tmp/tiny.gatd" --all-splits --epochs 4 --threads 1 --quiet "${x[@]}" --resume "$tmp/as.ckpt" --metrics "$tmp/res.csv" >"$tmp/out" 2>&1
+  [ -s "$tmp/as.ckpt.run3" ] && [ "$(cut -d, -f1-7 "$tmp/all$v.csv")" = "$(cut -d, -f1-7 "$tmp/res.csv")" ] &&
+    ok "all-splits-checkpoints$v" || bad "all-splits-checkpoints$v" "$tmp/out" "$tmp/all$v.csv" "$tmp/res.csv"
 done
 run gatd-split-out-of-range 1 '' 'split index 3 is out of range: .*tiny\.gatd holds 3 fixed splits' \
   -- "$train" --dataset "$tmp/tiny.gatd" --split-index 3 "${args[@]}"
