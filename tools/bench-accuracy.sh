@@ -14,6 +14,10 @@
 #   --preset NAME    for every dataset, instead of paper / platonov / dwivedi
 #   --threads T      gat-train --threads (default 2)
 #   --gat-train PATH (default build/tools/gat-train)
+#   --checkpoint-dir DIR  node runs keep their training state in DIR/NAME-splitK.ckpt (or
+#            -seedS), and go on from it when it is there: a benchmark of hours stopped (Ctrl-C)
+#            and run again with the same DIR goes on where it stopped, runs that had ended giving
+#            their figures at once (TU sets: no checkpoints)
 #   after --: options passed to every gat-train run (they override the preset)
 # Prints a markdown table on stdout and each run's summary line on stderr; the last column is the
 # 1-minute load average when the dataset's runs ended (the seconds mean little under load).
@@ -21,7 +25,7 @@
 # only reported.
 set -euo pipefail
 
-seeds=100 splits=10 threads=2 preset= bin=build/tools/gat-train tu_folds=
+seeds=100 splits=10 threads=2 preset= bin=build/tools/gat-train tu_folds= ckpt_dir=
 sets=() extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -31,14 +35,25 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --preset) preset=$2; shift 2 ;;
     --gat-train) bin=$2; shift 2 ;;
+    --checkpoint-dir) ckpt_dir=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-accuracy: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) sets+=("$1"); shift ;;
   esac
 done
 [ ${#sets[@]} -gt 0 ] || { echo "bench-accuracy: no dataset given (try --help)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "bench-accuracy: $bin is not an executable (--gat-train)" >&2; exit 2; }
+[ -z "$ckpt_dir" ] || [ -d "$ckpt_dir" ] ||
+  { echo "bench-accuracy: --checkpoint-dir: $ckpt_dir is not a directory" >&2; exit 2; }
+
+# ckpt TAG: the gat-train options that keep run TAG's state under --checkpoint-dir and go on
+# from it when it is there (none without the option)
+ckpt() {
+  [ -n "$ckpt_dir" ] || return 0
+  local f="$ckpt_dir/$name-$1.ckpt"
+  if [ -e "$f" ]; then echo "--checkpoint $f --resume $f"; else echo "--checkpoint $f"; fi
+}
 
 # published NAME: the published GAT figure and its source, verified against the source where
 # it was available offline
@@ -100,17 +115,20 @@ for path in "${sets[@]}"; do
   if [ "$base" != "$name" ] && [ "${base#ind.}" != "$base" ]; then
     # a public split: seeds vary, the split does not
     for s in $(seq 1 "$seeds"); do
+      # shellcheck disable=SC2046 # ckpt's words are options and a path without spaces
       "$bin" --dataset "$path" --preset "${preset:-paper}" --seed "$s" --threads "$threads" \
-        --quiet "${extra[@]}" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+        --quiet $(ckpt "seed$s") "${extra[@]}" >"$tmp/out" 2>"$tmp/err" ||
+        { cat "$tmp/err" >&2; exit 1; }
       tail -n 1 "$tmp/out" >&2
       tail -n 1 "$tmp/out" >>"$tmp/lines"
     done
     protocol="public split, $seeds seeds"
   else
     for k in $(seq 0 $((splits - 1))); do
+      # shellcheck disable=SC2046
       "$bin" --dataset "$path" --preset "${preset:-platonov}" --split-index "$k" \
-        --seed $((k + 1)) --threads "$threads" --quiet "${extra[@]}" >"$tmp/out" 2>"$tmp/err" ||
-        { cat "$tmp/err" >&2; exit 1; }
+        --seed $((k + 1)) --threads "$threads" --quiet $(ckpt "split$k") "${extra[@]}" \
+        >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
       tail -n 1 "$tmp/out" >&2
       tail -n 1 "$tmp/out" >>"$tmp/lines"
     done

@@ -129,6 +129,24 @@ for v in "" -ffn; do
   [ -s "$tmp/as.ckpt.run3" ] && [ "$(cut -d, -f1-7 "$tmp/all$v.csv")" = "$(cut -d, -f1-7 "$tmp/res.csv")" ] &&
     ok "all-splits-checkpoints$v" || bad "all-splits-checkpoints$v" "$tmp/out" "$tmp/all$v.csv" "$tmp/res.csv"
 done
+# tools/bench-accuracy.sh on fixed splits, with --checkpoint-dir: 2 epochs a split, then the
+# same directory with 3 goes on from the checkpoints to the row of 3 straight epochs; a setting
+# that differs is refused by the checkpoints (so they were read)
+bench=$(dirname "${BASH_SOURCE[0]}")/../../tools/bench-accuracy.sh
+bo=(--embed-dim 16 --layers 1 --heads 2 --metric acc --threads 1 --lr 0.05)
+row() { grep '^| tiny |' "$tmp/out" | cut -d'|' -f2-5; }
+mkdir "$tmp/ck"
+bash "$bench" --gat-train "$train" --splits 3 "$tmp/tiny.npz" -- --epochs 3 "${bo[@]}" >"$tmp/out" 2>"$tmp/err"
+straight=$(row)
+run bench-accuracy-ckpt 0 '^\| tiny \| 3 fixed splits \| accuracy \| [0-9.]+ ± [0-9.]+ \|' '' -- \
+  bash "$bench" --gat-train "$train" --splits 3 --checkpoint-dir "$tmp/ck" "$tmp/tiny.npz" -- --epochs 2 "${bo[@]}"
+[ -s "$tmp/ck/tiny-split2.ckpt" ] && [ "$(row)" != "$straight" ] && ok bench-accuracy-ckpt-files ||
+  bad bench-accuracy-ckpt-files "$tmp/out"
+bash "$bench" --gat-train "$train" --splits 3 --checkpoint-dir "$tmp/ck" "$tmp/tiny.npz" -- --epochs 3 "${bo[@]}" >"$tmp/out" 2>"$tmp/err"
+[ -n "$straight" ] && [ "$(row)" = "$straight" ] && ok bench-accuracy-ckpt-resumed ||
+  bad bench-accuracy-ckpt-resumed "$tmp/out" "$tmp/err"
+run bench-accuracy-ckpt-refused 1 '' 'written with lr = 0.05, this training has lr = 0.01' -- \
+  bash "$bench" --gat-train "$train" --splits 3 --checkpoint-dir "$tmp/ck" "$tmp/tiny.npz" -- --epochs 3 "${bo[@]}" --lr 0.01
 run gatd-split-out-of-range 1 '' 'split index 3 is out of range: .*tiny\.gatd holds 3 fixed splits' \
   -- "$train" --dataset "$tmp/tiny.gatd" --split-index 3 "${args[@]}"
 # a .gatd converts again with its splits: the same bytes under the same name
