@@ -14,10 +14,10 @@
 #   --preset NAME    for every dataset, instead of paper / platonov / dwivedi
 #   --threads T      gat-train --threads (default 2)
 #   --gat-train PATH (default build/tools/gat-train)
-#   --checkpoint-dir DIR  node runs keep their training state in DIR/NAME-splitK.ckpt (or
-#            -seedS), and go on from it when it is there: a benchmark of hours stopped (Ctrl-C)
-#            and run again with the same DIR goes on where it stopped, runs that had ended giving
-#            their figures at once (TU sets: no checkpoints)
+#   --checkpoint-dir DIR  node runs keep their training state in DIR/BASE-splitK.ckpt (or
+#            -seedS; BASE the dataset's file or folder name) and go on from it when it is there:
+#            a benchmark of hours stopped (Ctrl-C) and run again with the same DIR goes on where
+#            it stopped, runs that had ended giving their figures at once (TU sets: none)
 #   after --: options passed to every gat-train run (they override the preset)
 # Prints a markdown table on stdout and each run's summary line on stderr; the last column is the
 # 1-minute load average when the dataset's runs ended (the seconds mean little under load).
@@ -51,7 +51,7 @@ done
 # from it when it is there (none without the option)
 ckpt() {
   [ -n "$ckpt_dir" ] || return 0
-  local f="$ckpt_dir/$name-$1.ckpt"
+  local f="$ckpt_dir/$base-$1.ckpt"
   if [ -e "$f" ]; then echo "--checkpoint $f --resume $f"; else echo "--checkpoint $f"; fi
 }
 

@@ -140,7 +140,7 @@ bash "$bench" --gat-train "$train" --splits 3 "$tmp/tiny.npz" -- --epochs 3 "${b
 straight=$(row)
 run bench-accuracy-ckpt 0 '^\| tiny \| 3 fixed splits \| accuracy \| [0-9.]+ ± [0-9.]+ \|' '' -- \
   bash "$bench" --gat-train "$train" --splits 3 --checkpoint-dir "$tmp/ck" "$tmp/tiny.npz" -- --epochs 2 "${bo[@]}"
-[ -s "$tmp/ck/tiny-split2.ckpt" ] && [ "$(row)" != "$straight" ] && ok bench-accuracy-ckpt-files ||
+[ -s "$tmp/ck/tiny.npz-split2.ckpt" ] && [ "$(row)" != "$straight" ] && ok bench-accuracy-ckpt-files ||
   bad bench-accuracy-ckpt-files "$tmp/out"
 bash "$bench" --gat-train "$train" --splits 3 --checkpoint-dir "$tmp/ck" "$tmp/tiny.npz" -- --epochs 3 "${bo[@]}" >"$tmp/out" 2>"$tmp/err"
 [ -n "$straight" ] && [ "$(row)" = "$straight" ] && ok bench-accuracy-ckpt-resumed ||
