@@ -17,33 +17,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* The figure a run reports: its ROC-AUC when early stopping followed it, else its accuracy;
- * of the test nodes, or with val of the validation nodes. */
-static double reported(const options *o, const gat_train_result *r, int val)
-{
-    if (o->metric == GAT_METRIC_AUC) return val ? r->val_auc : r->test_auc;
-    return val ? r->val_acc : r->test_acc;
-}
-
-/* Its name in the lines printed. */
-static const char *reported_name(const options *o)
-{
-    if (o->multilabel) return "micro-F1";
-    return o->metric == GAT_METRIC_AUC ? "ROC-AUC" : "accuracy";
-}
-
-/* The table of --runs N, one line per finished run. */
-static void print_runs(const options *o, const run_result *rr, int n)
-{
-    const int auc = o->metric == GAT_METRIC_AUC;
-    printf("%4s %10s %10s %7s %8s %8s %9s\n", "run", "seed", "best epoch", "epochs",
-           auc ? "val auc" : "val acc", auc ? "test auc" : "test acc", "seconds");
-    for (int r = 0; r < n; r++)
-        printf("%4d %10d %10d %7d %7.2f%% %7.2f%% %9.2f\n", r + 1, rr[r].seed, rr[r].res.best_epoch,
-               rr[r].res.epochs, 100 * reported(o, &rr[r].res, 1), 100 * reported(o, &rr[r].res, 0),
-               rr[r].res.seconds);
-}
-
 /* Fills heads[l] for the hidden layers 0..layers-2 from "K[,K...]" (the last value repeats).
  * Returns 0, or 2 after a message. */
 static int parse_heads(const char *list, int layers, int *heads)
@@ -276,8 +249,8 @@ static void report_single(const runs *s, int r, const gat_train_result *res)
     if (!o->quiet)
         printf("run %d (seed %d): test %s %.2f%%  val %.2f%%  best epoch %d of %d, "
                "%.2f s (%.3f ms/epoch)\n",
-               r + 1, o->seed + r, reported_name(o), 100 * reported(o, res, 0),
-               100 * reported(o, res, 1), res->best_epoch, res->epochs, res->seconds,
+               r + 1, o->seed + r, train_reported_name(o), 100 * train_reported(o, res, 0),
+               100 * train_reported(o, res, 1), res->best_epoch, res->epochs, res->seconds,
                1e3 * res->seconds / res->epochs);
     if (s->src->report) s->src->report(s->src->user, o, res->epochs);
 }
@@ -361,8 +334,8 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     } else if (tst != GAT_OK) {
         rc = train_fail("training failed");
     } else {
-        s->sum += reported(o, &res, 0);
-        s->sum2 += reported(o, &res, 0) * reported(o, &res, 0);
+        s->sum += train_reported(o, &res, 0);
+        s->sum2 += train_reported(o, &res, 0) * train_reported(o, &res, 0);
         s->secs += res.seconds;
         s->rr[s->done].seed = o->seed + r;
         s->rr[s->done++].res = res;
@@ -379,8 +352,8 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
         if (o->runs == 1) report_single(s, r, &res);
         report_order(o, m);
         if (o->runs == 1)
-            printf("test %s: %.2f%%  (best epoch %d, %.2f s)\n", reported_name(o),
-                   100 * reported(o, &res, 0), res.best_epoch, res.seconds);
+            printf("test %s: %.2f%%  (best epoch %d, %.2f s)\n", train_reported_name(o),
+                   100 * train_reported(o, &res, 0), res.best_epoch, res.seconds);
     }
     if (rc == 0 && o->save) rc = save_model(s, m, &res);
     gat_model_free(m);
@@ -395,16 +368,18 @@ static int finish_runs(runs *s, int rc)
     const double mean = done ? s->sum / done : 0, var = done ? s->sum2 / done - mean * mean : 0;
     const double sd = sqrt(var > 0 ? var : 0);
     if (rc == 0)
-        rc = train_write_outputs(o, &s->p, s->rr, done, s->src->name, reported_name(o), mean, sd);
+        rc = train_write_outputs(o, &s->p, s->rr, done, s->src->name, train_reported_name(o), mean,
+                                 sd);
     train_release_signals(); /* everything is written */
     if (rc == 0 && train_stop_signal() && !s->interrupted)
         fprintf(stderr, "gat-train: interrupted after training finished\n");
     if (rc == 0 && train_stop_signal())
         rc = 128 + train_stop_signal(); /* 130 SIGINT, 143 SIGTERM, 138 SIGUSR1 */
     if (rc == 0 && o->runs > 1) {
-        if (!o->quiet) print_runs(o, s->rr, done);
-        printf("test %s: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n", reported_name(o),
-               100 * mean, 100 * sd, o->runs, o->seed, o->seed + o->runs - 1, s->secs);
+        if (!o->quiet) train_print_runs(o, s->rr, done);
+        printf("test %s: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, %.2f s)\n",
+               train_reported_name(o), 100 * mean, 100 * sd, o->runs, o->seed,
+               o->seed + o->runs - 1, s->secs);
     }
     return rc;
 }

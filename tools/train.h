@@ -172,6 +172,14 @@ int train_resume_rows(const char *resume, progress *p);
  * (nothing without --checkpoint). */
 void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs);
 
+/* The figure a run reports: its ROC-AUC when early stopping followed it, else its accuracy (or
+ * micro-F1); of the test nodes, or with val of the validation nodes. */
+double train_reported(const options *o, const gat_train_result *r, int val);
+/* Its name in the lines printed. */
+const char *train_reported_name(const options *o);
+/* The table of --runs N, one line per finished run. */
+void train_print_runs(const options *o, const run_result *rr, int n);
+
 /* ---- train_presets.c: --preset ---- */
 
 /* Applies the preset argv names with --preset (if any) to o, which holds the defaults: the

@@ -190,8 +190,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
     gat_gps_config c;
     double sum = 0, sum2 = 0, secs = 0;
     int done = 0, rc = 0;
-    const int auc = o->metric == GAT_METRIC_AUC; /* the figure reported */
-    const char *what = auc ? "ROC-AUC" : "accuracy";
+    const char *what = train_reported_name(o);
     gps_config(o, ds->n_features, ds->n_classes, GAT_TASK_NODE, &c);
     if (gat_gps_config_check(&c) != GAT_OK) {
         fprintf(stderr, "gat-train: invalid model options: %s (try --help)\n", gat_last_error());
@@ -241,14 +240,14 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
             rc = 1;
         if (rc == 0 && o->save) rc = save_gps(o, m, save, "");
         if (rc == 0 && !interrupted) {
-            const double fig = auc ? res.test_auc : res.test_acc;
+            const double fig = train_reported(o, &res, 0);
             sum += fig, sum2 += fig * fig, secs += res.seconds;
             rr[done].seed = o->seed + r;
             rr[done++].res = res;
             if (!o->quiet)
                 printf("run %d (seed %d): test %s %.2f%%  val %.2f%%  best epoch %d of %d, "
                        "%.2f s\n",
-                       r + 1, o->seed + r, what, 100 * fig, 100 * (auc ? res.val_auc : res.val_acc),
+                       r + 1, o->seed + r, what, 100 * fig, 100 * train_reported(o, &res, 1),
                        res.best_epoch, res.epochs, res.seconds);
         }
         gat_gps_free(m);
@@ -256,16 +255,18 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
     const double mean = done ? sum / done : 0,
                  sd = done ? sqrt(fmax(sum2 / done - mean * mean, 0)) : 0;
     if (rc == 0) rc = train_write_outputs(o, &p, rr, done, name, what, mean, sd);
-    free(p.rows);
-    free(p.row_run);
-    free(rr);
     if (rc == 0 && done > 0) {
         if (o->runs == 1)
             printf("test %s: %.2f%%  (arch %s, %.2f s)\n", what, 100 * mean, o->arch, secs);
-        else
+        else if (!o->quiet)
+            train_print_runs(o, rr, done);
+        if (o->runs > 1)
             printf("test %s: %.2f%% +- %.2f%%  (%d runs, seeds %d..%d, arch %s, %.2f s)\n", what,
                    100 * mean, 100 * sd, done, o->seed, o->seed + done - 1, o->arch, secs);
     }
+    free(p.rows);
+    free(p.row_run);
+    free(rr);
     if (rc == 0 && train_stop_signal()) rc = 128 + train_stop_signal();
     return rc;
 }

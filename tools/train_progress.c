@@ -488,3 +488,26 @@ int train_write_outputs(const options *o, const progress *p, const run_result *r
     }
     return 0;
 }
+
+double train_reported(const options *o, const gat_train_result *r, int val)
+{
+    if (o->metric == GAT_METRIC_AUC) return val ? r->val_auc : r->test_auc;
+    return val ? r->val_acc : r->test_acc;
+}
+
+const char *train_reported_name(const options *o)
+{
+    if (o->multilabel) return "micro-F1";
+    return o->metric == GAT_METRIC_AUC ? "ROC-AUC" : "accuracy";
+}
+
+void train_print_runs(const options *o, const run_result *rr, int n)
+{
+    const int auc = o->metric == GAT_METRIC_AUC;
+    printf("%4s %10s %10s %7s %8s %8s %9s\n", "run", "seed", "best epoch", "epochs",
+           auc ? "val auc" : "val acc", auc ? "test auc" : "test acc", "seconds");
+    for (int r = 0; r < n; r++)
+        printf("%4d %10d %10d %7d %7.2f%% %7.2f%% %9.2f\n", r + 1, rr[r].seed, rr[r].res.best_epoch,
+               rr[r].res.epochs, 100 * train_reported(o, &rr[r].res, 1),
+               100 * train_reported(o, &rr[r].res, 0), rr[r].res.seconds);
+}
