@@ -197,12 +197,29 @@ void train_keep_row(progress *p, const gat_epoch_info *e)
     }
 }
 
+/* Whether path names something that exists. */
+static int exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
 int train_run_files(const options *o, int r, train_files *f)
 {
     f->checkpoint = f->resume = NULL;
     if (o->runs <= 1) {
         f->checkpoint = o->checkpoint;
         f->resume = o->resume;
+        /* the files of several runs where one run's is missing: say what to give */
+        if (o->resume && !exists(o->resume) &&
+            snprintf(f->resume_buf, sizeof f->resume_buf, "%s.run1", o->resume) <
+                (int)sizeof f->resume_buf &&
+            exists(f->resume_buf)) {
+            fprintf(stderr,
+                    "gat-train: --resume: there is no %s but a %s: the checkpoints of several "
+                    "runs; give the --runs or --all-splits of the command that wrote them\n",
+                    o->resume, f->resume_buf);
+            return 1;
+        }
         return 0;
     }
     if (o->checkpoint) {
@@ -221,9 +238,17 @@ int train_run_files(const options *o, int r, train_files *f)
                     r + 1);
             return 1;
         }
-        /* run 1's file must be there (the library names it when it is not); a later run whose
-         * file is not there had not started when the runs stopped: it starts now */
-        if (r == 0 || access(f->resume_buf, F_OK) == 0) f->resume = f->resume_buf;
+        /* run 1's file must be there; a later run whose file is not there had not started
+         * when the runs stopped: it starts now */
+        if (r == 0 && !exists(f->resume_buf)) {
+            fprintf(stderr,
+                    "gat-train: --resume: no %s%s: with %d runs run R goes on from %s.runR\n",
+                    f->resume_buf,
+                    exists(o->resume) ? ", only the checkpoint of a single run (--runs 1)" : "",
+                    o->runs, o->resume);
+            return 1;
+        }
+        if (exists(f->resume_buf)) f->resume = f->resume_buf;
     }
     return 0;
 }

@@ -295,6 +295,9 @@ check ckpt-runs-resume 0 '^test accuracy: .*\(3 runs' '' -- "$bin" "${runs[@]}" 
 "$bin" "${runs[@]}" --runs 3 --epochs 6 --resume "$tmp/r.ckpt" >"$tmp/r6e.out" 2>&1
 [ "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/r6.out")" = "$(sed -E 's/, [0-9.]+ s\)/)/' "$tmp/r6e.out")" ] &&
   ok ckpt-runs-ended || badf ckpt-runs-ended "$tmp/r6.out" "$tmp/r6e.out"
-check ckpt-runs-missing 1 '' "$tmp/none.ckpt.run1" -- "$bin" "${runs[@]}" --runs 2 --epochs 3 --resume "$tmp/none.ckpt"
+check ckpt-runs-missing 1 '' "^gat-train: --resume: no $tmp/none.ckpt.run1: with 2 runs run R goes on from $tmp/none.ckpt.runR$" -- "$bin" "${runs[@]}" --runs 2 --epochs 3 --resume "$tmp/none.ckpt"
+# one run's checkpoint given to several runs, and several runs' to one: what to give instead
+check ckpt-runs-of-single 1 '' "^gat-train: --resume: no $tmp/c.ckpt.run1, only the checkpoint of a single run \(--runs 1\)" -- "$bin" "${runs[@]}" --runs 2 --epochs 3 --resume "$tmp/c.ckpt"
+check ckpt-single-of-runs 1 '' "^gat-train: --resume: there is no $tmp/r.ckpt but a $tmp/r.ckpt.run1: the checkpoints of several runs; give the --runs or --all-splits" -- "$bin" "${runs[@]}" --epochs 3 --resume "$tmp/r.ckpt"
 
 summary
