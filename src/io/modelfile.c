@@ -319,10 +319,18 @@ static cJSON *build_header(const gat_model *m, const gat_model_meta *meta)
     return root;
 }
 
-/* The "__metadata__" of header root (deleted here; NULL: out of memory) without the version and
- * the dataset keys, as JSON text: what a checkpoint's model must match. */
-static char *config_text(cJSON *root)
+static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta);
+
+/* The "__metadata__" of the header of m (a GAT model) or else g (a graph transformer), with
+ * default meta, without the version and the dataset keys, as JSON text: what a checkpoint's
+ * model must match. NULL: out of memory, or the C locale not entered. */
+static char *config_text(const gat_model *m, const gat_gps *g)
 {
+    gat_model_meta meta;
+    gat_i_clocale loc = {0};
+    gat_model_meta_init(&meta);
+    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
+    cJSON *root = m ? build_header(m, &meta) : gps_header(g, &meta);
     cJSON *md = root ? cJSON_GetObjectItemCaseSensitive(root, "__metadata__") : NULL;
     char *text = NULL;
     if (md) {
@@ -333,18 +341,13 @@ static char *config_text(cJSON *root)
         text = cJSON_PrintUnformatted(md);
     }
     cJSON_Delete(root);
+    gat_i_clocale_leave(&loc);
     return text;
 }
 
 char *gat_i_model_config_text(const gat_model *m)
 {
-    gat_model_meta meta;
-    gat_i_clocale loc = {0};
-    gat_model_meta_init(&meta);
-    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
-    char *text = config_text(build_header(m, &meta));
-    gat_i_clocale_leave(&loc);
-    return text;
+    return config_text(m, NULL);
 }
 
 /* The parameter buffer of write_file. */
@@ -1029,13 +1032,7 @@ static cJSON *gps_header(const gat_gps *m, const gat_model_meta *meta)
 
 char *gat_i_gps_config_text(const gat_gps *m)
 {
-    gat_model_meta meta;
-    gat_i_clocale loc = {0};
-    gat_model_meta_init(&meta);
-    if (gat_i_clocale_enter(&loc) != GAT_OK) return NULL;
-    char *text = config_text(gps_header(m, &meta));
-    gat_i_clocale_leave(&loc);
-    return text;
+    return config_text(NULL, m);
 }
 
 gat_status gat_gps_save(const gat_gps *m, const gat_model_meta *meta, const char *path)
