@@ -264,11 +264,11 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
     gat_status st;
     gat_idx n_val = 0, n_test = 0;
     gat_i_clear_error();
-    if ((st = gat_i_check_args("gat_gps_graph_train", 4,
-                               (const void *[]){m, ds, graph_split, cfg},
+    if ((st = gat_i_check_args("gat_gps_graph_train", 4, (const void *[]){m, ds, graph_split, cfg},
                                (const char *[]){"model", "dataset", "graph_split", "cfg"})) !=
             GAT_OK ||
         (st = gat_i_loop_config_check(cfg, "gat_gps_graph_train")) != GAT_OK ||
+        (st = gat_i_no_checkpoints(cfg, "gat_gps_graph_train")) != GAT_OK ||
         (st = gat_i_sched_config_check(cfg, "gat_gps_graph_train")) != GAT_OK)
         return st;
     const gat_gps_config *mc = gat_gps_get_config(m);

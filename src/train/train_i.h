@@ -94,10 +94,10 @@ gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const ui
                           gat_real *dlogits);
 
 /* The checks of cfg's fields that gat_i_train_loop reads: max_epochs, patience, eval_every, adam,
- * metric (the messages start with fn and name the field). */
+ * metric, checkpoint_every, checkpoint_seconds (the messages start with fn and name the field). */
 gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn);
-/* GAT_EINVAL unless cfg asks for no checkpoint and no resume (the trainers other than gat_train
- * and gat_gps_train; gat_i_loop_config_check calls it for any other fn). */
+/* GAT_EINVAL unless cfg asks for no checkpoint and no resume: the trainers other than gat_train
+ * and gat_gps_train call it. */
 gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn);
 
 /* gat_train's checks of cfg's fields (the messages name the field). */
