@@ -322,6 +322,7 @@ static int run_one(runs *s, int r, const gat_model_config *mc, gat_order order)
     start_ticker(&s->p);
     const gat_status tst = s->src->train(s->src->user, m, &tc, &res);
     end_line(&s->p);
+    if (tst == GAT_OK || tst == GAT_EINTERRUPTED) train_trim_rows(&s->p, res.epochs);
     if (tst == GAT_EINTERRUPTED) {
         /* the best model so far is restored: it is saved below like a finished one */
         s->interrupted = 1;

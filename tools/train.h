@@ -168,6 +168,9 @@ int train_run_files(const options *o, int r, train_files *f);
 /* With a resume file and --metrics or --plot: the checkpoint's epochs kept as the run's first
  * rows. Returns 0, or 1 after a message. */
 int train_resume_rows(const char *resume, progress *p);
+/* After a run resumed from a checkpoint of more epochs than it takes (a smaller --epochs or
+ * --patience ending it earlier): the kept rows of run p->run past its epochs dropped. */
+void train_trim_rows(progress *p, gat_idx epochs);
 /* After run r's stop by a signal: where its checkpoint (f) keeps the state and how to go on
  * (nothing without --checkpoint). */
 void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs);

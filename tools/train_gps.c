@@ -230,6 +230,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
             rc = 1;
         const gat_status st = rc ? GAT_OK : gat_gps_train(m, ds, &t, &res);
         if (rc == 0 && st != GAT_OK && st != GAT_EINTERRUPTED) rc = train_fail("training failed");
+        if (rc == 0) train_trim_rows(&p, res.epochs);
         if (rc == 0 && st == GAT_EINTERRUPTED) {
             train_checkpoint_note(o, &f, r, res.epochs);
             /* of several runs, the one stopped is not counted (it goes on after --resume) */

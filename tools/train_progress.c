@@ -266,6 +266,13 @@ int train_resume_rows(const char *resume, progress *p)
     return 0;
 }
 
+void train_trim_rows(progress *p, gat_idx epochs)
+{
+    while (p->keep && p->n > 0 && p->row_run[p->n - 1] == p->run &&
+           p->rows[p->n - 1].epoch > epochs)
+        p->n--;
+}
+
 void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs)
 {
     if (!f->checkpoint) return;

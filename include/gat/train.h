@@ -150,7 +150,11 @@ typedef struct gat_train_config {
                                 * difference); max_epochs and patience may differ. Training goes
                                 * on after its epoch; the progress callback sees the epochs from
                                 * there on (gat_train_checkpoint_history gives the earlier ones).
-                                * It may be the path of checkpoint. */
+                                * A max_epochs or patience that ends the run within the epochs it
+                                * holds (early stopping replayed over its history) gives that
+                                * run's result when the checkpoint keeps the model it restores
+                                * and validated its last epoch, else GAT_EINVAL names where the
+                                * run ends. It may be the path of checkpoint. */
 } gat_train_config;
 
 typedef struct gat_train_result {

@@ -464,7 +464,8 @@ static gat_status read_history(const char *path, const unsigned char *b, size_t 
 }
 
 gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_ckpt_state *s,
-                           gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P)
+                           gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P,
+                           gat_i_ckpt_accept accept, const void *user)
 {
     gat_i_clocale loc = {0};
     unsigned char *file = NULL;
@@ -526,7 +527,9 @@ gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_c
         goto cleanup;
     }
     s->n_history = n_hist;
-    if ((st = read_history(path, b[4], n_hist, s->history)) != GAT_OK) goto cleanup;
+    if ((st = read_history(path, b[4], n_hist, s->history)) != GAT_OK ||
+        (accept && (st = accept(s, user)) != GAT_OK))
+        goto cleanup;
     /* every value checked before any is copied: a refused file leaves the arrays as they were */
     for (int k = 0; k < 4 && params; k++)
         if ((st = read_reals(path, arrays[k], b[k], P, NULL)) != GAT_OK) goto cleanup;
@@ -557,7 +560,7 @@ gat_status gat_train_checkpoint_history(const char *path, gat_epoch_info **rows,
                            !path   ? "path"
                            : !rows ? "rows"
                                    : "n");
-    gat_status st = gat_i_ckpt_load(path, NULL, &s, NULL, NULL, NULL, NULL, 0);
+    gat_status st = gat_i_ckpt_load(path, NULL, &s, NULL, NULL, NULL, NULL, 0, NULL, NULL);
     if (st != GAT_OK) return st;
     *rows = s.history;
     *n = s.n_history;

@@ -55,13 +55,19 @@ gat_status gat_i_ckpt_save(const char *path, const gat_i_ckpt_ident *id, const g
                            const gat_real *params, const gat_real *m1, const gat_real *m2,
                            const gat_real *best, size_t P);
 
+/* A caller's verdict on a checkpoint's state and history before its arrays are copied: GAT_OK,
+ * or a status with its message (gat_i_error). */
+typedef gat_status (*gat_i_ckpt_accept)(const gat_i_ckpt_state *s, const void *user);
+
 /* Reads the checkpoint at path into s (its history allocated: gat_free), params, m1, m2 and
  * best (P each; params NULL: the state and history only) after checking that it was written
- * for id (NULL: no check): GAT_EINVAL naming the first thing that differs (the model's
- * configuration, the data, a training setting), GAT_EFORMAT (not a checkpoint, malformed, a
- * value out of range), GAT_ENUMERIC (a NaN or Inf value), GAT_EIO, GAT_ENOMEM. On failure
- * the arrays are as they were and s holds no allocation. */
+ * for id (NULL: no check) and that accept (NULL: none) takes its state: GAT_EINVAL naming the
+ * first thing that differs (the model's configuration, the data, a training setting),
+ * GAT_EFORMAT (not a checkpoint, malformed, a value out of range), GAT_ENUMERIC (a NaN or Inf
+ * value), GAT_EIO, GAT_ENOMEM, or what accept returns. On failure the arrays are as they were
+ * and s holds no allocation. */
 gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_ckpt_state *s,
-                           gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P);
+                           gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P,
+                           gat_i_ckpt_accept accept, const void *user);
 
 #endif

@@ -649,15 +649,70 @@ static gat_status write_checkpoint(const gat_train_config *cfg, const gat_i_trai
     return gat_i_ckpt_save(cfg->checkpoint, &ck->id, cs, params, ck->m1, ck->m2, best, P);
 }
 
+/* Where a run with cfg's max_epochs and patience ends within the epochs a checkpoint's history
+ * holds: early stopping replayed over its rows (their figures are the ones the loop judged, in
+ * full precision). Returns that epoch (0: the run goes on past them), *best the epoch of the
+ * model it restores, *unjudged 1 when the run validates that epoch (its last) and the history
+ * does not (eval_every > 1). */
+static gat_idx replayed_end(const gat_train_config *cfg, const gat_i_ckpt_state *cs, gat_idx *best,
+                            int *unjudged)
+{
+    best_so_far b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY};
+    gat_idx wait = 0, validated = 0;
+    *best = 0;
+    *unjudged = 0;
+    for (size_t k = 0; k < cs->n_history; k++) {
+        const gat_epoch_info *e = &cs->history[k];
+        if (!isnan(e->val_loss)) {
+            int keep;
+            wait = improves(cfg->metric, e, &b, &keep) ? 0 : wait + (e->epoch - validated);
+            if (keep) *best = e->epoch;
+            validated = e->epoch;
+        }
+        if (e->epoch >= cfg->max_epochs) *unjudged = isnan(e->val_loss);
+        if (wait >= cfg->patience || e->epoch >= cfg->max_epochs) return e->epoch;
+    }
+    return 0;
+}
+
+/* gat_i_ckpt_load's check of a state to resume (user: the config): a run with the config's
+ * max_epochs and patience that ends before the checkpoint's last epoch gives that run's result
+ * only if the checkpoint still holds the model it restores. */
+static gat_status resumable(const gat_i_ckpt_state *cs, const void *user)
+{
+    const gat_train_config *cfg = user;
+    gat_idx best;
+    int unjudged;
+    const gat_idx end = replayed_end(cfg, cs, &best, &unjudged);
+    if (end == 0) return GAT_OK;
+    if (unjudged)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: with max_epochs = %d a run validates epoch %d, its last, which "
+                           "the run the checkpoint holds (%d epochs, eval_every = %d) did not "
+                           "validate: resume with max_epochs > %d",
+                           cfg->resume, cfg->max_epochs, end, cs->epoch, cfg->eval_every,
+                           cs->epoch);
+    if (end == cs->epoch || best == cs->best_epoch) return GAT_OK;
+    return gat_i_error(GAT_EINVAL,
+                       "%s: with max_epochs = %d and patience = %d a run ends at epoch %d and "
+                       "restores epoch %d's model; the checkpoint holds %d epochs and keeps "
+                       "epoch %d's: resume with the max_epochs and patience that trained it or "
+                       "larger ones",
+                       cfg->resume, cfg->max_epochs, cfg->patience, end, best, cs->epoch,
+                       cs->best_epoch);
+}
+
 /* Continues from the checkpoint at cfg->resume: the parameters, moments, model to restore and
- * the loop's state; *epoch: the epochs done, *t0 moved back by the time they took. */
+ * the loop's state; *epoch: the epochs done, *t0 moved back by the time they took; *ended: the
+ * run with cfg's max_epochs and patience ended within them (r->epochs: where). */
 static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops, loop_state *ls,
                          gat_idx *epoch, gat_train_result *r, gat_real *params, gat_real *best,
-                         size_t P, double *t0)
+                         size_t P, double *t0, int *ended)
 {
     gat_i_ckpt_run *ck = ops->ckpt;
     gat_i_ckpt_state *cs = &ls->cs;
-    gat_status st = gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P);
+    gat_status st =
+        gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P, resumable, cfg);
     if (st != GAT_OK) return st;
     if (ck->steps) *ck->steps = cs->steps;
     *ck->dropout = cs->dropout;
@@ -668,6 +723,11 @@ static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops
     r->epochs = *epoch = cs->epoch;
     r->best_epoch = cs->best_epoch;
     *t0 -= cs->seconds;
+    gat_idx b;
+    int unjudged;
+    const gat_idx end = replayed_end(cfg, cs, &b, &unjudged);
+    *ended = end > 0;
+    if (end > 0) r->epochs = end;
     return GAT_OK;
 }
 
@@ -693,6 +753,7 @@ gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *
     gat_train_result r = {.val_auc = NAN, .test_auc = NAN};
     loop_state ls = {.b = {.acc = 0, .loss = INFINITY, .auc = -INFINITY}};
     gat_idx done = 0;
+    int ended = 0;
     const gat_idx every = cfg->eval_every > 1 ? cfg->eval_every : 1;
     double t0 = now();
     const int writes = ops->ckpt && cfg->checkpoint;
@@ -702,13 +763,13 @@ gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
     if (ops->ckpt && cfg->resume &&
-        (st = resume(cfg, ops, &ls, &done, &r, params, best, P, &t0)) != GAT_OK)
+        (st = resume(cfg, ops, &ls, &done, &r, params, best, P, &t0, &ended)) != GAT_OK)
         goto cleanup;
     /* the state to go on from, written at once so that a path that cannot be written fails now */
     if (writes && (st = write_checkpoint(cfg, ops, &ls, done, &r, params, best, P, t0)) != GAT_OK)
         goto cleanup;
-    /* a resumed run that had already ended: its result again */
-    if (done > 0 && (ls.wait >= cfg->patience || done >= cfg->max_epochs)) goto restore;
+    /* a resumed run that had already ended (with these max_epochs and patience): its result */
+    if (ended) goto restore;
     for (gat_idx epoch = done + 1; epoch <= cfg->max_epochs; epoch++) {
         gat_epoch_info info = {.epoch = epoch};
         const double epoch_t0 = now();

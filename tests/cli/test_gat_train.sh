@@ -280,6 +280,30 @@ ffn=(--dataset "$data/small" --arch gat-ffn --layers 1 --hidden 8 --heads 2 --th
 check ckpt-ffn-resume 0 '^test accuracy' '' -- "$bin" "${ffn[@]}" --epochs 6 --resume "$tmp/ffn.ckpt" --metrics "$tmp/ffn-r.csv"
 [ -s "$tmp/ffn6.csv" ] && [ "$(cut -d, -f1-6 "$tmp/ffn6.csv")" = "$(cut -d, -f1-6 "$tmp/ffn-r.csv")" ] &&
   ok ckpt-ffn-same-epochs || badf ckpt-ffn-same-epochs "$tmp/ffn6.csv" "$tmp/ffn-r.csv"
+# a resume with fewer epochs than the checkpoint holds. A run ended by --patience 5 restores
+# epoch B, 5 or more epochs before its end: --epochs B+2 gives the straight run's result and rows
+# (from the checkpoint's epochs, cut at B+2), --epochs B-1 is refused (that run restores an
+# earlier model, which the checkpoint no longer keeps). For GAT and gat-ffn (two trainers).
+shorter() { # name, the options
+  local name=$1
+  shift
+  "$bin" "$@" --epochs 1000 --patience 5 --checkpoint "$tmp/$name.ckpt" --metrics "$tmp/$name.csv" >/dev/null 2>&1
+  local end B
+  end=$(tail -n 1 "$tmp/$name.csv" | cut -d, -f1)
+  B=$(tail -n 1 "$tmp/$name.csv" | cut -d, -f6)
+  if [ -z "$B" ] || [ "$B" -lt 2 ] || [ $((end - B)) -lt 5 ]; then
+    badf "$name-ran" "$tmp/$name.csv"
+    return
+  fi
+  "$bin" "$@" --epochs $((B + 2)) --patience 5 --metrics "$tmp/$name-s.csv" >"$tmp/$name-s.out" 2>&1
+  check "$name-resumed" 0 '^test ' '' -- "$bin" "$@" --epochs $((B + 2)) --patience 5 --resume "$tmp/$name.ckpt" --metrics "$tmp/$name-r.csv"
+  [ "$(wc -l <"$tmp/$name-s.csv")" -eq $((B + 3)) ] &&
+    [ "$(cut -d, -f1-6 "$tmp/$name-s.csv")" = "$(cut -d, -f1-6 "$tmp/$name-r.csv")" ] &&
+    ok "$name-rows" || badf "$name-rows" "$tmp/$name-s.csv" "$tmp/$name-r.csv"
+  check "$name-refused" 1 '' "^gat-train: training failed: $tmp/$name.ckpt: with max_epochs = $((B - 1)) and patience = 5 a run ends at epoch $((B - 1)) and restores epoch [0-9]+'s model; the checkpoint holds $end epochs and keeps epoch $B's: resume with the max_epochs and patience that trained it or larger ones$" -- "$bin" "$@" --epochs $((B - 1)) --patience 5 --resume "$tmp/$name.ckpt"
+}
+shorter ckpt-shorter --dataset "$data/small" --threads 1 --quiet
+shorter ckpt-ffn-shorter "${ffn[@]}"
 check ckpt-resume-missing 1 '' "$tmp/none.ckpt" -- "$bin" --dataset "$data/small" --epochs 3 --threads 1 --quiet --resume "$tmp/none.ckpt"
 # several runs: run R's state in FILE.runR. Two runs of 3 epochs, then three runs of 6 resumed
 # from them (runs 1 and 2 extended, run 3 without a file started) give the epochs of three

@@ -297,6 +297,89 @@ START_TEST(resume_ended)
 }
 END_TEST
 
+/* A resume whose max_epochs and patience end the run before the checkpoint's last epoch, against
+ * the straight run with them: the same result (early stopping replayed over the history) when
+ * the checkpoint keeps the model that run restores, else refused with the model untouched.
+ * Returns 1 for a result, 0 for a refusal. */
+static int shorter(const char *ck, const gat_train_config *base, gat_idx epochs, gat_idx patience,
+                   gat_idx kept_best)
+{
+    gat_train_config tc = *base;
+    gat_train_result straight, resumed;
+    size_t P;
+    tc.max_epochs = epochs;
+    tc.patience = patience;
+    tc.progress = NULL;
+    gat_model *a = cora_model(3, 1, 8), *b = cora_model(3, 1, 8);
+    ck_assert_int_eq(gat_train(a, &cora, &tc, &straight), GAT_OK);
+    tc.resume = ck;
+    int took = straight.best_epoch == kept_best;
+    if (took) {
+        ck_assert_int_eq(gat_train(b, &cora, &tc, &resumed), GAT_OK);
+        ck_assert_int_eq(resumed.epochs, straight.epochs);
+        ck_assert_int_eq(resumed.best_epoch, straight.best_epoch);
+        ck_assert(resumed.val_loss == straight.val_loss && resumed.test_acc == straight.test_acc);
+        ck_assert_int_eq(
+            memcmp(gat_model_params(a, &P), gat_model_params(b, NULL), P * sizeof(gat_real)), 0);
+    } else {
+        char want[64];
+        snprintf(want, sizeof want, "ends at epoch %d and restores epoch %d's", straight.epochs,
+                 straight.best_epoch);
+        refused(b, &tc, want);
+    }
+    gat_model_free(a);
+    gat_model_free(b);
+    return took;
+}
+
+/* A run ended by patience 10 (so its model to restore, epoch B, is 10 or more epochs before its
+ * end: an epoch that improves one figure but not both resets the patience, keeping no model)
+ * resumed with fewer epochs or less patience: max_epochs B + 5 gives that run's result, B - 1
+ * is refused, smaller patiences either (whichever the history says); with eval_every, a last
+ * epoch the run did not validate is refused. Every case is judged against its straight run, so
+ * no trajectory is assumed. */
+START_TEST(resume_shorter)
+{
+    load_cora();
+    const char *ck = tmp_path("shorter.ckpt");
+    gat_train_config tc;
+    gat_train_result full;
+    gat_train_config_default(&tc);
+    tc.patience = 10;
+    tc.checkpoint = ck;
+    gat_model *m = cora_model(3, 1, 8);
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &full), GAT_OK);
+    gat_model_free(m);
+    const gat_idx B = full.best_epoch, end = full.epochs;
+    ck_assert_int_ge(end - B, 10);
+    ck_assert_int_ge(B, 2);
+    tc.checkpoint = NULL;
+    ck_assert_int_eq(shorter(ck, &tc, B + 5, 10, B), 1);
+    ck_assert_int_eq(shorter(ck, &tc, B - 1, 10, B), 0);
+    for (gat_idx p = 1; p <= 9; p += 2)
+        shorter(ck, &tc, end, p, B);
+
+    /* validation every 4 epochs: 30 epochs, resumed with 27 (not validated by the run,
+     * validated by a run of 27) or 28 (a multiple: the last validated by the run) */
+    const char *ck4 = tmp_path("every4.ckpt");
+    tc.eval_every = 4;
+    tc.max_epochs = 30;
+    tc.patience = 100;
+    tc.checkpoint = ck4;
+    m = cora_model(3, 1, 8);
+    ck_assert_int_eq(gat_train(m, &cora, &tc, &full), GAT_OK);
+    gat_model_free(m);
+    tc.checkpoint = NULL;
+    tc.max_epochs = 27;
+    tc.resume = ck4;
+    m = cora_model(3, 1, 8);
+    refused(m, &tc, "with max_epochs = 27 a run validates epoch 27, its last");
+    gat_model_free(m);
+    tc.resume = NULL;
+    shorter(ck4, &tc, 28, 100, full.best_epoch);
+}
+END_TEST
+
 START_TEST(mismatch)
 {
     load_cora();
@@ -424,6 +507,7 @@ static Suite *suite(void)
     tcase_add_test(tc, gps_resumes);
     tcase_add_test(tc, write_schedule);
     tcase_add_test(tc, resume_ended);
+    tcase_add_test(tc, resume_shorter);
     tcase_add_test(tc, mismatch);
     tcase_add_test(tc, bad_files);
     suite_add_tcase(s, tc);
