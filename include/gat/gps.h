@@ -202,9 +202,11 @@ GAT_API gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_tr
 
 /* Graph classification of ds's graphs with graph_split (n_graphs) GAT_SPLIT_* per graph: epochs
  * of batches of cfg->batch_size training graphs (0: all) shuffled by cfg->seed and the epoch,
- * early stopping on the validation graphs, the best model restored; res as gat_graph_train.
+ * early stopping on the validation graphs, the best model restored; res, the schedule,
+ * keep_last and checkpoints as gat_graph_train.
  * Returns GAT_EINVAL (a node model, no labelled graphs, no training or validation graph, bad
- * cfg), GAT_EDIM, GAT_ENUMERIC, GAT_EINTERRUPTED, GAT_ENOMEM. */
+ * cfg, a resume checkpoint that does not fit), GAT_EDIM, GAT_ENUMERIC, GAT_EINTERRUPTED,
+ * GAT_EIO, GAT_EFORMAT (checkpoints), GAT_ENOMEM. */
 GAT_API gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds,
                                        const uint8_t *graph_split, const gat_train_config *cfg,
                                        gat_train_result *res);

@@ -135,7 +135,12 @@ GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx 
  * max_epochs, patience, eval_every, metric (GAT_METRIC_ACC or GAT_METRIC_LOSS; the AUC is
  * GAT_EINVAL), adam, progress, user, batch_size, seed, lr_factor, lr_patience, lr_step, min_lr and
  * keep_last of cfg (n_fanout, fanout, stage, stop are not used); with keep_last the
- * model and figures are the last epoch's instead of the best validation epoch's.
+ * model and figures are the last epoch's instead of the best validation epoch's. Checkpoints
+ * (checkpoint, checkpoint_every, checkpoint_seconds, resume) as gat_train's: a resume also
+ * needs the same graph_split, graphs, graph labels and schedule (lr_factor, lr_patience,
+ * lr_step, min_lr, keep_last), and goes on with the order of the training graphs and the lr
+ * the run had (both replayed from the checkpoint's history); with keep_last a max_epochs or
+ * patience that ends the run before the checkpoint's last epoch is refused.
  * Multi-label node tasks in batches of graphs (the GAT paper's PPI setup: 2 graphs per step): m
  * a node model (task node, classes = ds->n_labels) and ds a multi-label dataset of graphs
  * (n_labels > 0); each step trains on every node of batch_size whole training graphs (sigmoid
@@ -145,7 +150,7 @@ GAT_API gat_status gat_graph_embed(gat_model *m, const gat_dataset *ds, gat_idx 
  * epoch's batches weighted by their nodes.
  * Returns GAT_EINVAL (bad config field, a dataset without graph labels, a node model on a
  * dataset without multi-hot labels, no training or no validation graph), GAT_EDIM, GAT_ENUMERIC,
- * GAT_EINTERRUPTED, GAT_ENOMEM as gat_train. */
+ * GAT_EINTERRUPTED, GAT_EIO, GAT_EFORMAT (checkpoints), GAT_ENOMEM as gat_train. */
 GAT_API gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *graph_split,
                                    const gat_train_config *cfg, gat_train_result *res);
 

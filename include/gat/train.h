@@ -108,7 +108,8 @@ typedef struct gat_train_config {
                                * the best model as it was. Patience still counts epochs */
     gat_metric metric;        /* what early stopping follows (default GAT_METRIC_ACC) */
     /* Fields added with the learning-rate schedule of graph classification; read by
-     * gat_graph_train only (gat/readout.h), the node trainers keep a constant lr. Zero (as
+     * the graph trainers only (gat_graph_train, gat_gps_graph_train), the node trainers keep a
+     * constant lr. Zero (as
      * gat_train_config_default leaves them) means a constant lr as before. The schedule is
      * PyTorch's ReduceLROnPlateau on the validation loss (mode min, relative threshold 1e-4, no
      * cooldown): after more than lr_patience validations without a loss below the best so far
@@ -120,18 +121,18 @@ typedef struct gat_train_config {
     gat_idx lr_step;          /* > 0: a step schedule instead (PyTorch's StepLR): epoch e trains
                                * with lr * lr_factor^floor((e - 1) / lr_step); 0: the plateau
                                * schedule above */
-    int keep_last;            /* gat_graph_train only: 1 ends with the last epoch's model (the
+    int keep_last;            /* the graph trainers only: 1 ends with the last epoch's model (the
                                * result's figures are its, best_epoch = epochs) instead of
                                * restoring the best validation epoch's, as benchmarking-gnns and
                                * Xu et al. report; 0: restore (default) */
-    /* Fields added with checkpoints (gat_train and gat_gps_train, gat/gps.h; the other trainers
-     * refuse them). A
-     * checkpoint is the loop's whole state after an epoch: the parameters, Adam's moments and
-     * step, the model's dropout step, the model early stopping would restore with its epoch and
-     * figures, the patience count, the time so far and every epoch's gat_epoch_info. Training
-     * resumed from it goes on as if it had never stopped: the same epochs, parameters and
-     * result, bit for bit on the same kernels (the engine's results do not depend on the thread
-     * count). NULL and 0 (as gat_train_config_default leaves them): no checkpoints. */
+    /* Fields added with checkpoints (gat_train, gat_gps_train, gat_graph_train and
+     * gat_gps_graph_train; distributed training refuses them). A checkpoint is the loop's whole
+     * state after an epoch: the parameters, Adam's moments and step, the model's dropout step, the
+     * model early stopping would restore with its epoch and figures, the patience count, the time
+     * so far and every epoch's gat_epoch_info. Training resumed from it goes on as if it had never
+     * stopped: the same epochs, parameters and result, bit for bit on the same kernels (the
+     * engine's results do not depend on the thread count). NULL and 0 (as gat_train_config_default
+     * leaves them): no checkpoints. */
     const char *checkpoint;    /* a path: the state is written there, atomically (as
                                 * gat_model_save), before the first epoch (so that a bad path fails
                                 * at once), after every checkpoint_every-th epoch or once

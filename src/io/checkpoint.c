@@ -56,7 +56,7 @@ static const struct {
     }
     SETTING(lr),           SETTING(beta1),      SETTING(beta2),      SETTING(eps),
     SETTING(weight_decay), SETTING(seed),       SETTING(model_seed), SETTING(batch_size),
-    SETTING(fanout),       SETTING(eval_every), SETTING(metric),
+    SETTING(fanout),       SETTING(eval_every), SETTING(metric),     SETTING(schedule),
 #undef SETTING
 };
 #define N_SETTINGS (sizeof settings / sizeof *settings)
@@ -67,8 +67,8 @@ static const char *setting(const gat_i_ckpt_ident *id, size_t k)
 }
 
 gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, char *model_text, uint64_t model_seed,
-                                 const gat_dataset *ds, const gat_train_config *cfg,
-                                 const char *metric)
+                                 const gat_dataset *ds, const uint8_t *graph_split,
+                                 const gat_train_config *cfg, const char *metric)
 {
     gat_i_clocale loc = {0};
     gat_status st;
@@ -90,14 +90,35 @@ gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, char *model_text, uint64_
     if (ds->n_labels > 0) h = hash_bytes(h, ds->label_matrix, n * (size_t)ds->n_labels);
     if (ds->n_edge_features > 0)
         h = hash_bytes(h, ds->edge_x, E * (size_t)ds->n_edge_features * sizeof *ds->edge_x);
+    const size_t G = graph_split ? (size_t)ds->n_graphs : 0;
+    gat_idx in[4] = {0};
+    if (G) {
+        h = hash_bytes(h, ds->graph_ptr, (G + 1) * sizeof *ds->graph_ptr);
+        h = hash_bytes(h, ds->graph_labels, ds->graph_labels ? G * sizeof *ds->graph_labels : 0);
+        h = hash_bytes(h, graph_split, G);
+        for (size_t k = 0; k < G; k++)
+            in[graph_split[k] < 4 ? graph_split[k] : 0]++;
+    }
     id->data_hash = h;
-    snprintf(id->data, sizeof id->data, "%d nodes, %d edges, %d features, %d %s, split %d/%d/%d",
-             ds->n, g->nnz, ds->n_features, ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
-             ds->n_labels > 0 ? "labels" : "classes", ds->n_train, ds->n_val, ds->n_test);
+    const int len = snprintf(
+        id->data, sizeof id->data, "%d nodes, %d edges, %d features, %d %s, split %d/%d/%d", ds->n,
+        g->nnz, ds->n_features, ds->n_labels > 0 ? ds->n_labels : ds->n_classes,
+        ds->n_labels > 0 ? "labels" : "classes", ds->n_train, ds->n_val, ds->n_test);
+    if (G && len > 0 && (size_t)len < sizeof id->data)
+        snprintf(id->data + len, sizeof id->data - (size_t)len, ", %zu graphs split %d/%d/%d", G,
+                 in[GAT_SPLIT_TRAIN], in[GAT_SPLIT_VAL], in[GAT_SPLIT_TEST]);
 
     if ((st = gat_i_clocale_enter(&loc)) != GAT_OK) {
         gat_i_ckpt_ident_free(id);
         return st;
+    }
+    snprintf(id->schedule, sizeof id->schedule, "none");
+    if (G) {
+        char f[32], m[32];
+        snprintf(id->schedule, sizeof id->schedule,
+                 "lr_factor %s, lr_patience %d, lr_step %d, min_lr %s, keep_last %d",
+                 gat_i_shortest(f, cfg->lr_factor), cfg->lr_patience, cfg->lr_step,
+                 gat_i_shortest(m, cfg->min_lr), cfg->keep_last);
     }
     snprintf(id->lr, sizeof id->lr, "%s", gat_i_shortest(buf, cfg->adam.lr));
     snprintf(id->beta1, sizeof id->beta1, "%s", gat_i_shortest(buf, cfg->adam.beta1));
@@ -326,7 +347,10 @@ static gat_status check_ident(const char *path, const cJSON *md, const gat_i_ckp
                            "but other values (graph, features, labels or split)",
                            path, data);
     for (size_t k = 0; k < N_SETTINGS; k++) {
-        if ((st = gat_i_st_meta_get(path, md, settings[k].key, 1, &v)) != GAT_OK) return st;
+        /* a file written before graph trainers kept checkpoints has no schedule */
+        const int optional = strcmp(settings[k].key, "schedule") == 0;
+        if ((st = gat_i_st_meta_get(path, md, settings[k].key, !optional, &v)) != GAT_OK) return st;
+        if (!v) v = "none";
         if (strcmp(v, setting(id, k)) != 0)
             return gat_i_error(GAT_EINVAL,
                                "%s: the checkpoint was written with %s = %s, this training has "

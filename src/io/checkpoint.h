@@ -17,6 +17,10 @@ typedef struct gat_i_ckpt_ident {
     /* the training settings, as printed into the file ("0.005", "10,10", "acc", ...) */
     char lr[32], beta1[32], beta2[32], eps[32], weight_decay[32], seed[24], model_seed[24],
         batch_size[16], fanout[GAT_MAX_LAYERS * 12 + 8], eval_every[16], metric[8];
+    /* a graph trainer's learning-rate schedule and keep_last ("lr_factor 0.5, lr_patience 10,
+     * lr_step 0, min_lr 1e-05, keep_last 0"); "none" for node trainers and in files written
+     * before graph trainers kept checkpoints */
+    char schedule[160];
 } gat_i_ckpt_ident;
 
 /* The loop's state after an epoch. */
@@ -41,11 +45,12 @@ char *gat_i_gps_config_text(const gat_gps *m);
 /* Fills *id for a model of configuration model_text (gat_i_model_config_text or
  * gat_i_gps_config_text; owned from here on, NULL: out of memory) and seed model_seed trained
  * on ds with cfg, whose metric is called metric (gat_metric_name; the trainer's, which io does
- * not call), hashing ds: O(n + E + nnz(x) + E D). Returns GAT_ENOMEM; release with
- * gat_i_ckpt_ident_free. */
+ * not call), hashing ds: O(n + E + nnz(x) + E D). graph_split: NULL for a node trainer; a graph
+ * trainer's (ds->n_graphs) split of the graphs, hashed with the graphs' bounds and labels, and
+ * its schedule recorded. Returns GAT_ENOMEM; release with gat_i_ckpt_ident_free. */
 gat_status gat_i_ckpt_ident_init(gat_i_ckpt_ident *id, char *model_text, uint64_t model_seed,
-                                 const gat_dataset *ds, const gat_train_config *cfg,
-                                 const char *metric);
+                                 const gat_dataset *ds, const uint8_t *graph_split,
+                                 const gat_train_config *cfg, const char *metric);
 void gat_i_ckpt_ident_free(gat_i_ckpt_ident *id);
 
 /* Writes the checkpoint atomically (as gat_model_save): the state s, the model's parameters

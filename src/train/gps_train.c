@@ -129,8 +129,8 @@ gat_status gat_gps_train(gat_gps *m, const gat_dataset *ds, const gat_train_conf
             c.rows[k][c.n_rows[k]++] = i;
         }
     if ((cfg->checkpoint || cfg->resume) &&
-        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_gps_config_text(m), gat_i_gps_seed(m), ds, cfg,
-                                    gat_metric_name(cfg->metric))) != GAT_OK)
+        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_gps_config_text(m), gat_i_gps_seed(m), ds, NULL,
+                                    cfg, gat_metric_name(cfg->metric))) != GAT_OK)
         goto out;
     gat_i_gps_moments(m, &ck.m1, &ck.m2);
     ck.dropout = gat_i_gps_dropout_step(m);
@@ -175,13 +175,11 @@ static gat_status batch_step(graphs *c, const gat_idx *ids, gat_idx n, double *l
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     graphs *c = u;
-    gat_rng rng;
     gat_status st;
     double lsum = 0, asum = 0;
     gat_i_sched_epoch(&c->sch, epoch);
     /* the epoch's order: as gat_graph_train draws it (the same batches for a seed) */
-    gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
-    gat_i_shuffle(&rng, c->train, c->n_train);
+    gat_i_sched_order(&c->sch, epoch, c->train, c->n_train);
     for (gat_idx k0 = 0; k0 < c->n_train; k0 += c->B) {
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
@@ -258,6 +256,12 @@ static int graphs_agree(void *u, int stop)
     return gat_i_sched_agree(&c->sch, stop);
 }
 
+static void graphs_resumed(void *u, const gat_i_ckpt_state *cs, int *ended)
+{
+    graphs *c = u;
+    gat_i_sched_resumed(&c->sch, cs, c->train, c->n_train, ended);
+}
+
 gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t *graph_split,
                                const gat_train_config *cfg, gat_train_result *res)
 {
@@ -268,7 +272,6 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
                                (const char *[]){"model", "dataset", "graph_split", "cfg"})) !=
             GAT_OK ||
         (st = gat_i_loop_config_check(cfg, "gat_gps_graph_train")) != GAT_OK ||
-        (st = gat_i_no_checkpoints(cfg, "gat_gps_graph_train")) != GAT_OK ||
         (st = gat_i_sched_config_check(cfg, "gat_gps_graph_train")) != GAT_OK)
         return st;
     const gat_gps_config *mc = gat_gps_get_config(m);
@@ -280,6 +283,7 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
                            "graph classes, the model %d and %d", ds->n_features,
                            ds->n_graph_classes, mc->in_features, mc->classes);
     graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
+    gat_i_ckpt_run ck = {0};
     if (!(c.train = gat_malloc((size_t)ds->n_graphs, sizeof *c.train))) return GAT_ENOMEM;
     for (gat_idx g = 0; g < ds->n_graphs; g++) {
         if (graph_split[g] == GAT_SPLIT_TRAIN) c.train[c.n_train++] = g;
@@ -298,14 +302,27 @@ gat_status gat_gps_graph_train(gat_gps *m, const gat_dataset *ds, const uint8_t 
         goto cleanup;
     }
     memset(c.all, GAT_SPLIT_TRAIN, (size_t)c.B);
-    const gat_i_train_ops ops = {.train = graphs_train, .evaluate = graphs_evaluate,
-                                 .agree = graphs_agree, .has_test = n_test > 0};
+    if ((cfg->checkpoint || cfg->resume) &&
+        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_gps_config_text(m), gat_i_gps_seed(m), ds,
+                                    graph_split, cfg, gat_metric_name(cfg->metric))) != GAT_OK)
+        goto cleanup;
+    gat_i_gps_moments(m, &ck.m1, &ck.m2);
+    ck.dropout = gat_i_gps_dropout_step(m);
+    ck.steps = &c.t;
+    const gat_i_train_ops ops = {.train = graphs_train,
+                                 .evaluate = graphs_evaluate,
+                                 .agree = graphs_agree,
+                                 .has_test = n_test > 0,
+                                 .ckpt = cfg->checkpoint || cfg->resume ? &ck : NULL,
+                                 .resumed = graphs_resumed,
+                                 .keeps_last = cfg->keep_last};
     size_t P;
     gat_real *params = gat_gps_params(m, &P);
     if ((st = gat_i_sched_init(&c.sch, cfg, params, P)) != GAT_OK) goto cleanup;
     st = gat_i_sched_finish(&c.sch, gat_i_train_loop(params, P, cfg, &ops, &c, res), &ops, &c,
                             res);
 cleanup:
+    gat_i_ckpt_ident_free(&ck.id);
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
     gat_free(c.dl);

@@ -294,18 +294,11 @@ static gat_status multi_evaluate(graphs *c, gat_split which, double *loss, doubl
 static gat_status graphs_train(void *u, gat_idx epoch, double *loss, double *acc, int *diverged)
 {
     graphs *c = u;
-    gat_rng rng;
     gat_status st;
     double lsum = 0, asum = 0, wsum = 0;
     *diverged = 0;
     gat_i_sched_epoch(&c->sch, epoch);
-    /* the epoch's order: a shuffle by the seed and the epoch, the same for any thread count */
-    gat_rng_seed(&rng, c->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
-    for (gat_idx i = c->n_train - 1; i > 0; i--) {
-        const gat_idx j = (gat_idx)gat_rng_below(&rng, (uint64_t)i + 1), t = c->train[i];
-        c->train[i] = c->train[j];
-        c->train[j] = t;
-    }
+    gat_i_sched_order(&c->sch, epoch, c->train, c->n_train);
     for (gat_idx k0 = 0; k0 < c->n_train; k0 += c->B) {
         const gat_idx n = c->n_train - k0 < c->B ? c->n_train - k0 : c->B;
         double l, a;
@@ -344,6 +337,12 @@ static int graphs_agree(void *u, int stop)
     return gat_i_sched_agree(&c->sch, stop);
 }
 
+static void graphs_resumed(void *u, const gat_i_ckpt_state *cs, int *ended)
+{
+    graphs *c = u;
+    gat_i_sched_resumed(&c->sch, cs, c->train, c->n_train, ended);
+}
+
 /* gat_graph_train's checks of its arguments; *multi: a node model on a multi-label dataset. */
 static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_train_config *cfg,
                               int *multi)
@@ -358,7 +357,6 @@ static gat_status check_train(gat_model *m, const gat_dataset *ds, const gat_tra
                                        "(n_labels > 0); this one has none");
     chk.batch_size = 0; /* graphs per step here: not gat_train's sampled mini-batches */
     if ((st = gat_i_train_config_check(m, &chk)) != GAT_OK) return st;
-    if ((st = gat_i_no_checkpoints(cfg, "gat_graph_train")) != GAT_OK) return st;
     if ((st = gat_i_sched_config_check(cfg, "gat_graph_train")) != GAT_OK) return st;
     if (ds->n_graphs < 1 || !ds->graph_ptr || (!*multi && !ds->graph_labels))
         return gat_i_error(GAT_EINVAL, "gat_graph_train: the dataset has no %s graphs",
@@ -381,6 +379,7 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
                            const gat_train_config *cfg, gat_train_result *res)
 {
     graphs c = {.m = m, .ds = ds, .split = graph_split, .cfg = cfg};
+    gat_i_ckpt_run ck = {0};
     gat_idx n_val = 0, n_test = 0;
     gat_status st;
     gat_i_clear_error();
@@ -405,13 +404,24 @@ gat_status gat_graph_train(gat_model *m, const gat_dataset *ds, const uint8_t *g
     size_t P;
     gat_real *params = gat_model_params(m, &P);
     if ((st = gat_i_sched_init(&c.sch, cfg, params, P)) != GAT_OK) goto cleanup;
+    if ((cfg->checkpoint || cfg->resume) &&
+        (st = gat_i_ckpt_ident_init(&ck.id, gat_i_model_config_text(m), gat_i_model_seed(m), ds,
+                                    graph_split, cfg, gat_metric_name(cfg->metric))) != GAT_OK)
+        goto cleanup;
+    gat_i_model_moments(m, &ck.m1, &ck.m2);
+    ck.dropout = gat_i_model_dropout_step(m);
+    ck.steps = &c.t;
     const gat_i_train_ops ops = {.train = graphs_train,
                                  .evaluate = graphs_evaluate,
                                  .agree = graphs_agree,
-                                 .has_test = n_test > 0};
+                                 .has_test = n_test > 0,
+                                 .ckpt = cfg->checkpoint || cfg->resume ? &ck : NULL,
+                                 .resumed = graphs_resumed,
+                                 .keeps_last = cfg->keep_last};
     st = gat_i_sched_finish(&c.sch, gat_i_train_loop(params, P, cfg, &ops, &c, res), &ops, &c,
                             res);
 cleanup:
+    gat_i_ckpt_ident_free(&ck.id);
     gat_graph_batch_destroy(&c.b);
     gat_free(c.train);
     gat_free(c.rows);

@@ -47,6 +47,28 @@ void gat_i_sched_epoch(gat_i_sched *s, gat_idx epoch)
     }
 }
 
+void gat_i_sched_order(const gat_i_sched *s, gat_idx epoch, gat_idx *train, gat_idx n)
+{
+    gat_rng rng;
+    gat_rng_seed(&rng, s->cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)epoch));
+    gat_i_shuffle(&rng, train, n);
+}
+
+void gat_i_sched_resumed(gat_i_sched *s, const gat_i_ckpt_state *cs, gat_idx *train, gat_idx n,
+                         int *ended)
+{
+    /* each epoch as the loop ran it: the step schedule and the order before the steps, the
+     * plateau schedule after a validation (the loop keeps the loss it was given) */
+    for (size_t k = 0; k < cs->n_history; k++) {
+        const gat_epoch_info *e = &cs->history[k];
+        gat_i_sched_epoch(s, e->epoch);
+        gat_i_sched_order(s, e->epoch, train, n);
+        if (!isnan(e->val_loss)) gat_i_sched_evaluated(s, GAT_SPLIT_VAL, 0, GAT_OK, e->val_loss);
+    }
+    gat_i_sched_trained(s);
+    *ended = s->lr_low;
+}
+
 void gat_i_sched_trained(gat_i_sched *s)
 {
     if (s->last) memcpy(s->last, s->params, s->P * sizeof *s->params);

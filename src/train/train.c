@@ -144,8 +144,8 @@ gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn)
 {
     if (!cfg->checkpoint && !cfg->resume) return GAT_OK;
     return gat_i_error(GAT_EINVAL,
-                       "%s: %s is set, but only gat_train and gat_gps_train write and resume "
-                       "checkpoints",
+                       "%s: %s is set, but distributed training keeps no checkpoints (they "
+                       "are for training in one process)",
                        fn, cfg->checkpoint ? "checkpoint" : "resume");
 }
 
@@ -675,12 +675,19 @@ static gat_idx replayed_end(const gat_train_config *cfg, const gat_i_ckpt_state 
     return 0;
 }
 
-/* gat_i_ckpt_load's check of a state to resume (user: the config): a run with the config's
+/* The loop's config and trainer, for resumable. */
+typedef struct resume_check {
+    const gat_train_config *cfg;
+    const gat_i_train_ops *ops;
+} resume_check;
+
+/* gat_i_ckpt_load's check of a state to resume (user: a resume_check): a run with the config's
  * max_epochs and patience that ends before the checkpoint's last epoch gives that run's result
  * only if the checkpoint still holds the model it restores. */
 static gat_status resumable(const gat_i_ckpt_state *cs, const void *user)
 {
-    const gat_train_config *cfg = user;
+    const resume_check *rc = user;
+    const gat_train_config *cfg = rc->cfg;
     gat_idx best;
     int unjudged;
     const gat_idx end = replayed_end(cfg, cs, &best, &unjudged);
@@ -692,7 +699,15 @@ static gat_status resumable(const gat_i_ckpt_state *cs, const void *user)
                            "validate: resume with max_epochs > %d",
                            cfg->resume, cfg->max_epochs, end, cs->epoch, cfg->eval_every,
                            cs->epoch);
-    if (end == cs->epoch || best == cs->best_epoch) return GAT_OK;
+    if (end == cs->epoch) return GAT_OK;
+    if (rc->ops->keeps_last)
+        return gat_i_error(GAT_EINVAL,
+                           "%s: with max_epochs = %d and patience = %d a run ends at epoch %d "
+                           "and keeps its last epoch's model (keep_last), which the checkpoint "
+                           "(%d epochs) no longer holds: resume with the max_epochs and "
+                           "patience that trained it or larger ones",
+                           cfg->resume, cfg->max_epochs, cfg->patience, end, cs->epoch);
+    if (best == cs->best_epoch) return GAT_OK;
     return gat_i_error(GAT_EINVAL,
                        "%s: with max_epochs = %d and patience = %d a run ends at epoch %d and "
                        "restores epoch %d's model; the checkpoint holds %d epochs and keeps "
@@ -705,14 +720,15 @@ static gat_status resumable(const gat_i_ckpt_state *cs, const void *user)
 /* Continues from the checkpoint at cfg->resume: the parameters, moments, model to restore and
  * the loop's state; *epoch: the epochs done, *t0 moved back by the time they took; *ended: the
  * run with cfg's max_epochs and patience ended within them (r->epochs: where). */
-static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops, loop_state *ls,
-                         gat_idx *epoch, gat_train_result *r, gat_real *params, gat_real *best,
-                         size_t P, double *t0, int *ended)
+static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops, void *u,
+                         loop_state *ls, gat_idx *epoch, gat_train_result *r, gat_real *params,
+                         gat_real *best, size_t P, double *t0, int *ended)
 {
     gat_i_ckpt_run *ck = ops->ckpt;
     gat_i_ckpt_state *cs = &ls->cs;
+    const resume_check rc = {.cfg = cfg, .ops = ops};
     gat_status st =
-        gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P, resumable, cfg);
+        gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P, resumable, &rc);
     if (st != GAT_OK) return st;
     if (ck->steps) *ck->steps = cs->steps;
     *ck->dropout = cs->dropout;
@@ -726,7 +742,9 @@ static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops
     gat_idx b;
     int unjudged;
     const gat_idx end = replayed_end(cfg, cs, &b, &unjudged);
-    *ended = end > 0;
+    int stopped = 0;
+    if (ops->resumed) ops->resumed(u, cs, &stopped);
+    *ended = end > 0 || stopped;
     if (end > 0) r->epochs = end;
     return GAT_OK;
 }
@@ -763,7 +781,7 @@ gat_status gat_i_train_loop(gat_real *params, size_t P, const gat_train_config *
     if (!(best = gat_malloc(P, sizeof *best))) return GAT_ENOMEM;
     memcpy(best, params, P * sizeof *best);
     if (ops->ckpt && cfg->resume &&
-        (st = resume(cfg, ops, &ls, &done, &r, params, best, P, &t0, &ended)) != GAT_OK)
+        (st = resume(cfg, ops, u, &ls, &done, &r, params, best, P, &t0, &ended)) != GAT_OK)
         goto cleanup;
     /* the state to go on from, written at once so that a path that cannot be written fails now */
     if (writes && (st = write_checkpoint(cfg, ops, &ls, done, &r, params, best, P, t0)) != GAT_OK)
@@ -959,7 +977,7 @@ gat_status gat_train(gat_model *m, const gat_dataset *ds, const gat_train_config
                     .info.total = cfg->batch_size > 0 ? (int)steps + (int)L : 3 * (int)L + 1};
     if ((cfg->checkpoint || cfg->resume) &&
         (st = gat_i_ckpt_ident_init(&ck.id, gat_i_model_config_text(m), gat_i_model_seed(m), ds,
-                                    cfg, gat_metric_name(cfg->metric))) != GAT_OK)
+                                    NULL, cfg, gat_metric_name(cfg->metric))) != GAT_OK)
         goto cleanup;
     gat_i_model_moments(m, &ck.m1, &ck.m2);
     ck.dropout = gat_i_model_dropout_step(m);

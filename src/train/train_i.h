@@ -22,8 +22,15 @@ typedef struct gat_i_train_ops {
      * and GAT_METRIC_AUC is refused. */
     gat_status (*auc)(void *u, gat_split which, double *auc);
     int has_test; /* evaluate the restored model on the test nodes too */
-    /* the checkpoints of gat_train and gat_gps_train (cfg->checkpoint, cfg->resume), or NULL */
+    /* the checkpoints (cfg->checkpoint, cfg->resume), or NULL */
     struct gat_i_ckpt_run *ckpt;
+    /* Optional: after a resume loaded the parameters and the loop's state, the trainer's own
+     * state rebuilt from the checkpoint's history (gat_i_sched_resumed); *ended: the run had
+     * ended (the schedule's stop). */
+    void (*resumed)(void *u, const gat_i_ckpt_state *cs, int *ended);
+    /* the trainer restores the last epoch's model (keep_last): a resume whose run ends before
+     * the checkpoint's last epoch is refused */
+    int keeps_last;
 } gat_i_train_ops;
 
 /* What the loop needs to write and resume checkpoints (io/checkpoint.h). */
@@ -96,8 +103,7 @@ gat_status gat_i_bce_rows(const gat_real *logits, gat_idx n, gat_idx L, const ui
 /* The checks of cfg's fields that gat_i_train_loop reads: max_epochs, patience, eval_every, adam,
  * metric, checkpoint_every, checkpoint_seconds (the messages start with fn and name the field). */
 gat_status gat_i_loop_config_check(const gat_train_config *cfg, const char *fn);
-/* GAT_EINVAL unless cfg asks for no checkpoint and no resume: the trainers other than gat_train
- * and gat_gps_train call it. */
+/* GAT_EINVAL unless cfg asks for no checkpoint and no resume: distributed training calls it. */
 gat_status gat_i_no_checkpoints(const gat_train_config *cfg, const char *fn);
 
 /* gat_train's checks of cfg's fields (the messages name the field). */
@@ -129,6 +135,14 @@ typedef struct gat_i_sched {
     gat_real *last; /* keep_last: (P) the parameters after the last epoch's steps */
 } gat_i_sched;
 
+/* Epoch epoch's order of the n training graphs: train (the last epoch's order) shuffled by the
+ * seed and the epoch, the same for any thread count. */
+void gat_i_sched_order(const gat_i_sched *s, gat_idx epoch, gat_idx *train, gat_idx n);
+/* A graph trainer's state after a resume from cs (gat_i_train_ops.resumed): the orders of train
+ * (n, as at the run's start) and the schedule's lr replayed over the history, keep_last's copy
+ * of the loaded parameters; *ended: the schedule had stopped the run. */
+void gat_i_sched_resumed(gat_i_sched *s, const gat_i_ckpt_state *cs, gat_idx *train, gat_idx n,
+                         int *ended);
 /* The checks of the fields above and of batch_size (>= 0); messages start with fn. */
 gat_status gat_i_sched_config_check(const gat_train_config *cfg, const char *fn);
 /* Returns GAT_ENOMEM (keep_last's copy). */

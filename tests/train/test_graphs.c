@@ -217,12 +217,118 @@ START_TEST(test_lr_schedule)
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_patience = -1");
     tc.lr_patience = 0, tc.lr_step = -2;
     ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL, "lr_step = -2");
-    tc.lr_step = 0, tc.checkpoint = "never-written.ckpt";
-    ASSERT_FAILS(gat_graph_train(m, &ds, split, &tc, &res), GAT_EINVAL,
-                 "gat_graph_train: checkpoint is set, but only gat_train and gat_gps_train "
-                 "write and resume checkpoints");
     gat_model_free(m);
     free(fold), free(split);
+    gat_dataset_destroy(&ds);
+}
+END_TEST
+
+/* The epochs a run sees; stops after epoch stop (0: never). */
+typedef struct stopper {
+    int stop, seen;
+} stopper;
+
+static int count_epochs(const gat_epoch_info *e, void *user)
+{
+    stopper *s = user;
+    s->seen++;
+    return s->stop && e->epoch == s->stop;
+}
+
+/* One graph training of a model with dropout (seed 3) under tc: its status, result and
+ * parameters (*p, malloc'd, *P of them), the epochs it saw in *seen. */
+static gat_status graph_run(const gat_dataset *ds, const uint8_t *split, gat_train_config tc,
+                            int stop, gat_train_result *res, gat_real **p, size_t *P, int *seen)
+{
+    gat_model_config cfg;
+    gat_model *m = NULL;
+    stopper s = {.stop = stop};
+    gat_model_config_default(&cfg, 4, 6);
+    cfg.in_dropout = cfg.att_dropout = 0.2;
+    cfg.task = GAT_TASK_GRAPH, cfg.readout = GAT_READOUT_MEAN, cfg.graph_classes = 2;
+    ck_assert_int_eq(gat_model_create(&m, &cfg, 3), GAT_OK);
+    tc.progress = count_epochs, tc.user = &s;
+    const gat_status st = gat_graph_train(m, ds, split, &tc, res);
+    const gat_real *q = gat_model_params(m, P);
+    *p = malloc(*P * sizeof **p);
+    memcpy(*p, q, *P * sizeof **p);
+    *seen = s.seen;
+    gat_model_free(m);
+    return st;
+}
+
+/* Checkpoints of graph classification: stopped after epoch 4 and resumed, a run ends as the run
+ * never stopped (the shuffled batches, the lr of the plateau or step schedule, dropout and
+ * keep_last's model carried over), for a plateau schedule that ends training by min_lr, a step
+ * schedule with keep_last and the schedule's stop after 3 epochs (resumed: no epoch more); a
+ * checkpoint of another schedule or graph split is refused. */
+START_TEST(test_graph_checkpoint)
+{
+    gat_dataset ds;
+    tu_graph_set(&ds, 40, 4, 5);
+    gat_idx *fold = malloc((size_t)ds.n_graphs * sizeof *fold);
+    uint8_t *split = malloc((size_t)ds.n_graphs);
+    ck_assert_int_eq(gat_graph_folds(ds.graph_labels, ds.n_graphs, 2, 5, 1, fold), GAT_OK);
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 0, split), GAT_OK);
+    char *dir = tu_tmpdir(), ck[512];
+    snprintf(ck, sizeof ck, "%s/graph.ckpt", dir);
+    for (int k = 0; k < 3; k++) {
+        gat_train_config tc;
+        gat_train_result a, b, c;
+        gat_real *pa, *pb, *pc;
+        size_t P;
+        int sa, sb, sc;
+        gat_train_config_default(&tc);
+        tc.max_epochs = 14, tc.patience = 100, tc.batch_size = 8, tc.seed = 1;
+        tc.adam.lr = 0.02, tc.lr_factor = 0.5, tc.lr_patience = 1, tc.min_lr = 0.004;
+        if (k == 1) tc.lr_step = 3, tc.keep_last = 1, tc.min_lr = 0;
+        if (k == 2) tc.adam.lr = 1e-9, tc.lr_patience = 0, tc.min_lr = 3e-10;
+        const int stop = k == 2 ? 0 : 4;
+        ck_assert_msg(graph_run(&ds, split, tc, 0, &a, &pa, &P, &sa) == GAT_OK, "%s",
+                      gat_last_error());
+        if (k == 2) ck_assert_int_eq(a.epochs, 3); /* the schedule's stop */
+        tc.checkpoint = ck;
+        const gat_status st = graph_run(&ds, split, tc, stop, &b, &pb, &P, &sb);
+        ck_assert_int_eq(st, stop ? GAT_EINTERRUPTED : GAT_OK);
+        tc.resume = ck;
+        ck_assert_msg(graph_run(&ds, split, tc, 0, &c, &pc, &P, &sc) == GAT_OK, "%s",
+                      gat_last_error());
+        ck_assert_int_eq(sc, a.epochs - (stop ? stop : a.epochs));
+        ck_assert_int_eq(c.epochs, a.epochs);
+        ck_assert_int_eq(c.best_epoch, a.best_epoch);
+        ck_assert(c.val_loss == a.val_loss && c.test_acc == a.test_acc);
+        ck_assert_int_eq(memcmp(pa, pc, P * sizeof *pa), 0);
+        free(pb), free(pc);
+        /* the ended run resumed: its result and model (keep_last's too) again, no epoch more */
+        ck_assert_msg(graph_run(&ds, split, tc, 0, &c, &pc, &P, &sc) == GAT_OK, "%s",
+                      gat_last_error());
+        ck_assert_int_eq(sc, 0);
+        ck_assert_int_eq(c.epochs, a.epochs);
+        ck_assert_int_eq(c.best_epoch, a.best_epoch);
+        ck_assert(c.val_loss == a.val_loss && c.test_acc == a.test_acc);
+        ck_assert_int_eq(memcmp(pa, pc, P * sizeof *pa), 0);
+        free(pa), free(pc);
+    }
+    /* the same file with another schedule, another split */
+    gat_train_config tc;
+    gat_train_result r;
+    gat_real *p;
+    size_t P;
+    int seen;
+    gat_train_config_default(&tc);
+    tc.max_epochs = 14, tc.batch_size = 8, tc.seed = 1, tc.adam.lr = 1e-9, tc.lr_factor = 0.5;
+    tc.lr_patience = 1, tc.min_lr = 3e-10, tc.resume = ck;
+    ck_assert_int_eq(graph_run(&ds, split, tc, 0, &r, &p, &P, &seen), GAT_EINVAL);
+    ck_assert_msg(strstr(gat_last_error(), "with schedule = lr_factor 0.5, lr_patience 0"), "%s",
+                  gat_last_error());
+    free(p);
+    tc.lr_patience = 0;
+    ck_assert_int_eq(gat_graph_fold_split(fold, ds.n_graphs, 5, 1, split), GAT_OK);
+    ck_assert_int_eq(graph_run(&ds, split, tc, 0, &r, &p, &P, &seen), GAT_EINVAL);
+    ck_assert_msg(strstr(gat_last_error(), "written on other data"), "%s", gat_last_error());
+    free(p);
+    tu_rmtree(dir);
+    free(dir), free(fold), free(split);
     gat_dataset_destroy(&ds);
 }
 END_TEST
@@ -554,6 +660,7 @@ static Suite *graphs_suite(void)
     tcase_add_loop_test(tc, test_evaluate_is_the_cross_entropy, 0, 2);
     tcase_add_loop_test(tc, test_train_threads, 0, GAT_READOUT_COUNT + 1);
     tcase_add_test(tc, test_lr_schedule);
+    tcase_add_test(tc, test_graph_checkpoint);
     tcase_add_test(tc, test_multilabel_batches);
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_input);
