@@ -199,10 +199,7 @@ static void train_config(const options *o, const source *src, int r, const train
     tc->metric = o->metric;
     /* with checkpoints a signal ends the epoch under way, whose end writes the checkpoint */
     tc->stop = o->checkpoint ? NULL : on_stop;
-    tc->checkpoint = f->checkpoint;
-    tc->checkpoint_every = o->ckpt_epochs;
-    tc->checkpoint_seconds = o->ckpt_seconds;
-    tc->resume = f->resume;
+    train_ckpt_fields(o, f, tc);
     tc->progress = on_epoch;
     tc->stage = p->tty && !o->quiet && !src->distributed ? on_stage : NULL;
     tc->user = p;
@@ -986,14 +983,15 @@ static int parse_options(int argc, char **argv, options *op, int *exit_now)
         {"checkpoint", CLI_STRING, &op->checkpoint, 0, 0, "FILE",
          "keep the training state in FILE (written atomically before the first epoch, every "
          "--checkpoint-every and after the last epoch or a signal's stop), for --resume; with "
-         "--runs or --all-splits run R's in FILE.runR; node models on one process"},
+         "--runs or --all-splits run R's in FILE.runR, with --task graph fold F's in FILE.foldF; "
+         "one process"},
         {"checkpoint-every", CLI_STRING, &op->checkpoint_every, 0, 0, "N|T",
          "with --checkpoint: every N epochs, or every T of time (30s, 5m, 2h; default 60s)"},
         {"resume", CLI_STRING, &op->resume, 0, 0, "FILE",
          "go on from the checkpoint FILE as if never stopped: give the command that wrote it "
          "(the model, data and settings must match; --epochs, --patience and --runs may "
-         "change); FILE may be --checkpoint's; with several runs run R goes on from FILE.runR, "
-         "or starts if there is none (after run 1)"},
+         "change); FILE may be --checkpoint's; with several runs or folds run R goes on from "
+         "FILE.runR (fold F from FILE.foldF), or starts if there is none (after the first)"},
         {"metrics", CLI_STRING, &op->metrics, 0, 0, "FILE",
          "write one row per epoch to FILE: CSV, or JSON lines if it ends in .jsonl"},
         {"plot", CLI_STRING, &op->plot, 0, 0, "FILE",
@@ -1125,10 +1123,7 @@ static int parse_test_size(options *o)
 static int checkpoint_usage(options *o)
 {
     const char *v = o->checkpoint_every;
-    const char *other = o->partitions                     ? "--partitions"
-                        : o->task_kind == GAT_TASK_GRAPH  ? "--task graph"
-                        : o->multilabel && o->graph_batch ? "--graph-batch"
-                                                          : NULL;
+    const char *other = o->partitions ? "--partitions" : NULL;
     tool_pe pe;
     if (v && !o->checkpoint) {
         fprintf(stderr, "gat-train: --checkpoint-every needs --checkpoint (try --help)\n");
@@ -1140,8 +1135,8 @@ static int checkpoint_usage(options *o)
         other = "--pe lap:K (use rw:K)";
     if ((o->checkpoint || o->resume) && other) {
         fprintf(stderr,
-                "gat-train: %s: checkpoints keep the runs of a node model on one process; they "
-                "exclude %s\n",
+                "gat-train: %s: checkpoints keep runs and folds on one process; they exclude "
+                "%s\n",
                 o->checkpoint ? "--checkpoint" : "--resume", other);
         return 2;
     }

@@ -161,10 +161,22 @@ void train_keep_row(progress *p, const gat_epoch_info *e);
  * is not there starts afresh (resume NULL): the runs stopped before it. */
 typedef struct train_files {
     const char *checkpoint, *resume; /* for gat_train_config (NULL: none) */
+    const char *unit;                /* "run" or "fold" */
+    int several;                     /* FILE.unitR, not FILE */
     char ckpt_buf[4096], resume_buf[4096];
 } train_files;
-/* Fills f for run r (0-based). Returns 0, or 1 after a message (a name too long). */
+/* Fills f for run r (0-based). Returns 0, or 1 after a message (a name too long, the first
+ * run's resume file missing). */
 int train_run_files(const options *o, int r, train_files *f);
+/* The same for fold r of --task graph's folds: FILE.foldF always. */
+int train_fold_files(const options *o, int r, int folds, train_files *f);
+/* tc's checkpoint fields from o (--checkpoint-every) and f. */
+void train_ckpt_fields(const options *o, const train_files *f, gat_train_config *tc);
+/* After fold r's training (status st, result res, files f): its resumed rows past its end
+ * dropped; when a signal stopped it, a note of where its state is. Returns 1 for a stopped
+ * fold, else 0. */
+int train_fold_stopped(const options *o, const train_files *f, int r, gat_status st,
+                       const gat_train_result *res, progress *p);
 /* With a resume file and --metrics or --plot: the checkpoint's epochs kept as the run's first
  * rows. Returns 0, or 1 after a message. */
 int train_resume_rows(const char *resume, progress *p);
@@ -209,12 +221,13 @@ int train_gps_order(const options *o, gat_dataset *ds, gat_order *used, double *
  * goes to o->save with meta save; --metrics and --plot as train_runs. Returns the exit code. */
 int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
                     const gat_model_meta *save, int (*next_split)(void *, int), void *user);
-/* Fold r of --task graph with a graph transformer: trains on split, each epoch reported to p,
- * *acc the test accuracy, res the training's; save non-NULL: the model goes to o->save with that
- * meta. Returns 0, or 1 or 2 after a message. */
+/* Fold r of --task graph with a graph transformer: trains on split with checkpoint files f,
+ * each epoch reported to p, *acc the test accuracy, res the training's; save non-NULL: the model
+ * goes to o->save with that meta. *stopped: a signal stopped the training (nothing evaluated or
+ * saved). Returns 0, or 1 or 2 after a message. */
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, progress *p, const gat_model_meta *save, double *acc,
-                   gat_train_result *res);
+                   int r, const train_files *f, progress *p, const gat_model_meta *save,
+                   double *acc, gat_train_result *res, int *stopped);
 
 /* ---- gat-train.c: the runs ---- */
 

@@ -220,10 +220,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
         adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
         tc.progress = on_epoch;
         tc.user = &p;
-        tc.checkpoint = f.checkpoint;
-        tc.checkpoint_every = o->ckpt_epochs;
-        tc.checkpoint_seconds = o->ckpt_seconds;
-        tc.resume = f.resume;
+        train_ckpt_fields(o, &f, &tc);
         p.run = r + 1;
         if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0 ||
             train_resume_rows(f.resume, &p) != 0)
@@ -273,8 +270,8 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
 }
 
 int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split, tool_pe *pe,
-                   int r, progress *p, const gat_model_meta *save, double *acc,
-                   gat_train_result *res)
+                   int r, const train_files *f, progress *p, const gat_model_meta *save,
+                   double *acc, gat_train_result *res, int *stopped)
 {
     gat_gps_config c;
     gat_gps *m = NULL;
@@ -289,20 +286,22 @@ int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split
     tc.batch_size = o->graph_batch;
     tc.progress = on_epoch;
     tc.user = p;
+    train_ckpt_fields(o, f, &tc);
     int rc = tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t);
     gat_status st = GAT_OK;
     if (rc == 0) {
         start_ticker(p);
         st = gat_gps_graph_train(m, ds, split, &t, res);
         end_line(p);
+        *stopped = train_fold_stopped(o, f, r, st, res, p);
     }
-    if (rc == 0 &&
+    if (rc == 0 && !*stopped &&
         (st != GAT_OK || tool_pe_fix("gat-train", pe, NULL) != 0 ||
          gat_gps_graph_evaluate(m, ds, split, GAT_SPLIT_TEST, NULL, acc, NULL) != GAT_OK)) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
         rc = 1;
     }
-    if (rc == 0 && save) rc = save_gps(o, m, save, " of fold 1");
+    if (rc == 0 && !*stopped && save) rc = save_gps(o, m, save, " of fold 1");
     gat_gps_free(m);
     return rc;
 }

@@ -170,6 +170,7 @@ typedef struct folds {
     gat_idx own;
     gat_real *shift, *scale;
     progress *p; /* every epoch's line (and --metrics' rows), run = the fold */
+    int stopped; /* a signal stopped a fold's training */
 } folds;
 
 /* --standardize: ds->x = the features with their own columns z-scored by the moments over the
@@ -247,16 +248,20 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     gat_train_result res;
     const source src = {.n_features = f->ds->n_features, .n_classes = o->embed_dim,
                         .n_edge_features = f->ds->n_edge_features};
+    train_files files;
     if (fold_split(f, r) != 0 || (o->standardize && standardize_fold(f, r) != 0)) return 1;
     f->p->run = r + 1;
+    /* fold r's checkpoint FILE.foldR, and a resumed fold's earlier epochs for --metrics */
+    if (train_fold_files(o, r, f->k, &files) != 0 || train_resume_rows(files.resume, f->p) != 0)
+        return 1;
     if (o->gps) {
         gat_model_meta meta;
         char buf[4096];
         if (r == 0 && o->save) graph_meta(f, &meta, buf, sizeof buf);
-        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, f->p,
-                                      r == 0 && o->save ? &meta : NULL, acc, &res);
+        const int rc = train_gps_fold(o, f->ds, f->split, f->pe, r, &files, f->p,
+                                      r == 0 && o->save ? &meta : NULL, acc, &res, &f->stopped);
         *f1 = NAN; /* not computed for graph transformers */
-        if (rc == 0 && !o->quiet) {
+        if (rc == 0 && !f->stopped && !o->quiet) {
             printf("fold %2d: best epoch %4d of %4d, val acc %6.2f%%, test acc %6.2f%%, %.2f s\n",
                    r + 1, res.best_epoch, res.epochs, 100 * res.val_acc, 100 * *acc, res.seconds);
             fflush(stdout);
@@ -290,6 +295,7 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     tc.keep_last = o->keep_last;
     tc.progress = on_epoch;
     tc.user = f->p;
+    train_ckpt_fields(o, &files, &tc);
     int rc = 0;
     /* --pe: Laplacian signs flipped per epoch (batches are made from the features at every
      * step, so nothing to rebind), fixed again for the test figures */
@@ -301,6 +307,10 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
     start_ticker(f->p);
     const gat_status st = gat_graph_train(m, f->ds, f->split, &tc, &res);
     end_line(f->p);
+    if ((f->stopped = train_fold_stopped(o, &files, r, st, &res, f->p)) != 0) {
+        gat_model_free(m);
+        return 0;
+    }
     if (st != GAT_OK || tool_pe_fix("gat-train", f->pe, NULL) != 0 ||
         gat_graph_evaluate(m, f->ds, f->split, GAT_SPLIT_TEST, 0, NULL, acc, f1, NULL) != GAT_OK) {
         fprintf(stderr, "gat-train: fold %d: %s\n", r + 1, gat_last_error());
@@ -357,12 +367,21 @@ static int cross_validate(folds *f)
     for (gat_idx g = 0; g < f->ds->n_graphs; g++)
         f->tested[g] = -1;
     f->p->folds = f->k;
-    for (int r = 0; r < f->k && rc == 0; r++) {
+    int r = 0;
+    for (; r < f->k && rc == 0 && !f->stopped && !train_stop_signal(); r++) {
         double acc = 0, f1 = 0;
         rc = run_fold(f, r, &acc, &f1);
         sa += acc, sa2 += acc * acc, sf += f1, sf2 += f1 * f1;
     }
     if (rc != 0) return rc;
+    /* a signal before the last fold ended: the folds done keep their checkpoints; no summary
+     * of some of them */
+    if (f->stopped || (train_stop_signal() && r < f->k)) {
+        if (!f->stopped)
+            fprintf(stderr, "gat-train: interrupted after fold %d of %d%s\n", r, f->k,
+                    f->o->checkpoint ? ": the same command with --resume goes on from there" : "");
+        return 128 + train_stop_signal();
+    }
     if (f->o->save_folds && (rc = save_folds(f)) != 0) return rc;
     if (f->o->metrics && (rc = save_metrics(f)) != 0) return rc;
     const double ma = sa / f->k, mf = sf / f->k;
@@ -376,7 +395,9 @@ static int cross_validate(folds *f)
                "%s)\n",
                100 * ma, 100 * da, 100 * mf, 100 * df, f->k, f->prefix ? ", fixed" : ", stratified",
                gat_readout_name(f->o->readout_kind));
-    return 0;
+    if (!train_stop_signal()) return 0;
+    fprintf(stderr, "gat-train: interrupted after training finished\n");
+    return 128 + train_stop_signal();
 }
 
 int train_graphs(options *o, const gat_dataset_options *dopt)
@@ -455,7 +476,11 @@ int train_graphs(options *o, const gat_dataset_options *dopt)
                f.prefix ? " from " : "", f.prefix ? f.prefix : "");
     if (rc == 0) cli_constant_features_note("gat-train", &ds, name, o->pe, o->quiet);
     if (rc == 0) cli_one_class_note("gat-train", &ds, name, 1, o->quiet);
-    if (rc == 0) rc = cross_validate(&f);
+    if (rc == 0) {
+        train_catch_signals(0);
+        rc = cross_validate(&f);
+        train_release_signals();
+    }
     free(f.fold);
     free(f.tested);
     free(f.split);

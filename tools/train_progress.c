@@ -203,10 +203,15 @@ static int exists(const char *path)
     return access(path, F_OK) == 0;
 }
 
-int train_run_files(const options *o, int r, train_files *f)
+/* Run or fold r's files among n (unit "run" or "fold"): FILE.unitR; with one run (not a fold)
+ * the options' names themselves. */
+static int files_of(const options *o, int r, int n, const char *unit, train_files *f)
 {
+    const int fold = unit[0] == 'f';
     f->checkpoint = f->resume = NULL;
-    if (o->runs <= 1) {
+    f->unit = unit;
+    f->several = fold || n > 1;
+    if (!f->several) {
         f->checkpoint = o->checkpoint;
         f->resume = o->resume;
         /* the files of several runs where one run's is missing: say what to give */
@@ -223,34 +228,69 @@ int train_run_files(const options *o, int r, train_files *f)
         return 0;
     }
     if (o->checkpoint) {
-        if (snprintf(f->ckpt_buf, sizeof f->ckpt_buf, "%s.run%d", o->checkpoint, r + 1) >=
+        if (snprintf(f->ckpt_buf, sizeof f->ckpt_buf, "%s.%s%d", o->checkpoint, unit, r + 1) >=
             (int)sizeof f->ckpt_buf) {
-            fprintf(stderr, "gat-train: --checkpoint: the file name %s.run%d is too long\n",
-                    o->checkpoint, r + 1);
+            fprintf(stderr, "gat-train: --checkpoint: the file name %s.%s%d is too long\n",
+                    o->checkpoint, unit, r + 1);
             return 1;
         }
         f->checkpoint = f->ckpt_buf;
     }
     if (o->resume) {
-        if (snprintf(f->resume_buf, sizeof f->resume_buf, "%s.run%d", o->resume, r + 1) >=
+        if (snprintf(f->resume_buf, sizeof f->resume_buf, "%s.%s%d", o->resume, unit, r + 1) >=
             (int)sizeof f->resume_buf) {
-            fprintf(stderr, "gat-train: --resume: the file name %s.run%d is too long\n", o->resume,
-                    r + 1);
+            fprintf(stderr, "gat-train: --resume: the file name %s.%s%d is too long\n", o->resume,
+                    unit, r + 1);
             return 1;
         }
-        /* run 1's file must be there; a later run whose file is not there had not started
-         * when the runs stopped: it starts now */
+        /* the first file must be there; a later run's or fold's that is not there had not
+         * started when training stopped: it starts now */
         if (r == 0 && !exists(f->resume_buf)) {
             fprintf(stderr,
-                    "gat-train: --resume: no %s%s: with %d runs run R goes on from %s.runR\n",
+                    "gat-train: --resume: no %s%s: with %d %ss %s %c goes on from %s.%s%c\n",
                     f->resume_buf,
-                    exists(o->resume) ? ", only the checkpoint of a single run (--runs 1)" : "",
-                    o->runs, o->resume);
+                    !exists(o->resume) ? ""
+                    : fold             ? ", only the checkpoint of a node model's single run"
+                                       : ", only the checkpoint of a single run (--runs 1)",
+                    n, unit, unit, fold ? 'F' : 'R', o->resume, unit, fold ? 'F' : 'R');
             return 1;
         }
         if (exists(f->resume_buf)) f->resume = f->resume_buf;
     }
     return 0;
+}
+
+int train_run_files(const options *o, int r, train_files *f)
+{
+    return files_of(o, r, o->runs, "run", f);
+}
+
+int train_fold_files(const options *o, int r, int folds, train_files *f)
+{
+    return files_of(o, r, folds, "fold", f);
+}
+
+void train_ckpt_fields(const options *o, const train_files *f, gat_train_config *tc)
+{
+    tc->checkpoint = f->checkpoint;
+    tc->checkpoint_every = o->ckpt_epochs;
+    tc->checkpoint_seconds = o->ckpt_seconds;
+    tc->resume = f->resume;
+}
+
+int train_fold_stopped(const options *o, const train_files *f, int r, gat_status st,
+                       const gat_train_result *res, progress *p)
+{
+    if (st != GAT_OK && st != GAT_EINTERRUPTED) return 0;
+    train_trim_rows(p, res->epochs);
+    if (st != GAT_EINTERRUPTED) return 0;
+    if (!f->checkpoint)
+        fprintf(stderr,
+                "gat-train: fold %d interrupted after epoch %d (no --checkpoint: its "
+                "state is not kept)\n",
+                r + 1, res->epochs);
+    train_checkpoint_note(o, f, r, res->epochs);
+    return 1;
 }
 
 int train_resume_rows(const char *resume, progress *p)
@@ -276,16 +316,16 @@ void train_trim_rows(progress *p, gat_idx epochs)
 void train_checkpoint_note(const options *o, const train_files *f, int r, gat_idx epochs)
 {
     if (!f->checkpoint) return;
-    if (o->runs <= 1)
+    if (!f->several)
         fprintf(stderr,
                 "gat-train: the training state after epoch %d is in %s: the same command with "
                 "--resume %s goes on from there\n",
                 epochs, f->checkpoint, o->checkpoint);
     else
         fprintf(stderr,
-                "gat-train: run %d's training state after epoch %d is in %s (the runs before it "
+                "gat-train: %s %d's training state after epoch %d is in %s (the %ss before it "
                 "beside it): the same command with --resume %s goes on from there\n",
-                r + 1, epochs, f->checkpoint, o->checkpoint);
+                f->unit, r + 1, epochs, f->checkpoint, f->unit, o->checkpoint);
 }
 
 int on_epoch(const gat_epoch_info *e, void *user)

@@ -261,8 +261,7 @@ check small-classes-negative 2 '' 'min-class-nodes' -- "$bin" --dataset "$data/s
 
 # checkpoints: what they exclude, --checkpoint-every's values, a resume that does not fit
 check ckpt-every-alone 2 '' '^gat-train: --checkpoint-every needs --checkpoint' -- "$bin" --checkpoint-every 5
-check ckpt-partitions 2 '' '^gat-train: --checkpoint: checkpoints keep the runs of a node model on one process; they exclude --partitions$' -- "$bin" --checkpoint "$tmp/c.ckpt" --partitions "$tmp/parts"
-check ckpt-resume-graph 2 '' 'they exclude --task graph' -- "$bin" --resume "$tmp/c.ckpt" --task graph --dataset "$data/tiny"
+check ckpt-partitions 2 '' '^gat-train: --checkpoint: checkpoints keep runs and folds on one process; they exclude --partitions$' -- "$bin" --checkpoint "$tmp/c.ckpt" --partitions "$tmp/parts"
 check ckpt-every-unit 2 '' "^gat-train: --checkpoint-every: expected a count of epochs \\(10\\) or a time with its unit \\(30s, 5m, 2h\\), got '5q'$" -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 5q
 check ckpt-every-fraction 2 '' 'got .1\.5.$' -- "$bin" --checkpoint "$tmp/c.ckpt" --checkpoint-every 1.5
 check ckpt-dir 1 '' '^gat-train: --checkpoint: cannot write /nonexistent/dir/c.ckpt: directory /nonexistent/dir: No such file or directory$' -- "$bin" --checkpoint /nonexistent/dir/c.ckpt

@@ -229,6 +229,22 @@ check graph-eval-every 0 '^test accuracy' '' -- "$train" --task graph --folds 3 
 n_val=$(grep -Ec '^epoch +[0-9]+ .*val loss [0-9]' "$tmp/out")
 n_nan=$(grep -Ec '^epoch +[0-9]+ .*val loss nan' "$tmp/out")
 [ "$n_val" -eq 9 ] && [ "$n_nan" -eq 15 ] && ok graph-eval-every-rows || badf graph-eval-every-rows "$tmp/out"
+# checkpoints of the folds (FILE.foldF): 3 folds of 5 epochs, resumed to 10 with the plateau
+# schedule and dropout, give every row of 3 straight folds of 10 (GAT and gat-ffn); a resume of
+# the ended folds gives the summary again; without the first fold's file it says what to give
+ck=(--task graph --dataset "$d" --folds 3 --threads 1 --quiet --dropout 0.3 --lr 0.01 --graph-batch 8 --seed 3 --lr-factor 0.5 --lr-patience 1)
+for arch in gat gat-ffn; do
+  "$train" "${ck[@]}" --arch $arch --epochs 10 --metrics "$tmp/gc-$arch.csv" >"$tmp/gc-$arch.out" 2>&1
+  "$train" "${ck[@]}" --arch $arch --epochs 5 --checkpoint "$tmp/gc-$arch.ckpt" >/dev/null 2>&1
+  [ -s "$tmp/gc-$arch.ckpt.fold1" ] && [ -s "$tmp/gc-$arch.ckpt.fold3" ] && [ ! -e "$tmp/gc-$arch.ckpt" ] &&
+    ok "ckpt-fold-files-$arch" || bad "ckpt-fold-files-$arch" "$(ls "$tmp")"
+  check "ckpt-folds-resume-$arch" 0 '^test accuracy' '' -- "$train" "${ck[@]}" --arch $arch --epochs 10 --resume "$tmp/gc-$arch.ckpt" --checkpoint "$tmp/gc-$arch.ckpt" --metrics "$tmp/gcr-$arch.csv"
+  [ "$(wc -l <"$tmp/gc-$arch.csv")" -eq 31 ] && [ "$(cut -d, -f1-7 "$tmp/gc-$arch.csv")" = "$(cut -d, -f1-7 "$tmp/gcr-$arch.csv")" ] &&
+    ok "ckpt-folds-rows-$arch" || badf "ckpt-folds-rows-$arch" "$tmp/gc-$arch.csv" "$tmp/gcr-$arch.csv"
+  "$train" "${ck[@]}" --arch $arch --epochs 10 --resume "$tmp/gc-$arch.ckpt" >"$tmp/gce-$arch.out" 2>&1
+  cmp -s "$tmp/gc-$arch.out" "$tmp/gce-$arch.out" && ok "ckpt-folds-ended-$arch" || badf "ckpt-folds-ended-$arch" "$tmp/gc-$arch.out" "$tmp/gce-$arch.out"
+done
+check ckpt-folds-missing 1 '' "^gat-train: --resume: no $tmp/none.ckpt.fold1: with 3 folds fold F goes on from $tmp/none.ckpt.foldF$" -- "$train" "${ck[@]}" --epochs 3 --resume "$tmp/none.ckpt"
 # the model records the graph as the loader built it: --directed keeps the TU edges as read, and
 # gat-embed must rebuild them so (it was recorded symmetrised whatever was given)
 check graph-save-directed 0 'saved the model of fold 1' '' -- "$train" --task graph --dataset "$d" --epochs 1 --folds 3 --threads 1 --directed --save "$tmp/gd.gat"

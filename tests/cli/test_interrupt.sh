@@ -170,4 +170,51 @@ else
   badt checkpoint-resume-runs-start
 fi
 
+# --task graph with --checkpoint: the signal lands in fold 1 of 3 (its epochs never end); its
+# state is in FILE.fold1, the exit code 130, and the same command with --resume FILE goes on
+# with fold 1, then folds 2 and 3: every row equals three folds never stopped. The data: 40
+# small path graphs whose class decides their node labels (test_graph_task.sh's toy).
+d=$tmp/toy
+mkdir -p "$d"
+awk -v d="$d" 'BEGIN {
+  id = 0
+  for (g = 1; g <= 40; g++) {
+    n = 4 + g % 5; c = g % 2
+    print c > (d "/toy_graph_labels.txt")
+    for (i = 1; i <= n; i++) {
+      id++
+      print g > (d "/toy_graph_indicator.txt")
+      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
+      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
+    }
+  }
+}'
+graph=(--task graph --dataset "$d" --folds 3 --threads 1 --lr 0.001 --graph-batch 8 --seed 3 --patience 1000000)
+: >"$tmp/out"
+: >"$tmp/err"
+env --default-signal=INT "$train" "${graph[@]}" --epochs 1000000 --checkpoint "$tmp/g.ckpt" --checkpoint-every 100000 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+until grep -q '^epoch' "$tmp/out" 2>/dev/null || ! kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+sleep 1
+kill -INT "$pid"
+finish
+e=$(sed -nE "s/^gat-train: fold 1's training state after epoch ([0-9]+) is in .*/\1/p" "$tmp/err")
+name=checkpoint-resume-folds
+if [ "$rc" -ne 130 ] || [ -z "$e" ] || [ -e "$tmp/g.ckpt.fold2" ] ||
+   ! grep -q "^gat-train: fold 1's training state after epoch $e is in $tmp/g.ckpt.fold1 (the folds before it beside it): the same command with --resume $tmp/g.ckpt goes on from there$" "$tmp/err"; then
+  echo "  exit $rc, epoch '$e'"; badt "$name-stop"
+else
+  n=$((e + 3))
+  if "$train" "${graph[@]}" --epochs $n --quiet --metrics "$tmp/straight.csv" >"$tmp/out" 2>"$tmp/err" &&
+     "$train" "${graph[@]}" --epochs $n --quiet --resume "$tmp/g.ckpt" --checkpoint "$tmp/g.ckpt" \
+       --metrics "$tmp/resumed.csv" >"$tmp/out2" 2>>"$tmp/err" &&
+     [ "$(wc -l <"$tmp/resumed.csv")" -eq $((3 * n + 1)) ] &&
+     [ "$(cut -d, -f1-7 "$tmp/straight.csv")" = "$(cut -d, -f1-7 "$tmp/resumed.csv")" ] &&
+     cmp -s "$tmp/out" "$tmp/out2"; then
+    ok "$name (stopped after epoch $e)"
+  else
+    badf "$name" "$tmp/err" "$tmp/out" "$tmp/out2"
+  fi
+fi
+
 summary
