@@ -186,23 +186,13 @@ void train_model_config(const options *o, const source *src, gat_model_config *m
 static void train_config(const options *o, const source *src, int r, const train_files *f,
                          progress *p, gat_train_config *tc)
 {
-    gat_train_config_default(tc);
-    tc->adam.lr = o->lr;
-    tc->adam.weight_decay = o->weight_decay;
-    tc->max_epochs = o->epochs;
-    tc->patience = o->patience;
-    tc->eval_every = o->eval_every;
+    train_loop_config(o, r, f, p, tc);
     tc->batch_size = o->batch_size;
     tc->n_fanout = o->batch_size ? o->layers : 0;
     memcpy(tc->fanout, o->fanouts, sizeof tc->fanout);
-    tc->seed = (uint64_t)o->seed + (uint64_t)r;
-    tc->metric = o->metric;
     /* with checkpoints a signal ends the epoch under way, whose end writes the checkpoint */
     tc->stop = o->checkpoint ? NULL : on_stop;
-    train_ckpt_fields(o, f, tc);
-    tc->progress = on_epoch;
     tc->stage = p->tty && !o->quiet && !src->distributed ? on_stage : NULL;
-    tc->user = p;
 }
 
 static void dataset_options(const options *o, gat_dataset_options *dopt)

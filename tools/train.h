@@ -170,8 +170,13 @@ typedef struct train_files {
 int train_run_files(const options *o, int r, train_files *f);
 /* The same for fold r of --task graph's folds: FILE.foldF always. */
 int train_fold_files(const options *o, int r, int folds, train_files *f);
-/* tc's checkpoint fields from o (--checkpoint-every) and f. */
-void train_ckpt_fields(const options *o, const train_files *f, gat_train_config *tc);
+/* Run or fold r's training loop configuration, shared by every trainer: gat_train_config's
+ * defaults, then Adam's lr and weight decay, --epochs, --patience, --eval-every, --metric, the
+ * seed o->seed + r, the graph task's schedule and --keep-last (zero on node tasks, whose
+ * trainers do not read them), the checkpoint files f and the progress callback reporting to p.
+ * The caller adds what is its own (batch sizes, fan-outs, stop and stage callbacks). */
+void train_loop_config(const options *o, int r, const train_files *f, progress *p,
+                       gat_train_config *tc);
 /* After fold r's training (status st, result res, files f): its resumed rows past its end
  * dropped; when a signal stopped it, a note of where its state is. Returns 1 for a stopped
  * fold, else 0. */

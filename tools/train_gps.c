@@ -115,23 +115,6 @@ static void gps_config(const options *o, gat_idx F, gat_idx C, gat_task task, ga
     }
 }
 
-static void adam_config(const options *o, gat_train_config *tc, uint64_t seed)
-{
-    gat_train_config_default(tc);
-    tc->adam.lr = o->lr;
-    tc->adam.weight_decay = o->weight_decay;
-    tc->max_epochs = o->epochs;
-    tc->patience = o->patience;
-    tc->eval_every = o->eval_every;
-    tc->metric = o->metric; /* acc or loss on graphs (train_graphs_check refuses auc there) */
-    tc->seed = seed;
-    tc->lr_factor = o->lr_factor; /* the graph task's schedule (train_graphs.c refuses them */
-    tc->lr_patience = o->lr_patience; /* on a node task) */
-    tc->min_lr = o->min_lr;
-    tc->lr_step = o->lr_step;
-    tc->keep_last = o->keep_last;
-}
-
 /* m and meta to --save (what names the model in the line that says so). */
 static int save_gps(const options *o, const gat_gps *m, const gat_model_meta *meta,
                     const char *what)
@@ -217,10 +200,7 @@ int train_gps_nodes(options *o, gat_dataset *ds, const char *name, tool_pe *pe,
             break;
         }
         gat_gps_set_threads(m, o->threads);
-        adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
-        tc.progress = on_epoch;
-        tc.user = &p;
-        train_ckpt_fields(o, &f, &tc);
+        train_loop_config(o, r, &f, &p, &tc);
         p.run = r + 1;
         if (tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t) != 0 ||
             train_resume_rows(f.resume, &p) != 0)
@@ -282,11 +262,8 @@ int train_gps_fold(const options *o, const gat_dataset *ds, const uint8_t *split
         return 2;
     }
     gat_gps_set_threads(m, o->threads);
-    adam_config(o, &tc, (uint64_t)o->seed + (uint64_t)r);
+    train_loop_config(o, r, f, p, &tc);
     tc.batch_size = o->graph_batch;
-    tc.progress = on_epoch;
-    tc.user = p;
-    train_ckpt_fields(o, f, &tc);
     int rc = tool_pe_train_config("gat-train", pe, NULL, 0, tc.seed, &tc, &t);
     gat_status st = GAT_OK;
     if (rc == 0) {

@@ -279,23 +279,8 @@ static int run_fold(folds *f, int r, double *acc, double *f1)
         return 2;
     }
     gat_model_set_threads(m, o->threads);
-    gat_train_config_default(&tc);
-    tc.adam.lr = o->lr;
-    tc.adam.weight_decay = o->weight_decay;
-    tc.max_epochs = o->epochs;
-    tc.patience = o->patience;
-    tc.eval_every = o->eval_every;
-    tc.metric = o->metric;
+    train_loop_config(o, r, &files, f->p, &tc);
     tc.batch_size = o->graph_batch;
-    tc.seed = (uint64_t)o->seed + (uint64_t)r;
-    tc.lr_factor = o->lr_factor;
-    tc.lr_patience = o->lr_patience;
-    tc.min_lr = o->min_lr;
-    tc.lr_step = o->lr_step;
-    tc.keep_last = o->keep_last;
-    tc.progress = on_epoch;
-    tc.user = f->p;
-    train_ckpt_fields(o, &files, &tc);
     int rc = 0;
     /* --pe: Laplacian signs flipped per epoch (batches are made from the features at every
      * step, so nothing to rebind), fixed again for the test figures */

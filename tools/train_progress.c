@@ -270,12 +270,28 @@ int train_fold_files(const options *o, int r, int folds, train_files *f)
     return files_of(o, r, folds, "fold", f);
 }
 
-void train_ckpt_fields(const options *o, const train_files *f, gat_train_config *tc)
+void train_loop_config(const options *o, int r, const train_files *f, progress *p,
+                       gat_train_config *tc)
 {
+    gat_train_config_default(tc);
+    tc->adam.lr = o->lr;
+    tc->adam.weight_decay = o->weight_decay;
+    tc->max_epochs = o->epochs;
+    tc->patience = o->patience;
+    tc->eval_every = o->eval_every;
+    tc->metric = o->metric;
+    tc->seed = (uint64_t)o->seed + (uint64_t)r;
+    tc->lr_factor = o->lr_factor;
+    tc->lr_patience = o->lr_patience >= 0 ? o->lr_patience : 0; /* -1: unset on a node task */
+    tc->min_lr = o->min_lr;
+    tc->lr_step = o->lr_step;
+    tc->keep_last = o->keep_last;
     tc->checkpoint = f->checkpoint;
     tc->checkpoint_every = o->ckpt_epochs;
     tc->checkpoint_seconds = o->ckpt_seconds;
     tc->resume = f->resume;
+    tc->progress = on_epoch;
+    tc->user = p;
 }
 
 int train_fold_stopped(const options *o, const train_files *f, int r, gat_status st,
