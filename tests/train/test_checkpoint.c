@@ -482,6 +482,20 @@ START_TEST(bad_files)
     tc.resume = tmp_path("nan.ckpt");
     ck_assert_int_eq(gat_train(m, &cora, &tc, NULL), GAT_ENUMERIC);
     ck_assert_ptr_nonnull(strstr(gat_last_error(), "tensor \"params\" holds nan at 3"));
+    /* a file written before graph trainers kept checkpoints (no "schedule" setting: its key
+     * renamed in place, the header's length kept) is a node trainer's, "none" */
+    memcpy(buf + 8 + hlen + 4 * 3, buf + 8 + hlen + 4 * 4, 4); /* a finite value again */
+    static const char want[] = "\"schedule\":\"none\"";
+    size_t at = 8;
+    while (at + sizeof want - 1 <= 8 + hlen && memcmp(buf + at, want, sizeof want - 1) != 0)
+        at++;
+    ck_assert_uint_le(at + sizeof want - 1, 8 + hlen);
+    buf[at + 8] = 'X';
+    f = fopen(tmp_path("old.ckpt"), "wb");
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    tc.resume = tmp_path("old.ckpt");
+    ck_assert_msg(gat_train(m, &cora, &tc, NULL) == GAT_OK, "%s", gat_last_error());
 
     /* settings */
     tc.resume = NULL;
