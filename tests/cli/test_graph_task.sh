@@ -10,22 +10,9 @@ train=$1 embed=$2 data=$3
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # toy: graph g (1..40) has 4 + g % 5 nodes on a path, class g % 2; a node's label is its
-# graph's class, or 2 on every third node
+# graph's class, or 2 on every third node (lib.sh)
 d=$tmp/toy
-mkdir -p "$d"
-awk -v d="$d" 'BEGIN {
-  id = 0
-  for (g = 1; g <= 40; g++) {
-    n = 4 + g % 5; c = g % 2
-    print c > (d "/toy_graph_labels.txt")
-    for (i = 1; i <= n; i++) {
-      id++
-      print g > (d "/toy_graph_indicator.txt")
-      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
-      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
-    }
-  }
-}'
+toy_tu "$d" toy 40
 common=(--dataset "$d" --dropout 0 --epochs 8 --patience 8 --lr 0.02 --graph-batch 8 --seed 3)
 # the times: of the fold lines (', 1.23 s') and of the epoch lines ('best 3  0.012 s')
 strip() { sed -E 's/, [0-9.]+ s$//; s/(best [0-9]+)  [0-9.]+ s$/\1/' "$1"; }

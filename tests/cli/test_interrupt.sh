@@ -173,22 +173,9 @@ fi
 # --task graph with --checkpoint: the signal lands in fold 1 of 3 (its epochs never end); its
 # state is in FILE.fold1, the exit code 130, and the same command with --resume FILE goes on
 # with fold 1, then folds 2 and 3: every row equals three folds never stopped. The data: 40
-# small path graphs whose class decides their node labels (test_graph_task.sh's toy).
+# small path graphs whose class decides their node labels (lib.sh's toy_tu).
 d=$tmp/toy
-mkdir -p "$d"
-awk -v d="$d" 'BEGIN {
-  id = 0
-  for (g = 1; g <= 40; g++) {
-    n = 4 + g % 5; c = g % 2
-    print c > (d "/toy_graph_labels.txt")
-    for (i = 1; i <= n; i++) {
-      id++
-      print g > (d "/toy_graph_indicator.txt")
-      print (i % 3 == 0 ? 2 : c) > (d "/toy_node_labels.txt")
-      if (i > 1) { print id - 1 ", " id > (d "/toy_A.txt"); print id ", " id - 1 > (d "/toy_A.txt") }
-    }
-  }
-}'
+toy_tu "$d" toy 40
 graph=(--task graph --dataset "$d" --folds 3 --threads 1 --lr 0.001 --graph-batch 8 --seed 3 --patience 1000000)
 : >"$tmp/out"
 : >"$tmp/err"
