@@ -14,10 +14,11 @@
 #   --preset NAME    for every dataset, instead of paper / platonov / dwivedi
 #   --threads T      gat-train --threads (default 2)
 #   --gat-train PATH (default build/tools/gat-train)
-#   --checkpoint-dir DIR  node runs keep their training state in DIR/BASE-splitK.ckpt (or
-#            -seedS; BASE the dataset's file or folder name) and go on from it when it is there:
-#            a benchmark of hours stopped (Ctrl-C) and run again with the same DIR goes on where
-#            it stopped, runs that had ended giving their figures at once (TU sets: none)
+#   --checkpoint-dir DIR  runs keep their training state in DIR/BASE-splitK.ckpt (or -seedS,
+#            and DIR/BASE-folds.ckpt.foldF for the folds of a TU set; BASE the dataset's file or
+#            folder name) and go on from it when it is there: a benchmark of hours stopped
+#            (Ctrl-C) and run again with the same DIR goes on where it stopped, runs that had
+#            ended giving their figures at once
 #   after --: options passed to every gat-train run (they override the preset)
 # Prints a markdown table on stdout and each run's summary line on stderr; the last column is the
 # 1-minute load average when the dataset's runs ended (the seconds mean little under load).
@@ -47,12 +48,13 @@ done
 [ -z "$ckpt_dir" ] || [ -d "$ckpt_dir" ] ||
   { echo "bench-accuracy: --checkpoint-dir: $ckpt_dir is not a directory" >&2; exit 2; }
 
-# ckpt TAG: the gat-train options that keep run TAG's state under --checkpoint-dir and go on
-# from it when it is there (none without the option)
+# ckpt TAG [SUFFIX]: the gat-train options that keep run TAG's state under --checkpoint-dir and
+# go on from it when it is there (its first file: the name with SUFFIX, .fold1 for folds; none
+# without the option)
 ckpt() {
   [ -n "$ckpt_dir" ] || return 0
   local f="$ckpt_dir/$base-$1.ckpt"
-  if [ -e "$f" ]; then echo "--checkpoint $f --resume $f"; else echo "--checkpoint $f"; fi
+  if [ -e "$f${2:-}" ]; then echo "--checkpoint $f --resume $f"; else echo "--checkpoint $f"; fi
 }
 
 # published NAME: the published GAT figure and its source, verified against the source where
@@ -101,8 +103,9 @@ for path in "${sets[@]}"; do
       folds=(--fold-index "$tu_folds/${base}_full")
       protocol="$(wc -l <"$tu_folds/${base}_full_test.index") fixed folds (of ${base}_full)"
     fi
+    # shellcheck disable=SC2046 # ckpt's words are options and a path without spaces
     "$bin" --dataset "$path" --preset "${preset:-dwivedi}" "${folds[@]}" --seed 1 \
-      --threads "$threads" --quiet "${extra[@]}" >"$tmp/out" 2>"$tmp/err" ||
+      --threads "$threads" --quiet $(ckpt folds .fold1) "${extra[@]}" >"$tmp/out" 2>"$tmp/err" ||
       { cat "$tmp/err" >&2; exit 1; }
     tail -n 1 "$tmp/out" >&2
     # "test accuracy: 70.00% +- 4.10%, macro-F1: ... (10 folds, ...)": mean ± population std

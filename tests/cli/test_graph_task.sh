@@ -188,6 +188,22 @@ mkdir -p "$tmp/folds"
 check bench-accuracy-tu 0 '^\| toy \| 10 stratified folds \(seed 1\) \| accuracy \| [0-9.]+ ± [0-9.]+ \| — \| — \|' '' -- \
   bash "$bench" --gat-train "$train" --threads 1 --tu-folds "$tmp/folds" "$d" "$tmp/at" -- --epochs 2 --graph-batch 8
 grep -Eq '^\| at \| 2 fixed folds \| accuracy \| [0-9.]+ ± [0-9.]+ \|' "$tmp/out" && ok bench-accuracy-fixed-folds || badf bench-accuracy-fixed-folds "$tmp/out"
+# with --checkpoint-dir: the folds keep DIR/toy-folds.ckpt.foldF; 2 epochs, then 4 from the
+# checkpoints, give every epoch row (--metrics) and the table row of 4 straight epochs
+row() { grep '^| toy ' "$tmp/out" | cut -d'|' -f2-7; }
+bo=(--gat-train "$train" --threads 1 --tu-folds "$tmp/folds")
+bash "$bench" "${bo[@]}" "$d" -- --epochs 4 --graph-batch 8 --metrics "$tmp/b4.csv" >"$tmp/out" 2>"$tmp/err"
+four=$(row)
+mkdir -p "$tmp/bck"
+bash "$bench" "${bo[@]}" --checkpoint-dir "$tmp/bck" "$d" -- --epochs 2 --graph-batch 8 >"$tmp/out" 2>"$tmp/err"
+[ -s "$tmp/bck/toy-folds.ckpt.fold10" ] && ok bench-accuracy-tu-ckpt-files || badf bench-accuracy-tu-ckpt-files "$tmp/out" "$tmp/err"
+bash "$bench" "${bo[@]}" --checkpoint-dir "$tmp/bck" "$d" -- --epochs 4 --graph-batch 8 --metrics "$tmp/b4r.csv" >"$tmp/out" 2>"$tmp/err"
+[ -n "$four" ] && [ "$(row)" = "$four" ] && [ "$(wc -l <"$tmp/b4.csv")" -eq 41 ] &&
+  [ "$(cut -d, -f1-7 "$tmp/b4.csv")" = "$(cut -d, -f1-7 "$tmp/b4r.csv")" ] && ok bench-accuracy-tu-ckpt-resumed ||
+  badf bench-accuracy-tu-ckpt-resumed "$tmp/out" "$tmp/err" "$tmp/b4.csv" "$tmp/b4r.csv"
+# the files are read: another lr is refused
+check bench-accuracy-tu-ckpt-refused 1 '' 'written with lr = .*, this training has lr = 0.05' -- \
+  bash "$bench" "${bo[@]}" --checkpoint-dir "$tmp/bck" "$d" -- --epochs 4 --graph-batch 8 --lr 0.05
 
 check readout-needs-task 2 '' '^gat-train: --readout needs --task graph' -- "$train" --dataset "$d" --readout sum
 check folds-needs-task 2 '' '^gat-train: --folds needs --task graph' -- "$train" --dataset "$d" --folds 5
