@@ -489,7 +489,7 @@ static gat_status read_history(const char *path, const unsigned char *b, size_t 
 
 gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_ckpt_state *s,
                            gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P,
-                           gat_i_ckpt_accept accept, const void *user)
+                           gat_i_ckpt_accept accept, void *user)
 {
     gat_i_clocale loc = {0};
     unsigned char *file = NULL;

@@ -62,7 +62,7 @@ gat_status gat_i_ckpt_save(const char *path, const gat_i_ckpt_ident *id, const g
 
 /* A caller's verdict on a checkpoint's state and history before its arrays are copied: GAT_OK,
  * or a status with its message (gat_i_error). */
-typedef gat_status (*gat_i_ckpt_accept)(const gat_i_ckpt_state *s, const void *user);
+typedef gat_status (*gat_i_ckpt_accept)(const gat_i_ckpt_state *s, void *user);
 
 /* Reads the checkpoint at path into s (its history allocated: gat_free), params, m1, m2 and
  * best (P each; params NULL: the state and history only) after checking that it was written
@@ -73,6 +73,6 @@ typedef gat_status (*gat_i_ckpt_accept)(const gat_i_ckpt_state *s, const void *u
  * and s holds no allocation. */
 gat_status gat_i_ckpt_load(const char *path, const gat_i_ckpt_ident *id, gat_i_ckpt_state *s,
                            gat_real *params, gat_real *m1, gat_real *m2, gat_real *best, size_t P,
-                           gat_i_ckpt_accept accept, const void *user);
+                           gat_i_ckpt_accept accept, void *user);
 
 #endif

@@ -675,22 +675,24 @@ static gat_idx replayed_end(const gat_train_config *cfg, const gat_i_ckpt_state 
     return 0;
 }
 
-/* The loop's config and trainer, for resumable. */
+/* The loop's config and trainer, for resumable, and its finding: where a run with the config's
+ * max_epochs and patience ends within the checkpoint's epochs (0: it goes on past them). */
 typedef struct resume_check {
     const gat_train_config *cfg;
     const gat_i_train_ops *ops;
+    gat_idx end;
 } resume_check;
 
 /* gat_i_ckpt_load's check of a state to resume (user: a resume_check): a run with the config's
  * max_epochs and patience that ends before the checkpoint's last epoch gives that run's result
  * only if the checkpoint still holds the model it restores. */
-static gat_status resumable(const gat_i_ckpt_state *cs, const void *user)
+static gat_status resumable(const gat_i_ckpt_state *cs, void *user)
 {
-    const resume_check *rc = user;
+    resume_check *rc = user;
     const gat_train_config *cfg = rc->cfg;
     gat_idx best;
     int unjudged;
-    const gat_idx end = replayed_end(cfg, cs, &best, &unjudged);
+    const gat_idx end = rc->end = replayed_end(cfg, cs, &best, &unjudged);
     if (end == 0) return GAT_OK;
     if (unjudged)
         return gat_i_error(GAT_EINVAL,
@@ -726,7 +728,7 @@ static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops
 {
     gat_i_ckpt_run *ck = ops->ckpt;
     gat_i_ckpt_state *cs = &ls->cs;
-    const resume_check rc = {.cfg = cfg, .ops = ops};
+    resume_check rc = {.cfg = cfg, .ops = ops};
     gat_status st =
         gat_i_ckpt_load(cfg->resume, &ck->id, cs, params, ck->m1, ck->m2, best, P, resumable, &rc);
     if (st != GAT_OK) return st;
@@ -739,13 +741,10 @@ static gat_status resume(const gat_train_config *cfg, const gat_i_train_ops *ops
     r->epochs = *epoch = cs->epoch;
     r->best_epoch = cs->best_epoch;
     *t0 -= cs->seconds;
-    gat_idx b;
-    int unjudged;
-    const gat_idx end = replayed_end(cfg, cs, &b, &unjudged);
     int stopped = 0;
     if (ops->resumed) ops->resumed(u, cs, &stopped);
-    *ended = end > 0 || stopped;
-    if (end > 0) r->epochs = end;
+    *ended = rc.end > 0 || stopped;
+    if (rc.end > 0) r->epochs = rc.end;
     return GAT_OK;
 }
 
